@@ -1,0 +1,45 @@
+package dev.sluice.gateway.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Writes errors in OpenAI's shape, {@code {"error":{"message","type","code","param"}}}, so
+ * existing SDKs parse and classify them (401 → AuthenticationError, 429 → RateLimitError…).
+ */
+public final class OpenAiErrors {
+    private OpenAiErrors() {
+    }
+
+    public static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code, String message) {
+        return write(exchange, status, type, code, message, Map.of());
+    }
+
+    /** {@code extra} adds fields beside the standard four (e.g. a queue position on 503 gateway_busy). */
+    public static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
+                                   String message, Map<String, Object> extra) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) return Mono.empty();
+        response.setStatusCode(status);
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        StringBuilder json = new StringBuilder(160).append("{\"error\":{\"message\":").append(Json.quote(message))
+                .append(",\"type\":").append(Json.quote(type))
+                .append(",\"code\":").append(code == null ? "null" : Json.quote(code))
+                .append(",\"param\":null");
+        extra.forEach((k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.value(v)));
+        json.append("}}");
+        DataBuffer buffer = response.bufferFactory().wrap(json.toString().getBytes(StandardCharsets.UTF_8));
+        return response.writeWith(Mono.just(buffer));
+    }
+
+    public static Mono<Void> invalidApiKey(ServerWebExchange exchange, String message) {
+        exchange.getResponse().getHeaders().set("WWW-Authenticate", "Bearer");
+        return write(exchange, HttpStatus.UNAUTHORIZED, "invalid_request_error", "invalid_api_key", message);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.sluice.gateway.tenant;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.tier.SluiceConfig;
+import dev.sluice.gateway.tier.Tier;
+import java.util.Optional;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * First stage of the tenant path: the caller's key (Bearer or x-api-key) resolves a tenant
+ * and, through the configuration in force, its tier. The key itself is hashed at once and
+ * never logged or forwarded.
+ */
+public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
+    private final TenantStore tenants;
+    private final ConfigRegistry config;
+
+    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config) {
+        this.tenants = tenants;
+        this.config = config;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        String key = presentedKey(exchange.getRequest().getHeaders());
+        if (key == null) {
+            return OpenAiErrors.invalidApiKey(exchange, "Missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key'.");
+        }
+        String hash = ApiKeys.sha256Hex(key);
+        // Mono<Void> completes empty, so the unknown-key branch is decided on an Optional, not switchIfEmpty.
+        return tenants.findByKeyHash(hash).map(Optional::of).defaultIfEmpty(Optional.empty())
+                .flatMap(found -> found.isPresent()
+                        ? admit(exchange, chain, found.get())
+                        : OpenAiErrors.invalidApiKey(exchange, "Incorrect API key provided."));
+    }
+
+    private Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Tenant tenant) {
+        if (tenant.suspended()) {
+            return OpenAiErrors.write(exchange, HttpStatus.FORBIDDEN, "access_terminated", "account_suspended",
+                    "This account is suspended. Contact the gateway's operators.");
+        }
+        SluiceConfig snapshot = config.current();
+        Tier tier = snapshot.tier(tenant.tierName()).orElse(null);
+        if (tier == null) {
+            return OpenAiErrors.write(exchange, HttpStatus.FORBIDDEN, "invalid_request_error", "tier_not_found",
+                    "This account's tier '" + tenant.tierName() + "' is not configured. Contact the gateway's operators.");
+        }
+        exchange.getAttributes().put(SluiceAttributes.TENANT, tenant);
+        exchange.getAttributes().put(SluiceAttributes.TIER, tier);
+        exchange.getAttributes().put(SluiceAttributes.CONFIG, snapshot);
+        exchange.getResponse().getHeaders().set("X-Sluice-Tier", tier.name());
+        return chain.filter(exchange);
+    }
+
+    /** The key from {@code Authorization: Bearer …} or {@code x-api-key}; null when neither carries one. */
+    static String presentedKey(HttpHeaders headers) {
+        String auth = headers.getFirst(HttpHeaders.AUTHORIZATION);
+        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            String key = auth.substring(7).trim();
+            if (!key.isEmpty()) return key;
+        }
+        String apiKey = headers.getFirst("x-api-key");
+        return apiKey == null || apiKey.isBlank() ? null : apiKey.trim();
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.AUTHENTICATE;
+    }
+}

@@ -1,0 +1,248 @@
+package dev.sluice.gateway.tier;
+
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads tiers.yaml into a {@link SluiceConfig}. It walks SnakeYAML's node tree rather than
+ * binding to classes so that each problem names the field path and the line, and so that
+ * every problem in a document is reported at once (the admin API shows them all).
+ */
+public final class TiersYamlParser {
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "demo-tenants");
+    private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",
+            "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down");
+    private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
+    private static final Set<String> LADDER_KEYS = Set.of("downgrade-above", "delay-min-ms", "delay-max-ms", "max-delay-ms", "max-held");
+    private static final Set<String> ABUSE_KEYS = Set.of("threshold", "consecutive-minutes", "history-hours");
+    private static final Set<String> PROVIDER_KEYS = Set.of("name", "base-url", "api-key-env", "headroom", "models");
+    private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "max-in-flight", "price-per-million-tokens");
+    private static final Set<String> TENANT_KEYS = Set.of("id", "tier", "key-sha256", "suspended");
+
+    private TiersYamlParser() {
+    }
+
+    /** Parses and validates; throws {@link ConfigException} listing every problem. */
+    public static SluiceConfig parse(String source, String yaml) {
+        Node root;
+        try {
+            LoaderOptions options = new LoaderOptions();
+            options.setAllowDuplicateKeys(false);
+            options.setMaxAliasesForCollections(10); // a config file has no use for alias bombs
+            root = new Yaml(options).compose(new StringReader(yaml));
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
+            throw new ConfigException(source, List.of(new ConfigProblem("(document)", line, e.getProblem())));
+        } catch (YAMLException e) {
+            throw new ConfigException(source, List.of(new ConfigProblem("(document)", 0, e.getMessage())));
+        }
+        if (root == null) {
+            throw new ConfigException(source, List.of(new ConfigProblem("(document)", 0, "is empty")));
+        }
+        YamlNodes y = new YamlNodes();
+        SluiceConfig config = read(y, root);
+        if (!y.problems().isEmpty()) throw new ConfigException(source, y.problems());
+        return config;
+    }
+
+    private static SluiceConfig read(YamlNodes y, Node root) {
+        Map<String, Node> doc = y.mapping("(document)", root);
+        y.onlyKeys("(root)", doc, ROOT_KEYS);
+
+        Map<String, Tier> tiers = new LinkedHashMap<>();
+        if (!doc.containsKey("tiers")) y.problem("tiers", null, "is required: at least one tier");
+        else {
+            Map<String, Node> tierNodes = y.mapping("tiers", doc.get("tiers"));
+            if (tierNodes.isEmpty()) y.problem("tiers", doc.get("tiers"), "needs at least one tier");
+            tierNodes.forEach((name, node) -> {
+                Tier t = tier(y, name, node);
+                if (t != null) tiers.put(name, t);
+            });
+        }
+
+        LadderSettings ladder = doc.containsKey("ladder") ? ladder(y, doc.get("ladder")) : LadderSettings.defaults();
+        AbuseSettings abuse = doc.containsKey("abuse") ? abuse(y, doc.get("abuse")) : AbuseSettings.defaults();
+
+        List<ProviderSettings> providers = new ArrayList<>();
+        if (!doc.containsKey("providers")) y.problem("providers", null, "is required: at least one provider");
+        else {
+            List<Node> nodes = y.sequence("providers", doc.get("providers"));
+            if (nodes.isEmpty()) y.problem("providers", doc.get("providers"), "needs at least one provider");
+            Set<String> names = new HashSet<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                ProviderSettings p = provider(y, "providers[" + i + "]", nodes.get(i));
+                if (p != null && !names.add(p.name())) y.problem("providers[" + i + "].name", nodes.get(i), "duplicate provider '" + p.name() + "'");
+                if (p != null) providers.add(p);
+            }
+        }
+
+        List<DemoTenant> tenants = new ArrayList<>();
+        if (doc.containsKey("demo-tenants")) {
+            List<Node> nodes = y.sequence("demo-tenants", doc.get("demo-tenants"));
+            Set<String> ids = new HashSet<>();
+            Set<String> hashes = new HashSet<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                String path = "demo-tenants[" + i + "]";
+                DemoTenant t = demoTenant(y, path, nodes.get(i), tiers);
+                if (t == null) continue;
+                if (!ids.add(t.id())) y.problem(path + ".id", nodes.get(i), "duplicate tenant id '" + t.id() + "'");
+                if (!hashes.add(t.keySha256())) y.problem(path + ".key-sha256", nodes.get(i), "the same key is given to two tenants");
+                tenants.add(t);
+            }
+        }
+        if (!y.problems().isEmpty()) return null;
+        return new SluiceConfig(tiers, ladder, abuse, providers, tenants);
+    }
+
+    private static Tier tier(YamlNodes y, String name, Node node) {
+        String path = "tiers." + name;
+        if (!NAME.matcher(name).matches()) y.problem(path, node, "tier names are lower-case letters, digits, '.', '_' or '-'");
+        Map<String, Node> m = y.mapping(path, node);
+        y.onlyKeys(path, m, TIER_KEYS);
+        int before = y.problems().size();
+        long tpm = y.positiveLong(path, m, "tokens-per-minute", null);
+        long rpm = y.positiveLong(path, m, "requests-per-minute", null);
+        double burst = y.number(path, m, "burst-allowance", 1.0, 1.0, 100.0);
+        long priority = y.positiveLong(path, m, "priority", null);
+        if (priority > 100) y.problem(path + ".priority", m.get("priority"), "must be between 1 and 100 (1 is served first)");
+        long defaultMax = y.positiveLong(path, m, "default-max-tokens", 1024L);
+        boolean allowNoDowngrade = y.bool(path, m, "allow-no-downgrade", false);
+
+        List<WindowLimit> windows = new ArrayList<>();
+        if (m.containsKey("windows")) {
+            List<Node> ws = y.sequence(path + ".windows", m.get("windows"));
+            Set<String> seen = new HashSet<>();
+            for (int i = 0; i < ws.size(); i++) {
+                String wp = path + ".windows[" + i + "]";
+                Map<String, Node> w = y.mapping(wp, ws.get(i));
+                y.onlyKeys(wp, w, WINDOW_KEYS);
+                String wname = y.string(wp, w, "name", "window" + i, true);
+                long seconds = y.positiveLong(wp, w, "seconds", null);
+                if (seconds <= 60) y.problem(wp + ".seconds", w.get("seconds"), "a longer window must be longer than 60 s, got " + seconds);
+                long tokens = y.positiveLong(wp, w, "tokens", tpm * (seconds / 60));
+                long requests = y.positiveLong(wp, w, "requests", rpm * (seconds / 60));
+                if (!seen.add(wname) || wname.equals("minute")) y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");
+                if (tokens < tpm) y.problem(wp + ".tokens", w.get("tokens"), "must be at least tokens-per-minute (" + tpm + "), got " + tokens);
+                if (requests < rpm) y.problem(wp + ".requests", w.get("requests"), "must be at least requests-per-minute (" + rpm + "), got " + requests);
+                if (seconds > 60) windows.add(new WindowLimit(wname, seconds, Math.max(tokens, 1), Math.max(requests, 1)));
+            }
+        }
+        // Unless a tier says otherwise, its hour holds 60 × tokens-per-minute: the burst buys bursts, not rate.
+        if (windows.stream().noneMatch(w -> w.seconds() == 3600)) {
+            windows.add(0, new WindowLimit("hour", 3600, tpm * 60, rpm * 60));
+        }
+        windows.sort(java.util.Comparator.comparingLong(WindowLimit::seconds));
+
+        Map<String, String> downgrade = new LinkedHashMap<>();
+        if (m.containsKey("downgrade")) {
+            y.mapping(path + ".downgrade", m.get("downgrade")).forEach((from, to) -> {
+                String target = to instanceof org.yaml.snakeyaml.nodes.ScalarNode s ? s.getValue() : "";
+                if (target.isBlank()) y.problem(path + ".downgrade." + from, to, "must name the model to downgrade to");
+                else if (target.equals(from)) y.problem(path + ".downgrade." + from, to, "downgrades a model to itself");
+                else downgrade.put(from, target);
+            });
+        }
+
+        RedisDownPolicy redisDown = RedisDownPolicy.FAIL_OPEN;
+        String policy = y.string(path, m, "redis-down", "fail-open", false);
+        try {
+            redisDown = RedisDownPolicy.valueOf(policy.toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            y.problem(path + ".redis-down", m.get("redis-down"), "must be fail-open or fail-closed, got '" + policy + "'");
+        }
+        if (y.problems().size() > before) return null;
+        return new Tier(name, tpm, rpm, burst, (int) priority, defaultMax, windows, downgrade, allowNoDowngrade, redisDown);
+    }
+
+    private static LadderSettings ladder(YamlNodes y, Node node) {
+        Map<String, Node> m = y.mapping("ladder", node);
+        y.onlyKeys("ladder", m, LADDER_KEYS);
+        LadderSettings d = LadderSettings.defaults();
+        double above = y.number("ladder", m, "downgrade-above", d.downgradeAbove(), 0.01, 1.0);
+        long min = (long) y.number("ladder", m, "delay-min-ms", (double) d.delayMinMs(), 0, 60_000);
+        long max = (long) y.number("ladder", m, "delay-max-ms", (double) d.delayMaxMs(), 0, 60_000);
+        long longest = (long) y.number("ladder", m, "max-delay-ms", (double) d.maxDelayMs(), 0, 60_000);
+        int held = (int) y.number("ladder", m, "max-held", (double) d.maxHeld(), 0, 1_000_000);
+        if (max < min) {
+            y.problem("ladder.delay-max-ms", m.get("delay-max-ms"), "must be at least delay-min-ms (" + min + "), got " + max);
+            max = min;
+        }
+        return new LadderSettings(above, min, max, longest, held);
+    }
+
+    private static AbuseSettings abuse(YamlNodes y, Node node) {
+        Map<String, Node> m = y.mapping("abuse", node);
+        y.onlyKeys("abuse", m, ABUSE_KEYS);
+        AbuseSettings d = AbuseSettings.defaults();
+        double threshold = y.number("abuse", m, "threshold", d.threshold(), 0.01, 1.0);
+        long minutes = y.positiveLong("abuse", m, "consecutive-minutes", (long) d.consecutiveMinutes());
+        long hours = y.positiveLong("abuse", m, "history-hours", (long) d.historyHours());
+        if (hours < 24) y.problem("abuse.history-hours", m.get("history-hours"), "must keep at least 24 hours, got " + hours);
+        if (minutes > hours * 60) y.problem("abuse.consecutive-minutes", m.get("consecutive-minutes"), "is longer than the history kept");
+        return new AbuseSettings(threshold, (int) Math.min(minutes, 100_000), (int) Math.min(Math.max(hours, 24), 100_000));
+    }
+
+    private static ProviderSettings provider(YamlNodes y, String path, Node node) {
+        Map<String, Node> m = y.mapping(path, node);
+        y.onlyKeys(path, m, PROVIDER_KEYS);
+        int before = y.problems().size();
+        String name = y.string(path, m, "name", "provider", true);
+        String baseUrl = y.string(path, m, "base-url", "", false).trim();
+        if (!baseUrl.isEmpty() && !(baseUrl.startsWith("http://") || baseUrl.startsWith("https://"))) {
+            y.problem(path + ".base-url", m.get("base-url"), "must start with http:// or https://, got '" + baseUrl + "'");
+        }
+        String keyEnv = y.string(path, m, "api-key-env", "", false);
+        if (!keyEnv.isEmpty() && !keyEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            y.problem(path + ".api-key-env", m.get("api-key-env"), "must name an environment variable (the key itself never goes in this file)");
+        }
+        double headroom = y.number(path, m, "headroom", 1.0, 0.01, 1.0);
+        Map<String, ModelLimits> models = new LinkedHashMap<>();
+        if (!m.containsKey("models")) y.problem(path + ".models", node, "is required: the provider's limits per model (\"*\" for any)");
+        else y.mapping(path + ".models", m.get("models")).forEach((model, mn) -> {
+            String mp = path + ".models." + model;
+            Map<String, Node> lm = y.mapping(mp, mn);
+            y.onlyKeys(mp, lm, MODEL_KEYS);
+            long rpm = y.positiveLong(mp, lm, "requests-per-minute", null);
+            long tpm = y.positiveLong(mp, lm, "tokens-per-minute", null);
+            long inFlight = y.positiveLong(mp, lm, "max-in-flight", null);
+            double price = y.number(mp, lm, "price-per-million-tokens", 0.0, 0.0, 1_000_000.0);
+            models.put(model, new ModelLimits(rpm, tpm, (int) Math.min(inFlight, Integer.MAX_VALUE), price));
+        });
+        if (y.problems().size() > before) return null;
+        return new ProviderSettings(name, baseUrl, keyEnv, headroom, models);
+    }
+
+    private static DemoTenant demoTenant(YamlNodes y, String path, Node node, Map<String, Tier> tiers) {
+        Map<String, Node> m = y.mapping(path, node);
+        y.onlyKeys(path, m, TENANT_KEYS);
+        int before = y.problems().size();
+        String id = y.string(path, m, "id", "", true);
+        if (!id.isEmpty() && !NAME.matcher(id).matches()) y.problem(path + ".id", m.get("id"), "tenant ids are lower-case letters, digits, '.', '_' or '-'");
+        String tier = y.string(path, m, "tier", "", true);
+        if (!tier.isEmpty() && !tiers.isEmpty() && !tiers.containsKey(tier)) {
+            y.problem(path + ".tier", m.get("tier"), "unknown tier '" + tier + "' (known: " + String.join(", ", tiers.keySet()) + ")");
+        }
+        String hash = y.string(path, m, "key-sha256", "", true).toLowerCase(Locale.ROOT);
+        if (m.containsKey("key-sha256") && !SHA256_HEX.matcher(hash).matches()) {
+            y.problem(path + ".key-sha256", m.get("key-sha256"), "must be the key's SHA-256 as 64 hex digits (never the key itself)");
+        }
+        boolean suspended = y.bool(path, m, "suspended", false);
+        if (y.problems().size() > before) return null;
+        return new DemoTenant(id, tier, hash, suspended);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.sluice.gateway.testsupport;
+
+import io.netty.handler.codec.http.HttpHeaders;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.BiFunction;
+import org.reactivestreams.Publisher;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * A scriptable OpenAI-compatible upstream on a loopback port, for tests that need to see
+ * exactly what the gateway sends and to control exactly what it gets back. Real HTTP.
+ */
+public final class FakeUpstream implements AutoCloseable {
+    /** What the gateway sent. */
+    public record Recorded(String method, String path, HttpHeaders headers, String body) {
+    }
+
+    private final DisposableServer server;
+    private final BlockingQueue<Recorded> requests = new LinkedBlockingQueue<>();
+
+    private FakeUpstream(BiFunction<Recorded, HttpServerResponse, Publisher<Void>> handler) {
+        this.server = HttpServer.create().host("127.0.0.1").port(0)
+                .handle((req, res) -> req.receive().aggregate().asString().defaultIfEmpty("")
+                        .flatMapMany(body -> {
+                            Recorded r = new Recorded(req.method().name(), req.uri(), req.requestHeaders().copy(), body);
+                            requests.add(r);
+                            return handler.apply(r, res);
+                        }))
+                .bindNow();
+    }
+
+    public static FakeUpstream start(BiFunction<Recorded, HttpServerResponse, Publisher<Void>> handler) {
+        return new FakeUpstream(handler);
+    }
+
+    /** The base URL as an SDK takes it, with a prefix other than /v1 to prove the mapping. */
+    public String baseUrl() {
+        return "http://127.0.0.1:" + server.port() + "/openai/v1";
+    }
+
+    public BlockingQueue<Recorded> requests() {
+        return requests;
+    }
+
+    @Override
+    public void close() {
+        server.disposeNow();
+    }
+}

@@ -1,0 +1,136 @@
+package dev.sluice.gateway.testsupport;
+
+import com.redis.testcontainers.RedisContainer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.utility.DockerImageName;
+
+/**
+ * A real Redis for any test, one per JVM, found in this order:
+ * <ol>
+ *   <li>{@code SLUICE_TEST_REDIS_URL} (e.g. {@code redis://127.0.0.1:6379}): one you run;</li>
+ *   <li>Testcontainers, where a Docker engine answers;</li>
+ *   <li>a {@code redis-server} from the PATH, started on a free loopback port with no
+ *       persistence and stopped when the JVM exits.</li>
+ * </ol>
+ * None of them: the test fails and says how to get one. Tests share the server, so each
+ * uses its own key prefix or database-wide names it owns.
+ */
+public final class TestRedis {
+    private static volatile String url;
+
+    private TestRedis() {
+    }
+
+    /** {@code redis://host:port} of the shared test Redis, starting it on first use. */
+    public static synchronized String url() {
+        if (url == null) url = start();
+        return url;
+    }
+
+    public static String host() {
+        return java.net.URI.create(url()).getHost();
+    }
+
+    public static int port() {
+        return java.net.URI.create(url()).getPort();
+    }
+
+    private static String start() {
+        String fromEnv = System.getenv("SLUICE_TEST_REDIS_URL");
+        if (fromEnv != null && !fromEnv.isBlank()) return fromEnv.trim();
+        if (dockerAvailable()) {
+            RedisContainer container = new RedisContainer(DockerImageName.parse("redis:7.2-alpine"));
+            container.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
+            return container.getRedisURI();
+        }
+        return startLocalServer();
+    }
+
+    private static boolean dockerAvailable() {
+        // Probe only where a Docker engine could be: the probe itself logs errors otherwise.
+        if (System.getenv("DOCKER_HOST") == null && !Files.exists(Path.of("/var/run/docker.sock"))) return false;
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    private static String startLocalServer() {
+        String binary = findOnPath("redis-server");
+        if (binary == null) {
+            throw new IllegalStateException("Tests need a real Redis: install redis-server (apt-get install -y "
+                    + "redis-server), run Docker, or set SLUICE_TEST_REDIS_URL=redis://host:port");
+        }
+        int port = freePort();
+        try {
+            Path dir = Files.createTempDirectory("sluice-test-redis");
+            Process process = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no")
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("redis.log").toFile())
+                    .start();
+            Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
+            awaitPing(port, process, dir);
+            return "redis://127.0.0.1:" + port;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start redis-server", e);
+        }
+    }
+
+    /** Polls PING: the process is external, so readiness has no event to wait on. */
+    private static void awaitPing(int port, Process process, Path dir) throws IOException {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                OutputStream out = s.getOutputStream();
+                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = s.getInputStream();
+                byte[] buf = new byte[7];
+                int n = in.read(buf);
+                if (n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG")) return;
+            } catch (IOException notYet) {
+                // still starting
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+        }
+        throw new IllegalStateException("redis-server did not answer PING on port " + port + " within 10 s");
+    }
+
+    private static String findOnPath(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) return p.toString();
+        }
+        for (String dir : new String[] {"/usr/bin", "/usr/sbin", "/usr/local/bin"}) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) return p.toString();
+        }
+        return null;
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

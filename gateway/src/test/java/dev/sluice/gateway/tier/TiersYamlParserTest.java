@@ -1,0 +1,96 @@
+package dev.sluice.gateway.tier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class TiersYamlParserTest {
+
+    private static final Path INVALID = Path.of("src/test/resources/tiers/invalid");
+
+    @Test
+    void theShippedTiersYamlLoadsWithTheSeedsTiers() throws IOException {
+        SluiceConfig config = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml")));
+
+        assertThat(config.tiers()).containsOnlyKeys("free", "pro", "enterprise");
+        Tier free = config.tiers().get("free");
+        Tier pro = config.tiers().get("pro");
+        Tier enterprise = config.tiers().get("enterprise");
+        assertThat(free.tokensPerMinute()).isEqualTo(10_000);
+        assertThat(pro.tokensPerMinute()).isEqualTo(100_000);
+        assertThat(enterprise.tokensPerMinute()).isEqualTo(1_000_000);
+        assertThat(free.burstAllowance()).isEqualTo(1.0);
+        assertThat(pro.burstAllowance()).isEqualTo(1.5);
+        assertThat(enterprise.burstAllowance()).isEqualTo(2.0);
+        assertThat(free.priority()).isEqualTo(3);
+        assertThat(pro.priority()).isEqualTo(2);
+        assertThat(enterprise.priority()).isEqualTo(1);
+        assertThat(pro.minuteWindow().tokens()).isEqualTo(150_000);
+        assertThat(pro.downgradeOf("gpt-4o")).isEqualTo("gpt-4o-mini");
+        assertThat(config.ladder().downgradeAbove()).isEqualTo(0.80);
+        assertThat(config.abuse().consecutiveMinutes()).isEqualTo(15);
+        assertThat(config.providers().get(0).limitsFor("gpt-4o").tokensPerMinute()).isEqualTo(300_000);
+        assertThat(config.demoTenants()).extracting(DemoTenant::id)
+                .contains("demo-free", "demo-pro", "demo-enterprise");
+    }
+
+    @Test
+    void anHourWindowDefaultsToSixtyMinutesOfTheTierSoBurstBuysNoRate() throws IOException {
+        SluiceConfig config = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml")));
+
+        Tier enterprise = config.tiers().get("enterprise"); // declares no windows
+        assertThat(enterprise.windows()).extracting(WindowLimit::name).containsExactly("minute", "hour");
+        assertThat(enterprise.windows().get(1).tokens()).isEqualTo(60L * 1_000_000);
+        assertThat(enterprise.windows().get(0).tokens()).isEqualTo(2_000_000);
+    }
+
+    @Test
+    void everyProblemInADocumentIsReportedAtOnce() {
+        String yaml = """
+                tiers:
+                  free:
+                    tokens-per-minute: ten
+                    requests-per-minute: -1
+                    priority: 3
+                providers: []
+                """;
+        assertThatThrownBy(() -> TiersYamlParser.parse("doc", yaml))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
+                        .extracting(ConfigProblem::field)
+                        .containsExactly("tiers.free.tokens-per-minute", "tiers.free.requests-per-minute", "providers"));
+    }
+
+    static Stream<Path> invalidFixtures() throws IOException {
+        return Files.list(INVALID).filter(p -> p.toString().endsWith(".yaml")).sorted();
+    }
+
+    /**
+     * One fixture per kind of mistake. Each file's first two lines say the line the problem must
+     * name (0: none) and the message it must contain (field path and explanation).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidFixtures")
+    void eachInvalidFixtureIsRefusedWithItsExactMessage(Path fixture) throws IOException {
+        String yaml = Files.readString(fixture, StandardCharsets.UTF_8);
+        String[] header = yaml.split("\n", 3);
+        int expectedLine = Integer.parseInt(header[0].substring("# expect-line: ".length()).trim());
+        String expected = header[1].substring("# expect: ".length()).trim();
+
+        assertThatThrownBy(() -> TiersYamlParser.parse(fixture.getFileName().toString(), yaml))
+                .isInstanceOfSatisfying(ConfigException.class, e -> {
+                    assertThat(e.problems()).anySatisfy(p -> {
+                        assertThat(p.field() + ": " + p.message()).startsWith(expected);
+                        assertThat(p.line()).isEqualTo(expectedLine);
+                    });
+                    assertThat(e.getMessage()).contains(fixture.getFileName().toString());
+                });
+    }
+}
