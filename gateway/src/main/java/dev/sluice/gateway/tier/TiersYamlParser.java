@@ -134,6 +134,7 @@ public final class TiersYamlParser {
                 String wname = y.string(wp, w, "name", "window" + i, true);
                 long seconds = y.positiveLong(wp, w, "seconds", null);
                 if (seconds <= 60) y.problem(wp + ".seconds", w.get("seconds"), "a longer window must be longer than 60 s, got " + seconds);
+                else if (seconds % 60 != 0) y.problem(wp + ".seconds", w.get("seconds"), "must be a whole number of minutes, got " + seconds);
                 long tokens = y.positiveLong(wp, w, "tokens", tpm * (seconds / 60));
                 long requests = y.positiveLong(wp, w, "requests", rpm * (seconds / 60));
                 if (!seen.add(wname) || wname.equals("minute")) y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");

@@ -1,0 +1,78 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.tier.RedisDownPolicy;
+import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.tier.WindowLimit;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * Charges a request's estimated tokens against its tenant's windows. When the shared store
+ * does not answer within {@code storeTimeout}, the tier's named policy decides at once:
+ * fail open onto this replica's own in-memory windows, or fail closed. It never waits out a
+ * connect timeout.
+ */
+public final class QuotaLimiter {
+    private static final Logger log = LoggerFactory.getLogger(QuotaLimiter.class);
+
+    /** The result of asking: a reservation (admitted), a refusal with its decision, or no answer. */
+    public record Outcome(QuotaReservation reservation, QuotaDecision decision, boolean storeUnavailable) {
+        public boolean admitted() {
+            return reservation != null;
+        }
+
+        /** Larger than the tier could ever admit in some window: no Retry-After would help. */
+        public boolean neverFits() {
+            return decision != null && decision.retryAfterMs() < 0;
+        }
+    }
+
+    private final QuotaStore store;
+    private final QuotaStore localFallback;
+    private final Duration storeTimeout;
+    private final MeterRegistry meters;
+
+    /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
+    public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
+        this.store = store;
+        this.localFallback = localFallback;
+        this.storeTimeout = storeTimeout;
+        this.meters = meters;
+    }
+
+    public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
+        List<WindowLimit> windows = tier.windows();
+        return store.acquire(tenantId, windows, tokens, 1)
+                .timeout(storeTimeout)
+                .map(d -> outcome(store, tenantId, windows, d, tokens))
+                .onErrorResume(e -> fallback(e, tenantId, tier, windows, tokens));
+    }
+
+    /** The windows' state without charging (for headers on refusals made elsewhere, usage series). */
+    public Mono<List<WindowUsage>> peek(String tenantId, Tier tier) {
+        return store.peek(tenantId, tier.windows()).timeout(storeTimeout);
+    }
+
+    private Outcome outcome(QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {
+        return d.admitted()
+                ? new Outcome(new QuotaReservation(where, tenantId, windows, d, tokens), d, false)
+                : new Outcome(null, d, false);
+    }
+
+    private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
+        boolean open = tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
+        counter("sluice.store.fallback", "tier", tier.name(), "policy", open ? "fail-open" : "fail-closed").increment();
+        log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
+        if (!open) return Mono.just(new Outcome(null, null, true));
+        return localFallback.acquire(tenantId, windows, tokens, 1).map(d -> outcome(localFallback, tenantId, windows, d, tokens));
+    }
+
+    private Counter counter(String name, String... tags) {
+        return meters.counter(name, tags);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sluice.gateway.quota;
+
+import java.util.List;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * Tells the caller where it stands, in the two vocabularies clients read:
+ * <ul>
+ *   <li>OpenAI's {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}} for the minute
+ *       window (what OpenAI's own headers describe, and what its SDKs and tools parse), the reset
+ *       written as OpenAI writes durations ({@code 12ms}, {@code 1s}, {@code 6m0s});</li>
+ *   <li>the IETF {@code RateLimit-Policy} / {@code RateLimit} fields
+ *       (draft-ietf-httpapi-ratelimit-headers-09 and later): one named policy per window and
+ *       unit, e.g. {@code "minute-tokens";q=150000;w=60;qu="tokens"}. "tokens" is not one of
+ *       the draft's registered units (requests, content-bytes, concurrent-requests); the draft
+ *       allows new ones and no registered unit says "model tokens".</li>
+ * </ul>
+ */
+public final class RateLimitHeaders {
+    private RateLimitHeaders() {
+    }
+
+    public static void apply(HttpHeaders headers, List<WindowUsage> windows) {
+        WindowUsage minute = windows.get(0);
+        headers.set("x-ratelimit-limit-requests", Long.toString(minute.limitRequests()));
+        headers.set("x-ratelimit-remaining-requests", Long.toString(minute.remainingRequests()));
+        headers.set("x-ratelimit-reset-requests", openAiDuration(minute.resetMs()));
+        headers.set("x-ratelimit-limit-tokens", Long.toString(minute.limitTokens()));
+        headers.set("x-ratelimit-remaining-tokens", Long.toString(minute.remainingTokens()));
+        headers.set("x-ratelimit-reset-tokens", openAiDuration(minute.resetMs()));
+
+        StringBuilder policy = new StringBuilder();
+        StringBuilder state = new StringBuilder();
+        for (WindowUsage w : windows) {
+            append(policy, state, w.name() + "-tokens", w.limitTokens(), w.seconds(), "tokens", w.remainingTokens(), w.resetMs());
+            append(policy, state, w.name() + "-requests", w.limitRequests(), w.seconds(), "requests", w.remainingRequests(), w.resetMs());
+        }
+        headers.set("RateLimit-Policy", policy.toString());
+        headers.set("RateLimit", state.toString());
+    }
+
+    private static void append(StringBuilder policy, StringBuilder state, String name, long quota, long window,
+                               String unit, long remaining, long resetMs) {
+        if (!policy.isEmpty()) {
+            policy.append(", ");
+            state.append(", ");
+        }
+        policy.append('"').append(name).append("\";q=").append(quota).append(";w=").append(window)
+                .append(";qu=\"").append(unit).append('"');
+        state.append('"').append(name).append("\";r=").append(remaining).append(";t=").append(ceilSeconds(resetMs));
+    }
+
+    public static long ceilSeconds(long ms) {
+        return ms <= 0 ? 0 : (ms + 999) / 1000;
+    }
+
+    /** OpenAI's duration format: {@code 850ms}, {@code 1s}, {@code 1.5s}, {@code 6m0s}, {@code 1h2m3s}. */
+    public static String openAiDuration(long ms) {
+        if (ms < 1000) return ms + "ms";
+        long totalSeconds = ms / 1000;
+        long millis = ms % 1000;
+        long h = totalSeconds / 3600;
+        long m = (totalSeconds % 3600) / 60;
+        long s = totalSeconds % 60;
+        String sec = millis == 0 ? s + "s" : s + "." + String.format("%03d", millis).replaceAll("0+$", "") + "s";
+        if (h > 0) return h + "h" + m + "m" + sec;
+        if (m > 0) return m + "m" + sec;
+        return sec;
+    }
+}

@@ -1,0 +1,139 @@
+package dev.sluice.gateway.quota;
+
+import java.util.Arrays;
+
+/**
+ * One sliding window of usage in slots of {@code length / SLOTS} (1 s for a minute): bounded
+ * memory whatever the request rate. A check sums every slot that overlaps the last
+ * {@code length}, that is {@code SLOTS + 1} slots, so a charge counts for between one window
+ * and one window plus a slot: never more than the cap is admitted in any exact window (no
+ * overshoot at all), at the price of answering "fits" up to one slot later than an exact log.
+ *
+ * <p>Slot {@code i} covers {@code [i·slotMs, (i+1)·slotMs)} and leaves the window at
+ * {@code (i + SLOTS + 1)·slotMs}. The Lua script {@code quota_acquire.lua} is this class in
+ * Redis. Not thread-safe: the store serialises access per tenant.
+ */
+public final class SlidingWindow {
+    public static final int SLOTS = 60;
+    /** Slots held: the window's SLOTS plus the one the window's start falls in. */
+    private static final int HELD = SLOTS + 1;
+
+    private final long slotMs;
+    private final long[] tokens = new long[HELD];
+    private final long[] requests = new long[HELD];
+    private long head = Long.MIN_VALUE; // oldest slot index that may still hold usage
+    private long newest = Long.MIN_VALUE; // newest slot index that holds usage
+    private long totalTokens;
+    private long totalRequests;
+
+    public SlidingWindow(long lengthMs) {
+        if (lengthMs < SLOTS || lengthMs % SLOTS != 0) {
+            throw new IllegalArgumentException("window length must be a positive multiple of " + SLOTS + " ms");
+        }
+        this.slotMs = lengthMs / SLOTS;
+    }
+
+    public static long slotMs(long lengthMs) {
+        return lengthMs / SLOTS;
+    }
+
+    public long lengthMs() {
+        return slotMs * SLOTS;
+    }
+
+    /** Drops the slots that have left the window at {@code nowMs}. */
+    public void advance(long nowMs) {
+        long oldest = Math.floorDiv(nowMs, slotMs) - SLOTS;
+        if (head == Long.MIN_VALUE || oldest - head >= HELD) {
+            clear();
+        } else {
+            for (long i = head; i < oldest; i++) {
+                int k = index(i);
+                totalTokens -= tokens[k];
+                totalRequests -= requests[k];
+                tokens[k] = 0;
+                requests[k] = 0;
+            }
+        }
+        if (head == Long.MIN_VALUE || oldest > head) head = oldest;
+    }
+
+    private void clear() {
+        Arrays.fill(tokens, 0);
+        Arrays.fill(requests, 0);
+        totalTokens = 0;
+        totalRequests = 0;
+        newest = Long.MIN_VALUE;
+    }
+
+    public long usedTokens() {
+        return totalTokens;
+    }
+
+    public long usedRequests() {
+        return totalRequests;
+    }
+
+    public boolean fits(long addTokens, long addRequests, long capTokens, long capRequests) {
+        return totalTokens + addTokens <= capTokens && totalRequests + addRequests <= capRequests;
+    }
+
+    /** Charges the slot of {@code nowMs}. Call {@link #advance} first. */
+    public void charge(long nowMs, long addTokens, long addRequests) {
+        long slot = Math.floorDiv(nowMs, slotMs);
+        int k = index(slot);
+        tokens[k] += addTokens;
+        requests[k] += addRequests;
+        totalTokens += addTokens;
+        totalRequests += addRequests;
+        if (addTokens > 0 || addRequests > 0) newest = Math.max(newest, slot);
+    }
+
+    /**
+     * Corrects the charge made at {@code chargedAtMs} by a signed delta, if that slot is still
+     * in the window (a charge that has left the window no longer limits anything). A slot never
+     * goes below zero. Call {@link #advance} first.
+     */
+    public void adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
+        long slot = Math.floorDiv(chargedAtMs, slotMs);
+        if (slot < head || slot > head + SLOTS) return;
+        int k = index(slot);
+        long t = Math.max(0, tokens[k] + deltaTokens);
+        long r = Math.max(0, requests[k] + deltaRequests);
+        totalTokens += t - tokens[k];
+        totalRequests += r - requests[k];
+        tokens[k] = t;
+        requests[k] = r;
+        if (t > 0 || r > 0) newest = Math.max(newest, slot);
+    }
+
+    /**
+     * Milliseconds from {@code nowMs} until enough old slots have left for the addition to fit;
+     * 0 if it fits now; -1 if it never can (larger than the cap).
+     */
+    public long waitMs(long nowMs, long addTokens, long addRequests, long capTokens, long capRequests) {
+        if (addTokens > capTokens || addRequests > capRequests) return -1;
+        long t = totalTokens;
+        long r = totalRequests;
+        if (t + addTokens <= capTokens && r + addRequests <= capRequests) return 0;
+        for (long i = head; i <= head + SLOTS; i++) {
+            int k = index(i);
+            t -= tokens[k];
+            r -= requests[k];
+            if (t + addTokens <= capTokens && r + addRequests <= capRequests) {
+                return Math.max(1, (i + HELD) * slotMs - nowMs);
+            }
+        }
+        return lengthMs(); // unreachable: an empty window fits anything within the cap
+    }
+
+    /** Milliseconds until everything now in the window has left it. */
+    public long resetMs(long nowMs) {
+        if (totalTokens == 0 && totalRequests == 0 || newest == Long.MIN_VALUE) return 0;
+        return Math.max(0, (newest + HELD) * slotMs - nowMs);
+    }
+
+    private static int index(long slot) {
+        return (int) Math.floorMod(slot, (long) HELD);
+    }
+}

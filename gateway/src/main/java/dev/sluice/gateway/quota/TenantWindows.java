@@ -1,0 +1,84 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.tier.WindowLimit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pure quota core: all of a tenant's windows, checked and charged as one step. Time is
+ * an argument. Not thread-safe; the in-memory store locks per tenant, the Redis store runs
+ * the same algorithm inside one Lua script.
+ */
+public final class TenantWindows {
+    private final Map<String, SlidingWindow> windows = new HashMap<>();
+
+    private SlidingWindow window(WindowLimit limit) {
+        long lengthMs = limit.seconds() * 1000;
+        SlidingWindow w = windows.get(limit.name());
+        if (w == null || w.lengthMs() != lengthMs) { // a tier edit changed the length: start afresh
+            w = new SlidingWindow(lengthMs);
+            windows.put(limit.name(), w);
+        }
+        return w;
+    }
+
+    /** Admits {@code tokens} and {@code requests} if they fit in every window, charging all of them; else charges none. */
+    public QuotaDecision acquire(List<WindowLimit> limits, long nowMs, long tokens, long requests) {
+        boolean fits = true;
+        for (WindowLimit l : limits) {
+            SlidingWindow w = window(l);
+            w.advance(nowMs);
+            fits &= w.fits(tokens, requests, l.tokens(), l.requests());
+        }
+        long retryAfter = 0;
+        String blocking = null;
+        if (fits) {
+            for (WindowLimit l : limits) window(l).charge(nowMs, tokens, requests);
+        } else {
+            for (WindowLimit l : limits) {
+                long wait = window(l).waitMs(nowMs, tokens, requests, l.tokens(), l.requests());
+                if (wait < 0) {
+                    retryAfter = -1;
+                    blocking = l.name();
+                    break;
+                }
+                if (wait > retryAfter) {
+                    retryAfter = wait;
+                    blocking = l.name();
+                }
+            }
+        }
+        return new QuotaDecision(fits, nowMs, retryAfter, blocking, usage(limits, nowMs));
+    }
+
+    /** Corrects an earlier charge (made at {@code chargedAtMs}) by signed deltas, in the windows it was made in. */
+    public void adjust(List<WindowLimit> limits, long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        for (WindowLimit l : limits) {
+            SlidingWindow w = window(l);
+            w.advance(nowMs);
+            w.adjust(chargedAtMs, deltaTokens, deltaRequests);
+        }
+    }
+
+    public List<WindowUsage> usage(List<WindowLimit> limits, long nowMs) {
+        List<WindowUsage> out = new ArrayList<>(limits.size());
+        for (WindowLimit l : limits) {
+            SlidingWindow w = window(l);
+            w.advance(nowMs);
+            out.add(new WindowUsage(l.name(), l.seconds(), l.tokens(), l.requests(),
+                    w.usedTokens(), w.usedRequests(), w.resetMs(nowMs)));
+        }
+        return out;
+    }
+
+    /** True when nothing is left in any window: the state can be dropped. */
+    public boolean isIdle(long nowMs) {
+        for (SlidingWindow w : windows.values()) {
+            w.advance(nowMs);
+            if (w.usedTokens() > 0 || w.usedRequests() > 0) return false;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.gateway.quota.redis;
+
+import dev.sluice.gateway.quota.QuotaDecision;
+import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.WindowUsage;
+import dev.sluice.gateway.tier.WindowLimit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import reactor.core.publisher.Mono;
+
+/**
+ * Tenant windows in Redis, shared by every replica: one EVALSHA per admission
+ * ({@code scripts/quota_acquire.lua}), Redis TIME as the clock, one hash per window under
+ * the tenant's hash tag ({@code sluice:q:{tenant}:minute}) so Redis Cluster keeps a tenant's
+ * keys in one slot, each with a TTL of its window plus one slot. Memory per tenant is bounded:
+ * at most 60 slots per window.
+ */
+public final class RedisQuotaStore implements QuotaStore {
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> ACQUIRE = RedisScript.of(new ClassPathResource("scripts/quota_acquire.lua"), List.class);
+    private static final RedisScript<Long> ADJUST = RedisScript.of(new ClassPathResource("scripts/quota_adjust.lua"), Long.class);
+
+    private final ReactiveStringRedisTemplate redis;
+    /** Null in production (Redis TIME); a fake clock in tests that must control time. */
+    private final LongSupplier testClock;
+
+    public RedisQuotaStore(ReactiveStringRedisTemplate redis) {
+        this(redis, null);
+    }
+
+    public RedisQuotaStore(ReactiveStringRedisTemplate redis, LongSupplier testClock) {
+        this.redis = redis;
+        this.testClock = testClock;
+    }
+
+    public static String key(String tenantId, String window) {
+        return "sluice:q:{" + tenantId + "}:" + window;
+    }
+
+    private String now() {
+        return testClock == null ? "" : Long.toString(testClock.getAsLong());
+    }
+
+    @Override
+    public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        List<String> keys = new ArrayList<>(windows.size());
+        List<String> args = new ArrayList<>(3 + 2 * windows.size());
+        args.add(now());
+        args.add(Long.toString(tokens));
+        args.add(Long.toString(requests));
+        for (WindowLimit w : windows) {
+            keys.add(key(tenantId, w.name()));
+            args.add(Long.toString(w.seconds() * 1000));
+            args.add(w.tokens() + ":" + w.requests());
+        }
+        return redis.execute(ACQUIRE, keys, args).next().map(raw -> decision(windows, raw));
+    }
+
+    private static QuotaDecision decision(List<WindowLimit> windows, List<?> raw) {
+        boolean admitted = num(raw, 0) == 1;
+        long now = num(raw, 1);
+        long retry = num(raw, 2);
+        int blocking = (int) num(raw, 3);
+        List<WindowUsage> usage = new ArrayList<>(windows.size());
+        for (int i = 0; i < windows.size(); i++) {
+            WindowLimit w = windows.get(i);
+            usage.add(new WindowUsage(w.name(), w.seconds(), w.tokens(), w.requests(),
+                    num(raw, 4 + 3 * i), num(raw, 5 + 3 * i), num(raw, 6 + 3 * i)));
+        }
+        return new QuotaDecision(admitted, now, retry, blocking == 0 ? null : windows.get(blocking - 1).name(), usage);
+    }
+
+    private static long num(List<?> raw, int i) {
+        return ((Number) raw.get(i)).longValue();
+    }
+
+    @Override
+    public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        if (deltaTokens == 0 && deltaRequests == 0) return Mono.empty();
+        List<String> keys = new ArrayList<>(windows.size());
+        List<String> args = new ArrayList<>(4 + windows.size());
+        args.add(now());
+        args.add(Long.toString(chargedAtMs));
+        args.add(Long.toString(deltaTokens));
+        args.add(Long.toString(deltaRequests));
+        for (WindowLimit w : windows) {
+            keys.add(key(tenantId, w.name()));
+            args.add(Long.toString(w.seconds() * 1000));
+        }
+        return redis.execute(ADJUST, keys, args).then();
+    }
+
+    @Override
+    public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+        return acquire(tenantId, windows, 0, 0).map(QuotaDecision::windows);
+    }
+}

@@ -1,0 +1,35 @@
+-- Sluice tenant quota: correct an earlier charge by signed deltas, in the slot it was made in,
+-- in every window that still holds that slot (the twin of SlidingWindow.adjust).
+-- KEYS[i]  the tenant's window hashes (as in quota_acquire.lua)
+-- ARGV[1]  now in ms, or "" for Redis TIME;  ARGV[2] chargedAt in ms
+-- ARGV[3]  delta tokens;  ARGV[4] delta requests;  ARGV[4+i] window i's length in ms
+-- Returns the number of windows adjusted.
+local SLOTS = 60
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local chargedAt = tonumber(ARGV[2])
+local dT, dR = tonumber(ARGV[3]), tonumber(ARGV[4])
+local adjusted = 0
+for i = 1, #KEYS do
+  local key, len = KEYS[i], tonumber(ARGV[4 + i])
+  local slotMs = len / SLOTS
+  local slot = math.floor(chargedAt / slotMs)
+  local oldest = math.floor(now / slotMs) - SLOTS
+  -- Only a slot that is still in the window and still stored; stale slots are dropped by acquire.
+  if slot >= oldest then
+    local v = redis.call('HMGET', key, 't:' .. slot, 'r:' .. slot, 'T', 'R')
+    if v[1] then
+      local t0, r0 = tonumber(v[1]), tonumber(v[2]) or 0
+      local t1, r1 = math.max(0, t0 + dT), math.max(0, r0 + dR)
+      local T = (tonumber(v[3]) or 0) + (t1 - t0)
+      local R = (tonumber(v[4]) or 0) + (r1 - r0)
+      redis.call('HSET', key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', T, 'R', R)
+      redis.call('PEXPIRE', key, len + 2 * slotMs)
+      adjusted = adjusted + 1
+    end
+  end
+end
+return adjusted

@@ -1,0 +1,55 @@
+package dev.sluice.gateway.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import dev.sluice.gateway.tier.WindowLimit;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/** The Lua scripts alone against a real Redis: key layout, TTLs, and memory that stays bounded. */
+class QuotaScriptTest {
+    final ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
+    final FakeClock clock = new FakeClock(1_800_000_000_000L);
+    final RedisQuotaStore store = new RedisQuotaStore(redis, clock);
+    final List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 1_000_000_000, 1_000_000_000),
+            new WindowLimit("hour", 3600, 1_000_000_000, 1_000_000_000));
+    final String tenant = "s-" + UUID.randomUUID();
+
+    @Test
+    void everyKeyCarriesTheTenantsHashTagAndATtl() {
+        store.acquire(tenant, windows, 10, 1).block();
+        List<String> keys = redis.keys("sluice:q:{" + tenant + "}:*").collectList().block();
+        assertThat(keys).containsExactlyInAnyOrder("sluice:q:{" + tenant + "}:minute", "sluice:q:{" + tenant + "}:hour");
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(62));
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:hour").block()).isBetween(Duration.ofSeconds(3600), Duration.ofSeconds(3720));
+    }
+
+    @Test
+    void memoryPerTenantIsBoundedWhateverTheRequestRate() {
+        // 20 000 admissions spread over 10 simulated minutes, 30 per simulated second
+        for (int i = 0; i < 20_000; i++) {
+            clock.advance(30);
+            store.acquire(tenant, windows, 800, 1).block();
+        }
+        String minute = "sluice:q:{" + tenant + "}:minute";
+        Long fields = redis.opsForHash().size(minute).block();
+        assertThat(fields).isLessThanOrEqualTo(2L * 61 + 4);
+        long usage = memoryUsage(minute) + memoryUsage("sluice:q:{" + tenant + "}:hour");
+        assertThat(usage).as("bytes for one busy tenant").isLessThan(8_000);
+    }
+
+    long memoryUsage(String key) {
+        return redis.execute(c -> c.scriptingCommands().eval(
+                        ByteBuffer.wrap("return redis.call('MEMORY','USAGE',KEYS[1])".getBytes(StandardCharsets.UTF_8)),
+                        org.springframework.data.redis.connection.ReturnType.INTEGER, 1,
+                        ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
+                .next().map(o -> ((Number) o).longValue()).block();
+    }
+}

@@ -1,0 +1,223 @@
+package dev.sluice.gateway.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.tier.WindowLimit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * What every {@link QuotaStore} must do, run against each implementation (in memory, Redis).
+ * Time is a fake clock; t0 is aligned to a minute so slot arithmetic is easy to read.
+ */
+abstract class QuotaStoreContract {
+    static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 3_600_000L);
+    static final WindowLimit MINUTE = new WindowLimit("minute", 60, 1000, 10);
+    static final WindowLimit HOUR = new WindowLimit("hour", 3600, 2500, 100);
+    static final List<WindowLimit> WINDOWS = List.of(MINUTE, HOUR);
+
+    final FakeClock clock = new FakeClock(T0);
+    QuotaStore store;
+    String tenant;
+
+    abstract QuotaStore newStore(FakeClock clock);
+
+    @BeforeEach
+    void setUp() {
+        store = newStore(clock);
+        tenant = "t-" + UUID.randomUUID();
+    }
+
+    QuotaDecision acquire(long tokens) {
+        return store.acquire(tenant, WINDOWS, tokens, 1).block(Duration.ofSeconds(5));
+    }
+
+    void at(long msFromT0) {
+        clock.set(T0 + msFromT0);
+    }
+
+    @Test
+    void admitsUpToTheCapThenRefusesWithTheMomentThisRequestFits() {
+        assertThat(acquire(600).admitted()).isTrue();
+        at(10_000);
+        QuotaDecision second = acquire(400);
+        assertThat(second.admitted()).isTrue();
+        assertThat(second.windows().get(0).remainingTokens()).isZero();
+
+        at(20_000);
+        QuotaDecision refused = acquire(300);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.blocking()).isEqualTo("minute");
+        // the 600 charged in the slot [0 s, 1 s) leave the window at t=61 s: 41 s from now
+        assertThat(refused.retryAfterMs()).isEqualTo(41_000);
+        at(60_999);
+        assertThat(acquire(300).admitted()).isFalse();
+        at(61_000);
+        assertThat(acquire(300).admitted()).isTrue();
+    }
+
+    @Test
+    void aRefusalChargesNothingInAnyWindow() {
+        assertThat(acquire(1000).admitted()).isTrue();
+        assertThat(acquire(1).admitted()).isFalse();
+        List<WindowUsage> usage = store.peek(tenant, WINDOWS).block();
+        assertThat(usage).extracting(WindowUsage::usedTokens).containsExactly(1000L, 1000L);
+        assertThat(usage).extracting(WindowUsage::usedRequests).containsExactly(1L, 1L);
+    }
+
+    @Test
+    void theWindowSlidesInsteadOfResettingAtTheMinute() {
+        at(59_500);
+        assertThat(acquire(1000).admitted()).isTrue();
+        at(60_500); // a fixed window would have reset here
+        QuotaDecision refused = acquire(1000);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.retryAfterMs()).isEqualTo(59_500);
+        at(119_999);
+        assertThat(acquire(1000).admitted()).isFalse();
+        at(120_000);
+        assertThat(acquire(1000).admitted()).isTrue();
+    }
+
+    @Test
+    void theLongerWindowCapsTheSustainedRateAndTellsWhenItFrees() {
+        for (int i = 0; i < 2; i++) {
+            at(i * 61_000L);
+            assertThat(acquire(1000).admitted()).isTrue();
+        }
+        at(122_000);
+        assertThat(acquire(500).admitted()).isTrue(); // hour: 2500 of 2500
+        at(183_000);
+        QuotaDecision refused = acquire(100);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.blocking()).isEqualTo("hour");
+        // the hour's first slot [0 s, 60 s) leaves at t=3660 s
+        assertThat(refused.retryAfterMs()).isEqualTo(3_660_000 - 183_000);
+        assertThat(refused.windows().get(0).usedTokens()).isZero();
+    }
+
+    @Test
+    void requestsAreCappedLikeTokens() {
+        for (int i = 0; i < 10; i++) assertThat(acquire(1).admitted()).isTrue();
+        QuotaDecision refused = acquire(1);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.windows().get(0).remainingRequests()).isZero();
+    }
+
+    @Test
+    void aRequestLargerThanAnyWindowNeverFits() {
+        QuotaDecision d = acquire(1001);
+        assertThat(d.admitted()).isFalse();
+        assertThat(d.retryAfterMs()).isEqualTo(-1);
+    }
+
+    @Test
+    void aRefundReturnsTokensToTheWindowsTheyWereChargedIn() {
+        QuotaDecision d = acquire(1000);
+        at(5_000);
+        store.adjust(tenant, WINDOWS, d.nowMs(), -700, 0).block();
+        List<WindowUsage> usage = store.peek(tenant, WINDOWS).block();
+        assertThat(usage).extracting(WindowUsage::usedTokens).containsExactly(300L, 300L);
+        assertThat(acquire(700).admitted()).isTrue();
+        assertThat(acquire(1).admitted()).isFalse();
+    }
+
+    @Test
+    void anExtraChargeIsAddedAndARefundNeverGoesBelowZero() {
+        QuotaDecision d = acquire(100);
+        store.adjust(tenant, WINDOWS, d.nowMs(), 50, 0).block();
+        assertThat(store.peek(tenant, WINDOWS).block().get(0).usedTokens()).isEqualTo(150);
+        store.adjust(tenant, WINDOWS, d.nowMs(), -10_000, -5).block();
+        WindowUsage minute = store.peek(tenant, WINDOWS).block().get(0);
+        assertThat(minute.usedTokens()).isZero();
+        assertThat(minute.usedRequests()).isZero();
+    }
+
+    @Test
+    void aRefundForAChargeThatLeftTheWindowChangesNothingThere() {
+        QuotaDecision d = acquire(800);
+        at(61_000);
+        assertThat(acquire(900).admitted()).isTrue();
+        store.adjust(tenant, WINDOWS, d.nowMs(), -800, 0).block();
+        List<WindowUsage> usage = store.peek(tenant, WINDOWS).block();
+        assertThat(usage.get(0).usedTokens()).isEqualTo(900); // minute: the old slot is gone
+        assertThat(usage.get(1).usedTokens()).isEqualTo(900); // hour: the refund lands
+    }
+
+    @Test
+    void resetTellsWhenTheNewestUsageLeaves() {
+        acquire(10);
+        at(30_000);
+        QuotaDecision d = acquire(10);
+        assertThat(d.windows().get(0).resetMs()).isEqualTo(61_000); // slot [30 s, 31 s) leaves at 91 s
+        assertThat(d.windows().get(1).resetMs()).isEqualTo(3_660_000 - 30_000);
+    }
+
+    /**
+     * Concurrent admissions from many threads: the atomic check-and-charge admits exactly the
+     * cap, never more (a check-then-increment in two steps would overspend here).
+     */
+    @Test
+    void concurrentAdmissionsNeverOverspend() {
+        WindowLimit minute = new WindowLimit("minute", 60, 5_000, 100_000);
+        AtomicLong admitted = new AtomicLong();
+        Flux.range(0, 400).parallel(8).runOn(Schedulers.parallel())
+                .flatMap(i -> store.acquire(tenant, List.of(minute), 37, 1))
+                .filter(QuotaDecision::admitted)
+                .doOnNext(d -> admitted.addAndGet(37))
+                .sequential().blockLast(Duration.ofSeconds(30));
+        assertThat(admitted.get()).isEqualTo(5_000 / 37 * 37);
+        assertThat(store.peek(tenant, List.of(minute)).block().get(0).usedTokens()).isEqualTo(admitted.get());
+    }
+
+    /**
+     * The property of DESIGN.md section 3: over random arrivals and sizes, with random refunds,
+     * no 60 s window (any start, not minute boundaries) holds more than the cap of net charged
+     * tokens. The design allows no overshoot: a slot counts until it has wholly left the window.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 42, 1234, 98765, 31337, 777})
+    void noSixtySecondWindowEverHoldsMoreThanTheCap(long seed) {
+        Random random = new Random(seed);
+        WindowLimit minute = new WindowLimit("minute", 60, 10_000, 1_000);
+        List<long[]> charges = new ArrayList<>(); // {time, net tokens}
+        long t = random.nextInt(60_000);
+        for (int i = 0; i < 600; i++) {
+            t += random.nextInt(random.nextInt(10) == 0 ? 20_000 : 700);
+            clock.set(T0 + t);
+            long tokens = 1 + random.nextInt(random.nextBoolean() ? 400 : 3_000);
+            QuotaDecision d = store.acquire(tenant, List.of(minute), tokens, 1).block();
+            if (!d.admitted()) {
+                assertThat(d.retryAfterMs()).isPositive();
+                continue;
+            }
+            long refund = random.nextInt(3) == 0 ? random.nextInt((int) tokens) : 0;
+            if (refund > 0) store.adjust(tenant, List.of(minute), d.nowMs(), -refund, 0).block();
+            charges.add(new long[] {d.nowMs(), tokens - refund});
+        }
+        assertThat(charges).hasSizeGreaterThan(100);
+        // The sum over any window is largest for a window ending at an admission.
+        for (long[] end : charges) {
+            long sum = charges.stream().filter(c -> c[0] > end[0] - 60_000 && c[0] <= end[0]).mapToLong(c -> c[1]).sum();
+            assertThat(sum).as("tokens in the 60 s ending at %d", end[0] - T0).isLessThanOrEqualTo(10_000);
+        }
+    }
+
+    @Test
+    void tenantsAreIndependent() {
+        assertThat(acquire(1000).admitted()).isTrue();
+        assertThat(store.acquire("other-" + tenant, WINDOWS, 1000, 1).block().admitted()).isTrue();
+        IntStream.range(0, 3).forEach(i -> assertThat(acquire(1).admitted()).isFalse());
+    }
+}
