@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -182,6 +183,12 @@ public final class ProviderSimulator {
     /** New limits apply from the next admission; what is already in the windows stays there. */
     public synchronized void setLimits(LabLimits newLimits) {
         this.limits = Objects.requireNonNull(newLimits, "limits");
+    }
+
+    /** Read-modify-write of the limits in one step, so two concurrent partial updates both land. */
+    public synchronized LabLimits updateLimits(UnaryOperator<LabLimits> change) {
+        setLimits(change.apply(limits));
+        return limits;
     }
 
     /**
