@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -175,13 +174,14 @@ public final class LabProviderServer {
     }
 
     private Mono<Void> respondLater(HttpServerResponse res, LabRequest request, LabCall call, long created) {
-        AtomicBoolean answered = new AtomicBoolean();
-        Mono<String> body = Mono.delay(Duration.ofMillis(call.latencyMillis()))
-                .map(tick -> OpenAiShapes.body(request, call, created))
-                .doOnNext(b -> answered.set(true));
+        Mono<String> body = Mono.delay(Duration.ofMillis(call.latencyMillis())).map(tick -> {
+            String answer = OpenAiShapes.body(request, call, created);
+            finished(call);
+            return answer;
+        });
         res.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
         return res.sendString(body).then()
-                .doFinally(signal -> release(call, answered.get(), 0));
+                .doFinally(signal -> abandoned(call, 0));
     }
 
     /**
@@ -196,7 +196,6 @@ public final class LabProviderServer {
         Duration first = Duration.ofNanos((long) (latencyNanos * FIRST_CHUNK_SHARE));
         Duration gap = Duration.ofNanos((long) (latencyNanos * (1 - FIRST_CHUNK_SHARE) / pieces));
         AtomicLong sent = new AtomicLong();
-        AtomicBoolean finished = new AtomicBoolean();
 
         Flux<String> events = Flux.range(0, pieces)
                 .concatMap(i -> Mono.delay(i == 0 ? first : gap).map(tick -> {
@@ -207,8 +206,9 @@ public final class LabProviderServer {
                     return text;
                 }))
                 .concatWith(Mono.delay(gap).map(tick -> {
-                    finished.set(true);
-                    return renderer.end();
+                    String end = renderer.end();
+                    finished(call);
+                    return end;
                 }));
 
         res.status(HttpResponseStatus.OK)
@@ -216,20 +216,25 @@ public final class LabProviderServer {
                 .header(HttpHeaderNames.CACHE_CONTROL, "no-cache");
         // Flush every event: a stream that sits in a buffer is not a stream.
         return res.send(events.map(LabProviderServer::utf8), buf -> true).then()
-                .doFinally(signal -> release(call, finished.get(), sent.get()));
+                .doFinally(signal -> abandoned(call, sent.get()));
     }
 
     /**
-     * Answered in full → billed in full; otherwise the client went away → prompt + tokens sent.
-     * Decided by what was produced, not by the terminal signal: when the connection closes,
-     * reactor-netty cancels our publisher but completes the send, so "complete" proves nothing.
+     * Generation is over: release and bill in full now, before the last bytes leave, as a real
+     * provider bills what it generated. A client that has read the answer therefore always finds it
+     * counted in the stats.
      */
-    private void release(LabCall call, boolean answeredInFull, long tokensSent) {
-        if (answeredInFull) {
-            simulator.complete(call, now());
-        } else {
-            simulator.cancel(call, tokensSent, now());
-        }
+    private void finished(LabCall call) {
+        simulator.complete(call, now());
+    }
+
+    /**
+     * Runs whenever the exchange ends. After {@link #finished} it is a no-op (a call is released once);
+     * otherwise the client went away: prompt + tokens sent. The terminal signal cannot tell the two
+     * apart: when the connection closes, reactor-netty cancels our publisher but completes the send.
+     */
+    private void abandoned(LabCall call, long tokensSent) {
+        simulator.cancel(call, tokensSent, now());
     }
 
     private Publisher<Void> updateLimits(HttpServerRequest req, HttpServerResponse res) {
