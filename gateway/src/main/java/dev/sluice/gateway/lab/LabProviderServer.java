@@ -167,10 +167,16 @@ public final class LabProviderServer {
                     rejected.rateLimits());
         }
         LabCall call = ((Admitted) admission).call();
-        admission.rateLimits().headers().forEach(res::header);
-        res.header("x-request-id", "req_lab" + call.id());
-        long created = clock.instant().getEpochSecond();
-        return request.stream() ? stream(res, request, call, created) : respondLater(res, request, call, created);
+        try {
+            admission.rateLimits().headers().forEach(res::header);
+            res.header("x-request-id", "req_lab" + call.id());
+            long created = clock.instant().getEpochSecond();
+            return request.stream() ? stream(res, request, call, created) : respondLater(res, request, call, created);
+        } catch (RuntimeException e) {
+            // Admitted but never answered: the slot must not leak.
+            abandoned(call, 0);
+            throw e;
+        }
     }
 
     private Mono<Void> respondLater(HttpServerResponse res, LabRequest request, LabCall call, long created) {
