@@ -25,6 +25,16 @@ public record RequestEstimate(Endpoint endpoint, String model, long promptTokens
         return new RequestEstimate(Endpoint.OTHER, null, 0, 0, false, false);
     }
 
+    /**
+     * Whether the gateway must ask for the usage itself: a streamed chat/completions request whose
+     * client did not. Its body then goes through {@link RequestRewriter#withIncludeUsage} and its
+     * stream through a tap that strips the usage chunk again. Responses streams always end with
+     * their usage and take no {@code include_usage}; other requests are not streams.
+     */
+    public boolean gatewayMustRequestUsage() {
+        return stream && !clientAskedForUsage && (endpoint == Endpoint.CHAT || endpoint == Endpoint.COMPLETIONS);
+    }
+
     /** Saturates rather than overflows: an absurd max_tokens must not turn into a negative charge. */
     public long totalTokens() {
         long total = promptTokens + maxOutputTokens;

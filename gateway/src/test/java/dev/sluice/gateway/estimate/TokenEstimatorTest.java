@@ -146,6 +146,18 @@ class TokenEstimatorTest {
     }
 
     @Test
+    void theGatewayAsksForUsageOnlyOnChatAndCompletionStreamsThatDidNot() {
+        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true," + MESSAGES + "}").gatewayMustRequestUsage()).isTrue();
+        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\",\"stream\":true}")
+                .gatewayMustRequestUsage()).isTrue();
+        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true}," + MESSAGES + "}")
+                .gatewayMustRequestUsage()).isFalse();
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").gatewayMustRequestUsage()).isFalse();
+        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"stream\":true}")
+                .gatewayMustRequestUsage()).isFalse();
+    }
+
+    @Test
     void specialTokenTextInAPromptIsCountedAsText() {
         RequestEstimate e = chat("""
                 {"model":"gpt-4o","messages":[{"role":"user","content":"<|endoftext|>"}]}""");
