@@ -1,0 +1,43 @@
+package dev.sluice.gateway.estimate;
+
+import java.util.Objects;
+
+/**
+ * What a request may cost before it runs: the prompt as the tokenizer counts it and the output
+ * it may produce. The quota is charged {@link #totalTokens()} up front and corrected later from
+ * the real usage.
+ *
+ * @param model               the requested model; null only for {@link Endpoint#OTHER}
+ * @param clientAskedForUsage the client set {@code stream_options.include_usage: true} itself, so
+ *                            the usage chunk must reach it
+ */
+public record RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
+                              boolean stream, boolean clientAskedForUsage) {
+
+    public RequestEstimate {
+        Objects.requireNonNull(endpoint, "endpoint");
+        if (promptTokens < 0 || maxOutputTokens < 0) {
+            throw new IllegalArgumentException("token counts must not be negative");
+        }
+    }
+
+    static RequestEstimate other() {
+        return new RequestEstimate(Endpoint.OTHER, null, 0, 0, false, false);
+    }
+
+    /**
+     * Whether the gateway must ask for the usage itself: a streamed chat/completions request whose
+     * client did not. Its body then goes through {@link RequestRewriter#withIncludeUsage} and its
+     * stream through a tap that strips the usage chunk again. Responses streams always end with
+     * their usage and take no {@code include_usage}; other requests are not streams.
+     */
+    public boolean gatewayMustRequestUsage() {
+        return stream && !clientAskedForUsage && (endpoint == Endpoint.CHAT || endpoint == Endpoint.COMPLETIONS);
+    }
+
+    /** Saturates rather than overflows: an absurd max_tokens must not turn into a negative charge. */
+    public long totalTokens() {
+        long total = promptTokens + maxOutputTokens;
+        return total < 0 ? Long.MAX_VALUE : total;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.sluice.gateway.usage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class UsageExtractorTest {
+    private static Optional<Usage> extract(String json) {
+        return UsageExtractor.fromJson(json.getBytes(UTF_8));
+    }
+
+    @Test
+    void chatCompletion() {
+        assertThat(extract("""
+                {"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-2024-08-06",
+                 "choices":[{"index":0,"message":{"role":"assistant","content":"usage: not this one","refusal":null},
+                   "logprobs":null,"finish_reason":"stop"}],
+                 "usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,
+                   "prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},
+                   "completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0}},
+                 "service_tier":"default","system_fingerprint":"fp_1"}"""))
+                .contains(new Usage(19, 10));
+    }
+
+    @Test
+    void legacyCompletion() {
+        assertThat(extract("""
+                {"id":"cmpl-1","object":"text_completion","model":"gpt-3.5-turbo-instruct",
+                 "choices":[{"text":"\\n\\nHi","index":0,"logprobs":null,"finish_reason":"length"}],
+                 "usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}"""))
+                .contains(new Usage(5, 7));
+    }
+
+    @Test
+    void embeddingsHaveNoCompletionTokens() {
+        Optional<Usage> usage = extract("""
+                {"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.0023,-0.0093]}],
+                 "model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}""");
+
+        assertThat(usage).contains(new Usage(8, 0));
+        assertThat(usage.orElseThrow().totalTokens()).isEqualTo(8);
+    }
+
+    @Test
+    void responsesApi() {
+        assertThat(extract("""
+                {"id":"resp_1","object":"response","status":"completed","model":"gpt-4.1-2025-04-14",
+                 "output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant",
+                   "content":[{"type":"output_text","text":"Hi there","annotations":[]}]}],
+                 "usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":0},
+                   "output_tokens":87,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":123}}"""))
+                .contains(new Usage(36, 87));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "not json", "<html>502 Bad Gateway</html>", "[1,2]", "{\"usage\":null}",
+            "{\"usage\":{}}", "{\"usage\":{\"prompt_tokens\":\"12\"}}", "{\"usage\":{\"prompt_tokens\":-1}}",
+            "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
+            "{\"choices\":[],\"usage\":{\"prompt_tokens\":3", "{\"model\":\"x\",\"usage\":{\"prompt_tokens\":1}"})
+    void nothingWhenThereIsNoUsableUsage(String body) {
+        assertThat(extract(body)).isEmpty();
+    }
+
+    @Test
+    void nullBodyIsEmptyToo() {
+        assertThat(UsageExtractor.fromJson(null)).isEmpty();
+    }
+}
