@@ -24,6 +24,16 @@ public final class OpenAiErrors {
     /** {@code extra} adds fields beside the standard four (e.g. a queue position on 503 gateway_busy). */
     public static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
                                    String message, Map<String, Object> extra) {
+        return write(exchange, status, type, code, message, null, extra);
+    }
+
+    /** A 4xx about the request itself, naming the offending field when known. */
+    public static Mono<Void> invalidRequest(ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
+        return write(exchange, status, "invalid_request_error", code, message, param, Map.of());
+    }
+
+    private static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
+                                    String message, String param, Map<String, Object> extra) {
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) return Mono.empty();
         response.setStatusCode(status);
@@ -31,7 +41,7 @@ public final class OpenAiErrors {
         StringBuilder json = new StringBuilder(160).append("{\"error\":{\"message\":").append(Json.quote(message))
                 .append(",\"type\":").append(Json.quote(type))
                 .append(",\"code\":").append(code == null ? "null" : Json.quote(code))
-                .append(",\"param\":null");
+                .append(",\"param\":").append(param == null ? "null" : Json.quote(param));
         extra.forEach((k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.value(v)));
         json.append("}}");
         DataBuffer buffer = response.bufferFactory().wrap(json.toString().getBytes(StandardCharsets.UTF_8));

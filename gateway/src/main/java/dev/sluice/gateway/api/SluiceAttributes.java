@@ -11,6 +11,12 @@ public final class SluiceAttributes {
     public static final String TIER = "sluice.tier";
     /** The configuration snapshot this request is served under, taken once at authentication. */
     public static final String CONFIG = "sluice.config";
+    /** The request body as the upstream will get it (later stages may rewrite it, e.g. the model). */
+    public static final String REQUEST_BODY = "sluice.requestBody";
+    /** The {@code RequestEstimate} of this request. */
+    public static final String ESTIMATE = "sluice.estimate";
+    /** The {@code QuotaReservation} charged for this request. */
+    public static final String RESERVATION = "sluice.reservation";
 
     private SluiceAttributes() {
     }

@@ -46,7 +46,7 @@ class RedisTenantAuthenticationTest {
     int status(String key) {
         return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
                 .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[]}")
+                .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
                 .exchangeToMono(r -> Mono.just(r.statusCode().value())).block(Duration.ofSeconds(10));
     }
 

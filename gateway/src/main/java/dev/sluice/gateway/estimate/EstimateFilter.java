@@ -1,0 +1,76 @@
+package dev.sluice.gateway.estimate;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.tier.Tier;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Reads the body once (bounded), estimates what the request may cost, and asks the upstream for
+ * usage on streams so the charge can be corrected afterwards. Bad JSON or fields: 400; a body
+ * over the limit: 413; both before anything is charged.
+ */
+public class EstimateFilter implements GlobalFilter, Ordered {
+    private final TokenEstimator estimator;
+    private final RequestRewriter rewriter;
+    private final int maxBodyBytes;
+
+    public EstimateFilter(TokenEstimator estimator, RequestRewriter rewriter, int maxBodyBytes) {
+        this.estimator = estimator;
+        this.rewriter = rewriter;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        Tier tier = SluiceAttributes.tier(exchange);
+        String path = exchange.getRequest().getPath().value();
+        if (Endpoint.fromPath(path) == Endpoint.OTHER) {
+            // Other /v1 paths (models, files…) pass through, counted as a request with no tokens.
+            exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimator.estimate(path, new byte[0], 0));
+            return chain.filter(exchange);
+        }
+        return DataBufferUtils.join(exchange.getRequest().getBody(), maxBodyBytes)
+                .map(buffer -> {
+                    byte[] bytes = new byte[buffer.readableByteCount()];
+                    buffer.read(bytes);
+                    DataBufferUtils.release(buffer);
+                    return bytes;
+                })
+                .defaultIfEmpty(new byte[0])
+                .flatMap(body -> estimated(exchange, chain, path, body, tier))
+                .onErrorResume(DataBufferLimitException.class, e -> OpenAiErrors.write(exchange, HttpStatus.CONTENT_TOO_LARGE,
+                        "invalid_request_error", "request_too_large",
+                        "The request body is larger than this gateway accepts (" + maxBodyBytes + " bytes)."));
+    }
+
+    private Mono<Void> estimated(ServerWebExchange exchange, GatewayFilterChain chain, String path, byte[] body, Tier tier) {
+        RequestEstimate estimate;
+        try {
+            estimate = estimator.estimate(path, body, tier.defaultMaxTokens());
+        } catch (InvalidRequestException e) {
+            return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, null, e.getMessage(), e.param());
+        }
+        // Ask for usage on every stream so it can be reconciled; the tap removes the extra chunk.
+        byte[] forwarded = estimate.gatewayMustRequestUsage() ? rewriter.withIncludeUsage(body) : body;
+        exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimate);
+        exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, forwarded);
+        ServerWebExchange withBody = exchange.mutate()
+                .request(new BufferedBodyRequest(exchange.getRequest(), exchange, exchange.getResponse().bufferFactory()))
+                .build();
+        return chain.filter(withBody);
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.ESTIMATE;
+    }
+}

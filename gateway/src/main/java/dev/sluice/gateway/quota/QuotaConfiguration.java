@@ -1,0 +1,53 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.estimate.EstimateFilter;
+import dev.sluice.gateway.estimate.RequestRewriter;
+import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.store.StoreMode;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+@Configuration(proxyBeanMethods = false)
+public class QuotaConfiguration {
+
+    @Bean
+    TokenEstimator tokenEstimator() {
+        return new TokenEstimator();
+    }
+
+    /** The gateway's clock for in-process algorithms; tests replace it with a fake one. Redis uses its own TIME. */
+    @Bean
+    @ConditionalOnMissingBean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
+                              Clock clock, @Value("${sluice.store.timeout:250ms}") Duration timeout) {
+        InMemoryQuotaStore local = new InMemoryQuotaStore(clock);
+        if (mode == StoreMode.REDIS) {
+            return new QuotaLimiter(new RedisQuotaStore(redis.getObject()), local, timeout, meters);
+        }
+        return new QuotaLimiter(local, null, timeout, meters);
+    }
+
+    @Bean
+    EstimateFilter estimateFilter(TokenEstimator estimator, @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
+        return new EstimateFilter(estimator, new RequestRewriter(), maxBodyBytes);
+    }
+
+    @Bean
+    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, MeterRegistry meters) {
+        return new QuotaFilter(limiter, estimator, meters);
+    }
+}

@@ -1,0 +1,135 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.usage.Usage;
+import dev.sluice.gateway.usage.UsageRecordingResponse;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Map;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+/**
+ * Charges the estimate before anything reaches the provider, and settles it once afterwards
+ * with what was really used: the usage the upstream reported; for a stream cut short, the
+ * prompt and the output really sent; for a failure without usage, the prompt. The settle runs
+ * in {@code doFinally}, which fires on completion, error and cancel alike, and a reservation
+ * settles at most once, so nothing is charged twice and nothing leaks.
+ */
+public class QuotaFilter implements GlobalFilter, Ordered {
+    private final QuotaLimiter limiter;
+    private final TokenEstimator estimator;
+    private final MeterRegistry meters;
+
+    public QuotaFilter(QuotaLimiter limiter, TokenEstimator estimator, MeterRegistry meters) {
+        this.limiter = limiter;
+        this.estimator = estimator;
+        this.meters = meters;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        Tenant tenant = SluiceAttributes.tenant(exchange);
+        Tier tier = SluiceAttributes.tier(exchange);
+        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
+        return limiter.acquire(tenant.id(), tier, estimate.totalTokens()).flatMap(outcome -> {
+            if (outcome.storeUnavailable()) {
+                count(tier, "store-unavailable");
+                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+                return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
+                        "The gateway cannot check your quota right now; retry in a second.");
+            }
+            RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
+            if (outcome.neverFits()) {
+                count(tier, "too-large");
+                return tooLarge(exchange, tier, estimate, outcome.decision());
+            }
+            if (!outcome.admitted()) {
+                count(tier, "rejected");
+                return rejected(exchange, tier, estimate, outcome.decision());
+            }
+            count(tier, "admitted");
+            return admitted(exchange, chain, estimate, outcome.reservation());
+        });
+    }
+
+    private Mono<Void> admitted(ServerWebExchange exchange, GatewayFilterChain chain, RequestEstimate estimate,
+                                QuotaReservation reservation) {
+        exchange.getAttributes().put(SluiceAttributes.RESERVATION, reservation);
+        UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
+                estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
+        // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
+        List<WindowUsage> windows = reservation.decision().windows();
+        response.beforeCommit(() -> {
+            RateLimitHeaders.apply(response.getHeaders(), windows);
+            return Mono.empty();
+        });
+        return chain.filter(exchange.mutate().response(response).build())
+                .doFinally(signal -> settle(reservation, estimate, response, signal).subscribe());
+    }
+
+    /** What this request really cost, as best known when it ended. */
+    static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, SignalType signal, HttpStatus status) {
+        Usage usage = response.usage().orElse(null);
+        if (usage != null) return usage.totalTokens();
+        boolean ok = status != null && status.is2xxSuccessful();
+        if (ok && response.completed() && signal == SignalType.ON_COMPLETE) {
+            return estimate.totalTokens(); // served, but no usage reported: keep the (pessimistic) estimate
+        }
+        // Cut short, failed, or refused upstream: the prompt (it may have been processed) and what was sent.
+        return Math.min(estimate.totalTokens(), estimate.promptTokens() + response.observedOutputTokens());
+    }
+
+    private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
+                              SignalType signal) {
+        if (reservation.isSettled()) return Mono.empty();
+        HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
+        long actual = actualTokens(estimate, response, signal, status);
+        meters.counter("sluice.tokens.estimated").increment(estimate.totalTokens());
+        meters.counter("sluice.tokens.actual").increment(actual);
+        return reservation.settle(actual).onErrorResume(e -> Mono.empty());
+    }
+
+    private Mono<Void> rejected(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
+        long ms = d.retryAfterMs();
+        HttpHeaders h = exchange.getResponse().getHeaders();
+        h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
+        h.set("retry-after-ms", Long.toString(ms));
+        WindowUsage blocking = d.windows().stream().filter(w -> w.name().equals(d.blocking())).findFirst().orElse(d.windows().get(0));
+        String message = String.format("Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
+                        + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
+                tier.name(), blocking.name(), blocking.limitTokens(), blocking.limitRequests(), blocking.usedTokens(),
+                blocking.usedRequests(), estimate.totalTokens(), RateLimitHeaders.openAiDuration(ms));
+        return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
+    }
+
+    private Mono<Void> tooLarge(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
+        WindowUsage w = d.windows().stream().filter(x -> x.name().equals(d.blocking())).findFirst().orElse(d.windows().get(0));
+        String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
+                        + "%d tokens per %s window, so it can never be served. Lower max_tokens or shorten the input.",
+                estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), tier.name(), w.limitTokens(), w.name());
+        return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large", message,
+                Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
+    }
+
+    private void count(Tier tier, String outcome) {
+        meters.counter("sluice.quota.decisions", "tier", tier.name(), "outcome", outcome).increment();
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.QUOTA;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.sluice.gateway.usage;
+
+import com.knuddels.jtokkit.api.Encoding;
+import java.io.ByteArrayOutputStream;
+import java.util.Optional;
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Watches the upstream's answer on its way to the client and records the usage it reports.
+ * Streams go through {@link SseUsageTap} event by event (never buffered whole, the extra
+ * usage chunk removed when the client did not ask for it); JSON answers are passed on as they
+ * come while a bounded copy is kept to read {@code usage} from at the end.
+ */
+public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
+    /** JSON answers larger than this are not inspected (embeddings of huge batches): the estimate stands. */
+    static final int MAX_JSON_COPY = 2 * 1024 * 1024;
+
+    private final boolean stripUsageChunk;
+    private final Encoding encoding;
+    private volatile SseUsageTap tap;
+    private volatile Usage jsonUsage;
+    private volatile boolean completed;
+
+    public UsageRecordingResponse(ServerHttpResponse delegate, boolean stripUsageChunk, Encoding encoding) {
+        super(delegate);
+        this.stripUsageChunk = stripUsageChunk;
+        this.encoding = encoding;
+    }
+
+    @Override
+    public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+        return super.writeWith(watch(Flux.from(body)));
+    }
+
+    /** Streams arrive here (Spring Cloud Gateway flushes each chunk of an event stream). */
+    @Override
+    public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+        return super.writeAndFlushWith(watch(Flux.from(body).concatMap(Flux::from)).map(Flux::just));
+    }
+
+    private Flux<DataBuffer> watch(Flux<? extends DataBuffer> body) {
+        MediaType type = getHeaders().getContentType();
+        if (type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+            SseUsageTap sse = new SseUsageTap(stripUsageChunk, encoding);
+            tap = sse;
+            return body.map(buffer -> {
+                byte[] in = new byte[buffer.readableByteCount()];
+                buffer.read(in);
+                DataBufferUtils.release(buffer);
+                return bufferFactory().wrap(sse.feed(in));
+            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())))
+                    .doOnComplete(() -> completed = true);
+        }
+        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        return body.map(buffer -> {
+            DataBuffer b = (DataBuffer) buffer;
+            int n = b.readableByteCount();
+            if (copy.size() + n <= MAX_JSON_COPY) {
+                byte[] bytes = new byte[n];
+                b.toByteBuffer(b.readPosition(), java.nio.ByteBuffer.wrap(bytes), 0, n);
+                copy.writeBytes(bytes);
+            }
+            return b;
+        }).doOnComplete(() -> {
+            jsonUsage = UsageExtractor.fromJson(copy.toByteArray()).orElse(null);
+            completed = true;
+        });
+    }
+
+    /** The usage the upstream reported, once the answer has passed. */
+    public Optional<Usage> usage() {
+        SseUsageTap t = tap;
+        if (t != null) return t.usage();
+        return Optional.ofNullable(jsonUsage);
+    }
+
+    /** Output tokens seen in a stream so far (for a stream cut short). */
+    public long observedOutputTokens() {
+        SseUsageTap t = tap;
+        return t == null ? 0 : t.observedOutputTokens();
+    }
+
+    /** The whole answer reached the client. */
+    public boolean completed() {
+        return completed;
+    }
+}
