@@ -18,6 +18,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 @Configuration(proxyBeanMethods = false)
 public class QuotaConfiguration {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(QuotaConfiguration.class);
 
     @Bean
     TokenEstimator tokenEstimator() {
@@ -33,10 +34,16 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              Clock clock, @Value("${sluice.store.timeout:250ms}") Duration timeout) {
+                              Clock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout) {
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock);
         if (mode == StoreMode.REDIS) {
-            return new QuotaLimiter(new RedisQuotaStore(redis.getObject()), local, timeout, meters);
+            RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
+            try {
+                shared.warmUp().block(Duration.ofSeconds(5));
+            } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
+                log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+            }
+            return new QuotaLimiter(shared, local, timeout, meters);
         }
         return new QuotaLimiter(local, null, timeout, meters);
     }
