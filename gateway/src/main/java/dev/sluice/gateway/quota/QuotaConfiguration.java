@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
@@ -49,12 +50,18 @@ public class QuotaConfiguration {
     }
 
     @Bean
-    EstimateFilter estimateFilter(TokenEstimator estimator, @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
-        return new EstimateFilter(estimator, new RequestRewriter(), maxBodyBytes);
+    RequestRewriter requestRewriter() {
+        return new RequestRewriter();
     }
 
     @Bean
-    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, MeterRegistry meters) {
-        return new QuotaFilter(limiter, estimator, meters);
+    EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter,
+                                  @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
+        return new EstimateFilter(estimator, rewriter, maxBodyBytes);
+    }
+
+    @Bean
+    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters) {
+        return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters);
     }
 }

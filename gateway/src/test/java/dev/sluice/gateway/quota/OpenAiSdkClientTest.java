@@ -40,7 +40,7 @@ class OpenAiSdkClientTest {
         String tenantId = "sdk-" + UUID.randomUUID();
         String key = ApiKeys.generate();
         tenants.save(new Tenant(tenantId, "free", false)).then(tenants.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
-        double rejectedBefore = meters.counter("sluice.quota.decisions", "tier", "free", "outcome", "rejected").count();
+        double rejectedBefore = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected").count();
 
         OpenAIClient client = OpenAIOkHttpClient.builder()
                 .baseUrl("http://127.0.0.1:" + port + "/v1")
@@ -58,7 +58,7 @@ class OpenAiSdkClientTest {
         }
 
         assertThat(answers).hasSize(5).allSatisfy(a -> assertThat(a.choices()).isNotEmpty());
-        double rejected = meters.counter("sluice.quota.decisions", "tier", "free", "outcome", "rejected").count() - rejectedBefore;
+        double rejected = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected").count() - rejectedBefore;
         assertThat(rejected).as("the client was told to wait at least once").isGreaterThanOrEqualTo(1);
     }
 }
