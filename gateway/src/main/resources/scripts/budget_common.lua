@@ -50,7 +50,8 @@ local function adjustSlot(w, slot, dT, dR)
   local t1, r1 = math.max(0, t0 + dT), math.max(0, r0 + dR)
   w.T, w.R = w.T + t1 - t0, w.R + r1 - r0
   if (t1 > 0 or r1 > 0) and (not w.n or slot > w.n) then w.n = slot end
-  redis.call('HSET', w.key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', w.T, 'R', w.R, 'h', w.h, 'n', w.n or slot)
+  redis.call('HSET', w.key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', w.T, 'R', w.R, 'h', w.h)
+  if w.n then redis.call('HSET', w.key, 'n', w.n) end
   redis.call('PEXPIRE', w.key, WINDOW_TTL_MS)
   return 1
 end

@@ -243,6 +243,17 @@ abstract class ProviderBudgetStoreContract {
     }
 
     @Test
+    void resetTellsWhenTheNewestUsageLeaves() {
+        at(5_000);
+        store.adjustTokens(key, T0 + 4_000, -100).block(); // a refund in an empty window leaves no usage
+        store.correct(key, LIMITS, -1, 900, 1_000).block(); // 100 phantom tokens that leave at t=6 s
+        assertThat(snapshot().resetMs()).isEqualTo(1_000);
+        at(6_000);
+        assertThat(snapshot().resetMs()).isZero();
+        assertThat(snapshot().remainingTokens()).isEqualTo(1000);
+    }
+
+    @Test
     void budgetsAreIndependent() {
         acquire(1000);
         assertThat(store.tryAcquire("other-" + key, LIMITS, 1000, lease()).block().admitted()).isTrue();
