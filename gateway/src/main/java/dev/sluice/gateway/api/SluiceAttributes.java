@@ -15,6 +15,12 @@ public final class SluiceAttributes {
     public static final String REQUEST_BODY = "sluice.requestBody";
     /** The {@code RequestEstimate} of this request. */
     public static final String ESTIMATE = "sluice.estimate";
+    /** The validated X-Sluice-* headers ({@link RequestOptions}). */
+    public static final String OPTIONS = "sluice.options";
+    /** The model the upstream is asked for (after a downgrade, the cheaper one). */
+    public static final String MODEL = "sluice.model";
+    /** The response decorator that records the upstream's usage ({@code UsageRecordingResponse}). */
+    public static final String USAGE = "sluice.usage";
     /** The {@code QuotaReservation} charged for this request. */
     public static final String RESERVATION = "sluice.reservation";
 

@@ -2,6 +2,7 @@ package dev.sluice.gateway.estimate;
 
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.tier.Tier;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -33,6 +34,11 @@ public class EstimateFilter implements GlobalFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         Tier tier = SluiceAttributes.tier(exchange);
         String path = exchange.getRequest().getPath().value();
+        try {
+            exchange.getAttributes().put(SluiceAttributes.OPTIONS, RequestOptions.from(exchange.getRequest().getHeaders()));
+        } catch (RequestOptions.Invalid e) {
+            return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
+        }
         if (Endpoint.fromPath(path) == Endpoint.OTHER) {
             // Other /v1 paths (models, files…) pass through, counted as a request with no tokens.
             exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimator.estimate(path, new byte[0], 0));
@@ -63,6 +69,7 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         byte[] forwarded = estimate.gatewayMustRequestUsage() ? rewriter.withIncludeUsage(body) : body;
         exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimate);
         exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, forwarded);
+        if (estimate.model() != null) exchange.getAttributes().put(SluiceAttributes.MODEL, estimate.model());
         ServerWebExchange withBody = exchange.mutate()
                 .request(new BufferedBodyRequest(exchange.getRequest(), exchange, exchange.getResponse().bufferFactory()))
                 .build();

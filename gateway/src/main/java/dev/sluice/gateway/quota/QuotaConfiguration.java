@@ -8,7 +8,6 @@ import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.StoreMode;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
@@ -26,17 +25,17 @@ public class QuotaConfiguration {
         return new TokenEstimator();
     }
 
-    /** The gateway's clock for in-process algorithms; tests replace it with a fake one. Redis uses its own TIME. */
+    /** Tests replace it with a fake one. */
     @Bean
     @ConditionalOnMissingBean
-    Clock clock() {
-        return Clock.systemUTC();
+    QuotaClock quotaClock() {
+        return QuotaClock.system();
     }
 
     @Bean
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              Clock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout) {
-        InMemoryQuotaStore local = new InMemoryQuotaStore(clock);
+                              QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout) {
+        InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
             RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
             try {

@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
@@ -37,7 +38,6 @@ import reactor.core.publisher.SignalType;
  * settles at most once, so nothing is charged twice and nothing leaks.
  */
 public class QuotaFilter implements GlobalFilter, Ordered {
-    static final String NO_DOWNGRADE = "X-Sluice-No-Downgrade";
     static final String DEGRADED = "X-Sluice-Degraded";
 
     private final QuotaLimiter limiter;
@@ -76,13 +76,15 @@ public class QuotaFilter implements GlobalFilter, Ordered {
             return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
                     "The gateway cannot check your quota right now; retry in a second.");
         }
-        RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
+        // Refusals carry the tenant's headers now; an admitted request gets them just before its
+        // answer commits, so the provider's own x-ratelimit-* stay readable until then (dispatch reads them).
+        if (!outcome.admitted()) RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
         if (outcome.neverFits()) {
             count(tier, "too-large");
             return tooLarge(exchange, tier, estimate, outcome.decision());
         }
         SluiceConfig config = SluiceAttributes.config(exchange);
-        boolean critical = "true".equalsIgnoreCase(exchange.getRequest().getHeaders().getFirst(NO_DOWNGRADE));
+        boolean critical = exchange.<RequestOptions>getAttribute(SluiceAttributes.OPTIONS).noDowngrade();
         boolean roomToHold = held.get() < config.ladder().maxHeld();
         LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), estimate.model(), critical,
                 mayDelay && roomToHold);
@@ -105,6 +107,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                 count(tier, Stage.DOWNGRADED.label());
                 byte[] body = exchange.getAttribute(SluiceAttributes.REQUEST_BODY);
                 exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, rewriter.withModel(body, step.model()));
+                exchange.getAttributes().put(SluiceAttributes.MODEL, step.model());
                 degraded(exchange, "model-downgraded; from=" + estimate.model() + "; to=" + step.model());
                 return admitted(exchange, chain, estimate, outcome.reservation());
             }
@@ -127,6 +130,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         exchange.getAttributes().put(SluiceAttributes.RESERVATION, reservation);
         UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
                 estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
+        exchange.getAttributes().put(SluiceAttributes.USAGE, response);
         // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
         List<WindowUsage> windows = reservation.decision().windows();
         response.beforeCommit(() -> {

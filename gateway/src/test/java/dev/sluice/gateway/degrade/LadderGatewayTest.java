@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +22,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -39,9 +41,20 @@ class LadderGatewayTest {
     static class Clocks {
         @Bean
         @Primary
-        Clock fakeClock() {
-            return CLOCK;
+        QuotaClock fakeClock() {
+            return new QuotaClock(CLOCK);
         }
+    }
+
+    /** tiers.yaml as shipped, but a provider roomy enough that only the tenant's limits are under test. */
+    @DynamicPropertySource
+    static void roomyProvider(DynamicPropertyRegistry registry) throws java.io.IOException {
+        String yaml = java.nio.file.Files.readString(java.nio.file.Path.of("../tiers.yaml"))
+                .replace("tokens-per-minute: 300000", "tokens-per-minute: 100000000");
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("tiers-roomy", ".yaml");
+        java.nio.file.Files.writeString(file, yaml);
+        file.toFile().deleteOnExit();
+        registry.add("sluice.tiers-path", file::toString);
     }
 
     @Value("${local.server.port}")

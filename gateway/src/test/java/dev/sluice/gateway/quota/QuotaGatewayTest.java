@@ -8,7 +8,6 @@ import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.Tier;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -40,8 +39,8 @@ class QuotaGatewayTest {
     static class Clocks {
         @Bean
         @Primary
-        Clock fakeClock() {
-            return CLOCK;
+        QuotaClock fakeClock() {
+            return new QuotaClock(CLOCK);
         }
     }
 

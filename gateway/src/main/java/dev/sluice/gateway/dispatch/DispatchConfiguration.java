@@ -1,0 +1,52 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.tier.ConfigRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+@Configuration(proxyBeanMethods = false)
+public class DispatchConfiguration {
+    /**
+     * The provider's budgets run on real time whatever clock the tenant quota is given: they
+     * mirror limits the provider enforces on its own clock, with pauses it dictates.
+     */
+    static final Clock PROVIDER_CLOCK = Clock.systemUTC();
+
+    @Bean
+    ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
+        return mode == StoreMode.REDIS ? new RedisProviderBudgetStore(redis.getObject()) : new InMemoryProviderBudgetStore(PROVIDER_CLOCK);
+    }
+
+    /** The one thread every dispatcher's queue lives on. */
+    @Bean(destroyMethod = "dispose")
+    Scheduler dispatchLoop() {
+        return Schedulers.newSingle("sluice-dispatch", true);
+    }
+
+    @Bean
+    Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
+                            MeterRegistry meters,
+                            @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
+                            @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
+                            @Value("${sluice.dispatch.lease:10m}") Duration lease,
+                            @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts) {
+        return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts), PROVIDER_CLOCK,
+                dispatchLoop, meters);
+    }
+
+    @Bean
+    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters) {
+        return new DispatchFilter(dispatchers, PROVIDER_CLOCK, meters);
+    }
+}

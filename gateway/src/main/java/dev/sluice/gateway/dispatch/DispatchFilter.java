@@ -1,0 +1,161 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestOptions;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.quota.QuotaReservation;
+import dev.sluice.gateway.quota.RateLimitHeaders;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tier.ModelLimits;
+import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.usage.Usage;
+import dev.sluice.gateway.usage.UsageRecordingResponse;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Protects the provider: a request admitted by its tenant's quota waits its turn in the fair
+ * queue of its provider budget, goes when the shared budget has room, and gives its slot back
+ * when the call ends. A provider 429 pauses the budget for every replica and sends the request
+ * back to the head of its lane (a bounded number of times); a 503 lowers the adaptive
+ * concurrency limit and does the same. Neither reaches the tenant raw.
+ */
+public class DispatchFilter implements GlobalFilter, Ordered {
+    private final Dispatchers dispatchers;
+    private final Clock clock;
+    private final MeterRegistry meters;
+
+    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters) {
+        this.dispatchers = dispatchers;
+        this.clock = clock;
+        this.meters = meters;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
+        String model = exchange.getAttribute(SluiceAttributes.MODEL);
+        ProviderDispatcher dispatcher = dispatchers.forModel(model);
+        if (dispatcher == null) return chain.filter(exchange); // the provider publishes no limits to protect
+
+        Tenant tenant = SluiceAttributes.tenant(exchange);
+        Tier tier = SluiceAttributes.tier(exchange);
+        RequestOptions options = exchange.getAttribute(SluiceAttributes.OPTIONS);
+        long now = clock.millis();
+        Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
+                options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, estimate.totalTokens(), now, now + options.maxWaitMs());
+        AtomicLong waited = new AtomicLong();
+        return dispatcher.submit(job, options.maxWaitMs())
+                .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
+                .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy));
+    }
+
+    /** One attempt at the provider with {@code lease}; a push-back goes back in line and comes here again. */
+    private Mono<Void> call(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher, Lease lease,
+                            AtomicLong waited, int attempt) {
+        long queued = waited.addAndGet(lease.queuedMs());
+        if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
+        UpstreamAnswer answer = new UpstreamAnswer(exchange.getResponse());
+        AtomicBoolean ended = new AtomicBoolean();
+        long started = clock.millis();
+        return chain.filter(exchange.mutate().response(answer).build())
+                .then(Mono.defer(() -> {
+                    ended.set(true);
+                    correctFromProvider(dispatcher, answer);
+                    meters.counter("sluice.upstream.responses", "status", Integer.toString(answer.status())).increment();
+                    if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
+                    return pushedBack(exchange, chain, dispatcher, lease, answer, waited, attempt);
+                }))
+                .doFinally(signal -> {
+                    // Cancelled (client gone) or failed (timeout, connection refused): give the slot back.
+                    if (ended.compareAndSet(false, true)) {
+                        AimdLimit.Outcome outcome = signal == reactor.core.publisher.SignalType.ON_ERROR
+                                ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+                        dispatcher.finish(lease, outcome, 0, clock.millis() - started).subscribe();
+                    }
+                });
+    }
+
+    private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
+                                long started) {
+        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
+        UsageRecordingResponse usage = exchange.getAttribute(SluiceAttributes.USAGE);
+        Usage used = usage == null ? null : usage.usage().orElse(null);
+        // Providers count prompt + max_tokens at admission and keep it for the minute: only the
+        // prompt's difference is corrected, or the budget would think it had room the provider does not.
+        long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
+        if (used != null) spend(exchange, used);
+        AimdLimit.Outcome outcome = answer.status() == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+        return dispatcher.finish(lease, outcome, delta, clock.millis() - started);
+    }
+
+    private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
+                                  Lease lease, UpstreamAnswer answer, AtomicLong waited, int attempt) {
+        long pause = answer.retryAfterMs() > 0 ? answer.retryAfterMs() : 1_000;
+        Mono<Void> settle = answer.status() == 429
+                ? dispatcher.pushedBack(lease, pause)
+                : dispatcher.finish(lease, AimdLimit.Outcome.OVERLOAD, 0, 0);
+        if (attempt >= dispatchers.settings().maxAttempts()) {
+            return settle.then(Mono.defer(() -> {
+                resetForRetry(exchange);
+                return busy(exchange, SluiceAttributes.tier(exchange), new GatewayBusyException(
+                        "The provider is pushing back; this request was tried " + attempt + " times.", 0, -1, pause));
+            }));
+        }
+        return settle.then(Mono.defer(() -> {
+            resetForRetry(exchange);
+            return dispatcher.resubmit(lease.job().nextAttempt())
+                    .flatMap(next -> call(exchange, chain, dispatcher, next, waited, attempt + 1));
+        }));
+    }
+
+    /** Undo what the routing filters put on the exchange and the response, so the call can be made again. */
+    private static void resetForRetry(ServerWebExchange exchange) {
+        ServerWebExchangeUtils.reset(exchange);
+        exchange.getResponse().setStatusCode(null);
+    }
+
+    private void correctFromProvider(ProviderDispatcher dispatcher, UpstreamAnswer answer) {
+        if (answer.remainingRequests() < 0 && answer.remainingTokens() < 0) return;
+        dispatcher.correct(answer.remainingRequests(), answer.remainingTokens(), Math.max(answer.resetMs(), 0)).subscribe();
+    }
+
+    private void spend(ServerWebExchange exchange, Usage used) {
+        String model = exchange.getAttribute(SluiceAttributes.MODEL);
+        ModelLimits limits = SluiceAttributes.config(exchange).providers().get(0).limitsFor(model);
+        if (limits == null) return;
+        meters.counter("sluice.spend.usd", "tier", SluiceAttributes.tier(exchange).name())
+                .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
+    }
+
+    /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back. */
+    private Mono<Void> busy(ServerWebExchange exchange, Tier tier, GatewayBusyException busy) {
+        meters.counter("sluice.decisions", "tier", tier.name(), "stage", "busy").increment();
+        QuotaReservation reservation = exchange.getAttribute(SluiceAttributes.RESERVATION);
+        Mono<Void> refund = reservation == null ? Mono.empty() : reservation.refundAll().onErrorResume(e -> Mono.empty());
+        long retryMs = Math.max(1, busy.retryAfterMs());
+        HttpHeaders h = exchange.getResponse().getHeaders();
+        h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(retryMs)));
+        h.set("retry-after-ms", Long.toString(retryMs));
+        return refund.then(OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "gateway_busy",
+                busy.getMessage(), Map.of("position", busy.position(), "estimated_wait_ms", busy.estimatedWaitMs())));
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.DISPATCH;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.tier.ProviderSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One {@link ProviderDispatcher} per provider budget (provider and model, or the provider's
+ * catch-all), created on first use, all sharing one loop thread. Limits are read from the
+ * configuration in force at each use, so a tiers.yaml edit applies to the next dispatch.
+ */
+public final class Dispatchers {
+    /** Settings from the environment ({@code sluice.dispatch.*}). */
+    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts) {
+        public Settings {
+            if (queueCapacity < 1) throw new IllegalArgumentException("sluice.dispatch.queue-capacity must be at least 1");
+            if (interactiveFloor < 0 || interactiveFloor >= 1) {
+                throw new IllegalArgumentException("sluice.dispatch.interactive-floor must be in [0, 1)");
+            }
+            if (maxAttempts < 1) throw new IllegalArgumentException("sluice.dispatch.max-attempts must be at least 1");
+        }
+    }
+
+    private final ProviderBudgetStore store;
+    private final ConfigRegistry config;
+    private final Settings settings;
+    private final Clock clock;
+    private final Scheduler loop;
+    private final MeterRegistry meters;
+    private final Map<String, ProviderDispatcher> byKey = new ConcurrentHashMap<>();
+
+    public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, Settings settings, Clock clock, Scheduler loop,
+                       MeterRegistry meters) {
+        this.store = store;
+        this.config = config;
+        this.settings = settings;
+        this.clock = clock;
+        this.loop = loop;
+        this.meters = meters;
+    }
+
+    /** The dispatcher for {@code model} at the upstream provider, or null when the provider publishes no limits for it. */
+    public ProviderDispatcher forModel(String model) {
+        ProviderSettings provider = config.current().providers().get(0);
+        if (BudgetLimits.of(provider, model, settings.lease()) == null) return null;
+        String key = ProviderBudgetStore.key(provider, model);
+        return byKey.computeIfAbsent(key, k -> {
+            BudgetLimits initial = BudgetLimits.of(provider, model, settings.lease());
+            return new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
+                    new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
+                    settings.queueCapacity(), settings.interactiveFloor(), clock, loop, meters);
+        });
+    }
+
+    private BudgetLimits limitsNow(String model, BudgetLimits fallback) {
+        BudgetLimits now = BudgetLimits.of(config.current().providers().get(0), model, settings.lease());
+        return now == null ? fallback : now;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    public Map<String, ProviderDispatcher> all() {
+        return Map.copyOf(byKey);
+    }
+}

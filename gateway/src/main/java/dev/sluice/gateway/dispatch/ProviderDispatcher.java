@@ -1,0 +1,297 @@
+package dev.sluice.gateway.dispatch;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Seed 000's dispatch loop for one provider budget (provider and model), on one replica:
+ * jobs wait in a {@link FairQueue}; one serialized loop takes the job whose turn it is when
+ * the shared budget has room for it, charges the budget (atomically, across replicas) and
+ * lets its request go. The door in front refuses at once what would wait past the caller's
+ * limit. Everything that touches the queue runs on {@code loop}, a single thread: the queue
+ * needs no lock and the order of events is the order they were scheduled in.
+ */
+public final class ProviderDispatcher {
+    private static final Logger log = LoggerFactory.getLogger(ProviderDispatcher.class);
+
+    private final String key;
+    private final ProviderBudgetStore store;
+    private final Supplier<BudgetLimits> configured;
+    private final AimdLimit aimd;
+    private final FairQueue queue;
+    private final Door door;
+    private final Clock clock;
+    private final Scheduler loop;
+    private final Timer queueWait;
+
+    private final Map<String, Ticket> tickets = new HashMap<>();
+    private BudgetSnapshot lastSnapshot;
+    private boolean pumping;
+    private boolean pumpAgain;
+    private Disposable wakeUp;
+    private volatile long meanCallMs = 2_000; // seed 000's call; EWMA of what calls really take
+    private final AtomicInteger inFlightHere = new AtomicInteger();
+    /** Leases this replica holds; removing one is what makes a release happen once. */
+    private final java.util.Set<String> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A waiting job and the one place its lease (or its refusal) is delivered. */
+    private static final class Ticket {
+        final Job job;
+        final Sinks.One<Lease> sink = Sinks.one();
+        final AtomicReference<Lease> state = new AtomicReference<>(); // set once: the lease, or CANCELLED
+        Ticket(Job job) {
+            this.job = job;
+        }
+    }
+
+    private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
+
+    public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
+                              int capacity, double interactiveFloor, Clock clock, Scheduler loop, MeterRegistry meters) {
+        this.key = key;
+        this.store = store;
+        this.configured = configured;
+        this.aimd = aimd;
+        this.queue = new FairQueue(capacity, interactiveFloor);
+        this.door = new Door(queue);
+        this.clock = clock;
+        this.loop = loop;
+        this.queueWait = Timer.builder("sluice.queue.wait").tag("budget", key).publishPercentileHistogram()
+                .description("Time requests wait in the dispatch queue").register(meters);
+        meters.gauge("sluice.queue.depth", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), this, d -> d.depth);
+        meters.gauge("sluice.concurrency.limit", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), aimd, AimdLimit::limit);
+        meters.gauge("sluice.inflight", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), inFlightHere);
+        meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
+                io.micrometer.core.instrument.Tag.of("unit", "tokens")), this, d -> d.lastSnapshot == null ? 0 : d.lastSnapshot.tokenUtilisation());
+        meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
+                io.micrometer.core.instrument.Tag.of("unit", "requests")), this, d -> d.lastSnapshot == null ? 0 : d.lastSnapshot.requestUtilisation());
+    }
+
+    private volatile int depth;
+
+    /** The limits in force now: the configured ones with the adaptive concurrency limit. */
+    BudgetLimits limits() {
+        return configured.get().withMaxInFlight(aimd.limit());
+    }
+
+    /**
+     * Asks the door, then waits in line. Emits the lease when the job may go; fails with
+     * {@link GatewayBusyException} when the door says busy or the job's deadline passes in line.
+     * Cancelling (the client left) takes the job out of line before it reaches the provider.
+     */
+    public Mono<Lease> submit(Job job, long maxWaitMs) {
+        return enter(job, maxWaitMs, false);
+    }
+
+    /** Back to the head of its lane after the provider pushed back, without asking the door again. */
+    public Mono<Lease> resubmit(Job job) {
+        return enter(job, Long.MAX_VALUE, true);
+    }
+
+    private Mono<Lease> enter(Job job, long maxWaitMs, boolean atHead) {
+        Ticket ticket = new Ticket(job);
+        return Mono.defer(() -> {
+                    loop.schedule(() -> admit(ticket, maxWaitMs, atHead));
+                    return ticket.sink.asMono();
+                })
+                .doOnCancel(() -> {
+                    Lease was = ticket.state.getAndUpdate(s -> s == null ? CANCELLED : s);
+                    if (was == null) {
+                        loop.schedule(() -> {
+                            queue.remove(job.id());
+                            tickets.remove(job.id());
+                            depth = queue.depth();
+                        });
+                    } else if (was != CANCELLED) {
+                        release(was).subscribe(); // dispatched as the client left: give the slot back
+                    }
+                });
+    }
+
+    private void admit(Ticket ticket, long maxWaitMs, boolean atHead) {
+        Job job = ticket.job;
+        if (ticket.state.get() == CANCELLED) return;
+        if (!atHead) {
+            DoorDecision d = door.admit(job, capacity(), maxWaitMs);
+            if (!d.accepted()) {
+                ticket.state.set(CANCELLED);
+                String why = switch (d.verdict()) {
+                    case QUEUE_FULL -> "The gateway's queue is full.";
+                    case TOO_LARGE -> "This request is larger than the provider admits in a minute.";
+                    default -> "The provider is busy: the estimated wait (" + d.estimatedWaitMs() + " ms) is longer than "
+                            + maxWaitMs + " ms.";
+                };
+                ticket.sink.tryEmitError(new GatewayBusyException(why, d.position(), d.estimatedWaitMs(), d.retryAfterMs()));
+                return;
+            }
+            if (!queue.enqueue(job)) {
+                ticket.state.set(CANCELLED);
+                ticket.sink.tryEmitError(new GatewayBusyException("The gateway's queue is full.", queue.depth(), -1, 1_000));
+                return;
+            }
+        } else {
+            queue.requeueAtHead(job);
+        }
+        tickets.put(job.id(), ticket);
+        depth = queue.depth();
+        pump();
+    }
+
+    private Door.Capacity capacity() {
+        BudgetLimits l = limits();
+        BudgetSnapshot s = lastSnapshot;
+        if (s == null) return new Door.Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs, 0, 0, 0, 0);
+        return Door.Capacity.of(new BudgetSnapshot(l, s.nowMs(), s.usedRequests(), s.usedTokens(), s.inFlight(),
+                s.pausedUntilMs(), s.resetMs()), meanCallMs);
+    }
+
+    /** Dispatch what fits, in turn, until the head does not fit; then wait for room. On {@code loop} only. */
+    private void pump() {
+        if (pumping) {
+            pumpAgain = true;
+            return;
+        }
+        expireDeadlines();
+        if (queue.depth() == 0) return;
+        pumping = true;
+        pumpAgain = false;
+        BudgetLimits limits = limits();
+        store.snapshot(key, limits).publishOn(loop).subscribe(
+                snapshot -> {
+                    lastSnapshot = snapshot;
+                    dispatchFrom(BudgetView.of(snapshot), limits);
+                },
+                error -> stopPumping(250, error));
+    }
+
+    private void dispatchFrom(BudgetView view, BudgetLimits limits) {
+        Optional<Job> next = queue.next(view);
+        depth = queue.depth();
+        if (next.isEmpty()) {
+            long hint = lastSnapshot == null ? 100 : Math.max(20, Math.min(1_000, lastSnapshot.pausedForMs() > 0
+                    ? lastSnapshot.pausedForMs() : limits.inFlightHintMs()));
+            stopPumping(queue.depth() == 0 ? -1 : hint, null);
+            return;
+        }
+        Job job = next.get();
+        Ticket ticket = tickets.get(job.id());
+        String leaseId = UUID.randomUUID().toString();
+        store.tryAcquire(key, limits, job.tokens(), leaseId).publishOn(loop).subscribe(decision -> {
+            if (!decision.admitted()) {
+                // Another replica took the room this view showed: back to the head, wait as told.
+                queue.requeueAtHead(job);
+                depth = queue.depth();
+                stopPumping(Math.max(20, Math.min(decision.waitMs() < 0 ? 1_000 : decision.waitMs(), 5_000)), null);
+                return;
+            }
+            tickets.remove(job.id());
+            long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
+            Lease lease = new Lease(key, leaseId, job, decision.nowMs(), queued);
+            inFlightHere.incrementAndGet();
+            live.add(leaseId);
+            if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
+                release(lease).subscribe(); // the client left while the lease was being taken
+            } else {
+                queueWait.record(queued, TimeUnit.MILLISECONDS);
+                ticket.sink.tryEmitValue(lease);
+            }
+            dispatchFrom(view.after(job), limits);
+        }, error -> {
+            queue.requeueAtHead(job);
+            stopPumping(250, error);
+        });
+    }
+
+    private void stopPumping(long wakeInMs, Throwable error) {
+        pumping = false;
+        if (error != null) log.warn("Budget {} did not answer: {}", key, error.toString());
+        if (pumpAgain) {
+            loop.schedule(this::pump);
+        } else if (wakeInMs >= 0) {
+            if (wakeUp != null) wakeUp.dispose();
+            wakeUp = loop.schedule(this::pump, wakeInMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Dead work never reaches the provider: jobs past their deadline leave the line with busy. */
+    private void expireDeadlines() {
+        for (Job expired : queue.expire(clock.millis())) {
+            Ticket t = tickets.remove(expired.id());
+            if (t != null && t.state.compareAndSet(null, CANCELLED)) {
+                t.sink.tryEmitError(new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.",
+                        0, -1, 1_000));
+            }
+        }
+        depth = queue.depth();
+    }
+
+    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
+    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
+        if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
+        aimd.onSample(clock.millis(), outcome, inFlightHere.get());
+        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : store.adjustTokens(key, lease.chargedAtMs(), tokenDelta);
+        if (tokenDelta != 0) loop.schedule(() -> queue.reconcile(lease.job().tenant(), tokenDelta));
+        return adjust.onErrorResume(e -> Mono.empty()).then(release(lease));
+    }
+
+    /**
+     * The provider said 429: pause the whole budget (every replica) for its retry-after and
+     * give back what this attempt was charged (the provider did not count it).
+     */
+    public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
+        aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
+        return store.pause(key, Math.max(1, retryAfterMs))
+                .then(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
+                .onErrorResume(e -> Mono.empty())
+                .then(release(lease));
+    }
+
+    /** The provider's own count, where it reports one: never believe there is more room than it says. */
+    public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
+        return store.correct(key, limits(), remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty());
+    }
+
+    private Mono<Void> release(Lease lease) {
+        if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
+        return store.release(key, lease.leaseId())
+                .onErrorResume(e -> Mono.just(false)) // the lease expires on its own
+                .doFinally(s -> {
+                    inFlightHere.decrementAndGet();
+                    loop.schedule(this::pump);
+                })
+                .then();
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public int depth() {
+        return depth;
+    }
+
+    public long meanCallMs() {
+        return meanCallMs;
+    }
+
+    public int concurrencyLimit() {
+        return aimd.limit();
+    }
+}
