@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
@@ -18,6 +19,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 @Configuration(proxyBeanMethods = false)
 public class QuotaConfiguration {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(QuotaConfiguration.class);
 
     @Bean
     TokenEstimator tokenEstimator() {
@@ -33,21 +35,33 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              Clock clock, @Value("${sluice.store.timeout:250ms}") Duration timeout) {
+                              Clock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout) {
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock);
         if (mode == StoreMode.REDIS) {
-            return new QuotaLimiter(new RedisQuotaStore(redis.getObject()), local, timeout, meters);
+            RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
+            try {
+                shared.warmUp().block(Duration.ofSeconds(5));
+            } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
+                log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+            }
+            return new QuotaLimiter(shared, local, timeout, meters);
         }
         return new QuotaLimiter(local, null, timeout, meters);
     }
 
     @Bean
-    EstimateFilter estimateFilter(TokenEstimator estimator, @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
-        return new EstimateFilter(estimator, new RequestRewriter(), maxBodyBytes);
+    RequestRewriter requestRewriter() {
+        return new RequestRewriter();
     }
 
     @Bean
-    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, MeterRegistry meters) {
-        return new QuotaFilter(limiter, estimator, meters);
+    EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter,
+                                  @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
+        return new EstimateFilter(estimator, rewriter, maxBodyBytes);
+    }
+
+    @Bean
+    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters) {
+        return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters);
     }
 }

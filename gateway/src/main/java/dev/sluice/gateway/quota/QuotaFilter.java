@@ -3,15 +3,22 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.degrade.DegradationLadder;
+import dev.sluice.gateway.degrade.LadderDecision;
+import dev.sluice.gateway.degrade.Stage;
 import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tier.SluiceConfig;
 import dev.sluice.gateway.tier.Tier;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
@@ -22,21 +29,33 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
- * Charges the estimate before anything reaches the provider, and settles it once afterwards
+ * The tenant's admission: charges the estimate before anything reaches the provider, lets the
+ * {@link DegradationLadder} pass, downgrade, delay or refuse, and and settles it once afterwards
  * with what was really used: the usage the upstream reported; for a stream cut short, the
  * prompt and the output really sent; for a failure without usage, the prompt. The settle runs
  * in {@code doFinally}, which fires on completion, error and cancel alike, and a reservation
  * settles at most once, so nothing is charged twice and nothing leaks.
  */
 public class QuotaFilter implements GlobalFilter, Ordered {
-    private final QuotaLimiter limiter;
-    private final TokenEstimator estimator;
-    private final MeterRegistry meters;
+    static final String NO_DOWNGRADE = "X-Sluice-No-Downgrade";
+    static final String DEGRADED = "X-Sluice-Degraded";
 
-    public QuotaFilter(QuotaLimiter limiter, TokenEstimator estimator, MeterRegistry meters) {
+    private final QuotaLimiter limiter;
+    private final DegradationLadder ladder;
+    private final TokenEstimator estimator;
+    private final RequestRewriter rewriter;
+    private final MeterRegistry meters;
+    /** Requests held on a delay right now, on this replica: bounded by ladder.max-held. */
+    private final AtomicInteger held = new AtomicInteger();
+
+    public QuotaFilter(QuotaLimiter limiter, DegradationLadder ladder, TokenEstimator estimator, RequestRewriter rewriter,
+                       MeterRegistry meters) {
         this.limiter = limiter;
+        this.ladder = ladder;
         this.estimator = estimator;
+        this.rewriter = rewriter;
         this.meters = meters;
+        meters.gauge("sluice.ladder.held", held);
     }
 
     @Override
@@ -44,25 +63,63 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         Tenant tenant = SluiceAttributes.tenant(exchange);
         Tier tier = SluiceAttributes.tier(exchange);
         RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
-        return limiter.acquire(tenant.id(), tier, estimate.totalTokens()).flatMap(outcome -> {
-            if (outcome.storeUnavailable()) {
-                count(tier, "store-unavailable");
-                exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-                return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
-                        "The gateway cannot check your quota right now; retry in a second.");
-            }
-            RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
-            if (outcome.neverFits()) {
-                count(tier, "too-large");
-                return tooLarge(exchange, tier, estimate, outcome.decision());
-            }
-            if (!outcome.admitted()) {
-                count(tier, "rejected");
+        return limiter.acquire(tenant.id(), tier, estimate.totalTokens())
+                .flatMap(outcome -> climb(exchange, chain, tenant, tier, estimate, outcome, true));
+    }
+
+    /** One rung of the ladder for this outcome; a delay comes back here once, with {@code mayDelay} false. */
+    private Mono<Void> climb(ServerWebExchange exchange, GatewayFilterChain chain, Tenant tenant, Tier tier,
+                             RequestEstimate estimate, QuotaLimiter.Outcome outcome, boolean mayDelay) {
+        if (outcome.storeUnavailable()) {
+            count(tier, "store-unavailable");
+            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+            return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
+                    "The gateway cannot check your quota right now; retry in a second.");
+        }
+        RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
+        if (outcome.neverFits()) {
+            count(tier, "too-large");
+            return tooLarge(exchange, tier, estimate, outcome.decision());
+        }
+        SluiceConfig config = SluiceAttributes.config(exchange);
+        boolean critical = "true".equalsIgnoreCase(exchange.getRequest().getHeaders().getFirst(NO_DOWNGRADE));
+        boolean roomToHold = held.get() < config.ladder().maxHeld();
+        LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), estimate.model(), critical,
+                mayDelay && roomToHold);
+        switch (step.stage()) {
+            case REJECTED -> {
+                count(tier, Stage.REJECTED.label());
                 return rejected(exchange, tier, estimate, outcome.decision());
             }
-            count(tier, "admitted");
-            return admitted(exchange, chain, estimate, outcome.reservation());
-        });
+            case DELAYED -> {
+                count(tier, Stage.DELAYED.label());
+                degraded(exchange, "delayed; ms=" + step.delayMs());
+                held.incrementAndGet();
+                // Held on a timer, not a thread; a client that leaves cancels the timer and frees the place.
+                return Mono.delay(Duration.ofMillis(step.delayMs()))
+                        .then(limiter.acquire(tenant.id(), tier, estimate.totalTokens()))
+                        .doFinally(signal -> held.decrementAndGet())
+                        .flatMap(retry -> climb(exchange, chain, tenant, tier, estimate, retry, false));
+            }
+            case DOWNGRADED -> {
+                count(tier, Stage.DOWNGRADED.label());
+                byte[] body = exchange.getAttribute(SluiceAttributes.REQUEST_BODY);
+                exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, rewriter.withModel(body, step.model()));
+                degraded(exchange, "model-downgraded; from=" + estimate.model() + "; to=" + step.model());
+                return admitted(exchange, chain, estimate, outcome.reservation());
+            }
+            default -> {
+                count(tier, Stage.PASSED.label());
+                return admitted(exchange, chain, estimate, outcome.reservation());
+            }
+        }
+    }
+
+    /** X-Sluice-Degraded lists every stage that acted, in order (a request can be delayed, then downgraded). */
+    private static void degraded(ServerWebExchange exchange, String what) {
+        HttpHeaders h = exchange.getResponse().getHeaders();
+        String before = h.getFirst(DEGRADED);
+        h.set(DEGRADED, before == null ? what : before + ", " + what);
     }
 
     private Mono<Void> admitted(ServerWebExchange exchange, GatewayFilterChain chain, RequestEstimate estimate,
@@ -124,8 +181,8 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                 Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
     }
 
-    private void count(Tier tier, String outcome) {
-        meters.counter("sluice.quota.decisions", "tier", tier.name(), "outcome", outcome).increment();
+    private void count(Tier tier, String stage) {
+        meters.counter("sluice.decisions", "tier", tier.name(), "stage", stage).increment();
     }
 
     @Override

@@ -36,6 +36,7 @@ public final class QuotaLimiter {
     private final QuotaStore localFallback;
     private final Duration storeTimeout;
     private final MeterRegistry meters;
+    private final java.util.concurrent.atomic.AtomicLong lastWarnMs = new java.util.concurrent.atomic.AtomicLong();
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
@@ -67,7 +68,11 @@ public final class QuotaLimiter {
     private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
         boolean open = tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
         counter("sluice.store.fallback", "tier", tier.name(), "policy", open ? "fail-open" : "fail-closed").increment();
-        log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
+        long now = System.currentTimeMillis();
+        long last = lastWarnMs.get();
+        if (now - last > 10_000 && lastWarnMs.compareAndSet(last, now)) { // one line per 10 s, not per request
+            log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
+        }
         if (!open) return Mono.just(new Outcome(null, null, true));
         return localFallback.acquire(tenantId, windows, tokens, 1).map(d -> outcome(localFallback, tenantId, windows, d, tokens));
     }

@@ -4,6 +4,8 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tier.WindowLimit;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -39,6 +41,18 @@ public final class RedisQuotaStore implements QuotaStore {
 
     public static String key(String tenantId, String window) {
         return "sluice:q:{" + tenantId + "}:" + window;
+    }
+
+    /**
+     * Opens the connection and loads the scripts before traffic arrives: otherwise the first
+     * burst after start waits on the connect and the NOSCRIPT round trip, times out, and every
+     * request of it falls back to the per-replica limiter.
+     */
+    public Mono<Void> warmUp() {
+        return redis.execute(connection -> connection.serverCommands().time()
+                        .then(connection.scriptingCommands().scriptLoad(ByteBuffer.wrap(ACQUIRE.getScriptAsString().getBytes(StandardCharsets.UTF_8))))
+                        .then(connection.scriptingCommands().scriptLoad(ByteBuffer.wrap(ADJUST.getScriptAsString().getBytes(StandardCharsets.UTF_8)))))
+                .then();
     }
 
     private String now() {

@@ -1,0 +1,59 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.tier.ModelLimits;
+import dev.sluice.gateway.tier.ProviderSettings;
+import java.time.Duration;
+
+/**
+ * The limits one provider budget enforces, already reduced by the provider's headroom.
+ * Passed with every call rather than stored, so a tiers.yaml edit or a lower adaptive
+ * concurrency limit ({@link #withMaxInFlight}) applies on the next admission.
+ *
+ * @param requestsPerMinute requests admitted in any rolling 60 s
+ * @param tokensPerMinute   tokens (estimate, later reconciled) admitted in any rolling 60 s
+ * @param maxInFlight       calls holding a slot at once, across every replica
+ * @param leaseMs           how long a slot stays held if nobody releases it (a replica died):
+ *                          comfortably longer than the longest call, e.g. 2 × the call timeout
+ */
+public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs) {
+
+    public BudgetLimits {
+        if (requestsPerMinute < 1 || tokensPerMinute < 1 || maxInFlight < 1) {
+            throw new IllegalArgumentException("budget limits must be at least 1: rpm=" + requestsPerMinute
+                    + " tpm=" + tokensPerMinute + " in-flight=" + maxInFlight);
+        }
+        if (leaseMs < 1) throw new IllegalArgumentException("leaseMs must be positive, was " + leaseMs);
+    }
+
+    /** A provider's published limits × its headroom (each at least 1). */
+    public static BudgetLimits of(ModelLimits published, double headroom, Duration lease) {
+        if (!(headroom > 0 && headroom <= 1)) throw new IllegalArgumentException("headroom must be in (0, 1], was " + headroom);
+        return new BudgetLimits(
+                Math.max(1, (long) Math.floor(published.requestsPerMinute() * headroom)),
+                Math.max(1, (long) Math.floor(published.tokensPerMinute() * headroom)),
+                Math.max(1, (int) Math.floor(published.maxInFlight() * headroom)),
+                lease.toMillis());
+    }
+
+    /** The limits for {@code model} at {@code provider} (its own entry, else "*"), or null if it has none. */
+    public static BudgetLimits of(ProviderSettings provider, String model, Duration lease) {
+        ModelLimits published = provider.limitsFor(model);
+        return published == null ? null : of(published, provider.headroom(), lease);
+    }
+
+    /** The same budget with a lower concurrency cap (an adaptive limit); never above the configured one. */
+    public BudgetLimits withMaxInFlight(int limit) {
+        int capped = Math.max(1, Math.min(limit, maxInFlight));
+        return capped == maxInFlight ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, capped, leaseMs);
+    }
+
+    /**
+     * What a caller refused for want of a slot is told to wait: the time for one call of the
+     * longest length a lease allows ({@code leaseMs / 2}) to free one of the slots, when they
+     * finish evenly spread (Little's law). A hint, bounded to [10 ms, 1 s]: a replica should also
+     * retry when it releases a slot itself.
+     */
+    public long inFlightHintMs() {
+        return Math.max(10, Math.min(1000, leaseMs / 2 / maxInFlight));
+    }
+}

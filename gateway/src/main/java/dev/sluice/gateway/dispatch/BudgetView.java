@@ -1,0 +1,49 @@
+package dev.sluice.gateway.dispatch;
+
+/**
+ * What the dispatcher believes a provider budget can take right now: its limits and what is
+ * used (a {@link BudgetSnapshot}, plus what this dispatcher has sent since). The fair queue
+ * only reads it; the budget store still decides for real.
+ */
+public record BudgetView(long tokenLimit, long tokensUsed, long requestLimit, long requestsUsed,
+                         int inFlightLimit, int inFlight, boolean paused) {
+
+    public static BudgetView of(BudgetSnapshot s) {
+        return new BudgetView(s.limits().tokensPerMinute(), s.usedTokens(), s.limits().requestsPerMinute(),
+                s.usedRequests(), s.limits().maxInFlight(), s.inFlight(), s.paused());
+    }
+
+    /** The view once {@code job} has been sent: its tokens, a request and a slot taken. */
+    public BudgetView after(Job job) {
+        return new BudgetView(tokenLimit, tokensUsed + job.tokens(), requestLimit, requestsUsed + 1,
+                inFlightLimit, inFlight + 1, paused);
+    }
+
+    /**
+     * Whether {@code job} may be sent now. Interactive: if its tokens, a request and a slot fit.
+     * Batch: only if, after it, the reserve {@code ceil(floor × limit)} of each dimension is
+     * still free, so batch alone brings usage to at most {@code floor((1 - floor) × limit)}.
+     * A batch job too big to leave the token reserve intact runs once the window is otherwise
+     * empty. A job larger than the whole token limit is let through at once: the budget refuses
+     * it for good, so it fails fast instead of blocking its lane.
+     */
+    public boolean admits(Job job, double interactiveFloor) {
+        if (job.tokens() > tokenLimit) return true;
+        if (paused) return false;
+        boolean batch = job.jobClass() == JobClass.BATCH;
+        double floor = batch ? interactiveFloor : 0;
+        return fits(job.tokens(), tokenLimit - tokensUsed, tokenLimit, floor)
+                && fits(1, requestLimit - requestsUsed, requestLimit, floor)
+                && fits(1, (long) inFlightLimit - inFlight, inFlightLimit, floor);
+    }
+
+    private static boolean fits(long need, long free, long limit, double floor) {
+        long reserve = Math.min(reserve(limit, floor), limit - need);
+        return need + reserve <= free;
+    }
+
+    /** ceil(floor × limit), tolerant of binary fractions (0.1 × 190 is 19, not 20). */
+    static long reserve(long limit, double floor) {
+        return floor <= 0 ? 0 : (long) Math.ceil(floor * limit - 1e-9);
+    }
+}

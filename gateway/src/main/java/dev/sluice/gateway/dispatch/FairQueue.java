@@ -1,0 +1,313 @@
+package dev.sluice.gateway.dispatch;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * The designed queue in front of the provider (seed 000, case 4): a lane per tenant, served
+ * fairly in tokens, interactive work before batch, bounded in size.
+ *
+ * <p><b>Discipline: a weighted virtual token counter (VTC, Sheng et al., "Fairness in Serving
+ * Large Language Models", OSDI 2024).</b> Each lane keeps a counter of the tokens it has been
+ * served divided by its weight; the next job comes from the waiting lane with the lowest
+ * counter. A lane that starts waiting again has its counter lifted to the lowest counter among
+ * the lanes already waiting, so idle time banks no credit and a newcomer neither jumps the
+ * queue nor waits behind the others' backlog. Chosen over deficit round robin because a page
+ * of 800 tokens and a document of 50 000 cost what they cost with no quantum to tune (DRR's
+ * quantum must exceed the largest job or rounds go empty, and then its service is bursty by a
+ * quantum per lane); because counters can be corrected when the real usage is known
+ * ({@link #reconcile}); and because "the lowest counter's head, or wait" is exactly seed 000's
+ * loop: if that head does not fit the budget, {@link #next} returns nothing rather than
+ * skipping to smaller jobs, which would starve big ones. Service order is predictable from
+ * the counters, which gives {@link #aheadOf} for the door.
+ *
+ * <p><b>Weights.</b> A tenant's weight is 1 / its tier's priority: while both wait, a
+ * priority-1 tenant is served twice the tokens of a priority-2 one and three times those of a
+ * priority-3 one. Counters grow by {@code tokens × priority}, in exact integers. Sharing is
+ * weighted, never strict, so no tier starves another.
+ *
+ * <p><b>Interactive before batch, with a reserved floor.</b> While any interactive job waits,
+ * no batch job is dispatched (and if the interactive job chosen does not fit yet, nothing is).
+ * Fairness between tenants holds within each class; a tenant's interactive and batch service
+ * share one counter. Besides, batch may never take the last {@code interactiveFloor} of any
+ * budget dimension ({@link BudgetView#admits}): a batch job goes only if, after it, at least
+ * {@code ceil(floor × limit)} tokens, requests and in-flight slots stay free. The reserve
+ * holds whether or not an interactive job is waiting at that instant: its point is that a
+ * person arriving while a backfill saturates the provider finds room at once, instead of
+ * waiting up to a minute for the window to slide. The price: under batch-only load the budget
+ * runs at {@code (1 - floor)} of its limits. Batch may starve while interactive load alone
+ * saturates the budget; that is the order asked for.
+ *
+ * <p>Single-threaded by contract (one serialized dispatcher drives it); time is an argument.
+ * Call {@link #expire} before {@link #next} so dead work never reaches the provider.
+ */
+public final class FairQueue {
+    private final int capacity;
+    private final double interactiveFloor;
+    /** Waiting lanes, and drained lanes whose counter is still ahead of every waiting one. */
+    private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
+    private final Map<String, Job> queued = new HashMap<>();
+    private int interactive;
+
+    private static final class Lane {
+        long served; // VTC counter: Σ tokens × priority
+        int priority;
+        final ArrayDeque<Job> interactive = new ArrayDeque<>();
+        final ArrayDeque<Job> batch = new ArrayDeque<>();
+
+        Lane(long served, int priority) {
+            this.served = served;
+            this.priority = priority;
+        }
+
+        ArrayDeque<Job> of(JobClass c) {
+            return c == JobClass.INTERACTIVE ? interactive : batch;
+        }
+
+        boolean waiting() {
+            return !interactive.isEmpty() || !batch.isEmpty();
+        }
+    }
+
+    /**
+     * @param capacity         jobs held at most, whatever the load (memory stays bounded)
+     * @param interactiveFloor share of each budget dimension batch may not take, in [0, 1)
+     */
+    public FairQueue(int capacity, double interactiveFloor) {
+        if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
+        if (!(interactiveFloor >= 0 && interactiveFloor < 1)) {
+            throw new IllegalArgumentException("interactiveFloor must be in [0, 1), was " + interactiveFloor);
+        }
+        this.capacity = capacity;
+        this.interactiveFloor = interactiveFloor;
+    }
+
+    /** Queues {@code job} at the tail of its tenant's lane; false when the queue is full. */
+    public boolean enqueue(Job job) {
+        if (queued.size() >= capacity) return false;
+        add(job, false);
+        return true;
+    }
+
+    /**
+     * Puts a job that was handed out back at the head of its lane, ahead of its tenant's other
+     * work and with the counter charge of its dispatch undone: after an upstream 429 (pass
+     * {@link Job#nextAttempt()}: the attempts are the caller's to bound), or when the budget
+     * refused it after all. Allowed past capacity: the job was already accepted.
+     */
+    public void requeueAtHead(Job job) {
+        Lane lane = lanes.get(job.tenant());
+        if (lane != null) lane.served -= cost(job);
+        add(job, true);
+    }
+
+    private void add(Job job, boolean atHead) {
+        if (queued.containsKey(job.id())) throw new IllegalArgumentException("job " + job.id() + " is already queued");
+        Lane lane = lanes.get(job.tenant());
+        if (lane == null) {
+            lane = new Lane(lowestWaiting().orElse(0), job.priority());
+            lanes.put(job.tenant(), lane);
+        } else if (!lane.waiting()) {
+            lane.served = Math.max(lane.served, lowestWaiting().orElse(lane.served));
+        }
+        lane.priority = job.priority();
+        if (atHead) lane.of(job.jobClass()).addFirst(job);
+        else lane.of(job.jobClass()).addLast(job);
+        queued.put(job.id(), job);
+        if (job.jobClass() == JobClass.INTERACTIVE) interactive++;
+    }
+
+    /**
+     * The job to send now, taken off the queue, or empty: nothing waits, or the job whose turn
+     * it is does not fit {@code budget} yet (then wait for room; do not skip it).
+     */
+    public Optional<Job> next(BudgetView budget) {
+        JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
+        Lane lane = lowest(c);
+        if (lane == null) return Optional.empty();
+        Job head = lane.of(c).peekFirst();
+        if (!budget.admits(head, interactiveFloor)) return Optional.empty();
+        lane.of(c).pollFirst();
+        forget(head);
+        lane.served += cost(head);
+        dropDrained();
+        return Optional.of(head);
+    }
+
+    /** Takes a job off the queue (its client has gone). */
+    public Optional<Job> remove(String jobId) {
+        Job job = queued.get(jobId);
+        if (job == null) return Optional.empty();
+        lanes.get(job.tenant()).of(job.jobClass()).remove(job);
+        forget(job);
+        dropDrained();
+        return Optional.of(job);
+    }
+
+    /** Takes every job whose deadline has passed at {@code nowMs} off the queue and returns them. */
+    public List<Job> expire(long nowMs) {
+        List<Job> expired = new ArrayList<>();
+        for (Lane lane : lanes.values()) {
+            for (JobClass c : JobClass.values()) {
+                for (Iterator<Job> it = lane.of(c).iterator(); it.hasNext(); ) {
+                    Job job = it.next();
+                    if (job.deadlineMs() <= nowMs) {
+                        it.remove();
+                        expired.add(job);
+                    }
+                }
+            }
+        }
+        expired.forEach(this::forget);
+        if (!expired.isEmpty()) dropDrained();
+        return expired;
+    }
+
+    /**
+     * Corrects a tenant's counter once a call's real usage is known ({@code actual - estimate}),
+     * so fairness is in tokens used, not tokens guessed. Ignored if the lane is gone.
+     */
+    public void reconcile(String tenant, long deltaTokens) {
+        Lane lane = lanes.get(tenant);
+        if (lane != null) lane.served += deltaTokens * lane.priority;
+    }
+
+    /** The work ahead of a queued job in service order; empty if it is not queued. */
+    public Optional<WorkAhead> ahead(String jobId) {
+        Job job = queued.get(jobId);
+        return job == null ? Optional.empty() : Optional.of(ahead(job, true));
+    }
+
+    /** 1-based place of a queued job in the predicted service order. */
+    public OptionalInt position(String jobId) {
+        return ahead(jobId).map(a -> OptionalInt.of(a.position())).orElse(OptionalInt.empty());
+    }
+
+    /** The work that would be ahead of {@code candidate} were it enqueued now (for the door). */
+    public WorkAhead aheadOf(Job candidate) {
+        return ahead(candidate, false);
+    }
+
+    public int depth() {
+        return queued.size();
+    }
+
+    public int depth(JobClass c) {
+        return c == JobClass.INTERACTIVE ? interactive : queued.size() - interactive;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    public boolean isFull() {
+        return queued.size() >= capacity;
+    }
+
+    public double interactiveFloor() {
+        return interactiveFloor;
+    }
+
+    /** Tenants with work waiting. */
+    public int lanesWaiting() {
+        int n = 0;
+        for (Lane lane : lanes.values()) if (lane.waiting()) n++;
+        return n;
+    }
+
+    private static long cost(Job job) {
+        return job.tokens() * job.priority();
+    }
+
+    private void forget(Job job) {
+        queued.remove(job.id());
+        if (job.jobClass() == JobClass.INTERACTIVE) interactive--;
+    }
+
+    /** The waiting lane of class {@code c} with the lowest counter; ties go to the older lane. */
+    private Lane lowest(JobClass c) {
+        Lane best = null;
+        for (Lane lane : lanes.values()) {
+            if (!lane.of(c).isEmpty() && (best == null || lane.served < best.served)) best = lane;
+        }
+        return best;
+    }
+
+    private OptionalLong lowestWaiting() {
+        long min = Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) if (lane.waiting()) min = Math.min(min, lane.served);
+        return min == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    /**
+     * A drained lane is kept only while its counter is ahead of every waiting lane (it would
+     * be lifted to that anyway on return, so dropping it changes nothing). Memory follows the
+     * queue; an empty queue forgets every counter.
+     */
+    private void dropDrained() {
+        OptionalLong min = lowestWaiting();
+        lanes.values().removeIf(lane -> !lane.waiting() && (min.isEmpty() || lane.served <= min.getAsLong()));
+    }
+
+    /**
+     * Simulates the counters forward: a job of lane M goes before the target while M's counter
+     * at that job is below the target's (or equal, for lanes older than the target's, which
+     * win ties). A batch target also has every interactive job ahead of it.
+     */
+    private WorkAhead ahead(Job target, boolean queuedNow) {
+        JobClass c = target.jobClass();
+        Lane own = lanes.get(target.tenant());
+        long start;
+        if (own == null) start = lowestWaiting().orElse(0);
+        else if (!own.waiting()) start = Math.max(own.served, lowestWaiting().orElse(own.served));
+        else start = own.served;
+        int jobs = 0;
+        long tokens = 0;
+        long prefix = 0; // the target lane's tokens served before the target
+        if (own != null) {
+            if (c == JobClass.BATCH) {
+                for (Job j : own.interactive) {
+                    jobs++;
+                    prefix += j.tokens();
+                }
+            }
+            for (Job j : own.of(c)) {
+                if (queuedNow && j.id().equals(target.id())) break;
+                jobs++;
+                prefix += j.tokens();
+            }
+        }
+        tokens += prefix;
+        long finish = start + prefix * target.priority();
+        boolean older = true;
+        for (Lane lane : lanes.values()) {
+            if (lane == own) {
+                older = false;
+                continue;
+            }
+            long tag = lane.served;
+            if (c == JobClass.BATCH) {
+                for (Job j : lane.interactive) {
+                    jobs++;
+                    tokens += j.tokens();
+                    tag += j.tokens() * lane.priority;
+                }
+            }
+            for (Job j : lane.of(c)) {
+                if (tag > finish || (tag == finish && !older)) break;
+                jobs++;
+                tokens += j.tokens();
+                tag += j.tokens() * lane.priority;
+            }
+        }
+        return new WorkAhead(jobs, tokens);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.sluice.gateway.dispatch;
+
+import java.util.Objects;
+
+/**
+ * One queued upstream call, as the fair queue sees it. The caller keeps whatever it needs to
+ * resume the request under {@code id}.
+ *
+ * @param priority     the tenant's tier priority, 1 first; its share weight is 1 / priority
+ * @param tokens       the estimate charged to the provider budget (prompt + reserved output)
+ * @param deadlineMs   when the caller stops waiting ({@code X-Sluice-Max-Wait}); Long.MAX_VALUE for never
+ * @param attempts     upstream 429s this call has already had (kept across requeues)
+ */
+public record Job(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs,
+                  long deadlineMs, int attempts) {
+
+    public Job {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(jobClass, "jobClass");
+        if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
+        if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
+        if (attempts < 0) throw new IllegalArgumentException("attempts must not be negative, was " + attempts);
+    }
+
+    public static Job of(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs, long deadlineMs) {
+        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, 0);
+    }
+
+    /** The same job after one more upstream 429. */
+    public Job nextAttempt() {
+        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts + 1);
+    }
+
+    /** The share weight of its tier: priority 1 → 1, 2 → 1/2, 3 → 1/3. */
+    public double weight() {
+        return 1.0 / priority;
+    }
+}

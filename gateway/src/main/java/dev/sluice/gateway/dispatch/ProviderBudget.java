@@ -1,0 +1,134 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.quota.SlidingWindow;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The pure core of one provider budget: requests and tokens in a rolling 60 s window (the
+ * tenant quota's {@link SlidingWindow}: 61 one-second slots, no overshoot in any exact
+ * minute), in-flight slots held as leases that expire, and a pause set by an upstream 429.
+ * Admission checks all of them and takes all of them, or nothing, in one step.
+ *
+ * <p>Time is an argument. Not thread-safe: the in-memory store locks per budget; the
+ * {@code budget_*.lua} scripts are this class in Redis, line for line.
+ */
+public final class ProviderBudget {
+    public static final long WINDOW_MS = 60_000;
+    static final long SLOT_MS = SlidingWindow.slotMs(WINDOW_MS);
+    /** Slots a charge stays in the window (see {@link SlidingWindow}). */
+    static final int HELD = SlidingWindow.SLOTS + 1;
+
+    private final SlidingWindow window = new SlidingWindow(WINDOW_MS);
+    private final Map<String, Long> leases = new HashMap<>(); // lease id → expires at (ms)
+    private long pausedUntilMs;
+
+    public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, String leaseId, long nowMs) {
+        if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
+        window.advance(nowMs);
+        sweep(nowMs);
+        BudgetRefusal refusal = null;
+        long wait = 0;
+        if (tokens > limits.tokensPerMinute()) {
+            refusal = BudgetRefusal.TOKENS;
+            wait = -1;
+        } else {
+            long capT = limits.tokensPerMinute();
+            long capR = limits.requestsPerMinute();
+            // Each constraint frees at its own time; the call fits when the last of them has.
+            if (pausedUntilMs > nowMs) {
+                refusal = BudgetRefusal.PAUSED;
+                wait = pausedUntilMs - nowMs;
+            }
+            if (window.usedTokens() + tokens > capT) {
+                long w = window.waitMs(nowMs, tokens, 0, capT, Long.MAX_VALUE);
+                if (refusal == null || w > wait) {
+                    refusal = BudgetRefusal.TOKENS;
+                    wait = w;
+                }
+            }
+            if (window.usedRequests() + 1 > capR) {
+                long w = window.waitMs(nowMs, 0, 1, Long.MAX_VALUE, capR);
+                if (refusal == null || w > wait) {
+                    refusal = BudgetRefusal.REQUESTS;
+                    wait = w;
+                }
+            }
+            if (leases.size() >= limits.maxInFlight()) {
+                long w = limits.inFlightHintMs();
+                if (refusal == null || w > wait) {
+                    refusal = BudgetRefusal.IN_FLIGHT;
+                    wait = w;
+                }
+            }
+        }
+        if (refusal == null) {
+            window.charge(nowMs, tokens, 1);
+            leases.put(leaseId, nowMs + limits.leaseMs());
+        }
+        return new BudgetDecision(refusal == null, refusal, wait, snapshot(limits, nowMs));
+    }
+
+    /** Frees the slot; true if {@code leaseId} held one that had not expired. Idempotent. */
+    public boolean release(String leaseId, long nowMs) {
+        Long expiresAt = leases.remove(leaseId);
+        return expiresAt != null && expiresAt > nowMs;
+    }
+
+    /** Corrects the charge made at {@code chargedAtMs} by signed deltas, if it is still in the window. */
+    public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        window.advance(nowMs);
+        window.adjust(chargedAtMs, deltaTokens, deltaRequests);
+    }
+
+    /** Holds every admission off for {@code pauseMs} from now (a longer pause already set stays); returns the pause's end. */
+    public long pause(long nowMs, long pauseMs) {
+        pausedUntilMs = Math.max(pausedUntilMs, nowMs + Math.max(0, pauseMs));
+        return pausedUntilMs > nowMs ? pausedUntilMs : 0;
+    }
+
+    /**
+     * Takes the upstream's word for how much room is left ({@code x-ratelimit-remaining-*}; a
+     * negative value means not reported). When the window shows more room than the upstream
+     * says, the difference is charged as phantom usage in the slot that leaves the window when
+     * the upstream says its usage resets (or, if the reset is further than a window away, in
+     * the current slot). So the local view never shows more room than the provider, and the
+     * correction lifts by itself when the provider's does.
+     */
+    public void correct(BudgetLimits limits, long nowMs, long remainingRequests, long remainingTokens, long resetMs) {
+        window.advance(nowMs);
+        long extraTokens = excess(limits.tokensPerMinute() - window.usedTokens(), remainingTokens);
+        long extraRequests = excess(limits.requestsPerMinute() - window.usedRequests(), remainingRequests);
+        if (extraTokens == 0 && extraRequests == 0) return;
+        window.adjust(correctionSlot(nowMs, resetMs) * SLOT_MS, extraTokens, extraRequests);
+    }
+
+    private static long excess(long localRoom, long upstreamRemaining) {
+        return upstreamRemaining >= 0 && localRoom > upstreamRemaining ? localRoom - upstreamRemaining : 0;
+    }
+
+    /** The slot whose charge leaves the window at or just after {@code now + resetMs}, within the window. */
+    static long correctionSlot(long nowMs, long resetMs) {
+        long current = Math.floorDiv(nowMs, SLOT_MS);
+        long slot = Math.floorDiv(nowMs + Math.max(0, resetMs) + SLOT_MS - 1, SLOT_MS) - HELD;
+        return Math.min(current, Math.max(current - SlidingWindow.SLOTS, slot));
+    }
+
+    public BudgetSnapshot snapshot(BudgetLimits limits, long nowMs) {
+        window.advance(nowMs);
+        sweep(nowMs);
+        return new BudgetSnapshot(limits, nowMs, window.usedRequests(), window.usedTokens(), leases.size(),
+                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs));
+    }
+
+    /** True when nothing is charged, held or paused: the state can be dropped. */
+    public boolean isIdle(long nowMs) {
+        window.advance(nowMs);
+        sweep(nowMs);
+        return leases.isEmpty() && pausedUntilMs <= nowMs && window.usedTokens() == 0 && window.usedRequests() == 0;
+    }
+
+    private void sweep(long nowMs) {
+        leases.values().removeIf(expiresAt -> expiresAt <= nowMs);
+    }
+}

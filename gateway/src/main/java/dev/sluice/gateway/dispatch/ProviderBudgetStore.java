@@ -1,0 +1,55 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.tier.ProviderSettings;
+import reactor.core.publisher.Mono;
+
+/**
+ * Provider budgets, somewhere: Redis (one budget shared by every replica) or this process's
+ * memory (one instance). Both run the {@link ProviderBudget} algorithm; one contract suite
+ * tests both. A budget is named by provider and model, {@code default:gpt-4o}, or
+ * {@code default:*} for the models that share the provider's catch-all limits
+ * ({@link #key}). Time is the store's: Redis TIME, or the local clock.
+ */
+public interface ProviderBudgetStore {
+
+    /** The budget a call to {@code model} at {@code provider} counts against. */
+    static String key(ProviderSettings provider, String model) {
+        boolean own = model != null && provider.models().containsKey(model);
+        return provider.name() + ":" + (own ? model : ProviderSettings.ANY_MODEL);
+    }
+
+    /**
+     * In one atomic step: checks the pause, the window's requests and tokens and the free
+     * slots, and if all allow, charges one request and {@code tokens} and takes a slot held as
+     * lease {@code leaseId} (unique per attempt) until released or until {@code limits.leaseMs()}
+     * passes. Otherwise takes nothing and says why and for how long.
+     */
+    Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId);
+
+    /** Frees the lease's slot. Idempotent: true only for the call that freed a live slot. */
+    Mono<Boolean> release(String key, String leaseId);
+
+    /** Corrects the charge made at {@code chargedAtMs} (the decision's {@code nowMs}) by signed deltas. */
+    Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests);
+
+    /** Reconciles the estimate with the actual usage: {@code delta = actual - estimate}. */
+    default Mono<Void> adjustTokens(String key, long chargedAtMs, long deltaTokens) {
+        return adjust(key, chargedAtMs, deltaTokens, 0);
+    }
+
+    /**
+     * Pauses the whole budget, for every replica, for {@code pauseMs} from the store's now (an
+     * upstream 429's retry-after; relative, so replica clocks do not matter). Returns the
+     * pause's end in store time.
+     */
+    Mono<Long> pause(String key, long pauseMs);
+
+    /**
+     * Never shows more room than the upstream reports ({@code x-ratelimit-remaining-*}, -1 when
+     * a dimension is not reported), until {@code resetMs} from now. See {@link ProviderBudget#correct}.
+     */
+    Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs);
+
+    /** The budget now, taking nothing (expired leases are swept). */
+    Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits);
+}

@@ -1,0 +1,17 @@
+package dev.sluice.gateway.dispatch;
+
+/**
+ * The work a queued (or would-be) job has ahead of it in service order, as the fair queue
+ * predicts it from the jobs queued now (arrivals after it may still overtake a batch job).
+ *
+ * @param jobs   jobs served before it
+ * @param tokens their estimated tokens
+ */
+public record WorkAhead(int jobs, long tokens) {
+    public static final WorkAhead NONE = new WorkAhead(0, 0);
+
+    /** 1 = next to go. */
+    public int position() {
+        return jobs + 1;
+    }
+}

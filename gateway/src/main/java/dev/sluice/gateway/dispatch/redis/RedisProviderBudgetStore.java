@@ -1,0 +1,133 @@
+package dev.sluice.gateway.dispatch.redis;
+
+import dev.sluice.gateway.dispatch.BudgetDecision;
+import dev.sluice.gateway.dispatch.BudgetLimits;
+import dev.sluice.gateway.dispatch.BudgetRefusal;
+import dev.sluice.gateway.dispatch.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.ProviderBudgetStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import reactor.core.publisher.Mono;
+
+/**
+ * Provider budgets in Redis, one budget shared by every replica: one EVALSHA per operation
+ * ({@code scripts/budget_*.lua}, each prefixed with {@code budget_common.lua}), Redis TIME as
+ * the clock, and three keys per budget under its hash tag ({@code sluice:b:{default:gpt-4o}:w}
+ * window, {@code :l} leases, {@code :p} pause) so Redis Cluster keeps a budget in one slot.
+ * Every key has a TTL: the window its length plus two slots, the leases their longest expiry,
+ * the pause its end. In-flight slots are a sorted set of leases by expiry, swept by every
+ * admission, so a replica that dies holding slots gives them back when its leases expire.
+ */
+public final class RedisProviderBudgetStore implements ProviderBudgetStore {
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> ACQUIRE = script("budget_acquire", List.class);
+    private static final RedisScript<Long> RELEASE = script("budget_release", Long.class);
+    private static final RedisScript<Long> ADJUST = script("budget_adjust", Long.class);
+    private static final RedisScript<Long> PAUSE = script("budget_pause", Long.class);
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> CORRECT = script("budget_correct", List.class);
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> SNAPSHOT = script("budget_snapshot", List.class);
+    private static final BudgetRefusal[] REFUSALS = {null, BudgetRefusal.PAUSED, BudgetRefusal.TOKENS,
+            BudgetRefusal.REQUESTS, BudgetRefusal.IN_FLIGHT};
+
+    private final ReactiveStringRedisTemplate redis;
+    /** Null in production (Redis TIME); a fake clock in tests that must control time. */
+    private final LongSupplier testClock;
+
+    public RedisProviderBudgetStore(ReactiveStringRedisTemplate redis) {
+        this(redis, null);
+    }
+
+    public RedisProviderBudgetStore(ReactiveStringRedisTemplate redis, LongSupplier testClock) {
+        this.redis = redis;
+        this.testClock = testClock;
+    }
+
+    private static <T> RedisScript<T> script(String name, Class<T> type) {
+        return RedisScript.of(resource("budget_common") + "\n" + resource(name), type);
+    }
+
+    private static String resource(String name) {
+        try {
+            return new ClassPathResource("scripts/" + name + ".lua").getContentAsString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("missing script " + name, e);
+        }
+    }
+
+    public static String windowKey(String key) {
+        return "sluice:b:{" + key + "}:w";
+    }
+
+    public static String leasesKey(String key) {
+        return "sluice:b:{" + key + "}:l";
+    }
+
+    public static String pauseKey(String key) {
+        return "sluice:b:{" + key + "}:p";
+    }
+
+    private String now() {
+        return testClock == null ? "" : Long.toString(testClock.getAsLong());
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        if (tokens < 0) return Mono.error(new IllegalArgumentException("tokens must not be negative, was " + tokens));
+        List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key));
+        List<String> args = List.of(now(), Long.toString(tokens), leaseId,
+                Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
+                Integer.toString(limits.maxInFlight()), Long.toString(limits.leaseMs()),
+                Long.toString(limits.inFlightHintMs()));
+        return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
+            int refusal = (int) num(raw, 2);
+            BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
+                    num(raw, 7), num(raw, 8));
+            return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
+        });
+    }
+
+    @Override
+    public Mono<Boolean> release(String key, String leaseId) {
+        return redis.execute(RELEASE, List.of(leasesKey(key)), List.of(now(), leaseId)).next().map(n -> n == 1);
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        if (deltaTokens == 0 && deltaRequests == 0) return Mono.empty();
+        return redis.execute(ADJUST, List.of(windowKey(key)), List.of(now(), Long.toString(chargedAtMs),
+                Long.toString(deltaTokens), Long.toString(deltaRequests))).then();
+    }
+
+    @Override
+    public Mono<Long> pause(String key, long pauseMs) {
+        return redis.execute(PAUSE, List.of(pauseKey(key)), List.of(now(), Long.toString(pauseMs))).next();
+    }
+
+    @Override
+    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+        if (remainingRequests < 0 && remainingTokens < 0) return Mono.empty();
+        return redis.execute(CORRECT, List.of(windowKey(key)), List.of(now(),
+                Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
+                Long.toString(remainingTokens), Long.toString(remainingRequests), Long.toString(resetMs))).then();
+    }
+
+    @Override
+    public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
+        return redis.execute(SNAPSHOT, List.of(windowKey(key), leasesKey(key), pauseKey(key)), List.of(now()))
+                .next()
+                .map(raw -> new BudgetSnapshot(limits, num(raw, 0), num(raw, 2), num(raw, 1), (int) num(raw, 3),
+                        num(raw, 4), num(raw, 5)));
+    }
+
+    private static long num(List<?> raw, int i) {
+        return ((Number) raw.get(i)).longValue();
+    }
+}

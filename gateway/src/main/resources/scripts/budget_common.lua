@@ -1,0 +1,94 @@
+-- Sluice provider budget: the helpers every budget_*.lua script shares. RedisProviderBudgetStore
+-- prepends this file to each script, so every operation is still one script, one round trip.
+-- The Redis twin of dev.sluice.gateway.dispatch.ProviderBudget; read it for the reasoning.
+-- The keys of one budget share its hash tag, e.g. sluice:b:{default:gpt-4o}:
+--   :w  hash: the rolling 60 s window in 61 one-second slots (as quota_acquire.lua):
+--       t:<slot> r:<slot> tokens and requests charged in that slot; T R totals;
+--       h oldest slot that may hold usage; n newest slot with usage
+--   :l  sorted set: in-flight leases, scored by expiry in ms
+--   :p  string: paused-until in ms, expiring when the pause ends
+local SLOTS, HELD, SLOT_MS = 60, 61, 1000
+local WINDOW_TTL_MS = (SLOTS + 2) * SLOT_MS
+local BIG = 1e18
+
+local function clock(arg)
+  local now = tonumber(arg)
+  if now then return now end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Drops the slots that left the window at now (SlidingWindow.advance); returns the window.
+local function advance(key, now)
+  local oldest = math.floor(now / SLOT_MS) - SLOTS
+  local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
+  local w = { key = key, h = tonumber(st[1]), T = tonumber(st[2]) or 0, R = tonumber(st[3]) or 0, n = tonumber(st[4]) }
+  if not w.h or oldest - w.h >= HELD then
+    if w.h then redis.call('DEL', key) end
+    w.T, w.R, w.n = 0, 0, nil
+  elseif w.h < oldest then
+    local fields = {}
+    for i = w.h, oldest - 1 do
+      local v = redis.call('HMGET', key, 't:' .. i, 'r:' .. i)
+      w.T = w.T - (tonumber(v[1]) or 0)
+      w.R = w.R - (tonumber(v[2]) or 0)
+      fields[#fields + 1] = 't:' .. i
+      fields[#fields + 1] = 'r:' .. i
+    end
+    redis.call('HDEL', key, unpack(fields))
+    redis.call('HSET', key, 'T', w.T, 'R', w.R, 'h', oldest)
+  end
+  if not w.h or oldest > w.h then w.h = oldest end
+  return w
+end
+
+-- Adds signed deltas to one slot still in the window, never below zero (SlidingWindow.adjust).
+local function adjustSlot(w, slot, dT, dR)
+  if slot < w.h or slot > w.h + SLOTS then return 0 end
+  local v = redis.call('HMGET', w.key, 't:' .. slot, 'r:' .. slot)
+  local t0, r0 = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+  local t1, r1 = math.max(0, t0 + dT), math.max(0, r0 + dR)
+  w.T, w.R = w.T + t1 - t0, w.R + r1 - r0
+  if (t1 > 0 or r1 > 0) and (not w.n or slot > w.n) then w.n = slot end
+  redis.call('HSET', w.key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', w.T, 'R', w.R, 'h', w.h)
+  if w.n then redis.call('HSET', w.key, 'n', w.n) end
+  redis.call('PEXPIRE', w.key, WINDOW_TTL_MS)
+  return 1
+end
+
+-- Milliseconds until the addition fits, walking the slots oldest first (SlidingWindow.waitMs).
+local function waitFor(w, now, addT, addR, capT, capR)
+  if addT > capT or addR > capR then return -1 end
+  local T, R = w.T, w.R
+  if T + addT <= capT and R + addR <= capR then return 0 end
+  for s = w.h, w.h + SLOTS do
+    local v = redis.call('HMGET', w.key, 't:' .. s, 'r:' .. s)
+    T = T - (tonumber(v[1]) or 0)
+    R = R - (tonumber(v[2]) or 0)
+    if T + addT <= capT and R + addR <= capR then return math.max(1, (s + HELD) * SLOT_MS - now) end
+  end
+  return SLOTS * SLOT_MS
+end
+
+local function resetMs(w, now)
+  if (w.T > 0 or w.R > 0) and w.n then return math.max(0, (w.n + HELD) * SLOT_MS - now) end
+  return 0
+end
+
+-- Drops expired leases; returns the slots still held.
+local function sweep(leases, now)
+  redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
+  return redis.call('ZCARD', leases)
+end
+
+-- The lease set lives as long as its longest lease.
+local function leaseTtl(leases, now)
+  local top = redis.call('ZRANGE', leases, -1, -1, 'WITHSCORES')
+  if top[2] then redis.call('PEXPIRE', leases, math.max(1, tonumber(top[2]) - now)) end
+end
+
+local function pausedUntil(pause, now)
+  local p = tonumber(redis.call('GET', pause))
+  if p and p > now then return p end
+  return 0
+end

@@ -1,0 +1,21 @@
+-- Sluice provider budget: never show more room than the upstream reports (ProviderBudget.correct).
+-- The excess is charged in the slot that leaves the window when the upstream's usage resets.
+-- KEYS[1] window hash   ARGV[1] now in ms, or "" for Redis TIME
+-- ARGV[2] cap tokens   ARGV[3] cap requests
+-- ARGV[4] upstream remaining tokens   ARGV[5] upstream remaining requests   (-1: not reported)
+-- ARGV[6] upstream reset in ms from now
+-- Returns {usedTokens, usedRequests}.
+local now = clock(ARGV[1])
+local capT, capR = tonumber(ARGV[2]), tonumber(ARGV[3])
+local remT, remR, reset = tonumber(ARGV[4]), tonumber(ARGV[5]), math.max(0, tonumber(ARGV[6]))
+local w = advance(KEYS[1], now)
+local extraT, extraR = 0, 0
+if remT >= 0 and capT - w.T > remT then extraT = capT - w.T - remT end
+if remR >= 0 and capR - w.R > remR then extraR = capR - w.R - remR end
+if extraT > 0 or extraR > 0 then
+  local current = math.floor(now / SLOT_MS)
+  local slot = math.floor((now + reset + SLOT_MS - 1) / SLOT_MS) - HELD
+  slot = math.min(current, math.max(current - SLOTS, slot))
+  adjustSlot(w, slot, extraT, extraR)
+end
+return { w.T, w.R }

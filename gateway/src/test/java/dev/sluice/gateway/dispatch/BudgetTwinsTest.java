@@ -1,0 +1,68 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Lua scripts are {@link ProviderBudget} in Redis: random sequences of every operation,
+ * over minutes of fake time, give the same answers from both stores, step by step.
+ */
+class BudgetTwinsTest {
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {7, 42, 2024})
+    void theRedisScriptsAnswerExactlyAsTheCore(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
+        ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
+        String key = "twin" + UUID.randomUUID() + ":*";
+        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000);
+        List<String> leases = new ArrayList<>();
+        List<Long> chargedAt = new ArrayList<>();
+        for (int step = 0; step < 250; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            int op = random.nextInt(10);
+            String what = "step " + step + " op " + op;
+            if (op < 5) {
+                long tokens = random.nextInt(10) == 0 ? 25_000 : 1 + random.nextInt(3_000);
+                String id = "l" + step;
+                BudgetDecision m = memory.tryAcquire(key, limits, tokens, id).block();
+                BudgetDecision r = redis.tryAcquire(key, limits, tokens, id).block();
+                assertThat(r).as(what).isEqualTo(m);
+                if (m.admitted()) {
+                    leases.add(id);
+                    chargedAt.add(m.nowMs());
+                }
+            } else if (op < 7 && !leases.isEmpty()) {
+                String id = leases.remove(random.nextInt(leases.size()));
+                assertThat(redis.release(key, id).block()).as(what).isEqualTo(memory.release(key, id).block());
+            } else if (op == 7 && !chargedAt.isEmpty()) {
+                long at = chargedAt.get(random.nextInt(chargedAt.size()));
+                long delta = random.nextInt(4_000) - 3_000;
+                memory.adjustTokens(key, at, delta).block();
+                redis.adjustTokens(key, at, delta).block();
+            } else if (op == 8) {
+                long pause = random.nextInt(5_000);
+                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
+            } else {
+                long remT = random.nextInt(3) == 0 ? -1 : random.nextInt(20_000);
+                long remR = random.nextInt(3) == 0 ? -1 : random.nextInt(40);
+                long reset = random.nextInt(90_000);
+                memory.correct(key, limits, remR, remT, reset).block();
+                redis.correct(key, limits, remR, remT, reset).block();
+            }
+            assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
+        }
+    }
+}

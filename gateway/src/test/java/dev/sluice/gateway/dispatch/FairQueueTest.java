@@ -1,0 +1,296 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class FairQueueTest {
+    static final long NEVER = Long.MAX_VALUE;
+    /** Seed 000's provider: 1,500 requests and 300,000 tokens a minute, 200 in flight, calls of 2 s. */
+    static final BudgetLimits SEED = new BudgetLimits(1500, 300_000, 200, 120_000);
+    static final BudgetView ROOMY = new BudgetView(10_000_000, 0, 1_000_000, 0, 100_000, 0, false);
+
+    final FairQueue queue = new FairQueue(100_000, 0.1);
+    int ids;
+
+    Job job(String tenant, int priority, JobClass c, long tokens) {
+        return Job.of("j" + ++ids, tenant, priority, c, tokens, 0, NEVER);
+    }
+
+    void enqueue(String tenant, int priority, JobClass c, long tokens, int count) {
+        for (int i = 0; i < count; i++) assertThat(queue.enqueue(job(tenant, priority, c, tokens))).isTrue();
+    }
+
+    List<String> drainTenants(int n) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) out.add(queue.next(ROOMY).orElseThrow().tenant());
+        return out;
+    }
+
+    // --- fairness in tokens ---
+
+    @Test
+    void equalTenantsWithVeryDifferentDemandGetEqualTokenServiceWhileBothWait() {
+        // a with big pages and ten times the work, b with small pages: tokens, not requests, are shared
+        enqueue("a", 2, JobClass.INTERACTIVE, 1_200, 3_000);
+        enqueue("b", 2, JobClass.INTERACTIVE, 400, 1_500);
+        DispatchSimulation sim = new DispatchSimulation(queue, SEED, 2_000);
+        sim.runUntil(-1);
+        long bothUntil = sim.lastSendOf("b");
+        Map<String, Long> served = sim.tokensUntilDone(0, "b");
+        assertThat(bothUntil).as("b waited minutes: the budget was the bottleneck").isGreaterThan(120_000);
+        assertThat(DispatchSimulation.jain(served.get("a"), served.get("b"))).isGreaterThanOrEqualTo(0.99);
+        assertThat(served.get("a")).isCloseTo(served.get("b"), org.assertj.core.data.Percentage.withPercentage(2));
+    }
+
+    @Test
+    void aTenantWithTenBooksDoesNotDelayATenantWithOneBeyondItsShare() {
+        enqueue("ten-books", 2, JobClass.INTERACTIVE, 800, 1_000);
+        DispatchSimulation sim = new DispatchSimulation(queue, SEED, 2_000);
+        sim.runUntil(1_000); // every slot taken by the ten books, 800 pages still queued
+        long arrived = sim.nowMs;
+        enqueue("one-book", 2, JobClass.INTERACTIVE, 800, 100);
+        sim.runUntil(-1);
+        long done = sim.lastSendOf("one-book");
+        Map<String, Long> during = sim.tokensUntilDone(arrived, "one-book");
+        // while it waited, the one book got half of everything sent (one page of slack)
+        long total = during.values().stream().mapToLong(Long::longValue).sum();
+        assertThat(during.get("one-book")).isEqualTo(80_000);
+        assertThat(total).isLessThanOrEqualTo(2 * 80_000 + 800);
+        // first come, first served would have put it behind the rest of the ten books
+        assertThat(sim.lastSendOf("ten-books")).isGreaterThan(done + 60_000);
+    }
+
+    @Test
+    void priorityWeightsSkewServiceAsDocumented() {
+        enqueue("p1", 1, JobClass.INTERACTIVE, 800, 600);
+        enqueue("p2", 2, JobClass.INTERACTIVE, 800, 600);
+        enqueue("p3", 3, JobClass.INTERACTIVE, 800, 600);
+        Map<String, Integer> served = new HashMap<>();
+        for (int i = 0; i < 1_100; i++) served.merge(queue.next(ROOMY).orElseThrow().tenant(), 1, Integer::sum);
+        // weights 1, 1/2, 1/3: shares 6/11, 3/11, 2/11 of 1100
+        assertThat(served.get("p1")).isBetween(599, 600);
+        assertThat(served.get("p2")).isBetween(299, 301);
+        assertThat(served.get("p3")).isBetween(199, 201);
+    }
+
+    @Test
+    void aLateTenantIsNeitherStarvedNorGivenABurstForItsIdleTime() {
+        enqueue("a", 2, JobClass.INTERACTIVE, 100, 100);
+        drainTenants(50);
+        enqueue("b", 2, JobClass.INTERACTIVE, 100, 100);
+        // b starts level with a: they alternate, b does not get 50 in a row
+        List<String> order = drainTenants(10);
+        assertThat(order.stream().filter("b"::equals).count()).isEqualTo(5);
+    }
+
+    @Test
+    void theRealUsageCorrectsTheCounters() {
+        enqueue("a", 1, JobClass.INTERACTIVE, 1_000, 3);
+        enqueue("b", 1, JobClass.INTERACTIVE, 1_000, 3);
+        assertThat(drainTenants(2)).containsExactly("a", "b");
+        queue.reconcile("a", -900); // a's call used 100 tokens, not 1000
+        assertThat(drainTenants(1)).containsExactly("a");
+    }
+
+    // --- interactive before batch, and the floor ---
+
+    @Test
+    void interactiveGoesBeforeBatchWhateverTheCounters() {
+        enqueue("backfill", 1, JobClass.BATCH, 800, 10);
+        enqueue("person", 3, JobClass.INTERACTIVE, 800, 2);
+        assertThat(drainTenants(3)).containsExactly("person", "person", "backfill");
+    }
+
+    @Test
+    void batchNeverTakesTheReservedFloorAndAPersonFindsRoomAtOnce() {
+        FairQueue q = new FairQueue(100_000, 0.1);
+        for (int i = 0; i < 2_000; i++) q.enqueue(Job.of("b" + i, "backfill", 1, JobClass.BATCH, 800, 0, NEVER));
+        DispatchSimulation sim = new DispatchSimulation(q, SEED, 2_000);
+        sim.runUntil(100_000);
+        assertThat(sim.maxTokensUsed).isLessThanOrEqualTo(270_000).isGreaterThan(270_000 - 800);
+        assertThat(sim.maxInFlight).isLessThanOrEqualTo(180);
+        // the backfill saturates what batch may use; a person arrives and goes in the same tick
+        assertThat(BudgetView.of(sim.budget.snapshot(SEED, sim.nowMs)).admits(
+                Job.of("x", "backfill", 1, JobClass.BATCH, 800, 0, NEVER), 0.1)).isFalse();
+        q.enqueue(Job.of("p", "person", 3, JobClass.INTERACTIVE, 800, sim.nowMs, NEVER));
+        long arrived = sim.nowMs;
+        sim.step();
+        assertThat(sim.lastSendOf("person")).isEqualTo(arrived);
+    }
+
+    @Test
+    void theFloorIsPreciseInEveryDimension() {
+        Job batch = job("t", 1, JobClass.BATCH, 100);
+        Job person = job("t", 1, JobClass.INTERACTIVE, 100);
+        // tokens: limit 1000, floor 0.1 → batch may bring usage to 900
+        assertThat(new BudgetView(1000, 800, 100, 0, 100, 0, false).admits(batch, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 801, 100, 0, 100, 0, false).admits(batch, 0.1)).isFalse();
+        assertThat(new BudgetView(1000, 900, 100, 0, 100, 0, false).admits(person, 0.1)).isTrue();
+        // requests: limit 100 → batch may use 90
+        assertThat(new BudgetView(1000, 0, 100, 89, 100, 0, false).admits(batch, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 0, 100, 90, 100, 0, false).admits(batch, 0.1)).isFalse();
+        // slots: 0.1 × 190 reserves exactly 19, so batch may hold 171
+        assertThat(new BudgetView(1000, 0, 100, 0, 190, 170, false).admits(batch, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 0, 100, 0, 190, 171, false).admits(batch, 0.1)).isFalse();
+        // one slot in all: the reserve cannot take the only one
+        assertThat(new BudgetView(1000, 0, 100, 0, 1, 0, false).admits(batch, 0.1)).isTrue();
+        // a batch job too big to leave the reserve runs in an otherwise empty window
+        Job big = job("t", 1, JobClass.BATCH, 950);
+        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, false).admits(big, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 1, 100, 0, 100, 0, false).admits(big, 0.1)).isFalse();
+        // paused: nothing goes
+        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, true).admits(person, 0.1)).isFalse();
+    }
+
+    // --- the loop's rules ---
+
+    @Test
+    void whenTheHeadDoesNotFitNothingSkipsAheadOfIt() {
+        queue.enqueue(job("big", 1, JobClass.INTERACTIVE, 5_000));
+        queue.enqueue(job("small", 1, JobClass.INTERACTIVE, 100));
+        BudgetView room3000 = new BudgetView(10_000, 7_000, 1000, 0, 100, 0, false);
+        assertThat(queue.next(room3000)).isEmpty();
+        assertThat(queue.depth()).isEqualTo(2);
+        BudgetView room5000 = new BudgetView(10_000, 5_000, 1000, 0, 100, 0, false);
+        assertThat(queue.next(room5000).orElseThrow().tenant()).isEqualTo("big");
+    }
+
+    @Test
+    void aJobLargerThanTheWholeBudgetIsHandedOutToFailFast() {
+        queue.enqueue(job("huge", 1, JobClass.INTERACTIVE, 20_000));
+        BudgetView full = new BudgetView(10_000, 10_000, 1000, 1000, 100, 100, false);
+        assertThat(queue.next(full)).isPresent();
+    }
+
+    @Test
+    void noSlotOrNoRequestMeansNothingGoes() {
+        enqueue("a", 1, JobClass.INTERACTIVE, 1, 1);
+        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 0, 100, 100, false))).isEmpty();
+        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 1000, 100, 0, false))).isEmpty();
+    }
+
+    @Test
+    void aRequeuedJobGoesBackToTheHeadOfItsLaneWithItsAttempts() {
+        enqueue("a", 1, JobClass.INTERACTIVE, 500, 3);
+        enqueue("b", 1, JobClass.INTERACTIVE, 500, 3);
+        Job first = queue.next(ROOMY).orElseThrow();
+        assertThat(first.tenant()).isEqualTo("a");
+        queue.requeueAtHead(first.nextAttempt());
+        Job again = queue.next(ROOMY).orElseThrow();
+        assertThat(again.id()).isEqualTo(first.id());
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(drainTenants(2)).as("the retry was charged once, not twice").containsExactly("b", "a");
+    }
+
+    @Test
+    void aRemovedJobIsNeverSent() {
+        Job gone = job("a", 1, JobClass.INTERACTIVE, 10);
+        queue.enqueue(gone);
+        enqueue("a", 1, JobClass.INTERACTIVE, 10, 1);
+        assertThat(queue.remove(gone.id())).contains(gone);
+        assertThat(queue.remove(gone.id())).isEmpty();
+        assertThat(queue.next(ROOMY).orElseThrow().id()).isNotEqualTo(gone.id());
+        assertThat(queue.depth()).isZero();
+    }
+
+    @Test
+    void jobsPastTheirDeadlineExpireBeforeTheyAreSent() {
+        queue.enqueue(Job.of("soon", "a", 1, JobClass.INTERACTIVE, 10, 0, 5_000));
+        queue.enqueue(Job.of("later", "a", 1, JobClass.BATCH, 10, 0, 9_000));
+        queue.enqueue(Job.of("never", "b", 1, JobClass.INTERACTIVE, 10, 0, NEVER));
+        assertThat(queue.expire(4_999)).isEmpty();
+        assertThat(queue.expire(5_000)).extracting(Job::id).containsExactly("soon");
+        assertThat(queue.expire(60_000)).extracting(Job::id).containsExactly("later");
+        assertThat(queue.depth()).isEqualTo(1);
+        assertThat(queue.depth(JobClass.INTERACTIVE)).isEqualTo(1);
+        assertThat(queue.depth(JobClass.BATCH)).isZero();
+    }
+
+    @Test
+    void theQueueIsBounded() {
+        FairQueue small = new FairQueue(3, 0);
+        for (int i = 0; i < 3; i++) assertThat(small.enqueue(job("t" + i, 1, JobClass.INTERACTIVE, 1))).isTrue();
+        assertThat(small.isFull()).isTrue();
+        assertThat(small.enqueue(job("late", 1, JobClass.INTERACTIVE, 1))).isFalse();
+        Job out = small.next(ROOMY).orElseThrow();
+        small.enqueue(job("t9", 1, JobClass.INTERACTIVE, 1));
+        small.requeueAtHead(out); // an accepted job is never dropped for room
+        assertThat(small.depth()).isEqualTo(4);
+    }
+
+    @Test
+    void aJobIdIsQueuedOnce() {
+        Job j = job("a", 1, JobClass.INTERACTIVE, 1);
+        queue.enqueue(j);
+        assertThatThrownBy(() -> queue.enqueue(j)).hasMessageContaining("already queued");
+    }
+
+    @Test
+    void memoryFollowsTheQueue() {
+        enqueue("a", 1, JobClass.INTERACTIVE, 10, 5);
+        enqueue("b", 1, JobClass.INTERACTIVE, 10, 5);
+        drainTenants(10);
+        assertThat(queue.lanesWaiting()).isZero();
+        enqueue("c", 1, JobClass.INTERACTIVE, 10, 1);
+        assertThat(queue.aheadOf(job("d", 1, JobClass.INTERACTIVE, 10)).position()).isEqualTo(2);
+    }
+
+    // --- positions, for the door ---
+
+    @Test
+    void aNewTenantsPlaceIsBesideTheBacklogNotBehindIt() {
+        enqueue("ten-books", 2, JobClass.INTERACTIVE, 800, 1_000);
+        WorkAhead ahead = queue.aheadOf(job("one-book", 2, JobClass.INTERACTIVE, 800));
+        assertThat(ahead.position()).isEqualTo(2);
+        assertThat(ahead.tokens()).isEqualTo(800);
+        enqueue("one-book", 2, JobClass.INTERACTIVE, 800, 100);
+        // its 100th page: 99 of its own and 100 of the backlog's pages go before it
+        WorkAhead last = queue.ahead("j" + ids).orElseThrow();
+        assertThat(last.jobs()).isEqualTo(99 + 100);
+        assertThat(queue.position("nope")).isEmpty();
+    }
+
+    @Test
+    void aBatchJobHasEveryInteractiveJobAhead() {
+        enqueue("a", 1, JobClass.BATCH, 100, 5);
+        enqueue("b", 1, JobClass.INTERACTIVE, 100, 3);
+        WorkAhead ahead = queue.aheadOf(job("c", 1, JobClass.BATCH, 100));
+        assertThat(ahead.jobs()).isEqualTo(3 + 1); // the interactive three, then a's head wins the tie
+    }
+
+    /** For a static queue and room for everything, the predicted positions are the service order. */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 99})
+    void predictedPositionsAreTheServiceOrder(long seed) {
+        Random random = new Random(seed);
+        for (int i = 0; i < 300; i++) {
+            String tenant = "t" + random.nextInt(7);
+            int priority = 1 + Math.abs(tenant.hashCode()) % 3;
+            JobClass c = random.nextInt(4) == 0 ? JobClass.BATCH : JobClass.INTERACTIVE;
+            queue.enqueue(job(tenant, priority, c, 1 + random.nextInt(2_000)));
+            if (random.nextInt(5) == 0) queue.next(ROOMY); // counters that differ
+        }
+        Map<String, Integer> predicted = new HashMap<>();
+        for (int i = 1; i <= ids; i++) {
+            String id = "j" + i;
+            queue.position(id).ifPresent(p -> predicted.put(id, p));
+        }
+        int served = 0;
+        Optional<Job> next;
+        while ((next = queue.next(ROOMY)).isPresent()) {
+            served++;
+            assertThat(predicted.get(next.get().id())).as("job %s", next.get().id()).isEqualTo(served);
+        }
+        assertThat(served).isEqualTo(predicted.size());
+    }
+}

@@ -1,0 +1,360 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.quota.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * What every {@link ProviderBudgetStore} must do, run against each implementation. Time is a
+ * fake clock; t0 is aligned to a minute so slot arithmetic is easy to read. {@link #replica}
+ * is a second store on the same shared state (for Redis, a second client: another replica).
+ */
+abstract class ProviderBudgetStoreContract {
+    static final long T0 = 1_800_000_000_000L - (1_800_000_000_000L % 3_600_000L);
+    static final BudgetLimits LIMITS = new BudgetLimits(10, 1000, 3, 120_000);
+
+    final FakeClock clock = new FakeClock(T0);
+    ProviderBudgetStore store;
+    String key;
+    private int leases;
+
+    abstract ProviderBudgetStore newStore(FakeClock clock);
+
+    /** Another store over the same state: a second replica (in memory: the same instance). */
+    abstract ProviderBudgetStore replica(ProviderBudgetStore store, FakeClock clock);
+
+    @BeforeEach
+    void setUp() {
+        store = newStore(clock);
+        key = "p" + UUID.randomUUID() + ":gpt-4o";
+    }
+
+    void at(long msFromT0) {
+        clock.set(T0 + msFromT0);
+    }
+
+    String lease() {
+        return "lease-" + ++leases;
+    }
+
+    BudgetDecision acquire(long tokens) {
+        return acquire(LIMITS, tokens, lease());
+    }
+
+    BudgetDecision acquire(BudgetLimits limits, long tokens, String leaseId) {
+        return store.tryAcquire(key, limits, tokens, leaseId).block(Duration.ofSeconds(5));
+    }
+
+    BudgetSnapshot snapshot() {
+        return store.snapshot(key, LIMITS).block(Duration.ofSeconds(5));
+    }
+
+    boolean release(String leaseId) {
+        return store.release(key, leaseId).block(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void anAdmissionTakesARequestItsTokensAndASlot() {
+        BudgetDecision d = acquire(300);
+        assertThat(d.admitted()).isTrue();
+        assertThat(d.refusal()).isNull();
+        assertThat(d.nowMs()).isEqualTo(T0);
+        assertThat(d.snapshot().usedTokens()).isEqualTo(300);
+        assertThat(d.snapshot().usedRequests()).isEqualTo(1);
+        assertThat(d.snapshot().inFlight()).isEqualTo(1);
+        assertThat(snapshot()).isEqualTo(d.snapshot());
+    }
+
+    @Test
+    void refusesTokensThatDoNotFitAndSaysWhenThisCallWill() {
+        assertThat(acquire(600).admitted()).isTrue();
+        at(10_000);
+        assertThat(acquire(300).admitted()).isTrue();
+        at(20_000);
+        BudgetDecision refused = acquire(200);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.TOKENS);
+        // the 600 charged in the slot [0 s, 1 s) leave the window at t=61 s
+        assertThat(refused.waitMs()).isEqualTo(41_000);
+        assertThat(refused.snapshot().usedTokens()).isEqualTo(900);
+        assertThat(refused.snapshot().inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void refusesTheRequestPastTheRequestsPerMinute() {
+        BudgetLimits manySlots = new BudgetLimits(10, 1000, 100, 120_000);
+        for (int i = 0; i < 10; i++) {
+            at(i * 1_000L);
+            assertThat(acquire(manySlots, 1, lease()).admitted()).isTrue();
+        }
+        BudgetDecision refused = acquire(manySlots, 1, lease());
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.REQUESTS);
+        assertThat(refused.waitMs()).isEqualTo(61_000 - 9_000);
+    }
+
+    @Test
+    void refusesWhenEverySlotIsHeldWithAHintAndAReleaseMakesRoom() {
+        List<String> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = lease();
+            held.add(id);
+            assertThat(acquire(LIMITS, 10, id).admitted()).isTrue();
+        }
+        BudgetDecision refused = acquire(10);
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
+        assertThat(refused.waitMs()).isEqualTo(LIMITS.inFlightHintMs()).isPositive();
+        assertThat(release(held.get(1))).isTrue();
+        assertThat(acquire(10).admitted()).isTrue();
+    }
+
+    @Test
+    void aRefusalTakesNothing() {
+        acquire(1000);
+        BudgetDecision refused = acquire(1);
+        assertThat(refused.admitted()).isFalse();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.usedTokens()).isEqualTo(1000);
+        assertThat(s.usedRequests()).isEqualTo(1);
+        assertThat(s.inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallLargerThanTheWholeBudgetNeverFits() {
+        BudgetDecision d = acquire(1001);
+        assertThat(d.neverFits()).isTrue();
+        assertThat(d.refusal()).isEqualTo(BudgetRefusal.TOKENS);
+        assertThat(d.waitMs()).isEqualTo(-1);
+    }
+
+    @Test
+    void releaseIsIdempotent() {
+        String id = lease();
+        acquire(LIMITS, 10, id);
+        assertThat(release(id)).isTrue();
+        assertThat(release(id)).isFalse();
+        assertThat(release("never-taken")).isFalse();
+        assertThat(snapshot().inFlight()).isZero();
+        assertThat(snapshot().usedTokens()).as("release frees the slot, not the tokens").isEqualTo(10);
+    }
+
+    @Test
+    void anUnreleasedLeaseExpiresAndItsSlotReturns() {
+        for (int i = 0; i < 3; i++) assertThat(acquire(10).admitted()).isTrue();
+        at(LIMITS.leaseMs() - 1);
+        assertThat(snapshot().inFlight()).isEqualTo(3);
+        assertThat(acquire(10).refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
+        at(LIMITS.leaseMs());
+        assertThat(snapshot().inFlight()).isZero();
+        assertThat(release("lease-1")).as("a late release of an expired lease frees nothing").isFalse();
+        assertThat(acquire(10).admitted()).isTrue();
+    }
+
+    @Test
+    void aPauseHoldsEveryAdmissionOffUntilItEnds() {
+        Long until = store.pause(key, 5_000).block();
+        assertThat(until).isEqualTo(T0 + 5_000);
+        at(1_000);
+        assertThat(store.pause(key, 1_000).block()).as("a shorter pause does not cut a longer one").isEqualTo(T0 + 5_000);
+        BudgetDecision refused = acquire(10);
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.PAUSED);
+        assertThat(refused.waitMs()).isEqualTo(4_000);
+        assertThat(refused.snapshot().pausedUntilMs()).isEqualTo(T0 + 5_000);
+        at(5_000);
+        assertThat(acquire(10).admitted()).isTrue();
+        assertThat(snapshot().paused()).isFalse();
+    }
+
+    @Test
+    void whenSeveralThingsBlockTheOneThatFreesLastIsNamed() {
+        acquire(1000);
+        at(20_000);
+        store.pause(key, 5_000).block();
+        BudgetDecision refused = acquire(100);
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.TOKENS);
+        assertThat(refused.waitMs()).isEqualTo(41_000);
+        store.pause(key, 50_000).block();
+        assertThat(acquire(100).refusal()).isEqualTo(BudgetRefusal.PAUSED);
+    }
+
+    @Test
+    void reconcilingTheEstimateGivesBackTheUnusedTokens() {
+        BudgetDecision d = acquire(1000);
+        at(3_000);
+        store.adjustTokens(key, d.nowMs(), 400 - 1000).block();
+        assertThat(snapshot().usedTokens()).isEqualTo(400);
+        assertThat(acquire(600).admitted()).isTrue();
+        store.adjustTokens(key, d.nowMs(), 50).block();
+        assertThat(snapshot().usedTokens()).as("usage above the estimate is charged too").isEqualTo(1050);
+    }
+
+    @Test
+    void aCallThatNeverReachedTheProviderCanBeRefundedWhole() {
+        BudgetDecision d = acquire(500);
+        store.adjust(key, d.nowMs(), -500, -1).block();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.usedTokens()).isZero();
+        assertThat(s.usedRequests()).isZero();
+    }
+
+    @Test
+    void theUpstreamsRemainingCapsTheLocalRoomUntilItsReset() {
+        acquire(100);
+        // the provider has seen other traffic on this key: 300 tokens and 4 requests left, full again in 10 s
+        store.correct(key, LIMITS, 4, 300, 10_000).block();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.remainingTokens()).isEqualTo(300);
+        assertThat(s.remainingRequests()).isEqualTo(4);
+        assertThat(acquire(301).refusal()).isEqualTo(BudgetRefusal.TOKENS);
+        at(9_999);
+        assertThat(snapshot().remainingTokens()).isEqualTo(300);
+        at(10_000);
+        assertThat(snapshot().remainingTokens()).as("the correction leaves at the upstream's reset").isEqualTo(900);
+        assertThat(snapshot().remainingRequests()).isEqualTo(9);
+    }
+
+    @Test
+    void aCorrectionNeverAddsRoom() {
+        acquire(800);
+        store.correct(key, LIMITS, 100, 5_000, 1_000).block();
+        store.correct(key, LIMITS, -1, -1, 1_000).block();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.usedTokens()).isEqualTo(800);
+        assertThat(s.usedRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void aResetBeyondTheWindowHoldsTheCorrectionForAWindow() {
+        store.correct(key, LIMITS, -1, 0, 600_000).block();
+        at(60_999);
+        assertThat(snapshot().remainingTokens()).isZero();
+        at(61_000);
+        assertThat(snapshot().remainingTokens()).isEqualTo(1000);
+    }
+
+    @Test
+    void resetTellsWhenTheNewestUsageLeaves() {
+        at(5_000);
+        store.adjustTokens(key, T0 + 4_000, -100).block(); // a refund in an empty window leaves no usage
+        store.correct(key, LIMITS, -1, 900, 1_000).block(); // 100 phantom tokens that leave at t=6 s
+        assertThat(snapshot().resetMs()).isEqualTo(1_000);
+        at(6_000);
+        assertThat(snapshot().resetMs()).isZero();
+        assertThat(snapshot().remainingTokens()).isEqualTo(1000);
+    }
+
+    @Test
+    void budgetsAreIndependent() {
+        acquire(1000);
+        assertThat(store.tryAcquire("other-" + key, LIMITS, 1000, lease()).block().admitted()).isTrue();
+        assertThat(acquire(1).admitted()).isFalse();
+    }
+
+    @Test
+    void aLowerAdaptiveLimitCapsTheSlots() {
+        BudgetLimits adaptive = LIMITS.withMaxInFlight(1);
+        assertThat(acquire(adaptive, 1, lease()).admitted()).isTrue();
+        assertThat(acquire(adaptive, 1, lease()).refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
+        assertThat(acquire(LIMITS, 1, lease()).admitted()).isTrue();
+    }
+
+    @Test
+    void aPauseSetByOneReplicaHoldsTheOther() {
+        ProviderBudgetStore other = replica(store, clock);
+        other.pause(key, 2_000).block();
+        assertThat(acquire(1).refusal()).isEqualTo(BudgetRefusal.PAUSED);
+    }
+
+    /**
+     * Two replicas, many threads, one burst of admissions: exactly the in-flight limit is
+     * admitted; releasing every lease (twice, from either replica) frees exactly those slots.
+     */
+    @Test
+    void concurrentAdmissionsFromTwoReplicasNeverExceedTheSlots() {
+        ProviderBudgetStore[] replicas = {store, replica(store, clock)};
+        BudgetLimits limits = new BudgetLimits(100_000, 10_000_000, 20, 120_000);
+        List<String> admitted = java.util.Collections.synchronizedList(new ArrayList<>());
+        Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
+                .flatMap(i -> replicas[i % 2].tryAcquire(key, limits, 10, "c-" + i)
+                        .filter(BudgetDecision::admitted).map(d -> "c-" + i))
+                .doOnNext(admitted::add)
+                .sequential().blockLast(Duration.ofSeconds(30));
+        assertThat(admitted).hasSize(20);
+        assertThat(replicas[1].snapshot(key, limits).block().inFlight()).isEqualTo(20);
+
+        AtomicInteger freed = new AtomicInteger();
+        Flux.fromIterable(admitted).concatWith(Flux.fromIterable(admitted))
+                .parallel(16).runOn(Schedulers.parallel())
+                .flatMap(id -> replicas[Math.abs(id.hashCode()) % 2].release(key, id))
+                .filter(Boolean::booleanValue)
+                .doOnNext(x -> freed.incrementAndGet())
+                .sequential().blockLast(Duration.ofSeconds(30));
+        assertThat(freed).hasValue(20);
+        assertThat(store.snapshot(key, limits).block().inFlight()).isZero();
+    }
+
+    /** The same burst against the window: never one token or request more than the caps. */
+    @Test
+    void concurrentAdmissionsFromTwoReplicasNeverOverspendTheWindow() {
+        ProviderBudgetStore[] replicas = {store, replica(store, clock)};
+        BudgetLimits limits = new BudgetLimits(90, 5_000, 1_000, 120_000);
+        AtomicLong tokens = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
+        Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
+                .flatMap(i -> {
+                    long size = i % 3 == 0 ? 37 : 71;
+                    return replicas[i % 2].tryAcquire(key, limits, size, "w-" + i)
+                            .filter(BudgetDecision::admitted).map(d -> size);
+                })
+                .doOnNext(size -> {
+                    tokens.addAndGet(size);
+                    requests.incrementAndGet();
+                })
+                .sequential().blockLast(Duration.ofSeconds(30));
+        BudgetSnapshot s = store.snapshot(key, limits).block();
+        assertThat(tokens.get()).isLessThanOrEqualTo(5_000).isEqualTo(s.usedTokens());
+        assertThat(requests.get()).isLessThanOrEqualTo(90).isEqualTo(s.usedRequests());
+        // refusals only once the window was (nearly) full: the smallest call no longer fitted, or requests ran out
+        assertThat(s.usedTokens() > 5_000 - 37 || s.usedRequests() == 90).isTrue();
+    }
+
+    /**
+     * Steady churn from two replicas and many threads: acquire, hold, release. The concurrency
+     * the callers observe never exceeds the limit, and when every caller has released, no slot
+     * is held: nothing leaks.
+     */
+    @Test
+    void churnFromTwoReplicasKeepsConcurrencyUnderTheLimitAndLeaksNothing() {
+        ProviderBudgetStore[] replicas = {store, replica(store, clock)};
+        BudgetLimits limits = new BudgetLimits(1_000_000, 1_000_000_000, 8, 120_000);
+        AtomicInteger holding = new AtomicInteger();
+        AtomicInteger maxHolding = new AtomicInteger();
+        AtomicInteger served = new AtomicInteger();
+        Flux.range(0, 600).parallel(16).runOn(Schedulers.parallel())
+                .flatMap(i -> {
+                    ProviderBudgetStore r = replicas[i % 2];
+                    String id = "x-" + i;
+                    return r.tryAcquire(key, limits, 1, id).flatMap(d -> {
+                        if (!d.admitted()) return Mono.just(false);
+                        maxHolding.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                        served.incrementAndGet();
+                        holding.decrementAndGet(); // before the store frees it: the count we see never lags behind
+                        return replicas[(i + 1) % 2].release(key, id);
+                    });
+                })
+                .sequential().blockLast(Duration.ofSeconds(30));
+        assertThat(served.get()).isPositive();
+        assertThat(maxHolding.get()).isLessThanOrEqualTo(8);
+        assertThat(store.snapshot(key, limits).block().inFlight()).isZero();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/** The same contract against a real Redis, through the Lua scripts; the replica has its own connection. */
+class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
+    private static ReactiveStringRedisTemplate second;
+
+    @Override
+    ProviderBudgetStore newStore(FakeClock clock) {
+        return new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
+    }
+
+    @Override
+    ProviderBudgetStore replica(ProviderBudgetStore store, FakeClock clock) {
+        return new RedisProviderBudgetStore(secondClient(), clock);
+    }
+
+    private static synchronized ReactiveStringRedisTemplate secondClient() {
+        if (second == null) {
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                    new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port()));
+            factory.afterPropertiesSet();
+            factory.start();
+            second = new ReactiveStringRedisTemplate(factory);
+        }
+        return second;
+    }
+}

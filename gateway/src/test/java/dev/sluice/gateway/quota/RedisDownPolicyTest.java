@@ -1,0 +1,100 @@
+package dev.sluice.gateway.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.tier.RedisDownPolicy;
+import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.tier.WindowLimit;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/** Redis down is a named policy per tier, decided within the store timeout, counted, never a hang. */
+class RedisDownPolicyTest {
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    final FakeClock clock = new FakeClock(1_900_000_000_000L);
+    LettuceConnectionFactory factory;
+
+    static Tier tier(String name, RedisDownPolicy policy) {
+        return new Tier(name, 1000, 10, 1.0, 1, 100, List.of(new WindowLimit("hour", 3600, 60_000, 600)),
+                Map.of(), false, policy);
+    }
+
+    /** A Redis address where nothing listens: connections are refused, as when Redis is down. */
+    RedisQuotaStore deadRedis() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+        factory.afterPropertiesSet();
+        factory.start();
+        return new RedisQuotaStore(new ReactiveStringRedisTemplate(factory));
+    }
+
+    @AfterEach
+    void close() {
+        if (factory != null) factory.destroy();
+    }
+
+    @Test
+    void aFailClosedTierIsRefusedAtOnceWhenRedisIsDown() throws Exception {
+        QuotaLimiter limiter = new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
+        long started = System.nanoTime();
+        QuotaLimiter.Outcome outcome = limiter.acquire("t", tier("free", RedisDownPolicy.FAIL_CLOSED), 10).block(Duration.ofSeconds(5));
+        assertThat(outcome.storeUnavailable()).isTrue();
+        assertThat(outcome.admitted()).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed").count()).isEqualTo(1);
+    }
+
+    @Test
+    void aFailOpenTierIsServedByThisReplicasOwnWindowsWhenRedisIsDown() throws Exception {
+        QuotaLimiter limiter = new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
+        Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN);
+        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted()).isTrue();
+        QuotaLimiter.Outcome second = limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5));
+        assertThat(second.admitted()).as("the local limiter still enforces the tier").isFalse();
+        assertThat(second.decision().retryAfterMs()).isPositive();
+        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open").count()).isEqualTo(2);
+    }
+
+    @Test
+    void aStoreThatNeverAnswersIsGivenUpOnAfterTheTimeoutNotAConnectTimeout() {
+        QuotaStore silent = new QuotaStore() { // a store that hangs, as a Redis behind a black-holed network would
+            @Override
+            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                return Mono.never();
+            }
+
+            @Override
+            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                return Mono.never();
+            }
+
+            @Override
+            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                return Mono.never();
+            }
+        };
+        QuotaLimiter limiter = new QuotaLimiter(silent, null, Duration.ofMillis(300), meters);
+        StepVerifier.withVirtualTime(() -> limiter.acquire("t", tier("free", RedisDownPolicy.FAIL_OPEN), 10))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofMillis(299))
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(o -> assertThat(o.storeUnavailable()).as("no local fallback configured: refused").isTrue())
+                .expectComplete()
+                .verify(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,98 @@
+package dev.sluice.gateway.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.SluiceApplication;
+import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.tenant.ApiKeys;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.TestRedis;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.ConnectionProvider;
+
+/**
+ * Two gateway replicas on one Redis, hundreds of concurrent requests from one tenant split
+ * between them: together they admit exactly what the tier allows, never more. The upstream
+ * reports no usage, so every admitted request keeps its full estimate.
+ */
+class TwoReplicasShareTheQuotaTest {
+    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
+            res.header("content-type", "application/json").sendString(Mono.just("{\"id\":\"no-usage\"}")));
+    static ConfigurableApplicationContext a;
+    static ConfigurableApplicationContext b;
+
+    static ConfigurableApplicationContext replica() {
+        return new SpringApplicationBuilder(SluiceApplication.class).run(
+                "--server.port=0", "--sluice.lab.port=0",
+                "--spring.data.redis.url=" + TestRedis.url(),
+                "--sluice.provider.url=" + UPSTREAM.baseUrl(),
+                // What is under test is the shared atomic charge, not the timeout: a slow, loaded CI box
+                // must not push pro (fail-open) onto its per-replica fallback.
+                "--sluice.store.timeout=10s");
+    }
+
+    @BeforeAll
+    static void start() {
+        a = replica();
+        b = replica();
+    }
+
+    @AfterAll
+    static void stop() {
+        a.close();
+        b.close();
+        UPSTREAM.close();
+    }
+
+    static int port(ConfigurableApplicationContext ctx) {
+        return ((WebServerApplicationContext) ctx).getWebServer().getPort();
+    }
+
+    @Test
+    void concurrentRequestsThroughTwoReplicasNeverExceedTheTenantsCap() {
+        String tenantId = "twin-" + UUID.randomUUID();
+        String key = ApiKeys.generate();
+        TenantStore store = a.getBean(TenantStore.class); // Redis: shared with b
+        store.save(new Tenant(tenantId, "pro", false)).then(store.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
+
+        String body = "{\"model\":\"gpt-4o\",\"max_tokens\":1990,\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}";
+        long estimate = a.getBean(TokenEstimator.class).estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).totalTokens();
+        long cap = 150_000; // pro: 100 000 tokens per minute × burst 1.5
+
+        ConnectionProvider pool = ConnectionProvider.builder("twins").maxConnections(400).pendingAcquireMaxCount(-1).build();
+        WebClient http = WebClient.builder()
+                .clientConnector(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
+                        reactor.netty.http.client.HttpClient.create(pool)))
+                .build();
+        List<Integer> statuses = Flux.range(0, 300)
+                .flatMap(i -> http.post().uri("http://127.0.0.1:" + port(i % 2 == 0 ? a : b) + "/v1/chat/completions")
+                        .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                        .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())), 300)
+                .collectList().block(Duration.ofSeconds(60));
+        pool.dispose();
+
+        Map<Integer, Long> byStatus = statuses.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        long admitted = byStatus.getOrDefault(200, 0L);
+        assertThat(admitted * estimate).as("tokens admitted, %s", byStatus).isLessThanOrEqualTo(cap);
+        assertThat(admitted).as("all that fits is admitted, %s", byStatus).isEqualTo(cap / estimate);
+        assertThat(byStatus.get(429)).isEqualTo(300 - admitted);
+    }
+}
