@@ -1,14 +1,16 @@
 package dev.sluice.gateway.tenant;
 
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The single-instance store: two maps, tenants by id and tenant ids by key hash. */
+/** The single-instance store: tenants by id, tenant ids by key hash, key records by tenant. */
 public final class InMemoryTenantStore implements TenantStore {
     private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
     private final Map<String, String> tenantByKeyHash = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, TenantKey>> keysByTenant = new ConcurrentHashMap<>();
 
     @Override
     public Mono<Tenant> findByKeyHash(String keySha256) {
@@ -25,7 +27,7 @@ public final class InMemoryTenantStore implements TenantStore {
 
     @Override
     public Flux<Tenant> findAll() {
-        return Flux.defer(() -> Flux.fromIterable(tenants.values()));
+        return Flux.defer(() -> Flux.fromIterable(tenants.values())).sort(Comparator.comparing(Tenant::id));
     }
 
     @Override
@@ -34,15 +36,44 @@ public final class InMemoryTenantStore implements TenantStore {
     }
 
     @Override
-    public Mono<Void> addKey(String tenantId, String keySha256) {
+    public Mono<Boolean> create(Tenant tenant) {
+        return Mono.fromSupplier(() -> tenants.putIfAbsent(tenant.id(), tenant) == null);
+    }
+
+    @Override
+    public Mono<Void> addKey(String tenantId, TenantKey key) {
         return Mono.fromRunnable(() -> {
             if (!tenants.containsKey(tenantId)) throw new IllegalArgumentException("no tenant " + tenantId);
-            tenantByKeyHash.put(keySha256, tenantId);
+            keysByTenant.computeIfAbsent(tenantId, id -> new ConcurrentHashMap<>()).put(key.id(), key);
+            tenantByKeyHash.put(key.sha256(), tenantId);
+        });
+    }
+
+    @Override
+    public Flux<TenantKey> keys(String tenantId) {
+        return Flux.defer(() -> Flux.fromIterable(keysByTenant.getOrDefault(tenantId, Map.of()).values()))
+                .sort(Comparator.comparing(TenantKey::createdAt).thenComparing(TenantKey::id));
+    }
+
+    @Override
+    public Mono<Boolean> revokeKey(String tenantId, String keyId) {
+        return Mono.fromSupplier(() -> {
+            TenantKey key = keysByTenant.getOrDefault(tenantId, Map.of()).get(keyId);
+            if (key == null) return false;
+            tenantByKeyHash.remove(key.sha256(), tenantId); // authentication stops first
+            keysByTenant.get(tenantId).remove(keyId);
+            return true;
         });
     }
 
     @Override
     public Mono<Boolean> revokeKey(String keySha256) {
-        return Mono.fromSupplier(() -> tenantByKeyHash.remove(keySha256) != null);
+        return Mono.fromSupplier(() -> {
+            String owner = tenantByKeyHash.remove(keySha256);
+            if (owner == null) return false;
+            Map<String, TenantKey> keys = keysByTenant.get(owner);
+            if (keys != null) keys.remove(TenantKey.idOf(keySha256));
+            return true;
+        });
     }
 }

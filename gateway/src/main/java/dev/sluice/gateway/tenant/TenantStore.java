@@ -1,9 +1,14 @@
 package dev.sluice.gateway.tenant;
 
+import java.time.Instant;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Tenants and their keys (as hashes). Redis-backed when shared by replicas, in memory otherwise. */
+/**
+ * Tenants and their keys (as hashes, with a little metadata for people). Redis-backed when
+ * shared by replicas, in memory otherwise; {@code TenantStoreContract} tests both.
+ * {@link #findByKeyHash} runs on every request: one lookup by hash, then the tenant.
+ */
 public interface TenantStore {
     /** The tenant owning the key with this SHA-256 hash, or empty. */
     Mono<Tenant> findByKeyHash(String keySha256);
@@ -12,10 +17,26 @@ public interface TenantStore {
 
     Flux<Tenant> findAll();
 
+    /** Creates or overwrites. */
     Mono<Void> save(Tenant tenant);
 
-    /** Adds a key (by hash) to an existing tenant. */
-    Mono<Void> addKey(String tenantId, String keySha256);
+    /** Creates the tenant unless its id exists; true if created. */
+    Mono<Boolean> create(Tenant tenant);
 
+    /** Adds a key to an existing tenant (an error if there is none). Listed before it authenticates. */
+    Mono<Void> addKey(String tenantId, TenantKey key);
+
+    /** Adds a key known only by its hash (demo tenants). */
+    default Mono<Void> addKey(String tenantId, String keySha256) {
+        return addKey(tenantId, TenantKey.forHash(keySha256, Instant.now()));
+    }
+
+    /** The tenant's keys, oldest first. */
+    Flux<TenantKey> keys(String tenantId);
+
+    /** Revokes the tenant's key with this id; false if it has none such. Effective at once. */
+    Mono<Boolean> revokeKey(String tenantId, String keyId);
+
+    /** Revokes a key by its hash, whoever owns it. */
     Mono<Boolean> revokeKey(String keySha256);
 }

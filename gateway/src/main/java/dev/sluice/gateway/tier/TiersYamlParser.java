@@ -22,7 +22,8 @@ import org.yaml.snakeyaml.nodes.Node;
  */
 public final class TiersYamlParser {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
-    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+    /** Tier and tenant names: lower-case letters, digits, ".", "_" or "-", at most 64. */
+    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "demo-tenants");
     private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",

@@ -1,0 +1,93 @@
+package dev.sluice.gateway.abuse;
+
+import dev.sluice.gateway.abuse.memory.InMemoryFlagStore;
+import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
+import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
+import dev.sluice.gateway.abuse.memory.LocalSamplerLock;
+import dev.sluice.gateway.abuse.redis.RedisFlagStore;
+import dev.sluice.gateway.abuse.redis.RedisSamplerLock;
+import dev.sluice.gateway.abuse.redis.RedisTenantActivity;
+import dev.sluice.gateway.abuse.redis.RedisUsageHistory;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.tier.ConfigRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/** Abuse detection: activity recording (called by the request path), the per-minute sampler, flags. */
+@Configuration(proxyBeanMethods = false)
+public class AbuseConfiguration {
+    static final String NAMESPACE = "sluice";
+
+    @Bean
+    TenantActivity tenantActivity(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Clock clock) {
+        return mode == StoreMode.REDIS ? new RedisTenantActivity(redis.getObject(), NAMESPACE, clock) : new InMemoryTenantActivity(clock);
+    }
+
+    @Bean
+    UsageHistory usageHistory(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
+        return mode == StoreMode.REDIS ? new RedisUsageHistory(redis.getObject(), NAMESPACE) : new InMemoryUsageHistory();
+    }
+
+    @Bean
+    FlagStore flagStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
+                        @Value("${sluice.abuse.closed-flag-retention:90d}") Duration closedRetention) {
+        return mode == StoreMode.REDIS ? new RedisFlagStore(redis.getObject(), NAMESPACE, closedRetention) : new InMemoryFlagStore();
+    }
+
+    @Bean
+    SamplerLock samplerLock(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
+        return mode == StoreMode.REDIS ? new RedisSamplerLock(redis.getObject(), NAMESPACE) : new LocalSamplerLock();
+    }
+
+    @Bean
+    AbuseSampler abuseSampler(TenantActivity activity, QuotaLimiter quota, UsageHistory history, FlagStore flags,
+                              TenantStore tenants, ConfigRegistry config, Clock clock, MeterRegistry meters) {
+        return new AbuseSampler(activity, quota, history, flags, tenants, config::current, clock, meters);
+    }
+
+    @Bean
+    AbuseScheduler abuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, Clock clock,
+                                  @Value("${sluice.abuse.settle:2s}") Duration settle) {
+        return new AbuseScheduler(sampler, lock, activity, clock, "replica-" + UUID.randomUUID(), settle);
+    }
+
+    /** Ships activity (Redis) every second and ticks the sampler; {@code sluice.abuse.sampler.enabled=false} turns the sampler off. */
+    @Bean
+    SmartLifecycle abuseLifecycle(TenantActivity activity, AbuseScheduler scheduler,
+                                  @Value("${sluice.abuse.sampler.enabled:true}") boolean samplerEnabled,
+                                  @Value("${sluice.abuse.ship-interval:1s}") Duration shipInterval,
+                                  @Value("${sluice.abuse.tick:1s}") Duration tick) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                if (activity instanceof RedisTenantActivity redis) redis.start(shipInterval);
+                if (samplerEnabled) scheduler.start(tick);
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                scheduler.stop();
+                if (activity instanceof RedisTenantActivity redis) redis.stop();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+}

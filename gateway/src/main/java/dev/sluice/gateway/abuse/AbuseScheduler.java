@@ -1,0 +1,81 @@
+package dev.sluice.gateway.abuse;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Runs the sampler once a minute for the whole fleet. Every replica ticks (once a second);
+ * once a minute has ended (plus {@code settle}, so every replica has shipped its activity
+ * for it), the first replica to win that minute's {@link SamplerLock} samples it and the
+ * others skip it. A tick never overlaps the previous one.
+ */
+public final class AbuseScheduler {
+    private static final Logger log = LoggerFactory.getLogger(AbuseScheduler.class);
+
+    private final AbuseSampler sampler;
+    private final SamplerLock lock;
+    private final TenantActivity activity;
+    private final Clock clock;
+    private final String owner;
+    private final long settleMs;
+    private final AtomicLong lastTried = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicBoolean busy = new AtomicBoolean();
+    private volatile Disposable ticking;
+
+    public AbuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, Clock clock, String owner, Duration settle) {
+        this.sampler = sampler;
+        this.lock = lock;
+        this.activity = activity;
+        this.clock = clock;
+        this.owner = owner;
+        this.settleMs = settle.toMillis();
+    }
+
+    /** The start of the latest minute that ended at least {@code settle} ago. */
+    long dueMinute(long nowMs) {
+        return ActivityBuffer.minuteOf(nowMs - settleMs) - 60_000L;
+    }
+
+    /**
+     * One tick: samples the due minute if nobody (this replica included) has tried it yet and
+     * this replica wins its lock. Empty when there was nothing to do here.
+     */
+    public Mono<AbuseSampler.MinuteReport> tick() {
+        return Mono.defer(() -> {
+            long due = dueMinute(clock.millis());
+            long last = lastTried.get();
+            if (due <= last || !lastTried.compareAndSet(last, due)) return Mono.empty();
+            if (!busy.compareAndSet(false, true)) return Mono.empty();
+            return activity.flush()
+                    .then(lock.tryAcquire(due, owner))
+                    .flatMap(won -> won ? sampler.sampleMinute(due) : Mono.empty())
+                    .doOnNext(r -> log.debug("Sampled minute {}: {} tenants, {} flags opened", Instant.ofEpochMilli(due),
+                            r.sampled(), r.opened().size()))
+                    .doFinally(s -> busy.set(false));
+        });
+    }
+
+    public void start(Duration tickInterval) {
+        ticking = Flux.interval(tickInterval, tickInterval, Schedulers.parallel())
+                .onBackpressureDrop()
+                .concatMap(t -> tick().onErrorResume(e -> {
+                    log.warn("Abuse sampling failed: {}", e.toString());
+                    return Mono.empty();
+                }), 1)
+                .subscribe();
+    }
+
+    public void stop() {
+        Disposable d = ticking;
+        if (d != null) d.dispose();
+    }
+}

@@ -1,0 +1,24 @@
+package dev.sluice.gateway.abuse;
+
+import java.util.Map;
+
+/**
+ * One minute of activity: the tenants seen (with the tier each was served under) and, per
+ * tenant, the count of each stage taken. A tenant may have stages without a request seen
+ * (a stage counted by another replica after the minute turned); the sampler reads both.
+ */
+public record MinuteActivity(long minuteStartMs, Map<String, String> tierByTenant, Map<String, Map<String, Long>> stagesByTenant) {
+    public MinuteActivity {
+        if (minuteStartMs % 60_000 != 0) throw new IllegalArgumentException("a minute starts on a whole minute");
+        tierByTenant = Map.copyOf(tierByTenant);
+        stagesByTenant = Map.copyOf(stagesByTenant);
+    }
+
+    public Map<String, Long> stages(String tenantId) {
+        return stagesByTenant.getOrDefault(tenantId, Map.of());
+    }
+
+    public boolean isEmpty() {
+        return tierByTenant.isEmpty() && stagesByTenant.isEmpty();
+    }
+}

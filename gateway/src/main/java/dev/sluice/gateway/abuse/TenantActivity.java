@@ -1,0 +1,26 @@
+package dev.sluice.gateway.abuse;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * Which tenants were active in which minute, and what the request path did with their
+ * requests. The two writes are called on every request: they only touch this process's
+ * memory (a map put, an array increment) and never wait on a store; the Redis adapter ships
+ * the counts in the background, once a second.
+ */
+public interface TenantActivity {
+
+    /** The tenant sent a request, served under {@code tierName}. */
+    void requestSeen(String tenantId, String tierName);
+
+    /** The request path took {@code stage} (passed, downgraded, delayed, rejected, busy) for one of its requests. */
+    void stageTaken(String tenantId, String stage);
+
+    /** Everything recorded for the minute starting at {@code minuteStartMs}, by every replica. */
+    Mono<MinuteActivity> minute(long minuteStartMs);
+
+    /** Ships what is buffered (Redis); a no-op where nothing is buffered. */
+    default Mono<Void> flush() {
+        return Mono.empty();
+    }
+}

@@ -1,0 +1,30 @@
+package dev.sluice.gateway.abuse;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One point of a tenant's usage series: the minute starting at {@code minuteStartMs}, sampled
+ * as it ended. {@code tokens} and {@code requests} are what the tenant's 60 s window held then;
+ * {@code utilisation} is the tightest window's share of its cap ({@code window} names it), the
+ * number the ceiling detector reads; {@code stages} counts what the request path did in the minute.
+ */
+public record UsageSample(long minuteStartMs, String tier, long tokens, long requests, double utilisation,
+                          String window, Map<String, Long> stages) {
+    public UsageSample {
+        if (minuteStartMs % 60_000 != 0) throw new IllegalArgumentException("a sample's minute starts on a whole minute");
+        Objects.requireNonNull(tier, "tier");
+        Objects.requireNonNull(window, "window");
+        if (tokens < 0 || requests < 0 || !(utilisation >= 0)) throw new IllegalArgumentException("usage must not be negative");
+        Map<String, Long> ordered = new LinkedHashMap<>();
+        for (Stage s : Stage.values()) ordered.put(s.wire(), stages.getOrDefault(s.wire(), 0L));
+        stages = java.util.Collections.unmodifiableMap(ordered);
+    }
+
+    /** Every stage, zeros included, in the order of {@link Stage}. */
+    @Override
+    public Map<String, Long> stages() {
+        return stages;
+    }
+}

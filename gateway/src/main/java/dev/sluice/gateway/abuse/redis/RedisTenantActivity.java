@@ -1,0 +1,130 @@
+package dev.sluice.gateway.abuse.redis;
+
+import dev.sluice.gateway.abuse.ActivityBuffer;
+import dev.sluice.gateway.abuse.MinuteActivity;
+import dev.sluice.gateway.abuse.Stage;
+import dev.sluice.gateway.abuse.TenantActivity;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Activity shared by every replica. The request path writes only to this process's
+ * {@link ActivityBuffer}; every second the buffer is drained into Redis with one script call
+ * per minute touched. Layout, per minute (hash-tagged on the minute so both keys share a
+ * Cluster slot), each with a TTL of an hour:
+ * <ul>
+ *   <li>{@code <ns>:activity:{<minute ms>}:tenants}: hash tenant → tier;</li>
+ *   <li>{@code <ns>:activity:{<minute ms>}:stages}: hash {@code "<tenant> <stage>"} → count.</li>
+ * </ul>
+ * If Redis is unreachable a drained batch is dropped (counted in the log at debug): the
+ * series loses a minute's stage counts, the request path loses nothing.
+ */
+public final class RedisTenantActivity implements TenantActivity {
+    private static final Logger log = LoggerFactory.getLogger(RedisTenantActivity.class);
+    private static final RedisScript<Long> FLUSH = RedisScript.of(new ClassPathResource("scripts/activity_flush.lua"), Long.class);
+    private static final long TTL_MS = 3_600_000L;
+
+    private final ReactiveStringRedisTemplate redis;
+    private final String namespace;
+    private final Clock clock;
+    private final ActivityBuffer buffer = new ActivityBuffer();
+    private volatile Disposable shipping;
+
+    public RedisTenantActivity(ReactiveStringRedisTemplate redis, String namespace, Clock clock) {
+        this.redis = redis;
+        this.namespace = namespace;
+        this.clock = clock;
+    }
+
+    String tenantsKey(long minute) {
+        return namespace + ":activity:{" + minute + "}:tenants";
+    }
+
+    String stagesKey(long minute) {
+        return namespace + ":activity:{" + minute + "}:stages";
+    }
+
+    @Override
+    public void requestSeen(String tenantId, String tierName) {
+        buffer.seen(clock.millis(), tenantId, tierName);
+    }
+
+    @Override
+    public void stageTaken(String tenantId, String stage) {
+        buffer.stage(clock.millis(), tenantId, Stage.of(stage));
+    }
+
+    /** Starts shipping the buffer every {@code interval}. */
+    public void start(Duration interval) {
+        shipping = Flux.interval(interval, interval, Schedulers.parallel())
+                .onBackpressureDrop()
+                .concatMap(tick -> flush().onErrorResume(e -> {
+                    log.debug("Activity not shipped: {}", e.toString());
+                    return Mono.empty();
+                }), 1)
+                .subscribe();
+    }
+
+    /** Stops shipping after one last flush. Blocks briefly: shutdown only. */
+    public void stop() {
+        Disposable d = shipping;
+        if (d != null) d.dispose();
+        try {
+            flush().block(Duration.ofSeconds(2));
+        } catch (RuntimeException e) {
+            log.debug("Last activity flush failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public Mono<Void> flush() {
+        return Flux.defer(() -> Flux.fromIterable(buffer.drain(clock.millis())))
+                .concatMap(this::ship)
+                .then();
+    }
+
+    private Mono<Long> ship(MinuteActivity m) {
+        List<String> args = new ArrayList<>();
+        args.add(Long.toString(TTL_MS));
+        args.add(Integer.toString(m.tierByTenant().size()));
+        m.tierByTenant().forEach((tenant, tier) -> {
+            args.add(tenant);
+            args.add(tier);
+        });
+        m.stagesByTenant().forEach((tenant, counts) -> counts.forEach((stage, n) -> {
+            args.add(tenant + " " + stage);
+            args.add(Long.toString(n));
+        }));
+        long minute = m.minuteStartMs();
+        return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute)), args).next();
+    }
+
+    @Override
+    public Mono<MinuteActivity> minute(long minuteStartMs) {
+        Mono<Map<String, String>> tiers = redis.<String, String>opsForHash().entries(tenantsKey(minuteStartMs))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue);
+        Mono<Map<String, Map<String, Long>>> stages = redis.<String, String>opsForHash().entries(stagesKey(minuteStartMs))
+                .collectList().map(entries -> {
+                    Map<String, Map<String, Long>> out = new HashMap<>();
+                    entries.forEach(e -> {
+                        String[] ts = e.getKey().split(" ", 2);
+                        if (ts.length == 2) out.computeIfAbsent(ts[0], t -> new HashMap<>()).put(ts[1], Long.parseLong(e.getValue()));
+                    });
+                    return out;
+                });
+        return Mono.zip(tiers, stages, (t, s) -> new MinuteActivity(minuteStartMs, t, s));
+    }
+}

@@ -1,0 +1,99 @@
+package dev.sluice.gateway.admin;
+
+import java.security.Principal;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import reactor.core.publisher.Mono;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Reading admin requests: JSON objects, YAML documents, the admin's name, query numbers. */
+final class AdminRequests {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    static final MediaType YAML = MediaType.parseMediaType("application/yaml");
+    private static final String[] YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"};
+
+    private AdminRequests() {
+    }
+
+    static boolean isYaml(MediaType type) {
+        if (type == null) return false;
+        String t = type.getType() + "/" + type.getSubtype();
+        for (String y : YAML_TYPES) if (y.equalsIgnoreCase(t)) return true;
+        return false;
+    }
+
+    static boolean isJson(MediaType type) {
+        return type != null && (MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json"));
+    }
+
+    /** The body as a JSON object; 415 unless sent as JSON, 400 unless it parses to an object. */
+    @SuppressWarnings("unchecked")
+    static Mono<Map<String, Object>> jsonObject(ServerRequest req) {
+        MediaType type = req.headers().contentType().orElse(null);
+        if (!isJson(type)) {
+            return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+                    "Send the body as JSON (Content-Type: application/json)."));
+        }
+        return req.bodyToMono(String.class).defaultIfEmpty("").map(body -> {
+            Object parsed;
+            try {
+                parsed = body.isBlank() ? null : JSON.readValue(body, Object.class);
+            } catch (JacksonException e) {
+                throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
+            }
+            if (!(parsed instanceof Map<?, ?> map)) {
+                throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body must be a JSON object.");
+            }
+            return (Map<String, Object>) map;
+        });
+    }
+
+    /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */
+    static Mono<String> yamlDocument(ServerRequest req) {
+        MediaType type = req.headers().contentType().orElse(null);
+        if (isYaml(type)) return req.bodyToMono(String.class).defaultIfEmpty("");
+        if (isJson(type)) {
+            return jsonObject(req).map(m -> {
+                Object yaml = m.get("yaml");
+                if (!(yaml instanceof String s)) throw AdminError.invalid("yaml", "is required: the tiers document as a string");
+                return s;
+            });
+        }
+        return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+                "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}."));
+    }
+
+    static Mono<String> adminName(ServerRequest req) {
+        return req.principal().map(Principal::getName).defaultIfEmpty("admin");
+    }
+
+    /** An optional string field; a problem if present but not a string. */
+    static String string(Map<String, Object> body, String field) {
+        Object v = body.get(field);
+        if (v == null) return null;
+        if (v instanceof String s) return s;
+        throw AdminError.invalid(field, "must be a string");
+    }
+
+    static Boolean bool(Map<String, Object> body, String field) {
+        Object v = body.get(field);
+        if (v == null) return null;
+        if (v instanceof Boolean b) return b;
+        throw AdminError.invalid(field, "must be true or false");
+    }
+
+    static int intParam(ServerRequest req, String name, int fallback, int min, int max) {
+        String raw = req.queryParam(name).orElse(null);
+        if (raw == null || raw.isBlank()) return fallback;
+        try {
+            int v = Integer.parseInt(raw.trim());
+            if (v < min || v > max) throw AdminError.invalid(name, "must be between " + min + " and " + max + ", got " + v);
+            return v;
+        } catch (NumberFormatException e) {
+            throw AdminError.invalid(name, "must be a whole number, got '" + raw + "'");
+        }
+    }
+}

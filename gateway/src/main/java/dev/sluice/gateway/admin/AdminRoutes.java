@@ -1,0 +1,127 @@
+package dev.sluice.gateway.admin;
+
+import dev.sluice.gateway.abuse.FlagStore;
+import dev.sluice.gateway.abuse.UsageHistory;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.tier.TierDocumentStore;
+import dev.sluice.gateway.tier.TierReloader;
+import java.net.URI;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.HandlerFilterFunction;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebInputException;
+import reactor.core.publisher.Mono;
+
+/**
+ * The admin API's routes (authentication is {@link AdminSecurityConfiguration}'s). Every
+ * refusal is a JSON error body; unknown paths under {@code /admin/api} are JSON 404s; writes
+ * from another site's page ({@code Origin} not this host) are refused.
+ */
+@Configuration(proxyBeanMethods = false)
+public class AdminRoutes {
+    private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
+    private static final String PLACEHOLDER = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Sluice admin</title>
+            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}</style></head>
+            <body><h1>Sluice admin</h1>
+            <p>The admin UI comes with issue 7. Until then, use the admin API at <code>/admin/api</code>
+            (HTTP Basic with the admin credentials); it is described in
+            <a href="/admin/api/openapi.yaml">/admin/api/openapi.yaml</a> and in <code>docs/admin-api.md</code>.</p>
+            </body></html>
+            """;
+
+    @Bean
+    RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
+                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, Clock clock) {
+        TiersHandler tiers = new TiersHandler(documents, reloader, tenants);
+        TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock);
+        FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock);
+        ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
+        return RouterFunctions.route()
+                .path("/admin/api", api -> api
+                        .GET("/openapi.yaml", r -> ServerResponse.ok().contentType(AdminRequests.YAML).bodyValue(openapi))
+                        .GET("/tiers", tiers::get)
+                        .POST("/tiers/validate", tiers::validate)
+                        .PUT("/tiers", tiers::put)
+                        .GET("/tenants", tenantsHandler::list)
+                        .POST("/tenants", tenantsHandler::create)
+                        .GET("/tenants/{id}", tenantsHandler::get)
+                        .PATCH("/tenants/{id}", tenantsHandler::patch)
+                        .GET("/tenants/{id}/keys", tenantsHandler::listKeys)
+                        .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
+                        .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
+                        .GET("/tenants/{id}/usage", tenantsHandler::usage)
+                        .GET("/flags", flagsHandler::list)
+                        .GET("/flags/{id}", flagsHandler::get)
+                        .POST("/flags/{id}/review", flagsHandler::review)
+                        .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "not_found",
+                                "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml)."))))
+                .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON
+                .filter(sameOriginWrites())
+                .build();
+    }
+
+    /** The placeholder for the admin UI (issue 7): no data in it, so it needs no login. */
+    @Bean
+    RouterFunction<ServerResponse> adminUiPlaceholder() {
+        return RouterFunctions.route()
+                .GET("/admin", r -> ServerResponse.permanentRedirect(URI.create("/admin/")).build())
+                .GET("/admin/", r -> ServerResponse.ok().contentType(MediaType.TEXT_HTML).bodyValue(PLACEHOLDER))
+                .build();
+    }
+
+    private static HandlerFilterFunction<ServerResponse, ServerResponse> errorsAsJson() {
+        return (request, next) -> Mono.defer(() -> next.handle(request))
+                .onErrorResume(AdminError.class, AdminResponses::error)
+                .onErrorResume(ServerWebInputException.class, e -> AdminResponses.error(
+                        new AdminError(HttpStatus.BAD_REQUEST, "bad_request", e.getReason() == null ? "Bad request." : e.getReason())))
+                .onErrorResume(e -> !(e instanceof AdminError), e -> {
+                    log.error("Admin API {} {} failed", request.method(), request.path(), e);
+                    return AdminResponses.error(new AdminError(HttpStatus.INTERNAL_SERVER_ERROR, "internal_error",
+                            "The request failed on the gateway's side: " + e.getClass().getSimpleName()
+                                    + (e.getMessage() == null ? "" : ": " + e.getMessage())));
+                });
+    }
+
+    /** Refuses a write whose page came from another origin (the browser says so in Origin). */
+    private static HandlerFilterFunction<ServerResponse, ServerResponse> sameOriginWrites() {
+        return (request, next) -> {
+            HttpMethod m = request.method();
+            boolean write = m == HttpMethod.POST || m == HttpMethod.PUT || m == HttpMethod.PATCH || m == HttpMethod.DELETE;
+            String origin = request.headers().firstHeader(HttpHeaders.ORIGIN);
+            if (write && origin != null && !sameOrigin(origin, request)) {
+                return Mono.error(new AdminError(HttpStatus.FORBIDDEN, "cross_origin",
+                        "Writes to the admin API are accepted only from its own origin, not from " + origin + "."));
+            }
+            return next.handle(request);
+        };
+    }
+
+    static boolean sameOrigin(String origin, ServerRequest request) {
+        try {
+            URI o = URI.create(origin);
+            String host = request.headers().firstHeader(HttpHeaders.HOST);
+            if (o.getHost() == null || host == null) return false;
+            int port = o.getPort() != -1 ? o.getPort() : ("https".equals(o.getScheme()) ? 443 : 80);
+            String authority = o.getHost() + ":" + port;
+            String h = host.contains(":") ? host : host + ":" + ("https".equals(request.uri().getScheme()) ? 443 : 80);
+            return authority.equalsIgnoreCase(h);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+}

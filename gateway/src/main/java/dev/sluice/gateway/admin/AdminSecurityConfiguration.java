@@ -1,0 +1,111 @@
+package dev.sluice.gateway.admin;
+
+import java.util.List;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
+import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
+import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.firewall.ServerWebExchangeFirewall;
+import org.springframework.security.web.server.firewall.StrictServerWebExchangeFirewall;
+import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
+import reactor.core.publisher.Mono;
+
+/**
+ * Spring Security for the admin paths only. {@code /admin/api/**} needs HTTP Basic with the
+ * admin credentials (role ADMIN); a tenant key (Bearer) is not a credential there and gets
+ * 401. Everything else ({@code /v1/**}, whose tenant auth is the gateway's own filter,
+ * {@code /actuator/**}, {@code /lab/**}) matches no security chain and passes straight through.
+ *
+ * <p>Why no session and no CSRF token: Basic credentials travel with every request, so there
+ * is nothing to keep between requests (no session, no security context saved, no request
+ * cache). CSRF abuses credentials a browser attaches on its own; the API's writes instead
+ * require a JSON or YAML body (which a cross-site form cannot send, and which a cross-site
+ * script can only send after a CORS preflight this API never grants), and any write whose
+ * {@code Origin} is another site is refused ({@link AdminRoutes}).
+ *
+ * <p>Nothing of this runs per request on {@code /v1/**}: the strict firewall is scoped to the
+ * admin paths, and security observations are off (they would wrap every request, secured or
+ * not, in an observation).
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(AdminProperties.class)
+public class AdminSecurityConfiguration {
+    static final String REALM = "Basic realm=\"sluice-admin\", charset=\"UTF-8\"";
+
+    @Bean
+    AdminCredentials adminCredentials(AdminProperties props) {
+        return AdminCredentials.from(props);
+    }
+
+    /** Also keeps Boot from creating its default user (and logging a second generated password). */
+    @Bean
+    ReactiveAuthenticationManager adminAuthenticationManager(AdminCredentials credentials) {
+        return authentication -> {
+            String user = authentication.getName();
+            Object password = authentication.getCredentials();
+            if (password instanceof String p && credentials.matches(user, p)) {
+                return Mono.just(UsernamePasswordAuthenticationToken.authenticated(user, null,
+                        List.of(new SimpleGrantedAuthority("ROLE_ADMIN"))));
+            }
+            return Mono.error(new BadCredentialsException("bad admin credentials"));
+        };
+    }
+
+    @Bean
+    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager) {
+        ServerAuthenticationEntryPoint entryPoint = (exchange, e) -> {
+            var request = exchange.getRequest();
+            // A script (the admin UI) asks not to get the browser's own login dialog.
+            if (request.getHeaders().getFirst("X-Requested-With") == null) {
+                exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, REALM);
+            }
+            String auth = request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+            String message = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                    ? "Tenant API keys are not accepted here: the admin API needs the admin credentials (HTTP Basic)."
+                    : auth == null ? "Authentication required: HTTP Basic with the admin credentials."
+                    : "Wrong admin credentials.";
+            return AdminResponses.write(exchange.getResponse(), HttpStatus.UNAUTHORIZED, "unauthorized", message);
+        };
+        ServerAccessDeniedHandler denied = (exchange, e) ->
+                AdminResponses.write(exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
+        return http
+                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**"))
+                .authorizeExchange(ex -> ex
+                        .pathMatchers("/admin/api", "/admin/api/**").hasRole("ADMIN")
+                        .anyExchange().permitAll())
+                .httpBasic(basic -> basic.authenticationManager(manager).authenticationEntryPoint(entryPoint))
+                .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(denied))
+                .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
+                .logout(ServerHttpSecurity.LogoutSpec::disable)
+                .build();
+    }
+
+    /** The strict firewall where security applies; elsewhere the exchange goes on untouched. */
+    @Bean
+    ServerWebExchangeFirewall adminFirewall() {
+        StrictServerWebExchangeFirewall strict = new StrictServerWebExchangeFirewall();
+        return exchange -> exchange.getRequest().getPath().value().startsWith("/admin")
+                ? strict.getFirewalledExchange(exchange)
+                : Mono.just(exchange);
+    }
+
+    @Bean
+    SecurityObservationSettings securityObservationSettings() {
+        return SecurityObservationSettings.noObservations();
+    }
+}

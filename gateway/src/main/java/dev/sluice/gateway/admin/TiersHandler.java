@@ -1,0 +1,125 @@
+package dev.sluice.gateway.admin;
+
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.tier.ConfigException;
+import dev.sluice.gateway.tier.SluiceConfig;
+import dev.sluice.gateway.tier.TierDocument;
+import dev.sluice.gateway.tier.TierDocumentStore;
+import dev.sluice.gateway.tier.TierReloader;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+
+/**
+ * The tiers document: read (YAML and JSON, with its ETag), validate without saving, and
+ * replace guarded by If-Match. A replacement is applied here at once and reaches the other
+ * replicas through the store within their poll interval.
+ */
+final class TiersHandler {
+    private final TierDocumentStore store;
+    private final TierReloader reloader;
+    private final TenantStore tenants;
+
+    TiersHandler(TierDocumentStore store, TierReloader reloader, TenantStore tenants) {
+        this.store = store;
+        this.reloader = reloader;
+        this.tenants = tenants;
+    }
+
+    Mono<ServerResponse> get(ServerRequest req) {
+        return current().flatMap(doc -> {
+            SluiceConfig parsed;
+            try {
+                parsed = reloader.parse("stored tiers", doc.yaml());
+            } catch (ConfigException e) {
+                parsed = null; // shown as null; appliedHere tells the replica kept an older one
+            }
+            return ServerResponse.ok().eTag(doc.etag()).header(HttpHeaders.CACHE_CONTROL, "no-cache")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(AdminViews.document(doc, parsed, reloader.appliedVersion()));
+        });
+    }
+
+    Mono<ServerResponse> validate(ServerRequest req) {
+        return AdminRequests.yamlDocument(req).flatMap(this::check).flatMap(parsed -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("valid", true);
+            body.put("summary", AdminViews.summary(parsed));
+            body.put("config", AdminViews.config(parsed));
+            return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
+        });
+    }
+
+    Mono<ServerResponse> put(ServerRequest req) {
+        List<String> ifMatch = req.headers().header(HttpHeaders.IF_MATCH);
+        if (ifMatch.isEmpty()) {
+            return Mono.error(new AdminError(HttpStatus.PRECONDITION_REQUIRED, "precondition_required",
+                    "Send If-Match with the ETag of the document you edited (GET /admin/api/tiers), so nobody's edit is lost."));
+        }
+        return Mono.zip(current(), AdminRequests.yamlDocument(req), AdminRequests.adminName(req)).flatMap(t -> {
+            TierDocument doc = t.getT1();
+            if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
+            String yaml = t.getT2();
+            return check(yaml).flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3()).flatMap(outcome -> {
+                if (!outcome.written()) return Mono.error(stale(outcome.document()));
+                reloader.install(outcome.document(), parsed);
+                return ServerResponse.ok().eTag(outcome.document().etag()).contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(AdminViews.document(outcome.document(), parsed, reloader.appliedVersion()));
+            }));
+        });
+    }
+
+    private Mono<TierDocument> current() {
+        return store.current().switchIfEmpty(Mono.error(new AdminError(HttpStatus.SERVICE_UNAVAILABLE, "no_document",
+                "No tiers document is stored yet; the gateway seeds it at start.")));
+    }
+
+    static boolean matches(List<String> ifMatch, String etag) {
+        for (String header : ifMatch) {
+            for (String tag : header.split(",")) {
+                String t = tag.trim();
+                if (t.equals("*") || t.equals(etag)) return true;
+            }
+        }
+        return false;
+    }
+
+    private static AdminError stale(TierDocument current) {
+        return new AdminError(HttpStatus.PRECONDITION_FAILED, "precondition_failed",
+                "The tiers document changed since you read it (now version " + current.version() + " by " + current.updatedBy()
+                        + "). Read it again, redo your edit on it, and send its ETag.",
+                List.of(), Map.of(HttpHeaders.ETAG, current.etag()));
+    }
+
+    /**
+     * Parses as the gateway would apply it, then checks what only the live system knows: no
+     * tenant may be left on a tier the document removes.
+     */
+    private Mono<SluiceConfig> check(String yaml) {
+        SluiceConfig parsed;
+        try {
+            parsed = reloader.parse("tiers document", yaml);
+        } catch (ConfigException e) {
+            return Mono.error(AdminError.invalidConfig(e.problems()));
+        }
+        return tenants.findAll().filter(tn -> !parsed.tiers().containsKey(tn.tierName())).collectList().flatMap(orphans -> {
+            if (orphans.isEmpty()) return Mono.just(parsed);
+            Map<String, List<String>> byTier = new TreeMap<>();
+            for (Tenant tn : orphans) byTier.computeIfAbsent(tn.tierName(), k -> new ArrayList<>()).add(tn.id());
+            List<AdminError.FieldProblem> problems = new ArrayList<>();
+            byTier.forEach((tier, ids) -> problems.add(AdminError.FieldProblem.of("tiers." + tier,
+                    "is removed but tenants are on it (" + String.join(", ", ids.subList(0, Math.min(10, ids.size())))
+                            + (ids.size() > 10 ? ", …" : "") + "): move them to another tier first")));
+            return Mono.error(AdminError.invalid("The document removes tiers that tenants are on; nothing was changed.", problems));
+        });
+    }
+}

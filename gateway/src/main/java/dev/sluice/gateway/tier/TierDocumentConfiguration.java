@@ -1,0 +1,68 @@
+package dev.sluice.gateway.tier;
+
+import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.tier.redis.RedisTierDocumentStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.cloud.gateway.event.RefreshRoutesEvent;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/**
+ * The tiers document shared by replicas: tiers.yaml seeds the store at first start; edits
+ * (admin API) are written there and every replica polls for them.
+ */
+@Configuration(proxyBeanMethods = false)
+public class TierDocumentConfiguration {
+
+    @Bean
+    TierDocumentStore tierDocumentStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Clock clock) {
+        return mode == StoreMode.REDIS
+                ? new RedisTierDocumentStore(redis.getObject(), "sluice", clock)
+                : new InMemoryTierDocumentStore(clock);
+    }
+
+    @Bean
+    TierReloader tierReloader(TierDocumentStore store, ConfigRegistry registry, SluiceProperties props, MeterRegistry meters,
+                              ApplicationEventPublisher events,
+                              @Value("${sluice.store.startup-timeout:5s}") Duration startupTimeout) {
+        TierReloader reloader = new TierReloader(store, registry, props.provider().url(), meters,
+                changed -> events.publishEvent(new RefreshRoutesEvent(changed)));
+        TiersLoader.Source seed = TiersLoader.locate(props.tiersPath());
+        reloader.start(seed.yaml(), seed.name(), startupTimeout);
+        return reloader;
+    }
+
+    /** Polls for edits made on other replicas; with one in-memory instance there is nothing to poll. */
+    @Bean
+    SmartLifecycle tierReloadPolling(TierReloader reloader, StoreMode mode,
+                                     @Value("${sluice.tiers.poll-interval:1s}") Duration interval) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                if (mode == StoreMode.REDIS) reloader.startPolling(interval);
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                reloader.stop();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+}

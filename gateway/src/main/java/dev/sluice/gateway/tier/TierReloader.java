@@ -1,0 +1,123 @@
+package dev.sluice.gateway.tier;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Keeps this replica's {@link ConfigRegistry} on the stored tiers document. It polls the
+ * document's version (one small read a second); on a new version it parses the document,
+ * applies the SLUICE_PROVIDER_URL override and replaces the config. A document that fails to
+ * parse here keeps the last good config, says so in the log (once per version) and in
+ * {@code sluice.config.reload{result="invalid"}}.
+ */
+public final class TierReloader {
+    private static final Logger log = LoggerFactory.getLogger(TierReloader.class);
+
+    private final TierDocumentStore store;
+    private final ConfigRegistry registry;
+    private final String providerUrl;
+    private final MeterRegistry meters;
+    private final Consumer<SluiceConfig> onProvidersChanged;
+    private final AtomicLong appliedVersion = new AtomicLong();
+    private final AtomicLong refusedVersion = new AtomicLong();
+    private volatile Disposable polling;
+
+    public TierReloader(TierDocumentStore store, ConfigRegistry registry, String providerUrl, MeterRegistry meters,
+                        Consumer<SluiceConfig> onProvidersChanged) {
+        this.store = store;
+        this.registry = registry;
+        this.providerUrl = providerUrl == null ? "" : providerUrl;
+        this.meters = meters;
+        this.onProvidersChanged = onProvidersChanged;
+        Gauge.builder("sluice.config.version", appliedVersion, AtomicLong::get)
+                .description("Version of the tiers document in force on this replica").register(meters);
+    }
+
+    /** The document text the store is seeded with, and the version in force from then on. Blocks: start-up only. */
+    public void start(String seedYaml, String seedSource, Duration timeout) {
+        TierDocument doc = store.seedIfAbsent(seedYaml, seedSource).block(timeout);
+        if (doc == null) throw new IllegalStateException("the tiers store returned no document");
+        if (doc.yaml().equals(seedYaml)) {
+            appliedVersion.set(doc.version()); // the registry already holds this text's config
+        } else {
+            log.info("Tiers from the shared store (version {}, by {}); {} is only the seed", doc.version(), doc.updatedBy(), seedSource);
+            apply(doc);
+        }
+    }
+
+    /** Polls the version every {@code interval} until {@link #stop()}. */
+    public void startPolling(Duration interval) {
+        polling = Flux.interval(interval, interval, Schedulers.parallel())
+                .onBackpressureDrop()
+                .concatMap(tick -> checkOnce().onErrorResume(e -> {
+                    count("store-error");
+                    log.debug("Tiers version poll failed: {}", e.toString());
+                    return Mono.empty();
+                }), 1)
+                .subscribe();
+    }
+
+    public void stop() {
+        Disposable d = polling;
+        if (d != null) d.dispose();
+    }
+
+    /** One poll: fetch and apply the document when its version differs from the one in force. */
+    public Mono<Void> checkOnce() {
+        return store.version().flatMap(v -> {
+            if (v == 0 || v == appliedVersion.get() || v == refusedVersion.get()) return Mono.<Void>empty();
+            return store.current().doOnNext(this::apply).then();
+        });
+    }
+
+    /** Parses and installs {@code doc}; on a bad document keeps the config in force and reports it. */
+    public boolean apply(TierDocument doc) {
+        SluiceConfig next;
+        try {
+            next = TierConfiguration.withProviderOverride(TiersYamlParser.parse("tiers (version " + doc.version() + ")", doc.yaml()),
+                    providerUrl);
+        } catch (ConfigException e) {
+            if (refusedVersion.getAndSet(doc.version()) != doc.version()) {
+                count("invalid");
+                log.error("Tiers version {} (by {}) is invalid; keeping version {} in force. {}", doc.version(), doc.updatedBy(),
+                        appliedVersion.get(), e.getMessage());
+            }
+            return false;
+        }
+        install(doc, next);
+        return true;
+    }
+
+    /** Installs a document already parsed (the admin API validated it before writing). */
+    public synchronized void install(TierDocument doc, SluiceConfig parsed) {
+        if (doc.version() < appliedVersion.get()) return; // a poll already brought a newer one
+        SluiceConfig previous = registry.current();
+        registry.replace(parsed);
+        appliedVersion.set(doc.version());
+        count("applied");
+        log.info("Tiers version {} (by {}) in force: tiers {}", doc.version(), doc.updatedBy(), parsed.tiers().keySet());
+        if (!previous.providers().equals(parsed.providers())) onProvidersChanged.accept(parsed);
+    }
+
+    /** Parses a document as it would be applied here (the provider override included); throws {@link ConfigException}. */
+    public SluiceConfig parse(String source, String yaml) {
+        return TierConfiguration.withProviderOverride(TiersYamlParser.parse(source, yaml), providerUrl);
+    }
+
+    public long appliedVersion() {
+        return appliedVersion.get();
+    }
+
+    private void count(String result) {
+        meters.counter("sluice.config.reload", "result", result).increment();
+    }
+}

@@ -1,0 +1,153 @@
+package dev.sluice.gateway.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.gateway.SluiceApplication;
+import dev.sluice.gateway.testsupport.TestRedis;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Two gateway instances on one Redis, as two replicas: keys issued on one work on the other
+ * at once, and a tier edit on one is in force on the other within seconds. Redis database 7
+ * keeps this test's tiers document apart from other tests on the same server.
+ */
+class AdminReplicasTest {
+    static final int DATABASE = 7;
+    static final String CHAT = AdminApiTest.CHAT;
+    static ConfigurableApplicationContext a;
+    static ConfigurableApplicationContext b;
+    static ReactiveStringRedisTemplate redis;
+    static LettuceConnectionFactory factory;
+
+    @BeforeAll
+    static void start() {
+        RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port());
+        config.setDatabase(DATABASE);
+        factory = new LettuceConnectionFactory(config);
+        factory.afterPropertiesSet();
+        factory.start();
+        redis = new ReactiveStringRedisTemplate(factory);
+        redis.execute(c -> c.serverCommands().flushDb()).blockLast();
+        a = replica();
+        b = replica();
+    }
+
+    static ConfigurableApplicationContext replica() {
+        return new SpringApplicationBuilder(SluiceApplication.class).run(
+                "--server.port=0", "--sluice.lab.port=0", "--sluice.lab.latency=20ms",
+                "--spring.data.redis.host=" + TestRedis.host(), "--spring.data.redis.port=" + TestRedis.port(),
+                "--spring.data.redis.database=" + DATABASE,
+                "--sluice.admin.user=ops", "--sluice.admin.password=pw-for-replicas",
+                "--sluice.tiers.poll-interval=500ms", "--sluice.abuse.sampler.enabled=false");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (b != null) b.close();
+        if (a != null) a.close();
+        if (factory != null) factory.destroy();
+    }
+
+    static WebTestClient client(ConfigurableApplicationContext ctx) {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + ctx.getEnvironment().getProperty("local.server.port"))
+                .responseTimeout(Duration.ofSeconds(20)).build();
+    }
+
+    static WebTestClient admin(ConfigurableApplicationContext ctx) {
+        return client(ctx).mutate().defaultHeaders(h -> h.setBasicAuth("ops", "pw-for-replicas")).build();
+    }
+
+    static int chat(ConfigurableApplicationContext ctx, String key) {
+        return client(ctx).post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT).exchange().returnResult(String.class).getStatus().value();
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> tiers(ConfigurableApplicationContext ctx) {
+        return admin(ctx).get().uri("/admin/api/tiers").exchange().expectStatus().isOk().expectBody(Map.class).returnResult().getResponseBody();
+    }
+
+    static String put(ConfigurableApplicationContext ctx, String etag, String yaml) {
+        return admin(ctx).put().uri("/admin/api/tiers").header(HttpHeaders.IF_MATCH, etag).contentType(AdminRequests.YAML)
+                .bodyValue(yaml).exchange().expectStatus().isOk().returnResult(String.class).getResponseHeaders().getETag();
+    }
+
+    @Test
+    void aKeyIssuedOnOneReplicaWorksOnTheOtherAtOnceAndItsRevocationToo() {
+        admin(a).post().uri("/admin/api/tenants").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("id", "shared-1", "tier", "pro")).exchange().expectStatus().isCreated();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> issued = admin(a).post().uri("/admin/api/tenants/shared-1/keys").exchange().expectStatus().isCreated()
+                .expectBody(Map.class).returnResult().getResponseBody();
+        String key = (String) issued.get("key");
+        assertThat(chat(b, key)).isEqualTo(200);
+        admin(b).get().uri("/admin/api/tenants/shared-1/keys").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.keys[0].id").isEqualTo(issued.get("id"));
+        admin(b).delete().uri("/admin/api/tenants/shared-1/keys/{k}", issued.get("id")).exchange().expectStatus().isNoContent();
+        assertThat(chat(a, key)).isEqualTo(401);
+    }
+
+    @Test
+    void aTierEditOnOneReplicaIsEnforcedByTheOtherWithinSeconds() {
+        admin(a).post().uri("/admin/api/tenants").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("id", "shared-2", "tier", "free")).exchange().expectStatus().isCreated();
+        String key = (String) admin(a).post().uri("/admin/api/tenants/shared-2/keys").exchange().expectStatus().isCreated()
+                .expectBody(Map.class).returnResult().getResponseBody().get("key");
+        assertThat(chat(b, key)).isEqualTo(200);
+
+        Map<String, Object> doc = tiers(a);
+        String original = (String) doc.get("yaml");
+        String etag = put(a, (String) doc.get("etag"), original.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 30\n"));
+        long version = ((Number) tiers(a).get("version")).longValue();
+        try {
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                Map<String, Object> seen = tiers(b);
+                assertThat(((Number) seen.get("version")).longValue()).isEqualTo(version);
+                assertThat(seen.get("appliedHere")).isEqualTo(true);
+            });
+            assertThat(chat(b, key)).isEqualTo(429);
+        } finally {
+            put(b, etag, original);
+        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Boolean.TRUE.equals(tiers(a).get("appliedHere")) && ((Number) tiers(a).get("version")).longValue() == version + 1);
+    }
+
+    @Test
+    void aBadDocumentInTheStoreKeepsTheLastGoodConfigAndIsCounted() {
+        Map<String, Object> doc = tiers(a);
+        long version = ((Number) doc.get("version")).longValue();
+        String original = (String) doc.get("yaml");
+        // Written behind the API's back (an older replica, a hand edit in redis-cli): every replica refuses it.
+        redis.opsForHash().putAll("sluice:tiers", Map.of("yaml", "tiers: [", "version", Long.toString(version + 1),
+                "updated-by", "redis-cli")).block();
+        MeterRegistry meters = b.getBean(MeterRegistry.class);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Counter c = meters.find("sluice.config.reload").tag("result", "invalid").counter();
+            return c != null && c.count() >= 1;
+        });
+        Map<String, Object> seen = tiers(b);
+        assertThat(seen.get("appliedHere")).isEqualTo(false);
+        assertThat(seen.get("config")).isNull();
+        assertThat(chat(b, "sk-sluice-demo-pro")).isEqualTo(200); // still served, on the last good config
+
+        put(a, (String) seen.get("etag"), original); // the API can replace it with a good one
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Boolean.TRUE.equals(tiers(b).get("appliedHere")));
+    }
+}

@@ -1,0 +1,8 @@
+package dev.sluice.gateway.tenant;
+
+class InMemoryTenantStoreTest extends TenantStoreContract {
+    @Override
+    TenantStore newStore() {
+        return new InMemoryTenantStore();
+    }
+}

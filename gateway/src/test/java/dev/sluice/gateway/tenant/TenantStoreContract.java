@@ -1,0 +1,110 @@
+package dev.sluice.gateway.tenant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What every {@link TenantStore} must do (in memory, Redis). */
+abstract class TenantStoreContract {
+    TenantStore store;
+    String id;
+
+    abstract TenantStore newStore();
+
+    @BeforeEach
+    void setUp() {
+        store = newStore();
+        id = "t-" + UUID.randomUUID();
+    }
+
+    @Test
+    void aTenantIsSavedFoundAndListed() {
+        store.save(new Tenant(id, "free", false)).block();
+        assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "free", false));
+        store.save(new Tenant(id, "pro", true)).block();
+        assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "pro", true));
+        assertThat(store.findAll().collectList().block()).contains(new Tenant(id, "pro", true));
+        assertThat(store.findById("nobody-" + id).block()).isNull();
+    }
+
+    @Test
+    void createRefusesAnExistingId() {
+        assertThat(store.create(new Tenant(id, "free", false)).block()).isTrue();
+        assertThat(store.create(new Tenant(id, "pro", true)).block()).isFalse();
+        assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "free", false));
+    }
+
+    @Test
+    void anIssuedKeyAuthenticatesAndIsListedWithoutItsSecret() {
+        store.create(new Tenant(id, "free", false)).block();
+        String secret = ApiKeys.generate();
+        TenantKey key = TenantKey.forSecret(secret, Instant.parse("2026-01-01T00:00:00Z"));
+        store.addKey(id, key).block();
+
+        assertThat(store.findByKeyHash(ApiKeys.sha256Hex(secret)).block().id()).isEqualTo(id);
+        List<TenantKey> keys = store.keys(id).collectList().block();
+        assertThat(keys).containsExactly(key);
+        assertThat(key.id()).matches(TenantKey.ID.pattern());
+        assertThat(key.hint()).isEqualTo("sk-sluice-…" + secret.substring(secret.length() - 4));
+        assertThat(key.toString()).doesNotContain(secret);
+    }
+
+    @Test
+    void keysAreListedOldestFirst() {
+        store.create(new Tenant(id, "free", false)).block();
+        TenantKey later = TenantKey.forSecret(ApiKeys.generate(), Instant.parse("2026-02-01T00:00:00Z"));
+        TenantKey earlier = TenantKey.forSecret(ApiKeys.generate(), Instant.parse("2026-01-01T00:00:00Z"));
+        store.addKey(id, later).block();
+        store.addKey(id, earlier).block();
+        assertThat(store.keys(id).collectList().block()).containsExactly(earlier, later);
+    }
+
+    @Test
+    void aRevokedKeyStopsAtOnceAndLeavesTheOthers() {
+        store.create(new Tenant(id, "free", false)).block();
+        String s1 = ApiKeys.generate();
+        String s2 = ApiKeys.generate();
+        TenantKey k1 = TenantKey.forSecret(s1, Instant.now());
+        store.addKey(id, k1).block();
+        store.addKey(id, TenantKey.forSecret(s2, Instant.now())).block();
+
+        assertThat(store.revokeKey(id, k1.id()).block()).isTrue();
+        assertThat(store.findByKeyHash(ApiKeys.sha256Hex(s1)).block()).isNull();
+        assertThat(store.findByKeyHash(ApiKeys.sha256Hex(s2)).block()).isNotNull();
+        assertThat(store.keys(id).collectList().block()).hasSize(1);
+        assertThat(store.revokeKey(id, k1.id()).block()).isFalse();
+    }
+
+    @Test
+    void aKeyIdOfAnotherTenantRevokesNothing() {
+        store.create(new Tenant(id, "free", false)).block();
+        store.create(new Tenant("o-" + id, "free", false)).block();
+        String secret = ApiKeys.generate();
+        TenantKey key = TenantKey.forSecret(secret, Instant.now());
+        store.addKey(id, key).block();
+        assertThat(store.revokeKey("o-" + id, key.id()).block()).isFalse();
+        assertThat(store.findByKeyHash(key.sha256()).block()).isNotNull();
+    }
+
+    @Test
+    void revokingByHashAlsoDropsTheListing() {
+        store.create(new Tenant(id, "free", false)).block();
+        String secret = ApiKeys.generate();
+        store.addKey(id, ApiKeys.sha256Hex(secret)).block(); // a demo key: hash only
+        assertThat(store.keys(id).collectList().block()).singleElement().satisfies(k -> assertThat(k.hint()).isNull());
+        assertThat(store.revokeKey(ApiKeys.sha256Hex(secret)).block()).isTrue();
+        assertThat(store.keys(id).collectList().block()).isEmpty();
+        assertThat(store.revokeKey(ApiKeys.sha256Hex(secret)).block()).isFalse();
+    }
+
+    @Test
+    void aKeyNeedsAnExistingTenant() {
+        assertThatThrownBy(() -> store.addKey("ghost-" + id, TenantKey.forSecret(ApiKeys.generate(), Instant.now())).block())
+                .hasMessageContaining("no tenant");
+    }
+}

@@ -1,0 +1,10 @@
+package dev.sluice.gateway.tier;
+
+import dev.sluice.gateway.quota.FakeClock;
+
+class InMemoryTierDocumentStoreTest extends TierDocumentStoreContract {
+    @Override
+    TierDocumentStore newStore(FakeClock clock) {
+        return new InMemoryTierDocumentStore(clock);
+    }
+}
