@@ -13,7 +13,7 @@ import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
+import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Duration;
 import java.util.UUID;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,8 +29,8 @@ public class AbuseConfiguration {
     static final String NAMESPACE = "sluice";
 
     @Bean
-    TenantActivity tenantActivity(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Clock clock) {
-        return mode == StoreMode.REDIS ? new RedisTenantActivity(redis.getObject(), NAMESPACE, clock) : new InMemoryTenantActivity(clock);
+    TenantActivity tenantActivity(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
+        return mode == StoreMode.REDIS ? new RedisTenantActivity(redis.getObject(), NAMESPACE, quotaClock.clock()) : new InMemoryTenantActivity(quotaClock.clock());
     }
 
     @Bean
@@ -51,14 +51,14 @@ public class AbuseConfiguration {
 
     @Bean
     AbuseSampler abuseSampler(TenantActivity activity, QuotaLimiter quota, UsageHistory history, FlagStore flags,
-                              TenantStore tenants, ConfigRegistry config, Clock clock, MeterRegistry meters) {
-        return new AbuseSampler(activity, quota, history, flags, tenants, config::current, clock, meters);
+                              TenantStore tenants, ConfigRegistry config, QuotaClock quotaClock, MeterRegistry meters) {
+        return new AbuseSampler(activity, quota, history, flags, tenants, config::current, quotaClock.clock(), meters);
     }
 
     @Bean
-    AbuseScheduler abuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, Clock clock,
+    AbuseScheduler abuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, QuotaClock quotaClock,
                                   @Value("${sluice.abuse.settle:2s}") Duration settle) {
-        return new AbuseScheduler(sampler, lock, activity, clock, "replica-" + UUID.randomUUID(), settle);
+        return new AbuseScheduler(sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settle);
     }
 
     /** Ships activity (Redis) every second and ticks the sampler; {@code sluice.abuse.sampler.enabled=false} turns the sampler off. */

@@ -7,6 +7,7 @@ import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.TierDocumentStore;
 import dev.sluice.gateway.tier.TierReloader;
 import java.net.URI;
+import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,8 @@ public class AdminRoutes {
 
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
-                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, Clock clock) {
+                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock) {
+        Clock clock = quotaClock.clock();
         TiersHandler tiers = new TiersHandler(documents, reloader, tenants);
         TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock);
         FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock);

@@ -46,7 +46,7 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters) {
-        return new DispatchFilter(dispatchers, PROVIDER_CLOCK, meters);
+    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity) {
+        return new DispatchFilter(dispatchers, PROVIDER_CLOCK, meters, activity);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestOptions;
@@ -37,8 +38,10 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private final Dispatchers dispatchers;
     private final Clock clock;
     private final MeterRegistry meters;
+    private final TenantActivity activity;
 
-    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters) {
+    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, TenantActivity activity) {
+        this.activity = activity;
         this.dispatchers = dispatchers;
         this.clock = clock;
         this.meters = meters;
@@ -144,6 +147,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back. */
     private Mono<Void> busy(ServerWebExchange exchange, Tier tier, GatewayBusyException busy) {
         meters.counter("sluice.decisions", "tier", tier.name(), "stage", "busy").increment();
+        activity.stageTaken(SluiceAttributes.tenant(exchange).id(), "busy");
         QuotaReservation reservation = exchange.getAttribute(SluiceAttributes.RESERVATION);
         Mono<Void> refund = reservation == null ? Mono.empty() : reservation.refundAll().onErrorResume(e -> Mono.empty());
         long retryMs = Math.max(1, busy.retryAfterMs());

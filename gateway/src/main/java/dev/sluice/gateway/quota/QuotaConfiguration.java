@@ -60,7 +60,9 @@ public class QuotaConfiguration {
     }
 
     @Bean
-    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters) {
-        return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters);
+    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters,
+                            dev.sluice.gateway.abuse.TenantActivity activity) {
+        return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters,
+                activity);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestOptions;
@@ -45,11 +46,13 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     private final TokenEstimator estimator;
     private final RequestRewriter rewriter;
     private final MeterRegistry meters;
+    private final TenantActivity activity;
     /** Requests held on a delay right now, on this replica: bounded by ladder.max-held. */
     private final AtomicInteger held = new AtomicInteger();
 
     public QuotaFilter(QuotaLimiter limiter, DegradationLadder ladder, TokenEstimator estimator, RequestRewriter rewriter,
-                       MeterRegistry meters) {
+                       MeterRegistry meters, TenantActivity activity) {
+        this.activity = activity;
         this.limiter = limiter;
         this.ladder = ladder;
         this.estimator = estimator;
@@ -71,7 +74,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     private Mono<Void> climb(ServerWebExchange exchange, GatewayFilterChain chain, Tenant tenant, Tier tier,
                              RequestEstimate estimate, QuotaLimiter.Outcome outcome, boolean mayDelay) {
         if (outcome.storeUnavailable()) {
-            count(tier, "store-unavailable");
+            count(tenant, tier, "store-unavailable");
             exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
             return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
                     "The gateway cannot check your quota right now; retry in a second.");
@@ -80,7 +83,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         // answer commits, so the provider's own x-ratelimit-* stay readable until then (dispatch reads them).
         if (!outcome.admitted()) RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
         if (outcome.neverFits()) {
-            count(tier, "too-large");
+            count(tenant, tier, "too-large");
             return tooLarge(exchange, tier, estimate, outcome.decision());
         }
         SluiceConfig config = SluiceAttributes.config(exchange);
@@ -90,11 +93,11 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                 mayDelay && roomToHold);
         switch (step.stage()) {
             case REJECTED -> {
-                count(tier, Stage.REJECTED.label());
+                count(tenant, tier, Stage.REJECTED.label());
                 return rejected(exchange, tier, estimate, outcome.decision());
             }
             case DELAYED -> {
-                count(tier, Stage.DELAYED.label());
+                count(tenant, tier, Stage.DELAYED.label());
                 degraded(exchange, "delayed; ms=" + step.delayMs());
                 held.incrementAndGet();
                 // Held on a timer, not a thread; a client that leaves cancels the timer and frees the place.
@@ -104,7 +107,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                         .flatMap(retry -> climb(exchange, chain, tenant, tier, estimate, retry, false));
             }
             case DOWNGRADED -> {
-                count(tier, Stage.DOWNGRADED.label());
+                count(tenant, tier, Stage.DOWNGRADED.label());
                 byte[] body = exchange.getAttribute(SluiceAttributes.REQUEST_BODY);
                 exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, rewriter.withModel(body, step.model()));
                 exchange.getAttributes().put(SluiceAttributes.MODEL, step.model());
@@ -112,7 +115,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                 return admitted(exchange, chain, estimate, outcome.reservation());
             }
             default -> {
-                count(tier, Stage.PASSED.label());
+                count(tenant, tier, Stage.PASSED.label());
                 return admitted(exchange, chain, estimate, outcome.reservation());
             }
         }
@@ -185,8 +188,9 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                 Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
     }
 
-    private void count(Tier tier, String stage) {
+    private void count(Tenant tenant, Tier tier, String stage) {
         meters.counter("sluice.decisions", "tier", tier.name(), "stage", stage).increment();
+        activity.stageTaken(tenant.id(), stage);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant;
 
+import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -23,10 +24,12 @@ import reactor.core.publisher.Mono;
 public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     private final TenantStore tenants;
     private final ConfigRegistry config;
+    private final TenantActivity activity;
 
-    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config) {
+    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, TenantActivity activity) {
         this.tenants = tenants;
         this.config = config;
+        this.activity = activity;
     }
 
     @Override
@@ -57,6 +60,7 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
         exchange.getAttributes().put(SluiceAttributes.TENANT, tenant);
         exchange.getAttributes().put(SluiceAttributes.TIER, tier);
         exchange.getAttributes().put(SluiceAttributes.CONFIG, snapshot);
+        activity.requestSeen(tenant.id(), tier.name()); // in memory; shipped to the sampler in the background
         exchange.getResponse().getHeaders().set("X-Sluice-Tier", tier.name());
         return chain.filter(exchange);
     }

@@ -26,8 +26,9 @@ public class TenantConfiguration {
     }
 
     @Bean
-    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config) {
-        return new TenantAuthenticationFilter(tenants, config);
+    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config,
+                                                          dev.sluice.gateway.abuse.TenantActivity activity) {
+        return new TenantAuthenticationFilter(tenants, config, activity);
     }
 
     /**

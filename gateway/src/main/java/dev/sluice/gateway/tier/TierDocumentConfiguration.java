@@ -4,7 +4,7 @@ import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tier.redis.RedisTierDocumentStore;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
+import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
@@ -23,10 +23,10 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 public class TierDocumentConfiguration {
 
     @Bean
-    TierDocumentStore tierDocumentStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Clock clock) {
+    TierDocumentStore tierDocumentStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
         return mode == StoreMode.REDIS
-                ? new RedisTierDocumentStore(redis.getObject(), "sluice", clock)
-                : new InMemoryTierDocumentStore(clock);
+                ? new RedisTierDocumentStore(redis.getObject(), "sluice", quotaClock.clock())
+                : new InMemoryTierDocumentStore(quotaClock.clock());
     }
 
     @Bean
