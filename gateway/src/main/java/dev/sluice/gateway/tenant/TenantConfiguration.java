@@ -40,8 +40,9 @@ public class TenantConfiguration {
         boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
         if (!enabled || config.demoTenants().isEmpty()) return;
         for (DemoTenant d : config.demoTenants()) {
-            store.save(new Tenant(d.id(), d.tier(), d.suspended()))
-                    .then(store.addKey(d.id(), d.keySha256())).block();
+            // Created once: a restart must not undo what operators changed since (suspension, tier, revoked key).
+            Boolean created = store.create(new Tenant(d.id(), d.tier(), d.suspended())).block();
+            if (Boolean.TRUE.equals(created)) store.addKey(d.id(), d.keySha256()).block();
         }
         log.info("Demo tenants loaded: {} (keys in README.md; for the quickstart and the lab only)",
                 config.demoTenants().stream().map(DemoTenant::id).toList());

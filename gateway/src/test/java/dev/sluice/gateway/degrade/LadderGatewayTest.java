@@ -54,7 +54,7 @@ class LadderGatewayTest {
         java.nio.file.Path file = java.nio.file.Files.createTempFile("tiers-roomy", ".yaml");
         java.nio.file.Files.writeString(file, yaml);
         file.toFile().deleteOnExit();
-        registry.add("sluice.tiers-path", file::toString);
+        registry.add("sluice.tiers.path", file::toString);
     }
 
     @Value("${local.server.port}")

@@ -20,7 +20,7 @@ import reactor.test.StepVerifier;
 /** The gateway against a scripted upstream over real HTTP: key swap, path mapping, streaming. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "SLUICE_PROVIDER_API_KEY=sk-provider-secret",
-        "sluice.demo-tenants=true"})
+        "sluice.demo.tenants=true"})
 class UpstreamProxyTest {
     /** The rest of the stream waits on this sink, so the test decides when the upstream finishes. */
     static final Sinks.Many<String> REST_OF_STREAM = Sinks.many().unicast().onBackpressureBuffer();

@@ -18,7 +18,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /** The gateway with Redis configured: tenants live there, keys only as hashes. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.demo-tenants=true")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.demo.tenants=true")
 class RedisTenantAuthenticationTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
             res.header("content-type", "application/json").sendString(Mono.just("{\"ok\":true}")));
