@@ -52,7 +52,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
         String model = exchange.getAttribute(SluiceAttributes.MODEL);
         ProviderDispatcher dispatcher = dispatchers.forModel(model);
-        if (dispatcher == null) return chain.filter(exchange); // the provider publishes no limits to protect
+        if (dispatcher == null) { // the provider publishes no limits to protect
+            return chain.filter(exchange).onErrorResume(e -> upstreamFailed(exchange, e));
+        }
 
         Tenant tenant = SluiceAttributes.tenant(exchange);
         Tier tier = SluiceAttributes.tier(exchange);
@@ -63,7 +65,22 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         AtomicLong waited = new AtomicLong();
         return dispatcher.submit(job, options.maxWaitMs())
                 .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
-                .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy));
+                .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
+                .onErrorResume(e -> upstreamFailed(exchange, e));
+    }
+
+    /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
+    private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
+        if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
+        boolean timeout = e instanceof java.util.concurrent.TimeoutException
+                || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
+        meters.counter("sluice.upstream.responses", "status", timeout ? "timeout" : "unreachable").increment();
+        ServerWebExchangeUtils.reset(exchange);
+        return timeout
+                ? OpenAiErrors.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "server_error", "upstream_timeout",
+                        "The provider did not answer in time.")
+                : OpenAiErrors.write(exchange, HttpStatus.BAD_GATEWAY, "server_error", "upstream_unavailable",
+                        "The provider could not be reached.");
     }
 
     /** One attempt at the provider with {@code lease}; a push-back goes back in line and comes here again. */
