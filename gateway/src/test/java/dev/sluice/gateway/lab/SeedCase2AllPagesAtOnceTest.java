@@ -34,7 +34,9 @@ class SeedCase2AllPagesAtOnceTest {
 
     @BeforeEach
     void start() {
-        simulator = new ProviderSimulator(LabLimits.DEFAULTS.withLatency(Duration.ofSeconds(2)));
+        // Seed 000's calls take about 2 s; 5 s here keeps the whole burst of 300 in flight together even
+        // on a loaded 2-core CI box, where firing them can itself take a second or two.
+        simulator = new ProviderSimulator(LabLimits.DEFAULTS.withLatency(Duration.ofSeconds(5)));
         server = new LabProviderServer(simulator, 0, Clock.systemUTC());
         server.start();
         // Seed case 5: a pool smaller than the burst would queue pages on our side and we would be
