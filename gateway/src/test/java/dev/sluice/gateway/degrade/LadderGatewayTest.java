@@ -1,16 +1,16 @@
 package dev.sluice.gateway.degrade;
 
+import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
+
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.UUID;
+
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,9 +68,7 @@ class LadderGatewayTest {
     @BeforeEach
     void proTenant() {
         CLOCK.set(T0);
-        String id = "ladder-" + UUID.randomUUID();
-        key = ApiKeys.generate();
-        tenants.save(new Tenant(id, "pro", false)).then(tenants.addKey(id, ApiKeys.sha256Hex(key))).block();
+        key = TestTenants.create(tenants, "ladder", "pro").key();
     }
 
     ResponseEntity<String> chat(String model, int maxTokens, boolean critical) {

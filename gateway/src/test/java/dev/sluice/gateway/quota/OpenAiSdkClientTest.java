@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.openai.client.OpenAIClient;
@@ -7,13 +8,12 @@ import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.ChatModel;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
+
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -37,9 +37,7 @@ class OpenAiSdkClientTest {
 
     @Test
     void aWellBehavedSdkClientThatHonoursRetryAfterNeverFailsACall() {
-        String tenantId = "sdk-" + UUID.randomUUID();
-        String key = ApiKeys.generate();
-        tenants.save(new Tenant(tenantId, "free", false)).then(tenants.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
+        String key = TestTenants.create(tenants, "sdk", "free").key();
         double rejectedBefore = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected").count();
 
         OpenAIClient client = OpenAIOkHttpClient.builder()

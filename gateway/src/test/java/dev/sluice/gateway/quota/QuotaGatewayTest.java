@@ -1,16 +1,16 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.lab.LabProviderServer;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
+
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.Tier;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
+
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,9 +61,9 @@ class QuotaGatewayTest {
     @BeforeEach
     void newFreeTenant() {
         CLOCK.set(T0);
-        tenantId = "q-" + UUID.randomUUID();
-        key = ApiKeys.generate();
-        tenants.save(new Tenant(tenantId, "free", false)).then(tenants.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
+        TestTenants.Created t = TestTenants.create(tenants, "q", "free");
+        tenantId = t.id();
+        key = t.key();
     }
 
     ResponseEntity<String> chat(int maxTokens, boolean stream, String extra) {

@@ -1,18 +1,18 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
+
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.UUID;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,9 +76,9 @@ class ReconciliationTest {
 
     @BeforeEach
     void tenant() {
-        tenantId = "r-" + UUID.randomUUID();
-        key = ApiKeys.generate();
-        tenants.save(new Tenant(tenantId, "pro", false)).then(tenants.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
+        TestTenants.Created t = TestTenants.create(tenants, "r", "pro");
+        tenantId = t.id();
+        key = t.key();
     }
 
     long used() {

@@ -1,11 +1,11 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.estimate.TokenEstimator;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
+
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.TestRedis;
@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
+
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -68,10 +68,7 @@ class TwoReplicasShareTheQuotaTest {
 
     @Test
     void concurrentRequestsThroughTwoReplicasNeverExceedTheTenantsCap() {
-        String tenantId = "twin-" + UUID.randomUUID();
-        String key = ApiKeys.generate();
-        TenantStore store = a.getBean(TenantStore.class); // Redis: shared with b
-        store.save(new Tenant(tenantId, "pro", false)).then(store.addKey(tenantId, ApiKeys.sha256Hex(key))).block();
+        String key = TestTenants.create(a.getBean(TenantStore.class), "twin", "pro").key(); // Redis: shared with b
 
         String body = "{\"model\":\"gpt-4o\",\"max_tokens\":1990,\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}";
         long estimate = a.getBean(TokenEstimator.class).estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).totalTokens();
