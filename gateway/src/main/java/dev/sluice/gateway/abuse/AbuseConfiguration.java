@@ -61,12 +61,21 @@ public class AbuseConfiguration {
         return new AbuseScheduler(sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settle);
     }
 
-    /** Ships activity (Redis) every second and ticks the sampler; {@code sluice.abuse.sampler.enabled=false} turns the sampler off. */
     @Bean
-    SmartLifecycle abuseLifecycle(TenantActivity activity, AbuseScheduler scheduler,
+    OpenFlagsGauge openFlagsGauge(FlagStore flags, MeterRegistry meters) {
+        return new OpenFlagsGauge(flags, meters);
+    }
+
+    /**
+     * Ships activity (Redis) every second, ticks the sampler and refreshes the open-flags gauge;
+     * {@code sluice.abuse.sampler.enabled=false} turns the sampler off.
+     */
+    @Bean
+    SmartLifecycle abuseLifecycle(TenantActivity activity, AbuseScheduler scheduler, OpenFlagsGauge openFlags,
                                   @Value("${sluice.abuse.sampler.enabled:true}") boolean samplerEnabled,
                                   @Value("${sluice.abuse.ship-interval:1s}") Duration shipInterval,
-                                  @Value("${sluice.abuse.tick:1s}") Duration tick) {
+                                  @Value("${sluice.abuse.tick:1s}") Duration tick,
+                                  @Value("${sluice.abuse.open-flags-interval:30s}") Duration openFlagsInterval) {
         return new SmartLifecycle() {
             private volatile boolean running;
 
@@ -74,11 +83,13 @@ public class AbuseConfiguration {
             public void start() {
                 if (activity instanceof RedisTenantActivity redis) redis.start(shipInterval);
                 if (samplerEnabled) scheduler.start(tick);
+                openFlags.start(openFlagsInterval);
                 running = true;
             }
 
             @Override
             public void stop() {
+                openFlags.stop();
                 scheduler.stop();
                 if (activity instanceof RedisTenantActivity redis) redis.stop();
                 running = false;

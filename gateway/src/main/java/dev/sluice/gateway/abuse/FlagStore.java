@@ -19,6 +19,11 @@ public interface FlagStore {
     /** Flags newest first, of one status or all (null), at most {@code limit}. */
     Flux<Flag> list(FlagStatus status, int limit);
 
+    /** How many flags are open now, for every tenant (the {@code sluice.abuse.flags.open} gauge). */
+    default Mono<Long> countOpen() {
+        return list(FlagStatus.OPEN, Integer.MAX_VALUE).count();
+    }
+
     /** The tenant's most recent flag, open or closed. */
     Mono<Flag> latestFor(String tenantId);
 

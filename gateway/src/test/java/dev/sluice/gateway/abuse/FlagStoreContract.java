@@ -57,6 +57,18 @@ abstract class FlagStoreContract {
     }
 
     @Test
+    void theOpenCountFollowsFlagsOpeningAndClosing() {
+        long before = store.countOpen().block(); // a shared Redis may hold other tests' flags
+        Flag f = flag(tenant, T0);
+        store.openIfNone(f).block();
+        store.openIfNone(flag("other-" + tenant, T0)).block();
+        store.openIfNone(flag(tenant, T0 + 60_000)).block(); // refused: one open flag per tenant
+        assertThat(store.countOpen().block()).isEqualTo(before + 2);
+        store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "batch job", null))).block();
+        assertThat(store.countOpen().block()).isEqualTo(before + 1);
+    }
+
+    @Test
     void racingOpenersOpenOneFlag() {
         AtomicInteger opened = new AtomicInteger();
         Flux.range(0, 20).parallel(4).runOn(Schedulers.parallel())

@@ -56,6 +56,15 @@ public final class InMemoryFlagStore implements FlagStore {
     }
 
     @Override
+    public Mono<Long> countOpen() {
+        return Mono.fromSupplier(() -> {
+            synchronized (this) {
+                return (long) openByTenant.size();
+            }
+        });
+    }
+
+    @Override
     public Mono<Flag> latestFor(String tenantId) {
         return Mono.fromSupplier(() -> {
             synchronized (this) {

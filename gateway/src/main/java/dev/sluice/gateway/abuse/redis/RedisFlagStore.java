@@ -80,6 +80,12 @@ public final class RedisFlagStore implements FlagStore {
                 .take(limit);
     }
 
+    /** One HLEN: the open hash holds exactly one entry per open flag. */
+    @Override
+    public Mono<Long> countOpen() {
+        return redis.opsForHash().size(prefix + "open");
+    }
+
     @Override
     public Mono<Flag> latestFor(String tenantId) {
         return redis.<String, String>opsForHash().get(prefix + "latest", tenantId).flatMap(this::find);
