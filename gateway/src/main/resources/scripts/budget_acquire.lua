@@ -5,7 +5,8 @@
 -- ARGV[4] cap tokens   ARGV[5] cap requests   ARGV[6] max in flight   ARGV[7] lease ms
 -- ARGV[8] wait hint when every slot is held
 -- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight), waitMs,
---          usedTokens, usedRequests, inFlight, pausedUntil, resetMs}
+--          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, then the leaving schedule:
+--          leavesAt, tokens, requests per slot holding usage}
 local now = clock(ARGV[1])
 local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
 local capT, capR, maxInFlight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -34,4 +35,4 @@ if refusal == 0 then
   leaseTtl(KEYS[2], now)
   inFlight = redis.call('ZCARD', KEYS[2])
 end
-return { refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now) }
+return withLeaving({ refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now) }, w)

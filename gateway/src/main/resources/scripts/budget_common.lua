@@ -70,6 +70,33 @@ local function waitFor(w, now, addT, addR, capT, capR)
   return SLOTS * SLOT_MS
 end
 
+-- When what is in the window leaves it: {leavesAt, tokens, requests} per slot holding usage,
+-- oldest first, flattened (SlidingWindow.forEachSlot). One HMGET for the whole window.
+local function leaving(w)
+  local fields = {}
+  for s = w.h, w.h + SLOTS do
+    fields[#fields + 1] = 't:' .. s
+    fields[#fields + 1] = 'r:' .. s
+  end
+  local v = redis.call('HMGET', w.key, unpack(fields))
+  local out = {}
+  for i = 0, SLOTS do
+    local t, r = tonumber(v[2 * i + 1]) or 0, tonumber(v[2 * i + 2]) or 0
+    if t > 0 or r > 0 then
+      out[#out + 1] = (w.h + i + HELD) * SLOT_MS
+      out[#out + 1] = t
+      out[#out + 1] = r
+    end
+  end
+  return out
+end
+
+-- Appends the leaving schedule to a reply.
+local function withLeaving(reply, w)
+  for _, x in ipairs(leaving(w)) do reply[#reply + 1] = x end
+  return reply
+end
+
 local function resetMs(w, now)
   if (w.T > 0 or w.R > 0) and w.n then return math.max(0, (w.n + HELD) * SLOT_MS - now) end
   return 0

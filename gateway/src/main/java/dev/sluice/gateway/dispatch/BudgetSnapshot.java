@@ -1,5 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A provider budget's state at {@code nowMs} (the store's clock: Redis TIME or the local one).
  *
@@ -8,9 +11,21 @@ package dev.sluice.gateway.dispatch;
  * @param inFlight      leases held and not expired
  * @param pausedUntilMs end of an upstream-requested pause, 0 when not paused
  * @param resetMs       time from now until everything in the window has left it
+ * @param leaving       when what is in the window leaves it, oldest first: one entry per
+ *                      one-second slot holding usage (its tokens and requests sum to the used
+ *                      ones). A window filled by a burst frees nothing for a whole minute, then
+ *                      everything at once; the door needs to know which (see {@link Door}).
  */
 public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
-                             long pausedUntilMs, long resetMs) {
+                             long pausedUntilMs, long resetMs, List<Leaving> leaving) {
+
+    /** Usage charged in one slot, which leaves the window at {@code atMs} (store time). */
+    public record Leaving(long atMs, long tokens, long requests) {
+    }
+
+    public BudgetSnapshot {
+        leaving = leaving == null ? List.of() : List.copyOf(leaving);
+    }
 
     public long remainingTokens() {
         return Math.max(0, limits.tokensPerMinute() - usedTokens);
@@ -39,5 +54,33 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
 
     public double requestUtilisation() {
         return (double) usedRequests / limits.requestsPerMinute();
+    }
+
+    /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
+    public BudgetSnapshot withLimits(BudgetLimits other) {
+        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving);
+    }
+
+    /**
+     * This snapshot {@code elapsedMs} later, assuming nothing new was charged meanwhile: what
+     * has left the window by then no longer counts. So a snapshot taken while the window was
+     * full does not keep saying "full" after it has emptied.
+     */
+    public BudgetSnapshot agedBy(long elapsedMs) {
+        if (elapsedMs <= 0) return this;
+        long now = nowMs + elapsedMs;
+        long tokens = usedTokens;
+        long requests = usedRequests;
+        List<Leaving> still = new ArrayList<>(leaving.size());
+        for (Leaving l : leaving) {
+            if (l.atMs() <= now) {
+                tokens -= l.tokens();
+                requests -= l.requests();
+            } else {
+                still.add(l);
+            }
+        }
+        return new BudgetSnapshot(limits, now, Math.max(0, requests), Math.max(0, tokens), inFlight, pausedUntilMs,
+                Math.max(0, resetMs - elapsedMs), still);
     }
 }

@@ -1,19 +1,27 @@
 package dev.sluice.gateway.dispatch;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
 /**
  * Backpressure at the door (seed 000, case 4): before a job is queued, estimate when it would
  * be sent, and answer busy at once if that is past what the caller will wait. Honest, not
  * optimistic: the queue protects the provider, it does not create capacity.
  *
  * <p>The estimate: everything the budget holds now, everything ahead of the job in service
- * order ({@link FairQueue#aheadOf}) and the job itself must pass through the budget. What
- * exceeds the budget's standing room drains at the budget's rate, in each dimension:
- * tokens at tokens per minute, requests at requests per minute, and calls at
- * {@code inFlightLimit / meanCallMs} per ms (Little's law, seed 002). The wait is the slowest
- * of the three, and at least the rest of a pause. So a saturated budget with N pages of 800
- * tokens ahead at 300,000 tokens a minute says about {@code (N + 1) × 800 / 300,000} minutes,
- * and a fresh one says 0: its window takes the burst. Steady-state arithmetic, not a promise:
- * it assumes the window frees as fast as it fills.
+ * order ({@link FairQueue#aheadOf}) and the job itself must pass through the budget. In the
+ * rolling windows (tokens, requests) what exceeds the standing room goes when enough of the
+ * window has left it, and the window's own schedule says when that is
+ * ({@link Capacity#leaving}): a window filled evenly frees a little every second, so N pages
+ * of 800 tokens ahead of a saturated 300,000-token minute wait about
+ * {@code (N + 1) × 800 / 300,000} minutes; a window filled by one burst frees nothing until
+ * that burst leaves it, a whole minute later, so the page after the burst waits a minute, not
+ * 160 ms. Beyond what the window holds now, what is sent as it frees stays a window in turn.
+ * Calls drain at {@code inFlightLimit / meanCallMs} per ms (Little's law, seed 002). The
+ * wait is the slowest of the three, and at least the rest of a pause. Without a schedule
+ * (unknown), the windows are assumed to free as fast as they fill. An estimate, not a
+ * promise: later arrivals that are owed service (fair lanes) may still go first.
  *
  * <p>Pure; the queue it reads is single-threaded, so call it from the dispatcher.
  */
@@ -24,7 +32,7 @@ public final class Door {
      * what is used now, and how long calls take.
      */
     public record Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
-                           long usedTokens, long usedRequests, int inFlight, long pausedForMs) {
+                           long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving) {
         public Capacity {
             if (tokensPerMinute < 1 || requestsPerMinute < 1 || inFlightLimit < 1) {
                 throw new IllegalArgumentException("capacity rates must be at least 1");
@@ -32,13 +40,25 @@ public final class Door {
             if (meanCallMs < 0 || usedTokens < 0 || usedRequests < 0 || inFlight < 0 || pausedForMs < 0) {
                 throw new IllegalArgumentException("capacity usage must not be negative");
             }
+            leaving = leaving == null ? null : List.copyOf(leaving);
+        }
+
+        /** Without the window's schedule: the windows are assumed to free as fast as they fill. */
+        public Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
+                        long usedTokens, long usedRequests, int inFlight, long pausedForMs) {
+            this(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests, inFlight,
+                    pausedForMs, null);
         }
 
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
         public static Capacity of(BudgetSnapshot s, long meanCallMs) {
             BudgetLimits l = s.limits();
+            List<Freed> leaving = new ArrayList<>(s.leaving().size());
+            for (BudgetSnapshot.Leaving x : s.leaving()) {
+                leaving.add(new Freed(Math.max(0, x.atMs() - s.nowMs()), x.tokens(), x.requests()));
+            }
             return new Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs,
-                    s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs());
+                    s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving);
         }
 
         /** What batch may use: each limit less the interactive reserve (see {@link BudgetView#admits}). */
@@ -47,9 +67,16 @@ public final class Door {
                     Math.max(1, tokensPerMinute - BudgetView.reserve(tokensPerMinute, interactiveFloor)),
                     Math.max(1, requestsPerMinute - BudgetView.reserve(requestsPerMinute, interactiveFloor)),
                     (int) Math.max(1, inFlightLimit - BudgetView.reserve(inFlightLimit, interactiveFloor)),
-                    meanCallMs, usedTokens, usedRequests, inFlight, pausedForMs);
+                    meanCallMs, usedTokens, usedRequests, inFlight, pausedForMs, leaving);
         }
     }
+
+    /** Usage that leaves the rolling window {@code inMs} from now. */
+    public record Freed(long inMs, long tokens, long requests) {
+    }
+
+    /** Longest a charge stays in a budget's window: the minute and the slot it was made in. */
+    static final long CYCLE_MS = ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS;
 
     private final FairQueue queue;
 
@@ -85,10 +112,41 @@ public final class Door {
     /** Milliseconds until a job of {@code tokens} with {@code ahead} in front of it is sent. */
     public static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c) {
         long calls = ahead.jobs() + 1L;
-        long tokenWait = drain(c.usedTokens() + ahead.tokens() + tokens - c.tokensPerMinute(), 60_000, c.tokensPerMinute());
-        long requestWait = drain(c.usedRequests() + calls - c.requestsPerMinute(), 60_000, c.requestsPerMinute());
+        long tokenWait = windowWait(ahead.tokens() + tokens, c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens);
+        long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests);
         long slotWait = drain(c.inFlight() + calls - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
         return Math.max(c.pausedForMs(), Math.max(tokenWait, Math.max(requestWait, slotWait)));
+    }
+
+    /**
+     * When {@code need} more fit a rolling window of {@code cap} that holds {@code used}, which
+     * leaves it as {@code leaving} says. What exceeds the room now must wait for the window's
+     * content to leave, in its order. Past that, what is sent now and as the window frees stays
+     * in the window for a cycle ({@link #CYCLE_MS}) in turn: each later cycle frees {@code cap},
+     * in the same order (the room taken now first, then the current content's schedule).
+     * Without a schedule, the window frees at {@code cap} per minute from now.
+     */
+    static long windowWait(long need, long used, long cap, List<Freed> leaving, ToLongFunction<Freed> amount) {
+        long excess = used + need - cap;
+        if (excess <= 0) return 0;
+        if (leaving == null) return drain(excess, 60_000, cap);
+        long inWindow = 0;
+        for (Freed f : leaving) {
+            inWindow += amount.applyAsLong(f);
+            if (inWindow >= excess) return Math.max(1, f.inMs());
+        }
+        long rest = excess - inWindow;      // beyond what the window holds now
+        long cycles = (rest - 1) / cap;     // whole cycles of cap each, after the first
+        long last = rest - cycles * cap;    // 1..cap, freed in the cycle after those
+        long shift = (cycles + 1) * CYCLE_MS;
+        long room = Math.max(0, cap - used); // taken now: leaves first in every later cycle
+        if (last <= room) return shift;
+        last -= room;
+        for (Freed f : leaving) {
+            last -= amount.applyAsLong(f);
+            if (last <= 0) return shift + f.inMs();
+        }
+        return shift + CYCLE_MS; // the schedule did not sum to the used count: a cycle more at most
     }
 
     /** ceil(excess × periodMs / perPeriod), 0 when nothing exceeds. */

@@ -1,7 +1,9 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.quota.SlidingWindow;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -117,8 +119,10 @@ public final class ProviderBudget {
     public BudgetSnapshot snapshot(BudgetLimits limits, long nowMs) {
         window.advance(nowMs);
         sweep(nowMs);
+        List<BudgetSnapshot.Leaving> leaving = new ArrayList<>();
+        window.forEachSlot((at, tokens, requests) -> leaving.add(new BudgetSnapshot.Leaving(at, tokens, requests)));
         return new BudgetSnapshot(limits, nowMs, window.usedRequests(), window.usedTokens(), leases.size(),
-                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs));
+                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs), leaving);
     }
 
     /** True when nothing is charged, held or paused: the state can be dropped. */

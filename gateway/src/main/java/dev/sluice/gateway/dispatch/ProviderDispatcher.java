@@ -43,6 +43,7 @@ public final class ProviderDispatcher {
 
     private final Map<String, Ticket> tickets = new HashMap<>();
     private BudgetSnapshot lastSnapshot;
+    private long lastSnapshotAtMs; // on this replica's clock, which may differ from the store's
     private boolean pumping;
     private boolean pumpAgain;
     private Disposable wakeUp;
@@ -157,9 +158,12 @@ public final class ProviderDispatcher {
     private Door.Capacity capacity() {
         BudgetLimits l = limits();
         BudgetSnapshot s = lastSnapshot;
-        if (s == null) return new Door.Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs, 0, 0, 0, 0);
-        return Door.Capacity.of(new BudgetSnapshot(l, s.nowMs(), s.usedRequests(), s.usedTokens(), s.inFlight(),
-                s.pausedUntilMs(), s.resetMs()), meanCallMs);
+        if (s == null) {
+            return new Door.Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs, 0, 0, 0, 0,
+                    List.of());
+        }
+        // The last snapshot may be old (nothing waited, so nothing pumped): what left the window since is gone.
+        return Door.Capacity.of(s.withLimits(l).agedBy(clock.millis() - lastSnapshotAtMs), meanCallMs);
     }
 
     /** Dispatch what fits, in turn, until the head does not fit; then wait for room. On {@code loop} only. */
@@ -176,6 +180,7 @@ public final class ProviderDispatcher {
         store.snapshot(key, limits).publishOn(loop).subscribe(
                 snapshot -> {
                     lastSnapshot = snapshot;
+                    lastSnapshotAtMs = clock.millis();
                     dispatchFrom(BudgetView.of(snapshot), limits);
                 },
                 error -> stopPumping(250, error));

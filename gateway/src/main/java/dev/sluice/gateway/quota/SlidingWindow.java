@@ -127,6 +127,21 @@ public final class SlidingWindow {
         return lengthMs(); // unreachable: an empty window fits anything within the cap
     }
 
+    /** One slot's usage and the time it leaves the window, for {@link #forEachSlot}. */
+    @FunctionalInterface
+    public interface SlotVisitor {
+        void visit(long leavesAtMs, long tokens, long requests);
+    }
+
+    /** Visits every slot that holds usage, oldest first, with the time it leaves the window. Call {@link #advance} first. */
+    public void forEachSlot(SlotVisitor visitor) {
+        if (head == Long.MIN_VALUE) return;
+        for (long i = head; i <= head + SLOTS; i++) {
+            int k = index(i);
+            if (tokens[k] > 0 || requests[k] > 0) visitor.visit((i + HELD) * slotMs, tokens[k], requests[k]);
+        }
+    }
+
     /** Milliseconds until everything now in the window has left it. */
     public long resetMs(long nowMs) {
         if (totalTokens == 0 && totalRequests == 0 || newest == Long.MIN_VALUE) return 0;

@@ -5,6 +5,8 @@ import static org.assertj.core.data.Percentage.withPercentage;
 
 import dev.sluice.gateway.dispatch.Door.Capacity;
 import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Seed 000's provider: 300,000 tokens and 1,500 requests a minute, 200 in flight, calls of 2 s, pages of 800 tokens. */
@@ -125,5 +127,65 @@ class DoorTest {
         DoorDecision d = new Door(queue).admit(Job.of("z", "c", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), FRESH, MINUTE);
         assertThat(d.verdict()).isEqualTo(Verdict.QUEUE_FULL);
         assertThat(d.retryAfterMs()).isPositive();
+    }
+
+    /** The window full of pages charged in one burst, in the slot that leaves it {@code inMs} from now. */
+    static Capacity burstLeavingIn(long inMs) {
+        return new Capacity(300_000, 1_500, 200, 2_000, 300_000, 375, 0, 0,
+                List.of(new Door.Freed(inMs, 300_000, 375)));
+    }
+
+    /** The window full of pages charged evenly, 1/61 of them in each one-second slot, the oldest leaving in 1 s. */
+    static Capacity evenlyFull() {
+        List<Door.Freed> slots = new ArrayList<>();
+        for (int i = 1; i <= 61; i++) slots.add(new Door.Freed(i * 1_000L, 300_000 / 61, 375 / 61));
+        long tokens = slots.stream().mapToLong(Door.Freed::tokens).sum();
+        long requests = slots.stream().mapToLong(Door.Freed::requests).sum();
+        return new Capacity(300_000, 1_500, 200, 2_000, tokens, requests, 0, 0, slots);
+    }
+
+    @Test
+    void aWindowFilledByOneBurstFreesNothingUntilTheBurstLeavesIt() {
+        // Seed 000's crowd spent the minute in a few seconds: the next page waits for those to leave, ~a minute.
+        DoorDecision d = Door.decide(PAGE, WorkAhead.NONE, burstLeavingIn(58_500), 30_000);
+        assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
+        assertThat(d.estimatedWaitMs()).isEqualTo(58_500);
+        assertThat(d.retryAfterMs()).isEqualTo(28_500);
+        // the steady-state arithmetic would have said 160 ms and queued it, to wait out its deadline in line
+        assertThat(Door.estimateWaitMs(PAGE, WorkAhead.NONE, SATURATED)).isEqualTo(160);
+    }
+
+    @Test
+    void aWindowFilledEvenlyFreesAsFastAsItFilled() {
+        Capacity even = evenlyFull();
+        // one slot (4 918 tokens) leaves each second: six pages fit when the oldest slot leaves
+        assertThat(Door.estimateWaitMs(PAGE, pages(5), even)).isEqualTo(1_000);
+        assertThat(Door.estimateWaitMs(PAGE, pages(6), even)).isEqualTo(2_000);
+        // N pages ahead still wait about N × 800 / 300 000 minutes, as in steady state
+        assertThat(Door.estimateWaitMs(PAGE, pages(250), even)).isCloseTo(250 * PAGE * MINUTE / 300_000, withPercentage(5));
+    }
+
+    @Test
+    void pastWhatTheWindowHoldsTheNextMinuteIsAWindowToo() {
+        // a fresh window takes a minute's tokens now; the page after those waits until they leave
+        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0, List.of());
+        assertThat(Door.estimateWaitMs(PAGE, pages(374), fresh)).isEqualTo((374 + 1 - 200) * 2_000 / 200); // the slots bind, not the tokens
+        assertThat(Door.estimateWaitMs(PAGE, pages(375), fresh)).isEqualTo(Door.CYCLE_MS);
+        // a burst leaving in 30 s, then a whole minute more sent as it leaves: the page after that, a cycle later
+        assertThat(Door.estimateWaitMs(PAGE, pages(375), burstLeavingIn(30_000))).isEqualTo(30_000 + Door.CYCLE_MS);
+    }
+
+    @Test
+    void aSnapshotAgesAsItsWindowEmpties() {
+        BudgetLimits limits = new BudgetLimits(1_500, 300_000, 200, 600_000);
+        BudgetSnapshot full = new BudgetSnapshot(limits, 1_000_000, 375, 300_000, 0, 0, 61_000, List.of(
+                new BudgetSnapshot.Leaving(1_010_000, 100_000, 125), new BudgetSnapshot.Leaving(1_061_000, 200_000, 250)));
+        BudgetSnapshot later = full.agedBy(20_000);
+        assertThat(later.usedTokens()).isEqualTo(200_000);
+        assertThat(later.usedRequests()).isEqualTo(250);
+        assertThat(later.leaving()).hasSize(1);
+        assertThat(later.resetMs()).isEqualTo(41_000);
+        assertThat(Capacity.of(later, 2_000).leaving()).containsExactly(new Door.Freed(41_000, 200_000, 250));
+        assertThat(full.agedBy(0)).isSameAs(full);
     }
 }

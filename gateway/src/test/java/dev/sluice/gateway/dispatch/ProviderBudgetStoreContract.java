@@ -77,6 +77,25 @@ abstract class ProviderBudgetStoreContract {
     }
 
     @Test
+    void theSnapshotSaysWhenWhatIsInTheWindowLeavesIt() {
+        acquire(100);
+        at(400);
+        acquire(200);
+        at(7_250);
+        acquire(300);
+        at(9_000);
+        // a charge in slot [t, t + 1 s) leaves the window at t + 61 s
+        assertThat(snapshot().leaving()).containsExactly(
+                new BudgetSnapshot.Leaving(T0 + 61_000, 300, 2),
+                new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1));
+        at(61_000);
+        assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1));
+        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 10, lease()).snapshot().leaving())
+                .as("an admission's snapshot too").containsExactly(
+                new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 122_000, 10, 1));
+    }
+
+    @Test
     void refusesTokensThatDoNotFitAndSaysWhenThisCallWill() {
         assertThat(acquire(600).admitted()).isTrue();
         at(10_000);

@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.ProviderBudgetStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
 import org.springframework.core.io.ClassPathResource;
@@ -89,7 +90,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
             BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
-                    num(raw, 7), num(raw, 8));
+                    num(raw, 7), num(raw, 8), leaving(raw, 9));
             return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
         });
     }
@@ -124,7 +125,16 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
         return redis.execute(SNAPSHOT, List.of(windowKey(key), leasesKey(key), pauseKey(key)), List.of(now()))
                 .next()
                 .map(raw -> new BudgetSnapshot(limits, num(raw, 0), num(raw, 2), num(raw, 1), (int) num(raw, 3),
-                        num(raw, 4), num(raw, 5)));
+                        num(raw, 4), num(raw, 5), leaving(raw, 6)));
+    }
+
+    /** The leaving schedule the scripts append from {@code from}: leavesAt, tokens, requests per slot. */
+    private static List<BudgetSnapshot.Leaving> leaving(List<?> raw, int from) {
+        List<BudgetSnapshot.Leaving> out = new ArrayList<>((raw.size() - from) / 3);
+        for (int i = from; i + 2 < raw.size(); i += 3) {
+            out.add(new BudgetSnapshot.Leaving(num(raw, i), num(raw, i + 1), num(raw, i + 2)));
+        }
+        return out;
     }
 
     private static long num(List<?> raw, int i) {
