@@ -199,6 +199,10 @@ public final class ProviderDispatcher {
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
         store.tryAcquire(key, limits, job.tokens(), leaseId).publishOn(loop).subscribe(decision -> {
+            // The budget as it is now, this dispatch included: the door counts it from here, not
+            // from the pump's snapshot, which a burst of dispatches leaves behind.
+            lastSnapshot = decision.snapshot();
+            lastSnapshotAtMs = clock.millis();
             if (!decision.admitted()) {
                 // Another replica took the room this view showed: back to the head, wait as told.
                 queue.requeueAtHead(job);
