@@ -119,6 +119,18 @@ public final class Door {
     }
 
     /**
+     * The soonest {@code job} could be sent were it first in line: when the rolling windows
+     * have room for it (batch: above the interactive reserve) and any pause is over. Slots free
+     * as calls end and are not counted, so this is a lower bound for every job behind it.
+     */
+    public static long earliestSendMs(Job job, Capacity capacity, double interactiveFloor) {
+        Capacity c = job.jobClass() == JobClass.BATCH ? capacity.forBatch(interactiveFloor) : capacity;
+        long tokens = windowWait(job.tokens(), c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens);
+        long requests = windowWait(1, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests);
+        return Math.max(c.pausedForMs(), Math.max(tokens, requests));
+    }
+
+    /**
      * When {@code need} more fit a rolling window of {@code cap} that holds {@code used}, which
      * leaves it as {@code leaving} says. What exceeds the room now must wait for the window's
      * content to leave, in its order. Past that, what is sent now and as the window frees stays

@@ -142,6 +142,48 @@ public final class FairQueue {
         return Optional.of(head);
     }
 
+    /** The job {@link #next} would hand out now if the budget had room for it; empty when nothing waits. */
+    public Optional<Job> peek() {
+        JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
+        Lane lane = lowest(c);
+        return lane == null ? Optional.empty() : Optional.of(lane.of(c).peekFirst());
+    }
+
+    /**
+     * Every queued job in predicted service order, as {@link #position} counts: interactive
+     * before batch; within a class, by the lane's counter at the job (the counter now plus
+     * what its lane has ahead of it), ties to the older lane. One pass and a sort.
+     */
+    public List<Job> inServiceOrder() {
+        record Tagged(Job job, long tag, int lane) {
+        }
+        List<Tagged> all = new ArrayList<>(queued.size());
+        int age = 0;
+        for (Lane lane : lanes.values()) {
+            long tag = lane.served;
+            for (Job j : lane.interactive) {
+                all.add(new Tagged(j, tag, age));
+                tag += cost(j);
+            }
+            for (Job j : lane.batch) {
+                all.add(new Tagged(j, tag, age));
+                tag += cost(j);
+            }
+            age++;
+        }
+        all.sort(java.util.Comparator.comparing((Tagged t) -> t.job().jobClass())
+                .thenComparingLong(Tagged::tag).thenComparingInt(Tagged::lane));
+        List<Job> order = new ArrayList<>(all.size());
+        for (Tagged t : all) order.add(t.job());
+        return order;
+    }
+
+    /** Whether any queued job's deadline is at or before {@code ms}. */
+    public boolean anyDeadlineBy(long ms) {
+        for (Job job : queued.values()) if (job.deadlineMs() <= ms) return true;
+        return false;
+    }
+
     /** Takes a job off the queue (its client has gone). */
     public Optional<Job> remove(String jobId) {
         Job job = queued.get(jobId);

@@ -190,6 +190,7 @@ public final class ProviderDispatcher {
         Optional<Job> next = queue.next(view);
         depth = queue.depth();
         if (next.isEmpty()) {
+            queue.peek().ifPresent(this::dropDoomed);
             long hint = lastSnapshot == null ? 100 : Math.max(20, Math.min(1_000, lastSnapshot.pausedForMs() > 0
                     ? lastSnapshot.pausedForMs() : limits.inFlightHintMs()));
             stopPumping(queue.depth() == 0 ? -1 : hint, null);
@@ -246,6 +247,36 @@ public final class ProviderDispatcher {
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
                 t.sink.tryEmitError(new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.",
                         0, -1, 1_000));
+            }
+        }
+        depth = queue.depth();
+    }
+
+    /**
+     * Dead work, told early. Nothing in line goes before the job at its head, so when even the
+     * head must wait for the window to free (after a burst spent the minute, about a minute),
+     * every job whose deadline comes sooner cannot make it: it leaves the line now, busy, with
+     * its place and that wait, instead of holding its caller until the deadline. The door
+     * accepted these on its estimate; later arrivals owed their fair share went ahead of them.
+     */
+    private void dropDoomed(Job head) {
+        long wait = Door.earliestSendMs(head, capacity(), queue.interactiveFloor());
+        if (wait <= 0) return;
+        long now = clock.millis();
+        long horizon = now + wait;
+        if (!queue.anyDeadlineBy(horizon)) return;
+        List<Job> order = queue.inServiceOrder();
+        for (int i = 0; i < order.size(); i++) {
+            Job job = order.get(i);
+            if (job.deadlineMs() > horizon) continue;
+            queue.remove(job.id());
+            Ticket t = tickets.remove(job.id());
+            if (t != null && t.state.compareAndSet(null, CANCELLED)) {
+                long maxWait = job.deadlineMs() - job.enqueuedAtMs();
+                long retry = Math.max(1, wait - maxWait); // as the door says: when asking again would get in
+                t.sink.tryEmitError(new GatewayBusyException("The provider is busy: this request cannot be sent within its "
+                        + "X-Sluice-Max-Wait (" + maxWait + " ms); the budget has room again in " + wait + " ms.",
+                        i + 1, wait, retry));
             }
         }
         depth = queue.depth();

@@ -188,4 +188,21 @@ class DoorTest {
         assertThat(Capacity.of(later, 2_000).leaving()).containsExactly(new Door.Freed(41_000, 200_000, 250));
         assertThat(full.agedBy(0)).isSameAs(full);
     }
+
+    @Test
+    void theHeadOfTheLineCannotGoBeforeTheWindowHasRoomForIt() {
+        Job page = Job.of("p", "t", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE);
+        assertThat(Door.earliestSendMs(page, burstLeavingIn(58_500), 0.1)).isEqualTo(58_500);
+        assertThat(Door.earliestSendMs(page, evenlyFull(), 0.1)).isEqualTo(1_000);
+        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, List.of());
+        assertThat(Door.earliestSendMs(page, fresh, 0.1)).as("slots free as calls end: not a wait").isZero();
+        Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 7_000, List.of());
+        assertThat(Door.earliestSendMs(page, paused, 0.1)).isEqualTo(7_000);
+        // batch must leave the interactive reserve free: 270 000 of 300 000 used is its limit already
+        Capacity atBatchLimit = new Capacity(300_000, 1_500, 200, 2_000, 270_000, 337, 0, 0,
+                List.of(new Door.Freed(30_000, 270_000, 337)));
+        assertThat(Door.earliestSendMs(Job.of("b", "t", 1, JobClass.BATCH, PAGE, 0, Long.MAX_VALUE), atBatchLimit, 0.1))
+                .isEqualTo(30_000);
+        assertThat(Door.earliestSendMs(page, atBatchLimit, 0.1)).isZero();
+    }
 }

@@ -285,12 +285,27 @@ class FairQueueTest {
             String id = "j" + i;
             queue.position(id).ifPresent(p -> predicted.put(id, p));
         }
+        List<Job> order = queue.inServiceOrder();
         int served = 0;
         Optional<Job> next;
-        while ((next = queue.next(ROOMY)).isPresent()) {
+        while (true) {
+            Optional<Job> peeked = queue.peek();
+            next = queue.next(ROOMY);
+            assertThat(next).isEqualTo(peeked);
+            if (next.isEmpty()) break;
             served++;
             assertThat(predicted.get(next.get().id())).as("job %s", next.get().id()).isEqualTo(served);
+            assertThat(order.get(served - 1)).isEqualTo(next.get());
         }
-        assertThat(served).isEqualTo(predicted.size());
+        assertThat(served).isEqualTo(predicted.size()).isEqualTo(order.size());
+    }
+
+    @Test
+    void deadlinesCanBeCheckedAheadOfTime() {
+        queue.enqueue(Job.of("soon", "a", 1, JobClass.INTERACTIVE, 10, 0, 5_000));
+        queue.enqueue(Job.of("later", "b", 1, JobClass.INTERACTIVE, 10, 0, 60_000));
+        assertThat(queue.anyDeadlineBy(4_999)).isFalse();
+        assertThat(queue.anyDeadlineBy(5_000)).isTrue();
+        assertThat(queue.peek().orElseThrow().id()).isEqualTo("soon");
     }
 }
