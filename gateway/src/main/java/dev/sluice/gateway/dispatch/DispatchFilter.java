@@ -127,7 +127,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         long pause = answer.retryAfterMs() > 0 ? answer.retryAfterMs() : 1_000;
         Mono<Void> settle = answer.status() == 429
                 ? dispatcher.pushedBack(lease, pause)
-                : dispatcher.finish(lease, AimdLimit.Outcome.OVERLOAD, 0, 0);
+                : dispatcher.overloaded(lease);
         if (attempt >= dispatchers.settings().maxAttempts()) {
             return settle.then(Mono.defer(() -> {
                 resetForRetry(exchange);

@@ -303,6 +303,18 @@ public final class ProviderDispatcher {
                 .then(release(lease));
     }
 
+    /**
+     * The provider said 503 (overloaded): the call did not run and the provider did not count
+     * it. Teach the concurrency limit, give back what this attempt was charged (or the budget
+     * fills with calls that never happened), free the slot.
+     */
+    public Mono<Void> overloaded(Lease lease) {
+        aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
+        return store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)
+                .onErrorResume(e -> Mono.empty())
+                .then(release(lease));
+    }
+
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
         return store.correct(key, limits(), remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty());
