@@ -104,9 +104,28 @@ final class SeedCrowd {
                 "--server.port=0",
                 "--sluice.provider.url=" + lab.baseUrl(),
                 "--sluice.tiers.path=" + tiers, "--sluice.tiers-path=" + tiers,
-                "--spring.main.banner-mode=off"));
+                "--spring.main.banner-mode=off",
+                "--server.shutdown=immediate")); // nothing to drain when a test is over
         all.addAll(List.of(args));
         return new SpringApplicationBuilder(SluiceApplication.class).run(all.toArray(String[]::new));
+    }
+
+    /** {@code PUT /_lab/limits} on the lab's own port, as an operator would: new limits from the next call on. */
+    static String putLabLimits(LabProviderServer lab, String json) {
+        try {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
+                            .header("content-type", "application/json")
+                            .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) throw new IllegalStateException("PUT /_lab/limits: " + r.statusCode() + " " + r.body());
+            return r.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     static int port(ConfigurableApplicationContext gateway) {
