@@ -103,7 +103,7 @@ final class SeedCrowd {
         List<String> all = new ArrayList<>(List.of(
                 "--server.port=0",
                 "--sluice.provider.url=" + lab.baseUrl(),
-                "--sluice.tiers.path=" + tiers, "--sluice.tiers-path=" + tiers,
+                "--sluice.tiers.path=" + tiers,
                 "--spring.main.banner-mode=off",
                 "--server.shutdown=immediate")); // nothing to drain when a test is over
         all.addAll(List.of(args));
