@@ -65,8 +65,4 @@ public final class Dispatchers {
     public Settings settings() {
         return settings;
     }
-
-    public Map<String, ProviderDispatcher> all() {
-        return Map.copyOf(byKey);
-    }
 }

@@ -330,20 +330,4 @@ public final class ProviderDispatcher {
                 })
                 .then();
     }
-
-    public String key() {
-        return key;
-    }
-
-    public int depth() {
-        return depth;
-    }
-
-    public long meanCallMs() {
-        return meanCallMs;
-    }
-
-    public int concurrencyLimit() {
-        return aimd.limit();
-    }
 }
