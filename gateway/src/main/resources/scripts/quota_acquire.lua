@@ -58,7 +58,8 @@ for i = 1, #KEYS do
 end
 
 local retry, blocking = 0, 0
-if fits then
+-- A peek (0 tokens, 0 requests) reads only: no slot, TTL or key is written for it.
+if fits and (addT > 0 or addR > 0) then
   for i, w in ipairs(windows) do
     local slot = math.floor(now / w.slotMs)
     w.T, w.R = w.T + addT, w.R + addR
@@ -70,7 +71,7 @@ if fits then
     redis.call('HSET', w.key, 'T', w.T, 'R', w.R, 'h', w.h, 'n', w.n or slot)
     redis.call('PEXPIRE', w.key, w.len + 2 * w.slotMs)
   end
-else
+elseif not fits then
   for i, w in ipairs(windows) do
     local wait
     if addT > w.capT or addR > w.capR then

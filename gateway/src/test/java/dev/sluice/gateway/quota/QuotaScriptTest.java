@@ -32,6 +32,18 @@ class QuotaScriptTest {
     }
 
     @Test
+    void aPeekWritesNothing() {
+        assertThat(store.peek(tenant, windows).block()).extracting(WindowUsage::usedTokens).containsOnly(0L);
+        assertThat(redis.keys("sluice:q:{" + tenant + "}:*").collectList().block()).isEmpty();
+        store.acquire(tenant, windows, 10, 1).block();
+        Duration ttl = redis.getExpire("sluice:q:{" + tenant + "}:minute").block();
+        clock.advance(30_000);
+        assertThat(store.peek(tenant, windows).block().get(0).usedTokens()).isEqualTo(10);
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).as("a peek refreshes no TTL")
+                .isLessThanOrEqualTo(ttl);
+    }
+
+    @Test
     void memoryPerTenantIsBoundedWhateverTheRequestRate() {
         // 20 000 admissions spread over 10 simulated minutes, 30 per simulated second
         for (int i = 0; i < 20_000; i++) {
