@@ -40,9 +40,10 @@ public class DispatchConfiguration {
                             @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
                             @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
-                            @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts) {
-        return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts), PROVIDER_CLOCK,
-                dispatchLoop, meters);
+                            @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
+                            @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
+        return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
+                PROVIDER_CLOCK, dispatchLoop, meters);
     }
 
     @Bean

@@ -16,8 +16,11 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class Dispatchers {
     /** Settings from the environment ({@code sluice.dispatch.*}). */
-    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts) {
+    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout) {
         public Settings {
+            if (storeTimeout == null || storeTimeout.isNegative() || storeTimeout.isZero()) {
+                throw new IllegalArgumentException("sluice.dispatch.store-timeout must be positive");
+            }
             if (queueCapacity < 1) throw new IllegalArgumentException("sluice.dispatch.queue-capacity must be at least 1");
             if (interactiveFloor < 0 || interactiveFloor >= 1) {
                 throw new IllegalArgumentException("sluice.dispatch.interactive-floor must be in [0, 1)");
@@ -53,7 +56,7 @@ public final class Dispatchers {
             BudgetLimits initial = BudgetLimits.of(provider, model, settings.lease());
             return new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
                     new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
-                    settings.queueCapacity(), settings.interactiveFloor(), clock, loop, meters);
+                    settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters);
         });
     }
 

@@ -39,6 +39,7 @@ public final class ProviderDispatcher {
     private final Door door;
     private final Clock clock;
     private final Scheduler loop;
+    private final Duration storeTimeout;
     private final Timer queueWait;
 
     private final Map<String, Ticket> tickets = new HashMap<>();
@@ -65,7 +66,8 @@ public final class ProviderDispatcher {
     private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
 
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
-                              int capacity, double interactiveFloor, Clock clock, Scheduler loop, MeterRegistry meters) {
+                              int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
+                              MeterRegistry meters) {
         this.key = key;
         this.store = store;
         this.configured = configured;
@@ -74,6 +76,7 @@ public final class ProviderDispatcher {
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
+        this.storeTimeout = storeTimeout;
         this.queueWait = Timer.builder("sluice.queue.wait").tag("budget", key).publishPercentileHistogram()
                 .description("Time requests wait in the dispatch queue").register(meters);
         meters.gauge("sluice.queue.depth", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), this, d -> d.depth);
@@ -177,7 +180,7 @@ public final class ProviderDispatcher {
         pumping = true;
         pumpAgain = false;
         BudgetLimits limits = limits();
-        store.snapshot(key, limits).publishOn(loop).subscribe(
+        answered(store.snapshot(key, limits)).publishOn(loop).subscribe(
                 snapshot -> {
                     lastSnapshot = snapshot;
                     lastSnapshotAtMs = clock.millis();
@@ -199,7 +202,7 @@ public final class ProviderDispatcher {
         Job job = next.get();
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
-        store.tryAcquire(key, limits, job.tokens(), leaseId).publishOn(loop).subscribe(decision -> {
+        answered(store.tryAcquire(key, limits, job.tokens(), leaseId)).publishOn(loop).subscribe(decision -> {
             // The budget as it is now, this dispatch included: the door counts it from here, not
             // from the pump's snapshot, which a burst of dispatches leaves behind.
             lastSnapshot = decision.snapshot();
@@ -224,7 +227,11 @@ public final class ProviderDispatcher {
             }
             dispatchFrom(view.after(job), limits);
         }, error -> {
+            // No answer in time: the charge may still have landed. Releasing the lease id frees the
+            // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
+            bounded(store.release(key, leaseId)).onErrorResume(e -> Mono.just(false)).subscribe();
             queue.requeueAtHead(job);
+            depth = queue.depth();
             stopPumping(250, error);
         });
     }
@@ -286,7 +293,7 @@ public final class ProviderDispatcher {
     public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : store.adjustTokens(key, lease.chargedAtMs(), tokenDelta);
+        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : bounded(store.adjustTokens(key, lease.chargedAtMs(), tokenDelta));
         if (tokenDelta != 0) loop.schedule(() -> queue.reconcile(lease.job().tenant(), tokenDelta));
         return adjust.onErrorResume(e -> Mono.empty()).then(release(lease));
     }
@@ -297,8 +304,8 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
-        return store.pause(key, Math.max(1, retryAfterMs))
-                .then(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
+        return bounded(store.pause(key, Math.max(1, retryAfterMs)))
+                .then(bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)))
                 .onErrorResume(e -> Mono.empty())
                 .then(release(lease));
     }
@@ -310,24 +317,38 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> overloaded(Lease lease) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)
+        return bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
                 .onErrorResume(e -> Mono.empty())
                 .then(release(lease));
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
-        return store.correct(key, limits(), remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty());
+        return bounded(store.correct(key, limits(), remainingRequests, remainingTokens, resetMs)).onErrorResume(e -> Mono.empty());
     }
 
     private Mono<Void> release(Lease lease) {
         if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
-        return store.release(key, lease.leaseId())
+        return bounded(store.release(key, lease.leaseId()))
                 .onErrorResume(e -> Mono.just(false)) // the lease expires on its own
                 .doFinally(s -> {
                     inFlightHere.decrementAndGet();
                     loop.schedule(this::pump);
                 })
                 .then();
+    }
+
+    /**
+     * Every store call ends within the timeout, with an error when the store does not answer: a
+     * pump waiting on a silent store would hold the loop's {@code pumping} flag forever, and a
+     * release that never ended would hold the client's response.
+     */
+    private <T> Mono<T> bounded(Mono<T> call) {
+        return call.timeout(storeTimeout);
+    }
+
+    /** A store call the loop needs a value from: bounded, and an empty answer is an error too. */
+    private <T> Mono<T> answered(Mono<T> call) {
+        return bounded(call).switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")));
     }
 }
