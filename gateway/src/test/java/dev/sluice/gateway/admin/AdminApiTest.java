@@ -53,7 +53,7 @@ class AdminApiTest {
     int chat(String key) {
         return web.post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
                 .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT)
-                .exchange().returnResult(String.class).getStatus().value();
+                .exchange().expectBody(String.class).returnResult().getStatus().value();
     }
 
     @SuppressWarnings("unchecked")
@@ -83,8 +83,8 @@ class AdminApiTest {
     }
 
     String etag() {
-        return admin().get().uri("/admin/api/tiers").exchange().expectStatus().isOk().returnResult(String.class)
-                .getResponseHeaders().getETag();
+        return admin().get().uri("/admin/api/tiers").exchange().expectStatus().isOk().expectBody(String.class)
+                .returnResult().getResponseHeaders().getETag();
     }
 
     String currentYaml() {
@@ -222,7 +222,7 @@ class AdminApiTest {
                 .expectHeader().valueEquals(HttpHeaders.ETAG, current)
                 .expectBody().jsonPath("$.error.code").isEqualTo("precondition_failed");
 
-        String next = putTiers(current, yaml).expectStatus().isOk().returnResult(String.class).getResponseHeaders().getETag();
+        String next = putTiers(current, yaml).expectStatus().isOk().expectBody(String.class).returnResult().getResponseHeaders().getETag();
         assertThat(next).isNotEqualTo(current);
         putTiers(current, yaml).expectStatus().isEqualTo(412).expectHeader().valueEquals(HttpHeaders.ETAG, next);
     }
@@ -258,7 +258,7 @@ class AdminApiTest {
         String etag = etag();
         try {
             String lowered = original.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 30\n");
-            etag = putTiers(etag, lowered).expectStatus().isOk().returnResult(String.class).getResponseHeaders().getETag();
+            etag = putTiers(etag, lowered).expectStatus().isOk().expectBody(String.class).returnResult().getResponseHeaders().getETag();
             web.post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
                     .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT).exchange()
                     .expectStatus().isEqualTo(429).expectHeader().exists(HttpHeaders.RETRY_AFTER)

@@ -74,7 +74,7 @@ class AdminReplicasTest {
 
     static int chat(ConfigurableApplicationContext ctx, String key) {
         return client(ctx).post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT).exchange().returnResult(String.class).getStatus().value();
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT).exchange().expectBody(String.class).returnResult().getStatus().value();
     }
 
     @SuppressWarnings("unchecked")
@@ -84,7 +84,7 @@ class AdminReplicasTest {
 
     static String put(ConfigurableApplicationContext ctx, String etag, String yaml) {
         return admin(ctx).put().uri("/admin/api/tiers").header(HttpHeaders.IF_MATCH, etag).contentType(AdminRequests.YAML)
-                .bodyValue(yaml).exchange().expectStatus().isOk().returnResult(String.class).getResponseHeaders().getETag();
+                .bodyValue(yaml).exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseHeaders().getETag();
     }
 
     @Test
