@@ -43,8 +43,9 @@ public final class ProviderDispatcher {
     private final Timer queueWait;
 
     private final Map<String, Ticket> tickets = new HashMap<>();
-    private BudgetSnapshot lastSnapshot;
-    private long lastSnapshotAtMs; // on this replica's clock, which may differ from the store's
+    // Written on the loop, read by metrics scrapes too.
+    private volatile BudgetSnapshot lastSnapshot;
+    private volatile long lastSnapshotAtMs; // on this replica's clock, which may differ from the store's
     private boolean pumping;
     private boolean pumpAgain;
     private Disposable wakeUp;
@@ -83,12 +84,23 @@ public final class ProviderDispatcher {
         meters.gauge("sluice.concurrency.limit", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), aimd, AimdLimit::limit);
         meters.gauge("sluice.inflight", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), inFlightHere);
         meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
-                io.micrometer.core.instrument.Tag.of("unit", "tokens")), this, d -> d.lastSnapshot == null ? 0 : d.lastSnapshot.tokenUtilisation());
+                io.micrometer.core.instrument.Tag.of("unit", "tokens")), this, d -> d.seenNow().tokenUtilisation());
         meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
-                io.micrometer.core.instrument.Tag.of("unit", "requests")), this, d -> d.lastSnapshot == null ? 0 : d.lastSnapshot.requestUtilisation());
+                io.micrometer.core.instrument.Tag.of("unit", "requests")), this, d -> d.seenNow().requestUtilisation());
     }
 
     private volatile int depth;
+
+    /**
+     * The budget as this replica last saw it, aged to now: what has left the window since no
+     * longer counts, so an idle replica's gauge falls to zero instead of repeating its last
+     * busy minute. Charges made meanwhile by other replicas are not seen until the next look.
+     */
+    BudgetSnapshot seenNow() {
+        BudgetSnapshot s = lastSnapshot;
+        if (s == null) return new BudgetSnapshot(limits(), clock.millis(), 0, 0, 0, 0, 0, List.of());
+        return s.agedBy(clock.millis() - lastSnapshotAtMs);
+    }
 
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
     BudgetLimits limits() {

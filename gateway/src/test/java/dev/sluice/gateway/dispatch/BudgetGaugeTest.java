@@ -1,0 +1,51 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/** {@code sluice_budget_utilisation} follows the window as it empties, not the last busy minute. */
+class BudgetGaugeTest {
+    static final BudgetLimits LIMITS = new BudgetLimits(600, 120_000, 10, 60_000);
+
+    final FakeClock clock = new FakeClock(1_000_000);
+    final Scheduler loop = Schedulers.newSingle("budget-gauge-test", true);
+    final MeterRegistry meters = new SimpleMeterRegistry();
+
+    @AfterEach
+    void stop() {
+        loop.dispose();
+    }
+
+    double gauge(String unit) {
+        return meters.get("sluice.budget.utilisation").tag("unit", unit).gauge().value();
+    }
+
+    @Test
+    void anIdleReplicasGaugeFallsToZeroOnceItsChargesHaveLeftTheWindow() {
+        ProviderDispatcher dispatcher = new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock), () -> LIMITS,
+                new AimdLimit(AimdLimit.Settings.startingAt(10)), 100, 0.1, Duration.ofSeconds(2), clock, loop, meters);
+        assertThat(gauge("tokens")).isZero();
+
+        long now = clock.millis();
+        Lease lease = dispatcher.submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 12_000, now, now + 30_000), 30_000)
+                .block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100).block(Duration.ofSeconds(5));
+        assertThat(gauge("tokens")).isEqualTo(0.1);
+        assertThat(gauge("requests")).isEqualTo(1.0 / 600);
+
+        clock.advance(30_000); // still in the window
+        assertThat(gauge("tokens")).isEqualTo(0.1);
+        clock.advance(32_000); // past the minute (slots are one second): nothing left, nothing asked since
+        assertThat(gauge("tokens")).isZero();
+        assertThat(gauge("requests")).isZero();
+    }
+}
