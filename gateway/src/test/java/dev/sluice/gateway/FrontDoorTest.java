@@ -90,6 +90,8 @@ class FrontDoorTest {
         assertThat(health).contains("\"status\":\"UP\"");
         String prometheus = client().get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
         assertThat(prometheus).contains("jvm_memory_used_bytes");
+        // Decision counters exist at zero before their first event (nothing here is ever too large).
+        assertThat(prometheus).contains("sluice_decisions_total{stage=\"too-large\",tier=\"enterprise\"} 0.0");
     }
 
     /**

@@ -39,6 +39,10 @@ import reactor.core.publisher.SignalType;
  * settles at most once, so nothing is charged twice and nothing leaks.
  */
 public class QuotaFilter implements GlobalFilter, Ordered {
+    /** Every value of {@code sluice.decisions}' stage tag (docs/metrics.md); {@code busy} is the dispatch door's. */
+    static final java.util.List<String> DECISION_STAGES = java.util.List.of(Stage.PASSED.label(), Stage.DELAYED.label(),
+            Stage.DOWNGRADED.label(), Stage.REJECTED.label(), "too-large", "store-unavailable", "busy");
+
     static final String DEGRADED = "X-Sluice-Degraded";
 
     private final QuotaLimiter limiter;
