@@ -126,7 +126,7 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
                 <dt>Calls in flight</dt>
                 <dd>
                   {formatCount(b.inFlight)} of {formatCount(b.concurrencyLimit)} allowed
-                  {b.maxInFlight !== null && b.concurrencyLimit < Math.floor(b.maxInFlight * 0.97) ? ` (cut from ${b.maxInFlight}: the provider pushed back)` : ''}
+                  {b.maxInFlight !== null && b.concurrencyLimit < b.maxInFlight ? ` (cut from ${b.maxInFlight}: the provider pushed back)` : ''}
                 </dd>
                 <dt>Queued</dt>
                 <dd>{formatCount(b.queueDepth)}</dd>
