@@ -57,9 +57,9 @@ describe('reading the document', () => {
 });
 
 describe('editing through the form', () => {
-  it('changes one value and keeps the comments', () => {
+  it('changes one value and nothing else, comments and their alignment included', () => {
     const out = setScalar(DOC, ['tiers', 'free', 'tokens-per-minute'], '500');
-    expect(out).toContain('tokens-per-minute: 500 # per minute');
+    expect(out).toBe(DOC.replace('tokens-per-minute: 10000   # per minute', 'tokens-per-minute: 500   # per minute'));
     expect(out).toContain('# top comment');
     expect(parse(out).doc!.getIn(['tiers', 'free', 'tokens-per-minute'])).toBe(500);
   });
@@ -67,6 +67,11 @@ describe('editing through the form', () => {
   it('keeps a wrong value as typed so the gateway names it', () => {
     const out = setScalar(DOC, ['tiers', 'free', 'tokens-per-minute'], 'ten');
     expect(parse(out).doc!.getIn(['tiers', 'free', 'tokens-per-minute'])).toBe('ten');
+    // Text that YAML would read as something else is quoted, so it stays what was typed.
+    const odd = setScalar(DOC, ['tiers', 'free', 'tokens-per-minute'], 'a # b');
+    expect(parse(odd).doc!.getIn(['tiers', 'free', 'tokens-per-minute'])).toBe('a # b');
+    const yes = setScalar(DOC, ['tiers', 'free', 'redis-down'], 'yes: no');
+    expect(parse(yes).doc!.getIn(['tiers', 'free', 'redis-down'])).toBe('yes: no');
   });
 
   it('removes an optional field left blank, and adds a missing one', () => {
@@ -139,7 +144,8 @@ describe('someone else saved first', () => {
     expect(merged.ladder['downgrade-above']).toBe(0.7);
     expect(r.conflicts).toEqual([]);
     expect(r.mine).toEqual(['tiers.free.tokens-per-minute']);
-    expect(r.text).toContain('# top comment');
+    // Their text with my one value spliced in: nothing else moves.
+    expect(r.text).toBe(theirs.replace('tokens-per-minute: 10000   # per minute', 'tokens-per-minute: 5000   # per minute'));
   });
 
   it('names a field both changed differently; mine is applied', () => {

@@ -110,15 +110,41 @@ export function scalarOf(raw: string): string | number | boolean {
 
 /** Sets (or, when blank, removes) one scalar at `path`; returns the new text. */
 export function setScalar(yamlText: string, path: Path, raw: string): string {
+  if (raw.trim() === '') {
+    const { doc } = parse(yamlText);
+    if (!doc) return yamlText;
+    doc.deleteIn(path);
+    return doc.toString();
+  }
+  return setValue(yamlText, path, scalarOf(raw));
+}
+
+/** How a scalar is written in the text: plain where YAML reads it back the same, quoted otherwise. */
+function scalarText(v: string | number | boolean): string {
+  if (typeof v !== 'string') return String(v);
+  const plain = parseDocument(`k: ${v}`).toJS()?.k;
+  return plain === v && !v.includes('#') && !v.includes(': ') ? v : JSON.stringify(v);
+}
+
+/**
+ * Sets the value at `path`. When it replaces a scalar already in the text, only that
+ * scalar's characters change, so the operator's layout and comment alignment stay exactly as
+ * they were and the diff before saving shows the edit alone. Anything structural (a new key,
+ * a list) goes through the Document, which keeps comments but may re-indent them.
+ */
+export function setValue(yamlText: string, path: Path, value: unknown): string {
   const { doc } = parse(yamlText);
   if (!doc) return yamlText;
-  if (raw.trim() === '') {
-    doc.deleteIn(path);
-  } else {
-    const node = doc.getIn(path, true);
-    if (isScalar(node)) node.value = scalarOf(raw); // keeps the node, so its comment stays
-    else doc.setIn(path, scalarOf(raw));
+  const node = doc.getIn(path, true);
+  const simple = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (isScalar(node) && simple && node.range && value !== null) {
+    const [start, end] = node.range;
+    const replaced = yamlText.slice(0, start) + scalarText(value as string | number | boolean) + yamlText.slice(end);
+    const check = parse(replaced).doc;
+    if (check && JSON.stringify(check.getIn(path)) === JSON.stringify(value)) return replaced;
   }
+  if (isScalar(node) && simple) node.value = value;
+  else doc.setIn(path, value);
   return doc.toString();
 }
 
@@ -265,6 +291,7 @@ export function rebase(baseText: string, mineText: string, theirsText: string): 
   const changed: string[] = [];
   const conflicts: Conflict[] = [];
   const keys = new Set([...base.keys(), ...mine.keys()]);
+  let text = theirsText;
   for (const k of keys) {
     const bv = base.get(k);
     const mv = mine.get(k);
@@ -276,8 +303,12 @@ export function rebase(baseText: string, mineText: string, theirsText: string): 
     const theyChanged = !(bv && tv ? same(bv.value, tv.value) : !bv && !tv);
     const agree = mv && tv ? same(mv.value, tv.value) : !mv && !tv;
     if (theyChanged && !agree) conflicts.push({ field, base: bv?.value, theirs: tv?.value, mine: mv?.value });
-    if (mv) t.setIn(path, mv.value);
-    else t.deleteIn(path);
+    if (mv) text = setValue(text, path, mv.value);
+    else {
+      const d = parse(text).doc!;
+      d.deleteIn(path);
+      text = d.toString();
+    }
   }
-  return { text: t.toString(), conflicts, mine: changed };
+  return { text, conflicts, mine: changed };
 }

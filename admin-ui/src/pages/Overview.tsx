@@ -51,18 +51,35 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
   const warn = bottleneck(o);
   const total = requestsIn(o.decisions.lastMinute);
   const partial = o.coveredSeconds < o.windowSeconds - 1;
+  const span = partial ? `last ${o.coveredSeconds} s` : 'last minute';
+  const used = Math.max(0, ...o.budgets.map((b) => Math.max(b.utilisation.tokens, b.utilisation.requests)));
+  const inFlight = o.budgets.reduce((s, b) => s + b.inFlight, 0);
+  const limit = o.budgets.reduce((s, b) => s + b.concurrencyLimit, 0);
   return (
     <>
       {warn ? <Notice kind="warn">{warn}</Notice> : <Notice kind="ok">The provider has room: no budget near its limit and no long waits.</Notice>}
-      <div className="cards">
-        <article className="card wide" aria-labelledby="dec-title">
-          <h2 id="dec-title">Decisions, last {partial ? `${o.coveredSeconds} s` : 'minute'}</h2>
+      <div className="kpis">
+        <Kpi label={`Requests, ${span}`} value={formatCount(total)} note={`${formatCount(o.decisions.lastMinute.rejected ?? 0)} got 429, ${formatCount(o.decisions.lastMinute.busy ?? 0)} busy`}>
+          <Trend values={trends.requests} max={Math.max(1, ...trends.requests)} label="Requests per minute, last five minutes" />
+        </Kpi>
+        <Kpi label="Time in queue, p95" value={formatMs(o.queueWaitP95Ms.lastMinute)} note={o.queueWaitP95Ms.lastMinute === null ? `nothing queued; since start ${formatMs(o.queueWaitP95Ms.sinceStart)}` : `since start ${formatMs(o.queueWaitP95Ms.sinceStart)}`} />
+        <Kpi label="Provider budget used" value={o.budgets.length ? formatPercent(used, used < 0.1 ? 1 : 0) : '–'} note="of its minute, the fullest budget">
+          <Trend values={trends.utilisation} max={1} label="Highest budget utilisation, last five minutes" />
+        </Kpi>
+        <Kpi label="Calls in flight" value={o.budgets.length ? `${formatCount(inFlight)} / ${formatCount(limit)}` : '–'} note="against the concurrency limit">
+          <Trend values={trends.inFlight} max={Math.max(1, limit)} label="Calls in flight, last five minutes" />
+        </Kpi>
+        <Kpi label={`Spend, ${span}`} value={formatUsd(o.spend.usdLastMinute)} note={`${formatCount(o.spend.tokensLastMinute)} billed tokens; ${formatUsd(o.spend.usdSinceStart)} since start`} />
+      </div>
+      <div className="two-col">
+        <article className="card" aria-labelledby="dec-title">
+          <h2 id="dec-title">Decisions per stage</h2>
           <table className="stages">
             <thead>
               <tr>
                 <th scope="col">Stage</th>
                 <th scope="col" className="num">
-                  Last {partial ? `${o.coveredSeconds} s` : 'minute'}
+                  {partial ? `Last ${o.coveredSeconds} s` : 'Last minute'}
                 </th>
                 <th scope="col" className="num">
                   Since start
@@ -83,79 +100,60 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
             </tbody>
           </table>
           <p className="muted small">
-            {formatCount(total)} requests finished the ladder in the window. A delayed request is also counted by its outcome; busy comes
-            after passed or downgraded. Since start: since {formatTime(o.startedAt)}.
-          </p>
-          <Trend values={trends.requests} max={Math.max(1, ...trends.requests)} label="Requests per minute, last five minutes" />
-        </article>
-
-        <article className="card" aria-labelledby="wait-title">
-          <h2 id="wait-title">Time in queue, p95</h2>
-          <p className="big">{formatMs(o.queueWaitP95Ms.lastMinute)}</p>
-          <p className="muted small">
-            {o.queueWaitP95Ms.lastMinute === null ? 'No request queued in the last minute. ' : 'Last minute. '}
-            Since start: {formatMs(o.queueWaitP95Ms.sinceStart)}. From the histogram&apos;s buckets (an upper bound).
+            A delayed request is also counted by its outcome; busy comes after passed or downgraded. Since start: {formatTime(o.startedAt)}. Upstream
+            answers, {span}:{' '}
+            {Object.keys(o.upstream.lastMinute).length === 0
+              ? 'none'
+              : Object.entries(o.upstream.lastMinute)
+                  .map(([st, n]) => `${st}: ${formatCount(n)}`)
+                  .join(', ')}
+            {o.openFlags !== null ? `. Abuse flags waiting for review: ${o.openFlags}.` : '.'}
           </p>
         </article>
-
-        <article className="card" aria-labelledby="spend-title">
-          <h2 id="spend-title">Spend</h2>
-          <p className="big">{formatUsd(o.spend.usdLastMinute)}</p>
-          <p className="muted small">
-            Last minute, {formatCount(o.spend.tokensLastMinute)} billed tokens. Since start {formatUsd(o.spend.usdSinceStart)} for{' '}
-            {formatCount(o.spend.tokensSinceStart)} tokens. {o.spend.priceSource}
-          </p>
-        </article>
-      </div>
-
-      <h2>Provider budgets</h2>
-      {o.budgets.length === 0 ? (
-        <p className="state empty">
-          No request has reached a provider on this replica yet: budgets appear with the first call. Send one with a demo key to see them.
-        </p>
-      ) : (
-        <div className="cards">
-          {o.budgets.map((b) => (
-            <article className="card" key={b.budget} aria-label={`Budget ${b.budget}`}>
-              <h3>
-                <code>{b.budget}</code>
-              </h3>
-              <Meter label="Tokens this minute" share={b.utilisation.tokens} />
-              <Meter label="Requests this minute" share={b.utilisation.requests} />
-              <dl className="facts">
-                <dt>Calls in flight</dt>
-                <dd>
-                  {formatCount(b.inFlight)} of {formatCount(b.concurrencyLimit)} allowed
-                  {b.maxInFlight !== null && b.concurrencyLimit < b.maxInFlight ? ` (cut from ${b.maxInFlight}: the provider pushed back)` : ''}
-                </dd>
-                <dt>Queued</dt>
-                <dd>{formatCount(b.queueDepth)}</dd>
-                <dt>Queue wait p95</dt>
-                <dd>{formatMs(b.queueWaitP95Ms.lastMinute)} (last minute)</dd>
-                <dt>Price</dt>
-                <dd>{b.pricePerMillionTokens === null ? '–' : `${formatUsd(b.pricePerMillionTokens)} per million tokens`}</dd>
-              </dl>
-            </article>
-          ))}
-          <article className="card" aria-label="Recent trend">
-            <h3>Last five minutes</h3>
-            <p className="small">Budget used (highest)</p>
-            <Trend values={trends.utilisation} max={1} label="Highest budget utilisation, last five minutes" />
-            <p className="small">Calls in flight</p>
-            <Trend values={trends.inFlight} max={Math.max(1, ...trends.inFlight)} label="Calls in flight, last five minutes" />
-          </article>
+        <div>
+          {o.budgets.length === 0 ? (
+            <p className="state empty">
+              No request has reached a provider on this replica yet: budgets appear with the first call. Send one with a demo key to see them.
+            </p>
+          ) : (
+            o.budgets.map((b) => (
+              <article className="card budget" key={b.budget} aria-label={`Budget ${b.budget}`}>
+                <h2>
+                  Provider budget <code>{b.budget}</code>
+                </h2>
+                <Meter label="Tokens this minute" share={b.utilisation.tokens} />
+                <Meter label="Requests this minute" share={b.utilisation.requests} />
+                <dl className="facts">
+                  <dt>Calls in flight</dt>
+                  <dd>
+                    {formatCount(b.inFlight)} of {formatCount(b.concurrencyLimit)} allowed
+                    {b.maxInFlight !== null && b.concurrencyLimit < b.maxInFlight ? ` (cut from ${b.maxInFlight}: the provider pushed back)` : ''}
+                  </dd>
+                  <dt>Queued now</dt>
+                  <dd>{formatCount(b.queueDepth)}</dd>
+                  <dt>Queue wait p95</dt>
+                  <dd>{formatMs(b.queueWaitP95Ms.lastMinute)}</dd>
+                  <dt>Price</dt>
+                  <dd>{b.pricePerMillionTokens === null ? '–' : `${formatUsd(b.pricePerMillionTokens)} per million tokens`}</dd>
+                </dl>
+              </article>
+            ))
+          )}
+          <p className="muted small">{o.spend.priceSource}</p>
         </div>
-      )}
-      <p className="muted small">
-        Upstream answers, last minute:{' '}
-        {Object.keys(o.upstream.lastMinute).length === 0
-          ? 'none'
-          : Object.entries(o.upstream.lastMinute)
-              .map(([s, n]) => `${s}: ${formatCount(n)}`)
-              .join(', ')}
-        {o.openFlags !== null ? ` · Abuse flags waiting for review: ${o.openFlags}` : ''}
-      </p>
+      </div>
     </>
+  );
+}
+
+function Kpi({ label, value, note, children }: { label: string; value: string; note: string; children?: React.ReactNode }) {
+  return (
+    <article className="kpi" aria-label={label}>
+      <h2>{label}</h2>
+      <p className="big">{value}</p>
+      <p className="muted small">{note}</p>
+      {children}
+    </article>
   );
 }
 
@@ -166,7 +164,7 @@ function Meter({ label, share }: { label: string; share: number }) {
     <div className="meter">
       <div className="meter-label">
         <span>{label}</span>
-        <span>{formatPercent(share)}</span>
+        <span>{formatPercent(share, share > 0 && share < 0.1 ? 1 : 0)}</span>
       </div>
       <div className="meter-bar" role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct * 100)}>
         <div className={`meter-fill ${level}`} style={{ width: `${pct * 100}%` }} />
