@@ -11,9 +11,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
 import org.springframework.http.CacheControl;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.MediaTypeFactory;
+import org.springframework.web.reactive.function.server.RequestPredicate;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -52,11 +54,15 @@ public class AdminUiRoutes {
         if (index == null) log.warn("The admin UI is not on the class path ({}index.html): /admin/ shows a notice instead", ROOT);
         return RouterFunctions.route()
                 .GET("/admin", r -> ServerResponse.permanentRedirect(URI.create("/admin/")).build())
-                .GET("/admin/assets/{file}", r -> file("assets/" + r.pathVariable("file"), r.pathVariable("file"),
+                .route(getOrHead("/admin/assets/{file}"), r -> file("assets/" + r.pathVariable("file"), r.pathVariable("file"),
                         CacheControl.maxAge(java.time.Duration.ofDays(365)).cachePublic().immutable()))
-                .route(RequestPredicates.GET("/admin/**").and(RequestPredicates.path("/admin/api/**").negate()),
-                        r -> page(r, index))
+                .route(getOrHead("/admin/**").and(RequestPredicates.path("/admin/api/**").negate()), r -> page(r, index))
                 .build();
+    }
+
+    /** HEAD too, for caches and link checkers (the server sends the headers without the body). */
+    private static RequestPredicate getOrHead(String pattern) {
+        return RequestPredicates.path(pattern).and(RequestPredicates.method(HttpMethod.GET).or(RequestPredicates.method(HttpMethod.HEAD)));
     }
 
     private static Mono<ServerResponse> page(ServerRequest r, byte[] index) {

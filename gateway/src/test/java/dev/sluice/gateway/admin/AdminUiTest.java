@@ -71,6 +71,8 @@ class AdminUiTest {
         web.get().uri("/admin/assets/" + js.group(1)).exchange().expectStatus().isOk()
                 .expectHeader().contentTypeCompatibleWith(MediaType.parseMediaType("text/javascript"))
                 .expectHeader().valueMatches(HttpHeaders.CACHE_CONTROL, ".*max-age=31536000.*immutable.*");
+        web.head().uri("/admin/assets/" + js.group(1)).exchange().expectStatus().isOk()
+                .expectHeader().valueMatches(HttpHeaders.CACHE_CONTROL, ".*immutable.*");
         web.get().uri("/admin/assets/nothing.js").exchange().expectStatus().isNotFound();
         web.get().uri("/admin/assets/..%2Fapplication.yml").exchange().expectStatus().value(s -> assertThat(s).isIn(400, 404));
         web.get().uri("/admin/favicon.ico").exchange().expectStatus().isNotFound();
