@@ -169,6 +169,12 @@ try {
   await page.getByText(`${TENANT} is active again`).waitFor();
   check((await chat(key2.key, 20)).status === 200, 'resumed, it is served again');
   log('suspend and resume take effect on the next request');
+  await page.getByLabel(`Tier of ${TENANT}`).selectOption('enterprise');
+  await page.getByRole('button', { name: 'Move to enterprise' }).click();
+  await page.getByText(`${TENANT} moved to enterprise.`).waitFor();
+  const moved = await chat(key2.key, 20);
+  check(moved.headers.get('x-sluice-tier') === 'enterprise', `the next request is served on the new tier (${moved.headers.get('x-sluice-tier')})`);
+  log('a tier change from the list takes effect on the next request (X-Sluice-Tier: enterprise)');
 
   // ---- abuse flags: evidence, a note is required to dismiss, confirm and move tier ------------
   await nav('Abuse flags');

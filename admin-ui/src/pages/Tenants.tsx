@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Sparkline } from '../components/Charts';
 import { CopyButton } from '../components/CopyButton';
 import { Empty, ErrorNotice, Loading, Notice } from '../components/States';
@@ -161,15 +161,19 @@ function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, o
   onKeysChanged: () => void;
 }) {
   const tierId = `tier-${t.id}`;
+  // The tier changes on a button press, not on the select's change: arrow keys on a focused
+  // select would otherwise move a tenant while someone is only tabbing through the list.
+  const [pending, setPending] = useState(t.tier);
+  useEffect(() => setPending(t.tier), [t.tier]);
   return (
     <>
       <tr className={t.suspended ? 'suspended' : ''}>
         <th scope="row">{t.id}</th>
-        <td>
+        <td className="tier-cell">
           <label htmlFor={tierId} className="sr-only">
             Tier of {t.id}
           </label>
-          <select id={tierId} value={t.tier} disabled={busy} onChange={(e) => onTier(e.target.value)}>
+          <select id={tierId} value={pending} disabled={busy} onChange={(e) => setPending(e.target.value)}>
             {!tiers.includes(t.tier) && <option value={t.tier}>{t.tier}</option>}
             {tiers.map((x) => (
               <option key={x} value={x}>
@@ -177,6 +181,17 @@ function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, o
               </option>
             ))}
           </select>
+          {pending !== t.tier && (
+            <>
+              {' '}
+              <button type="button" className="small primary" onClick={() => onTier(pending)} disabled={busy}>
+                Move to {pending}
+              </button>{' '}
+              <button type="button" className="small" onClick={() => setPending(t.tier)} aria-label={`Keep ${t.id} on ${t.tier}`}>
+                Cancel
+              </button>
+            </>
+          )}
         </td>
         <td>
           <span className={`badge ${t.suspended ? 'bad' : 'good'}`}>{t.suspended ? 'suspended' : 'active'}</span>
