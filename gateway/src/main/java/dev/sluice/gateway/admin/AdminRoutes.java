@@ -6,7 +6,9 @@ import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.TierDocumentStore;
 import dev.sluice.gateway.tier.TierReloader;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
+import java.time.Duration;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -17,7 +19,6 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -34,20 +35,10 @@ import reactor.core.publisher.Mono;
 @Configuration(proxyBeanMethods = false)
 public class AdminRoutes {
     private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
-    private static final String PLACEHOLDER = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Sluice admin</title>
-            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}</style></head>
-            <body><h1>Sluice admin</h1>
-            <p>The admin UI comes with issue 7. Until then, use the admin API at <code>/admin/api</code>
-            (HTTP Basic with the admin credentials); it is described in
-            <a href="/admin/api/openapi.yaml">/admin/api/openapi.yaml</a> and in <code>docs/admin-api.md</code>.</p>
-            </body></html>
-            """;
-
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
-                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock) {
+                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
+                                                  OverviewHandler overview) {
         Clock clock = quotaClock.clock();
         TiersHandler tiers = new TiersHandler(documents, reloader, tenants);
         TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock);
@@ -67,23 +58,24 @@ public class AdminRoutes {
                         .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
                         .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
                         .GET("/tenants/{id}/usage", tenantsHandler::usage)
+                        .GET("/usage", tenantsHandler::usageAll)
+                        .GET("/overview", overview::get)
                         .GET("/flags", flagsHandler::list)
                         .GET("/flags/{id}", flagsHandler::get)
                         .POST("/flags/{id}/review", flagsHandler::review)
-                        .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "not_found",
+                        .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
                                 "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml)."))))
                 .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON
                 .filter(sameOriginWrites())
                 .build();
     }
 
-    /** The placeholder for the admin UI (issue 7): no data in it, so it needs no login. */
-    @Bean
-    RouterFunction<ServerResponse> adminUiPlaceholder() {
-        return RouterFunctions.route()
-                .GET("/admin", r -> ServerResponse.permanentRedirect(URI.create("/admin/")).build())
-                .GET("/admin/", r -> ServerResponse.ok().contentType(MediaType.TEXT_HTML).bodyValue(PLACEHOLDER))
-                .build();
+    /** Snapshots this replica's counters every few seconds, so the overview can say what the last minute did. */
+    @Bean(destroyMethod = "stop")
+    OverviewHandler adminOverview(MeterRegistry meters, ConfigRegistry config, QuotaClock quotaClock) {
+        OverviewHandler overview = new OverviewHandler(meters, config, quotaClock.clock(), Duration.ofMinutes(1));
+        overview.start(Duration.ofSeconds(5));
+        return overview;
     }
 
     private static HandlerFilterFunction<ServerResponse, ServerResponse> errorsAsJson() {

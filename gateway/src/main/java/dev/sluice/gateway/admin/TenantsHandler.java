@@ -149,6 +149,39 @@ final class TenantsHandler {
         }));
     }
 
+    /**
+     * Every tenant's utilisation series in one answer, for the tenant list's sparklines (one
+     * request instead of one per tenant). Compact: per tenant, {@code [minute, utilisation,
+     * tokens]} triples with the minute counted from {@code from}; idle minutes have no point.
+     */
+    Mono<ServerResponse> usageAll(ServerRequest req) {
+        SluiceConfig snapshot = config.current();
+        int hours = AdminRequests.intParam(req, "hours", 6, 1, snapshot.abuse().historyHours());
+        long to = ActivityBuffer.minuteOf(clock.millis());
+        long from = to - hours * 3_600_000L;
+        return tenants.findAll()
+                .flatMapSequential(t -> history.since(t.id(), from).map(s -> List.<Object>of((s.minuteStartMs() - from) / 60_000L,
+                                Math.round(s.utilisation() * 10_000) / 10_000.0, s.tokens())).collectList()
+                        .map(points -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("tenant", t.id());
+                            m.put("tier", t.tierName());
+                            m.put("points", points);
+                            return m;
+                        }), 8)
+                .collectList()
+                .flatMap(list -> {
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("hours", hours);
+                    body.put("from", Instant.ofEpochMilli(from).toString());
+                    body.put("to", Instant.ofEpochMilli(to).toString());
+                    body.put("threshold", snapshot.abuse().threshold());
+                    body.put("consecutiveMinutes", snapshot.abuse().consecutiveMinutes());
+                    body.put("tenants", list);
+                    return ok(body);
+                });
+    }
+
     private Mono<Tenant> tenant(String id) {
         return tenants.findById(id).switchIfEmpty(Mono.error(AdminError.notFound("Tenant '" + id + "'")));
     }

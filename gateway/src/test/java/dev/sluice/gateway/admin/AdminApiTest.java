@@ -145,12 +145,10 @@ class AdminApiTest {
     }
 
     @Test
-    void theUiPlaceholderIsServedAndTheOpenApiDocumentToo() {
-        web.get().uri("/admin").exchange().expectStatus().isPermanentRedirect().expectHeader().location("/admin/");
-        web.get().uri("/admin/").exchange().expectStatus().isOk().expectHeader().contentTypeCompatibleWith(MediaType.TEXT_HTML)
-                .expectBody(String.class).value(html -> assertThat(html).contains("issue 7"));
+    void theOpenApiDocumentIsServed() {
         admin().get().uri("/admin/api/openapi.yaml").exchange().expectStatus().isOk()
-                .expectBody(String.class).value(y -> assertThat(y).startsWith("openapi: 3").contains("/tenants/{id}/keys"));
+                .expectBody(String.class).value(y -> assertThat(y).startsWith("openapi: 3").contains("/tenants/{id}/keys")
+                        .contains("/overview").contains("/usage:"));
     }
 
     // ---- tiers ---------------------------------------------------------------------------
@@ -439,7 +437,7 @@ class AdminApiTest {
     @Test
     void errorsAreJsonWithACode() {
         admin().get().uri("/admin/api/nothing-here").exchange().expectStatus().isNotFound()
-                .expectBody().jsonPath("$.error.code").isEqualTo("not_found");
+                .expectBody().jsonPath("$.error.code").isEqualTo("unknown_endpoint");
         admin().post().uri("/admin/api/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\": ").exchange()
                 .expectStatus().isBadRequest().expectBody().jsonPath("$.error.code").isEqualTo("invalid_json");
         admin().post().uri("/admin/api/tenants").contentType(MediaType.TEXT_PLAIN).bodyValue("id=x").exchange()

@@ -1,0 +1,243 @@
+// End-to-end: an operator's tasks in a real Chromium against a running gateway, and their
+// effect on the tenant API. Run by the gateway's AdminUiEndToEndTest (which starts the
+// gateway and seeds a flagged tenant), or by hand against any gateway:
+//   BASE_URL=http://localhost:8080 ADMIN_USER=admin ADMIN_PASSWORD=... node e2e/admin-e2e.mjs
+// Env: BASE_URL, ADMIN_USER, ADMIN_PASSWORD, CHROMIUM (default /usr/bin/chromium),
+// SCREENSHOTS (a folder; none taken when unset), FAILURES (where the page at a failure is saved), E2E_TENANT (a tenant to issue keys to; default
+// acme-web), E2E_FLAGGED (the tenant with an open flag; default acme-batch).
+import { chromium } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BASE = (process.env.BASE_URL ?? 'http://localhost:8080').replace(/\/$/, '');
+const USER = process.env.ADMIN_USER ?? 'admin';
+const PASSWORD = process.env.ADMIN_PASSWORD ?? '';
+const SHOTS = process.env.SCREENSHOTS ?? '';
+const TENANT = process.env.E2E_TENANT ?? 'acme-web';
+const FLAGGED = process.env.E2E_FLAGGED ?? 'acme-batch';
+const here = dirname(fileURLToPath(import.meta.url));
+
+let step = 0;
+const log = (msg) => console.log(`[e2e ${String(++step).padStart(2, '0')}] ${msg}`);
+function check(cond, msg) {
+  if (!cond) throw new Error(`check failed: ${msg}`);
+}
+
+const adminAuth = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+async function adminApi(path, init = {}) {
+  const res = await fetch(`${BASE}/admin/api${path}`, { ...init, headers: { Authorization: adminAuth, ...(init.headers ?? {}) } });
+  return res;
+}
+async function chat(key, maxTokens = 200) {
+  const res = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: maxTokens, messages: [{ role: 'user', content: 'Extract page 1' }] }),
+  });
+  await res.text();
+  return res;
+}
+
+async function shot(page, name) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  log(`screenshot ${name}.png`);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+});
+const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+const page = await context.newPage();
+page.setDefaultTimeout(15_000);
+const consoleErrors = [];
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+page.on('console', (m) => m.type() === 'error' && !/401|404|409|412|422/.test(m.text()) && consoleErrors.push(m.text()));
+const nav = (name) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true }).click();
+
+try {
+  // ---- log in: a wrong password and a tenant key are refused, in the form ------------------
+  await page.goto(`${BASE}/admin/`);
+  await page.getByRole('heading', { name: 'Sluice admin' }).waitFor();
+  await page.getByLabel('User name').fill(USER);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Wrong user name or password.').waitFor();
+  log('a wrong password is refused in the form (no browser dialog)');
+  await page.getByLabel('Password').fill('sk-sluice-demo-pro');
+  await page.getByLabel('Password').press('Enter');
+  await page.getByText('tenant keys never open the admin console').waitFor();
+  log('a tenant key is refused with a clear message');
+  // By keyboard: the password field, Enter to submit.
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  log('logged in with the admin credentials, using the keyboard');
+
+  // ---- overview: live decisions and the provider budget --------------------------------------
+  for (let i = 0; i < 3; i++) check((await chat('sk-sluice-demo-pro', 50)).status === 200, 'demo-pro chat succeeds');
+  await page.getByRole('heading', { name: 'Decisions per stage' }).waitFor();
+  await page.locator('article[aria-label="Budget default:*"]').waitFor({ timeout: 20_000 });
+  const passedRow = page.locator('tr.stage-passed td').first();
+  await page.waitForFunction(() => Number(document.querySelector('tr.stage-passed td')?.textContent?.replace(/,/g, '') ?? 0) >= 3, null, { timeout: 20_000 });
+  log(`overview shows passed decisions (${await passedRow.textContent()}) and the default:* budget; it refreshes on its own`);
+  await shot(page, 'overview');
+
+  // ---- tiers: a bad value at its field, then an edit, someone else's save, a diff ---------------
+  await nav('Tiers');
+  const tpm = page.locator('[id="tiers.free.tokens-per-minute"]');
+  await tpm.waitFor();
+  await tpm.fill('ten');
+  await page.locator('[id="tiers.free.tokens-per-minute-err"]').waitFor();
+  check((await tpm.getAttribute('aria-invalid')) === 'true', 'the bad field is marked invalid');
+  log(`a bad value is named at its field: "${(await page.locator('[id="tiers.free.tokens-per-minute-err"]').textContent()).trim()}"`);
+  check(await page.getByRole('button', { name: 'Review changes' }).isDisabled(), 'an invalid document cannot be reviewed');
+  await tpm.fill('300');
+  await page.getByText('Unsaved changes, valid').waitFor();
+
+  // Someone else saves first (through the API), while this edit is open.
+  const cur = await adminApi('/tiers');
+  const etag = cur.headers.get('etag');
+  const doc = await cur.json();
+  check(/requests-per-minute: 600\b/.test(doc.yaml), 'pro has 600 requests per minute to start with');
+  const theirs = doc.yaml.replace(/requests-per-minute: 600\b/, 'requests-per-minute: 650');
+  const put = await adminApi('/tiers', { method: 'PUT', headers: { 'If-Match': etag, 'Content-Type': 'application/yaml' }, body: theirs });
+  check(put.status === 200, `the other operator's save succeeds (${put.status})`);
+  log('another operator saved version ' + (await put.json()).version + ' meanwhile');
+
+  await page.getByRole('button', { name: 'Review changes' }).click();
+  await page.getByRole('heading', { name: 'Review the change' }).waitFor();
+  check((await page.locator('.dl.removed').count()) >= 1 && (await page.locator('.dl.added').count()) >= 1, 'the diff shows the old and new line');
+  await shot(page, 'tiers-diff');
+  await page.getByRole('button', { name: /^Save version/ }).click();
+  await page.getByRole('heading', { name: 'Someone else saved first' }).waitFor();
+  log('the stale save is refused and explained');
+  await page.locator('.conflict .dl.added', { hasText: 'requests-per-minute: 650' }).first().waitFor();
+  await shot(page, 'tiers-conflict');
+  await page.getByRole('button', { name: 'Re-apply my edits on their version' }).click();
+  check((await tpm.inputValue()) === '300', 'my edit is still there after the conflict');
+  await page.getByRole('button', { name: 'Review changes' }).click();
+  await page.getByRole('button', { name: /^Save version/ }).click();
+  await page.getByText(/^Saved version \d+/).waitFor();
+  const saved = await (await adminApi('/tiers')).json();
+  check(saved.config.tiers.free['tokens-per-minute'] === 300, 'free holds 300 tokens a minute now');
+  check(saved.config.tiers.pro['requests-per-minute'] === 650, "the other operator's change is kept");
+  log('my edit re-applied on their version and saved; both changes are in the document');
+
+  // The gateway enforces it on the next request.
+  const first = await chat('sk-sluice-demo-free', 200);
+  check(first.status === 200, `the first free request fits 300 tokens (${first.status})`);
+  check(first.headers.get('x-ratelimit-limit-tokens') === '300', `the free tier's limit is 300 now (${first.headers.get('x-ratelimit-limit-tokens')})`);
+  const second = await chat('sk-sluice-demo-free', 200);
+  check(second.status === 429, `the second does not fit the new minute (${second.status})`);
+  log(`on /v1: x-ratelimit-limit-tokens 300, then 429 with Retry-After ${second.headers.get('retry-after')} s`);
+
+  // ---- tenants: sparklines, a key issued, used and revoked; suspend and resume ----------------
+  await nav('Tenants');
+  await page.locator(`svg.sparkline[aria-label^="Utilisation of ${FLAGGED}"]`).waitFor();
+  check((await page.locator(`svg.sparkline.high[aria-label^="Utilisation of ${FLAGGED}"]`).count()) === 1, 'the flat-lined tenant is drawn as such');
+  check((await page.locator(`svg.sparkline.high[aria-label^="Utilisation of ${TENANT}"]`).count()) === 0, 'the bursty tenant is not');
+  log('tenant list with sparklines: flat-lined vs burst-and-idle');
+  await shot(page, 'tenants');
+  const keysButton = page.getByRole('button', { name: `Keys of ${TENANT}` });
+  await keysButton.focus();
+  await page.keyboard.press('Enter'); // keyboard reachable
+  await page.getByRole('heading', { name: `Keys of ${TENANT}` }).waitFor();
+  await page.getByRole('button', { name: 'Issue a new key' }).click();
+  const secret = await page.locator('#new-key').inputValue();
+  check(/^sk-sluice-/.test(secret), 'a new key is shown once');
+  await page.getByRole('button', { name: 'Copy key' }).waitFor();
+  await shot(page, 'tenants-key-issued');
+  check((await chat(secret, 20)).status === 200, 'the new key works on /v1');
+  log('a key issued from the UI works on /v1');
+  check((await page.locator('.keys-table tbody tr').count()) >= 1, 'the key is listed');
+  await page.getByRole('button', { name: /^Revoke key_/ }).first().click();
+  await page.getByRole('button', { name: /^Yes, revoke key_/ }).click();
+  await page.getByText(/revoked: refused on \/v1/).waitFor();
+  const afterRevoke = await chat(secret, 20);
+  check(afterRevoke.status === 401, `the revoked key is refused (${afterRevoke.status})`);
+  log('the key revoked from the UI; /v1 answers 401');
+
+  await page.getByRole('button', { name: `Suspend ${TENANT}` }).click();
+  await page.getByText(`${TENANT} is suspended`).waitFor();
+  const key2 = await (await adminApi(`/tenants/${TENANT}/keys`, { method: 'POST' })).json();
+  check((await chat(key2.key, 20)).status === 403, 'a suspended tenant gets 403');
+  await page.getByRole('button', { name: `Resume ${TENANT}` }).click();
+  await page.getByText(`${TENANT} is active again`).waitFor();
+  check((await chat(key2.key, 20)).status === 200, 'resumed, it is served again');
+  log('suspend and resume take effect on the next request');
+  await page.getByLabel(`Tier of ${TENANT}`).selectOption('enterprise');
+  await page.getByRole('button', { name: 'Move to enterprise' }).click();
+  await page.getByText(`${TENANT} moved to enterprise.`).waitFor();
+  const moved = await chat(key2.key, 20);
+  check(moved.headers.get('x-sluice-tier') === 'enterprise', `the next request is served on the new tier (${moved.headers.get('x-sluice-tier')})`);
+  log('a tier change from the list takes effect on the next request (X-Sluice-Tier: enterprise)');
+
+  // ---- abuse flags: evidence, a note is required to dismiss, confirm and move tier ------------
+  await nav('Abuse flags');
+  const card = page.locator('article.flag', { has: page.getByRole('heading', { name: new RegExp(`^${FLAGGED}`) }) });
+  await card.waitFor();
+  await card.locator('figure.evidence svg').waitFor();
+  log('the open flag shows its evidence chart');
+  await shot(page, 'flags');
+  await card.getByRole('button', { name: 'Dismiss flag' }).click();
+  await card.getByText('Say why you dismiss it').waitFor();
+  log('dismissing without a note is refused at the field');
+  await card.getByLabel(/Confirm and move the tenant/).check();
+  await card.getByLabel('Move to tier').selectOption('free');
+  await card.getByLabel(/^Note/).fill('Batch job pinned at the ceiling for hours; free tier until they talk to us.');
+  await card.getByRole('button', { name: 'Confirm and move to free' }).click();
+  await page.getByText(`Flag on ${FLAGGED} confirmed; ${FLAGGED} moved to free.`).waitFor();
+  await page.getByText('Nothing to review.').waitFor();
+  const tenant = await (await adminApi(`/tenants/${FLAGGED}`)).json();
+  check(tenant.tier === 'free', `the flagged tenant is on free now (${tenant.tier})`);
+  await page.getByRole('tab', { name: 'History of reviews' }).click();
+  await page.locator('table.history').getByText('Confirmed and moved').waitFor();
+  log('flag confirmed and the tenant moved; the review is in the history');
+  await shot(page, 'flags-history');
+
+  // ---- lab --------------------------------------------------------------------------------
+  await nav('Lab');
+  await page.getByRole('heading', { name: 'Lab' }).waitFor();
+  const latest = await adminApi('/lab/runs/latest');
+  const latestBody = await latest.json().catch(() => ({}));
+  if (latest.status === 404 && latestBody?.error?.code === 'unknown_endpoint') {
+    await page.getByText('The lab run API is not in this gateway yet.').waitFor();
+    log('the lab page says plainly that the lab run API is not there yet');
+  } else {
+    await page.getByRole('button', { name: /Start a run|Running/ }).waitFor();
+    log(`the lab page shows the latest run (${latest.status})`);
+  }
+  await shot(page, 'lab');
+  // The report's rendering, from the fixture the unit tests use (served to this page only).
+  const fixture = readFileSync(join(here, '..', 'src', 'fixtures', 'lab-run.json'), 'utf8');
+  await page.route('**/admin/api/lab/runs/latest', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture }));
+  await nav('Overview');
+  await nav('Lab');
+  await page.locator('figure.timeline').first().waitFor();
+  check((await page.locator('figure.timeline').count()) === 4, 'a chart per case and for the ramp');
+  log('a lab report renders as a table and a timeline per case (fixture report)');
+  await shot(page, 'lab-report-fixture');
+  await page.unroute('**/admin/api/lab/runs/latest');
+
+  // ---- log out --------------------------------------------------------------------------------
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  check((await page.evaluate(() => sessionStorage.length)) === 0, 'nothing is left in the tab after signing out');
+  log('signed out; the credentials are gone from the tab');
+
+  check(consoleErrors.length === 0, `no script errors in the page: ${consoleErrors.join(' | ')}`);
+  console.log(`[e2e] all ${step} steps passed`);
+} catch (e) {
+  console.error(`[e2e] FAILED after step ${step}: ${e?.stack ?? e}`);
+  const dir = process.env.FAILURES ?? '.';
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, 'e2e-failure.png'), fullPage: true }).catch(() => {});
+  console.error(`[e2e] the page at the failure: ${join(dir, 'e2e-failure.png')}`);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}

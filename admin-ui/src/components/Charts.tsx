@@ -1,0 +1,197 @@
+import { areaPath, bucketMax, describeUsage, linePath, niceTicks, scale } from '../lib/charts';
+import { formatCount } from '../lib/format';
+import type { TimelinePoint } from '../lib/lab';
+
+export interface UsagePoint {
+  /** Minute start, epoch ms. */
+  t: number;
+  /** Utilisation of the tightest window, 0..1+. */
+  v: number;
+}
+
+/**
+ * A tenant's utilisation over the period: columns of the highest minute in each, the
+ * abuse threshold as a dashed line. Burst-and-idle shows gaps; flat-lined shows a wall.
+ */
+export function Sparkline({ points, fromMs, toMs, threshold, width = 180, height = 32, label }: {
+  points: UsagePoint[];
+  fromMs: number;
+  toMs: number;
+  threshold: number;
+  width?: number;
+  height?: number;
+  label: string;
+}) {
+  const buckets = Math.max(12, Math.floor(width / 2.5));
+  const values = bucketMax(points, fromMs, toMs, buckets);
+  const description = describeUsage(values, threshold);
+  const ty = scale(0, 1, height, 0)(threshold);
+  const high = values.filter((v) => v >= threshold).length / values.length >= 0.8;
+  return (
+    <svg className={`sparkline${high ? ' high' : ''}`} width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${description}`}>
+      <title>{`${label}: ${description}`}</title>
+      <rect x="0" y="0" width={width} height={height} className="spark-bg" />
+      <path d={areaPath(values, width, height, 1)} className="spark-area" />
+      <line x1="0" x2={width} y1={ty} y2={ty} className="spark-threshold" />
+    </svg>
+  );
+}
+
+/**
+ * Admitted tokens per second over a lab run, against the provider's limit line; provider
+ * errors and our refusals as ticks along the bottom.
+ */
+export function TimelineChart({ timeline, limit, title, width = 520, height = 180, steps }: {
+  timeline: TimelinePoint[];
+  limit: number;
+  title: string;
+  width?: number;
+  height?: number;
+  steps?: { second: number; users: number }[];
+}) {
+  const pad = { l: 52, r: 12, t: 10, b: 26 };
+  const w = width - pad.l - pad.r;
+  const h = height - pad.t - pad.b;
+  const lastSecond = Math.max(1, ...timeline.map((p) => p.second + 1));
+  const yMax = Math.max(limit, ...timeline.map((p) => p.admittedTokens)) * 1.1 || 1;
+  const ticks = niceTicks(yMax, 4).filter((t) => t <= yMax);
+  const sy = scale(0, yMax, h, 0);
+  const sx = scale(0, lastSecond, 0, w);
+  const admitted = linePath(timeline.map((p) => ({ x: p.second, y: p.admittedTokens })), [0, lastSecond], yMax, w, h);
+  const errors = timeline.filter((p) => p.providerErrors > 0);
+  const refusals = timeline.filter((p) => p.refusals > 0);
+  const over = timeline.filter((p) => p.admittedTokens > limit).length;
+  const summary = `${title}: admitted tokens per second over ${lastSecond} s against the provider's limit of ${formatCount(limit)} per second; `
+    + `${over} seconds above the limit, provider errors in ${errors.length} seconds, refusals in ${refusals.length} seconds.`;
+  return (
+    <figure className="timeline">
+      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
+        <title>{summary}</title>
+        <g transform={`translate(${pad.l},${pad.t})`}>
+          {ticks.map((t) => (
+            <g key={t}>
+              <line x1="0" x2={w} y1={sy(t)} y2={sy(t)} className="grid" />
+              <text x="-6" y={sy(t)} dy="0.32em" textAnchor="end" className="axis">
+                {formatCount(t)}
+              </text>
+            </g>
+          ))}
+          {(steps ?? []).map((s) => (
+            <g key={`s${s.second}`}>
+              <line x1={sx(s.second)} x2={sx(s.second)} y1="0" y2={h} className="step" />
+              <text x={sx(s.second) + 2} y="9" className="axis small">
+                {s.users}
+              </text>
+            </g>
+          ))}
+          <line x1="0" x2={w} y1={sy(limit)} y2={sy(limit)} className="limit" />
+          <text x={w} y={sy(limit) - 4} textAnchor="end" className="axis limit-label">
+            provider limit
+          </text>
+          <path d={admitted} className="admitted" />
+          {errors.map((p) => (
+            <rect key={`e${p.second}`} x={sx(p.second)} y={h - 6} width={Math.max(1, w / lastSecond - 1)} height="6" className="err-tick" />
+          ))}
+          {refusals.map((p) => (
+            <rect key={`r${p.second}`} x={sx(p.second)} y={h - 12} width={Math.max(1, w / lastSecond - 1)} height="5" className="refusal-tick" />
+          ))}
+          <line x1="0" x2={w} y1={h} y2={h} className="axis-line" />
+          <text x="0" y={h + 18} className="axis">
+            0 s
+          </text>
+          <text x={w} y={h + 18} textAnchor="end" className="axis">
+            {lastSecond} s
+          </text>
+        </g>
+      </svg>
+      <figcaption>
+        <span className="key admitted-key">admitted tokens/s</span>
+        <span className="key limit-key">provider limit ({formatCount(limit)}/s)</span>
+        <span className="key err-key">provider errors</span>
+        <span className="key refusal-key">refusals</span>
+        {steps && steps.length > 0 && <span className="key step-key">users added</span>}
+      </figcaption>
+    </figure>
+  );
+}
+
+/** A small line of recent values (the overview's trends). */
+export function Trend({ values, max, label, width = 120, height = 28 }: { values: number[]; max: number; label: string; width?: number; height?: number }) {
+  const d = linePath(values.map((v, i) => ({ x: i, y: v })), [0, Math.max(1, values.length - 1)], max || 1, width, height);
+  return (
+    <svg className="trend" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
+      <path d={d} />
+    </svg>
+  );
+}
+
+export interface EvidencePoint {
+  minute: string;
+  utilisation: number;
+  tokens: number;
+  window: string;
+}
+
+/**
+ * A flag's evidence: one bar per minute (utilisation of the tightest window), the abuse
+ * threshold as a line, the run that raised the flag shaded.
+ */
+export function EvidenceChart({ points, threshold, runStart, runMinutes, width = 560, height = 160, label }: {
+  points: EvidencePoint[];
+  threshold: number;
+  runStart: string;
+  runMinutes: number;
+  width?: number;
+  height?: number;
+  label: string;
+}) {
+  const pad = { l: 40, r: 8, t: 8, b: 22 };
+  const w = width - pad.l - pad.r;
+  const h = height - pad.t - pad.b;
+  if (points.length === 0) return <p className="muted">No evidence points were kept with this flag.</p>;
+  const t0 = Date.parse(points[0].minute);
+  const t1 = Date.parse(points[points.length - 1].minute) + 60_000;
+  const minutes = Math.max(1, Math.round((t1 - t0) / 60_000));
+  const sx = scale(t0, t1, 0, w);
+  const yMax = Math.max(1, ...points.map((p) => p.utilisation));
+  const sy = scale(0, yMax, h, 0);
+  const rs = Date.parse(runStart);
+  const bw = Math.max(1, w / minutes - 1);
+  const high = points.filter((p) => p.utilisation >= threshold).length;
+  const summary = `${label}: ${points.length} minutes shown, ${high} at or above ${Math.round(threshold * 100)}% of the ceiling; the run that raised the flag lasted ${runMinutes} minutes.`;
+  return (
+    <figure className="evidence">
+      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
+        <title>{summary}</title>
+        <g transform={`translate(${pad.l},${pad.t})`}>
+          <rect x={sx(rs)} y="0" width={Math.max(0, Math.min(w, sx(rs + runMinutes * 60_000)) - sx(rs))} height={h} className="run" />
+          {[0, 0.5, 1].map((v) => (
+            <g key={v}>
+              <line x1="0" x2={w} y1={sy(v)} y2={sy(v)} className="grid" />
+              <text x="-6" y={sy(v)} dy="0.32em" textAnchor="end" className="axis">
+                {Math.round(v * 100)}%
+              </text>
+            </g>
+          ))}
+          {points.map((p) => {
+            const x = sx(Date.parse(p.minute));
+            return <rect key={p.minute} x={x} y={sy(Math.min(p.utilisation, yMax))} width={bw} height={h - sy(Math.min(p.utilisation, yMax))} className={p.utilisation >= threshold ? 'bar high' : 'bar'} />;
+          })}
+          <line x1="0" x2={w} y1={sy(threshold)} y2={sy(threshold)} className="limit" />
+          <line x1="0" x2={w} y1={h} y2={h} className="axis-line" />
+          <text x="0" y={h + 16} className="axis">
+            {new Date(t0).toISOString().slice(11, 16)} UTC
+          </text>
+          <text x={w} y={h + 16} textAnchor="end" className="axis">
+            {new Date(t1).toISOString().slice(11, 16)} UTC
+          </text>
+        </g>
+      </svg>
+      <figcaption>
+        <span className="key admitted-key">utilisation per minute</span>
+        <span className="key limit-key">threshold {Math.round(threshold * 100)}%</span>
+        <span className="key run-key">the run at the ceiling</span>
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,60 @@
+// The overview endpoint's shape (GET /admin/api/overview) and the little logic on top.
+
+export const STAGES = ['passed', 'delayed', 'downgraded', 'rejected', 'busy'] as const;
+export type StageName = (typeof STAGES)[number];
+
+export const STAGE_LABELS: Record<string, string> = {
+  passed: 'Passed',
+  delayed: 'Delayed',
+  downgraded: 'Downgraded',
+  rejected: '429 rate limited',
+  busy: '503 busy',
+  'too-large': 'Too large (400)',
+  'store-unavailable': 'Store down (503)',
+};
+
+export interface BudgetView {
+  budget: string;
+  utilisation: { tokens: number; requests: number };
+  inFlight: number;
+  concurrencyLimit: number;
+  maxInFlight: number | null;
+  queueDepth: number;
+  queueWaitP95Ms: { lastMinute: number | null; sinceStart: number | null };
+  pricePerMillionTokens: number | null;
+}
+
+export interface Overview {
+  at: string;
+  startedAt: string;
+  windowSeconds: number;
+  coveredSeconds: number;
+  decisions: { lastMinute: Record<string, number>; sinceStart: Record<string, number> };
+  queueWaitP95Ms: { lastMinute: number | null; sinceStart: number | null };
+  budgets: BudgetView[];
+  spend: { usdLastMinute: number; usdSinceStart: number; tokensLastMinute: number; tokensSinceStart: number; priceSource: string };
+  upstream: { lastMinute: Record<string, number>; sinceStart: Record<string, number> };
+  openFlags: number | null;
+}
+
+/** Requests that finished the ladder in the window (a delayed request also counts its outcome). */
+export function requestsIn(decisions: Record<string, number>): number {
+  return ['passed', 'downgraded', 'rejected', 'too-large', 'store-unavailable'].reduce((s, k) => s + (decisions[k] ?? 0), 0);
+}
+
+/** The provider looks like the bottleneck when its budget is nearly spent or the queue waits long. */
+export function bottleneck(o: Overview): string | null {
+  for (const b of o.budgets) {
+    const u = Math.max(b.utilisation.tokens, b.utilisation.requests);
+    if (u >= 0.9) return `The provider budget ${b.budget} is ${Math.round(u * 100)}% used: the provider is the bottleneck.`;
+    if (b.concurrencyLimit > 0 && b.inFlight >= b.concurrencyLimit) return `Calls in flight are at the concurrency limit on ${b.budget}.`;
+    if ((b.queueWaitP95Ms.lastMinute ?? 0) >= 5000) return `Requests wait ${Math.round((b.queueWaitP95Ms.lastMinute ?? 0) / 1000)} s (p95) for ${b.budget}.`;
+  }
+  return null;
+}
+
+/** Keeps the last `n` values of a series for the overview's small trend lines. */
+export function pushBounded<T>(list: T[], value: T, n: number): T[] {
+  const out = [...list, value];
+  return out.length > n ? out.slice(out.length - n) : out;
+}

@@ -1,0 +1,314 @@
+// The tiers document as the form sees it. Edits go through the `yaml` library's Document API,
+// so the operator's comments and layout survive a form edit, and the YAML view and the form
+// are two views of one text: the text is the state, the form reads from and writes to it.
+import { Document, isMap, isSeq, isScalar, parseDocument, YAMLMap } from 'yaml';
+import type { FieldProblem } from './api';
+
+export type Path = (string | number)[];
+
+export interface ParseResult {
+  doc: Document | null;
+  /** YAML syntax errors, with their line: the form cannot be shown until the text parses. */
+  errors: FieldProblem[];
+}
+
+export function parse(text: string): ParseResult {
+  const doc = parseDocument(text, { keepSourceTokens: false, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    return {
+      doc: null,
+      errors: doc.errors.map((e) => ({ field: '(yaml)', line: e.linePos?.[0]?.line, message: e.message.split('\n')[0] })),
+    };
+  }
+  return { doc, errors: [] };
+}
+
+/** A path as the gateway names fields: `tiers.free.windows[0].tokens`. */
+export function pathName(path: Path): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s === '' ? p : `.${p}`;
+  return s;
+}
+
+export function tierNames(doc: Document): string[] {
+  const tiers = doc.get('tiers');
+  if (!isMap(tiers)) return [];
+  return tiers.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key));
+}
+
+export const NUMBER_FIELDS = ['tokens-per-minute', 'requests-per-minute', 'burst-allowance', 'priority', 'default-max-tokens'] as const;
+export const WINDOW_FIELDS = ['name', 'seconds', 'tokens', 'requests'] as const;
+
+export interface WindowForm {
+  name: string;
+  seconds: string;
+  tokens: string;
+  requests: string;
+}
+
+export interface TierForm {
+  name: string;
+  'tokens-per-minute': string;
+  'requests-per-minute': string;
+  'burst-allowance': string;
+  priority: string;
+  'default-max-tokens': string;
+  'allow-no-downgrade': string;
+  'redis-down': string;
+  /** One `from: to` per line. */
+  downgrade: string;
+  windows: WindowForm[];
+}
+
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (isScalar(v)) return text(v.value);
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+export function readTier(doc: Document, name: string): TierForm {
+  const t = doc.getIn(['tiers', name]);
+  const get = (k: string) => (isMap(t) ? text(t.get(k, true)) : '');
+  const downgrade = isMap(t) ? t.get('downgrade') : null;
+  const windows = isMap(t) ? t.get('windows') : null;
+  return {
+    name,
+    'tokens-per-minute': get('tokens-per-minute'),
+    'requests-per-minute': get('requests-per-minute'),
+    'burst-allowance': get('burst-allowance'),
+    priority: get('priority'),
+    'default-max-tokens': get('default-max-tokens'),
+    'allow-no-downgrade': get('allow-no-downgrade'),
+    'redis-down': get('redis-down'),
+    downgrade: isMap(downgrade)
+      ? downgrade.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join('\n')
+      : '',
+    windows: isSeq(windows)
+      ? windows.items.map((w) => ({
+          name: isMap(w) ? text(w.get('name', true)) : '',
+          seconds: isMap(w) ? text(w.get('seconds', true)) : '',
+          tokens: isMap(w) ? text(w.get('tokens', true)) : '',
+          requests: isMap(w) ? text(w.get('requests', true)) : '',
+        }))
+      : [],
+  };
+}
+
+/**
+ * What a form input becomes in YAML: a number when it reads as one, true/false, or the text
+ * itself. A wrong value ("ten") is kept as typed: the gateway's validation names it at its
+ * field, which is better than the form silently refusing a key press.
+ */
+export function scalarOf(raw: string): string | number | boolean {
+  const s = raw.trim();
+  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) return Number(s);
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  return s;
+}
+
+/** Sets (or, when blank, removes) one scalar at `path`; returns the new text. */
+export function setScalar(yamlText: string, path: Path, raw: string): string {
+  if (raw.trim() === '') {
+    const { doc } = parse(yamlText);
+    if (!doc) return yamlText;
+    doc.deleteIn(path);
+    return doc.toString();
+  }
+  return setValue(yamlText, path, scalarOf(raw));
+}
+
+/** How a scalar is written in the text: plain where YAML reads it back the same, quoted otherwise. */
+function scalarText(v: string | number | boolean): string {
+  if (typeof v !== 'string') return String(v);
+  const plain = parseDocument(`k: ${v}`).toJS()?.k;
+  return plain === v && !v.includes('#') && !v.includes(': ') ? v : JSON.stringify(v);
+}
+
+/**
+ * Sets the value at `path`. When it replaces a scalar already in the text, only that
+ * scalar's characters change, so the operator's layout and comment alignment stay exactly as
+ * they were and the diff before saving shows the edit alone. Anything structural (a new key,
+ * a list) goes through the Document, which keeps comments but may re-indent them.
+ */
+export function setValue(yamlText: string, path: Path, value: unknown): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const node = doc.getIn(path, true);
+  const simple = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (isScalar(node) && simple && node.range && value !== null) {
+    const [start, end] = node.range;
+    const replaced = yamlText.slice(0, start) + scalarText(value as string | number | boolean) + yamlText.slice(end);
+    const check = parse(replaced).doc;
+    if (check && JSON.stringify(check.getIn(path)) === JSON.stringify(value)) return replaced;
+  }
+  if (isScalar(node) && simple) node.value = value;
+  else doc.setIn(path, value);
+  return doc.toString();
+}
+
+/** Parses the downgrade box: `from: to` (or `from -> to`) per line; blank lines ignored. */
+export function parseDowngrade(box: string): { pairs: [string, string][]; errors: string[] } {
+  const pairs: [string, string][] = [];
+  const errors: string[] = [];
+  box.split('\n').forEach((line, i) => {
+    const l = line.trim();
+    if (l === '') return;
+    const m = /^(.+?)\s*(?::|->|→)\s*(.*)$/.exec(l);
+    if (!m || m[1].trim() === '') {
+      errors.push(`line ${i + 1}: write "model: cheaper-model", got "${l}"`);
+      return;
+    }
+    pairs.push([m[1].trim(), m[2].trim()]);
+  });
+  return { pairs, errors };
+}
+
+export function setDowngrade(yamlText: string, tier: string, box: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const { pairs } = parseDowngrade(box);
+  const path = ['tiers', tier, 'downgrade'];
+  if (pairs.length === 0) {
+    doc.deleteIn(path);
+  } else {
+    const map = new YAMLMap();
+    for (const [from, to] of pairs) map.set(doc.createNode(from), doc.createNode(to));
+    const old = doc.getIn(path, true);
+    if (isMap(old)) old.items = map.items;
+    else doc.setIn(path, map);
+  }
+  return doc.toString();
+}
+
+export function addWindow(yamlText: string, tier: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const path = ['tiers', tier, 'windows'];
+  const tpm = Number(text(doc.getIn(['tiers', tier, 'tokens-per-minute'])) || 0);
+  const rpm = Number(text(doc.getIn(['tiers', tier, 'requests-per-minute'])) || 0);
+  const existing = doc.getIn(path, true);
+  const names = isSeq(existing) ? existing.items.map((w) => (isMap(w) ? text(w.get('name', true)) : '')) : [];
+  const name = names.includes('hour') ? (names.includes('day') ? `window-${names.length + 1}` : 'day') : 'hour';
+  const seconds = name === 'hour' ? 3600 : 86400;
+  const w = { name, seconds, tokens: tpm * (seconds / 60), requests: rpm * (seconds / 60) };
+  if (isSeq(existing)) existing.items.push(doc.createNode(w));
+  else doc.setIn(path, doc.createNode([w]));
+  return doc.toString();
+}
+
+export function removeWindow(yamlText: string, tier: string, index: number): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const path = ['tiers', tier, 'windows'];
+  doc.deleteIn([...path, index]);
+  const left = doc.getIn(path, true);
+  if (isSeq(left) && left.items.length === 0) doc.deleteIn(path);
+  return doc.toString();
+}
+
+// ---- problems at their field -------------------------------------------------------------
+
+/**
+ * Puts each of the gateway's problems at the form field it names. A problem belongs to the
+ * longest known field path that is its prefix (`tiers.free.downgrade.gpt-4o` → the downgrade
+ * box); one that matches no field stays with the tier (`tiers.free.foo`), or is global.
+ */
+export function problemsByField(problems: FieldProblem[], fields: string[]): { byField: Map<string, FieldProblem[]>; rest: FieldProblem[] } {
+  const byField = new Map<string, FieldProblem[]>();
+  const rest: FieldProblem[] = [];
+  const sorted = [...fields].sort((a, b) => b.length - a.length);
+  for (const p of problems) {
+    const f = sorted.find((k) => p.field === k || p.field.startsWith(k + '.') || p.field.startsWith(k + '['));
+    if (f) {
+      const list = byField.get(f) ?? [];
+      list.push(p);
+      byField.set(f, list);
+    } else {
+      rest.push(p);
+    }
+  }
+  return { byField, rest };
+}
+
+/** Every form field path of a tier, as the gateway names them. */
+export function tierFieldPaths(form: TierForm): string[] {
+  const base = `tiers.${form.name}`;
+  const out = [base, ...NUMBER_FIELDS.map((f) => `${base}.${f}`), `${base}.allow-no-downgrade`, `${base}.redis-down`, `${base}.downgrade`, `${base}.windows`];
+  form.windows.forEach((_, i) => WINDOW_FIELDS.forEach((f) => out.push(`${base}.windows[${i}].${f}`)));
+  return out;
+}
+
+// ---- someone else saved first: re-apply my edits on their version ------------------------
+
+type Leaves = Map<string, { path: Path; value: unknown }>;
+
+/** Leaf values by path; lists count as one value (a window list is edited as a whole). */
+export function leaves(value: unknown, path: Path = [], out: Leaves = new Map()): Leaves {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0 && path.length > 0) out.set(JSON.stringify(path), { path, value });
+    for (const [k, v] of entries) leaves(v, [...path, k], out);
+  } else {
+    out.set(JSON.stringify(path), { path, value });
+  }
+  return out;
+}
+
+export interface Conflict {
+  field: string;
+  base: unknown;
+  theirs: unknown;
+  mine: unknown;
+}
+
+export interface Rebase {
+  /** Their text with my edits applied where I made them. */
+  text: string;
+  /** Fields both of us changed to different values; mine is applied, theirs is shown. */
+  conflicts: Conflict[];
+  /** Fields I changed (re-applied). */
+  mine: string[];
+}
+
+/**
+ * A three-way merge over the documents' values: what I changed relative to the version I
+ * read (base) is applied onto theirs; what they changed and I did not stays theirs. Only
+ * when both changed one field differently is it a conflict, and then my value is applied
+ * and both are shown, so nothing typed is lost and nothing of theirs is dropped unseen.
+ * Needs all three to parse (a draft that does not parse is offered as text instead).
+ */
+export function rebase(baseText: string, mineText: string, theirsText: string): Rebase | null {
+  const b = parse(baseText).doc;
+  const m = parse(mineText).doc;
+  const t = parse(theirsText).doc;
+  if (!b || !m || !t) return null;
+  const base = leaves(b.toJS());
+  const mine = leaves(m.toJS());
+  const theirs = leaves(t.toJS());
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  const changed: string[] = [];
+  const conflicts: Conflict[] = [];
+  const keys = new Set([...base.keys(), ...mine.keys()]);
+  let text = theirsText;
+  for (const k of keys) {
+    const bv = base.get(k);
+    const mv = mine.get(k);
+    if (bv && mv && same(bv.value, mv.value)) continue;
+    const path = (mv ?? bv)!.path;
+    const tv = theirs.get(k);
+    const field = pathName(path);
+    changed.push(field);
+    const theyChanged = !(bv && tv ? same(bv.value, tv.value) : !bv && !tv);
+    const agree = mv && tv ? same(mv.value, tv.value) : !mv && !tv;
+    if (theyChanged && !agree) conflicts.push({ field, base: bv?.value, theirs: tv?.value, mine: mv?.value });
+    if (mv) text = setValue(text, path, mv.value);
+    else {
+      const d = parse(text).doc!;
+      d.deleteIn(path);
+      text = d.toString();
+    }
+  }
+  return { text, conflicts, mine: changed };
+}
