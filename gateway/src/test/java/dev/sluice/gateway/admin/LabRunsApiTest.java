@@ -21,7 +21,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
-                "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=100"})
+                "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=0"})
 @AutoConfigureWebTestClient
 class LabRunsApiTest {
     @Autowired

@@ -38,6 +38,13 @@ final class ChildGateway implements AutoCloseable {
     static final String TIER = "lab";
     /** A model with a budget of its own and no limits worth the name: pages sent to warm the gateway up never touch the seed's budget. */
     static final String WARM_UP_MODEL = "lab-warm-up";
+    /** Runs on one gateway: each sends its pages as a model of its own, with a budget of its own (the seed's limits). */
+    static final int RUNS = 2;
+
+    /** The model run {@code run} (from 1) sends: a gpt-4o-mini to every tokenizer, a budget of its own to the gateway. */
+    static String model(int run) {
+        return "gpt-4o-mini-lab-run-" + run;
+    }
 
     private final ConfigurableApplicationContext context;
     private final Path tiers;
@@ -82,6 +89,7 @@ final class ChildGateway implements AutoCloseable {
                 "--server.shutdown=immediate",
                 "--spring.application.name=sluice-lab-case4",
                 "--spring.jmx.enabled=false",
+                "--spring.main.lazy-initialization=true",
                 "--management.metrics.use-global-registry=false",
                 "--sluice.provider.url=" + labBaseUrl,
                 "--sluice.tiers.path=" + tiers,
@@ -118,9 +126,21 @@ final class ChildGateway implements AutoCloseable {
 
     /**
      * The lab document: one tier whose own quota is far above the provider's (only the provider's
-     * budget may bind), and the provider's published limits with the gateway's headroom.
+     * budget may bind), and the provider's published limits with the gateway's headroom, once per
+     * run so that a run starts on an empty budget without waiting a minute for the last one's to
+     * leave it (the provider itself is reset between runs).
      */
     static String tiersYaml(String labBaseUrl, LabLimits l, double headroom) {
+        StringBuilder models = new StringBuilder();
+        for (int run = 1; run <= RUNS; run++) {
+            models.append(String.format(Locale.ROOT, """
+                          "%s":
+                            requests-per-minute: %d
+                            tokens-per-minute: %d
+                            max-in-flight: %d
+                            price-per-million-tokens: %s
+                    """, model(run), l.requestsPerMinute(), l.tokensPerMinute(), l.maxInFlight(), l.pricePerMillionTokens()));
+        }
         long tenantTokens = Math.max(1_000_000_000L, l.tokensPerMinute() * 1000);
         long tenantRequests = Math.max(10_000_000L, l.requestsPerMinute() * 1000L);
         return String.format(Locale.ROOT, """
@@ -149,8 +169,8 @@ final class ChildGateway implements AutoCloseable {
                         tokens-per-minute: 1000000000000
                         max-in-flight: 100000
                         price-per-million-tokens: 0
-                """, TIER, tenantTokens, tenantRequests, labBaseUrl, headroom, l.requestsPerMinute(), l.tokensPerMinute(),
-                l.maxInFlight(), l.pricePerMillionTokens(), WARM_UP_MODEL);
+                %s""", TIER, tenantTokens, tenantRequests, labBaseUrl, headroom, l.requestsPerMinute(), l.tokensPerMinute(),
+                l.maxInFlight(), l.pricePerMillionTokens(), WARM_UP_MODEL, models);
     }
 
     private static Path writeTiers(String labBaseUrl, LabLimits limits, double headroom) {

@@ -18,9 +18,11 @@ final class Crowd {
     private final int pagesPerBook;
     private final Duration thinkReal;
     private final boolean oneAfterAnother;
+    private final String model;
 
     Crowd(ScaledClock clock, CaseRecorder recorder, PageSender sender, int pagesPerBook, Duration think,
-          boolean oneAfterAnother) {
+          boolean oneAfterAnother, String model) {
+        this.model = model;
         this.clock = clock;
         this.recorder = recorder;
         this.sender = sender;
@@ -54,7 +56,7 @@ final class Crowd {
         return Mono.defer(() -> {
             long sent = clock.millis();
             recorder.pageSent();
-            return sender.send(user, PageText.chatBody("user-" + user, book, page))
+            return sender.send(user, PageText.chatBody(model, "user-" + user, book, page))
                     .onErrorResume(e -> { // a refused connection, a reset: the page is lost, and counted
                         recorder.unexpected(clock.millis());
                         return Mono.just(PageSender.FAILED);

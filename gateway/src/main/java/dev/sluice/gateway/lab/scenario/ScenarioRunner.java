@@ -40,8 +40,6 @@ public final class ScenarioRunner {
 
     /** The dispatch lease for case 4's gateway, seed units: far longer than a call, short enough to keep its wake-ups fine. */
     static final Duration GATEWAY_LEASE = Duration.ofSeconds(20);
-    /** A budget charge stays in the gateway's window a minute and a slot: after this, a new run starts on an empty one. */
-    static final long GATEWAY_WINDOW_CYCLE_MS = 62_000;
 
     private final ScenarioSettings settings;
     private final Progress progress;
@@ -196,7 +194,7 @@ public final class ScenarioRunner {
             int burst = settings.usersFor(id) * (id == CaseId.CASE1 ? 1 : settings.pagesPerBook());
             http.warm("/v1/models", Math.min(burst, 1_000));
         }
-        return new Rig(lab, http, null, () -> {
+        return new Rig(lab, http, null, PageText.MODEL, () -> {
             http.close();
             lab.stop();
         });
@@ -215,11 +213,13 @@ public final class ScenarioRunner {
         private final PageSender.Http http;
         private final java.util.function.IntFunction<String> keyOf;
         private final Runnable afterClose;
+        private final String model;
         private final List<AutoCloseable> closing = new ArrayList<>();
 
         /** @param afterClose what closing the rig also does: stop a lab of its own, or note when a shared one was last used */
-        Rig(LabProviderServer lab, PageSender.Http http, java.util.function.IntFunction<String> keyOf,
+        Rig(LabProviderServer lab, PageSender.Http http, java.util.function.IntFunction<String> keyOf, String model,
             Runnable afterClose) {
+            this.model = model;
             this.lab = lab;
             this.http = http;
             this.keyOf = keyOf;
@@ -240,7 +240,7 @@ public final class ScenarioRunner {
         Crowd crowd(CaseId id, CaseRecorder rec) {
             PageSender sender = sender(id, rec);
             closing.add(sender);
-            return new Crowd(clock, rec, sender, settings.pagesPerBook(), settings.think(), id == CaseId.CASE1);
+            return new Crowd(clock, rec, sender, settings.pagesPerBook(), settings.think(), id == CaseId.CASE1, model);
         }
 
         private PageSender sender(CaseId id, CaseRecorder rec) {
@@ -268,8 +268,8 @@ public final class ScenarioRunner {
 
     /**
      * Case 4's provider and gateway, started on first use and kept for the case and its ramp
-     * (starting a gateway costs seconds). Between runs the provider is reset and the gateway's
-     * budget is left a whole window to empty, so each run starts as the first did.
+     * (starting a gateway costs seconds). Between runs the provider is reset and the next run
+     * sends another model, with an empty budget of its own, so each run starts as the first did.
      */
     final class GatewayRig implements AutoCloseable {
         /** Each user's tenant key, made before the users start (a store call must not block an event loop). */
@@ -277,20 +277,17 @@ public final class ScenarioRunner {
         private LabProviderServer lab;
         private ChildGateway gateway;
         private PageSender.Http http;
-        private long lastUsedMs = Long.MIN_VALUE;
+        private int runs;
 
         Rig rig() {
             if (gateway == null) start();
-            else {
-                long quietUntil = lastUsedMs + GATEWAY_WINDOW_CYCLE_MS;
-                long now = clock.millis();
-                if (now < quietUntil) sleepReal(clock.realMillis(quietUntil - now));
-                lab.reset();
-            }
-            return new Rig(lab, http, keys::get, () -> lastUsedMs = clock.millis());
+            else lab.reset();
+            if (++runs > ChildGateway.RUNS) throw new IllegalStateException("case 4's gateway has budgets for " + ChildGateway.RUNS + " runs");
+            return new Rig(lab, http, keys::get, ChildGateway.model(runs), () -> { });
         }
 
         private void start() {
+            long begun = System.nanoTime();
             lab = newLab();
             gateway = ChildGateway.start(lab.baseUrl(), settings.limits(), settings.gatewayHeadroom(), clock, GATEWAY_LEASE);
             int most = Math.max(settings.crowdUsers(), settings.ramp() ? settings.rampUsers().get(settings.rampUsers().size() - 1) : 0);
@@ -303,8 +300,8 @@ public final class ScenarioRunner {
             sendWarmUp(gateway.baseUrl(), ChildGateway.WARM_UP_MODEL, keys.get(0));
             lab.simulator().setLimits(settings.limits());
             lab.reset();
-            log.info("case4: gateway warmed up with {} pages in {} ms", settings.warmUpPages(),
-                    (System.nanoTime() - started) / 1_000_000);
+            log.info("case4: gateway started in {} ms, warmed up with {} pages in {} ms", (started - begun) / 1_000_000,
+                    settings.warmUpPages(), (System.nanoTime() - started) / 1_000_000);
             http = PageSender.Http.unbounded("lab-case4", gateway.baseUrl(), 20_000);
             http.warm("/actuator/health", Math.min(settings.crowdUsers() * settings.pagesPerBook(), 1_000));
             log.info("case4: a Sluice gateway on port {} in front of the lab provider on port {}", gateway.port(), lab.port());
