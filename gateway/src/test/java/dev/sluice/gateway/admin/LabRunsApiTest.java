@@ -21,9 +21,12 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
-                "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=0"})
+                LabRunsApiTest.SMALL_RUNS}) // AdminApiTest's properties: one cached context for both
 @AutoConfigureWebTestClient
 class LabRunsApiTest {
+    /** Runs of 20-page books at ten times the wall's speed, with no warm-up: the API is under test, not the shape. */
+    static final String SMALL_RUNS = "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=0";
+
     @Autowired
     WebTestClient web;
 
@@ -81,7 +84,12 @@ class LabRunsApiTest {
         assertThat((List<Object>) report.get("ramp")).isEmpty();
 
         // The run's gateway came and went inside this JVM: this one still serves tenants and metrics.
-        web.post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer sk-sluice-demo-pro")
+        String tenant = "lab-host-check-" + System.nanoTime();
+        admin().post().uri("/admin/api/tenants").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("id", tenant, "tier", "pro")).exchange().expectStatus().isCreated();
+        String key = (String) map(admin().post().uri("/admin/api/tenants/" + tenant + "/keys").exchange().expectStatus().isCreated()
+                .expectBody(Map.class).returnResult().getResponseBody()).get("key");
+        web.post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o-mini\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
                 .exchange().expectStatus().isOk();

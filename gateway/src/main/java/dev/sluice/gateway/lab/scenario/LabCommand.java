@@ -82,10 +82,14 @@ public final class LabCommand {
                 "  --out=target/lab          where report.json and report.html go"));
     }
 
-    /** The command prints its own table; the libraries' INFO lines (and Logback's default DEBUG) would bury it. */
+    /**
+     * The command prints its own table; the libraries' INFO lines (and Logback's default DEBUG) would
+     * bury it, and case 4's gateway saying it has no Redis is by design here.
+     */
     private static void quietLogging() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
             context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+            context.getLogger("dev.sluice.gateway.store.StoreConfiguration").setLevel(Level.ERROR);
         }
     }
 }

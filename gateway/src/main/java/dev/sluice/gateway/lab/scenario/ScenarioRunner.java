@@ -289,6 +289,7 @@ public final class ScenarioRunner {
         private void start() {
             long begun = System.nanoTime();
             lab = newLab();
+            log.info("case4: starting a Sluice gateway of its own for the lab (in-memory store, port chosen by the system)");
             gateway = ChildGateway.start(lab.baseUrl(), settings.limits(), settings.gatewayHeadroom(), clock, GATEWAY_LEASE);
             int most = Math.max(settings.crowdUsers(), settings.ramp() ? settings.rampUsers().get(settings.rampUsers().size() - 1) : 0);
             keys.clear();
