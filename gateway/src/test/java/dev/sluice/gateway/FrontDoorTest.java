@@ -142,4 +142,53 @@ class FrontDoorTest {
             seen.write(buf, 0, n);
         }
     }
+
+    /**
+     * A client that sends its next request on a keep-alive connection before the gateway has
+     * finished with the current one (pipelining, or a client reusing the connection as soon as it
+     * has read the last byte) keeps getting answers on that connection. Reactor Netty 1.3.6
+     * stopped reading it when such a buffered request was answered at once, so the client's
+     * following request hung until it gave up (reactor/reactor-netty#4361).
+     */
+    @Test
+    void aKeepAliveConnectionKeepsAnsweringAfterARequestBufferedBehindASlowOne() throws Exception {
+        String slow = request("/v1/chat/completions", "sk-sluice-demo-pro", CHAT);
+        String refused = request("/v1/chat/completions", "sk-wrong", CHAT);
+        String health = "GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000); // a hang ends in SocketTimeoutException
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream seen = new ByteArrayOutputStream();
+            out.write((slow + refused).getBytes(StandardCharsets.UTF_8)); // the refusal waits behind the call
+            out.flush();
+            assertThat(readStatuses(in, seen, 2)).containsExactly(200, 401);
+            for (int i = 0; i < 3; i++) { // then, one at a time, on the same connection
+                out.write(health.getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                assertThat(readStatuses(in, seen, 3 + i)).hasSize(3 + i).endsWith(200);
+            }
+        }
+    }
+
+    private static String request(String path, String key, String body) {
+        int length = body.getBytes(StandardCharsets.UTF_8).length;
+        return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + length + "\r\n\r\n" + body;
+    }
+
+    /** The status codes of every response read so far, once there are {@code count}. */
+    private static List<Integer> readStatuses(InputStream in, ByteArrayOutputStream seen, int count) throws Exception {
+        Pattern status = Pattern.compile("HTTP/1\\.1 (\\d{3}) ");
+        byte[] buf = new byte[8192];
+        while (true) {
+            Matcher m = status.matcher(seen.toString(StandardCharsets.ISO_8859_1));
+            List<Integer> found = new java.util.ArrayList<>();
+            while (m.find()) found.add(Integer.parseInt(m.group(1)));
+            if (found.size() >= count) return found;
+            int n = in.read(buf);
+            if (n < 0) return found;
+            seen.write(buf, 0, n);
+        }
+    }
 }

@@ -9,6 +9,7 @@ import dev.sluice.gateway.tier.TierReloader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Duration;
+import dev.sluice.gateway.lab.scenario.LabRuns;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -38,11 +39,12 @@ public class AdminRoutes {
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
                                                   ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview) {
+                                                  OverviewHandler overview, LabRuns labRuns) {
         Clock clock = quotaClock.clock();
         TiersHandler tiers = new TiersHandler(documents, reloader, tenants);
         TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock);
         FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock);
+        LabRunsHandler lab = new LabRunsHandler(labRuns);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> api
@@ -63,6 +65,9 @@ public class AdminRoutes {
                         .GET("/flags", flagsHandler::list)
                         .GET("/flags/{id}", flagsHandler::get)
                         .POST("/flags/{id}/review", flagsHandler::review)
+                        .POST("/lab/runs", lab::start)
+                        .GET("/lab/runs/latest", lab::latest)
+                        .GET("/lab/runs/{id}", lab::get)
                         .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
                                 "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml)."))))
                 .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON

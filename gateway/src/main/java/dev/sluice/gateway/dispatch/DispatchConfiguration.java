@@ -5,10 +5,10 @@ import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -19,13 +19,20 @@ import reactor.core.scheduler.Schedulers;
 public class DispatchConfiguration {
     /**
      * The provider's budgets run on real time whatever clock the tenant quota is given: they
-     * mirror limits the provider enforces on its own clock, with pauses it dictates.
+     * mirror limits the provider enforces on its own clock, with pauses it dictates. Only the
+     * lab's scenario runner replaces it, for a gateway whose provider runs on the same faster clock.
      */
-    static final Clock PROVIDER_CLOCK = Clock.systemUTC();
+    @Bean
+    @ConditionalOnMissingBean
+    ProviderClock providerClock() {
+        return ProviderClock.system();
+    }
 
     @Bean
-    ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
-        return mode == StoreMode.REDIS ? new RedisProviderBudgetStore(redis.getObject()) : new InMemoryProviderBudgetStore(PROVIDER_CLOCK);
+    ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
+                                            ProviderClock clock) {
+        return mode == StoreMode.REDIS ? new RedisProviderBudgetStore(redis.getObject())
+                : new InMemoryProviderBudgetStore(clock.clock());
     }
 
     /** The one thread every dispatcher's queue lives on. */
@@ -36,18 +43,19 @@ public class DispatchConfiguration {
 
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
-                            MeterRegistry meters,
+                            MeterRegistry meters, ProviderClock clock,
                             @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
                             @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
                             @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
                             @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
         return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
-                PROVIDER_CLOCK, dispatchLoop, meters);
+                clock.clock(), dispatchLoop, meters);
     }
 
     @Bean
-    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity) {
-        return new DispatchFilter(dispatchers, PROVIDER_CLOCK, meters, activity);
+    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity,
+                                  ProviderClock clock) {
+        return new DispatchFilter(dispatchers, clock.clock(), meters, activity);
     }
 }

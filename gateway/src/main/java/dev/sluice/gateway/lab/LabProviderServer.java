@@ -43,6 +43,8 @@ public final class LabProviderServer {
     private final ProviderSimulator simulator;
     private final int requestedPort;
     private final Clock clock;
+    /** How much faster {@link #clock} runs than the wall: timers wait {@code 1/timeFactor} of a call's latency. */
+    private final double timeFactor;
     private final PromptTokenCounter tokens = PromptTokenCounter.shared();
     private volatile DisposableServer server;
 
@@ -52,12 +54,25 @@ public final class LabProviderServer {
 
     /** @param port 0 binds an ephemeral port; read it back with {@link #port()} */
     public LabProviderServer(ProviderSimulator simulator, int port, Clock clock) {
+        this(simulator, port, clock, 1);
+    }
+
+    /**
+     * A provider whose time is compressed (the lab scenarios): the simulator and {@code clock} count
+     * in the seed's units (a 60 s minute, 2 s calls), {@code clock} runs {@code timeFactor} times
+     * faster than the wall, and a call's real timer is its latency divided by the factor.
+     */
+    public LabProviderServer(ProviderSimulator simulator, int port, Clock clock, double timeFactor) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
+        }
+        if (!(timeFactor >= 1) || Double.isInfinite(timeFactor)) {
+            throw new IllegalArgumentException("timeFactor must be a finite number >= 1, was " + timeFactor);
         }
         this.simulator = Objects.requireNonNull(simulator, "simulator");
         this.requestedPort = port;
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.timeFactor = timeFactor;
     }
 
     /** Binds and returns the port. Idempotent. */
@@ -117,6 +132,11 @@ public final class LabProviderServer {
 
     private long now() {
         return clock.millis();
+    }
+
+    /** A duration on the simulator's clock as a wall-clock timer. */
+    private Duration real(Duration onClock) {
+        return timeFactor == 1 ? onClock : Duration.ofNanos((long) (onClock.toNanos() / timeFactor));
     }
 
     private void routes(HttpServerRoutes r) {
@@ -180,7 +200,7 @@ public final class LabProviderServer {
     }
 
     private Mono<Void> respondLater(HttpServerResponse res, LabRequest request, LabCall call, long created) {
-        Mono<String> body = Mono.delay(Duration.ofMillis(call.latencyMillis())).map(tick -> {
+        Mono<String> body = Mono.delay(real(Duration.ofMillis(call.latencyMillis()))).map(tick -> {
             String answer = OpenAiShapes.body(request, call, created);
             finished(call);
             return answer;
@@ -199,8 +219,8 @@ public final class LabProviderServer {
         long completion = call.completionTokens();
         int pieces = (int) Math.max(1, Math.min(completion, MAX_STREAM_CHUNKS));
         long latencyNanos = call.latencyMillis() * 1_000_000;
-        Duration first = Duration.ofNanos((long) (latencyNanos * FIRST_CHUNK_SHARE));
-        Duration gap = Duration.ofNanos((long) (latencyNanos * (1 - FIRST_CHUNK_SHARE) / pieces));
+        Duration first = real(Duration.ofNanos((long) (latencyNanos * FIRST_CHUNK_SHARE)));
+        Duration gap = real(Duration.ofNanos((long) (latencyNanos * (1 - FIRST_CHUNK_SHARE) / pieces)));
         AtomicLong sent = new AtomicLong();
 
         Flux<String> events = Flux.range(0, pieces)

@@ -26,6 +26,19 @@ public final class ProviderSimulator {
     private record Entry(long atMillis, long tokens) {
     }
 
+    /**
+     * Told every admission decision, under the simulator's lock: keep it short and never call back.
+     * The lab scenarios use it to time what the provider admitted and refused, to the millisecond.
+     */
+    @FunctionalInterface
+    public interface Listener {
+        /** @param reservedTokens what the call counts against the token window (prompt + max output) */
+        void decided(long nowMillis, Admission admission, long reservedTokens);
+    }
+
+    private static final Listener NO_LISTENER = (now, admission, tokens) -> { };
+    private volatile Listener listener = NO_LISTENER;
+
     private final RandomGenerator random;
     private LabLimits limits;
 
@@ -73,6 +86,18 @@ public final class ProviderSimulator {
      *                     that produce no tokens (embeddings)
      */
     public synchronized Admission admit(long promptTokens, long maxTokens, long nowMillis) {
+        Admission decision = decide(promptTokens, maxTokens, nowMillis);
+        long reserved = promptTokens + (maxTokens == NO_MAX_TOKENS ? limits.completionTokens() : maxTokens);
+        listener.decided(lastNow, decision, reserved);
+        return decision;
+    }
+
+    /** Replaces the listener ({@code null}: none). */
+    public void listener(Listener l) {
+        this.listener = l == null ? NO_LISTENER : l;
+    }
+
+    private Admission decide(long promptTokens, long maxTokens, long nowMillis) {
         if (promptTokens < 0) {
             throw new IllegalArgumentException("promptTokens must be >= 0, was " + promptTokens);
         }

@@ -4,6 +4,7 @@ import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.lab.LabLimits;
 import dev.sluice.gateway.lab.LabProviderServer;
 import dev.sluice.gateway.lab.ProviderSimulator;
+import dev.sluice.gateway.lab.scenario.PageText;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -52,9 +53,6 @@ final class SeedCrowd {
     static final int MAX_IN_FLIGHT = 20;
     static final double HEADROOM = 0.97; // tiers.yaml's
 
-    /** About ten tokens; 59 of them and a heading make a ~600-token page, as in seed 000. */
-    static final String SENTENCE = "The quick brown fox jumps over the lazy dog. ";
-    static final String MODEL = "gpt-4o-mini";
 
     private SeedCrowd() {
     }
@@ -144,9 +142,7 @@ final class SeedCrowd {
     /** One page of one book: one chat call of ~600 prompt tokens and max_tokens 200. */
     record Page(String tenant, String key, int book, int page) {
         String body() {
-            String text = "Page " + page + " of book " + book + " by " + tenant + ". " + SENTENCE.repeat(59);
-            return "{\"model\":\"" + MODEL + "\",\"max_tokens\":200,\"messages\":[{\"role\":\"user\",\"content\":\""
-                    + text + "\"}]}";
+            return PageText.chatBody(tenant, book, page); // the lab scenarios' page
         }
     }
 

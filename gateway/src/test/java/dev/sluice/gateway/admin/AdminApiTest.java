@@ -29,7 +29,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * endpoint, its authentication, its validation errors, and its effect on the tenant path.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
+        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
+                // Shared with LabRunsApiTest, so both run on one cached context.
+                LabRunsApiTest.SMALL_RUNS})
 @AutoConfigureWebTestClient
 class AdminApiTest {
     static final String USER = "ops";

@@ -3,6 +3,7 @@ package dev.sluice.gateway.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.sluice.gateway.lab.scenario.PageText;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -25,8 +26,6 @@ class SeedCase2AllPagesAtOnceTest {
     private static final int USERS = 3;
     private static final int PAGES = 100;
     private static final int CALLS = USERS * PAGES;
-    /** About ten tokens, repeated to make a ~600-token page. */
-    private static final String SENTENCE = "The quick brown fox jumps over the lazy dog. ";
 
     private ProviderSimulator simulator;
     private LabProviderServer server;
@@ -62,10 +61,7 @@ class SeedCase2AllPagesAtOnceTest {
         return Flux.range(0, CALLS)
                 // flatMap's default concurrency is 256: it has to be raised or it is a queue too.
                 .flatMap(i -> {
-                    String page = "Page " + (i % PAGES) + " of book " + round + "-" + (i / PAGES) + ". "
-                            + SENTENCE.repeat(59);
-                    String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":200,\"messages\":[{\"role\":\"user\","
-                            + "\"content\":\"" + page + "\"}]}";
+                    String body = PageText.chatBody("user-" + (i / PAGES), round, i % PAGES);
                     return http.send("POST", "/v1/chat/completions", body, true).map(reply -> new Outcome(
                             reply.status(), (System.nanoTime() - start) / 1_000_000, reply.header("retry-after"),
                             reply.status() == 200 ? JsonMapper.shared().readTree(reply.body())
