@@ -18,22 +18,31 @@ local function clock(arg)
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- The fields of slots first..last, in order: t:<slot>, r:<slot>, ...
+local function slotFields(first, last)
+  local fields = {}
+  for i = first, last do
+    fields[#fields + 1] = 't:' .. i
+    fields[#fields + 1] = 'r:' .. i
+  end
+  return fields
+end
+
 -- Drops the slots that left the window at now (SlidingWindow.advance); returns the window.
 local function advance(key, now)
   local oldest = math.floor(now / SLOT_MS) - SLOTS
   local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
   local w = { key = key, h = tonumber(st[1]), T = tonumber(st[2]) or 0, R = tonumber(st[3]) or 0, n = tonumber(st[4]) }
-  if not w.h or oldest - w.h >= HELD then
+  if not w.h or oldest - w.h >= HELD or not w.n or w.n < oldest then
+    -- Everything charged has left the window (or nothing was): start afresh, reading nothing.
     if w.h then redis.call('DEL', key) end
     w.T, w.R, w.n = 0, 0, nil
   elseif w.h < oldest then
-    local fields = {}
-    for i = w.h, oldest - 1 do
-      local v = redis.call('HMGET', key, 't:' .. i, 'r:' .. i)
-      w.T = w.T - (tonumber(v[1]) or 0)
-      w.R = w.R - (tonumber(v[2]) or 0)
-      fields[#fields + 1] = 't:' .. i
-      fields[#fields + 1] = 'r:' .. i
+    local fields = slotFields(w.h, math.min(oldest - 1, w.n))
+    local v = redis.call('HMGET', key, unpack(fields)) -- one read for every slot that left
+    for j = 1, #v, 2 do
+      w.T = w.T - (tonumber(v[j]) or 0)
+      w.R = w.R - (tonumber(v[j + 1]) or 0)
     end
     redis.call('HDEL', key, unpack(fields))
     redis.call('HSET', key, 'T', w.T, 'R', w.R, 'h', oldest)
@@ -61,10 +70,11 @@ local function waitFor(w, now, addT, addR, capT, capR)
   if addT > capT or addR > capR then return -1 end
   local T, R = w.T, w.R
   if T + addT <= capT and R + addR <= capR then return 0 end
+  local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS)))
   for s = w.h, w.h + SLOTS do
-    local v = redis.call('HMGET', w.key, 't:' .. s, 'r:' .. s)
-    T = T - (tonumber(v[1]) or 0)
-    R = R - (tonumber(v[2]) or 0)
+    local j = 2 * (s - w.h) + 1
+    T = T - (tonumber(v[j]) or 0)
+    R = R - (tonumber(v[j + 1]) or 0)
     if T + addT <= capT and R + addR <= capR then return math.max(1, (s + HELD) * SLOT_MS - now) end
   end
   return SLOTS * SLOT_MS
@@ -73,12 +83,7 @@ end
 -- When what is in the window leaves it: {leavesAt, tokens, requests} per slot holding usage,
 -- oldest first, flattened (SlidingWindow.forEachSlot). One HMGET for the whole window.
 local function leaving(w)
-  local fields = {}
-  for s = w.h, w.h + SLOTS do
-    fields[#fields + 1] = 't:' .. s
-    fields[#fields + 1] = 'r:' .. s
-  end
-  local v = redis.call('HMGET', w.key, unpack(fields))
+  local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS)))
   local out = {}
   for i = 0, SLOTS do
     local t, r = tonumber(v[2 * i + 1]) or 0, tonumber(v[2 * i + 2]) or 0

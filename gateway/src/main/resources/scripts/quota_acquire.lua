@@ -22,22 +22,33 @@ end
 local addT = tonumber(ARGV[2])
 local addR = tonumber(ARGV[3])
 
+-- The fields of slots first..last, in order: t:<slot>, r:<slot>, ...
+local function slotFields(first, last)
+  local fields = {}
+  for i = first, last do
+    fields[#fields + 1] = 't:' .. i
+    fields[#fields + 1] = 'r:' .. i
+  end
+  return fields
+end
+
 -- Drop slots that left the window; returns totals and the window's slot arithmetic.
 local function advance(key, slotMs)
   local oldest = math.floor(now / slotMs) - SLOTS
   local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
   local h, T, R, n = tonumber(st[1]), tonumber(st[2]) or 0, tonumber(st[3]) or 0, tonumber(st[4])
-  if not h or oldest - h >= HELD then
+  if not h or oldest - h >= HELD or not n or n < oldest then
+    -- Everything charged has left the window (or nothing was): start afresh, reading nothing.
     if h then redis.call('DEL', key) end
     T, R, n = 0, 0, nil
   elseif h < oldest then
-    local fields = {}
-    for i = h, oldest - 1 do
-      local v = redis.call('HMGET', key, 't:' .. i, 'r:' .. i)
-      T = T - (tonumber(v[1]) or 0)
-      R = R - (tonumber(v[2]) or 0)
-      fields[#fields + 1] = 't:' .. i
-      fields[#fields + 1] = 'r:' .. i
+    -- One read for the slots that left, up to the newest with usage (a call per slot made a
+    -- tenant seen every 20 s pay 2.5x the script time).
+    local fields = slotFields(h, math.min(oldest - 1, n))
+    local v = redis.call('HMGET', key, unpack(fields))
+    for j = 1, #v, 2 do
+      T = T - (tonumber(v[j]) or 0)
+      R = R - (tonumber(v[j + 1]) or 0)
     end
     redis.call('HDEL', key, unpack(fields))
     redis.call('HSET', key, 'T', T, 'R', R)
@@ -80,10 +91,11 @@ elseif not fits then
       wait = 0
     else
       local T, R = w.T, w.R
+      local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS))) -- one read, not one per slot
       for s = w.h, w.h + SLOTS do
-        local v = redis.call('HMGET', w.key, 't:' .. s, 'r:' .. s)
-        T = T - (tonumber(v[1]) or 0)
-        R = R - (tonumber(v[2]) or 0)
+        local j = 2 * (s - w.h) + 1
+        T = T - (tonumber(v[j]) or 0)
+        R = R - (tonumber(v[j + 1]) or 0)
         if T + addT <= w.capT and R + addR <= w.capR then
           wait = math.max(1, (s + HELD) * w.slotMs - now)
           break
