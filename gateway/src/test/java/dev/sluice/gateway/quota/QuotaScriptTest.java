@@ -55,6 +55,10 @@ class QuotaScriptTest {
         assertThat(fields).isLessThanOrEqualTo(2L * 61 + 4);
         long usage = memoryUsage(minute) + memoryUsage("sluice:q:{" + tenant + "}:hour");
         assertThat(usage).as("bytes for one busy tenant").isLessThan(8_000);
+        // A full window is 126 fields against Redis's default hash-max-listpack-entries of 128: one
+        // more header field and busy tenants' hashes would turn into hashtables, several times larger.
+        assertThat(fields).as("a busy minute fills every slot").isEqualTo(2L * 61 + 4);
+        assertThat(eval("return redis.call('OBJECT','ENCODING',KEYS[1])", minute)).isEqualTo("listpack");
     }
 
     long memoryUsage(String key) {
@@ -63,5 +67,14 @@ class QuotaScriptTest {
                         org.springframework.data.redis.connection.ReturnType.INTEGER, 1,
                         ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
                 .next().map(o -> ((Number) o).longValue()).block();
+    }
+
+    String eval(String script, String key) {
+        return redis.execute(c -> c.scriptingCommands().eval(
+                        ByteBuffer.wrap(script.getBytes(StandardCharsets.UTF_8)),
+                        org.springframework.data.redis.connection.ReturnType.VALUE, 1,
+                        ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
+                .next().map(o -> o instanceof ByteBuffer b ? StandardCharsets.UTF_8.decode(b).toString() : String.valueOf(o))
+                .block();
     }
 }
