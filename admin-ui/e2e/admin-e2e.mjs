@@ -4,11 +4,11 @@
 //   BASE_URL=http://localhost:8080 ADMIN_USER=admin ADMIN_PASSWORD=... node e2e/admin-e2e.mjs
 // Env: BASE_URL, ADMIN_USER, ADMIN_PASSWORD, CHROMIUM (default /usr/bin/chromium),
 // SCREENSHOTS (a folder; none taken when unset), FAILURES (where the page at a failure is saved), E2E_TENANT (a tenant to issue keys to; default
-// acme-web), E2E_FLAGGED (the tenant with an open flag; default acme-batch).
+// acme-web), E2E_FLAGGED (the tenant with an open flag; default acme-batch), LAB_WAIT_S (how long a
+// lab run may take; default 90). The gateway must have no lab run yet.
 import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 const BASE = (process.env.BASE_URL ?? 'http://localhost:8080').replace(/\/$/, '');
 const USER = process.env.ADMIN_USER ?? 'admin';
@@ -16,7 +16,6 @@ const PASSWORD = process.env.ADMIN_PASSWORD ?? '';
 const SHOTS = process.env.SCREENSHOTS ?? '';
 const TENANT = process.env.E2E_TENANT ?? 'acme-web';
 const FLAGGED = process.env.E2E_FLAGGED ?? 'acme-batch';
-const here = dirname(fileURLToPath(import.meta.url));
 
 let step = 0;
 const log = (msg) => console.log(`[e2e ${String(++step).padStart(2, '0')}] ${msg}`);
@@ -199,28 +198,94 @@ try {
   log('flag confirmed and the tenant moved; the review is in the history');
   await shot(page, 'flags-history');
 
-  // ---- lab --------------------------------------------------------------------------------
+  // ---- lab: a real run started from the page, a second operator's start refused, the report --
+  // The gateway runs a small lab (AdminUiEndToEndTest sets sluice.lab.scenario.options); against
+  // any other gateway this is the full seed-000 run, so LAB_WAIT_S may need raising there.
   await nav('Lab');
   await page.getByRole('heading', { name: 'Lab' }).waitFor();
-  const latest = await adminApi('/lab/runs/latest');
-  const latestBody = await latest.json().catch(() => ({}));
-  if (latest.status === 404 && latestBody?.error?.code === 'unknown_endpoint') {
-    await page.getByText('The lab run API is not in this gateway yet.').waitFor();
-    log('the lab page says plainly that the lab run API is not there yet');
-  } else {
-    await page.getByRole('button', { name: /Start a run|Running/ }).waitFor();
-    log(`the lab page shows the latest run (${latest.status})`);
+  await page.getByText('No run yet.').waitFor();
+  for (const id of ['case1', 'case3', 'case5']) await page.getByRole('checkbox', { name: new RegExp(`^${id}:`) }).uncheck();
+  check(await page.getByRole('checkbox', { name: /^The ramp/ }).isChecked(), 'the ramp is picked by default');
+  log('lab: no run yet; case2 and case4 picked, with the ramp');
+  // Another operator has the lab page open in a tab of their own since before the run.
+  const other = await context.newPage();
+  other.on('pageerror', (e) => consoleErrors.push(`other tab: ${e}`));
+  await other.goto(`${BASE}/admin/lab`);
+  await other.getByLabel('User name').fill(USER);
+  await other.getByLabel('Password').fill(PASSWORD);
+  await other.getByLabel('Password').press('Enter');
+  await other.getByText('No run yet.').waitFor();
+  // Every status line the page shows, as it shows it (no polling from here).
+  await page.evaluate(() => {
+    window.__labStatus = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('.lab-run [role=status]')?.textContent ?? '';
+      if (t && window.__labStatus.at(-1) !== t) window.__labStatus.push(t);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.getByRole('button', { name: 'Start a run' }).click();
+  await page.getByRole('button', { name: 'Running…' }).waitFor();
+  await page.getByRole('progressbar', { name: 'Lab run progress' }).waitFor();
+  const runId = (await (await adminApi('/lab/runs/latest')).json()).id;
+  log(`the run ${runId} started from the page; it shows its progress`);
+  await other.getByRole('button', { name: 'Start a run' }).click();
+  await other.getByText('Another lab run is going').waitFor();
+  await other.getByRole('progressbar', { name: 'Lab run progress' }).waitFor();
+  check((await other.locator('.lab-run [role=status]').textContent()).includes(runId), 'the other tab follows the run that is going');
+  log('a second start, from another tab, is refused (409 lab_busy) and that tab follows the run going');
+  await shot(other, 'lab-busy');
+  await other.close();
+
+  const labWaitS = Number(process.env.LAB_WAIT_S ?? 90);
+  try {
+    await page.locator('.lab-run [role=status]', { hasText: /^Run \S+: (Finished|Failed)/ }).waitFor({ timeout: labWaitS * 1000 });
+  } catch {
+    const seen = await page.evaluate(() => window.__labStatus.join(' | '));
+    throw new Error(`the lab run did not finish within ${labWaitS} s; the page said: ${seen}`);
   }
+  const status = await page.locator('.lab-run [role=status]').textContent();
+  check(/: Finished/.test(status), `the lab run finished (${status}; ${await page.locator('.lab-run .notice').allTextContents()})`);
+  const seen = await page.evaluate(() => window.__labStatus);
+  // Polled every second: a step shorter than that may pass unseen, so only some steps are required.
+  check(seen.some((t) => /: Running case\d/.test(t)), `the page showed the steps as they ran: ${seen.join(' | ')}`);
+  log(`the run finished; the page showed: ${seen.map((t) => t.replace(/^Run \S+: /, '').replace(/ · .*/, '')).join(' → ')}`);
+
+  // The table shows the report's numbers, a row per case; a chart per case and per ramp.
+  const run = await (await adminApi(`/lab/runs/${runId}`)).json();
+  check(run.status === 'done' && run.report, `the API has the report (${run.status})`);
+  const rows = page.locator('table.lab-table tbody tr');
+  check((await rows.count()) === 2, `a row per case (${await rows.count()})`);
+  for (const [i, c] of run.report.cases.entries()) {
+    // Case, users, books clean, pages sent, died at provider, refused by us, bill, wasted, wait, first failure.
+    const [name, users, books, sent, died, , bill, , wait] = await rows.nth(i).locator('th, td').allTextContents();
+    const row = `${c.id}: ${[name, users, books, sent, died, bill, wait].join(' | ')}`;
+    check(name.startsWith(`${c.id}: `) && users === `${c.users}`, `the row is ${row}`);
+    check(books === `${c.booksClean} of ${c.booksTotal}` && c.booksTotal > 0, `books clean as the report has them: ${row}`);
+    check(sent.replace(/,/g, '') === `${c.pagesSent}` && died.replace(/,/g, '') === `${c.pagesDied}`, `pages sent and died as the report has them: ${row}`);
+    check(/^\$\d+\.\d{2}$/.test(bill) && /^\d+\.\d s \/ \d+\.\d s$/.test(wait), `a bill in dollars and waits in seconds: ${row}`);
+    const chart = page.locator(`section[aria-label="${c.id} timeline"] svg`);
+    check((await chart.count()) === 1, `a chart for ${c.id}`);
+    check(((await chart.locator('path.admitted').getAttribute('d')) ?? '').length > 10, `${c.id}'s chart has a line`);
+  }
+  const case2 = run.report.cases[0];
+  const case4 = run.report.cases[1];
+  check(case2.pagesDied > 0 && case4.pagesDied === 0, `case2 loses pages at the provider, case4 none (${case2.pagesDied}, ${case4.pagesDied})`);
+  for (const r of run.report.ramp) check((await page.locator(`section[aria-label="Ramp of ${r.case}"] svg`).count()) === 1, `a ramp chart for ${r.case}`);
+  check(run.report.ramp.length === 2, `both cases ran under the ramp (${run.report.ramp.length})`);
+  log(`the table shows case2 (${case2.pagesDied} pages died, ${case2.booksClean} of ${case2.booksTotal} books clean) and case4 (none died, ${case4.booksClean} of ${case4.booksTotal}); four charts`);
+  // The picture an operator wants of a finished run: its status line, the table and the charts.
+  await page.evaluate(() => document.querySelector('.lab-run')?.scrollIntoView({ block: 'start' }));
   await shot(page, 'lab');
-  // The report's rendering, from the fixture the unit tests use (served to this page only).
-  const fixture = readFileSync(join(here, '..', 'src', 'fixtures', 'lab-run.json'), 'utf8');
-  await page.route('**/admin/api/lab/runs/latest', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture }));
+
+  // A failed run shows its error (a failure cannot be provoked on a healthy gateway: served to this page only).
+  const failed = { ...run, status: 'failed', report: null, progress: { step: 'case4', done: 1, total: 4 }, error: 'IllegalStateException: the lab run was interrupted' };
+  await page.route('**/admin/api/lab/runs/latest', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(failed) }));
   await nav('Overview');
   await nav('Lab');
-  await page.locator('figure.timeline').first().waitFor();
-  check((await page.locator('figure.timeline').count()) === 4, 'a chart per case and for the ramp');
-  log('a lab report renders as a table and a timeline per case (fixture report)');
-  await shot(page, 'lab-report-fixture');
+  await page.getByRole('alert').filter({ hasText: 'the lab run was interrupted' }).waitFor();
+  check(/: Failed during case4 /.test(await page.locator('.lab-run [role=status]').textContent()), 'the status line says where it failed');
+  check((await page.locator('.lab-run table, .lab-run figure').count()) === 0, 'a failed run shows no report');
+  log('a failed run shows its error and where it failed');
   await page.unroute('**/admin/api/lab/runs/latest');
 
   // ---- log out --------------------------------------------------------------------------------

@@ -2,8 +2,8 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { TimelineChart } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError } from '../lib/api';
-import { formatCount, formatTime, formatUsd } from '../lib/format';
-import { CASES, caseRows, describeFailure, runProgress, type LabReport, type LabRun } from '../lib/lab';
+import { formatCount, formatMs, formatTime, formatUsd } from '../lib/format';
+import { CASES, caseRows, rampHeadline, runDuration, runProgress, type LabReport, type LabRun } from '../lib/lab';
 import { useApiClient } from '../lib/useApi';
 
 const POLL_MS = 1000;
@@ -65,7 +65,7 @@ export function LabPage() {
     } catch (err) {
       if (isMissingEndpoint(err)) setState({ kind: 'missing' });
       else if (err instanceof ApiError && err.code === 'lab_busy') {
-        setStartError(new ApiError(409, err.code, 'A lab run is already going; its progress is shown below.'));
+        setStartError(err);
         void fetchRun('latest');
       } else setStartError(err as ApiError);
     }
@@ -76,8 +76,8 @@ export function LabPage() {
       <div className="page-head">
         <h1 id="lab-title">Lab</h1>
         <p className="muted">
-          The seed&apos;s five cases and the ramp, run against the built-in provider simulator (1,500 requests and 300,000 tokens a minute, 200 in
-          flight). Times are shown in the seed&apos;s units.
+          The seed&apos;s five cases and the ramp, run against a provider simulator of their own (seed 000&apos;s limits unless the gateway&apos;s{' '}
+          <code>sluice.lab.scenario.options</code> change them; the report says which). Times are shown in the seed&apos;s units.
         </p>
       </div>
       {state.kind === 'missing' && (
@@ -90,7 +90,7 @@ export function LabPage() {
       )}
       {state.kind !== 'missing' && (
         <form className="panel" onSubmit={start}>
-          <fieldset disabled={!!running}>
+          <fieldset disabled={!!running} className="lab-cases">
             <legend>Cases to run</legend>
             {CASES.map((c) => (
               <label key={c.id} className="check">
@@ -106,7 +106,7 @@ export function LabPage() {
               <input type="checkbox" checked={ramp} onChange={(e) => setRamp(e.target.checked)} /> The ramp: add users every 3 s until something fails
             </label>
           </fieldset>
-          {startError && <ErrorNotice error={startError} />}
+          {startError && (startError.code === 'lab_busy' ? <BusyNotice running={!!running} /> : <ErrorNotice error={startError} />)}
           <button type="submit" className="primary" disabled={!!running}>
             {running ? 'Running…' : 'Start a run'}
           </button>
@@ -120,13 +120,23 @@ export function LabPage() {
   );
 }
 
+/** Our start was refused (409 lab_busy): someone else's run is going, and this page follows it now. */
+export function BusyNotice({ running }: { running: boolean }) {
+  return (
+    <Notice kind="warn">
+      <strong>Another lab run is going</strong> (the gateway answered 409, lab_busy): one runs at a time.{' '}
+      {running ? 'Its progress is shown below; start yours once it has finished.' : 'It has finished: you can start yours now.'}
+    </Notice>
+  );
+}
+
 export function RunView({ run }: { run: LabRun }) {
   const p = run.progress;
   return (
     <div className="lab-run">
       <p role="status" aria-live="polite">
         <strong>Run {run.id}</strong>: {runProgress(run)} · started {formatTime(run.startedAt)}
-        {run.finishedAt ? `, finished ${formatTime(run.finishedAt)}` : ''}
+        {run.finishedAt ? `, finished ${formatTime(run.finishedAt)} (${runDuration(run)})` : ''}
       </p>
       {run.status === 'running' && p && <progress max={p.total} value={p.done} aria-label="Lab run progress" />}
       {run.status === 'failed' && <Notice kind="error">The run failed: {run.error ?? 'no reason given'}.</Notice>}
@@ -141,9 +151,13 @@ export function ReportView({ report }: { report: LabReport }) {
     <>
       <p className="muted small">
         Provider: {formatCount(report.limits.requestsPerMinute)} requests and {formatCount(report.limits.tokensPerMinute)} tokens a minute,{' '}
-        {report.limits.maxInFlight} in flight, {formatUsd(report.limits.pricePerMillionTokens)} per million tokens. Run {report.scale.timeFactor}× faster
-        than real time: {report.scale.note}
+        {report.limits.maxInFlight} in flight, {formatUsd(report.limits.pricePerMillionTokens)} per million tokens, about{' '}
+        {formatMs(report.limits.latencyMs)} a call. Run {report.scale.timeFactor}× faster than real time; every time below is in the seed&apos;s units.
       </p>
+      <details className="small muted">
+        <summary>How time was compressed</summary>
+        {report.scale.note}
+      </details>
       {rows.length === 0 ? (
         <p className="state empty">The report has no cases.</p>
       ) : (
@@ -157,7 +171,13 @@ export function ReportView({ report }: { report: LabReport }) {
               </th>
               <th scope="col">Books clean</th>
               <th scope="col" className="num">
-                Pages died
+                Pages sent
+              </th>
+              <th scope="col" className="num">
+                <abbr title="Pages the provider refused: 429 on its requests or tokens per minute, 503 on its calls in flight">Died at provider</abbr>
+              </th>
+              <th scope="col" className="num">
+                <abbr title="Pages refused before the provider: our limiter's 429 (case 3), the gateway's busy answer (case 4)">Refused by us</abbr>
               </th>
               <th scope="col" className="num">
                 Bill
@@ -176,11 +196,13 @@ export function ReportView({ report }: { report: LabReport }) {
                   {r.id}: {r.title}
                 </th>
                 <td className="num">{r.users}</td>
-                <td>{r.books}</td>
+                <td className="nowrap">{r.books}</td>
+                <td className="num">{formatCount(r.pagesSent)}</td>
                 <td className="num">{formatCount(r.pagesDied)}</td>
+                <td className="num">{formatCount(r.refusedByUs)}</td>
                 <td className="num">{formatUsd(r.bill)}</td>
                 <td className="num">{formatUsd(r.wasted)}</td>
-                <td>{r.wait}</td>
+                <td className="nowrap">{r.wait}</td>
                 <td>{r.firstFailure}</td>
               </tr>
             ))}
@@ -204,7 +226,7 @@ export function ReportView({ report }: { report: LabReport }) {
             {report.ramp.map((r) => (
               <section key={r.case} aria-label={`Ramp of ${r.case}`}>
                 <h3>
-                  {r.case} under the ramp: {describeFailure(r.firstFailure)}
+                  {r.case} under the ramp: {rampHeadline(r)}
                 </h3>
                 <TimelineChart timeline={r.timeline} limit={r.tokensPerSecondLimit} steps={r.steps} title={`Ramp of ${r.case}`} />
               </section>

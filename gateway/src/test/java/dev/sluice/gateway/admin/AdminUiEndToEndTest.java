@@ -31,7 +31,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * playwright-core from {@code admin-ui/e2e/admin-e2e.mjs} (log in, a wrong password and a
  * tenant key refused; edit a tier, lose a race to another operator and re-apply, then see
  * /v1 enforce the new limit; issue, use and revoke a key; suspend and resume; review a flag;
- * the lab page). The script checks every step on the page and on /v1, saves the README's
+ * start a small lab run, see a second operator's start refused, and read its table and charts). The script checks every step on the page and on /v1, saves the README's
  * screenshots in docs/screenshots, and exits non-zero on the first failure.
  *
  * <p>The flag is seeded through the beans: a flag needs a tenant at its ceiling for 15 real
@@ -43,8 +43,19 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * CI (the CI variable set) it fails instead, so CI always runs it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=e2e-ops", "sluice.admin.password=e2e password 42", "sluice.abuse.sampler.enabled=false"})
+        properties = {"sluice.admin.user=e2e-ops", "sluice.admin.password=e2e password 42", "sluice.abuse.sampler.enabled=false",
+                AdminUiEndToEndTest.SMALL_LAB})
 class AdminUiEndToEndTest {
+    /**
+     * The lab run the operator starts: seed 000 with every count divided by ten (books of 10 pages,
+     * 20 in flight, 30,000 tokens a minute, as LabScenariosTest), ten times faster than the wall.
+     * 12 seed seconds of uploads give each user a second book, so the crowd needs more than the
+     * provider's minute: case 2 loses pages for sure, and case 4's queue visibly waits the minute out.
+     * Case 2 and case 4 with the ramp take 15–25 s on a loaded 2-core machine.
+     */
+    static final String SMALL_LAB = "sluice.lab.scenario.options=--time-factor=10 --pages=10 --in-flight=20 --tpm=30000"
+            + " --rpm=150 --pool=20 --warm-up=200 --upload-for=12 --ramp-users=1,2,3,5,8,12,20";
+
     static final String USER = "e2e-ops";
     static final String PASSWORD = "e2e password 42";
     static final Path ADMIN_UI = Path.of("..", "admin-ui").toAbsolutePath().normalize();
@@ -94,6 +105,7 @@ class AdminUiEndToEndTest {
         env.put("FAILURES", failures.toString());
         env.put("E2E_TENANT", "acme-web");
         env.put("E2E_FLAGGED", "acme-batch");
+        env.put("LAB_WAIT_S", "90");
         long started = System.nanoTime();
         Process p = pb.start();
         boolean finished = p.waitFor(4, TimeUnit.MINUTES);

@@ -21,10 +21,11 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /**
  * What the admin UI needs from the gateway: its files at /admin/ (public, index.html for every
  * page path, hashed assets cached for good), the overview and the tenants' usage in one call.
- * Same properties as {@link AdminApiTest}, so the two share one application context.
+ * Same properties as {@link AdminApiTest} and {@link LabRunsApiTest}, so they share one application context.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
+        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
+                LabRunsApiTest.SMALL_RUNS})
 @AutoConfigureWebTestClient
 class AdminUiTest {
     @Autowired
@@ -84,7 +85,10 @@ class AdminUiTest {
                 .expectStatus().isUnauthorized().expectHeader().doesNotExist(HttpHeaders.WWW_AUTHENTICATE);
         web.get().uri("/admin/api/usage").header(HttpHeaders.AUTHORIZATION, "Bearer sk-sluice-demo-pro").exchange()
                 .expectStatus().isUnauthorized().expectBody().jsonPath("$.error.message").value(m -> assertThat((String) m).contains("Tenant API keys"));
-        admin().get().uri("/admin/api/lab/runs/latest").exchange().expectStatus().isNotFound()
+        // The lab page tells "no such run" (the lab API is here) from "no such endpoint" by the code.
+        admin().get().uri("/admin/api/lab/runs/no-such-run").exchange().expectStatus().isNotFound()
+                .expectBody().jsonPath("$.error.code").isEqualTo("not_found");
+        admin().get().uri("/admin/api/lab/no-such-thing").exchange().expectStatus().isNotFound()
                 .expectBody().jsonPath("$.error.code").isEqualTo("unknown_endpoint");
     }
 
