@@ -288,7 +288,7 @@ public final class ProviderDispatcher {
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : store.adjustTokens(key, lease.chargedAtMs(), tokenDelta);
         if (tokenDelta != 0) loop.schedule(() -> queue.reconcile(lease.job().tenant(), tokenDelta));
-        return adjust.onErrorResume(e -> Mono.empty()).then(release(lease));
+        return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }
 
     /**
@@ -297,10 +297,10 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
-        return store.pause(key, Math.max(1, retryAfterMs))
+        return detached(store.pause(key, Math.max(1, retryAfterMs))
                 .then(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
                 .onErrorResume(e -> Mono.empty())
-                .then(release(lease));
+                .then(Mono.defer(() -> release(lease))));
     }
 
     /**
@@ -310,9 +310,21 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> overloaded(Lease lease) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)
+        return detached(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)
                 .onErrorResume(e -> Mono.empty())
-                .then(release(lease));
+                .then(Mono.defer(() -> release(lease))));
+    }
+
+    /**
+     * Runs {@code work} (store calls that end a lease) to its end whoever waits on it, and tells
+     * when it ended. A client often closes its connection as soon as it has read the answer,
+     * which cancels the exchange while the slot is still being given back; cancelled, the
+     * release would never reach the store and the slot would stay held until its lease expires.
+     */
+    private static Mono<Void> detached(Mono<Void> work) {
+        Sinks.Empty<Void> ended = Sinks.empty();
+        work.subscribe(null, e -> ended.tryEmitEmpty(), ended::tryEmitEmpty); // store errors are handled in work
+        return ended.asMono();
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
