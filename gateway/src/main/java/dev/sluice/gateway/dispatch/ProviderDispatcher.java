@@ -63,6 +63,13 @@ public final class ProviderDispatcher {
     }
 
     private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
+    /**
+     * How old the budget from this replica's last store call may be and still choose the next
+     * job without asking the store first. Every acquire returns the budget, so under steady
+     * traffic it is one call old; the acquire decides for real, and a view that shows no room
+     * is checked with the store before anyone waits on it.
+     */
+    static final long REMEMBERED_VIEW_MS = 1_000;
 
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Clock clock, Scheduler loop, MeterRegistry meters) {
@@ -177,19 +184,40 @@ public final class ProviderDispatcher {
         pumping = true;
         pumpAgain = false;
         BudgetLimits limits = limits();
+        BudgetSnapshot known = lastSnapshot;
+        long age = clock.millis() - lastSnapshotAtMs;
+        if (known != null && age >= 0 && age < REMEMBERED_VIEW_MS) {
+            // What the last store call said, aged: no round trip before the acquire that decides anyway.
+            dispatchFrom(BudgetView.of(known.withLimits(limits).agedBy(age)), limits, true);
+        } else {
+            fromStore(limits);
+        }
+    }
+
+    /** The budget as the store has it now, then dispatch from it. */
+    private void fromStore(BudgetLimits limits) {
         store.snapshot(key, limits).publishOn(loop).subscribe(
                 snapshot -> {
                     lastSnapshot = snapshot;
                     lastSnapshotAtMs = clock.millis();
-                    dispatchFrom(BudgetView.of(snapshot), limits);
+                    dispatchFrom(BudgetView.of(snapshot), limits, false);
                 },
                 error -> stopPumping(250, error));
     }
 
-    private void dispatchFrom(BudgetView view, BudgetLimits limits) {
+    /**
+     * @param remembered the view comes from this replica's last store call, not a fresh snapshot:
+     *                   when it says the head must wait, the store is asked before waiting
+     *                   (other replicas may have freed room since)
+     */
+    private void dispatchFrom(BudgetView view, BudgetLimits limits, boolean remembered) {
         Optional<Job> next = queue.next(view);
         depth = queue.depth();
         if (next.isEmpty()) {
+            if (remembered && queue.depth() > 0) {
+                fromStore(limits);
+                return;
+            }
             queue.peek().ifPresent(this::dropDoomed);
             long hint = lastSnapshot == null ? 100 : Math.max(20, Math.min(1_000, lastSnapshot.pausedForMs() > 0
                     ? lastSnapshot.pausedForMs() : limits.inFlightHintMs()));
@@ -222,7 +250,7 @@ public final class ProviderDispatcher {
                 queueWait.record(queued, TimeUnit.MILLISECONDS);
                 ticket.sink.tryEmitValue(lease);
             }
-            dispatchFrom(view.after(job), limits);
+            dispatchFrom(view.after(job), limits, remembered);
         }, error -> {
             queue.requeueAtHead(job);
             stopPumping(250, error);
