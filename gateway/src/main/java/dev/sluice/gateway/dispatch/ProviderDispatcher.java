@@ -357,7 +357,9 @@ public final class ProviderDispatcher {
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
-        return store.correct(key, limits(), remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty());
+        BudgetLimits limits = limits();
+        if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
+        return store.correct(key, limits, remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty());
     }
 
     private Mono<Void> release(Lease lease) {

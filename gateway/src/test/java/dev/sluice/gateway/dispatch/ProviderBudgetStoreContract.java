@@ -253,6 +253,21 @@ abstract class ProviderBudgetStoreContract {
     }
 
     @Test
+    void anUpstreamReportingTheWholeCapOrMoreChangesNothingSoTheCallIsSkipped() {
+        acquire(100);
+        long capR = LIMITS.requestsPerMinute();
+        long capT = LIMITS.tokensPerMinute();
+        for (long[] reported : new long[][] {{capR, capT}, {capR * 2, -1}, {-1, capT}, {-1, -1}}) {
+            assertThat(ProviderBudget.correctionMayCharge(LIMITS, reported[0], reported[1])).isFalse();
+            store.correct(key, LIMITS, reported[0], reported[1], 1_000).block();
+            assertThat(snapshot().usedTokens()).isEqualTo(100);
+            assertThat(snapshot().usedRequests()).isEqualTo(1);
+        }
+        assertThat(ProviderBudget.correctionMayCharge(LIMITS, capR, capT - 1)).isTrue();
+        assertThat(ProviderBudget.correctionMayCharge(LIMITS, capR - 1, -1)).isTrue();
+    }
+
+    @Test
     void aResetBeyondTheWindowHoldsTheCorrectionForAWindow() {
         store.correct(key, LIMITS, -1, 0, 600_000).block();
         at(60_999);
