@@ -5,13 +5,10 @@ import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetRefusal;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.sluice.gateway.store.LuaScripts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.publisher.Mono;
@@ -52,15 +49,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     private static <T> RedisScript<T> script(String name, Class<T> type) {
-        return RedisScript.of(resource("budget_common") + "\n" + resource(name), type);
-    }
-
-    private static String resource(String name) {
-        try {
-            return new ClassPathResource("scripts/" + name + ".lua").getContentAsString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("missing script " + name, e);
-        }
+        return LuaScripts.load(type, "budget_common", name);
     }
 
     public static String windowKey(String key) {
