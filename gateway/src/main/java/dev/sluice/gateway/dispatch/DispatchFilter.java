@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.RequestEstimate;
@@ -63,7 +64,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
                 options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, estimate.totalTokens(), now, now + options.maxWaitMs());
         AtomicLong waited = new AtomicLong();
+        // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
         return dispatcher.submit(job, options.maxWaitMs())
+                .publishOn(RequestLoop.of(exchange))
                 .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
@@ -138,6 +141,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return settle.then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())
+                    .publishOn(RequestLoop.of(exchange))
                     .flatMap(next -> call(exchange, chain, dispatcher, next, waited, attempt + 1));
         }));
     }
