@@ -122,7 +122,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
         if (used != null) spend(exchange, used);
         AimdLimit.Outcome outcome = answer.status() == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
-        return dispatcher.finish(lease, outcome, delta, clock.millis() - started);
+        // The answer has been written: the slot goes back in the background (finish runs detached,
+        // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
+        // hold the client's connection, and its next request on it, for nothing.
+        dispatcher.finish(lease, outcome, delta, clock.millis() - started).subscribe();
+        return Mono.empty();
     }
 
     private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
