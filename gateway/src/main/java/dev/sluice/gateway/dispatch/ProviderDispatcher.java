@@ -227,7 +227,8 @@ public final class ProviderDispatcher {
         Job job = next.get();
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
-        store.tryAcquire(key, limits, job.tokens(), leaseId).publishOn(loop).subscribe(decision -> {
+        // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
+        store.tryAcquire(key, limits, job.tokens(), leaseId, queue.depth() > 0).publishOn(loop).subscribe(decision -> {
             // The budget as it is now, this dispatch included: the door counts it from here, not
             // from the pump's snapshot, which a burst of dispatches leaves behind.
             lastSnapshot = decision.snapshot();
