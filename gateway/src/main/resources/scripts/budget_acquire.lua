@@ -4,13 +4,16 @@
 -- ARGV[1] now in ms, or "" for Redis TIME   ARGV[2] tokens   ARGV[3] lease id
 -- ARGV[4] cap tokens   ARGV[5] cap requests   ARGV[6] max in flight   ARGV[7] lease ms
 -- ARGV[8] wait hint when every slot is held
+-- ARGV[9] "0" when the caller can do without the leaving schedule; it is read anyway after a
+--         refusal or when the window is at least half full (absent: "1")
 -- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight), waitMs,
---          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, then the leaving schedule:
---          leavesAt, tokens, requests per slot holding usage}
+--          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, scheduleFollows (1/0), then
+--          the leaving schedule if it follows: leavesAt, tokens, requests per slot holding usage}
 local now = clock(ARGV[1])
 local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
 local capT, capR, maxInFlight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local leaseMs, hint = tonumber(ARGV[7]), tonumber(ARGV[8])
+local wantSchedule = ARGV[9] ~= '0'
 
 local w = advance(KEYS[1], now)
 local inFlight = sweep(KEYS[2], now)
@@ -35,4 +38,8 @@ if refusal == 0 then
   leaseTtl(KEYS[2], now)
   inFlight = redis.call('ZCARD', KEYS[2])
 end
-return withLeaving({ refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now) }, w)
+-- The schedule is most of this script's cost (HGETALL and parsing the window): only when it may serve.
+local schedule = wantSchedule or refusal ~= 0 or 2 * w.T >= capT or 2 * w.R >= capR
+local reply = { refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now), schedule and 1 or 0 }
+if schedule then return withLeaving(reply, w) end
+return reply

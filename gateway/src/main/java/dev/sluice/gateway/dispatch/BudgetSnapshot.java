@@ -15,6 +15,9 @@ import java.util.List;
  *                      one-second slot holding usage (its tokens and requests sum to the used
  *                      ones). A window filled by a burst frees nothing for a whole minute, then
  *                      everything at once; the door needs to know which (see {@link Door}).
+ *                      Null when the store did not read it (an acquire with room to spare and
+ *                      nobody waiting: {@link ProviderBudgetStore#tryAcquire(String, BudgetLimits,
+ *                      long, String, boolean)}); the door then assumes the window frees evenly.
  */
 public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
                              long pausedUntilMs, long resetMs, List<Leaving> leaving) {
@@ -24,7 +27,7 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
     }
 
     public BudgetSnapshot {
-        leaving = leaving == null ? List.of() : List.copyOf(leaving);
+        leaving = leaving == null ? null : List.copyOf(leaving);
     }
 
     public long remainingTokens() {
@@ -69,6 +72,11 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
     public BudgetSnapshot agedBy(long elapsedMs) {
         if (elapsedMs <= 0) return this;
         long now = nowMs + elapsedMs;
+        if (leaving == null) { // without the schedule, only the window's reset says when its content has left
+            boolean gone = elapsedMs >= resetMs;
+            return new BudgetSnapshot(limits, now, gone ? 0 : usedRequests, gone ? 0 : usedTokens, inFlight, pausedUntilMs,
+                    Math.max(0, resetMs - elapsedMs), gone ? List.of() : null);
+        }
         long tokens = usedTokens;
         long requests = usedRequests;
         List<Leaving> still = new ArrayList<>(leaving.size());

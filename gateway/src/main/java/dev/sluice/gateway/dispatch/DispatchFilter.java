@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.RequestEstimate;
@@ -63,7 +64,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
                 options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, estimate.totalTokens(), now, now + options.maxWaitMs());
         AtomicLong waited = new AtomicLong();
+        // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
         return dispatcher.submit(job, options.maxWaitMs())
+                .publishOn(RequestLoop.of(exchange))
                 .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
@@ -119,7 +122,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
         if (used != null) spend(exchange, used);
         AimdLimit.Outcome outcome = answer.status() == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
-        return dispatcher.finish(lease, outcome, delta, clock.millis() - started);
+        // The answer has been written: the slot goes back in the background (finish runs detached,
+        // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
+        // hold the client's connection, and its next request on it, for nothing.
+        dispatcher.finish(lease, outcome, delta, clock.millis() - started).subscribe();
+        return Mono.empty();
     }
 
     private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
@@ -138,6 +145,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return settle.then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())
+                    .publishOn(RequestLoop.of(exchange))
                     .flatMap(next -> call(exchange, chain, dispatcher, next, waited, attempt + 1));
         }));
     }

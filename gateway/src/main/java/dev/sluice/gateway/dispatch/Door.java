@@ -53,9 +53,12 @@ public final class Door {
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
         public static Capacity of(BudgetSnapshot s, long meanCallMs) {
             BudgetLimits l = s.limits();
-            List<Freed> leaving = new ArrayList<>(s.leaving().size());
-            for (BudgetSnapshot.Leaving x : s.leaving()) {
-                leaving.add(new Freed(Math.max(0, x.atMs() - s.nowMs()), x.tokens(), x.requests()));
+            List<Freed> leaving = null; // not read by the store: windowWait assumes an even drain
+            if (s.leaving() != null) {
+                leaving = new ArrayList<>(s.leaving().size());
+                for (BudgetSnapshot.Leaving x : s.leaving()) {
+                    leaving.add(new Freed(Math.max(0, x.atMs() - s.nowMs()), x.tokens(), x.requests()));
+                }
             }
             return new Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs,
                     s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving);

@@ -105,6 +105,16 @@ public final class ProviderBudget {
         window.adjust(correctionSlot(nowMs, resetMs) * SLOT_MS, extraTokens, extraRequests);
     }
 
+    /**
+     * Whether {@link #correct} could charge anything: not when the upstream reports at least the
+     * whole cap in every dimension it reports, since the local room is never more than the cap.
+     * The dispatcher skips the store call then (with a provider far from its limits, every call).
+     */
+    public static boolean correctionMayCharge(BudgetLimits limits, long remainingRequests, long remainingTokens) {
+        return (remainingRequests >= 0 && remainingRequests < limits.requestsPerMinute())
+                || (remainingTokens >= 0 && remainingTokens < limits.tokensPerMinute());
+    }
+
     private static long excess(long localRoom, long upstreamRemaining) {
         return upstreamRemaining >= 0 && localRoom > upstreamRemaining ? localRoom - upstreamRemaining : 0;
     }

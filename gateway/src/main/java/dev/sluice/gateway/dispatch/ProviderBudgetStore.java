@@ -26,6 +26,16 @@ public interface ProviderBudgetStore {
      */
     Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId);
 
+    /**
+     * The same, saying whether the caller needs the decision's leaving schedule
+     * ({@link BudgetSnapshot#leaving}). Reading it is most of an acquire's cost in Redis, and it
+     * only serves the door's wait estimates: a store may leave it out (null) when
+     * {@code needSchedule} is false, the acquire was admitted and the window is under half full.
+     */
+    default Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
+        return tryAcquire(key, limits, tokens, leaseId);
+    }
+
     /** Frees the lease's slot. Idempotent: true only for the call that freed a live slot. */
     Mono<Boolean> release(String key, String leaseId);
 

@@ -65,6 +65,13 @@ public final class ProviderDispatcher {
     }
 
     private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
+    /**
+     * How old the budget from this replica's last store call may be and still choose the next
+     * job without asking the store first. Every acquire returns the budget, so under steady
+     * traffic it is one call old; the acquire decides for real, and a view that shows no room
+     * is checked with the store before anyone waits on it.
+     */
+    static final long REMEMBERED_VIEW_MS = 1_000;
 
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
@@ -192,19 +199,40 @@ public final class ProviderDispatcher {
         pumping = true;
         pumpAgain = false;
         BudgetLimits limits = limits();
+        BudgetSnapshot known = lastSnapshot;
+        long age = clock.millis() - lastSnapshotAtMs;
+        if (known != null && age >= 0 && age < REMEMBERED_VIEW_MS) {
+            // What the last store call said, aged: no round trip before the acquire that decides anyway.
+            dispatchFrom(BudgetView.of(known.withLimits(limits).agedBy(age)), limits, true);
+        } else {
+            fromStore(limits);
+        }
+    }
+
+    /** The budget as the store has it now, then dispatch from it. */
+    private void fromStore(BudgetLimits limits) {
         answered(store.snapshot(key, limits)).publishOn(loop).subscribe(
                 snapshot -> {
                     lastSnapshot = snapshot;
                     lastSnapshotAtMs = clock.millis();
-                    dispatchFrom(BudgetView.of(snapshot), limits);
+                    dispatchFrom(BudgetView.of(snapshot), limits, false);
                 },
                 error -> stopPumping(250, error));
     }
 
-    private void dispatchFrom(BudgetView view, BudgetLimits limits) {
+    /**
+     * @param remembered the view comes from this replica's last store call, not a fresh snapshot:
+     *                   when it says the head must wait, the store is asked before waiting
+     *                   (other replicas may have freed room since)
+     */
+    private void dispatchFrom(BudgetView view, BudgetLimits limits, boolean remembered) {
         Optional<Job> next = queue.next(view);
         depth = queue.depth();
         if (next.isEmpty()) {
+            if (remembered && queue.depth() > 0) {
+                fromStore(limits);
+                return;
+            }
             queue.peek().ifPresent(this::dropDoomed);
             long hint = lastSnapshot == null ? 100 : Math.max(20, Math.min(1_000, lastSnapshot.pausedForMs() > 0
                     ? lastSnapshot.pausedForMs() : limits.inFlightHintMs()));
@@ -214,7 +242,8 @@ public final class ProviderDispatcher {
         Job job = next.get();
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
-        answered(store.tryAcquire(key, limits, job.tokens(), leaseId)).publishOn(loop).subscribe(decision -> {
+        // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
+        answered(store.tryAcquire(key, limits, job.tokens(), leaseId, queue.depth() > 0)).publishOn(loop).subscribe(decision -> {
             // The budget as it is now, this dispatch included: the door counts it from here, not
             // from the pump's snapshot, which a burst of dispatches leaves behind.
             lastSnapshot = decision.snapshot();
@@ -237,7 +266,7 @@ public final class ProviderDispatcher {
                 queueWait.record(queued, TimeUnit.MILLISECONDS);
                 ticket.sink.tryEmitValue(lease);
             }
-            dispatchFrom(view.after(job), limits);
+            dispatchFrom(view.after(job), limits, remembered);
         }, error -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
             // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
@@ -307,7 +336,7 @@ public final class ProviderDispatcher {
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : bounded(store.adjustTokens(key, lease.chargedAtMs(), tokenDelta));
         if (tokenDelta != 0) loop.schedule(() -> queue.reconcile(lease.job().tenant(), tokenDelta));
-        return adjust.onErrorResume(e -> Mono.empty()).then(release(lease));
+        return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }
 
     /**
@@ -316,10 +345,10 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
-        return bounded(store.pause(key, Math.max(1, retryAfterMs)))
+        return detached(bounded(store.pause(key, Math.max(1, retryAfterMs)))
                 .then(bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)))
                 .onErrorResume(e -> Mono.empty())
-                .then(release(lease));
+                .then(Mono.defer(() -> release(lease))));
     }
 
     /**
@@ -329,14 +358,28 @@ public final class ProviderDispatcher {
      */
     public Mono<Void> overloaded(Lease lease) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
+        return detached(bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
                 .onErrorResume(e -> Mono.empty())
-                .then(release(lease));
+                .then(Mono.defer(() -> release(lease))));
+    }
+
+    /**
+     * Runs {@code work} (store calls that end a lease) to its end whoever waits on it, and tells
+     * when it ended. A client often closes its connection as soon as it has read the answer,
+     * which cancels the exchange while the slot is still being given back; cancelled, the
+     * release would never reach the store and the slot would stay held until its lease expires.
+     */
+    private static Mono<Void> detached(Mono<Void> work) {
+        Sinks.Empty<Void> ended = Sinks.empty();
+        work.subscribe(null, e -> ended.tryEmitEmpty(), ended::tryEmitEmpty); // store errors are handled in work
+        return ended.asMono();
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
-        return bounded(store.correct(key, limits(), remainingRequests, remainingTokens, resetMs)).onErrorResume(e -> Mono.empty());
+        BudgetLimits limits = limits();
+        if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
+        return bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs)).onErrorResume(e -> Mono.empty());
     }
 
     private Mono<Void> release(Lease lease) {

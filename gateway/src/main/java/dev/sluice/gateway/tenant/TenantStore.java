@@ -7,7 +7,9 @@ import reactor.core.publisher.Mono;
 /**
  * Tenants and their keys (as hashes, with a little metadata for people). Redis-backed when
  * shared by replicas, in memory otherwise; {@code TenantStoreContract} tests both.
- * {@link #findByKeyHash} runs on every request: one lookup by hash, then the tenant.
+ * {@link #findByKeyHash} runs on every request: one lookup by hash, then the tenant. A change
+ * applies at once to the store it is made through; the Redis store of another replica may
+ * still accept a revoked key, or a suspended tenant, for {@code RedisTenantStore.REMEMBER} (a second).
  */
 public interface TenantStore {
     /** The tenant owning the key with this SHA-256 hash, or empty. */
@@ -34,7 +36,7 @@ public interface TenantStore {
     /** The tenant's keys, oldest first. */
     Flux<TenantKey> keys(String tenantId);
 
-    /** Revokes the tenant's key with this id; false if it has none such. Effective at once. */
+    /** Revokes the tenant's key with this id; false if it has none such. Effective at once here (see above for other replicas). */
     Mono<Boolean> revokeKey(String tenantId, String keyId);
 
     /** Revokes a key by its hash, whoever owns it. */

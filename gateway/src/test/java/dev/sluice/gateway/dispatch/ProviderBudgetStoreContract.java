@@ -252,6 +252,41 @@ abstract class ProviderBudgetStoreContract {
         assertThat(s.usedRequests()).isEqualTo(1);
     }
 
+    /**
+     * Without a waiting job the dispatcher does not need the leaving schedule, and a store may
+     * leave it out while the window is under half full; the counts are the same either way, and
+     * past half full, or when asked, the schedule is there and sums to them.
+     */
+    @Test
+    void theLeavingScheduleMayBeLeftOutOnlyWhileNobodyNeedsItAndTheWindowIsUnderHalfFull() {
+        BudgetDecision light = store.tryAcquire(key, LIMITS, 300, lease(), false).block(Duration.ofSeconds(5));
+        assertThat(light.admitted()).isTrue();
+        assertThat(light.snapshot().usedTokens()).isEqualTo(300);
+        if (light.snapshot().leaving() != null) assertThat(light.snapshot().leaving()).hasSize(1);
+        at(1_000);
+        BudgetDecision half = store.tryAcquire(key, LIMITS, 200, lease(), false).block(Duration.ofSeconds(5));
+        assertThat(half.snapshot().usedTokens()).isEqualTo(500);
+        assertThat(half.snapshot().leaving()).as("half full: the door may need it")
+                .containsExactly(new BudgetSnapshot.Leaving(T0 + 61_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
+        BudgetDecision asked = store.tryAcquire(key, LIMITS, 1, lease(), true).block(Duration.ofSeconds(5));
+        assertThat(asked.snapshot().leaving()).hasSize(2);
+    }
+
+    @Test
+    void anUpstreamReportingTheWholeCapOrMoreChangesNothingSoTheCallIsSkipped() {
+        acquire(100);
+        long capR = LIMITS.requestsPerMinute();
+        long capT = LIMITS.tokensPerMinute();
+        for (long[] reported : new long[][] {{capR, capT}, {capR * 2, -1}, {-1, capT}, {-1, -1}}) {
+            assertThat(ProviderBudget.correctionMayCharge(LIMITS, reported[0], reported[1])).isFalse();
+            store.correct(key, LIMITS, reported[0], reported[1], 1_000).block();
+            assertThat(snapshot().usedTokens()).isEqualTo(100);
+            assertThat(snapshot().usedRequests()).isEqualTo(1);
+        }
+        assertThat(ProviderBudget.correctionMayCharge(LIMITS, capR, capT - 1)).isTrue();
+        assertThat(ProviderBudget.correctionMayCharge(LIMITS, capR - 1, -1)).isTrue();
+    }
+
     @Test
     void aResetBeyondTheWindowHoldsTheCorrectionForAWindow() {
         store.correct(key, LIMITS, -1, 0, 600_000).block();

@@ -22,6 +22,14 @@ class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
         return new RedisProviderBudgetStore(secondClient(), clock);
     }
 
+    @org.junit.jupiter.api.Test
+    void redisLeavesTheScheduleOutOfAnAcquireWithRoomAndNobodyWaiting() {
+        BudgetDecision d = store.tryAcquire(key, LIMITS, 100, "light", false).block(java.time.Duration.ofSeconds(5));
+        org.assertj.core.api.Assertions.assertThat(d.snapshot().leaving()).isNull();
+        org.assertj.core.api.Assertions.assertThat(Door.Capacity.of(d.snapshot(), 1_000).leaving())
+                .as("the door then assumes an even drain").isNull();
+    }
+
     private static synchronized ReactiveStringRedisTemplate secondClient() {
         if (second == null) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(

@@ -3,11 +3,11 @@ package dev.sluice.gateway.abuse.redis;
 import dev.sluice.gateway.abuse.Flag;
 import dev.sluice.gateway.abuse.FlagStatus;
 import dev.sluice.gateway.abuse.FlagStore;
+import dev.sluice.gateway.store.LuaScripts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -29,8 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
  * records without a TTL, like the tenants.
  */
 public final class RedisFlagStore implements FlagStore {
-    private static final RedisScript<String> OPEN = RedisScript.of(new ClassPathResource("scripts/flag_open.lua"), String.class);
-    private static final RedisScript<Long> UPDATE = RedisScript.of(new ClassPathResource("scripts/flag_update.lua"), Long.class);
+    private static final RedisScript<String> OPEN = LuaScripts.load(String.class, "flag_open");
+    private static final RedisScript<Long> UPDATE = LuaScripts.load(Long.class, "flag_update");
     private static final int CAS_ATTEMPTS = 5;
 
     private final ReactiveStringRedisTemplate redis;

@@ -4,6 +4,7 @@ import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.MinuteActivity;
 import dev.sluice.gateway.abuse.Stage;
 import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.store.LuaScripts;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.Disposable;
@@ -34,7 +34,7 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class RedisTenantActivity implements TenantActivity {
     private static final Logger log = LoggerFactory.getLogger(RedisTenantActivity.class);
-    private static final RedisScript<Long> FLUSH = RedisScript.of(new ClassPathResource("scripts/activity_flush.lua"), Long.class);
+    private static final RedisScript<Long> FLUSH = LuaScripts.load(Long.class, "activity_flush");
     private static final long TTL_MS = 3_600_000L;
 
     private final ReactiveStringRedisTemplate redis;

@@ -3,8 +3,8 @@ package dev.sluice.gateway.abuse.redis;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.abuse.UsageSamples;
+import dev.sluice.gateway.store.LuaScripts;
 import java.util.List;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -18,7 +18,7 @@ import reactor.core.publisher.Mono;
  * goes away leaves nothing behind.
  */
 public final class RedisUsageHistory implements UsageHistory {
-    private static final RedisScript<Long> APPEND = RedisScript.of(new ClassPathResource("scripts/usage_append.lua"), Long.class);
+    private static final RedisScript<Long> APPEND = LuaScripts.load(Long.class, "usage_append");
 
     private final ReactiveStringRedisTemplate redis;
     private final String namespace;

@@ -5,13 +5,10 @@ import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetRefusal;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.sluice.gateway.store.LuaScripts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.publisher.Mono;
@@ -52,15 +49,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     private static <T> RedisScript<T> script(String name, Class<T> type) {
-        return RedisScript.of(resource("budget_common") + "\n" + resource(name), type);
-    }
-
-    private static String resource(String name) {
-        try {
-            return new ClassPathResource("scripts/" + name + ".lua").getContentAsString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("missing script " + name, e);
-        }
+        return LuaScripts.load(type, "budget_common", name);
     }
 
     public static String windowKey(String key) {
@@ -81,16 +70,21 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        return tryAcquire(key, limits, tokens, leaseId, true);
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
         if (tokens < 0) return Mono.error(new IllegalArgumentException("tokens must not be negative, was " + tokens));
         List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key));
         List<String> args = List.of(now(), Long.toString(tokens), leaseId,
                 Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
                 Integer.toString(limits.maxInFlight()), Long.toString(limits.leaseMs()),
-                Long.toString(limits.inFlightHintMs()));
+                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0");
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
             BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
-                    num(raw, 7), num(raw, 8), leaving(raw, 9));
+                    num(raw, 7), num(raw, 8), num(raw, 9) == 1 ? leaving(raw, 10) : null);
             return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
         });
     }

@@ -3,13 +3,13 @@ package dev.sluice.gateway.quota.redis;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
+import dev.sluice.gateway.store.LuaScripts;
 import dev.sluice.gateway.tier.WindowLimit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.publisher.Mono;
@@ -23,8 +23,8 @@ import reactor.core.publisher.Mono;
  */
 public final class RedisQuotaStore implements QuotaStore {
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> ACQUIRE = RedisScript.of(new ClassPathResource("scripts/quota_acquire.lua"), List.class);
-    private static final RedisScript<Long> ADJUST = RedisScript.of(new ClassPathResource("scripts/quota_adjust.lua"), Long.class);
+    private static final RedisScript<List> ACQUIRE = LuaScripts.load(List.class, "quota_acquire");
+    private static final RedisScript<Long> ADJUST = LuaScripts.load(Long.class, "quota_adjust");
 
     private final ReactiveStringRedisTemplate redis;
     /** Null in production (Redis TIME); a fake clock in tests that must control time. */

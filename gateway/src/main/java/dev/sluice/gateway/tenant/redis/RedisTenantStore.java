@@ -3,9 +3,13 @@ package dev.sluice.gateway.tenant.redis;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -22,12 +26,36 @@ import reactor.core.publisher.Mono;
  * A key's metadata is written before its lookup entry and removed after it, so a key that
  * authenticates is always listed (and can be revoked). These are records, not counters, so
  * unlike the quota keys they carry no TTL.
+ *
+ * <p>Authentication runs on every request, and in Redis it is two round trips one after the
+ * other (the key, then its tenant). So a key found is remembered for {@link #REMEMBER}: a
+ * change made through this store (a revoked key, a suspension, a new tier) applies here at
+ * once, and on the other replicas within that second. Keys not found are not remembered, so a
+ * new key works everywhere at once.
  */
 public final class RedisTenantStore implements TenantStore {
+    /** How long another replica may still accept a key after a change: the tiers document also takes about a second. */
+    public static final Duration REMEMBER = Duration.ofSeconds(1);
+    /** Past this many keys remembered at once, the expired ones are dropped (and all of them, if that is not enough). */
+    static final int MAX_REMEMBERED = 10_000;
+
+    private record Remembered(Tenant tenant, long untilNanos) {
+    }
+
     private final ReactiveStringRedisTemplate redis;
+    private final LongSupplier nanoClock;
+    private final Map<String, Remembered> byKeyHash = new ConcurrentHashMap<>();
+    /** Bumped by every change made here: a lookup that began before a change is not remembered. */
+    private final AtomicLong changes = new AtomicLong();
 
     public RedisTenantStore(ReactiveStringRedisTemplate redis) {
+        this(redis, System::nanoTime);
+    }
+
+    /** @param nanoClock a monotonic clock in nanoseconds ({@code System::nanoTime}; a fake one in tests) */
+    public RedisTenantStore(ReactiveStringRedisTemplate redis, LongSupplier nanoClock) {
         this.redis = redis;
+        this.nanoClock = nanoClock;
     }
 
     static String tenantKey(String id) {
@@ -44,7 +72,30 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Tenant> findByKeyHash(String keySha256) {
-        return redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById);
+        long now = nanoClock.getAsLong();
+        Remembered r = byKeyHash.get(keySha256);
+        if (r != null && now - r.untilNanos() < 0) return Mono.just(r.tenant());
+        long changesBefore = changes.get();
+        return redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById)
+                .doOnNext(t -> remember(keySha256, t, now, changesBefore));
+    }
+
+    private void remember(String keySha256, Tenant tenant, long now, long changesBefore) {
+        if (byKeyHash.size() >= MAX_REMEMBERED) {
+            byKeyHash.values().removeIf(r -> now - r.untilNanos() >= 0);
+            if (byKeyHash.size() >= MAX_REMEMBERED) byKeyHash.clear();
+        }
+        byKeyHash.put(keySha256, new Remembered(tenant, now + REMEMBER.toNanos()));
+        // A change made here while this lookup ran may not be in what it read: do not keep it.
+        if (changes.get() != changesBefore) byKeyHash.remove(keySha256);
+    }
+
+    /** Every change made through this store ends with this: what was remembered may be out of date. */
+    private <T> Mono<T> changing(Mono<T> change) {
+        return change.doFinally(s -> {
+            changes.incrementAndGet();
+            byKeyHash.clear();
+        });
     }
 
     @Override
@@ -61,26 +112,26 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Void> save(Tenant tenant) {
-        return redis.<String, String>opsForHash()
+        return changing(redis.<String, String>opsForHash()
                 .putAll(tenantKey(tenant.id()), Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())))
                 .then(redis.opsForSet().add("sluice:tenants", tenant.id()))
-                .then();
+                .then());
     }
 
     @Override
     public Mono<Boolean> create(Tenant tenant) {
         // HSETNX on the field every tenant has decides the race; the rest is written by the winner only.
-        return redis.<String, String>opsForHash().putIfAbsent(tenantKey(tenant.id()), "tier", tenant.tierName())
-                .flatMap(created -> created ? save(tenant).thenReturn(true) : Mono.just(false));
+        return changing(redis.<String, String>opsForHash().putIfAbsent(tenantKey(tenant.id()), "tier", tenant.tierName())
+                .flatMap(created -> created ? save(tenant).thenReturn(true) : Mono.just(false)));
     }
 
     @Override
     public Mono<Void> addKey(String tenantId, TenantKey key) {
         String meta = key.sha256() + " " + key.createdAt().toEpochMilli() + " " + (key.hint() == null ? "" : key.hint());
-        return redis.hasKey(tenantKey(tenantId)).flatMap(exists -> exists
+        return changing(redis.hasKey(tenantKey(tenantId)).flatMap(exists -> exists
                 ? redis.<String, String>opsForHash().put(keysKey(tenantId), key.id(), meta)
                         .then(redis.opsForValue().set(apiKeyKey(key.sha256()), tenantId)).then()
-                : Mono.error(new IllegalArgumentException("no tenant " + tenantId)));
+                : Mono.error(new IllegalArgumentException("no tenant " + tenantId))));
     }
 
     @Override
@@ -98,21 +149,21 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> revokeKey(String tenantId, String keyId) {
-        return redis.<String, String>opsForHash().get(keysKey(tenantId), keyId)
+        return changing(redis.<String, String>opsForHash().get(keysKey(tenantId), keyId)
                 .flatMap(meta -> {
                     String hash = meta.split(" ", 2)[0];
                     return redis.delete(apiKeyKey(hash))
                             .then(redis.<String, String>opsForHash().remove(keysKey(tenantId), keyId))
                             .thenReturn(true);
                 })
-                .defaultIfEmpty(false);
+                .defaultIfEmpty(false));
     }
 
     @Override
     public Mono<Boolean> revokeKey(String keySha256) {
-        return redis.opsForValue().getAndDelete(apiKeyKey(keySha256))
+        return changing(redis.opsForValue().getAndDelete(apiKeyKey(keySha256))
                 .flatMap(owner -> redis.<String, String>opsForHash().remove(keysKey(owner), TenantKey.idOf(keySha256))
                         .thenReturn(true))
-                .defaultIfEmpty(false);
+                .defaultIfEmpty(false));
     }
 }

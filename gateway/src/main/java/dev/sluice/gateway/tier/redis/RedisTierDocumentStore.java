@@ -1,12 +1,12 @@
 package dev.sluice.gateway.tier.redis;
 
+import dev.sluice.gateway.store.LuaScripts;
 import dev.sluice.gateway.tier.TierDocument;
 import dev.sluice.gateway.tier.TierDocumentStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.publisher.Mono;
@@ -18,8 +18,8 @@ import reactor.core.publisher.Mono;
  * not a counter: like the tenants it carries no TTL.
  */
 public final class RedisTierDocumentStore implements TierDocumentStore {
-    private static final RedisScript<Long> SEED = RedisScript.of(new ClassPathResource("scripts/tiers_seed.lua"), Long.class);
-    private static final RedisScript<Long> REPLACE = RedisScript.of(new ClassPathResource("scripts/tiers_replace.lua"), Long.class);
+    private static final RedisScript<Long> SEED = LuaScripts.load(Long.class, "tiers_seed");
+    private static final RedisScript<Long> REPLACE = LuaScripts.load(Long.class, "tiers_replace");
 
     private final ReactiveStringRedisTemplate redis;
     private final String key;
