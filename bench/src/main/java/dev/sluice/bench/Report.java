@@ -35,7 +35,8 @@ final class Report {
     String table() {
         StringBuilder sb = new StringBuilder("\n");
         sb.append(String.format(Locale.ROOT, "Latency per arm and rate (ms, open loop, from each request's due time; "
-                + "+p50/+p99: minus the direct arm's at that rate)%n"));
+                + "+p50/+p99: minus the direct arm's at that rate;%n armCPU, redisCPU: CPU per request of the arm's JVM, "
+                + "JIT compiler threads left out, and of redis-server; redis/req: EVALSHA and all commands, scripts' own included)%n"));
         sb.append(String.format(Locale.ROOT, "%-8s %-8s %7s %7s %7s %7s %7s %7s %8s %7s %8s %8s %13s%n", "rate/s", "arm", "p50",
                 "p99", "p99.9", "max", "+p50", "+p99", "p99/dir", "errors", "armCPU", "redisCPU", "redis/req"));
         for (double rate : rates) {
@@ -131,6 +132,8 @@ final class Report {
         for (Arm arm : arms) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("label", arm.label);
+            a.put("warm_up_seconds", arm.warmUpSeconds);
+            a.put("jit_settled_in_warm_up", arm.process == null || arm.warmedUp);
             a.put("highest_sustained_rate", arm.highestSustained());
             a.put("highest_sustained_vs_direct", directBest == 0 ? null : arm.highestSustained() / directBest);
             a.put("first_failed_rate", arm.firstFailedRate == 0 ? null : arm.firstFailedRate);
@@ -169,6 +172,7 @@ final class Report {
         }
         r.put("send_lag_p99_ms", m.sendLagUs.getValueAtPercentile(99) / 1000.0);
         r.put("arm_cpu_us_per_request", m.perRequestUs(m.armCpuNs));
+        r.put("arm_jit_cpu_ms", m.jitCpuNs / 1e6);
         r.put("redis_cpu_us_per_request", m.perRequestUs(m.redisCpuNs));
         r.put("provider_cpu_us_per_request", m.perRequestUs(m.providerCpuNs));
         r.put("load_generator_cpu_us_per_request", m.perRequestUs(m.driverCpuNs));
