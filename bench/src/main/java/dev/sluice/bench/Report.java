@@ -63,13 +63,13 @@ final class Report {
             sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %5.2fx direct%s%n", arm.key, arm.label, best,
                     directBest == 0 ? Double.NaN : best / directBest, ceiling(arm)));
         }
-        sb.append(String.format(Locale.ROOT, "%nSluice's added latency against bare SCG's, at rates both sustain "
+        sb.append(String.format(Locale.ROOT, "%nSluice's added latency against bare SCG's at each rate both were measured at "
                 + "(the target: added p99 within 1.5x of SCG's)%n"));
         for (Map<String, Object> row : sluiceVsScg()) {
-            sb.append(String.format(Locale.ROOT, "  %6.0f req/s: added p50 %s vs %s ms (%.2fx), added p99 %s vs %s ms (%.2fx)%n",
+            sb.append(String.format(Locale.ROOT, "  %6.0f req/s: added p50 %s vs %s ms (%.2fx), added p99 %s vs %s ms (%.2fx)%s%n",
                     row.get("rate"), signed((double) row.get("sluice_added_p50_ms")), signed((double) row.get("scg_added_p50_ms")),
                     row.get("p50_ratio"), signed((double) row.get("sluice_added_p99_ms")), signed((double) row.get("scg_added_p99_ms")),
-                    row.get("p99_ratio")));
+                    row.get("p99_ratio"), (boolean) row.get("both_sustain") ? "" : "  (one of them misses p99 < 5 ms here)"));
         }
         sb.append(String.format(Locale.ROOT, "%nMachine: %s; load average before %s, after %s; %s s%n", machine.get("cpu"),
                 machine.get("load_average_before"), machine.get("load_average_after"), machine.get("benchmark_seconds")));
@@ -93,7 +93,7 @@ final class Report {
             Arm.Measured s = sluice.byRate.get(rate);
             Arm.Measured g = scg.byRate.get(rate);
             Arm.Measured d = direct.byRate.get(rate);
-            if (s == null || g == null || d == null || !s.passes() || !g.passes()) continue;
+            if (s == null || g == null || d == null) continue;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("rate", rate);
             double s50 = s.ms(50) - d.ms(50);
@@ -107,6 +107,7 @@ final class Report {
             row.put("scg_added_p99_ms", g99);
             row.put("p99_ratio", s99 / g99);
             row.put("within_1_5x", s99 <= 1.5 * g99);
+            row.put("both_sustain", s.passes() && g.passes());
             rows.add(row);
         }
         return rows;
