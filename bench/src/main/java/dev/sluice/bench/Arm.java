@@ -19,6 +19,9 @@ final class Arm implements AutoCloseable {
     final OpenLoop load;
     final Map<Double, Measured> byRate = new LinkedHashMap<>();
     boolean active = true;
+    /** How long the warm-up took, and whether the JIT had settled by its end. */
+    double warmUpSeconds;
+    boolean warmedUp;
     /** The rate at which this arm first missed p99 < 5 ms or had errors; 0 while it has not. */
     double firstFailedRate;
 
@@ -40,7 +43,10 @@ final class Arm implements AutoCloseable {
         long ok;
         long errors;
         double seconds;
+        /** CPU of the arm's threads other than the JIT compiler's. */
         long armCpuNs;
+        /** CPU of the arm's JIT compiler threads: near zero once the arm is warm. */
+        long jitCpuNs;
         long redisCpuNs;
         long providerCpuNs;
         long driverCpuNs;

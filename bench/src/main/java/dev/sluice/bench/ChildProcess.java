@@ -56,6 +56,31 @@ final class ChildProcess implements AutoCloseable {
         return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
     }
 
+    /**
+     * CPU time of the JIT compiler threads so far, in nanoseconds (Linux: from /proc; -1
+     * elsewhere). A JVM still compiling is not warm, and what it spends compiling is not the
+     * cost of a request.
+     */
+    long jitCpuNanos() {
+        Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+        long ticks = 0;
+        try (var dirs = Files.list(tasks)) {
+            for (Path task : (Iterable<Path>) dirs::iterator) {
+                try {
+                    if (!Files.readString(task.resolve("comm")).contains("CompilerThre")) continue; // C1 and C2 threads
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+                } catch (IOException | RuntimeException threadGone) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException notLinux) {
+            return -1;
+        }
+        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
+    }
+
     /** Waits until a TCP connection to {@code port} succeeds (the process is external: there is no event to wait on). */
     void awaitPort(int port, Duration limit) throws IOException {
         long deadline = System.nanoTime() + limit.toNanos();

@@ -53,8 +53,11 @@ public final class OverheadBenchmark {
     private final Duration slice = Duration.ofMillis(Long.getLong("sluice.bench.slice-ms", quick ? 2_000 : 6_000));
     private final Duration settle = Duration.ofMillis(Long.getLong("sluice.bench.settle-ms", quick ? 500 : 1_000));
     private final int rounds = Integer.getInteger("sluice.bench.rounds", quick ? 1 : 2);
-    private final Duration warmUp = Duration.ofMillis(Long.getLong("sluice.bench.warmup-ms", quick ? 3_000 : 15_000));
-    private final double warmUpRate = Double.parseDouble(System.getProperty("sluice.bench.warmup-rate", "1000"));
+    /** The longest warm-up of one arm: it ends earlier once the arm's JIT has settled. */
+    private final Duration warmUp = Duration.ofMillis(Long.getLong("sluice.bench.warmup-ms", quick ? 3_000 : 90_000));
+    private final double warmUpRate = Double.parseDouble(System.getProperty("sluice.bench.warmup-rate", "500"));
+    /** Every arm that is not far past its limit is measured up to this rate, whatever its p99. */
+    private final double alwaysUpTo = Double.parseDouble(System.getProperty("sluice.bench.always-up-to", "1000"));
     /** Pins the load generator and the fake provider to CPU 0, the arms and Redis to CPU 1. */
     private final boolean pin = Boolean.getBoolean("sluice.bench.pin");
     /** An arm to record with Java Flight Recorder (profile settings), e.g. {@code sluice}. */
@@ -101,11 +104,8 @@ public final class OverheadBenchmark {
         startAll();
         say("[2/4] checking every arm answers as it should...");
         check();
-        say("[3/4] warming up each arm: %d s, stepping up to %.0f req/s...", warmUp.toSeconds(), warmUpRate);
-        for (Arm arm : arms) {
-            // A cold JIT is slow: a cold arm loaded at full rate at once builds a backlog it then carries into the run.
-            for (double share : new double[] {0.25, 0.5, 1.0}) arm.load.run(warmUpRate * share, warmUp.dividedBy(3));
-        }
+        say("[3/4] warming up each arm at %.0f req/s until its JIT settles (at most %d s)...", warmUpRate, warmUp.toSeconds());
+        for (Arm arm : arms) warmUp(arm);
         say("[4/4] measuring...");
         measure();
         Map<String, Object> sluiceCounters = sluiceCounters();
@@ -119,16 +119,41 @@ public final class OverheadBenchmark {
         say("Written: %s", json);
     }
 
+    /**
+     * Loads the arm at the warm-up rate, in 5 s slices, until two slices in a row have had its
+     * JIT compiler use under 5% of a CPU, no error and a p99 under 50 ms (or the time is up).
+     * A cold JIT is slow: an arm loaded at full rate at once builds a backlog it then carries
+     * into the run, and its compiler competes with everything else on the machine.
+     */
+    private void warmUp(Arm arm) {
+        long started = System.nanoTime();
+        Duration slice = quick ? Duration.ofSeconds(1) : Duration.ofSeconds(5);
+        for (double share : new double[] {0.25, 0.5}) arm.load.run(warmUpRate * share, slice);
+        int quiet = 0;
+        while (System.nanoTime() - started < warmUp.toNanos() && quiet < 2) {
+            long jit = arm.process == null ? 0 : arm.process.jitCpuNanos();
+            OpenLoop.Step step = arm.load.run(warmUpRate, slice);
+            jit = arm.process == null ? 0 : arm.process.jitCpuNanos() - jit;
+            boolean settled = jit < slice.toNanos() / 20 && step.errors() == 0
+                    && step.latencyUs().getValueAtPercentile(99) < 50_000;
+            quiet = settled ? quiet + 1 : 0;
+        }
+        arm.warmUpSeconds = (System.nanoTime() - started) / 1e9;
+        arm.warmedUp = quiet >= 2;
+        say("  %-8s %3.0f s%s", arm.key, arm.warmUpSeconds, arm.warmedUp ? "" : " (its JIT had not settled: its figures are pessimistic)");
+    }
+
     private Map<String, Object> settings() {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("rates", rates);
         s.put("rounds", rounds);
         s.put("slice_seconds", slice.toMillis() / 1000.0);
         s.put("settle_seconds", settle.toMillis() / 1000.0);
-        s.put("warm_up_seconds", warmUp.toMillis() / 1000.0);
+        s.put("warm_up_max_seconds", warmUp.toMillis() / 1000.0);
         s.put("warm_up_rate", warmUpRate);
         s.put("arm_jvm_options", ARM_JVM);
         s.put("p99_limit_ms", P99_LIMIT_MS);
+        s.put("every_arm_measured_up_to_rate", alwaysUpTo);
         s.put("request", FakeProvider.REQUEST);
         s.put("request_timeout_seconds", OpenLoop.TIMEOUT.toSeconds());
         s.put("quick", quick);
@@ -231,6 +256,7 @@ public final class OverheadBenchmark {
                 providers:
                   - name: default
                     base-url: "%s"
+                    headroom: 0.97              # as in the repository's tiers.yaml
                     models:
                       "*":
                         requests-per-minute: 1000000000
@@ -321,10 +347,12 @@ public final class OverheadBenchmark {
                 Arm.Measured m = arm.at(rate);
                 line.append(String.format(Locale.ROOT, "  %s p50 %.2f p99 %.2f ms%s", arm.key, m.ms(50), m.ms(99),
                         m.errors > 0 ? " (" + m.errors + " errors)" : ""));
-                if (!m.passes() && arm.firstFailedRate == 0) arm.firstFailedRate = rate;
-                // Stop an arm at its first miss, unless it only just missed: then give it one more rate.
-                boolean justMissed = m.errors == 0 && m.ms(99) < 2 * P99_LIMIT_MS;
-                if (arm != direct && !m.passes() && (!justMissed || rate > arm.firstFailedRate)) arm.active = false;
+                boolean firstMiss = !m.passes() && arm.firstFailedRate == 0;
+                if (firstMiss) arm.firstFailedRate = rate;
+                // An arm far past its limit stops. Otherwise every arm runs up to alwaysUpTo, so that
+                // there are rates to compare them at, and past it stops at its second miss (one
+                // miss can be the machine's, not the arm's).
+                if (arm != direct && (hopeless(m) || (!m.passes() && rate >= alwaysUpTo && !firstMiss))) arm.active = false;
             }
             say("%s  (load %s)", line, Report.loadAverage());
         }
@@ -339,6 +367,7 @@ public final class OverheadBenchmark {
         if (arm.process != null) arm.process.checkAlive();
         arm.load.run(rate, settle);
         long armCpu = arm.process == null ? 0 : arm.process.cpuNanos();
+        long armJit = arm.process == null ? 0 : arm.process.jitCpuNanos();
         long redisCpu = redis.cpuNanos();
         long providerCpu = provider.cpuNanos();
         long driverCpu = ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
@@ -346,7 +375,9 @@ public final class OverheadBenchmark {
         OpenLoop.Step step = arm.load.run(rate, slice);
         long[] redisAfter = redisCalls();
         m.add(step);
-        m.armCpuNs += arm.process == null ? 0 : arm.process.cpuNanos() - armCpu;
+        long jit = arm.process == null ? 0 : arm.process.jitCpuNanos() - armJit;
+        m.jitCpuNs += jit;
+        m.armCpuNs += arm.process == null ? 0 : arm.process.cpuNanos() - armCpu - jit;
         m.redisCpuNs += redis.cpuNanos() - redisCpu;
         m.providerCpuNs += provider.cpuNanos() - providerCpu;
         m.driverCpuNs += ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L) - driverCpu;

@@ -243,38 +243,50 @@ public final class ProviderDispatcher {
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
-        answered(store.tryAcquire(key, limits, job.tokens(), leaseId, queue.depth() > 0)).publishOn(loop).subscribe(decision -> {
-            // The budget as it is now, this dispatch included: the door counts it from here, not
-            // from the pump's snapshot, which a burst of dispatches leaves behind.
-            lastSnapshot = decision.snapshot();
-            lastSnapshotAtMs = clock.millis();
-            if (!decision.admitted()) {
-                // Another replica took the room this view showed: back to the head, wait as told.
-                queue.requeueAtHead(job);
-                depth = queue.depth();
-                stopPumping(Math.max(20, Math.min(decision.waitMs() < 0 ? 1_000 : decision.waitMs(), 5_000)), null);
-                return;
-            }
-            tickets.remove(job.id());
-            long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
-            Lease lease = new Lease(key, leaseId, job, decision.nowMs(), queued);
-            inFlightHere.incrementAndGet();
-            live.add(leaseId);
-            if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
-                release(lease).subscribe(); // the client left while the lease was being taken
-            } else {
-                queueWait.record(queued, TimeUnit.MILLISECONDS);
-                ticket.sink.tryEmitValue(lease);
-            }
-            dispatchFrom(view.after(job), limits, remembered);
-        }, error -> {
+        answered(store.tryAcquire(key, limits, job.tokens(), leaseId, queue.depth() > 0)).subscribe(decision -> {
+            // On the store's reply thread: an admitted job's caller goes on from here at once (the
+            // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
+            if (decision.admitted()) handOver(ticket, job, leaseId, decision);
+            loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered));
+        }, error -> loop.schedule(() -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
             // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
             bounded(store.release(key, leaseId)).onErrorResume(e -> Mono.just(false)).subscribe();
             queue.requeueAtHead(job);
             depth = queue.depth();
             stopPumping(250, error);
-        });
+        }));
+    }
+
+    /** The lease to the waiting caller, or back to the budget if the caller has left. Any thread. */
+    private void handOver(Ticket ticket, Job job, String leaseId, BudgetDecision decision) {
+        long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
+        Lease lease = new Lease(key, leaseId, job, decision.nowMs(), queued);
+        inFlightHere.incrementAndGet();
+        live.add(leaseId);
+        if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
+            release(lease).subscribe(); // the client left while the lease was being taken
+        } else {
+            queueWait.record(queued, TimeUnit.MILLISECONDS);
+            ticket.sink.tryEmitValue(lease);
+        }
+    }
+
+    /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
+    private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered) {
+        // The budget as it is now, this dispatch included: the door counts it from here, not
+        // from the pump's snapshot, which a burst of dispatches leaves behind.
+        lastSnapshot = decision.snapshot();
+        lastSnapshotAtMs = clock.millis();
+        if (!decision.admitted()) {
+            // Another replica took the room this view showed: back to the head, wait as told.
+            queue.requeueAtHead(job);
+            depth = queue.depth();
+            stopPumping(Math.max(20, Math.min(decision.waitMs() < 0 ? 1_000 : decision.waitMs(), 5_000)), null);
+            return;
+        }
+        tickets.remove(job.id());
+        dispatchFrom(view.after(job), limits, remembered);
     }
 
     private void stopPumping(long wakeInMs, Throwable error) {

@@ -17,6 +17,9 @@ import reactor.core.publisher.Flux;
 final class BufferedBodyRequest extends ServerHttpRequestDecorator {
     private final ServerWebExchange exchange;
     private final DataBufferFactory buffers;
+    /** The request moves from thread to thread but is only ever on one at a time. */
+    private HttpHeaders headers;
+    private byte[] headersFor;
 
     BufferedBodyRequest(ServerHttpRequest delegate, ServerWebExchange exchange, DataBufferFactory buffers) {
         super(delegate);
@@ -29,12 +32,22 @@ final class BufferedBodyRequest extends ServerHttpRequestDecorator {
         return body == null ? new byte[0] : body;
     }
 
+    /**
+     * The headers with the length of the body they were made for: Spring Cloud Gateway's header
+     * filters ask several times per request, and copying them each time was measurable. Read
+     * only, like any request's headers.
+     */
     @Override
     public HttpHeaders getHeaders() {
-        HttpHeaders headers = new HttpHeaders();
-        headers.putAll(super.getHeaders());
-        headers.remove(HttpHeaders.TRANSFER_ENCODING);
-        headers.setContentLength(body().length);
+        byte[] body = body();
+        if (headers == null || headersFor != body) {
+            HttpHeaders h = new HttpHeaders();
+            h.putAll(super.getHeaders());
+            h.remove(HttpHeaders.TRANSFER_ENCODING);
+            h.setContentLength(body.length);
+            headers = HttpHeaders.readOnlyHttpHeaders(h);
+            headersFor = body;
+        }
         return headers;
     }
 
