@@ -32,7 +32,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * tenant key refused; edit a tier, lose a race to another operator and re-apply, then see
  * /v1 enforce the new limit; issue, use and revoke a key; suspend and resume; review a flag;
  * start a small lab run, see a second operator's start refused, and read its table and charts). The script checks every step on the page and on /v1, saves the README's
- * screenshots in docs/screenshots, and exits non-zero on the first failure.
+ * screenshots under target/screenshots (so a test run never rewrites tracked files; the README's
+ * pictures are refreshed on purpose with {@code -Dsluice.e2e.screenshots=../docs/screenshots}),
+ * and exits non-zero on the first failure.
  *
  * <p>The flag is seeded through the beans: a flag needs a tenant at its ceiling for 15 real
  * minutes, which the sampler only sees minute by minute; the sampler's path to a flag is
@@ -89,7 +91,8 @@ class AdminUiEndToEndTest {
 
         seed();
 
-        Path shots = Path.of("..", "docs", "screenshots").toAbsolutePath().normalize();
+        Path shots = Path.of(System.getProperty("sluice.e2e.screenshots", "target/screenshots")).toAbsolutePath().normalize();
+        Files.createDirectories(shots);
         Path failures = Path.of("target", "e2e").toAbsolutePath();
         Path out = Files.createTempFile("admin-e2e", ".log");
         ProcessBuilder pb = new ProcessBuilder("node", script.toString())
