@@ -91,7 +91,7 @@ public final class TestRedis {
     }
 
     /** Polls PING: the process is external, so readiness has no event to wait on. */
-    private static void awaitPing(int port, Process process, Path dir) throws IOException {
+    static void awaitPing(int port, Process process, Path dir) throws IOException {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
@@ -114,7 +114,8 @@ public final class TestRedis {
         throw new IllegalStateException("redis-server did not answer PING on port " + port + " within 10 s");
     }
 
-    private static String findOnPath(String name) {
+    /** An executable from the PATH or the usual system directories, or null. */
+    static String findOnPath(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             Path p = Path.of(dir, name);
             if (Files.isExecutable(p)) return p.toString();
@@ -126,7 +127,7 @@ public final class TestRedis {
         return null;
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         } catch (IOException e) {

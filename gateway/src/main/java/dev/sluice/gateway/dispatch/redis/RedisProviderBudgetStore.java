@@ -5,6 +5,7 @@ import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetRefusal;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;
+import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,15 +54,15 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     public static String windowKey(String key) {
-        return "sluice:b:{" + key + "}:w";
+        return "sluice:b:" + HashTags.tag(key) + ":w";
     }
 
     public static String leasesKey(String key) {
-        return "sluice:b:{" + key + "}:l";
+        return "sluice:b:" + HashTags.tag(key) + ":l";
     }
 
     public static String pauseKey(String key) {
-        return "sluice:b:{" + key + "}:p";
+        return "sluice:b:" + HashTags.tag(key) + ":p";
     }
 
     private String now() {

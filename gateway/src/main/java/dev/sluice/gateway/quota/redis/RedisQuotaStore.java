@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota.redis;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
+import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
 import dev.sluice.gateway.tier.WindowLimit;
 import java.nio.ByteBuffer;
@@ -40,7 +41,7 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     public static String key(String tenantId, String window) {
-        return "sluice:q:{" + tenantId + "}:" + window;
+        return "sluice:q:" + HashTags.tag(tenantId) + ":" + window;
     }
 
     /**
