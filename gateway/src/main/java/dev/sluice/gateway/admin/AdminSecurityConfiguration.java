@@ -23,10 +23,12 @@ import org.springframework.security.web.server.util.matcher.ServerWebExchangeMat
 import reactor.core.publisher.Mono;
 
 /**
- * Spring Security for the admin paths only. {@code /admin/api/**} needs HTTP Basic with the
- * admin credentials (role ADMIN); a tenant key (Bearer) is not a credential there and gets
- * 401. Everything else ({@code /v1/**}, whose tenant auth is the gateway's own filter,
- * {@code /actuator/**}, {@code /lab/**}) matches no security chain and passes straight through.
+ * Spring Security for the admin paths only. {@code /admin/api/**} and the lab provider's
+ * controls on the gateway port ({@code /lab/**}: its counters and its reset, which exist only
+ * when the lab provider runs) need HTTP Basic with the admin credentials (role ADMIN); a
+ * tenant key (Bearer) is not a credential there and gets 401. Everything else ({@code /v1/**},
+ * whose tenant auth is the gateway's own filter, {@code /actuator/health} and
+ * {@code /actuator/prometheus}) matches no security chain and passes straight through.
  *
  * <p>Why no session and no CSRF token: Basic credentials travel with every request, so there
  * is nothing to keep between requests (no session, no security context saved, no request
@@ -81,9 +83,9 @@ public class AdminSecurityConfiguration {
         ServerAccessDeniedHandler denied = (exchange, e) ->
                 AdminResponses.write(exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
         return http
-                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**"))
+                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**"))
                 .authorizeExchange(ex -> ex
-                        .pathMatchers("/admin/api", "/admin/api/**").hasRole("ADMIN")
+                        .pathMatchers("/admin/api", "/admin/api/**", "/lab", "/lab/**").hasRole("ADMIN")
                         .anyExchange().permitAll())
                 .httpBasic(basic -> basic.authenticationManager(manager).authenticationEntryPoint(entryPoint))
                 .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(denied))

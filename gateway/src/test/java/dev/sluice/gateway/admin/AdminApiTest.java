@@ -135,7 +135,7 @@ class AdminApiTest {
     }
 
     @Test
-    void tenantPathsOperationsAndTheLabStayOpenAndAdminCredentialsDoNothingThere() {
+    void tenantPathsAndOperationsStayOpenAndAdminCredentialsDoNothingThere() {
         assertThat(chat("sk-sluice-demo-pro")).isEqualTo(200);
         web.post().uri("/v1/chat/completions").headers(h -> h.setBasicAuth(USER, PASSWORD)).contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(CHAT).exchange().expectStatus().isUnauthorized()
@@ -143,7 +143,18 @@ class AdminApiTest {
         web.get().uri("/actuator/health").exchange().expectStatus().isOk();
         web.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
                 .expectBody(String.class).value(p -> assertThat(p).doesNotContain("spring_security"));
-        web.get().uri("/lab/provider/stats").exchange().expectStatus().isOk();
+        // Only health and prometheus are exposed (docs/security.md).
+        web.get().uri("/actuator/metrics").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/metrics/jvm.memory.used").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/info").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/env").exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void theLabControlsNeedTheAdmin() {
+        web.get().uri("/lab/provider/stats").exchange().expectStatus().isUnauthorized();
+        web.post().uri("/lab/provider/reset").exchange().expectStatus().isUnauthorized();
+        admin().get().uri("/lab/provider/stats").exchange().expectStatus().isOk();
     }
 
     @Test
@@ -233,6 +244,21 @@ class AdminApiTest {
         String yaml = currentYaml().replace("tokens-per-minute: 10000\n", "tokens-per-minute: -5\n");
         var body = json(putTiers(before, yaml).expectStatus().isEqualTo(422));
         assertThat(fields(body)).anySatisfy(f -> assertThat(f).containsEntry("field", "tiers.free.tokens-per-minute"));
+        assertThat(etag()).isEqualTo(before);
+    }
+
+    @Test
+    void aPutNamingAVariableOutsideTheProviderPrefixIsRefusedAtItsLine() {
+        String before = etag();
+        String yaml = currentYaml();
+        String hostile = yaml.replace("api-key-env: SLUICE_PROVIDER_API_KEY", "api-key-env: SLUICE_ADMIN_PASSWORD");
+        assertThat(hostile).isNotEqualTo(yaml);
+        int line = (int) hostile.substring(0, hostile.indexOf("api-key-env:")).chars().filter(c -> c == '\n').count() + 1;
+        var body = json(putTiers(before, hostile).expectStatus().isEqualTo(422));
+        assertThat(fields(body)).singleElement().satisfies(f -> {
+            assertThat(f).containsEntry("field", "providers[0].api-key-env").containsEntry("line", line);
+            assertThat((String) f.get("message")).startsWith("must start with SLUICE_PROVIDER_");
+        });
         assertThat(etag()).isEqualTo(before);
     }
 
