@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.quota.QuotaClock;
 import java.util.List;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -10,6 +11,7 @@ import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.web.server.SecurityWebFilterChain;
@@ -66,7 +68,13 @@ public class AdminSecurityConfiguration {
     }
 
     @Bean
-    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager) {
+    LoginThrottle adminLoginThrottle(AdminProperties props) {
+        return props.login().throttle();
+    }
+
+    @Bean
+    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager,
+                                              LoginThrottle throttle, AdminCredentials credentials, QuotaClock clock) {
         ServerAuthenticationEntryPoint entryPoint = (exchange, e) -> {
             var request = exchange.getRequest();
             // A script (the admin UI) asks not to get the browser's own login dialog.
@@ -89,6 +97,7 @@ public class AdminSecurityConfiguration {
                         .anyExchange().permitAll())
                 .httpBasic(basic -> basic.authenticationManager(manager).authenticationEntryPoint(entryPoint))
                 .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(denied))
+                .addFilterBefore(new LoginThrottleFilter(throttle, credentials, clock.clock()), SecurityWebFiltersOrder.HTTP_BASIC)
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .csrf(ServerHttpSecurity.CsrfSpec::disable)
