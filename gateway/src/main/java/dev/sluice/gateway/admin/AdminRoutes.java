@@ -39,11 +39,11 @@ public class AdminRoutes {
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
                                                   ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview, LabRuns labRuns) {
+                                                  OverviewHandler overview, LabRuns labRuns, AuditLog audit) {
         Clock clock = quotaClock.clock();
-        TiersHandler tiers = new TiersHandler(documents, reloader, tenants);
-        TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock);
-        FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock);
+        TiersHandler tiers = new TiersHandler(documents, reloader, tenants, audit);
+        TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock, audit);
+        FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock, audit);
         LabRunsHandler lab = new LabRunsHandler(labRuns);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
@@ -68,11 +68,18 @@ public class AdminRoutes {
                         .POST("/lab/runs", lab::start)
                         .GET("/lab/runs/latest", lab::latest)
                         .GET("/lab/runs/{id}", lab::get)
+                        .GET("/audit", r -> ServerResponse.ok().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                                .bodyValue(java.util.Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
                         .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
                                 "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml)."))))
                 .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON
                 .filter(sameOriginWrites())
                 .build();
+    }
+
+    @Bean
+    AuditLog adminAuditLog(QuotaClock quotaClock) {
+        return new AuditLog(quotaClock.clock());
     }
 
     /** Snapshots this replica's counters every few seconds, so the overview can say what the last minute did. */

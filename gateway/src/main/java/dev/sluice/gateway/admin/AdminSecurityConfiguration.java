@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.quota.QuotaClock;
 import java.util.List;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -10,6 +11,7 @@ import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.observation.SecurityObservationSettings;
+import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.web.server.SecurityWebFilterChain;
@@ -23,10 +25,12 @@ import org.springframework.security.web.server.util.matcher.ServerWebExchangeMat
 import reactor.core.publisher.Mono;
 
 /**
- * Spring Security for the admin paths only. {@code /admin/api/**} needs HTTP Basic with the
- * admin credentials (role ADMIN); a tenant key (Bearer) is not a credential there and gets
- * 401. Everything else ({@code /v1/**}, whose tenant auth is the gateway's own filter,
- * {@code /actuator/**}, {@code /lab/**}) matches no security chain and passes straight through.
+ * Spring Security for the admin paths only. {@code /admin/api/**} and the lab provider's
+ * controls on the gateway port ({@code /lab/**}: its counters and its reset, which exist only
+ * when the lab provider runs) need HTTP Basic with the admin credentials (role ADMIN); a
+ * tenant key (Bearer) is not a credential there and gets 401. Everything else ({@code /v1/**},
+ * whose tenant auth is the gateway's own filter, {@code /actuator/health} and
+ * {@code /actuator/prometheus}) matches no security chain and passes straight through.
  *
  * <p>Why no session and no CSRF token: Basic credentials travel with every request, so there
  * is nothing to keep between requests (no session, no security context saved, no request
@@ -64,7 +68,13 @@ public class AdminSecurityConfiguration {
     }
 
     @Bean
-    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager) {
+    LoginThrottle adminLoginThrottle(AdminProperties props) {
+        return props.login().throttle();
+    }
+
+    @Bean
+    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager,
+                                              LoginThrottle throttle, AdminCredentials credentials, QuotaClock clock) {
         ServerAuthenticationEntryPoint entryPoint = (exchange, e) -> {
             var request = exchange.getRequest();
             // A script (the admin UI) asks not to get the browser's own login dialog.
@@ -81,12 +91,13 @@ public class AdminSecurityConfiguration {
         ServerAccessDeniedHandler denied = (exchange, e) ->
                 AdminResponses.write(exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
         return http
-                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**"))
+                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**"))
                 .authorizeExchange(ex -> ex
-                        .pathMatchers("/admin/api", "/admin/api/**").hasRole("ADMIN")
+                        .pathMatchers("/admin/api", "/admin/api/**", "/lab", "/lab/**").hasRole("ADMIN")
                         .anyExchange().permitAll())
                 .httpBasic(basic -> basic.authenticationManager(manager).authenticationEntryPoint(entryPoint))
                 .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(denied))
+                .addFilterBefore(new LoginThrottleFilter(throttle, credentials, clock.clock()), SecurityWebFiltersOrder.HTTP_BASIC)
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .csrf(ServerHttpSecurity.CsrfSpec::disable)

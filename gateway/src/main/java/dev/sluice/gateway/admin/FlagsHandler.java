@@ -34,10 +34,12 @@ final class FlagsHandler {
 
     private final FlagStore flags;
     private final TenantStore tenants;
+    private final AuditLog audit;
     private final ConfigRegistry config;
     private final Clock clock;
 
-    FlagsHandler(FlagStore flags, TenantStore tenants, ConfigRegistry config, Clock clock) {
+    FlagsHandler(FlagStore flags, TenantStore tenants, ConfigRegistry config, Clock clock, AuditLog audit) {
+        this.audit = audit;
         this.flags = flags;
         this.tenants = tenants;
         this.config = config;
@@ -77,7 +79,11 @@ final class FlagsHandler {
                     .flatMap(f -> {
                         log.info("Flag {} of tenant {}: {} by {}{}", f.id(), f.tenantId(), review.action().wire(), review.by(),
                                 review.tier() == null ? "" : " (to tier " + review.tier() + ")");
-                        return ok(AdminViews.flag(f));
+                        Map<String, Object> details = new java.util.LinkedHashMap<>();
+                        details.put("flag", f.id());
+                        details.put("review", review.action().wire());
+                        if (review.tier() != null) details.put("tier", review.tier());
+                        return audit.record(req, "flag.reviewed", f.tenantId(), details).then(ok(AdminViews.flag(f)));
                     });
         });
     }

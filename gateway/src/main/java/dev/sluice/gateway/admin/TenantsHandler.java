@@ -30,11 +30,13 @@ final class TenantsHandler {
     private static final Set<String> PATCH_FIELDS = Set.of("tier", "suspended");
 
     private final TenantStore tenants;
+    private final AuditLog audit;
     private final ConfigRegistry config;
     private final UsageHistory history;
     private final Clock clock;
 
-    TenantsHandler(TenantStore tenants, ConfigRegistry config, UsageHistory history, Clock clock) {
+    TenantsHandler(TenantStore tenants, ConfigRegistry config, UsageHistory history, Clock clock, AuditLog audit) {
+        this.audit = audit;
         this.tenants = tenants;
         this.config = config;
         this.history = history;
@@ -73,8 +75,9 @@ final class TenantsHandler {
             if (!problems.isEmpty()) return Mono.error(AdminError.invalid("The tenant is not valid.", problems));
             Tenant tenant = new Tenant(id, tier, Boolean.TRUE.equals(suspended));
             return tenants.create(tenant).flatMap(created -> created
-                    ? ServerResponse.created(URI.create("/admin/api/tenants/" + id)).contentType(MediaType.APPLICATION_JSON)
-                            .bodyValue(AdminViews.tenant(tenant, 0))
+                    ? audit.record(req, "tenant.created", id, Map.of("tier", tier, "suspended", tenant.suspended()))
+                            .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id)).contentType(MediaType.APPLICATION_JSON)
+                            .bodyValue(AdminViews.tenant(tenant, 0)))
                     : Mono.error(new AdminError(HttpStatus.CONFLICT, "conflict", "A tenant with id '" + id + "' exists.")));
         });
     }
@@ -93,7 +96,11 @@ final class TenantsHandler {
             if (!problems.isEmpty()) return Mono.error(AdminError.invalid("The change is not valid.", problems));
             return tenant(id).flatMap(t -> {
                 Tenant next = new Tenant(id, tier != null ? tier : t.tierName(), suspended != null ? suspended : t.suspended());
-                return tenants.save(next).then(tenants.keys(id).count()).flatMap(n -> ok(AdminViews.tenant(next, n)));
+                Map<String, Object> changed = new LinkedHashMap<>();
+                if (!next.tierName().equals(t.tierName())) changed.put("tier", Map.of("from", t.tierName(), "to", next.tierName()));
+                if (next.suspended() != t.suspended()) changed.put("suspended", Map.of("from", t.suspended(), "to", next.suspended()));
+                return tenants.save(next).then(audit.record(req, "tenant.changed", id, changed))
+                        .then(tenants.keys(id).count()).flatMap(n -> ok(AdminViews.tenant(next, n)));
             });
         });
     }
@@ -110,7 +117,7 @@ final class TenantsHandler {
         return tenant(id).flatMap(t -> {
             String secret = ApiKeys.generate();
             TenantKey key = TenantKey.forSecret(secret, clock.instant());
-            return tenants.addKey(id, key).then(Mono.defer(() -> {
+            return tenants.addKey(id, key).then(audit.record(req, "key.issued", id, Map.of("keyId", key.id()))).then(Mono.defer(() -> {
                 Map<String, Object> body = AdminViews.key(key);
                 body.put("tenant", id);
                 body.put("key", secret);
@@ -125,7 +132,7 @@ final class TenantsHandler {
         String id = req.pathVariable("id");
         String keyId = req.pathVariable("keyId");
         return tenant(id).flatMap(t -> tenants.revokeKey(id, keyId)).flatMap(revoked -> revoked
-                ? ServerResponse.noContent().build()
+                ? audit.record(req, "key.revoked", id, Map.of("keyId", keyId)).then(ServerResponse.noContent().build())
                 : Mono.error(AdminError.notFound("Key '" + keyId + "' of tenant '" + id + "'")));
     }
 

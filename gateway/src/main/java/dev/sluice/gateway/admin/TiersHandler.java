@@ -28,8 +28,10 @@ final class TiersHandler {
     private final TierDocumentStore store;
     private final TierReloader reloader;
     private final TenantStore tenants;
+    private final AuditLog audit;
 
-    TiersHandler(TierDocumentStore store, TierReloader reloader, TenantStore tenants) {
+    TiersHandler(TierDocumentStore store, TierReloader reloader, TenantStore tenants, AuditLog audit) {
+        this.audit = audit;
         this.store = store;
         this.reloader = reloader;
         this.tenants = tenants;
@@ -72,8 +74,9 @@ final class TiersHandler {
             return check(yaml).flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3()).flatMap(outcome -> {
                 if (!outcome.written()) return Mono.error(stale(outcome.document()));
                 reloader.install(outcome.document(), parsed);
-                return ServerResponse.ok().eTag(outcome.document().etag()).contentType(MediaType.APPLICATION_JSON)
-                        .bodyValue(AdminViews.document(outcome.document(), parsed, reloader.appliedVersion()));
+                return audit.record(req, "tiers.replaced", "tiers", Map.of("fromVersion", doc.version(),
+                        "toVersion", outcome.document().version())).then(ServerResponse.ok().eTag(outcome.document().etag()).contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(AdminViews.document(outcome.document(), parsed, reloader.appliedVersion())));
             }));
         });
     }

@@ -31,6 +31,8 @@ public final class TiersYamlParser {
     private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
     private static final Set<String> LADDER_KEYS = Set.of("downgrade-above", "delay-min-ms", "delay-max-ms", "max-delay-ms", "max-held");
     private static final Set<String> ABUSE_KEYS = Set.of("threshold", "consecutive-minutes", "history-hours");
+    /** The only environment variables a provider's key may be read from. */
+    public static final String PROVIDER_KEY_ENV_PREFIX = "SLUICE_PROVIDER_";
     private static final Set<String> PROVIDER_KEYS = Set.of("name", "base-url", "api-key-env", "headroom", "models");
     private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "max-in-flight", "price-per-million-tokens");
     private static final Set<String> TENANT_KEYS = Set.of("id", "tier", "key-sha256", "suspended");
@@ -211,6 +213,11 @@ public final class TiersYamlParser {
         String keyEnv = y.string(path, m, "api-key-env", "", false);
         if (!keyEnv.isEmpty() && !keyEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             y.problem(path + ".api-key-env", m.get("api-key-env"), "must name an environment variable (the key itself never goes in this file)");
+        } else if (!keyEnv.isEmpty() && !keyEnv.startsWith(PROVIDER_KEY_ENV_PREFIX)) {
+            // The key is sent to base-url as a Bearer token: naming any variable would let whoever
+            // edits this document (an admin, over the API) read SLUICE_ADMIN_PASSWORD or a Redis URL.
+            y.problem(path + ".api-key-env", m.get("api-key-env"), "must start with " + PROVIDER_KEY_ENV_PREFIX
+                    + " (only provider keys may be sent upstream), got '" + keyEnv + "'");
         }
         double headroom = y.number(path, m, "headroom", 1.0, 0.01, 1.0);
         Map<String, ModelLimits> models = new LinkedHashMap<>();

@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
@@ -33,6 +36,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
                 // Shared with LabRunsApiTest, so both run on one cached context.
                 LabRunsApiTest.SMALL_RUNS})
 @AutoConfigureWebTestClient
+@ExtendWith(OutputCaptureExtension.class)
 class AdminApiTest {
     static final String USER = "ops";
     static final String PASSWORD = "correct horse battery";
@@ -135,7 +139,7 @@ class AdminApiTest {
     }
 
     @Test
-    void tenantPathsOperationsAndTheLabStayOpenAndAdminCredentialsDoNothingThere() {
+    void tenantPathsAndOperationsStayOpenAndAdminCredentialsDoNothingThere() {
         assertThat(chat("sk-sluice-demo-pro")).isEqualTo(200);
         web.post().uri("/v1/chat/completions").headers(h -> h.setBasicAuth(USER, PASSWORD)).contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(CHAT).exchange().expectStatus().isUnauthorized()
@@ -143,7 +147,53 @@ class AdminApiTest {
         web.get().uri("/actuator/health").exchange().expectStatus().isOk();
         web.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
                 .expectBody(String.class).value(p -> assertThat(p).doesNotContain("spring_security"));
-        web.get().uri("/lab/provider/stats").exchange().expectStatus().isOk();
+        // Only health and prometheus are exposed (docs/security.md).
+        web.get().uri("/actuator/metrics").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/metrics/jvm.memory.used").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/info").exchange().expectStatus().isNotFound();
+        web.get().uri("/actuator/env").exchange().expectStatus().isNotFound();
+    }
+
+    @Test
+    void theLabControlsNeedTheAdmin() {
+        web.get().uri("/lab/provider/stats").exchange().expectStatus().isUnauthorized();
+        web.post().uri("/lab/provider/reset").exchange().expectStatus().isUnauthorized();
+        admin().get().uri("/lab/provider/stats").exchange().expectStatus().isOk();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyChangeIsAuditedWithWhoWhenAndWhatButNeverAKey(CapturedOutput output) {
+        String tenant = newTenant("free");
+        admin().patch().uri("/admin/api/tenants/{id}", tenant).contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("suspended", true, "tier", "pro")).exchange().expectStatus().isOk();
+        Map<String, Object> issued = json(admin().post().uri("/admin/api/tenants/{id}/keys", tenant).exchange().expectStatus().isCreated());
+        String secret = (String) issued.get("key");
+        String keyId = (String) issued.get("id");
+        admin().delete().uri("/admin/api/tenants/{id}/keys/{key}", tenant, keyId).exchange().expectStatus().isNoContent();
+        String before = etag();
+        String after = putTiers(before, currentYaml()).expectStatus().isOk().expectBody(String.class).returnResult()
+                .getResponseHeaders().getETag();
+
+        List<Map<String, Object>> entries = (List<Map<String, Object>>) json(admin().get().uri("/admin/api/audit?limit=5").exchange()
+                .expectStatus().isOk()).get("entries");
+        assertThat(entries).extracting(e -> e.get("action"))
+                .containsExactly("tiers.replaced", "key.revoked", "key.issued", "tenant.changed", "tenant.created");
+        assertThat(entries).allSatisfy(e -> assertThat(e).containsEntry("actor", USER).containsEntry("address", "127.0.0.1")
+                .containsKeys("at", "target", "details"));
+        assertThat(entries.get(0).get("details")).isEqualTo(Map.of(
+                "fromVersion", Integer.parseInt(before.replaceAll("\"(\\d+)-.*", "$1")),
+                "toVersion", Integer.parseInt(after.replaceAll("\"(\\d+)-.*", "$1"))));
+        assertThat(entries.get(1)).containsEntry("target", tenant).containsEntry("details", Map.of("keyId", keyId));
+        assertThat(entries.get(3).get("details")).isEqualTo(Map.of("tier", Map.of("from", "free", "to", "pro"),
+                "suspended", Map.of("from", false, "to", true)));
+        assertThat(entries.get(4)).containsEntry("target", tenant).containsEntry("details", Map.of("tier", "free", "suspended", false));
+
+        List<String> lines = output.getOut().lines().filter(l -> l.contains(AuditLog.LOGGER) && l.contains(tenant)).toList();
+        assertThat(lines).hasSize(4).allSatisfy(l -> assertThat(l).contains("\"actor\":\"ops\""));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"action\":\"key.issued\"").contains(keyId));
+        assertThat(output.getOut()).contains("\"action\":\"tiers.replaced\"");
+        assertThat(output.getOut().lines().filter(l -> l.contains(AuditLog.LOGGER))).noneMatch(l -> l.contains(secret));
     }
 
     @Test
@@ -233,6 +283,21 @@ class AdminApiTest {
         String yaml = currentYaml().replace("tokens-per-minute: 10000\n", "tokens-per-minute: -5\n");
         var body = json(putTiers(before, yaml).expectStatus().isEqualTo(422));
         assertThat(fields(body)).anySatisfy(f -> assertThat(f).containsEntry("field", "tiers.free.tokens-per-minute"));
+        assertThat(etag()).isEqualTo(before);
+    }
+
+    @Test
+    void aPutNamingAVariableOutsideTheProviderPrefixIsRefusedAtItsLine() {
+        String before = etag();
+        String yaml = currentYaml();
+        String hostile = yaml.replace("api-key-env: SLUICE_PROVIDER_API_KEY", "api-key-env: SLUICE_ADMIN_PASSWORD");
+        assertThat(hostile).isNotEqualTo(yaml);
+        int line = (int) hostile.substring(0, hostile.indexOf("api-key-env:")).chars().filter(c -> c == '\n').count() + 1;
+        var body = json(putTiers(before, hostile).expectStatus().isEqualTo(422));
+        assertThat(fields(body)).singleElement().satisfies(f -> {
+            assertThat(f).containsEntry("field", "providers[0].api-key-env").containsEntry("line", line);
+            assertThat((String) f.get("message")).startsWith("must start with SLUICE_PROVIDER_");
+        });
         assertThat(etag()).isEqualTo(before);
     }
 

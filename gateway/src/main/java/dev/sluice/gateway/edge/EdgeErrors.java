@@ -1,0 +1,94 @@
+package dev.sluice.gateway.edge;
+
+import dev.sluice.gateway.api.OpenAiErrors;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.PrematureChannelClosureException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+import org.springframework.web.util.DisconnectedClientHelper;
+import reactor.core.publisher.Mono;
+
+/**
+ * Errors that are the client's doing, caught before Boot's error handler (which would answer
+ * 500 and log each at ERROR with its stack trace): a client that hung up is one DEBUG line and
+ * no answer (there is nobody to answer); a body Netty could not decode (a malformed chunk) is a
+ * 400 in OpenAI's shape and one DEBUG line. Everything else goes on to the next handler.
+ */
+@Component
+@Order(-2) // before Boot's DefaultErrorWebExceptionHandler (-1)
+public class EdgeErrors implements WebExceptionHandler {
+    private static final Logger log = LoggerFactory.getLogger(EdgeErrors.class);
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
+        var request = exchange.getRequest();
+        if (clientHungUp(ex)) {
+            log.debug("Client hung up: {} {} from {} ({})", request.getMethod(), request.getPath(), request.getRemoteAddress(), ex.toString());
+            return Mono.empty();
+        }
+        if (timedOut(ex)) {
+            log.debug("Request body too slow: {} {} from {} ({})", request.getMethod(), request.getPath(), request.getRemoteAddress(), ex.toString());
+            exchange.getResponse().getHeaders().set("Connection", "close");
+            return OpenAiErrors.invalidRequest(exchange, HttpStatus.REQUEST_TIMEOUT, "request_timeout",
+                    "The request body did not arrive in time (sluice.edge.read-timeout / request-timeout).", null);
+        }
+        if (ex instanceof IllegalStateException && alreadyAnswered(exchange)) {
+            // Netty answered this request itself (a body it could not decode) and the handlers went on.
+            log.debug("Answered by the listener already: {} {} from {}", request.getMethod(), request.getPath(), request.getRemoteAddress());
+            return Mono.empty();
+        }
+        Throwable decoding = decoding(ex);
+        if (decoding != null) {
+            log.debug("Undecodable request body: {} {} from {} ({})", request.getMethod(), request.getPath(),
+                    request.getRemoteAddress(), decoding.toString());
+            exchange.getResponse().getHeaders().set("Connection", "close");
+            return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "malformed_body",
+                    "The request body could not be decoded (" + decoding.getClass().getSimpleName() + "): check its chunked encoding.", null);
+        }
+        return Mono.error(ex);
+    }
+
+    /** A failure that is the client's doing: it hung up, was too slow, or sent a body Netty could not decode. */
+    static boolean clientSide(Throwable ex) {
+        return clientHungUp(ex) || timedOut(ex) || decoding(ex) != null;
+    }
+
+    static boolean timedOut(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof io.netty.handler.timeout.ReadTimeoutException) return true;
+            if (t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException")) return true;
+            if (t.getCause() == t) break;
+        }
+        return false;
+    }
+
+    private static boolean alreadyAnswered(ServerWebExchange exchange) {
+        Object nativeResponse = org.springframework.http.server.reactive.ServerHttpResponseDecorator.getNativeResponse(exchange.getResponse());
+        return nativeResponse instanceof reactor.netty.http.server.HttpServerResponse r && r.hasSentHeaders();
+    }
+
+    static boolean clientHungUp(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (DisconnectedClientHelper.isClientDisconnectedException(t)) return true;
+            if (t instanceof PrematureChannelClosureException) return true;
+            if (t instanceof java.nio.channels.ClosedChannelException) return true;
+            String name = t.getClass().getName();
+            if (name.equals("reactor.netty.channel.AbortedException")) return true;
+            if (t.getCause() == t) break;
+        }
+        return false;
+    }
+
+    static Throwable decoding(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof DecoderException) return t;
+            if (t.getCause() == t) break;
+        }
+        return null;
+    }
+}
