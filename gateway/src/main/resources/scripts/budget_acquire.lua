@@ -11,9 +11,10 @@
 --          the leaving schedule if it follows: leavesAt, tokens, requests per slot holding usage}
 local now = clock(ARGV[1])
 local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
-local capT, capR, maxInFlight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local capT, capR, maxInFlight = cap(tonumber(ARGV[4])), cap(tonumber(ARGV[5])), tonumber(ARGV[6])
 local leaseMs, hint = tonumber(ARGV[7]), tonumber(ARGV[8])
 local wantSchedule = ARGV[9] ~= '0'
+if not tokens or tokens < 0 then return redis.error_reply('tokens must not be negative, was ' .. tostring(ARGV[2])) end
 
 local w = advance(KEYS[1], now)
 local inFlight = sweep(KEYS[2], now)
@@ -27,8 +28,8 @@ if tokens > capT then
   refusal, wait = 2, -1
 else
   if paused > 0 then block(1, paused - now) end
-  if w.T + tokens > capT then block(2, waitFor(w, now, tokens, 0, capT, BIG)) end
-  if w.R + 1 > capR then block(3, waitFor(w, now, 0, 1, BIG, capR)) end
+  if tokens > capT - w.T then block(2, waitFor(w, now, tokens, 0, capT, BIG)) end
+  if 1 > capR - w.R then block(3, waitFor(w, now, 0, 1, BIG, capR)) end
   if inFlight >= maxInFlight then block(4, hint) end
 end
 

@@ -9,7 +9,25 @@
 --   :p  string: paused-until in ms, expiring when the pause ends
 local SLOTS, HELD, SLOT_MS = 60, 61, 1000
 local WINDOW_TTL_MS = (SLOTS + 2) * SLOT_MS
-local BIG = 1e18
+-- SlidingWindow.MAX_AMOUNT: the most a slot holds and the highest cap that counts; 61 slots of
+-- it sum below 2^53, so these doubles count exactly. Compare room left, never a sum.
+local MAX_AMOUNT = 147659004176081
+local BIG = MAX_AMOUNT -- "no cap" in one dimension, as ProviderBudget passes Long.MAX_VALUE
+-- ProviderBudget.MAX_PAUSE_MS: the longest pause one push-back sets.
+local MAX_PAUSE_MS = 3600000
+
+local function cap(c)
+  return math.min(c, MAX_AMOUNT)
+end
+
+local function room(c, used)
+  return math.max(0, cap(c) - used)
+end
+
+-- SlidingWindow.saturated: within [0, MAX_AMOUNT] whatever the delta (a double sum out of range is clamped).
+local function saturated(v, d)
+  return math.min(MAX_AMOUNT, math.max(0, v + d))
+end
 
 local function clock(arg)
   local now = tonumber(arg)
@@ -51,12 +69,12 @@ local function advance(key, now)
   return w
 end
 
--- Adds signed deltas to one slot still in the window, never below zero (SlidingWindow.adjust).
+-- Adds signed deltas to one slot still in the window, saturating (SlidingWindow.adjust).
 local function adjustSlot(w, slot, dT, dR)
   if slot < w.h or slot > w.h + SLOTS then return 0 end
   local v = redis.call('HMGET', w.key, 't:' .. slot, 'r:' .. slot)
   local t0, r0 = tonumber(v[1]) or 0, tonumber(v[2]) or 0
-  local t1, r1 = math.max(0, t0 + dT), math.max(0, r0 + dR)
+  local t1, r1 = saturated(t0, dT), saturated(r0, dR)
   w.T, w.R = w.T + t1 - t0, w.R + r1 - r0
   if (t1 > 0 or r1 > 0) and (not w.n or slot > w.n) then w.n = slot end
   redis.call('HSET', w.key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', w.T, 'R', w.R, 'h', w.h)
@@ -67,15 +85,15 @@ end
 
 -- Milliseconds until the addition fits, walking the slots oldest first (SlidingWindow.waitMs).
 local function waitFor(w, now, addT, addR, capT, capR)
-  if addT > capT or addR > capR then return -1 end
+  if addT > cap(capT) or addR > cap(capR) then return -1 end
   local T, R = w.T, w.R
-  if T + addT <= capT and R + addR <= capR then return 0 end
+  if addT <= room(capT, T) and addR <= room(capR, R) then return 0 end
   local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS)))
   for s = w.h, w.h + SLOTS do
     local j = 2 * (s - w.h) + 1
     T = T - (tonumber(v[j]) or 0)
     R = R - (tonumber(v[j + 1]) or 0)
-    if T + addT <= capT and R + addR <= capR then return math.max(1, (s + HELD) * SLOT_MS - now) end
+    if addT <= room(capT, T) and addR <= room(capR, R) then return math.max(1, (s + HELD) * SLOT_MS - now) end
   end
   return SLOTS * SLOT_MS
 end

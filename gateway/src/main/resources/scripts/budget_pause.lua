@@ -3,7 +3,7 @@
 -- KEYS[1] pause key   ARGV[1] now in ms, or "" for Redis TIME   ARGV[2] pause in ms from now
 -- Returns the pause's end in ms (0 when not paused).
 local now = clock(ARGV[1])
-local untilMs = math.max(pausedUntil(KEYS[1], now), now + math.max(0, tonumber(ARGV[2])))
+local untilMs = math.max(pausedUntil(KEYS[1], now), now + math.min(MAX_PAUSE_MS, math.max(0, tonumber(ARGV[2]))))
 if untilMs <= now then return 0 end
 redis.call('SET', KEYS[1], untilMs, 'PX', untilMs - now)
 return untilMs

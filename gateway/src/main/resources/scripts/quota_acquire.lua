@@ -13,6 +13,9 @@
 --          then per window: usedTokens, usedRequests, resetMs}
 local SLOTS = 60
 local HELD = SLOTS + 1
+-- SlidingWindow.MAX_AMOUNT: the most a slot holds and the highest cap that counts; 61 slots of
+-- it sum below 2^53, so these doubles count exactly. Compare room left, never a sum.
+local MAX_AMOUNT = 147659004176081
 
 local now = tonumber(ARGV[1])
 if not now then
@@ -21,6 +24,12 @@ if not now then
 end
 local addT = tonumber(ARGV[2])
 local addR = tonumber(ARGV[3])
+if not addT or not addR or addT < 0 or addR < 0 then
+  return redis.error_reply('amounts must not be negative: tokens=' .. tostring(ARGV[2]) .. ' requests=' .. tostring(ARGV[3]))
+end
+local function room(cap, used)
+  return math.max(0, cap - used)
+end
 
 -- The fields of slots first..last, in order: t:<slot>, r:<slot>, ...
 local function slotFields(first, last)
@@ -62,9 +71,10 @@ local fits = true
 for i = 1, #KEYS do
   local len = tonumber(ARGV[2 + 2 * i])
   local capT, capR = string.match(ARGV[3 + 2 * i], '(%d+):(%d+)')
-  local w = { key = KEYS[i], len = len, slotMs = len / SLOTS, capT = tonumber(capT), capR = tonumber(capR) }
+  local w = { key = KEYS[i], len = len, slotMs = len / SLOTS,
+              capT = math.min(tonumber(capT), MAX_AMOUNT), capR = math.min(tonumber(capR), MAX_AMOUNT) }
   w.h, w.T, w.R, w.n = advance(w.key, w.slotMs)
-  if w.T + addT > w.capT or w.R + addR > w.capR then fits = false end
+  if addT > room(w.capT, w.T) or addR > room(w.capR, w.R) then fits = false end
   windows[i] = w
 end
 
@@ -87,7 +97,7 @@ elseif not fits then
     local wait
     if addT > w.capT or addR > w.capR then
       wait = -1
-    elseif w.T + addT <= w.capT and w.R + addR <= w.capR then
+    elseif addT <= room(w.capT, w.T) and addR <= room(w.capR, w.R) then
       wait = 0
     else
       local T, R = w.T, w.R
@@ -96,7 +106,7 @@ elseif not fits then
         local j = 2 * (s - w.h) + 1
         T = T - (tonumber(v[j]) or 0)
         R = R - (tonumber(v[j + 1]) or 0)
-        if T + addT <= w.capT and R + addR <= w.capR then
+        if addT <= room(w.capT, T) and addR <= room(w.capR, R) then
           wait = math.max(1, (s + HELD) * w.slotMs - now)
           break
         end

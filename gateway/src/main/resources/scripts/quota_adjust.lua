@@ -5,6 +5,7 @@
 -- ARGV[3]  delta tokens;  ARGV[4] delta requests;  ARGV[4+i] window i's length in ms
 -- Returns the number of windows adjusted.
 local SLOTS = 60
+local MAX_AMOUNT = 147659004176081 -- SlidingWindow.MAX_AMOUNT: a slot saturates at it
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -12,6 +13,10 @@ if not now then
 end
 local chargedAt = tonumber(ARGV[2])
 local dT, dR = tonumber(ARGV[3]), tonumber(ARGV[4])
+-- SlidingWindow.saturated: within [0, MAX_AMOUNT] whatever the delta (a double sum out of range is clamped).
+local function saturated(v, d)
+  return math.min(MAX_AMOUNT, math.max(0, v + d))
+end
 local adjusted = 0
 for i = 1, #KEYS do
   local key, len = KEYS[i], tonumber(ARGV[4 + i])
@@ -23,7 +28,7 @@ for i = 1, #KEYS do
     local v = redis.call('HMGET', key, 't:' .. slot, 'r:' .. slot, 'T', 'R')
     if v[1] then
       local t0, r0 = tonumber(v[1]), tonumber(v[2]) or 0
-      local t1, r1 = math.max(0, t0 + dT), math.max(0, r0 + dR)
+      local t1, r1 = saturated(t0, dT), saturated(r0, dR)
       local T = (tonumber(v[3]) or 0) + (t1 - t0)
       local R = (tonumber(v[4]) or 0) + (r1 - r0)
       redis.call('HSET', key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', T, 'R', R)

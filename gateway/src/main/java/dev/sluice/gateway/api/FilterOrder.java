@@ -6,6 +6,8 @@ package dev.sluice.gateway.api;
  */
 public final class FilterOrder {
     public static final int AUTHENTICATE = -1000;
+    /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
+    public static final int MODELS = -950;
     public static final int ESTIMATE = -900;
     public static final int QUOTA = -800;
     public static final int DISPATCH = -700;

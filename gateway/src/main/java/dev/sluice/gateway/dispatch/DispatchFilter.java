@@ -8,6 +8,7 @@ import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.QuotaReservation;
+import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tier.ModelLimits;
@@ -59,6 +60,10 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
         Tenant tenant = SluiceAttributes.tenant(exchange);
         Tier tier = SluiceAttributes.tier(exchange);
+        BudgetLimits limits = dispatcher.limits();
+        if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
+            return tooLargeForProvider(exchange, tier, estimate, limits);
+        }
         RequestOptions options = exchange.getAttribute(SluiceAttributes.OPTIONS);
         long now = clock.millis();
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
@@ -167,6 +172,22 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         if (limits == null) return;
         meters.counter("sluice.spend.usd", "tier", SluiceAttributes.tier(exchange).name())
                 .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
+    }
+
+    /**
+     * 400 request_too_large: more tokens than the provider admits in a whole minute. No wait
+     * would help, so not a retryable 503; the tenant's charge is given back.
+     */
+    private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, BudgetLimits limits) {
+        meters.counter("sluice.decisions", "tier", tier.name(), "stage", "too-large").increment();
+        activity.stageTaken(SluiceAttributes.tenant(exchange).id(), "too-large");
+        QuotaReservation reservation = exchange.getAttribute(SluiceAttributes.RESERVATION);
+        Mono<Void> refund = reservation == null ? Mono.empty() : reservation.refundAll().onErrorResume(e -> Mono.empty());
+        String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but the provider admits at "
+                        + "most %d tokens per minute, so it can never be served. Lower max_tokens or shorten the input.",
+                estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), limits.tokensPerMinute());
+        return refund.then(OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
+                message, Map.of("limit_tokens", limits.tokensPerMinute(), "requested_tokens", estimate.totalTokens())));
     }
 
     /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back. */

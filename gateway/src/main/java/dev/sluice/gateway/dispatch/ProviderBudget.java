@@ -25,31 +25,36 @@ public final class ProviderBudget {
     private final Map<String, Long> leases = new HashMap<>(); // lease id → expires at (ms)
     private long pausedUntilMs;
 
+    /**
+     * Caps count as {@link SlidingWindow#cap} (at most {@link SlidingWindow#MAX_AMOUNT}) and
+     * every comparison is room left against the amount, never a sum: no overflow, and the
+     * same answers as {@code budget_acquire.lua} at every edge value.
+     */
     public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, String leaseId, long nowMs) {
         if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
         window.advance(nowMs);
         sweep(nowMs);
         BudgetRefusal refusal = null;
         long wait = 0;
-        if (tokens > limits.tokensPerMinute()) {
+        long capT = SlidingWindow.cap(limits.tokensPerMinute());
+        long capR = SlidingWindow.cap(limits.requestsPerMinute());
+        if (tokens > capT) {
             refusal = BudgetRefusal.TOKENS;
             wait = -1;
         } else {
-            long capT = limits.tokensPerMinute();
-            long capR = limits.requestsPerMinute();
             // Each constraint frees at its own time; the call fits when the last of them has.
             if (pausedUntilMs > nowMs) {
                 refusal = BudgetRefusal.PAUSED;
                 wait = pausedUntilMs - nowMs;
             }
-            if (window.usedTokens() + tokens > capT) {
+            if (tokens > capT - window.usedTokens()) {
                 long w = window.waitMs(nowMs, tokens, 0, capT, Long.MAX_VALUE);
                 if (refusal == null || w > wait) {
                     refusal = BudgetRefusal.TOKENS;
                     wait = w;
                 }
             }
-            if (window.usedRequests() + 1 > capR) {
+            if (1 > capR - window.usedRequests()) {
                 long w = window.waitMs(nowMs, 0, 1, Long.MAX_VALUE, capR);
                 if (refusal == null || w > wait) {
                     refusal = BudgetRefusal.REQUESTS;
@@ -83,9 +88,15 @@ public final class ProviderBudget {
         window.adjust(chargedAtMs, deltaTokens, deltaRequests);
     }
 
+    /**
+     * The longest pause one push-back sets: an upstream's retry-after is its word, not a
+     * number to add to a clock unchecked. An hour: longer than anyone waits in line (X-Sluice-Max-Wait is at most 10 min).
+     */
+    public static final long MAX_PAUSE_MS = 3_600_000;
+
     /** Holds every admission off for {@code pauseMs} from now (a longer pause already set stays); returns the pause's end. */
     public long pause(long nowMs, long pauseMs) {
-        pausedUntilMs = Math.max(pausedUntilMs, nowMs + Math.max(0, pauseMs));
+        pausedUntilMs = Math.max(pausedUntilMs, nowMs + Math.min(MAX_PAUSE_MS, Math.max(0, pauseMs)));
         return pausedUntilMs > nowMs ? pausedUntilMs : 0;
     }
 
@@ -99,8 +110,8 @@ public final class ProviderBudget {
      */
     public void correct(BudgetLimits limits, long nowMs, long remainingRequests, long remainingTokens, long resetMs) {
         window.advance(nowMs);
-        long extraTokens = excess(limits.tokensPerMinute() - window.usedTokens(), remainingTokens);
-        long extraRequests = excess(limits.requestsPerMinute() - window.usedRequests(), remainingRequests);
+        long extraTokens = excess(SlidingWindow.cap(limits.tokensPerMinute()) - window.usedTokens(), remainingTokens);
+        long extraRequests = excess(SlidingWindow.cap(limits.requestsPerMinute()) - window.usedRequests(), remainingRequests);
         if (extraTokens == 0 && extraRequests == 0) return;
         window.adjust(correctionSlot(nowMs, resetMs) * SLOT_MS, extraTokens, extraRequests);
     }
@@ -122,7 +133,9 @@ public final class ProviderBudget {
     /** The slot whose charge leaves the window at or just after {@code now + resetMs}, within the window. */
     static long correctionSlot(long nowMs, long resetMs) {
         long current = Math.floorDiv(nowMs, SLOT_MS);
-        long slot = Math.floorDiv(nowMs + Math.max(0, resetMs) + SLOT_MS - 1, SLOT_MS) - HELD;
+        // Any reset past two windows lands in the current slot anyway: bounded, it cannot overflow the clock.
+        long reset = Math.min(Math.max(0, resetMs), 2 * WINDOW_MS);
+        long slot = Math.floorDiv(nowMs + reset + SLOT_MS - 1, SLOT_MS) - HELD;
         return Math.min(current, Math.max(current - SlidingWindow.SLOTS, slot));
     }
 

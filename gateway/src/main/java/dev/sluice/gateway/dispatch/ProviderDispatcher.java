@@ -300,9 +300,17 @@ public final class ProviderDispatcher {
         }
     }
 
-    /** Dead work never reaches the provider: jobs past their deadline leave the line with busy. */
+    /**
+     * How long past its deadline a job may still be sent. The hop onto the loop and the pump
+     * are the gateway's time, not the caller's wait: without this, {@code X-Sluice-Max-Wait: 0}
+     * on an idle provider (the door estimates no wait) expired in the first pump, a 503 for a
+     * request that could start at once.
+     */
+    static final long DISPATCH_GRACE_MS = 50;
+
+    /** Dead work never reaches the provider: jobs past their deadline (and the grace) leave the line with busy. */
     private void expireDeadlines() {
-        for (Job expired : queue.expire(clock.millis())) {
+        for (Job expired : queue.expire(clock.millis() - DISPATCH_GRACE_MS)) {
             Ticket t = tickets.remove(expired.id());
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
                 t.sink.tryEmitError(new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.",

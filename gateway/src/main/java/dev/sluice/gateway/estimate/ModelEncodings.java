@@ -29,7 +29,9 @@ final class ModelEncodings {
         this.cl100k = registry.getEncoding(EncodingType.CL100K_BASE);
     }
 
+    /** A request without a model (files, audio, any other /v1 path) has no text of ours to count: the default serves. */
     Encoding forModel(String model) {
+        if (model == null) return o200k;
         Encoding cached = byModel.get(model);
         if (cached != null) return cached;
         Encoding resolved = resolve(model);

@@ -38,6 +38,15 @@ public final class TokenEstimator {
      * which the gateway does not do; the real usage corrects it.
      */
     static final int NON_TEXT_PART_TOKENS = 765;
+    /**
+     * The largest output limit accepted (OpenAI's own schema bound, a 32-bit integer). With n at
+     * most {@link #MAX_CHOICES}, no product of them comes near overflowing, and a request beyond
+     * a tier's windows is refused as too large, not wrapped into a small number.
+     */
+    static final long MAX_OUTPUT_TOKENS = Integer.MAX_VALUE;
+    /** OpenAI's bounds on {@code n} and {@code best_of}. */
+    static final long MAX_CHOICES = 128;
+    static final long MAX_BEST_OF = 20;
 
     private final ModelEncodings encodings;
 
@@ -72,16 +81,16 @@ public final class TokenEstimator {
         switch (endpoint) {
             case CHAT -> {
                 prompt = chatPrompt(root, counter);
-                outputs = positiveInteger(root, "n", 1);
+                outputs = positiveInteger(root, "n", 1, MAX_CHOICES);
                 limitField = root.hasNonNull("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-                positiveInteger(root, "max_tokens", 0); // validated even when max_completion_tokens wins
+                positiveInteger(root, "max_tokens", 0, MAX_OUTPUT_TOKENS); // validated even when max_completion_tokens wins
             }
             case COMPLETIONS -> {
                 Inputs inputs = textOrTokenInputs(root.get("prompt"), "prompt", counter);
                 prompt = inputs.tokens();
-                long n = positiveInteger(root, "n", 1);
+                long n = positiveInteger(root, "n", 1, MAX_CHOICES);
                 // best_of candidates are generated (and billed) server-side, for every prompt.
-                outputs = saturatedProduct(Math.max(n, positiveInteger(root, "best_of", 1)), inputs.count());
+                outputs = saturatedProduct(Math.max(n, positiveInteger(root, "best_of", 1, MAX_BEST_OF)), inputs.count());
                 limitField = "max_tokens";
             }
             case EMBEDDINGS -> {
@@ -95,7 +104,7 @@ public final class TokenEstimator {
             }
             default -> throw new IllegalStateException(endpoint.name());
         }
-        long limit = positiveInteger(root, limitField, 0);
+        long limit = positiveInteger(root, limitField, 0, MAX_OUTPUT_TOKENS);
         long perOutput = limit > 0 ? limit : defaultMaxOutputTokens;
         return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage);
     }
@@ -125,13 +134,14 @@ public final class TokenEstimator {
         return optionalBoolean(options.get("include_usage"), "stream_options.include_usage");
     }
 
-    /** A positive integer field, or {@code otherwise} when it is absent or null. */
-    private static long positiveInteger(ObjectNode root, String param, long otherwise) {
+    /** A whole number in [1, max], or {@code otherwise} when it is absent or null; else a 400 naming the field. */
+    private static long positiveInteger(ObjectNode root, String param, long otherwise, long max) {
         JsonNode node = root.get(param);
         if (absent(node)) return otherwise;
         if (!node.isIntegralNumber()) throw invalidType(param, "an integer", node);
-        if (!node.canConvertToLong()) {
-            throw new InvalidRequestException("Invalid '" + param + "': integer too large, got " + node + ".", param);
+        if (!node.canConvertToLong() || node.longValue() > max) {
+            throw new InvalidRequestException("Invalid '" + param + "': integer above maximum value. "
+                    + "Expected a value <= " + max + ", but got " + node + " instead.", param);
         }
         long value = node.longValue();
         if (value < 1) {

@@ -160,10 +160,22 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         return Math.min(estimate.totalTokens(), estimate.promptTokens() + response.observedOutputTokens());
     }
 
+    /**
+     * Whether the request failed before anything was served, so it must cost the tenant nothing:
+     * no usage reported and a 5xx answer (ours, or a provider that did not serve it), or an
+     * error that escaped before the answer started. A cut stream is not this: it was served in part.
+     */
+    static boolean failedBeforeServing(UsageRecordingResponse response, SignalType signal, HttpStatus status) {
+        if (response.usage().isPresent()) return false;
+        if (status != null && status.is5xxServerError()) return true;
+        return signal == SignalType.ON_ERROR && !response.isCommitted();
+    }
+
     private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
                               SignalType signal) {
         if (reservation.isSettled()) return Mono.empty();
         HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
+        if (failedBeforeServing(response, signal, status)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
         long actual = actualTokens(estimate, response, signal, status);
         meters.counter("sluice.tokens.estimated").increment(estimate.totalTokens());
         meters.counter("sluice.tokens.actual").increment(actual);

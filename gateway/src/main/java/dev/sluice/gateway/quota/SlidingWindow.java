@@ -17,6 +17,13 @@ public final class SlidingWindow {
     public static final int SLOTS = 60;
     /** Slots held: the window's SLOTS plus the one the window's start falls in. */
     private static final int HELD = SLOTS + 1;
+    /**
+     * The most one slot holds and the highest cap that means anything: caps above it count as
+     * it, and every slot saturates at it. All {@link #HELD} slots at it still sum below 2^53, so
+     * the Lua twins, whose numbers are doubles, count exactly what this class counts, and no
+     * sum here comes near a long's overflow (about 147 trillion tokens: no real limit is near).
+     */
+    public static final long MAX_AMOUNT = ((1L << 53) - 1) / HELD;
 
     private final long slotMs;
     private final long[] tokens = new long[HELD];
@@ -74,12 +81,38 @@ public final class SlidingWindow {
         return totalRequests;
     }
 
+    /**
+     * Whether the addition fits under the caps. Compared as room left, never as a sum, so no
+     * addition can wrap around: a hostile {@code max_tokens} of 2^63-1 simply does not fit.
+     */
     public boolean fits(long addTokens, long addRequests, long capTokens, long capRequests) {
-        return totalTokens + addTokens <= capTokens && totalRequests + addRequests <= capRequests;
+        requireAmounts(addTokens, addRequests);
+        return addTokens <= room(capTokens, totalTokens) && addRequests <= room(capRequests, totalRequests);
     }
 
-    /** Charges the slot of {@code nowMs}. Call {@link #advance} first. */
+    /** A cap as this window counts it: at most {@link #MAX_AMOUNT}. */
+    public static long cap(long cap) {
+        return Math.min(cap, MAX_AMOUNT);
+    }
+
+    /** What is left under {@code cap} when {@code used} is taken; never negative. */
+    static long room(long cap, long used) {
+        return Math.max(0, cap(cap) - used);
+    }
+
+    /** Charges are amounts, never refunds in disguise: negative ones are a caller's bug. */
+    public static void requireAmounts(long tokens, long requests) {
+        if (tokens < 0 || requests < 0) {
+            throw new IllegalArgumentException("amounts must not be negative: tokens=" + tokens + " requests=" + requests);
+        }
+    }
+
+    /**
+     * Charges the slot of {@code nowMs}. Call {@link #advance} and {@link #fits} first: what fits
+     * is at most a cap, so the slot and the totals stay within {@link #MAX_AMOUNT}.
+     */
     public void charge(long nowMs, long addTokens, long addRequests) {
+        requireAmounts(addTokens, addRequests);
         long slot = Math.floorDiv(nowMs, slotMs);
         int k = index(slot);
         tokens[k] += addTokens;
@@ -91,15 +124,16 @@ public final class SlidingWindow {
 
     /**
      * Corrects the charge made at {@code chargedAtMs} by a signed delta, if that slot is still
-     * in the window (a charge that has left the window no longer limits anything). A slot never
-     * goes below zero. Call {@link #advance} first.
+     * in the window (a charge that has left the window no longer limits anything). A slot
+     * saturates: never below zero, never above {@link #MAX_AMOUNT}, whatever the delta (the sum
+     * is never formed, so a delta of ±2^63 cannot wrap and erase the slot). Call {@link #advance} first.
      */
     public void adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
         long slot = Math.floorDiv(chargedAtMs, slotMs);
-        if (slot < head || slot > head + SLOTS) return;
+        if (head == Long.MIN_VALUE || slot < head || slot > head + SLOTS) return;
         int k = index(slot);
-        long t = Math.max(0, tokens[k] + deltaTokens);
-        long r = Math.max(0, requests[k] + deltaRequests);
+        long t = saturated(tokens[k], deltaTokens);
+        long r = saturated(requests[k], deltaRequests);
         totalTokens += t - tokens[k];
         totalRequests += r - requests[k];
         tokens[k] = t;
@@ -107,20 +141,28 @@ public final class SlidingWindow {
         if (t > 0 || r > 0) newest = Math.max(newest, slot);
     }
 
+    /** {@code value + delta} within [0, MAX_AMOUNT], for {@code value} in that range, without forming an overflowing sum. */
+    public static long saturated(long value, long delta) {
+        if (delta >= MAX_AMOUNT - value) return MAX_AMOUNT;
+        if (delta <= -value) return 0;
+        return value + delta;
+    }
+
     /**
      * Milliseconds from {@code nowMs} until enough old slots have left for the addition to fit;
      * 0 if it fits now; -1 if it never can (larger than the cap).
      */
     public long waitMs(long nowMs, long addTokens, long addRequests, long capTokens, long capRequests) {
-        if (addTokens > capTokens || addRequests > capRequests) return -1;
+        requireAmounts(addTokens, addRequests);
+        if (addTokens > cap(capTokens) || addRequests > cap(capRequests)) return -1;
         long t = totalTokens;
         long r = totalRequests;
-        if (t + addTokens <= capTokens && r + addRequests <= capRequests) return 0;
+        if (addTokens <= room(capTokens, t) && addRequests <= room(capRequests, r)) return 0;
         for (long i = head; i <= head + SLOTS; i++) {
             int k = index(i);
             t -= tokens[k];
             r -= requests[k];
-            if (t + addTokens <= capTokens && r + addRequests <= capRequests) {
+            if (addTokens <= room(capTokens, t) && addRequests <= room(capRequests, r)) {
                 return Math.max(1, (i + HELD) * slotMs - nowMs);
             }
         }

@@ -26,6 +26,7 @@ public final class TenantWindows {
 
     /** Admits {@code tokens} and {@code requests} if they fit in every window, charging all of them; else charges none. */
     public QuotaDecision acquire(List<WindowLimit> limits, long nowMs, long tokens, long requests) {
+        SlidingWindow.requireAmounts(tokens, requests);
         boolean fits = true;
         for (WindowLimit l : limits) {
             SlidingWindow w = window(l);

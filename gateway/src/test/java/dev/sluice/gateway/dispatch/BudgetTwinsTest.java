@@ -65,4 +65,55 @@ class BudgetTwinsTest {
             assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
         }
     }
+
+    static final long[] EDGES = {0, 1, 1L << 53, Long.MAX_VALUE, dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT};
+    static final long[] EDGE_DELTAS = {0, 1, -1, 1L << 53, -(1L << 53), Long.MAX_VALUE, Long.MIN_VALUE};
+
+    /** The same, with the edge values an upstream or a hostile request can bring in every argument. */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {3, 99})
+    void theTwinsAgreeOnEdgeValuesToo(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
+        ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
+        String key = "twin" + UUID.randomUUID() + ":*";
+        List<BudgetLimits> limits = List.of(new BudgetLimits(40, 20_000, 6, 20_000),
+                new BudgetLimits(Long.MAX_VALUE, Long.MAX_VALUE, 6, 20_000));
+        List<Long> chargedAt = new ArrayList<>();
+        for (int step = 0; step < 200; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            BudgetLimits l = limits.get(random.nextInt(limits.size()));
+            int op = random.nextInt(8);
+            String what = "step " + step + " op " + op;
+            if (op < 3) {
+                long tokens = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
+                String id = "l" + step;
+                BudgetDecision m = memory.tryAcquire(key, l, tokens, id).block();
+                BudgetDecision r = redis.tryAcquire(key, l, tokens, id).block();
+                assertThat(r).as(what + " acquire " + tokens).isEqualTo(m);
+                if (m.admitted()) {
+                    chargedAt.add(m.nowMs());
+                    memory.release(key, id).block();
+                    redis.release(key, id).block();
+                }
+            } else if (op < 5 && !chargedAt.isEmpty()) {
+                long at = chargedAt.get(random.nextInt(chargedAt.size()));
+                long dT = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
+                long dR = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
+                memory.adjust(key, at, dT, dR).block();
+                redis.adjust(key, at, dT, dR).block();
+            } else if (op == 5) {
+                long pause = random.nextBoolean() ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(5_000);
+                assertThat(redis.pause(key, pause).block()).as(what + " pause " + pause).isEqualTo(memory.pause(key, pause).block());
+            } else {
+                long remT = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(20_000);
+                long remR = random.nextBoolean() ? -1 : random.nextInt(40);
+                long reset = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
+                memory.correct(key, l, remR, remT, reset).block();
+                redis.correct(key, l, remR, remT, reset).block();
+            }
+            assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
+        }
+    }
 }

@@ -157,6 +157,32 @@ abstract class ProviderBudgetStoreContract {
     }
 
     @Test
+    void aCallNearLongOverflowNeverFitsAndTakesNothing() {
+        assertThat(acquire(600).admitted()).isTrue();
+        for (long huge : new long[] {Long.MAX_VALUE, 1L << 53, 1001}) {
+            BudgetDecision d = acquire(huge);
+            assertThat(d.admitted()).as("%d tokens", huge).isFalse();
+            assertThat(d.neverFits()).as("%d tokens", huge).isTrue();
+        }
+        assertThat(snapshot().usedTokens()).isEqualTo(600);
+        assertThat(snapshot().usedRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void adjustmentsPausesAndResetsSaturateAtTheEdges() {
+        BudgetDecision first = acquire(600);
+        store.adjust(key, first.nowMs(), Long.MAX_VALUE, 0).block();
+        assertThat(snapshot().usedTokens()).isEqualTo(dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT);
+        store.adjust(key, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
+        assertThat(snapshot().usedTokens()).isZero();
+        assertThat(snapshot().usedRequests()).isZero();
+        assertThat(store.pause(key, Long.MAX_VALUE).block()).isEqualTo(T0 + ProviderBudget.MAX_PAUSE_MS);
+        store.correct(key, LIMITS, 0, 0, Long.MAX_VALUE).block(); // a reset far away: held for a window, no wrap
+        assertThat(snapshot().usedTokens()).isEqualTo(1000);
+        assertThat(snapshot().usedRequests()).isEqualTo(10);
+    }
+
+    @Test
     void releaseIsIdempotent() {
         String id = lease();
         acquire(LIMITS, 10, id);

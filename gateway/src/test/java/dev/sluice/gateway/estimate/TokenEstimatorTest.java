@@ -199,11 +199,19 @@ class TokenEstimatorTest {
     }
 
     @Test
-    void anAbsurdLimitSaturatesInsteadOfOverflowing() {
-        RequestEstimate e = chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":" + Long.MAX_VALUE + ",\"n\":4}");
-
-        assertThat(e.maxOutputTokens()).isEqualTo(Long.MAX_VALUE);
-        assertThat(e.totalTokens()).isEqualTo(Long.MAX_VALUE);
+    void anAbsurdLimitIsRefusedNamingItsFieldNeverWrapped() {
+        assertChatRejected(",\"max_tokens\":" + Long.MAX_VALUE, "max_tokens",
+                "Invalid 'max_tokens': integer above maximum value. Expected a value <= 2147483647, but got "
+                        + Long.MAX_VALUE + " instead.");
+        assertChatRejected(",\"max_completion_tokens\":2147483648", "max_completion_tokens", "above maximum value");
+        assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":9007199254740993}",
+                "max_output_tokens", "above maximum value");
+        assertChatRejected(",\"n\":129", "n", "Expected a value <= 128");
+        assertRejected("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\",\"best_of\":21}", "best_of",
+                "Expected a value <= 20");
+        // The largest limits accepted multiply without overflow.
+        RequestEstimate e = chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":2147483647,\"n\":128}");
+        assertThat(e.maxOutputTokens()).isEqualTo(2147483647L * 128);
     }
 
     // --- other endpoints
@@ -357,7 +365,7 @@ class TokenEstimatorTest {
                 "Invalid type for 'max_tokens': expected an integer, but got a string instead.");
         assertChatRejected(",\"max_tokens\":12.5", "max_tokens", "expected an integer, but got a decimal instead.");
         assertChatRejected(",\"max_tokens\":1e400", "max_tokens", "expected an integer");
-        assertChatRejected(",\"max_tokens\":123456789012345678901234567890", "max_tokens", "integer too large");
+        assertChatRejected(",\"max_tokens\":123456789012345678901234567890", "max_tokens", "integer above maximum value");
         assertChatRejected(",\"max_completion_tokens\":10,\"max_tokens\":-1", "max_tokens", "below minimum value");
         assertChatRejected(",\"n\":0", "n", "Invalid 'n': integer below minimum value.");
         assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":false}",

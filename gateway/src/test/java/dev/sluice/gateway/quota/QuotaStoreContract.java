@@ -122,6 +122,55 @@ abstract class QuotaStoreContract {
         assertThat(d.retryAfterMs()).isEqualTo(-1);
     }
 
+    /**
+     * The report of issue 12: max_tokens 2^63-1 on a window in use wrapped the in-memory sum
+     * negative, was admitted, and a later refund clamped the slot to zero, erasing the minute.
+     */
+    @Test
+    void aChargeNearLongOverflowNeverFitsAndErasesNothing() {
+        assertThat(acquire(600).admitted()).isTrue();
+        for (long huge : new long[] {Long.MAX_VALUE, Long.MAX_VALUE - 599, 1L << 62, (1L << 53) + 1, 1L << 53}) {
+            QuotaDecision d = acquire(huge);
+            assertThat(d.admitted()).as("%d tokens", huge).isFalse();
+            assertThat(d.retryAfterMs()).as("%d tokens never fit", huge).isEqualTo(-1);
+        }
+        List<WindowUsage> usage = store.peek(tenant, WINDOWS).block();
+        assertThat(usage).extracting(WindowUsage::usedTokens).containsExactly(600L, 600L);
+        assertThat(usage).extracting(WindowUsage::usedRequests).containsExactly(1L, 1L);
+        assertThat(acquire(401).admitted()).as("the 600 still count").isFalse();
+    }
+
+    @Test
+    void adjustmentsSaturateAtTheEdgesInsteadOfWrapping() {
+        QuotaDecision first = acquire(600);
+        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MAX_VALUE, Long.MAX_VALUE).block();
+        List<WindowUsage> full = store.peek(tenant, WINDOWS).block();
+        assertThat(full).extracting(WindowUsage::usedTokens).containsOnly(SlidingWindow.MAX_AMOUNT);
+        assertThat(full).extracting(WindowUsage::usedRequests).containsOnly(SlidingWindow.MAX_AMOUNT);
+        assertThat(acquire(1).admitted()).isFalse();
+        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MAX_VALUE, 1).block(); // already at the ceiling: stays there
+        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(SlidingWindow.MAX_AMOUNT);
+        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
+        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(0L);
+        assertThat(acquire(1000).admitted()).isTrue();
+    }
+
+    @Test
+    void aNegativeChargeIsRefusedNotTakenAsARefund() {
+        assertThat(acquire(600).admitted()).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> acquire(-600)).isNotNull();
+        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(600L);
+    }
+
+    @Test
+    void aCapAboveTheLargestAmountCountsAsIt() {
+        List<WindowLimit> huge = List.of(new WindowLimit("minute", 60, Long.MAX_VALUE, Long.MAX_VALUE));
+        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT, 1).block().admitted()).isTrue();
+        QuotaDecision more = store.acquire(tenant, huge, 1, 1).block();
+        assertThat(more.admitted()).isFalse();
+        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT + 1, 1).block().retryAfterMs()).isEqualTo(-1);
+    }
+
     @Test
     void aRefundReturnsTokensToTheWindowsTheyWereChargedIn() {
         QuotaDecision d = acquire(1000);

@@ -62,6 +62,9 @@ public final class RedisQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        if (tokens < 0 || requests < 0) {
+            return Mono.error(new IllegalArgumentException("amounts must not be negative: tokens=" + tokens + " requests=" + requests));
+        }
         List<String> keys = new ArrayList<>(windows.size());
         List<String> args = new ArrayList<>(3 + 2 * windows.size());
         args.add(now());

@@ -1,0 +1,67 @@
+package dev.sluice.gateway.surface;
+
+import dev.sluice.gateway.api.Json;
+import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.tier.SluiceConfig;
+import dev.sluice.gateway.tier.Tier;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The models a tenant can name, from the configuration in force: every model a provider lists
+ * limits for (not the "*" catch-all) and every model of a tier's downgrade map, both the
+ * models it downgrades and their cheaper targets. Each is owned by the provider that serves it.
+ * Written in OpenAI's shape ({@code object: list} of {@code object: model}) so SDKs and chat
+ * front ends that list models first work without a call to the provider. Pure.
+ */
+public final class ModelCatalog {
+    /** Model id → owning provider, sorted by id so the listing is stable. */
+    private final Map<String, String> owners;
+
+    private ModelCatalog(Map<String, String> owners) {
+        this.owners = owners;
+    }
+
+    public static ModelCatalog of(SluiceConfig config) {
+        Map<String, String> owners = new TreeMap<>();
+        for (ProviderSettings p : config.providers()) {
+            for (String model : p.models().keySet()) {
+                if (!model.equals(ProviderSettings.ANY_MODEL)) owners.putIfAbsent(model, p.name());
+            }
+        }
+        for (Tier tier : config.tiers().values()) {
+            tier.downgrade().forEach((from, to) -> {
+                owners.putIfAbsent(from, config.providerFor(from).name());
+                owners.putIfAbsent(to, config.providerFor(to).name());
+            });
+        }
+        return new ModelCatalog(owners);
+    }
+
+    public boolean contains(String id) {
+        return owners.containsKey(id);
+    }
+
+    /** {@code GET /v1/models}. */
+    public String listJson() {
+        StringBuilder json = new StringBuilder(64 + 80 * owners.size()).append("{\"object\":\"list\",\"data\":[");
+        boolean first = true;
+        for (Map.Entry<String, String> e : owners.entrySet()) {
+            if (!first) json.append(',');
+            first = false;
+            model(json, e.getKey(), e.getValue());
+        }
+        return json.append("]}").toString();
+    }
+
+    /** {@code GET /v1/models/{id}}; only for an id it {@link #contains}. */
+    public String modelJson(String id) {
+        return model(new StringBuilder(80), id, owners.get(id)).toString();
+    }
+
+    /** {@code created} is unknown to the gateway: 0, an integer as SDKs expect. */
+    private static StringBuilder model(StringBuilder json, String id, String owner) {
+        return json.append("{\"id\":").append(Json.quote(id)).append(",\"object\":\"model\",\"created\":0,\"owned_by\":")
+                .append(Json.quote(owner)).append('}');
+    }
+}

@@ -1,0 +1,80 @@
+package dev.sluice.gateway.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.store.LuaScripts;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import dev.sluice.gateway.tier.WindowLimit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts are {@link TenantWindows} in Redis: random sequences of charges and
+ * corrections, with the edge values a hostile client or provider can send among them (0, 1,
+ * 2^53, 2^63-1, and deltas of ±2^63), give the same answers from both stores, step by step.
+ */
+class QuotaTwinsTest {
+    static final long[] EDGES = {0, 1, 1L << 53, (1L << 53) + 1, Long.MAX_VALUE, SlidingWindow.MAX_AMOUNT,
+            SlidingWindow.MAX_AMOUNT + 1};
+    static final long[] EDGE_DELTAS = {0, 1, -1, 1L << 53, -(1L << 53), Long.MAX_VALUE, Long.MIN_VALUE, -Long.MAX_VALUE};
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {7, 42, 2024})
+    void theRedisScriptsAnswerExactlyAsTheCoreEvenAtTheEdges(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        QuotaStore memory = new InMemoryQuotaStore(clock);
+        QuotaStore redis = new RedisQuotaStore(TestRedisTemplates.template(), clock);
+        String tenant = "twin-" + UUID.randomUUID();
+        List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 20_000, 40),
+                new WindowLimit("hour", 3600, 60_000, 200), new WindowLimit("huge", 120, Long.MAX_VALUE, Long.MAX_VALUE));
+        List<Long> chargedAt = new ArrayList<>();
+        for (int step = 0; step < 250; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            int op = random.nextInt(10);
+            String what = "step " + step + " op " + op;
+            if (op < 5) {
+                long tokens = random.nextInt(6) == 0 ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
+                long requests = random.nextInt(10) == 0 ? EDGES[random.nextInt(EDGES.length)] : 1;
+                QuotaDecision m = memory.acquire(tenant, windows, tokens, requests).block();
+                QuotaDecision r = redis.acquire(tenant, windows, tokens, requests).block();
+                assertThat(r).as(what + " acquire " + tokens + "/" + requests).isEqualTo(m);
+                if (m.admitted()) chargedAt.add(m.nowMs());
+            } else if (op < 9 && !chargedAt.isEmpty()) {
+                long at = chargedAt.get(random.nextInt(chargedAt.size()));
+                boolean edge = random.nextInt(3) == 0;
+                long dT = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(4_000) - 3_000;
+                long dR = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : 0;
+                memory.adjust(tenant, windows, at, dT, dR).block();
+                redis.adjust(tenant, windows, at, dT, dR).block();
+            } else {
+                long negative = -1 - random.nextInt(1000);
+                assertThatThrownBy(() -> memory.acquire(tenant, windows, negative, 1).block()).as(what).isNotNull();
+                assertThatThrownBy(() -> redis.acquire(tenant, windows, negative, 1).block()).as(what).isNotNull();
+            }
+            assertThat(redis.peek(tenant, windows).block()).as(what).isEqualTo(memory.peek(tenant, windows).block());
+        }
+    }
+
+    @Test
+    void theAcquireScriptItselfRefusesNegativeAmounts() {
+        @SuppressWarnings("rawtypes")
+        RedisScript<List> acquire = LuaScripts.load(List.class, "quota_acquire");
+        String key = RedisQuotaStore.key("twin-" + UUID.randomUUID(), "minute");
+        for (String[] amounts : new String[][] {{"-1", "1"}, {"1", "-1"}, {"x", "1"}}) {
+            assertThatThrownBy(() -> TestRedisTemplates.template().execute(acquire, List.of(key),
+                    List.of("1800000000000", amounts[0], amounts[1], "60000", "1000:10")).blockFirst())
+                    .hasStackTraceContaining("amounts must not be negative");
+        }
+        assertThat(TestRedisTemplates.template().hasKey(key).block()).isFalse();
+    }
+}
