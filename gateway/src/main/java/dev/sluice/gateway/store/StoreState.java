@@ -23,18 +23,27 @@ public final class StoreState {
     private final LongSupplier clockMs;
     private final List<Runnable> onRecovery = new CopyOnWriteArrayList<>();
     private final AtomicBoolean everUp = new AtomicBoolean();
+    private final boolean canGoDown;
 
     /** @param initiallyUp false until a probe answers (Redis configured), true for the in-memory store */
     public StoreState(boolean initiallyUp, LongSupplier clockMs) {
+        this(initiallyUp, clockMs, true);
+    }
+
+    private StoreState(boolean initiallyUp, LongSupplier clockMs, boolean canGoDown) {
+        this.canGoDown = canGoDown;
         this.up = new AtomicBoolean(initiallyUp);
         this.everUp.set(initiallyUp);
         this.clockMs = clockMs;
         if (!initiallyUp) downSinceMs.set(clockMs.getAsLong());
     }
 
-    /** A state that is always up: the in-memory store cannot be unreachable. */
+    /**
+     * A state that never goes down: for the in-memory store, and for a store with no probe to
+     * bring it back up (each call then waits out its own timeout, as before this state existed).
+     */
     public static StoreState alwaysUp() {
-        return new StoreState(true, System::currentTimeMillis);
+        return new StoreState(true, System::currentTimeMillis, false);
     }
 
     public boolean up() {
@@ -48,7 +57,7 @@ public final class StoreState {
 
     /** A store call failed or timed out: skip the store until the probe says otherwise. */
     public void failed(Throwable cause) {
-        if (up.compareAndSet(true, false)) {
+        if (canGoDown && up.compareAndSet(true, false)) {
             downSinceMs.set(clockMs.getAsLong());
             log.warn("Redis stopped answering ({}): each tier's redis-down policy answers until it is back", cause.toString());
         }
