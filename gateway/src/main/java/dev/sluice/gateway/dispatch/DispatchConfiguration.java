@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -30,8 +31,12 @@ public class DispatchConfiguration {
 
     @Bean
     ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
-                                            ProviderClock clock) {
-        return mode == StoreMode.REDIS ? new RedisProviderBudgetStore(redis.getObject())
+                                            ProviderClock clock, StoreState state, MeterRegistry meters,
+                                            @Value("${sluice.store.timeout:500ms}") Duration timeout,
+                                            @Value("${sluice.store.redis-down.replicas:4}") int replicas) {
+        return mode == StoreMode.REDIS
+                ? new FallbackProviderBudgetStore(new RedisProviderBudgetStore(redis.getObject()), clock.clock(), state, timeout,
+                        replicas, meters)
                 : new InMemoryProviderBudgetStore(clock.clock());
     }
 

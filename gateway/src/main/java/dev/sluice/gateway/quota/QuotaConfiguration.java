@@ -6,7 +6,9 @@ import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
@@ -34,16 +36,21 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout) {
+                              QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout,
+                              StoreState state, ObjectProvider<RedisWatch> watch,
+                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
             RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
-            try {
-                shared.warmUp().block(Duration.ofSeconds(5));
-            } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
-                log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+            watch.getObject(); // probes Redis once: no warm-up wait when it is down
+            if (state.up()) {
+                try {
+                    shared.warmUp().block(startupTimeout);
+                } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
+                    log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+                }
             }
-            return new QuotaLimiter(shared, local, timeout, meters);
+            return new QuotaLimiter(shared, local, timeout, meters, state);
         }
         return new QuotaLimiter(local, null, timeout, meters);
     }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tier.RedisDownPolicy;
 import dev.sluice.gateway.tier.Tier;
 import dev.sluice.gateway.tier.WindowLimit;
@@ -37,22 +38,41 @@ public final class QuotaLimiter {
     private final Duration storeTimeout;
     private final MeterRegistry meters;
     private final java.util.concurrent.atomic.AtomicLong lastWarnMs = new java.util.concurrent.atomic.AtomicLong();
+    private final StoreState state;
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
+        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp());
+    }
+
+    /** @param state shared with the other stages: while it says down, the store is not asked at all */
+    public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters,
+                        StoreState state) {
         this.store = store;
         this.localFallback = localFallback;
         this.storeTimeout = storeTimeout;
         this.meters = meters;
+        this.state = state;
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
         List<WindowLimit> windows = tier.windows();
+        if (!state.up()) return fallback(DOWN, tenantId, tier, windows, tokens); // no second timeout per request
         return store.acquire(tenantId, windows, tokens, 1)
                 .timeout(storeTimeout)
                 .map(d -> outcome(store, tenantId, windows, d, tokens))
-                .onErrorResume(e -> fallback(e, tenantId, tier, windows, tokens));
+                .onErrorResume(e -> {
+                    state.failed(e);
+                    return fallback(e, tenantId, tier, windows, tokens);
+                });
     }
+
+    private static final Throwable DOWN = new IllegalStateException("Redis marked down by an earlier call") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
 
     /** The windows' state without charging (for headers on refusals made elsewhere, usage series). */
     public Mono<List<WindowUsage>> peek(String tenantId, Tier tier) {

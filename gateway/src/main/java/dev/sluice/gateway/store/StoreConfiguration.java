@@ -1,12 +1,18 @@
 package dev.sluice.gateway.store;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 /** Says once, at start, where shared state lives: a named Redis, or this process's memory. */
 @Configuration(proxyBeanMethods = false)
@@ -16,6 +22,61 @@ public class StoreConfiguration {
     @Bean
     StoreMode storeMode(Environment env) {
         return RedisConfiguredCondition.isConfigured(env) ? StoreMode.REDIS : StoreMode.MEMORY;
+    }
+
+    /** Down until the first probe answers: nothing on the request path waits to find out. */
+    @Bean
+    StoreState storeState(StoreMode mode) {
+        return mode == StoreMode.REDIS ? new StoreState(false, System::currentTimeMillis) : StoreState.alwaysUp();
+    }
+
+    /**
+     * Created (and probed once, within the start-up timeout) before anything that seeds Redis
+     * at start: those skip Redis when this probe found it down, and the watch seeds it later.
+     */
+    @Bean
+    @Conditional(RedisConfiguredCondition.class)
+    RedisWatch redisWatch(ReactiveStringRedisTemplate redis, StoreState state, MeterRegistry meters,
+                          @Value("${sluice.store.timeout:500ms}") Duration timeout,
+                          @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
+        RedisWatch watch = new RedisWatch(redis, state, timeout, meters);
+        if (!watch.probeNow(startupTimeout)) {
+            log.warn("Redis did not answer at start: starting anyway; each tier's redis-down policy answers until it does");
+        }
+        return watch;
+    }
+
+    @Bean
+    @Conditional(RedisConfiguredCondition.class)
+    SmartLifecycle redisWatching(RedisWatch watch,
+                                 @Value("${sluice.store.probe-interval:500ms}") Duration interval,
+                                 @Value("${sluice.store.known-keys-refresh:30s}") Duration refresh) {
+        int refreshEvery = (int) Math.max(1, refresh.toMillis() / Math.max(1, interval.toMillis()));
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                watch.start(interval, refreshEvery);
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                watch.stop();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+
+    @Bean
+    StoreHealthIndicator sluiceStoreHealthIndicator(StoreState state, StoreMode mode) {
+        return new StoreHealthIndicator(state, mode);
     }
 
     @EventListener(ApplicationReadyEvent.class)

@@ -4,6 +4,7 @@ import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.SluiceConfig;
 import dev.sluice.gateway.tier.Tier;
@@ -41,9 +42,17 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
         String hash = ApiKeys.sha256Hex(key);
         // Mono<Void> completes empty, so the unknown-key branch is decided on an Optional, not switchIfEmpty.
         return tenants.findByKeyHash(hash).map(Optional::of).defaultIfEmpty(Optional.empty())
+                // Redis out and the key never seen here: no tier to apply a policy from, so refuse briefly.
+                .onErrorResume(StoreUnavailableException.class, e -> storeUnavailable(exchange).then(Mono.empty()))
                 .flatMap(found -> found.isPresent()
                         ? admit(exchange, chain, found.get())
                         : OpenAiErrors.invalidApiKey(exchange, "Incorrect API key provided."));
+    }
+
+    private static Mono<Void> storeUnavailable(ServerWebExchange exchange) {
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+        return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
+                "The gateway cannot check this key right now; retry in a second.");
     }
 
     private Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Tenant tenant) {

@@ -11,6 +11,12 @@ import dev.sluice.gateway.tenant.redis.RedisTenantStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.context.annotation.Bean;
+import dev.sluice.gateway.store.RedisWatch;
+import dev.sluice.gateway.store.StoreState;
+import java.time.Duration;
+import org.springframework.beans.factory.annotation.Value;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
@@ -18,11 +24,39 @@ public class TenantConfiguration {
     private static final Logger log = LoggerFactory.getLogger(TenantConfiguration.class);
 
     @Bean
-    TenantStore tenantStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
-                            ConfigRegistry config, SluiceProperties props) {
-        TenantStore store = mode == StoreMode.REDIS ? new RedisTenantStore(redis.getObject()) : new InMemoryTenantStore();
-        seedDemoTenants(store, config.current(), props);
+    TenantStore tenantStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, ObjectProvider<RedisWatch> watch,
+                            StoreState state, ConfigRegistry config, SluiceProperties props,
+                            @Value("${sluice.store.timeout:500ms}") Duration timeout,
+                            @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
+        if (mode != StoreMode.REDIS) {
+            TenantStore store = new InMemoryTenantStore();
+            seedDemoTenants(store, config.current(), props, startupTimeout);
+            return store;
+        }
+        RedisWatch w = watch.getObject(); // probed Redis once already
+        RedisTenantStore store = new RedisTenantStore(redis.getObject(), System::nanoTime, state, timeout);
+        if (demoEnabled(config.current(), props)) {
+            // Known before Redis answers, so a gateway started without Redis serves them by their tier's policy.
+            for (DemoTenant d : config.current().demoTenants()) store.know(d.keySha256(), new Tenant(d.id(), d.tier(), d.suspended()));
+            // An empty Redis (a restart without persistence) gets them back without a restart of the gateway.
+            w.addSeeder("demo tenants", () -> Mono.fromRunnable(() -> seedDemoTenants(store, config.current(), props, timeout.multipliedBy(4)))
+                    .subscribeOn(Schedulers.boundedElastic()).then());
+        }
+        w.addRefresher("known key hashes", store::refreshKnown);
+        if (state.up()) {
+            try {
+                seedDemoTenants(store, config.current(), props, startupTimeout);
+            } catch (RuntimeException e) { // the watch seeds them when Redis answers
+                log.warn("Demo tenants not seeded at start ({}); they will be when Redis answers", e.toString());
+            }
+        }
         return store;
+    }
+
+    static boolean demoEnabled(SluiceConfig config, SluiceProperties props) {
+        boolean labProvider = config.providers().get(0).baseUrl().isEmpty();
+        boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
+        return enabled && !config.demoTenants().isEmpty();
     }
 
     @Bean
@@ -35,14 +69,12 @@ public class TenantConfiguration {
      * Demo tenants exist for the quickstart and the lab: loaded when the lab provider serves
      * (no upstream configured) unless SLUICE_DEMO_TENANTS says otherwise.
      */
-    static void seedDemoTenants(TenantStore store, SluiceConfig config, SluiceProperties props) {
-        boolean labProvider = config.providers().get(0).baseUrl().isEmpty();
-        boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
-        if (!enabled || config.demoTenants().isEmpty()) return;
+    static void seedDemoTenants(TenantStore store, SluiceConfig config, SluiceProperties props, Duration timeout) {
+        if (!demoEnabled(config, props)) return;
         for (DemoTenant d : config.demoTenants()) {
             // Created once: a restart must not undo what operators changed since (suspension, tier, revoked key).
-            Boolean created = store.create(new Tenant(d.id(), d.tier(), d.suspended())).block();
-            if (Boolean.TRUE.equals(created)) store.addKey(d.id(), d.keySha256()).block();
+            Boolean created = store.create(new Tenant(d.id(), d.tier(), d.suspended())).block(timeout);
+            if (Boolean.TRUE.equals(created)) store.addKey(d.id(), d.keySha256()).block(timeout);
         }
         log.info("Demo tenants loaded: {} (keys in README.md; for the quickstart and the lab only)",
                 config.demoTenants().stream().map(DemoTenant::id).toList());

@@ -23,6 +23,16 @@ public final class InMemoryTierDocumentStore implements TierDocumentStore {
     }
 
     @Override
+    public Mono<TierDocument> restoreIfAbsent(TierDocument doc) {
+        return Mono.fromSupplier(() -> {
+            synchronized (this) {
+                if (current == null) current = doc;
+                return current;
+            }
+        });
+    }
+
+    @Override
     public Mono<TierDocument> current() {
         return Mono.fromSupplier(() -> {
             synchronized (this) {

@@ -1,7 +1,9 @@
 package dev.sluice.gateway.tier;
 
 import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tier.redis.RedisTierDocumentStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
@@ -31,12 +33,15 @@ public class TierDocumentConfiguration {
 
     @Bean
     TierReloader tierReloader(TierDocumentStore store, ConfigRegistry registry, SluiceProperties props, MeterRegistry meters,
-                              ApplicationEventPublisher events,
-                              @Value("${sluice.store.startup-timeout:5s}") Duration startupTimeout) {
+                              ApplicationEventPublisher events, ObjectProvider<RedisWatch> watch, StoreState state,
+                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
         TierReloader reloader = new TierReloader(store, registry, props.provider().url(), meters,
                 changed -> events.publishEvent(new RefreshRoutesEvent(changed)));
         TiersLoader.Source seed = TiersLoader.locate(props.tiersPath());
-        reloader.start(seed.yaml(), seed.name(), startupTimeout);
+        RedisWatch w = watch.getIfAvailable(); // probes Redis once, before anything waits on it
+        // Redis down at start: skip the wait; the seed's config is in force and the watch seeds Redis later.
+        reloader.start(seed.yaml(), seed.name(), state.up() ? startupTimeout : Duration.ZERO);
+        if (w != null) w.addSeeder("tiers document", reloader::restoreInForce);
         return reloader;
     }
 

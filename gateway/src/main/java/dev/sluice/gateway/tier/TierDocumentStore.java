@@ -16,6 +16,12 @@ public interface TierDocumentStore {
     /** Stores {@code yaml} as version 1 unless a document exists; returns the document in force. */
     Mono<TierDocument> seedIfAbsent(String yaml, String source);
 
+    /**
+     * Puts back {@code doc} (its text and version) unless a document exists: what a replica had
+     * in force, after Redis came back empty. Returns the document in force.
+     */
+    Mono<TierDocument> restoreIfAbsent(TierDocument doc);
+
     /** The current document; empty if none was ever seeded. */
     Mono<TierDocument> current();
 

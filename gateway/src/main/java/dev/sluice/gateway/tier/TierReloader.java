@@ -30,6 +30,8 @@ public final class TierReloader {
     private final AtomicLong appliedVersion = new AtomicLong();
     private final AtomicLong refusedVersion = new AtomicLong();
     private volatile Disposable polling;
+    /** The document whose config is in force here: put back as it is if Redis comes back empty. */
+    private volatile TierDocument inForce;
 
     public TierReloader(TierDocumentStore store, ConfigRegistry registry, String providerUrl, MeterRegistry meters,
                         Consumer<SluiceConfig> onProvidersChanged) {
@@ -42,23 +44,44 @@ public final class TierReloader {
                 .description("Version of the tiers document in force on this replica").register(meters);
     }
 
-    /** The document text the store is seeded with, and the version in force from then on. Blocks: start-up only. */
+    /**
+     * The document text the store is seeded with, and the version in force from then on. Blocks
+     * at most {@code timeout}: start-up only. A store that does not answer leaves the seed's
+     * config in force (the registry holds it already); polling picks the stored version up, and
+     * {@link #restoreInForce()} seeds an empty store, once it answers.
+     */
     public void start(String seedYaml, String seedSource, Duration timeout) {
-        TierDocument doc = store.seedIfAbsent(seedYaml, seedSource).block(timeout);
+        inForce = new TierDocument(seedYaml, 1, seedSource, java.time.Instant.now());
+        TierDocument doc;
+        try {
+            doc = store.seedIfAbsent(seedYaml, seedSource).block(timeout);
+        } catch (RuntimeException e) {
+            log.warn("The tiers store did not answer at start ({}); {} is in force until it does", e.toString(), seedSource);
+            return;
+        }
         if (doc == null) throw new IllegalStateException("the tiers store returned no document");
         if (doc.yaml().equals(seedYaml)) {
             appliedVersion.set(doc.version()); // the registry already holds this text's config
+            inForce = doc;
         } else {
             log.info("Tiers from the shared store (version {}, by {}); {} is only the seed", doc.version(), doc.updatedBy(), seedSource);
             apply(doc);
         }
     }
 
+    /**
+     * Puts the document in force here back into an empty store, at its version (so every
+     * replica's polling sees nothing older than what it runs). A no-op when a document exists.
+     */
+    public Mono<Void> restoreInForce() {
+        return store.restoreIfAbsent(inForce).then();
+    }
+
     /** Polls the version every {@code interval} until {@link #stop()}. */
     public void startPolling(Duration interval) {
         polling = Flux.interval(interval, interval, Schedulers.parallel())
                 .onBackpressureDrop()
-                .concatMap(tick -> checkOnce().onErrorResume(e -> {
+                .concatMap(tick -> checkOnce().timeout(interval.multipliedBy(2)).onErrorResume(e -> {
                     count("store-error");
                     log.debug("Tiers version poll failed: {}", e.toString());
                     return Mono.empty();
@@ -103,6 +126,7 @@ public final class TierReloader {
         SluiceConfig previous = registry.current();
         registry.replace(parsed);
         appliedVersion.set(doc.version());
+        inForce = doc;
         count("applied");
         log.info("Tiers version {} (by {}) in force: tiers {}", doc.version(), doc.updatedBy(), parsed.tiers().keySet());
         if (!previous.providers().equals(parsed.providers())) onProvidersChanged.accept(parsed);

@@ -43,7 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
 class HelmChartTest {
     /** Every environment variable the chart may set, each checked below against what reads it. */
     static final Set<String> KNOWN_ENV = Set.of("SLUICE_TIERS_PATH", "MANAGEMENT_SERVER_PORT",
-            "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE", "SLUICE_STORE_TIMEOUT", "JAVA_TOOL_OPTIONS", "SLUICE_PROVIDER_URL",
+            "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE", "SLUICE_STORE_TIMEOUT", "SLUICE_STORE_REDIS_DOWN_REPLICAS", "JAVA_TOOL_OPTIONS", "SLUICE_PROVIDER_URL",
             "SLUICE_PROVIDER_API_KEY", "SLUICE_ADMIN_USER", "SLUICE_ADMIN_PASSWORD", "SLUICE_DEMO_TENANTS",
             "SPRING_DATA_REDIS_URL", "SPRING_DATA_REDIS_CLUSTER_NODES", "SPRING_DATA_REDIS_PASSWORD");
 
@@ -76,6 +76,26 @@ class HelmChartTest {
         Map<String, Object> all = HelmCharts.merge(HelmCharts.loadYaml(PRODUCTION_VALUES), Map.of(
                 "redis", Map.of("existingSecret", "", "internal", Map.of("enabled", true))));
         assertLintClean(HelmCharts.lint(work, all));
+    }
+
+    /** Tenants and keys live only in Redis: the trial Redis keeps an append-only file, on a PVC when asked. */
+    @Test
+    void theTrialRedisPersistsAnAppendOnlyFile() {
+        Manifests trial = HelmCharts.template(List.of(PRODUCTION_VALUES),
+                Map.of("redis.existingSecret", "", "redis.internal.enabled", true, "redis.internal.persistence.enabled", true));
+        Node redis = Node.of(trial.one("Deployment", "redis")).at("spec", "template", "spec");
+        assertThat(redis.at("containers").list().get(0).at("args").value().toString()).contains("--appendonly, yes");
+        assertThat(redis.at("volumes").list().get(0).at("persistentVolumeClaim", "claimName").value()).isNotNull();
+        assertThat(trial.has("PersistentVolumeClaim")).isTrue();
+    }
+
+    /** While Redis is out each replica spends the provider's limits / the most replicas that may run. */
+    @Test
+    void eachReplicasShareWhileRedisIsOutFollowsTheMostReplicasThatMayRun() {
+        assertThat(env(defaults).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value")).isEqualTo("1");
+        Manifests scaled = HelmCharts.template(List.of(PRODUCTION_VALUES), Map.of("autoscaling.enabled", true,
+                "autoscaling.maxReplicas", 7));
+        assertThat(env(scaled).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value")).isEqualTo("7");
     }
 
     static void assertLintClean(LintResult lint) {

@@ -2,6 +2,8 @@ package dev.sluice.gateway.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.redis.RedisTenantStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.time.Duration;
@@ -42,5 +44,37 @@ class RedisTenantStoreTest extends TenantStoreContract {
         assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended()).isFalse();
         store.save(new Tenant(id, "pro", true)).block(Duration.ofSeconds(5));
         assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended()).isTrue();
+    }
+
+    /**
+     * Redis out: a key known from the refreshed copy of the key hashes still resolves, even
+     * one never looked up here; a revocation made elsewhere reaches the copy at the next
+     * refresh, one made here at once; a suspension still refuses; an unknown hash cannot be told.
+     */
+    @Test
+    void whileRedisIsOutKnownKeysResolveAndRevocationsAndSuspensionsStillApply() {
+        StoreState state = new StoreState(true, System::currentTimeMillis);
+        RedisTenantStore here = new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
+        RedisTenantStore there = new RedisTenantStore(TestRedisTemplates.template());
+        String id = "known-" + System.nanoTime();
+        String kept = ApiKeys.sha256Hex(ApiKeys.generate());
+        String revokedThere = ApiKeys.sha256Hex(ApiKeys.generate());
+        String revokedHere = ApiKeys.sha256Hex(ApiKeys.generate());
+        there.save(new Tenant(id, "pro", false)).then(there.addKey(id, kept)).then(there.addKey(id, revokedThere))
+                .then(there.addKey(id, revokedHere)).block(Duration.ofSeconds(5));
+        here.refreshKnown().block(Duration.ofSeconds(10));
+        assertThat(there.revokeKey(revokedThere).block(Duration.ofSeconds(5))).isTrue();
+        here.refreshKnown().block(Duration.ofSeconds(10));
+
+        state.failed(new IllegalStateException("Redis paused")); // what the first timed-out call does
+        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1))).as("never looked up here, known from the refresh")
+                .isEqualTo(new Tenant(id, "pro", false));
+        assertThat(here.knows(revokedThere)).as("revoked on another replica before the refresh").isFalse();
+        here.revokeKey(revokedHere).onErrorResume(e -> reactor.core.publisher.Mono.empty()).subscribe();
+        assertThat(here.knows(revokedHere)).as("revoked here: at once").isFalse();
+        here.save(new Tenant(id, "pro", true)).onErrorResume(e -> reactor.core.publisher.Mono.empty()).subscribe();
+        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1)).suspended()).as("suspended here: at once").isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> here.findByKeyHash(ApiKeys.sha256Hex(ApiKeys.generate()))
+                .block(Duration.ofSeconds(1))).isInstanceOf(StoreUnavailableException.class);
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.gateway.tenant.redis;
 
+import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -32,6 +34,13 @@ import reactor.core.publisher.Mono;
  * change made through this store (a revoked key, a suspension, a new tier) applies here at
  * once, and on the other replicas within that second. Keys not found are not remembered, so a
  * new key works everywhere at once.
+ *
+ * <p>Redis down: every lookup is bounded by {@code timeout}, and while {@link StoreState} says
+ * Redis is down none is sent. The answer then comes from the <em>known</em> keys: every key hash
+ * this replica has resolved, and every key of every tenant, reloaded by {@link #refreshKnown()}
+ * while Redis answers (hashes and tenant ids only, never a key in clear). A revocation or a
+ * suspension made here applies to it at once; one made on another replica at the next refresh.
+ * A hash not known is refused with {@link StoreUnavailableException}: the gateway cannot tell.
  */
 public final class RedisTenantStore implements TenantStore {
     /** How long another replica may still accept a key after a change: the tiers document also takes about a second. */
@@ -45,6 +54,10 @@ public final class RedisTenantStore implements TenantStore {
     private final ReactiveStringRedisTemplate redis;
     private final LongSupplier nanoClock;
     private final Map<String, Remembered> byKeyHash = new ConcurrentHashMap<>();
+    /** Every key hash known to resolve, to answer while Redis does not (bounded by the keys that exist). */
+    private final Map<String, Tenant> known = new ConcurrentHashMap<>();
+    private final StoreState state;
+    private final Duration timeout;
     /** Bumped by every change made here: a lookup that began before a change is not remembered. */
     private final AtomicLong changes = new AtomicLong();
 
@@ -54,8 +67,18 @@ public final class RedisTenantStore implements TenantStore {
 
     /** @param nanoClock a monotonic clock in nanoseconds ({@code System::nanoTime}; a fake one in tests) */
     public RedisTenantStore(ReactiveStringRedisTemplate redis, LongSupplier nanoClock) {
+        this(redis, nanoClock, StoreState.alwaysUp(), Duration.ofSeconds(5));
+    }
+
+    /**
+     * @param state   shared with the other stages: while down, no lookup is sent
+     * @param timeout how long a lookup may take before the known keys answer instead
+     */
+    public RedisTenantStore(ReactiveStringRedisTemplate redis, LongSupplier nanoClock, StoreState state, Duration timeout) {
         this.redis = redis;
         this.nanoClock = nanoClock;
+        this.state = state;
+        this.timeout = timeout;
     }
 
     static String tenantKey(String id) {
@@ -75,9 +98,55 @@ public final class RedisTenantStore implements TenantStore {
         long now = nanoClock.getAsLong();
         Remembered r = byKeyHash.get(keySha256);
         if (r != null && now - r.untilNanos() < 0) return Mono.just(r.tenant());
+        if (!state.up()) return fromKnown(keySha256);
         long changesBefore = changes.get();
         return redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById)
-                .doOnNext(t -> remember(keySha256, t, now, changesBefore));
+                .timeout(timeout)
+                .doOnNext(t -> remember(keySha256, t, now, changesBefore))
+                .switchIfEmpty(Mono.fromRunnable(() -> known.remove(keySha256)))
+                .onErrorResume(e -> {
+                    state.failed(e);
+                    return fromKnown(keySha256);
+                });
+    }
+
+    private Mono<Tenant> fromKnown(String keySha256) {
+        Tenant t = known.get(keySha256);
+        return t != null ? Mono.just(t)
+                : Mono.error(new StoreUnavailableException("Redis does not answer and this key was not seen before"));
+    }
+
+    /** Marks a hash as known without asking Redis: the demo tenants, when Redis is down at start. */
+    public void know(String keySha256, Tenant tenant) {
+        known.putIfAbsent(keySha256, tenant);
+    }
+
+    /** Whether this hash would be answered without Redis. */
+    public boolean knows(String keySha256) {
+        return known.containsKey(keySha256);
+    }
+
+    /** How many key hashes could be answered without Redis. */
+    public int knownKeys() {
+        return known.size();
+    }
+
+    /**
+     * Reloads every tenant's key hashes from Redis, so a key never used on this replica still
+     * works while Redis is out, and a revocation or suspension made elsewhere reaches the copy.
+     * One pass over the tenants: run every {@code sluice.store.known-keys-refresh}, not per request.
+     */
+    public Mono<Void> refreshKnown() {
+        long changesBefore = changes.get();
+        return redis.opsForSet().members("sluice:tenants")
+                .concatMap(id -> findById(id).flatMapMany(t -> redis.<String, String>opsForHash().values(keysKey(id)).map(meta -> Map.entry(meta.split(" ", 2)[0], t))))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+                .doOnNext(fresh -> {
+                    if (changes.get() != changesBefore) return; // a change made here meanwhile: next time
+                    known.keySet().retainAll(fresh.keySet());
+                    known.putAll(fresh);
+                })
+                .then();
     }
 
     private void remember(String keySha256, Tenant tenant, long now, long changesBefore) {
@@ -86,6 +155,7 @@ public final class RedisTenantStore implements TenantStore {
             if (byKeyHash.size() >= MAX_REMEMBERED) byKeyHash.clear();
         }
         byKeyHash.put(keySha256, new Remembered(tenant, now + REMEMBER.toNanos()));
+        known.put(keySha256, tenant); // suspended too: refused with 403 while Redis is out, as before
         // A change made here while this lookup ran may not be in what it read: do not keep it.
         if (changes.get() != changesBefore) byKeyHash.remove(keySha256);
     }
@@ -112,6 +182,8 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Void> save(Tenant tenant) {
+        // Its known keys follow at once: a suspension applies while Redis is out too.
+        known.replaceAll((hash, t) -> t.id().equals(tenant.id()) ? tenant : t);
         return changing(redis.<String, String>opsForHash()
                 .putAll(tenantKey(tenant.id()), Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())))
                 .then(redis.opsForSet().add("sluice:tenants", tenant.id()))
@@ -152,6 +224,7 @@ public final class RedisTenantStore implements TenantStore {
         return changing(redis.<String, String>opsForHash().get(keysKey(tenantId), keyId)
                 .flatMap(meta -> {
                     String hash = meta.split(" ", 2)[0];
+                    known.remove(hash);
                     return redis.delete(apiKeyKey(hash))
                             .then(redis.<String, String>opsForHash().remove(keysKey(tenantId), keyId))
                             .thenReturn(true);
@@ -161,6 +234,7 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> revokeKey(String keySha256) {
+        known.remove(keySha256);
         return changing(redis.opsForValue().getAndDelete(apiKeyKey(keySha256))
                 .flatMap(owner -> redis.<String, String>opsForHash().remove(keysKey(owner), TenantKey.idOf(keySha256))
                         .thenReturn(true))

@@ -38,6 +38,13 @@ public final class RedisTierDocumentStore implements TierDocumentStore {
     }
 
     @Override
+    public Mono<TierDocument> restoreIfAbsent(TierDocument doc) {
+        List<String> args = List.of(doc.yaml(), doc.updatedBy(), Long.toString(doc.updatedAt().toEpochMilli()),
+                Long.toString(doc.version()));
+        return redis.execute(SEED, List.of(key), args).then(current());
+    }
+
+    @Override
     public Mono<TierDocument> current() {
         return redis.<String, String>opsForHash().entries(key).collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("yaml") && m.containsKey("version"))

@@ -1,0 +1,140 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.store.StoreState;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The shared (Redis) budget, with this replica's share of it when Redis does not answer.
+ * <p>Every shared call is bounded by the store timeout; a failure marks {@link StoreState}
+ * down and, from then until the probe sees Redis again, calls go to a local
+ * {@link InMemoryProviderBudgetStore} holding the provider's limits divided by
+ * {@code replicas} (the most replicas that may run at once: each may spend its share with no
+ * one to tell). So what a fail-open tier admitted is actually sent, at a pace the provider
+ * accepts, instead of waiting in line for a budget that cannot answer.
+ * <p>Recovery without a stampede: what the local budgets spent in their last minute is added
+ * to the shared budget as Redis answers again, so the minute after an outage counts the
+ * calls made during it, and the requests still waiting leave at the pace that leaves room for.
+ */
+public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
+    private static final Logger log = LoggerFactory.getLogger(FallbackProviderBudgetStore.class);
+
+    private final ProviderBudgetStore shared;
+    private final Clock clock;
+    private final StoreState state;
+    private final Duration timeout;
+    private final int replicas;
+    private final MeterRegistry meters;
+    private volatile InMemoryProviderBudgetStore local;
+    /** The share each budget ran on locally, to read back what it spent. */
+    private final Map<String, BudgetLimits> localShares = new ConcurrentHashMap<>();
+    /** Leases taken locally: released there, never in Redis. */
+    private final Set<String> localLeases = ConcurrentHashMap.newKeySet();
+
+    public FallbackProviderBudgetStore(ProviderBudgetStore shared, Clock clock, StoreState state, Duration timeout,
+                                       int replicas, MeterRegistry meters) {
+        if (replicas < 1) throw new IllegalArgumentException("sluice.store.redis-down.replicas must be at least 1");
+        this.shared = shared;
+        this.clock = clock;
+        this.state = state;
+        this.timeout = timeout;
+        this.replicas = replicas;
+        this.meters = meters;
+        this.local = new InMemoryProviderBudgetStore(clock);
+        state.onRecovery(this::handOverLocalSpend);
+    }
+
+    /** This replica's share of {@code limits}: each dimension divided by the replicas, at least 1. */
+    public BudgetLimits share(BudgetLimits limits) {
+        return new BudgetLimits(Math.max(1, limits.requestsPerMinute() / replicas), Math.max(1, limits.tokensPerMinute() / replicas),
+                Math.max(1, limits.maxInFlight() / replicas), limits.leaseMs());
+    }
+
+    private <T> Mono<T> sharedOr(Mono<T> call, java.util.function.Supplier<Mono<T>> fallback) {
+        if (!state.up()) return fallback.get();
+        return call.timeout(timeout).onErrorResume(e -> {
+            state.failed(e);
+            return fallback.get();
+        });
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        return tryAcquire(key, limits, tokens, leaseId, true);
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
+        return sharedOr(Mono.defer(() -> shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)), () -> {
+            BudgetLimits mine = share(limits);
+            localShares.put(key, mine);
+            meters.counter("sluice.budget.local", "budget", key).increment();
+            return local.tryAcquire(key, mine, tokens, leaseId).doOnNext(d -> {
+                if (d.admitted()) localLeases.add(leaseId);
+            });
+        });
+    }
+
+    @Override
+    public Mono<Boolean> release(String key, String leaseId) {
+        if (localLeases.remove(leaseId)) return local.release(key, leaseId);
+        return sharedOr(Mono.defer(() -> shared.release(key, leaseId)), () -> Mono.just(false)); // expires on its own
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, deltaTokens, deltaRequests)),
+                () -> local.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
+    }
+
+    @Override
+    public Mono<Long> pause(String key, long pauseMs) {
+        return sharedOr(Mono.defer(() -> shared.pause(key, pauseMs)), () -> local.pause(key, pauseMs));
+    }
+
+    @Override
+    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+        // The provider's remaining counts are for the whole account: locally, only this replica's share of them.
+        return sharedOr(Mono.defer(() -> shared.correct(key, limits, remainingRequests, remainingTokens, resetMs)),
+                () -> local.correct(key, share(limits), remainingRequests < 0 ? -1 : remainingRequests / replicas,
+                        remainingTokens < 0 ? -1 : remainingTokens / replicas, resetMs));
+    }
+
+    @Override
+    public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
+        return sharedOr(Mono.defer(() -> shared.snapshot(key, limits)), () -> local.snapshot(key, share(limits)));
+    }
+
+    /**
+     * Redis answers again: charge the shared budget with what each local budget spent in its
+     * window (as spent now: the conservative side, it stays counted a little longer than it
+     * would have), then start the next outage from empty local budgets.
+     */
+    void handOverLocalSpend() {
+        InMemoryProviderBudgetStore spent = local;
+        local = new InMemoryProviderBudgetStore(clock);
+        long now = clock.millis();
+        localShares.forEach((key, mine) -> {
+            BudgetSnapshot s = spent.snapshot(key, mine).block();
+            if (s == null || (s.usedTokens() == 0 && s.usedRequests() == 0)) return;
+            shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
+                    .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
+            log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
+                    key, s.usedTokens(), s.usedRequests());
+        });
+        localShares.clear();
+    }
+
+    /** The local store in use (tests). */
+    InMemoryProviderBudgetStore local() {
+        return local;
+    }
+}

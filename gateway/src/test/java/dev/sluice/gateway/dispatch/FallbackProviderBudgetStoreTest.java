@@ -1,0 +1,70 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.store.StoreState;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/**
+ * The provider budget while Redis is out: this replica's share of the provider's limits, so a
+ * fail-open tier is actually served (before, every acquire failed and the request waited out
+ * its max-wait for gateway_busy); and after it, no stampede: what was spent locally counts in
+ * the shared budget, so the outage's minute and the one after stay within the provider's limits.
+ */
+class FallbackProviderBudgetStoreTest {
+    static final BudgetLimits LIMITS = new BudgetLimits(40, 40_000, 8, 60_000);
+    static final String KEY = "default:*";
+
+    final FakeClock clock = new FakeClock(1_900_000_000_000L);
+    final InMemoryProviderBudgetStore redisStandIn = new InMemoryProviderBudgetStore(clock);
+    final AtomicBoolean redisDown = new AtomicBoolean();
+    /** The shared store, failing as Redis does when it is out (an error within the timeout). */
+    final ProviderBudgetStore shared = new SilentBudgetStoreTest.Delegating(redisStandIn) {
+        @Override
+        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : super.tryAcquire(key, limits, tokens, leaseId);
+        }
+    };
+    final StoreState state = new StoreState(true, clock::millis);
+    final FallbackProviderBudgetStore store = new FallbackProviderBudgetStore(shared, clock, state, Duration.ofMillis(500), 4,
+            new SimpleMeterRegistry());
+
+    int admitted(int attempts) {
+        int n = 0;
+        for (int i = 0; i < attempts; i++) {
+            BudgetDecision d = store.tryAcquire(KEY, LIMITS, 100, "lease-" + clock.millis() + "-" + i, false).block(Duration.ofSeconds(1));
+            if (d.admitted()) {
+                n++;
+                store.release(KEY, "lease-" + clock.millis() + "-" + i).block(Duration.ofSeconds(1));
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void whileRedisIsOutThisReplicaSpendsItsShareAndAfterItTheSharedBudgetCountsWhatWasSpent() {
+        redisDown.set(true);
+        assertThat(admitted(20)).as("a quarter of 40 requests a minute, on this replica alone").isEqualTo(10);
+        assertThat(state.up()).isFalse();
+
+        clock.advance(10_000);
+        redisDown.set(false);
+        state.answered(); // what the probe does when Redis answers again
+        assertThat(redisStandIn.snapshot(KEY, LIMITS).block().usedRequests()).as("the outage's spend, handed over").isEqualTo(10);
+        assertThat(admitted(60)).as("the rest of the provider's minute, not a second full one").isEqualTo(30);
+    }
+
+    @Test
+    void theShareIsEachLimitDividedByTheReplicasAndNeverZero() {
+        BudgetLimits share = store.share(new BudgetLimits(6, 100, 2, 1_000));
+        assertThat(share.requestsPerMinute()).isEqualTo(1);
+        assertThat(share.tokensPerMinute()).isEqualTo(25);
+        assertThat(share.maxInFlight()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,150 @@
+package dev.sluice.gateway.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A redis-server this test owns, for fault injection: unlike {@link TestRedis}'s shared one it
+ * can be paused (SIGSTOP, as a stalled or swapped-out Redis), resumed, killed and started
+ * again empty on the same port, or started late. No persistence: a restart is a wipe.
+ */
+public final class RedisProcess implements AutoCloseable {
+    private final int port;
+    private final Path dir;
+    private Process process;
+
+    private RedisProcess(int port) throws IOException {
+        this.port = port;
+        this.dir = Files.createTempDirectory("sluice-fault-redis");
+    }
+
+    /** A port reserved for a server not started yet ({@link #start()} it later). */
+    public static RedisProcess notStarted() {
+        try {
+            return new RedisProcess(freePort());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static RedisProcess started() {
+        RedisProcess r = notStarted();
+        r.start();
+        return r;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Starts an empty server on this port and waits for PING. */
+    public synchronized RedisProcess start() {
+        if (process != null && process.isAlive()) throw new IllegalStateException("already running");
+        try {
+            process = new ProcessBuilder(binary(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
+                    .start();
+            awaitPing();
+            return this;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start redis-server", e);
+        }
+    }
+
+    /** SIGSTOP: the server keeps its connections and answers nothing, as a hung Redis does. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    public void resume() {
+        signal("CONT");
+    }
+
+    /** SIGKILL, and waits for the process to be gone: everything in it is lost. */
+    public synchronized void kill() {
+        if (process == null) return;
+        signal("CONT"); // a stopped process dies on SIGKILL too, but leave nothing half-stopped
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        kill();
+    }
+
+    private void signal(String sig) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).inheritIO().start();
+            if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + sig + " " + pid() + " failed");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Polls PING: the process is external, so readiness has no event to wait on. */
+    private void awaitPing() throws IOException {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                OutputStream out = s.getOutputStream();
+                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = s.getInputStream();
+                byte[] buf = new byte[7];
+                int n = in.read(buf);
+                if (n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG")) return;
+            } catch (IOException notYet) {
+                // still starting
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+        }
+        throw new IllegalStateException("redis-server did not answer PING on port " + port + " within 10 s");
+    }
+
+    private static String binary() {
+        for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/local/bin").split(":")) {
+            Path p = Path.of(d, "redis-server");
+            if (!d.isEmpty() && Files.isExecutable(p)) return p.toString();
+        }
+        throw new IllegalStateException("Fault-injection tests need redis-server on the PATH (apt-get install -y redis-server)");
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
