@@ -208,6 +208,8 @@ public final class OverheadBenchmark {
                     "--sluice.provider.url=" + upstream + "/v1",
                     "--sluice.tiers.path=" + tiers,
                     "--sluice.demo.tenants=true",
+                    // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as through a proxy.
+                    "--sluice.edge.max-connections-per-client=0",
                     "--logging.level.root=WARN"), "sluice"), logs, armCpus);
             arms.add(new Arm("sluice", "Sluice (Redis quotas, full path)", p,
                     URI.create("http://127.0.0.1:" + sluicePort + "/v1/chat/completions"), API_KEY));

@@ -497,6 +497,13 @@ class AdminApiTest {
         review(f.id(), Map.of("action", "confirm-move-tier", "tier", "pro", "note", "a real customer, sold pro")).expectStatus().isOk()
                 .expectBody().jsonPath("$.reviews[0].tier").isEqualTo("pro");
         admin().get().uri("/admin/api/tenants/{id}", tenant).exchange().expectBody().jsonPath("$.tier").isEqualTo("pro");
+        // The review is audited; the refused attempts before it are not (nothing changed).
+        admin().get().uri("/admin/api/audit?limit=1").exchange().expectBody()
+                .jsonPath("$.entries[0].action").isEqualTo("flag.reviewed")
+                .jsonPath("$.entries[0].target").isEqualTo(tenant)
+                .jsonPath("$.entries[0].details.flag").isEqualTo(f.id())
+                .jsonPath("$.entries[0].details.review").isEqualTo("confirm-move-tier")
+                .jsonPath("$.entries[0].details.tier").isEqualTo("pro");
     }
 
     // ---- errors --------------------------------------------------------------------------

@@ -264,6 +264,15 @@ class EdgeTimeoutsTest {
     }
 
     @Test
+    void anOversizedRequestLineGets414WithAnOpenAiBody() throws IOException {
+        try (Socket s = open()) {
+            send(s, "GET /v1/models?q=" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: sluice\r\n\r\n");
+            String answer = untilClosed(s, SLACK_MS);
+            assertThat(answer).startsWith("HTTP/1.1 414").contains("\"code\":\"malformed_http\"");
+        }
+    }
+
+    @Test
     void oversizedHeadersGet431WithAnOpenAiBody() throws IOException {
         try (Socket s = open()) {
             send(s, "GET /v1/models HTTP/1.1\r\nHost: sluice\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n");

@@ -94,6 +94,7 @@ final class ChildGateway implements AutoCloseable {
                 "--sluice.provider.url=" + labBaseUrl,
                 "--sluice.tiers.path=" + tiers,
                 "--sluice.demo.tenants=false",
+                "--sluice.edge.max-connections-per-client=0", // the lab's whole crowd comes from this one address
                 "--sluice.admin.password=" + ApiKeys.generate(), // never used; set so none is generated and logged
                 "--sluice.dispatch.lease=" + lease.toMillis() + "ms");
         return new ChildGateway(context, tiers);
