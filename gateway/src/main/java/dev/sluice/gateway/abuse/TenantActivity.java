@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.quota.QuotaDecision;
 import reactor.core.publisher.Mono;
 
 /**
@@ -15,6 +16,13 @@ public interface TenantActivity {
 
     /** The request path took {@code stage} (passed, downgraded, delayed, rejected, busy) for one of its requests. */
     void stageTaken(String tenantId, String stage);
+
+    /**
+     * The quota answered one of the tenant's requests of {@code requestTokens} (estimated) with
+     * {@code decision}; {@code held} when the ladder holds a refused request rather than refusing it.
+     * Feeds the per-minute ceiling signal ({@link CeilingSignal}).
+     */
+    void quotaAnswered(String tenantId, long requestTokens, QuotaDecision decision, boolean held);
 
     /** Everything recorded for the minute starting at {@code minuteStartMs}, by every replica. */
     Mono<MinuteActivity> minute(long minuteStartMs);
