@@ -64,11 +64,9 @@ public final class Pressure {
         };
     }
 
-    /** Parts per million of a share, saturated to what a counter holds. */
+    /** Parts per million of a share (Math.round saturates; sums of them saturate in {@link #merge}). */
     static long ppm(double share) {
-        if (!(share > 0)) return 0;
-        double v = share * 1_000_000d;
-        return v >= Long.MAX_VALUE / 1024 ? Long.MAX_VALUE / 1024 : Math.round(v);
+        return share > 0 ? Math.round(share * 1_000_000d) : 0;
     }
 
     /**
