@@ -4,10 +4,10 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import reactor.core.publisher.Mono;
 
 /**
- * Which tenants were active in which minute, and what the request path did with their
- * requests. The two writes are called on every request: they only touch this process's
- * memory (a map put, an array increment) and never wait on a store; the Redis adapter ships
- * the counts in the background, once a second.
+ * Which tenants were active in which minute, what the request path did with their requests,
+ * and what the quota answered them. The writes are called on every request: they only touch
+ * this process's memory (a map put, atomic updates) and never wait on a store; the Redis
+ * adapter ships the counts in the background, once a second.
  */
 public interface TenantActivity {
 
