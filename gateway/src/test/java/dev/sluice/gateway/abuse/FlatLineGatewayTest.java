@@ -147,7 +147,7 @@ class FlatLineGatewayTest {
         TestTenants.Created st = TestTenants.create(tenants, "steady", "free");
         // Warm the gateway up first (a cold JIT answers in tens of ms, seconds on this clock), on a tenant of its own.
         String warm = TestTenants.create(tenants, "warm-up", "enterprise").key();
-        reactor.core.publisher.Flux.range(0, 300).flatMap(i -> send(warm, 10), 4).blockLast(Duration.ofSeconds(60));
+        reactor.core.publisher.Flux.range(0, 120).flatMap(i -> send(warm, 10), 4).blockLast(Duration.ofSeconds(60));
         long start = ActivityBuffer.minuteOf(CLOCK.millis()) + MIN; // on a whole minute, like the detector's
         long end = start + MINUTES * MIN;
         Mono.when(flatLined(f.key(), 2, start, end, new Random(18)), burstAndIdle(b.key(), start, end, new Random(3)),
