@@ -29,6 +29,20 @@ describe('charts as rendered', () => {
     expect(renderToStaticMarkup(<EvidenceChart points={[]} threshold={0.9} runStart="" runMinutes={0} label="x" />)).toContain('No evidence');
   });
 
+  it('evidence plots the ceiling signal, not the snapshot, and says why each minute counted', () => {
+    // issue 18: pinned to its ceiling, the window read 0.889 as some minutes ended; those minutes were refused
+    const pts = Array.from({ length: 15 }, (_, i) => ({
+      minute: new Date(from + i * 60_000).toISOString(), utilisation: i % 3 === 0 ? 0.889 : 0.97, tokens: 8_888, window: 'minute',
+      pressure: 1,
+      ceiling: { window: 'minute', reason: i % 2 ? 'refused' : 'room', fill: 0.93, peak: 0.97, roomTokens: 304, typicalTokens: 808, refused: i % 2, held: 0 },
+    }));
+    const html = renderToStaticMarkup(<EvidenceChart points={pts} threshold={0.9} runStart={pts[0].minute} runMinutes={15} label="acme" />);
+    expect((html.match(/class="bar high"/g) ?? []).length).toBe(15);
+    expect(html).toContain('refused 1 request (429)');
+    expect(html).toContain('room left 304 tokens, under a typical request of 808');
+    expect(html).toContain('minute window 93% full on average, 97% at most');
+  });
+
   it('a diff shows old and new lines', () => {
     const html = renderToStaticMarkup(<DiffView oldText={'a: 1\nb: 2\n'} newText={'a: 1\nb: 3\n'} oldLabel="saved" newLabel="yours" />);
     expect(html).toContain('class="dl removed"');

@@ -5,7 +5,7 @@ import type { TimelinePoint } from '../lib/lab';
 export interface UsagePoint {
   /** Minute start, epoch ms. */
   t: number;
-  /** Utilisation of the tightest window, 0..1+. */
+  /** The minute's pressure on its ceiling (or, for older points, the tightest window's utilisation), 0..1+. */
   v: number;
 }
 
@@ -125,16 +125,53 @@ export function Trend({ values, max, label, width = 120, height = 28 }: { values
   );
 }
 
+/** What the minute's ceiling signal measured (absent on points stored before it existed). */
+export interface CeilingMeasure {
+  window: string;
+  /** refused, held, room (less room than a typical request) or fill */
+  reason: string;
+  fill: number;
+  peak: number;
+  roomTokens: number | null;
+  typicalTokens: number;
+  refused: number;
+  held: number;
+}
+
 export interface EvidencePoint {
   minute: string;
+  /** The tightest window's share as the minute ended (a snapshot). */
   utilisation: number;
   tokens: number;
   window: string;
+  /** What the detector compares with the threshold: 1 when refused, held or out of room, else the fill. */
+  pressure?: number;
+  ceiling?: CeilingMeasure | null;
+}
+
+/** The minute's bar: the ceiling signal when the point has one, else the snapshot (older points). */
+export function evidenceValue(p: EvidencePoint): number {
+  return p.pressure ?? p.utilisation;
+}
+
+/** Why the minute stood where it did, in words (the bar's tooltip). */
+export function describeMinute(p: EvidencePoint): string {
+  const at = new Date(Date.parse(p.minute)).toISOString().slice(11, 16);
+  const c = p.ceiling;
+  if (!c) return `${at} UTC: ${Math.round(p.utilisation * 100)}% of the ${p.window} window as the minute ended`;
+  const fill = `${c.window} window ${Math.round(c.fill * 100)}% full on average, ${Math.round(c.peak * 100)}% at most`;
+  const why = c.reason === 'refused' ? `refused ${c.refused} request${c.refused === 1 ? '' : 's'} (429)`
+    : c.reason === 'held' ? `held ${c.held} request${c.held === 1 ? '' : 's'} (delayed)`
+    : c.reason === 'room' ? `room left ${c.roomTokens} tokens, under a typical request of ${c.typicalTokens}`
+    : 'by its fill';
+  const also = c.reason === 'refused' && c.held > 0 ? `, held ${c.held}` : '';
+  return `${at} UTC: ${fill}; ${why}${also}`;
 }
 
 /**
- * A flag's evidence: one bar per minute (utilisation of the tightest window), the abuse
- * threshold as a line, the run that raised the flag shaded.
+ * A flag's evidence: one bar per minute (the ceiling signal of its tightest window: a minute
+ * refused, held or out of room stands at 100%), the abuse threshold as a line, the run that
+ * raised the flag shaded. Each bar's tooltip says what the minute measured.
  */
 export function EvidenceChart({ points, threshold, runStart, runMinutes, width = 560, height = 160, label }: {
   points: EvidencePoint[];
@@ -153,11 +190,11 @@ export function EvidenceChart({ points, threshold, runStart, runMinutes, width =
   const t1 = Date.parse(points[points.length - 1].minute) + 60_000;
   const minutes = Math.max(1, Math.round((t1 - t0) / 60_000));
   const sx = scale(t0, t1, 0, w);
-  const yMax = Math.max(1, ...points.map((p) => p.utilisation));
+  const yMax = Math.max(1, ...points.map(evidenceValue));
   const sy = scale(0, yMax, h, 0);
   const rs = Date.parse(runStart);
   const bw = Math.max(1, w / minutes - 1);
-  const high = points.filter((p) => p.utilisation >= threshold).length;
+  const high = points.filter((p) => evidenceValue(p) >= threshold).length;
   const summary = `${label}: ${points.length} minutes shown, ${high} at or above ${Math.round(threshold * 100)}% of the ceiling; the run that raised the flag lasted ${runMinutes} minutes.`;
   return (
     <figure className="evidence">
@@ -175,7 +212,12 @@ export function EvidenceChart({ points, threshold, runStart, runMinutes, width =
           ))}
           {points.map((p) => {
             const x = sx(Date.parse(p.minute));
-            return <rect key={p.minute} x={x} y={sy(Math.min(p.utilisation, yMax))} width={bw} height={h - sy(Math.min(p.utilisation, yMax))} className={p.utilisation >= threshold ? 'bar high' : 'bar'} />;
+            const v = Math.min(evidenceValue(p), yMax);
+            return (
+              <rect key={p.minute} x={x} y={sy(v)} width={bw} height={h - sy(v)} className={evidenceValue(p) >= threshold ? 'bar high' : 'bar'}>
+                <title>{describeMinute(p)}</title>
+              </rect>
+            );
           })}
           <line x1="0" x2={w} y1={sy(threshold)} y2={sy(threshold)} className="limit" />
           <line x1="0" x2={w} y1={h} y2={h} className="axis-line" />
@@ -188,7 +230,7 @@ export function EvidenceChart({ points, threshold, runStart, runMinutes, width =
         </g>
       </svg>
       <figcaption>
-        <span className="key admitted-key">utilisation per minute</span>
+        <span className="key admitted-key">pressure on the ceiling per minute (100% when refused, held or out of room)</span>
         <span className="key limit-key">threshold {Math.round(threshold * 100)}%</span>
         <span className="key run-key">the run at the ceiling</span>
       </figcaption>

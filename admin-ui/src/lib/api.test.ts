@@ -90,6 +90,14 @@ describe('small pieces', () => {
     expect(usagePoints(bulk, 'nobody')).toEqual([]);
   });
 
+  it('reads the pressure of a point when the server sends it', () => {
+    const bulk = { hours: 1, from: '2026-11-30T09:00:00Z', to: '2026-11-30T10:00:00Z', threshold: 0.9, consecutiveMinutes: 15, tenants: [{ tenant: 'a', tier: 'free', points: [[0, 0.889, 8888, 1], [1, 0.5, 5000]] as ([number, number, number] | [number, number, number, number])[] }] };
+    expect(usagePoints(bulk, 'a')).toEqual([
+      { t: Date.parse('2026-11-30T09:00:00Z'), v: 1 },
+      { t: Date.parse('2026-11-30T09:01:00Z'), v: 0.5 },
+    ]);
+  });
+
   it('says when the provider is the bottleneck', () => {
     const o = {
       decisions: { lastMinute: { passed: 5, delayed: 2, rejected: 1 }, sinceStart: {} },

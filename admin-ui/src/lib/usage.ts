@@ -7,12 +7,16 @@ export interface BulkUsage {
   to: string;
   threshold: number;
   consecutiveMinutes: number;
-  /** Per tenant: [minutes after `from`, utilisation, tokens] for each minute with requests. */
-  tenants: { tenant: string; tier: string; points: [number, number, number][] }[];
+  /**
+   * Per tenant: [minutes after `from`, utilisation, tokens, pressure] for each minute with requests;
+   * pressure (the ceiling signal the detector reads) is absent from older servers' answers.
+   */
+  tenants: { tenant: string; tier: string; points: ([number, number, number] | [number, number, number, number])[] }[];
 }
 
+/** The sparkline's points: each minute's pressure on the ceiling, or its utilisation where there is none. */
 export function usagePoints(bulk: BulkUsage, tenant: string): UsagePoint[] {
   const from = Date.parse(bulk.from);
   const t = bulk.tenants.find((x) => x.tenant === tenant);
-  return t ? t.points.map(([m, u]) => ({ t: from + m * 60_000, v: u })) : [];
+  return t ? t.points.map((p) => ({ t: from + p[0] * 60_000, v: p.length > 3 ? (p[3] as number) : p[1] })) : [];
 }

@@ -22,8 +22,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Samples one minute for every tenant active in it: the tenant's windows as the minute ends
- * (what its 60 s window holds, and the tightest window's utilisation), plus the minute's
- * stage counts, appended to its series; then runs the {@link CeilingDetector} on the series
+ * (what its 60 s window holds, and the tightest window's utilisation), the minute's stage
+ * counts and its {@link CeilingSignal} (how hard it pressed on its ceiling during the minute,
+ * the number the detector reads), appended to its series; then runs the {@link CeilingDetector} on the series
  * and opens a flag when it finds one. Time comes from the clock passed in.
  */
 public final class AbuseSampler {
@@ -103,7 +104,7 @@ public final class AbuseSampler {
         for (WindowUsage w : windows) if (w.utilisation() > tightest.utilisation()) tightest = w;
         WindowUsage sixty = windows.stream().filter(w -> w.seconds() == 60).findFirst().orElse(windows.get(0));
         return new UsageSample(minute, tierName, sixty.usedTokens(), sixty.usedRequests(), tightest.utilisation(),
-                tightest.name(), act.stages(tenantId));
+                tightest.name(), act.stages(tenantId), CeilingSignal.measure(act.pressure(tenantId), windows).orElse(null));
     }
 
     private Mono<Optional<Flag>> detect(String tenantId, String tierName, long minute, CeilingDetector detector) {

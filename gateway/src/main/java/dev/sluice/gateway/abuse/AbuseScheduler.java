@@ -20,6 +20,8 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class AbuseScheduler {
     private static final Logger log = LoggerFactory.getLogger(AbuseScheduler.class);
+    /** How many skipped minutes a tick samples before the due one, at most. */
+    static final int CATCH_UP_MINUTES = 10;
 
     private final AbuseSampler sampler;
     private final SamplerLock lock;
@@ -47,7 +49,10 @@ public final class AbuseScheduler {
 
     /**
      * One tick: samples the due minute if nobody (this replica included) has tried it yet and
-     * this replica wins its lock. Empty when there was nothing to do here.
+     * this replica wins its lock; and the minutes before it that this replica's ticks skipped
+     * (a tick late by more than a minute: a pause, a slow store), up to {@link #CATCH_UP_MINUTES},
+     * since a missing minute breaks a tenant's run at the ceiling. Empty when there was nothing
+     * to do here; otherwise the last minute's report.
      */
     public Mono<AbuseSampler.MinuteReport> tick() {
         return Mono.defer(() -> {
@@ -55,11 +60,15 @@ public final class AbuseScheduler {
             long last = lastTried.get();
             if (due <= last || !lastTried.compareAndSet(last, due)) return Mono.empty();
             if (!busy.compareAndSet(false, true)) return Mono.empty();
+            long first = last == Long.MIN_VALUE ? due : Math.max(last + 60_000L, due - (CATCH_UP_MINUTES - 1) * 60_000L);
             return activity.flush()
-                    .then(lock.tryAcquire(due, owner))
-                    .flatMap(won -> won ? sampler.sampleMinute(due) : Mono.empty())
-                    .doOnNext(r -> log.debug("Sampled minute {}: {} tenants, {} flags opened", Instant.ofEpochMilli(due),
-                            r.sampled(), r.opened().size()))
+                    .thenMany(Flux.fromStream(java.util.stream.LongStream.iterate(first, m -> m <= due, m -> m + 60_000L).boxed()))
+                    .concatMap(minute -> lock.tryAcquire(minute, owner)
+                            .flatMap(won -> won ? sampler.sampleMinute(minute) : Mono.empty())
+                            .doOnNext(r -> log.debug("Sampled minute {}: {} tenants, {} flags opened",
+                                    Instant.ofEpochMilli(minute), r.sampled(), r.opened().size())))
+                    .takeLast(1)
+                    .next()
                     .doFinally(s -> busy.set(false));
         });
     }

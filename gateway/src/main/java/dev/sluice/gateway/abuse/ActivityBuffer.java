@@ -5,15 +5,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The request path's side of activity recording, in this process: per minute, a map of
- * tenant → tier and per tenant an array of stage counters. Time is an argument. Writes are a
+ * tenant → tier, per tenant an array of stage counters and the {@link Pressure} counters of
+ * the quota's answers. Time is an argument. Writes are a
  * map lookup and an atomic add, safe from any thread.
  *
  * <p>{@link #drain} hands out what was recorded since the previous drain and zeroes it
- * (counters with {@code getAndSet}, so an increment racing the drain lands in this drain or
+ * (counters with {@code getAndSet} to their identity, so an update racing the drain lands in this drain or
  * the next, never lost); {@link #snapshot} reads without taking.
  */
 public final class ActivityBuffer {
@@ -22,6 +24,7 @@ public final class ActivityBuffer {
     private static final class Bucket {
         final ConcurrentHashMap<String, String> tiers = new ConcurrentHashMap<>();
         final ConcurrentHashMap<String, AtomicLongArray> stages = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, AtomicLong>> pressure = new ConcurrentHashMap<>();
     }
 
     private final ConcurrentHashMap<Long, Bucket> buckets = new ConcurrentHashMap<>();
@@ -45,13 +48,23 @@ public final class ActivityBuffer {
         bucket(nowMs).stages.computeIfAbsent(tenantId, t -> new AtomicLongArray(STAGES)).incrementAndGet(stage.ordinal());
     }
 
+    /** Merges one quota answer's {@link Pressure} counters into the tenant's minute. */
+    public void pressure(long nowMs, String tenantId, Map<String, Long> counters) {
+        if (tenantId == null || counters == null) return;
+        ConcurrentHashMap<String, AtomicLong> mine = bucket(nowMs).pressure.computeIfAbsent(tenantId, t -> new ConcurrentHashMap<>());
+        counters.forEach((k, v) -> mine.computeIfAbsent(k, x -> new AtomicLong(Pressure.identity(x)))
+                .accumulateAndGet(v, (a, b) -> Pressure.merge(k, a, b)));
+    }
+
     /** The minute's activity so far, without taking it. */
     public MinuteActivity snapshot(long minuteStartMs) {
         Bucket b = buckets.get(minuteStartMs);
         if (b == null) return new MinuteActivity(minuteStartMs, Map.of(), Map.of());
         Map<String, Map<String, Long>> stages = new HashMap<>();
         b.stages.forEach((tenant, counts) -> stages.put(tenant, toMap(counts, false)));
-        return new MinuteActivity(minuteStartMs, new HashMap<>(b.tiers), stages);
+        Map<String, Map<String, Long>> pressure = new HashMap<>();
+        b.pressure.forEach((tenant, counts) -> pressure.put(tenant, toMap(counts, false)));
+        return new MinuteActivity(minuteStartMs, new HashMap<>(b.tiers), stages, pressure);
     }
 
     /**
@@ -72,7 +85,14 @@ public final class ActivityBuffer {
                 Map<String, Long> taken = toMap(counts, true);
                 if (!taken.isEmpty()) stages.put(tenant, taken);
             });
-            if (!tiers.isEmpty() || !stages.isEmpty()) out.add(new MinuteActivity(minute, tiers, stages));
+            Map<String, Map<String, Long>> pressure = new HashMap<>();
+            b.pressure.forEach((tenant, counts) -> {
+                Map<String, Long> taken = toMap(counts, true);
+                if (!taken.isEmpty()) pressure.put(tenant, taken);
+            });
+            if (!tiers.isEmpty() || !stages.isEmpty() || !pressure.isEmpty()) {
+                out.add(new MinuteActivity(minute, tiers, stages, pressure));
+            }
             if (minute < current) buckets.remove(minute);
         });
         return out;
@@ -81,6 +101,17 @@ public final class ActivityBuffer {
     /** Forgets minutes that started before {@code minuteStartMs}. */
     public void forgetBefore(long minuteStartMs) {
         buckets.keySet().removeIf(m -> m < minuteStartMs);
+    }
+
+    /** The counters that hold anything (not their identity); {@code take} resets them. */
+    private static Map<String, Long> toMap(Map<String, AtomicLong> counts, boolean take) {
+        Map<String, Long> out = new HashMap<>();
+        counts.forEach((k, c) -> {
+            long id = Pressure.identity(k);
+            long n = take ? c.getAndSet(id) : c.get();
+            if (n != id) out.put(k, n);
+        });
+        return out;
     }
 
     private static Map<String, Long> toMap(AtomicLongArray counts, boolean take) {

@@ -8,7 +8,9 @@ import java.util.Optional;
 
 /**
  * Seed 004's abuse signal, pure: a tenant sitting at or above {@code threshold} of its
- * ceiling for {@code consecutiveMinutes} or more consecutive minutes. A minute with no sample
+ * ceiling for {@code consecutiveMinutes} or more consecutive minutes. A minute's measure is its
+ * {@link UsageSample#pressure()}: the {@link CeilingSignal} (a minute refused, held or out of
+ * room counts as at the ceiling whatever the window held as it ended). A minute with no sample
  * (the tenant sent nothing) is idle and breaks the run, so burst-and-idle use never adds up.
  *
  * <p>One open flag per tenant: while one is open nothing new is raised. After a flag is closed
@@ -58,7 +60,7 @@ public final class CeilingDetector {
         long m = lastMinuteMs;
         while (m >= notBeforeMs) {
             UsageSample s = byMinute.get(m);
-            if (s == null || s.utilisation() < threshold) break;
+            if (s == null || s.pressure() < threshold) break;
             minutes++;
             m -= 60_000L;
         }

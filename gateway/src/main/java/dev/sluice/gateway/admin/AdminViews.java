@@ -2,6 +2,7 @@ package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.abuse.Flag;
 import dev.sluice.gateway.abuse.FlagReview;
+import dev.sluice.gateway.abuse.Ceiling;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
@@ -148,6 +149,24 @@ final class AdminViews {
         m.put("utilisation", Math.round(s.utilisation() * 10_000) / 10_000.0);
         m.put("window", s.window());
         m.put("stages", s.stages());
+        // Added with the ceiling signal; the fields above keep their meaning (utilisation: the snapshot as the minute ended).
+        m.put("pressure", Math.round(s.pressure() * 10_000) / 10_000.0);
+        m.put("ceiling", ceiling(s.ceiling()));
+        return m;
+    }
+
+    /** What the minute's ceiling signal measured, or null for a point stored before it existed. */
+    static Map<String, Object> ceiling(Ceiling c) {
+        if (c == null) return null;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("window", c.window());
+        m.put("reason", c.reason());
+        m.put("fill", c.fill());
+        m.put("peak", c.peak());
+        m.put("roomTokens", c.roomTokens() < 0 ? null : c.roomTokens());
+        m.put("typicalTokens", c.typicalTokens());
+        m.put("refused", c.refused());
+        m.put("held", c.held());
         return m;
     }
 

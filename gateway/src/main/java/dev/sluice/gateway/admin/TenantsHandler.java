@@ -159,7 +159,9 @@ final class TenantsHandler {
     /**
      * Every tenant's utilisation series in one answer, for the tenant list's sparklines (one
      * request instead of one per tenant). Compact: per tenant, {@code [minute, utilisation,
-     * tokens]} triples with the minute counted from {@code from}; idle minutes have no point.
+     * tokens, pressure]} with the minute counted from {@code from} (pressure, the ceiling signal the
+     * detector reads, was added last so older readers of the first three are unaffected); idle
+     * minutes have no point.
      */
     Mono<ServerResponse> usageAll(ServerRequest req) {
         SluiceConfig snapshot = config.current();
@@ -168,7 +170,7 @@ final class TenantsHandler {
         long from = to - hours * 3_600_000L;
         return tenants.findAll()
                 .flatMapSequential(t -> history.since(t.id(), from).map(s -> List.<Object>of((s.minuteStartMs() - from) / 60_000L,
-                                Math.round(s.utilisation() * 10_000) / 10_000.0, s.tokens())).collectList()
+                                Math.round(s.utilisation() * 10_000) / 10_000.0, s.tokens(), Math.round(s.pressure() * 10_000) / 10_000.0)).collectList()
                         .map(points -> {
                             Map<String, Object> m = new LinkedHashMap<>();
                             m.put("tenant", t.id());

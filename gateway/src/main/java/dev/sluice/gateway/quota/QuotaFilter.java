@@ -95,6 +95,8 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         boolean roomToHold = held.get() < config.ladder().maxHeld();
         LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), estimate.model(), critical,
                 mayDelay && roomToHold);
+        // The abuse signal reads every answer, refusals and holds included, not a snapshot as the minute ends.
+        activity.quotaAnswered(tenant.id(), estimate.totalTokens(), outcome.decision(), step.stage() == Stage.DELAYED);
         switch (step.stage()) {
             case REJECTED -> {
                 count(tenant, tier, Stage.REJECTED.label());

@@ -54,11 +54,12 @@ class AbuseSimulationTest {
         scheduler = new AbuseScheduler(sampler, new LocalSamplerLock(), activity, clock, "test", Duration.ofSeconds(2));
     }
 
-    /** One request as the request path will report it: seen, charged, its stage counted. */
+    /** One request as the request path reports it: seen, charged, the quota's answer and its stage recorded. */
     void request(String tenant, long tokens) {
         activity.requestSeen(tenant, free.name());
-        boolean admitted = quota.acquire(tenant, free, tokens).block().admitted();
-        activity.stageTaken(tenant, admitted ? "passed" : "rejected");
+        QuotaLimiter.Outcome o = quota.acquire(tenant, free, tokens).block();
+        activity.quotaAnswered(tenant, tokens, o.decision(), false);
+        activity.stageTaken(tenant, o.admitted() ? "passed" : "rejected");
     }
 
     /** A minute plan for the legit user: in its busy blocks, a burst (five questions in ten seconds), then a quiet minute or two. */
@@ -85,7 +86,12 @@ class AbuseSimulationTest {
             int minute = (int) (s / 60);
             int second = (int) (s % 60);
             if (s % 5 == 0) request("abuser", 760); // 9,120 tokens a minute: 91% of free's 10,000, all admitted
-            if (s % 60 == 30 || s % 60 == 45) request("steady", 3_500); // 70%: busy, never at the ceiling
+            // Busy all day, never at the ceiling: four requests of 1,000 a minute (40%). Not two of 3,500 at
+            // :30 and :45: a request exactly a minute after another still finds it in the window (60 s plus
+            // the current second), three of 3,500 do not fit, so that client is refused every minute, at its
+            // ceiling. Nor 70% all admitted: that fills free's 2,000,000-token day within five hours, and the
+            // day window flags it, rightly.
+            if (s % 60 < 20 && s % 5 == 0) request("steady", 1_000);
             if (legitBursts != null && minute < legitBursts.length && legitBursts[minute] && second >= 20 && second <= 28 && second % 2 == 0) {
                 request("legit", 1_900); // five questions in ten seconds: 95% of the minute
             }
@@ -107,7 +113,7 @@ class AbuseSimulationTest {
         assertThat(abuser).hasSize(1);
         assertThat(abuser.get(0).status()).isEqualTo(FlagStatus.OPEN);
         assertThat(abuser.get(0).runMinutes()).isEqualTo(15);
-        assertThat(abuser.get(0).evidence()).hasSize(15).allMatch(s -> s.utilisation() >= 0.9);
+        assertThat(abuser.get(0).evidence()).hasSize(15).allMatch(s -> s.utilisation() >= 0.9 && s.pressure() >= 0.9);
         assertThat(flagsOf("legit")).isEmpty();
         assertThat(flagsOf("steady")).isEmpty();
 

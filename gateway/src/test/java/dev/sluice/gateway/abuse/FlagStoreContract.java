@@ -30,8 +30,10 @@ abstract class FlagStoreContract {
     static Flag flag(String tenant, long openedMs) {
         List<UsageSample> evidence = List.of(
                 new UsageSample(T0, "free", 9500, 10, 0.95, "minute", Map.of("passed", 10L)),
-                new UsageSample(T0 + 60_000, "free", 9800, 11, 0.98, "hour", Map.of("passed", 10L, "rejected", 1L)));
-        CeilingDetector.Finding finding = new CeilingDetector.Finding(new CeilingDetector.Run(T0, 2), evidence);
+                new UsageSample(T0 + 60_000, "free", 9800, 11, 0.98, "hour", Map.of("passed", 10L, "rejected", 1L)),
+                new UsageSample(T0 + 120_000, "free", 8888, 11, 0.8888, "minute", Map.of("passed", 11L, "delayed", 2L),
+                        new Ceiling("minute", 0.93, 0.97, 304, 808, 1, 2, Ceiling.REFUSED, 1.0)));
+        CeilingDetector.Finding finding = new CeilingDetector.Finding(new CeilingDetector.Run(T0, 3), evidence);
         return Flag.open("flag_" + UUID.randomUUID().toString().substring(0, 8), tenant, "free", Instant.ofEpochMilli(openedMs), finding);
     }
 

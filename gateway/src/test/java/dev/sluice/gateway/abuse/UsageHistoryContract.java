@@ -43,6 +43,25 @@ abstract class UsageHistoryContract {
     }
 
     @Test
+    void theMinutesCeilingSignalComesBackWhole() {
+        UsageSample pinned = new UsageSample(T0, "free", 8888, 11, 0.8888, "minute", Map.of("passed", 11L, "delayed", 3L),
+                new Ceiling("minute", 0.9312, 0.9696, 304, 808, 2, 3, Ceiling.REFUSED, 1.0));
+        UsageSample hour = new UsageSample(T0 + MIN, "free", 5000, 5, 0.99, "hour", Map.of("passed", 5L),
+                new Ceiling("hour", 0.991, 0.9999, 24, 1000, 0, 0, Ceiling.ROOM, 1.0));
+        UsageSample nothingAdmitted = new UsageSample(T0 + 2 * MIN, "free", 9000, 9, 0.9, "minute", Map.of("rejected", 4L),
+                new Ceiling("minute", 0.9, 0.9, -1, 1500, 4, 0, Ceiling.REFUSED, 1.0));
+        history.append(tenant, pinned, 1440).block();
+        history.append(tenant, hour, 1440).block();
+        history.append(tenant, nothingAdmitted, 1440).block();
+        history.append(tenant, sample(3, 100), 1440).block(); // a point without the signal stays without it
+        List<UsageSample> points = all();
+        assertThat(points).containsExactly(pinned, hour, nothingAdmitted, sample(3, 100));
+        assertThat(points.get(3).ceiling()).isNull();
+        assertThat(points.get(3).pressure()).isEqualTo(0.01);
+        assertThat(points.get(0).pressure()).isEqualTo(1.0);
+    }
+
+    @Test
     void aMinuteAppendedAgainIsReplaced() {
         history.append(tenant, sample(5, 1000), 1440).block();
         history.append(tenant, sample(5, 2000), 1440).block();

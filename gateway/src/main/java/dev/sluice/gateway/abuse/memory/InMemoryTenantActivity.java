@@ -2,8 +2,10 @@ package dev.sluice.gateway.abuse.memory;
 
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.MinuteActivity;
+import dev.sluice.gateway.abuse.Pressure;
 import dev.sluice.gateway.abuse.Stage;
 import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.quota.QuotaDecision;
 import java.time.Clock;
 import reactor.core.publisher.Mono;
 
@@ -26,6 +28,12 @@ public final class InMemoryTenantActivity implements TenantActivity {
     @Override
     public void stageTaken(String tenantId, String stage) {
         buffer.stage(clock.millis(), tenantId, Stage.of(stage));
+    }
+
+    @Override
+    public void quotaAnswered(String tenantId, long requestTokens, QuotaDecision decision, boolean held) {
+        if (decision == null) return;
+        buffer.pressure(clock.millis(), tenantId, Pressure.of(decision, requestTokens, held));
     }
 
     @Override

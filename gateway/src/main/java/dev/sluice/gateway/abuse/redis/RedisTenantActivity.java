@@ -2,8 +2,10 @@ package dev.sluice.gateway.abuse.redis;
 
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.MinuteActivity;
+import dev.sluice.gateway.abuse.Pressure;
 import dev.sluice.gateway.abuse.Stage;
 import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.store.LuaScripts;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,11 +25,13 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Activity shared by every replica. The request path writes only to this process's
  * {@link ActivityBuffer}; every second the buffer is drained into Redis with one script call
- * per minute touched. Layout, per minute (hash-tagged on the minute so both keys share a
+ * per minute touched. Layout, per minute (hash-tagged on the minute so the keys share a
  * Cluster slot), each with a TTL of an hour:
  * <ul>
  *   <li>{@code <ns>:activity:{<minute ms>}:tenants}: hash tenant → tier;</li>
- *   <li>{@code <ns>:activity:{<minute ms>}:stages}: hash {@code "<tenant> <stage>"} → count.</li>
+ *   <li>{@code <ns>:activity:{<minute ms>}:stages}: hash {@code "<tenant> <stage>"} → count;</li>
+ *   <li>{@code <ns>:activity:{<minute ms>}:pressure}: hash {@code "<tenant> <window> <metric>"} → value,
+ *       each merged as {@link Pressure#merge} does (sum, max or min) by the script.</li>
  * </ul>
  * If Redis is unreachable a drained batch is dropped (counted in the log at debug): the
  * series loses a minute's stage counts, the request path loses nothing.
@@ -55,6 +59,10 @@ public final class RedisTenantActivity implements TenantActivity {
 
     String stagesKey(long minute) {
         return namespace + ":activity:{" + minute + "}:stages";
+    }
+
+    String pressureKey(long minute) {
+        return namespace + ":activity:{" + minute + "}:pressure";
     }
 
     @Override
@@ -100,16 +108,35 @@ public final class RedisTenantActivity implements TenantActivity {
         List<String> args = new ArrayList<>();
         args.add(Long.toString(TTL_MS));
         args.add(Integer.toString(m.tierByTenant().size()));
+        args.add("0"); // the stage pairs' count, set below
         m.tierByTenant().forEach((tenant, tier) -> {
             args.add(tenant);
             args.add(tier);
         });
+        int[] pairs = {0};
         m.stagesByTenant().forEach((tenant, counts) -> counts.forEach((stage, n) -> {
             args.add(tenant + " " + stage);
             args.add(Long.toString(n));
+            pairs[0]++;
+        }));
+        args.set(2, Integer.toString(pairs[0]));
+        m.pressureByTenant().forEach((tenant, counters) -> counters.forEach((k, v) -> {
+            args.add(tenant + " " + k);
+            args.add(switch (Pressure.op(k)) {
+                case SUM -> "+";
+                case MAX -> ">";
+                case MIN -> "<";
+            });
+            args.add(Long.toString(v));
         }));
         long minute = m.minuteStartMs();
-        return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute)), args).next();
+        return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute), pressureKey(minute)), args).next();
+    }
+
+    @Override
+    public void quotaAnswered(String tenantId, long requestTokens, QuotaDecision decision, boolean held) {
+        if (decision == null) return;
+        buffer.pressure(clock.millis(), tenantId, Pressure.of(decision, requestTokens, held));
     }
 
     @Override
@@ -125,6 +152,15 @@ public final class RedisTenantActivity implements TenantActivity {
                     });
                     return out;
                 });
-        return Mono.zip(tiers, stages, (t, s) -> new MinuteActivity(minuteStartMs, t, s));
+        Mono<Map<String, Map<String, Long>>> pressure = redis.<String, String>opsForHash().entries(pressureKey(minuteStartMs))
+                .collectList().map(entries -> {
+                    Map<String, Map<String, Long>> out = new HashMap<>();
+                    entries.forEach(e -> {
+                        String[] tk = e.getKey().split(" ", 2);
+                        if (tk.length == 2) out.computeIfAbsent(tk[0], t -> new HashMap<>()).put(tk[1], Long.parseLong(e.getValue()));
+                    });
+                    return out;
+                });
+        return Mono.zip(tiers, stages, pressure).map(t -> new MinuteActivity(minuteStartMs, t.getT1(), t.getT2(), t.getT3()));
     }
 }
