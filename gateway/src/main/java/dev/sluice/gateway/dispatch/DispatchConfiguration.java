@@ -54,8 +54,14 @@ public class DispatchConfiguration {
     }
 
     @Bean
+    UpstreamTimeouts upstreamTimeouts(@Value("${sluice.upstream.stream-idle-timeout:120s}") Duration streamIdle,
+                                      @Value("${sluice.upstream.body-timeout:120s}") Duration body) {
+        return new UpstreamTimeouts(streamIdle, body);
+    }
+
+    @Bean
     DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity,
-                                  ProviderClock clock) {
-        return new DispatchFilter(dispatchers, clock.clock(), meters, activity);
+                                  ProviderClock clock, UpstreamTimeouts timeouts) {
+        return new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
     }
 }
