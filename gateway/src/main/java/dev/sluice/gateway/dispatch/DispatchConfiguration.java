@@ -41,16 +41,33 @@ public class DispatchConfiguration {
         return Schedulers.newSingle("sluice-dispatch", true);
     }
 
+    /** Store calls that finish requests in the background; shutdown waits for them (see {@link ShutdownDrain}). */
+    @Bean
+    dev.sluice.gateway.api.PendingWork pendingWork() {
+        return new dev.sluice.gateway.api.PendingWork();
+    }
+
+    @Bean
+    ShutdownDrain.CloseTheLines closeTheLines(Dispatchers dispatchers) {
+        return new ShutdownDrain.CloseTheLines(dispatchers);
+    }
+
+    @Bean
+    ShutdownDrain.FlushPendingWork flushPendingWork(dev.sluice.gateway.api.PendingWork pending,
+                                                    @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
+        return new ShutdownDrain.FlushPendingWork(pending, phase);
+    }
+
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
-                            MeterRegistry meters, ProviderClock clock,
+                            MeterRegistry meters, ProviderClock clock, dev.sluice.gateway.api.PendingWork pending,
                             @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
                             @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
                             @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
                             @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
         return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
-                clock.clock(), dispatchLoop, meters);
+                clock.clock(), dispatchLoop, meters, pending);
     }
 
     @Bean
