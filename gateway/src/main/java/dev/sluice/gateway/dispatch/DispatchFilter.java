@@ -66,7 +66,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         String model = exchange.getAttribute(SluiceAttributes.MODEL);
         ProviderDispatcher dispatcher = dispatchers.forModel(model);
         if (dispatcher == null) { // the provider publishes no limits to protect
-            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, clock, false)).build())
+            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false)).build())
                     .onErrorResume(e -> upstreamFailed(exchange, e));
         }
 
@@ -104,7 +104,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                             AtomicLong waited, int attempt) {
         long queued = waited.addAndGet(lease.queuedMs());
         if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
-        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, clock, true);
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true);
         AtomicBoolean ended = new AtomicBoolean();
         long started = clock.millis();
         return chain.filter(exchange.mutate().response(answer).build())

@@ -7,9 +7,9 @@ import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -26,6 +26,8 @@ import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClientResponse;
 
 /**
@@ -51,7 +53,6 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     private final ServerWebExchange exchange;
     private final UpstreamTimeouts timeouts;
-    private final Clock clock;
     private final boolean mayRetry;
     private volatile boolean pushedBack;
     private volatile long retryAfterMs = -1;
@@ -66,11 +67,10 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
      * @param mayRetry a push-back (429/503) is held back to be tried again; when false (no budget
      *                 to retry under), a 429 passes as sent and a 503 is an upstream error
      */
-    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, Clock clock, boolean mayRetry) {
+    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry) {
         super(exchange.getResponse());
         this.exchange = exchange;
         this.timeouts = timeouts;
-        this.clock = clock;
         this.mayRetry = mayRetry;
     }
 
@@ -182,9 +182,11 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
             timed = body.timeout(limit);
         } else {
             limit = timeouts.body();
-            long end = clock.millis() + limit.toMillis();
-            timed = body.timeout(Mono.delay(limit),
-                    each -> Mono.delay(Duration.ofMillis(Math.max(0, end - clock.millis()))));
+            // The deadline on the timers' own clock (a virtual one in a test that replaces Reactor's schedulers).
+            Scheduler timers = Schedulers.parallel();
+            long end = timers.now(TimeUnit.MILLISECONDS) + limit.toMillis();
+            timed = body.timeout(Mono.delay(limit, timers),
+                    each -> Mono.delay(Duration.ofMillis(Math.max(0, end - timers.now(TimeUnit.MILLISECONDS))), timers));
         }
         return timed.doOnNext(b -> {
             int n = b.readableByteCount();

@@ -111,7 +111,7 @@ class ShutdownDrainsTest {
             assertThat(r.getBody()).contains("\"code\":\"gateway_busy\"");
             assertThat(r.getHeaders().getFirst("Retry-After")).isNotBlank();
         });
-        assertThat(refusedAfterMs).as("answered at once, not after their max-wait").isLessThan(1_500);
+        assertThat(refusedAfterMs).as("answered at once, not after their max-wait (60 s)").isLessThan(5_000);
 
         // After the context is gone: Redis as the next replica finds it.
         long leases = TestRedisTemplates.template().opsForZSet().size(RedisProviderBudgetStore.leasesKey(budget))
