@@ -55,7 +55,9 @@ public class DispatchConfiguration {
     @Bean
     ShutdownDrain.FlushPendingWork flushPendingWork(dev.sluice.gateway.api.PendingWork pending,
                                                     @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
-        return new ShutdownDrain.FlushPendingWork(pending, phase);
+        // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
+        // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
+        return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
     }
 
     @Bean

@@ -23,6 +23,8 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class ShutdownDrain {
     private static final Logger log = LoggerFactory.getLogger(ShutdownDrain.class);
+    /** The longest the flush waits (or the phase timeout, when shorter). */
+    static final Duration FLUSH_MAX = Duration.ofSeconds(8);
 
     private ShutdownDrain() {
     }
