@@ -32,9 +32,18 @@ public final class OpenAiErrors {
         return write(exchange, status, "invalid_request_error", code, message, param, Map.of());
     }
 
+    /** For a response decorator that replaces what it was given (an upstream answer the tenant must not see). */
+    public static Mono<Void> write(ServerHttpResponse response, HttpStatus status, String type, String code, String message) {
+        return write(response, status, type, code, message, null, Map.of());
+    }
+
     private static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
                                     String message, String param, Map<String, Object> extra) {
-        ServerHttpResponse response = exchange.getResponse();
+        return write(exchange.getResponse(), status, type, code, message, param, extra);
+    }
+
+    private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, String type, String code,
+                                    String message, String param, Map<String, Object> extra) {
         if (response.isCommitted()) return Mono.empty();
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);

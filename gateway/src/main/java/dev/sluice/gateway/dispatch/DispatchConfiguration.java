@@ -46,21 +46,46 @@ public class DispatchConfiguration {
         return Schedulers.newSingle("sluice-dispatch", true);
     }
 
+    /** Store calls that finish requests in the background; shutdown waits for them (see {@link ShutdownDrain}). */
+    @Bean
+    dev.sluice.gateway.api.PendingWork pendingWork() {
+        return new dev.sluice.gateway.api.PendingWork();
+    }
+
+    @Bean
+    ShutdownDrain.CloseTheLines closeTheLines(Dispatchers dispatchers) {
+        return new ShutdownDrain.CloseTheLines(dispatchers);
+    }
+
+    @Bean
+    ShutdownDrain.FlushPendingWork flushPendingWork(dev.sluice.gateway.api.PendingWork pending,
+                                                    @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
+        // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
+        // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
+        return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
+    }
+
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
-                            MeterRegistry meters, ProviderClock clock,
+                            MeterRegistry meters, ProviderClock clock, dev.sluice.gateway.api.PendingWork pending,
                             @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
                             @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
                             @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
                             @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
         return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
-                clock.clock(), dispatchLoop, meters);
+                clock.clock(), dispatchLoop, meters, pending);
+    }
+
+    @Bean
+    UpstreamTimeouts upstreamTimeouts(@Value("${sluice.upstream.stream-idle-timeout:120s}") Duration streamIdle,
+                                      @Value("${sluice.upstream.body-timeout:120s}") Duration body) {
+        return new UpstreamTimeouts(streamIdle, body);
     }
 
     @Bean
     DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity,
-                                  ProviderClock clock) {
-        return new DispatchFilter(dispatchers, clock.clock(), meters, activity);
+                                  ProviderClock clock, UpstreamTimeouts timeouts) {
+        return new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
     }
 }

@@ -41,12 +41,24 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private final Clock clock;
     private final MeterRegistry meters;
     private final TenantActivity activity;
+    private final UpstreamTimeouts timeouts;
+    /** A 503 without retry-after is tried again after this, not at once. */
+    static final long DEFAULT_OVERLOAD_WAIT_MS = 500;
 
-    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, TenantActivity activity) {
+    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, TenantActivity activity,
+                          UpstreamTimeouts timeouts) {
         this.activity = activity;
         this.dispatchers = dispatchers;
         this.clock = clock;
         this.meters = meters;
+        this.timeouts = timeouts;
+        // Registered at zero, so a dashboard's rate() sees the first retry.
+        for (String status : new String[] {"429", "503"}) retries(status);
+    }
+
+    private io.micrometer.core.instrument.Counter retries(String status) {
+        return io.micrometer.core.instrument.Counter.builder("sluice.upstream.retries").tag("status", status)
+                .description("Calls tried again after the provider pushed back").register(meters);
     }
 
     @Override
@@ -55,7 +67,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         String model = exchange.getAttribute(SluiceAttributes.MODEL);
         ProviderDispatcher dispatcher = dispatchers.forModel(model);
         if (dispatcher == null) { // the provider publishes no limits to protect
-            return chain.filter(exchange).onErrorResume(e -> upstreamFailed(exchange, e));
+            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false)).build())
+                    .onErrorResume(e -> upstreamFailed(exchange, e));
         }
 
         Tenant tenant = SluiceAttributes.tenant(exchange);
@@ -96,7 +109,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                             AtomicLong waited, int attempt) {
         long queued = waited.addAndGet(lease.queuedMs());
         if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
-        UpstreamAnswer answer = new UpstreamAnswer(exchange.getResponse());
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true);
         AtomicBoolean ended = new AtomicBoolean();
         long started = clock.millis();
         return chain.filter(exchange.mutate().response(answer).build())
@@ -126,7 +139,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
         long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
         if (used != null) spend(exchange, used);
-        AimdLimit.Outcome outcome = answer.status() == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+        AimdLimit.Outcome outcome = answer.status() == 504 || answer.timedOut()
+                ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
@@ -137,17 +151,26 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
                                   Lease lease, UpstreamAnswer answer, AtomicLong waited, int attempt) {
         long pause = answer.retryAfterMs() > 0 ? answer.retryAfterMs() : 1_000;
-        Mono<Void> settle = answer.status() == 429
+        boolean tooMany = answer.status() == 429;
+        Mono<Void> settle = tooMany
                 ? dispatcher.pushedBack(lease, pause)
                 : dispatcher.overloaded(lease);
-        if (attempt >= dispatchers.settings().maxAttempts()) {
+        // A 429 pauses the whole budget (the queue waits it out); a 503 concerns this call: it
+        // waits here, out of line and holding no slot, for what the provider asked.
+        long wait = tooMany ? 0 : answer.retryAfterMs() >= 0 ? answer.retryAfterMs() : DEFAULT_OVERLOAD_WAIT_MS;
+        long left = lease.job().deadlineMs() - clock.millis();
+        if (attempt >= dispatchers.settings().maxAttempts() || wait > left) {
+            long retry = tooMany ? pause : Math.max(wait, DEFAULT_OVERLOAD_WAIT_MS);
+            String why = wait > left ? "The provider is overloaded and asked to wait " + wait + " ms, past this request's "
+                    + "X-Sluice-Max-Wait." : "The provider is pushing back; this request was tried " + attempt + " times.";
             return settle.then(Mono.defer(() -> {
                 resetForRetry(exchange);
-                return busy(exchange, SluiceAttributes.tier(exchange), new GatewayBusyException(
-                        "The provider is pushing back; this request was tried " + attempt + " times.", 0, -1, pause));
+                return busy(exchange, SluiceAttributes.tier(exchange), new GatewayBusyException(why, 0, -1, retry));
             }));
         }
-        return settle.then(Mono.defer(() -> {
+        retries(Integer.toString(answer.status())).increment();
+        return settle.then(wait > 0 ? Mono.delay(java.time.Duration.ofMillis(wait)).then() : Mono.<Void>empty())
+                .then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())
                     .publishOn(RequestLoop.of(exchange))

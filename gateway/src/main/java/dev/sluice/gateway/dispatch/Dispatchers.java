@@ -7,6 +7,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -36,9 +38,12 @@ public final class Dispatchers {
     private final Scheduler loop;
     private final MeterRegistry meters;
     private final Map<String, ProviderDispatcher> byKey = new ConcurrentHashMap<>();
+    private final dev.sluice.gateway.api.PendingWork pending;
+    private volatile boolean closed;
 
     public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, Settings settings, Clock clock, Scheduler loop,
-                       MeterRegistry meters) {
+                       MeterRegistry meters, dev.sluice.gateway.api.PendingWork pending) {
+        this.pending = pending;
         this.store = store;
         this.config = config;
         this.settings = settings;
@@ -54,10 +59,19 @@ public final class Dispatchers {
         String key = ProviderBudgetStore.key(provider, model);
         return byKey.computeIfAbsent(key, k -> {
             BudgetLimits initial = BudgetLimits.of(provider, model, settings.lease());
-            return new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
+            ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
                     new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
-                    settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters);
+                    settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters,
+                    pending);
+            if (closed) d.close().subscribe(); // created during shutdown: closed from the start
+            return d;
         });
+    }
+
+    /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */
+    public Mono<Void> close() {
+        closed = true;
+        return Flux.fromIterable(byKey.values()).flatMap(ProviderDispatcher::close).then();
     }
 
     private BudgetLimits limitsNow(String model, BudgetLimits fallback) {

@@ -41,6 +41,9 @@ public final class ProviderDispatcher {
     private final Scheduler loop;
     private final Duration storeTimeout;
     private final Timer queueWait;
+    private final dev.sluice.gateway.api.PendingWork pending;
+    /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
+    private volatile boolean closing;
 
     private final Map<String, Ticket> tickets = new HashMap<>();
     // Written on the loop, read by metrics scrapes too.
@@ -76,6 +79,14 @@ public final class ProviderDispatcher {
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
                               MeterRegistry meters) {
+        this(key, store, configured, aimd, capacity, interactiveFloor, storeTimeout, clock, loop, meters,
+                dev.sluice.gateway.api.PendingWork.untracked());
+    }
+
+    public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
+                              int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
+                              MeterRegistry meters, dev.sluice.gateway.api.PendingWork pending) {
+        this.pending = pending;
         this.key = key;
         this.store = store;
         this.configured = configured;
@@ -143,7 +154,7 @@ public final class ProviderDispatcher {
                             depth = queue.depth();
                         });
                     } else if (was != CANCELLED) {
-                        release(was).subscribe(); // dispatched as the client left: give the slot back
+                        pending.run(release(was)); // dispatched as the client left: give the slot back
                     }
                 });
     }
@@ -151,6 +162,11 @@ public final class ProviderDispatcher {
     private void admit(Ticket ticket, long maxWaitMs, boolean atHead) {
         Job job = ticket.job;
         if (ticket.state.get() == CANCELLED) return;
+        if (closing) {
+            ticket.state.set(CANCELLED);
+            ticket.sink.tryEmitError(shuttingDown());
+            return;
+        }
         if (!atHead) {
             DoorDecision d = door.admit(job, capacity(), maxWaitMs);
             if (!d.accepted()) {
@@ -251,7 +267,7 @@ public final class ProviderDispatcher {
         }, error -> loop.schedule(() -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
             // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
-            bounded(store.release(key, leaseId)).onErrorResume(e -> Mono.just(false)).subscribe();
+            pending.run(bounded(store.release(key, leaseId)).onErrorResume(e -> Mono.just(false)));
             queue.requeueAtHead(job);
             depth = queue.depth();
             stopPumping(250, error);
@@ -265,7 +281,7 @@ public final class ProviderDispatcher {
         inFlightHere.incrementAndGet();
         live.add(leaseId);
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
-            release(lease).subscribe(); // the client left while the lease was being taken
+            pending.run(release(lease)); // the client left while the lease was being taken
         } else {
             queueWait.record(queued, TimeUnit.MILLISECONDS);
             ticket.sink.tryEmitValue(lease);
@@ -350,6 +366,30 @@ public final class ProviderDispatcher {
         depth = queue.depth();
     }
 
+    /**
+     * Shutdown: from now on every job, waiting or arriving, is answered busy (its caller refunds
+     * its quota and tells the tenant to retry, on another replica). Calls in flight go on. Returns
+     * once the line is empty.
+     */
+    public Mono<Void> close() {
+        closing = true;
+        Sinks.Empty<Void> closed = Sinks.empty();
+        loop.schedule(() -> {
+            for (Job job : queue.inServiceOrder()) {
+                queue.remove(job.id());
+                Ticket t = tickets.remove(job.id());
+                if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(shuttingDown());
+            }
+            depth = queue.depth();
+            closed.tryEmitEmpty();
+        });
+        return closed.asMono();
+    }
+
+    private static GatewayBusyException shuttingDown() {
+        return new GatewayBusyException("This gateway replica is shutting down; retry the request.", 0, -1, 1_000);
+    }
+
     /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
     public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
@@ -389,9 +429,9 @@ public final class ProviderDispatcher {
      * which cancels the exchange while the slot is still being given back; cancelled, the
      * release would never reach the store and the slot would stay held until its lease expires.
      */
-    private static Mono<Void> detached(Mono<Void> work) {
+    private Mono<Void> detached(Mono<Void> work) {
         Sinks.Empty<Void> ended = Sinks.empty();
-        work.subscribe(null, e -> ended.tryEmitEmpty(), ended::tryEmitEmpty); // store errors are handled in work
+        pending.run(work.doFinally(s -> ended.tryEmitEmpty())); // store errors are handled in work
         return ended.asMono();
     }
 
@@ -399,7 +439,8 @@ public final class ProviderDispatcher {
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
         BudgetLimits limits = limits();
         if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
-        return bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs)).onErrorResume(e -> Mono.empty());
+        return detached(bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs))
+                .onErrorResume(e -> Mono.empty()));
     }
 
     private Mono<Void> release(Lease lease) {

@@ -1,64 +1,240 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.Endpoint;
+import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.usage.UsageRecordingResponse;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.http.client.HttpClientResponse;
 
 /**
- * Sees the provider's answer before the client does. A 429 or 503 is the provider pushing
- * back: its body is drained and dropped, nothing is committed, so the request can go back in
- * line and try again (upstream 429/503 never reach the tenant raw). Any other answer passes.
- * It also reads the provider's own {@code x-ratelimit-remaining-*} before they are replaced by
- * the tenant's.
+ * Sees the provider's answer before the client does, and decides what the client gets:
+ * <ul>
+ * <li>a 429 or 503 is the provider pushing back: its body is drained and dropped, nothing is
+ * committed, so the request can go back in line and try again;</li>
+ * <li>a 5xx, the provider refusing the gateway's own key (401/403), or a 200 that is not JSON
+ * where JSON was asked for, becomes a gateway error in OpenAI's shape: the provider's body
+ * never reaches the tenant (it may name the gateway's account), and a tenant cannot fix the
+ * gateway's key;</li>
+ * <li>anything else passes, bounded in time: a stream that goes silent longer than the idle
+ * timeout ends with an error event, a non-stream body that takes longer than its timeout is cut
+ * (504 when nothing was sent yet).</li>
+ * </ul>
+ * It reads the provider's rate-limit headers and retry-after from the HTTP client's own response,
+ * as the provider sent them: the exchange's response may already carry the tenant's headers of
+ * the same names (a delayed request's refusal wrote them), which are not the provider's count.
  */
 final class UpstreamAnswer extends ServerHttpResponseDecorator {
+    private static final Logger log = LoggerFactory.getLogger(UpstreamAnswer.class);
+    private static final int LOGGED_BODY_BYTES = 512;
+
+    private final ServerWebExchange exchange;
+    private final UpstreamTimeouts timeouts;
+    private final boolean mayRetry;
     private volatile boolean pushedBack;
     private volatile long retryAfterMs = -1;
     private volatile int status;
     private volatile long remainingRequests = -1;
     private volatile long remainingTokens = -1;
     private volatile long resetMs = -1;
+    private volatile boolean timedOut;
+    private volatile boolean replaced;
 
-    UpstreamAnswer(ServerHttpResponse delegate) {
-        super(delegate);
+    /**
+     * @param mayRetry a push-back (429/503) is held back to be tried again; when false (no budget
+     *                 to retry under), a 429 passes as sent and a 503 is an upstream error
+     */
+    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry) {
+        super(exchange.getResponse());
+        this.exchange = exchange;
+        this.timeouts = timeouts;
+        this.mayRetry = mayRetry;
     }
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-        return inspect() ? drain(Flux.from(body)) : super.writeWith(body);
+        return answer(Flux.from(body), false);
     }
 
     @Override
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-        return inspect() ? drain(Flux.from(body).concatMap(Flux::from)) : super.writeAndFlushWith(body);
+        return answer(Flux.from(body).concatMap(Flux::from), true);
     }
 
-    /** Reads status and headers as the provider sent them; true when this answer is a push-back. */
-    private boolean inspect() {
+    private Mono<Void> answer(Flux<DataBuffer> body, boolean flushEach) {
+        inspect();
+        if (pushedBack) return drain(body).then();
+        if (status == 401 || status == 403) {
+            return drain(body).flatMap(text -> {
+                log.error("The provider refused the gateway's API key ({}): check the provider's api-key-env. It said: {}",
+                        status, text);
+                return replace(HttpStatus.BAD_GATEWAY, "upstream_auth_failed",
+                        "The gateway could not authenticate with the provider. This is not a problem with your request.");
+            });
+        }
+        if (status >= 500) {
+            return drain(body).flatMap(text -> {
+                log.warn("The provider answered {}: {}", status, text);
+                return status == 504
+                        ? replace(HttpStatus.GATEWAY_TIMEOUT, "upstream_timeout", "The provider did not answer in time.")
+                        : replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider failed to answer (" + status + ").");
+            });
+        }
+        boolean stream = isEventStream();
+        Flux<DataBuffer> bounded = bounded(body, stream);
+        if (status / 100 == 2 && !stream && expectsJson()) return readableOrReplaced(bounded);
+        return flushEach ? super.writeAndFlushWith(bounded.map(Flux::just)) : super.writeWith(bounded);
+    }
+
+    /** Status, the provider's own rate-limit headers and retry-after, as the provider sent them. */
+    private void inspect() {
         HttpStatusCode code = getStatusCode();
         status = code == null ? 200 : code.value();
-        HttpHeaders h = getHeaders();
-        remainingRequests = number(h.getFirst("x-ratelimit-remaining-requests"));
-        remainingTokens = number(h.getFirst("x-ratelimit-remaining-tokens"));
-        resetMs = Math.max(OpenAiDurations.parseMs(h.getFirst("x-ratelimit-reset-requests")),
-                OpenAiDurations.parseMs(h.getFirst("x-ratelimit-reset-tokens")));
-        if (status == 429 || status == 503) {
+        HttpClientResponse raw = exchange.getAttribute(ServerWebExchangeUtils.CLIENT_RESPONSE_ATTR);
+        if (raw == null) return; // not from the HTTP client: no provider headers to believe
+        io.netty.handler.codec.http.HttpHeaders h = raw.responseHeaders();
+        remainingRequests = number(h.get("x-ratelimit-remaining-requests"));
+        remainingTokens = number(h.get("x-ratelimit-remaining-tokens"));
+        resetMs = Math.max(OpenAiDurations.parseMs(h.get("x-ratelimit-reset-requests")),
+                OpenAiDurations.parseMs(h.get("x-ratelimit-reset-tokens")));
+        if (mayRetry && (status == 429 || status == 503)) {
             pushedBack = true;
-            long ms = number(h.getFirst("retry-after-ms"));
-            retryAfterMs = ms >= 0 ? ms : OpenAiDurations.parseMs(h.getFirst(HttpHeaders.RETRY_AFTER));
-            return true;
+            long ms = number(h.get("retry-after-ms"));
+            retryAfterMs = ms >= 0 ? ms : OpenAiDurations.parseMs(h.get(HttpHeaders.RETRY_AFTER));
+        }
+    }
+
+    private boolean isEventStream() {
+        MediaType type = getHeaders().getContentType();
+        return type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
+    }
+
+    /** The tenant asked one of the counted endpoints for a whole answer: it must be JSON. */
+    private boolean expectsJson() {
+        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
+        return estimate != null && estimate.endpoint() != Endpoint.OTHER && !estimate.stream();
+    }
+
+    /** A JSON answer passes; anything else (HTML, text, an empty body) becomes 502, judged on its first bytes. */
+    private Mono<Void> readableOrReplaced(Flux<DataBuffer> body) {
+        MediaType type = getHeaders().getContentType();
+        if (type != null && !MediaType.APPLICATION_JSON.isCompatibleWith(type) && !type.getSubtype().endsWith("+json")) {
+            return unreadable(body, "content-type " + type);
+        }
+        return body.switchOnFirst((first, all) -> {
+            if (first.isOnError()) return all.then();
+            if (first.hasValue() && startsLikeJson(first.get())) return super.writeWith(all);
+            return unreadable(all, first.hasValue() ? "a body that is not JSON" : "an empty body");
+        }).then();
+    }
+
+    private Mono<Void> unreadable(Flux<DataBuffer> body, String what) {
+        return drain(body).flatMap(text -> {
+            log.warn("The provider answered {} with {}: {}", status, what, text);
+            return replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider's answer could not be read.");
+        });
+    }
+
+    private static boolean startsLikeJson(DataBuffer buffer) {
+        for (int i = buffer.readPosition(); i < buffer.writePosition(); i++) {
+            byte b = buffer.getByte(i);
+            if (b == ' ' || b == '\t' || b == '\r' || b == '\n') continue;
+            return b == '{' || b == '[';
         }
         return false;
     }
 
-    private static Mono<Void> drain(Flux<? extends DataBuffer> body) {
-        return body.doOnNext(DataBufferUtils::release).then(); // consumed, so the connection goes back to the pool
+    /**
+     * The upstream body with its time bounds. A stream cut after something was sent ends with an
+     * OpenAI-shaped error event and completes (the client learns why; the charge is what was
+     * seen); anything cut before its first byte fails with a timeout, which becomes a 504.
+     */
+    private Flux<DataBuffer> bounded(Flux<DataBuffer> body, boolean stream) {
+        boolean[] sent = {false};
+        byte[] tail = {'\n', '\n'}; // the last two bytes sent: is the stream at an event boundary?
+        Flux<DataBuffer> timed;
+        Duration limit;
+        if (stream) {
+            limit = timeouts.streamIdle();
+            timed = body.timeout(limit);
+        } else {
+            limit = timeouts.body();
+            // The deadline on the timers' own clock (a virtual one in a test that replaces Reactor's schedulers).
+            Scheduler timers = Schedulers.parallel();
+            long end = timers.now(TimeUnit.MILLISECONDS) + limit.toMillis();
+            timed = body.timeout(Mono.delay(limit, timers),
+                    each -> Mono.delay(Duration.ofMillis(Math.max(0, end - timers.now(TimeUnit.MILLISECONDS))), timers));
+        }
+        return timed.doOnNext(b -> {
+            int n = b.readableByteCount();
+            if (n > 0) {
+                sent[0] = true;
+                tail[0] = n > 1 ? b.getByte(b.writePosition() - 2) : tail[1];
+                tail[1] = b.getByte(b.writePosition() - 1);
+            }
+        }).onErrorResume(e -> {
+            boolean timeout = e instanceof TimeoutException;
+            String what = !timeout ? "The provider's answer broke off." : stream
+                    ? "The provider sent nothing for " + limit.toMillis() + " ms; the stream was cut."
+                    : "The provider did not finish its answer within " + limit.toMillis() + " ms.";
+            if (timeout) {
+                timedOut = true;
+                log.warn("Upstream stalled: {}", what);
+            }
+            if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
+            // Committed already: the client learns why in the stream itself, and pays for what it got.
+            UsageRecordingResponse usage = exchange.getAttribute(SluiceAttributes.USAGE);
+            if (usage != null) usage.markCut();
+            if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
+            String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
+            String event = boundary + "data: {\"error\":{\"message\":" + dev.sluice.gateway.api.Json.quote(what)
+                    + ",\"type\":\"server_error\",\"code\":\"" + (timeout ? "upstream_timeout" : "upstream_error")
+                    + "\",\"param\":null}}\n\n";
+            return Flux.just(bufferFactory().wrap(event.getBytes(StandardCharsets.UTF_8)));
+        });
+    }
+
+    /** The provider's answer is dropped: its headers go, a gateway error takes its place. */
+    private Mono<Void> replace(HttpStatus to, String code, String message) {
+        replaced = true;
+        Set<String> names = exchange.getAttributeOrDefault(ServerWebExchangeUtils.CLIENT_RESPONSE_HEADER_NAMES, Set.of());
+        names.forEach(getHeaders()::remove);
+        getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
+        getHeaders().remove(HttpHeaders.TRANSFER_ENCODING);
+        return OpenAiErrors.write(getDelegate(), to, "server_error", code, message);
+    }
+
+    /** Consumed, so the connection goes back to the pool; the first bytes are kept for the operator's log. */
+    private static Mono<String> drain(Flux<DataBuffer> body) {
+        ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        return body.doOnNext(b -> {
+            int n = Math.min(b.readableByteCount(), LOGGED_BODY_BYTES - kept.size());
+            for (int i = 0; i < n; i++) kept.write(b.getByte(b.readPosition() + i));
+            DataBufferUtils.release(b);
+        }).then(Mono.fromSupplier(() -> kept.toString(StandardCharsets.UTF_8)));
     }
 
     private static long number(String v) {
@@ -76,6 +252,16 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     int status() {
         return status;
+    }
+
+    /** The answer was cut for silence or slowness. */
+    boolean timedOut() {
+        return timedOut;
+    }
+
+    /** The provider's answer was replaced by a gateway error. */
+    boolean replaced() {
+        return replaced;
     }
 
     long retryAfterMs() {

@@ -68,7 +68,8 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters,
-                            dev.sluice.gateway.abuse.TenantActivity activity, dev.sluice.gateway.tier.ConfigRegistry config) {
+                            dev.sluice.gateway.abuse.TenantActivity activity, dev.sluice.gateway.tier.ConfigRegistry config,
+                            dev.sluice.gateway.api.PendingWork pending) {
         // At zero from the start, so Prometheus sees each tier's first decision of a kind as an
         // increase (a counter born at 1 is missed by increase()). A tier added later by an edit
         // gets its counters at its first request.
@@ -76,6 +77,6 @@ public class QuotaConfiguration {
             for (String stage : QuotaFilter.DECISION_STAGES) meters.counter("sluice.decisions", "tier", tier, "stage", stage);
         }
         return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters,
-                activity);
+                activity, pending);
     }
 }

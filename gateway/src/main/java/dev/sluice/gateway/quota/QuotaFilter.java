@@ -53,9 +53,11 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     private final TenantActivity activity;
     /** Requests held on a delay right now, on this replica: bounded by ladder.max-held. */
     private final AtomicInteger held = new AtomicInteger();
+    private final dev.sluice.gateway.api.PendingWork pending;
 
     public QuotaFilter(QuotaLimiter limiter, DegradationLadder ladder, TokenEstimator estimator, RequestRewriter rewriter,
-                       MeterRegistry meters, TenantActivity activity) {
+                       MeterRegistry meters, TenantActivity activity, dev.sluice.gateway.api.PendingWork pending) {
+        this.pending = pending;
         this.activity = activity;
         this.limiter = limiter;
         this.ladder = ladder;
@@ -147,7 +149,8 @@ public class QuotaFilter implements GlobalFilter, Ordered {
             return Mono.empty();
         });
         return chain.filter(exchange.mutate().response(response).build())
-                .doFinally(signal -> settle(reservation, estimate, response, signal).subscribe());
+                // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
+                .doFinally(signal -> pending.run(settle(reservation, estimate, response, signal)));
     }
 
     /** What this request really cost, as best known when it ended. */

@@ -27,6 +27,7 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     private volatile SseUsageTap tap;
     private volatile Usage jsonUsage;
     private volatile boolean completed;
+    private volatile boolean cut;
 
     public UsageRecordingResponse(ServerHttpResponse delegate, boolean stripUsageChunk, Encoding encoding) {
         super(delegate);
@@ -87,8 +88,16 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
         return t == null ? 0 : t.observedOutputTokens();
     }
 
-    /** The whole answer reached the client. */
+    /** The whole answer reached the client (not cut short by a stalled upstream). */
     public boolean completed() {
-        return completed;
+        return completed && !cut;
+    }
+
+    /**
+     * The upstream stalled and the gateway ended the answer itself (with an error event): what
+     * reached the client is charged, not the estimate, although the body ended normally.
+     */
+    public void markCut() {
+        cut = true;
     }
 }

@@ -1,0 +1,108 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.api.PendingWork;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Shutdown in the order that leaves nothing behind. Lifecycles stop from the highest phase down:
+ * <ol>
+ * <li>{@link CloseTheLines} (above the web server's graceful shutdown): requests waiting in a
+ * dispatch queue are answered 503 {@code gateway_busy} with Retry-After and refunded, at once;
+ * waiting out their X-Sluice-Max-Wait would hold the drain for minutes;</li>
+ * <li>the web server's graceful shutdown: calls and streams in flight finish, within
+ * {@code spring.lifecycle.timeout-per-shutdown-phase};</li>
+ * <li>{@link FlushPendingWork} (below the web server, above the Redis client at phase 0): the
+ * settlements, lease releases and corrections those calls started in the background reach Redis
+ * before its client closes, so no lease is left to expire and no settlement is lost.</li>
+ * </ol>
+ * Neither may let an error escape: a failure here (once, logback's classes already gone) would end
+ * the shutdown hook and every stream with it. Logging is best effort.
+ */
+public final class ShutdownDrain {
+    private static final Logger log = LoggerFactory.getLogger(ShutdownDrain.class);
+    /** The longest the flush waits (or the phase timeout, when shorter). */
+    static final Duration FLUSH_MAX = Duration.ofSeconds(8);
+
+    private ShutdownDrain() {
+    }
+
+    /** Logs unless the logging system is already torn down; never throws. */
+    static void say(String message, Object... args) {
+        try {
+            log.info(message, args);
+        } catch (Throwable ignored) { // LinkageError from a closed logging system: the drain matters more
+        }
+    }
+
+    private abstract static class Phase implements SmartLifecycle {
+        private volatile boolean running;
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            try {
+                drain();
+            } catch (Throwable e) {
+                say("Shutdown drain step failed: {}", e.toString());
+            } finally {
+                running = false;
+            }
+        }
+
+        abstract void drain() throws Exception;
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+    }
+
+    public static final class CloseTheLines extends Phase {
+        private final Dispatchers dispatchers;
+
+        CloseTheLines(Dispatchers dispatchers) {
+            this.dispatchers = dispatchers;
+        }
+
+        @Override
+        void drain() {
+            dispatchers.close().block(Duration.ofSeconds(5));
+            say("Shutdown: dispatch queues closed, waiting requests answered busy");
+        }
+
+        @Override
+        public int getPhase() {
+            return SmartLifecycle.DEFAULT_PHASE - 512; // WebServerGracefulShutdownLifecycle is at DEFAULT_PHASE - 1024
+        }
+    }
+
+    public static final class FlushPendingWork extends Phase {
+        private final PendingWork pending;
+        private final Duration max;
+
+        FlushPendingWork(PendingWork pending, Duration max) {
+            this.pending = pending;
+            this.max = max;
+        }
+
+        @Override
+        void drain() throws InterruptedException {
+            int before = pending.pending();
+            boolean done = pending.awaitIdle(max);
+            say("Shutdown: {} background store calls flushed{}", before,
+                    done ? "" : "; " + pending.pending() + " still pending after " + max);
+        }
+
+        @Override
+        public int getPhase() {
+            return 1_024; // after the web server (DEFAULT_PHASE - 2048), before the Redis client (phase 0)
+        }
+    }
+}

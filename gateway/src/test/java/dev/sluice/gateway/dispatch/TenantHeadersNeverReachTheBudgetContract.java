@@ -1,0 +1,108 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.tier.ProviderSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+
+/**
+ * The provider budget is corrected from the provider's own x-ratelimit-* headers only. A free
+ * tenant's request that was held by the ladder carries the tenant's own x-ratelimit-* on its
+ * response from that first refusal; an upstream that sends none of its own must not have the
+ * tenant's read back as the provider's (they once charged the whole provider minute at once,
+ * and every tenant queued behind it). Run on both budget stores.
+ */
+abstract class TenantHeadersNeverReachTheBudgetContract {
+    static final long T0 = 1_960_000_000_000L;
+    static final FakeClock CLOCK = new FakeClock(T0);
+
+    /** No x-ratelimit-* and no usage: the estimate stands, so the budget's count is known exactly. */
+    static FakeUpstream upstreamWithoutHeaders() {
+        return FakeUpstream.start((req, res) ->
+                res.header("content-type", "application/json").sendString(Mono.just("{\"id\":\"no-headers\"}")));
+    }
+
+    @TestConfiguration
+    static class Clocks {
+        @Bean
+        @Primary
+        QuotaClock fakeClock() {
+            return new QuotaClock(CLOCK);
+        }
+    }
+
+    @Value("${local.server.port}")
+    int port;
+    @Autowired
+    TenantStore tenants;
+    @Autowired
+    MeterRegistry meters;
+    @Autowired
+    ProviderBudgetStore budgets;
+    @Autowired
+    ConfigRegistry config;
+
+    @Test
+    void aHeldRequestsTenantHeadersDoNotInflateTheSharedBudget() throws Exception {
+        CLOCK.set(T0);
+        String key = TestTenants.create(tenants, "held", "free").key();
+        long before = budget().usedTokens(); // the budget's window is on real time; other tests may have charged it
+        int inFlight = budget().inFlight();
+
+        assertThat(chat(key, 9_000).getStatusCode().value()).isEqualTo(200); // 9 000 of the free minute's 10 000
+        CLOCK.set(T0 + 60_500); // 500 ms before that leaves the window: the next one is held, not refused
+        CompletableFuture<ResponseEntity<String>> held = CompletableFuture.supplyAsync(() -> chat(key, 2_000));
+        // Polled closely: the clock must move within the hold (at least 500 ms), or the retry still finds no room.
+        await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> meters.get("sluice.ladder.held").gauge().value() == 1.0);
+        CLOCK.set(T0 + 61_000);
+        ResponseEntity<String> served = held.get();
+        assertThat(served.getStatusCode().value()).as("%s %s", served.getHeaders(), served.getBody()).isEqualTo(200);
+        assertThat(served.getHeaders().getFirst("X-Sluice-Degraded")).startsWith("delayed");
+        // The tenant still sees its own headers, not the provider's (it sent none).
+        assertThat(served.getHeaders().getFirst("x-ratelimit-limit-tokens")).isEqualTo("10000");
+
+        // The slot is given back after the correction is sent (same connection, in order): then the count is final.
+        await().atMost(Duration.ofSeconds(5)).until(() -> budget().inFlight() == inFlight);
+        long charged = budget().usedTokens() - before;
+        assertThat(charged).as("the two requests' estimates, not the provider's minute (%d)", limits().tokensPerMinute())
+                .isLessThan(11_100);
+        assertThat(charged).isGreaterThanOrEqualTo(11_000);
+    }
+
+    ResponseEntity<String> chat(String key, int maxTokens) {
+        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + maxTokens
+                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}")
+                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(20));
+    }
+
+    BudgetLimits limits() {
+        return BudgetLimits.of(config.current().providers().get(0), "gpt-4o-mini", Duration.ofMinutes(10));
+    }
+
+    BudgetSnapshot budget() {
+        ProviderSettings provider = config.current().providers().get(0);
+        return budgets.snapshot(ProviderBudgetStore.key(provider, "gpt-4o-mini"), limits()).block(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,24 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(TenantHeadersNeverReachTheBudgetContract.Clocks.class)
+class TenantHeadersNeverReachTheInMemoryBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
+    static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();
+
+    @AfterAll
+    static void stop() {
+        UPSTREAM.close();
+    }
+
+    @DynamicPropertySource
+    static void stores(DynamicPropertyRegistry registry) {
+        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
+    }
+}

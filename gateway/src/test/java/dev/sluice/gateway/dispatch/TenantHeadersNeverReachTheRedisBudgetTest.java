@@ -1,0 +1,46 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import({TenantHeadersNeverReachTheBudgetContract.Clocks.class, TenantHeadersNeverReachTheRedisBudgetTest.RedisOnTheFakeClock.class})
+class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
+    static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();
+
+    @AfterAll
+    static void stop() {
+        UPSTREAM.close();
+    }
+
+    /** The gateway's Redis quota runs on Redis TIME; this one on the test's clock, so the hold can be timed. */
+    @TestConfiguration
+    static class RedisOnTheFakeClock {
+        @Bean
+        @Primary
+        QuotaLimiter quotaOnTheFakeClock(ReactiveStringRedisTemplate redis, MeterRegistry meters) {
+            return new QuotaLimiter(new RedisQuotaStore(redis, CLOCK::millis), new InMemoryQuotaStore(CLOCK),
+                    Duration.ofSeconds(2), meters);
+        }
+    }
+
+    @DynamicPropertySource
+    static void stores(DynamicPropertyRegistry registry) {
+        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
+        registry.add("spring.data.redis.url", TestRedis::url);
+    }
+}
