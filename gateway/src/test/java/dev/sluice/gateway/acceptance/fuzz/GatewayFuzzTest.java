@@ -63,13 +63,18 @@ class GatewayFuzzTest {
 
     /** The case ids the provider saw (see {@link FuzzCase#ID_HEADER}). */
     static final java.util.Set<String> REACHED_PROVIDER = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The case ids whose answer the provider finished writing. */
+    static final java.util.Set<String> PROVIDER_ANSWERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);
         if (id != null) REACHED_PROVIDER.add(id);
-        return res.header("content-type", "application/json")
+        return Mono.from(res.header("content-type", "application/json")
             .sendString(Mono.just("{\"id\":\"f1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
                     + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}"));
+                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")))
+                .doOnSuccess(v -> {
+                    if (id != null) PROVIDER_ANSWERED.add(id);
+                });
     });
     static final JsonMapper JSON = JsonMapper.builder().build();
     static ConfigurableApplicationContext gateway;
@@ -124,7 +129,8 @@ class GatewayFuzzTest {
         if (a.timedOut()) {
             String got = a.header("received");
             return "hang: no complete answer within " + TIMEOUT_MS + " ms" + ("0".equals(got) ? ", nothing received" : ", an answer begun, not finished")
-                    + (REACHED_PROVIDER.contains(c.id()) ? ", the provider had answered" : ", the provider never saw it");
+                    + (PROVIDER_ANSWERED.contains(c.id()) ? ", the provider had written its answer"
+                    : REACHED_PROVIDER.contains(c.id()) ? ", the provider saw it but had not finished answering" : ", the provider never saw it");
         }
         if (a.status() == -2) return "not an HTTP answer";
         if (a.status() == -1) return c.expect() == Expect.REFUSED_OR_CLOSED ? null : "connection closed without an answer";
@@ -266,6 +272,14 @@ class GatewayFuzzTest {
             Map<String, Long> statuses = rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
             b.append(String.format("%-8s %6d %7d  %s%n", category, rs.size(), rs.stream().filter(r -> r.failure() != null).count(), statuses));
         });
+        List<Result> slow = results.stream().filter(r -> r.c().expect() != Expect.STALL && r.a().millis() > 2000)
+                .sorted((x, y) -> Long.compare(y.a().millis(), x.a().millis())).toList();
+        if (!slow.isEmpty()) {
+            b.append(String.format("%d answers (stalls aside) took over 2 s; slowest:%n", slow.size()));
+            slow.stream().limit(5).forEach(r -> b.append(String.format("  %d ms %s %s [%s]%n", r.a().millis(), status(r.a()),
+                    r.c().template(), PROVIDER_ANSWERED.contains(r.c().id()) ? "the provider had written its answer"
+                    : REACHED_PROVIDER.contains(r.c().id()) ? "the provider saw it" : "not sent to the provider")));
+        }
         return b.toString();
     }
 
