@@ -55,7 +55,7 @@ class GatewayFuzzTest {
     static final long SEED = Long.getLong("sluice.fuzz.seed", System.nanoTime());
     static final int CASES = Integer.getInteger("sluice.fuzz.cases", 2500);
     static final int TIMEOUT_MS = Integer.getInteger("sluice.fuzz.timeout-ms", 5_000);
-    static final int STALL_SECONDS = Integer.getInteger("sluice.fuzz.stall-seconds", 20);
+    static final int STALL_SECONDS = Integer.getInteger("sluice.fuzz.stall-seconds", 15);
     static final int THREADS = Integer.getInteger("sluice.fuzz.threads", 4);
     /** Shares of {@link #CASES} per category; the stalls are a fixed few (each holds a connection for seconds). */
     static final Map<String, Double> SHARE = Map.of("valid", 0.03, "body", 0.32, "headers", 0.2, "paths", 0.17, "methods", 0.12, "raw", 0.16);
@@ -88,7 +88,9 @@ class GatewayFuzzTest {
                 "--sluice.provider.url=" + UPSTREAM.baseUrl(),
                 "--sluice.tiers.path=" + tiersFile(),
                 "--sluice.admin.user=ops", "--sluice.admin.password=fuzz-admin-password",
-                "--sluice.abuse.sampler.enabled=false");
+                "--sluice.abuse.sampler.enabled=false",
+                // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within STALL_SECONDS.
+                "--sluice.edge.idle-timeout=3s", "--sluice.edge.read-timeout=3s", "--sluice.edge.request-timeout=6s");
         port = ((WebServerApplicationContext) gateway).getWebServer().getPort();
     }
 
