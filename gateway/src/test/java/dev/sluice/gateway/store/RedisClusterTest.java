@@ -55,7 +55,9 @@ class RedisClusterTest {
 
     @BeforeAll
     static void start() {
+        long t0 = System.nanoTime();
         cluster = TestRedisCluster.start();
+        long t1 = System.nanoTime();
         gateway = new SpringApplicationBuilder(SluiceApplication.class).run(
                 "--server.port=0", "--sluice.lab.port=0",
                 "--spring.data.redis.cluster.nodes=" + cluster.nodes(),
@@ -64,6 +66,8 @@ class RedisClusterTest {
                 "--sluice.tiers.poll-interval=200ms", "--sluice.abuse.sampler.enabled=false",
                 // What is under test is the cluster, not the store timeout: a loaded CI box must not fall back.
                 "--sluice.store.timeout=10s");
+        System.out.printf("RedisClusterTest: cluster of 3 up in %d ms (ports %s), gateway in %d ms%n",
+                (t1 - t0) / 1_000_000, cluster.ports(), (System.nanoTime() - t1) / 1_000_000);
     }
 
     @AfterAll
@@ -120,6 +124,8 @@ class RedisClusterTest {
     @Test
     void theClusterIsRealAndTheGatewayUsesIt() {
         assertThat(gateway.getBean(StoreMode.class)).isEqualTo(StoreMode.REDIS);
+        // The start-up warm-up (TIME, SCRIPT LOAD) runs on a cluster connection too: the scripts reach every master.
+        new RedisQuotaStore(redis()).warmUp().block(Duration.ofSeconds(10));
         assertThat(cluster.ports()).allSatisfy(p -> assertThat(TestRedisCluster.info(p)).contains("cluster_state:ok", "cluster_known_nodes:3"));
         // Tenants' keys land on different nodes: the hash tags spread the load, they do not pin it.
         Set<Integer> nodes = IntStream.range(0, 30).mapToObj(i -> nodeOf(RedisQuotaStore.key("t" + i, "minute")))

@@ -9,7 +9,10 @@ import java.util.List;
  * One generated request. {@code template} names the generator that made it (what failures are
  * grouped by); {@code shown} is the request as printed in a report, truncated.
  */
-record FuzzCase(String category, String template, byte[] bytes, Expect expect, boolean finish, boolean head, String shown) {
+record FuzzCase(String category, String template, byte[] bytes, Expect expect, boolean finish, boolean head, String shown, String id) {
+    /** Carries {@link #id} on every built request, so a hang can be told apart: reached the provider or not. */
+    static final String ID_HEADER = "X-Fuzz-Case";
+    private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
 
     /** What a correct gateway may answer. */
     enum Expect {
@@ -115,6 +118,7 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
 
         FuzzCase build() {
             byte[] bytes;
+            String id = Long.toString(IDS.incrementAndGet());
             if (raw != null) {
                 bytes = raw;
             } else {
@@ -123,6 +127,7 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
                 out.writeBytes(target);
                 out.writeBytes((" " + version + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 if (host) out.writeBytes("Host: 127.0.0.1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                out.writeBytes((ID_HEADER + ": " + id + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 for (byte[] h : headers) {
                     out.writeBytes(h);
                     out.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
@@ -138,7 +143,7 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
             // Only an incomplete request is followed by the client's half-close (its "that is all"): the server
             // may close on it, and a complete request must be answered before the client says anything more.
             boolean finish = expect == Expect.REFUSED_OR_CLOSED;
-            return new FuzzCase(category, template, bytes, expect, finish, "HEAD".equals(method) && raw == null, show(bytes));
+            return new FuzzCase(category, template, bytes, expect, finish, "HEAD".equals(method) && raw == null, show(bytes), id);
         }
 
         private static String show(byte[] bytes) {

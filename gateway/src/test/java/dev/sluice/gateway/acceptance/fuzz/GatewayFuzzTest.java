@@ -53,18 +53,29 @@ import tools.jackson.databind.json.JsonMapper;
 @Timeout(value = 180)
 class GatewayFuzzTest {
     static final long SEED = Long.getLong("sluice.fuzz.seed", System.nanoTime());
-    static final int CASES = Integer.getInteger("sluice.fuzz.cases", 3000);
-    static final int TIMEOUT_MS = Integer.getInteger("sluice.fuzz.timeout-ms", 10_000);
-    static final int STALL_SECONDS = Integer.getInteger("sluice.fuzz.stall-seconds", 20);
+    static final int CASES = Integer.getInteger("sluice.fuzz.cases", 2500);
+    static final int TIMEOUT_MS = Integer.getInteger("sluice.fuzz.timeout-ms", 5_000);
+    static final int STALL_SECONDS = Integer.getInteger("sluice.fuzz.stall-seconds", 15);
     static final int THREADS = Integer.getInteger("sluice.fuzz.threads", 4);
     /** Shares of {@link #CASES} per category; the stalls are a fixed few (each holds a connection for seconds). */
     static final Map<String, Double> SHARE = Map.of("valid", 0.03, "body", 0.32, "headers", 0.2, "paths", 0.17, "methods", 0.12, "raw", 0.16);
     static final int STALLS = 5;
 
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> res.header("content-type", "application/json")
+    /** The case ids the provider saw (see {@link FuzzCase#ID_HEADER}). */
+    static final java.util.Set<String> REACHED_PROVIDER = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The case ids whose answer the provider finished writing. */
+    static final java.util.Set<String> PROVIDER_ANSWERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+        String id = req.headers().get(FuzzCase.ID_HEADER);
+        if (id != null) REACHED_PROVIDER.add(id);
+        return Mono.from(res.header("content-type", "application/json")
             .sendString(Mono.just("{\"id\":\"f1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
                     + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")));
+                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")))
+                .doOnSuccess(v -> {
+                    if (id != null) PROVIDER_ANSWERED.add(id);
+                });
+    });
     static final JsonMapper JSON = JsonMapper.builder().build();
     static ConfigurableApplicationContext gateway;
     static int port;
@@ -77,7 +88,9 @@ class GatewayFuzzTest {
                 "--sluice.provider.url=" + UPSTREAM.baseUrl(),
                 "--sluice.tiers.path=" + tiersFile(),
                 "--sluice.admin.user=ops", "--sluice.admin.password=fuzz-admin-password",
-                "--sluice.abuse.sampler.enabled=false");
+                "--sluice.abuse.sampler.enabled=false",
+                // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within STALL_SECONDS.
+                "--sluice.edge.idle-timeout=3s", "--sluice.edge.read-timeout=3s", "--sluice.edge.request-timeout=6s");
         port = ((WebServerApplicationContext) gateway).getWebServer().getPort();
     }
 
@@ -117,7 +130,9 @@ class GatewayFuzzTest {
         }
         if (a.timedOut()) {
             String got = a.header("received");
-            return "hang: no complete answer within " + TIMEOUT_MS + " ms" + ("0".equals(got) ? " (nothing received)" : " (an answer begun, not finished)");
+            return "hang: no complete answer within " + TIMEOUT_MS + " ms" + ("0".equals(got) ? ", nothing received" : ", an answer begun, not finished")
+                    + (PROVIDER_ANSWERED.contains(c.id()) ? ", the provider had written its answer"
+                    : REACHED_PROVIDER.contains(c.id()) ? ", the provider saw it but had not finished answering" : ", the provider never saw it");
         }
         if (a.status() == -2) return "not an HTTP answer";
         if (a.status() == -1) return c.expect() == Expect.REFUSED_OR_CLOSED ? null : "connection closed without an answer";
@@ -171,6 +186,7 @@ class GatewayFuzzTest {
             }
             List<Result> out = new ArrayList<>(cases.size());
             for (Future<Result> f : futures) out.add(f.get());
+            UPSTREAM.requests().clear(); // the bodies are not needed: only the ids, for hangs
             return out;
         } finally {
             pool.shutdownNow();
@@ -214,7 +230,7 @@ class GatewayFuzzTest {
         List<FuzzCase> refused = generate(new Random(SEED + 1), tenant.key()).stream()
                 .filter(c -> c.expect() == Expect.REFUSED || c.expect() == Expect.REFUSED_OR_CLOSED)
                 .filter(c -> !c.category().equals("stall"))
-                .limit(250).toList();
+                .limit(200).toList();
         Map<String, long[]> before = used(quota.peek(tenant.id(), tier).block(Duration.ofSeconds(10)));
 
         // A charge is made before the answer is written, so once every answer is in, any wrong charge is too.
@@ -258,6 +274,14 @@ class GatewayFuzzTest {
             Map<String, Long> statuses = rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
             b.append(String.format("%-8s %6d %7d  %s%n", category, rs.size(), rs.stream().filter(r -> r.failure() != null).count(), statuses));
         });
+        List<Result> slow = results.stream().filter(r -> r.c().expect() != Expect.STALL && r.a().millis() > 2000)
+                .sorted((x, y) -> Long.compare(y.a().millis(), x.a().millis())).toList();
+        if (!slow.isEmpty()) {
+            b.append(String.format("%d answers (stalls aside) took over 2 s; slowest:%n", slow.size()));
+            slow.stream().limit(5).forEach(r -> b.append(String.format("  %d ms %s %s [%s]%n", r.a().millis(), status(r.a()),
+                    r.c().template(), PROVIDER_ANSWERED.contains(r.c().id()) ? "the provider had written its answer"
+                    : REACHED_PROVIDER.contains(r.c().id()) ? "the provider saw it" : "not sent to the provider")));
+        }
         return b.toString();
     }
 
