@@ -239,6 +239,10 @@ class OpenAiSurfaceTest {
             assertThat(a.body()).as(path).startsWith("{\"error\":{\"message\":");
         }
         assertOpenAiError(raw("POST", "/v1/no-such-endpoint", "application/json", "{}"), 404, "unknown_url");
+        // Outside /v1 too: no route serves them, and the answer is still OpenAI's shape.
+        for (String path : List.of("/", "/v2/chat/completions", "/V1/chat/completions", "//v1/chat/completions", "/favicon.ico")) {
+            assertOpenAiError(raw("GET", path, null, null), 404, "unknown_url");
+        }
         assertQuotaUntouchedAndNothingProxied();
     }
 
@@ -332,7 +336,8 @@ class OpenAiSurfaceTest {
     @Test
     void aFailureOnOurSideAfterTheChargeSpendsNoQuota() throws IOException {
         Answer a = chat("100", "X-Test-Fail: yes");
-        assertThat(a.status()).isEqualTo(500);
+        assertOpenAiError(a, 500, "internal_error");
+        assertThat(a.body()).contains("it was not charged");
         Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertThat(minute().usedRequests()).isZero();
             assertThat(minute().usedTokens()).isZero();
