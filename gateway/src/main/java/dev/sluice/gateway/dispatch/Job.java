@@ -32,6 +32,11 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
         return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts + 1);
     }
 
+    /** The same job with its deadline moved (never earlier). */
+    public Job withDeadlineAtLeast(long deadline) {
+        return deadline <= deadlineMs ? this : new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadline, attempts);
+    }
+
     /** The share weight of its tier: priority 1 → 1, 2 → 1/2, 3 → 1/3. */
     public double weight() {
         return 1.0 / priority;

@@ -168,6 +168,9 @@ public final class ProviderDispatcher {
             return;
         }
         if (!atHead) {
+            // The hop onto this loop is the gateway's time, not the caller's wait: the wait counts from here.
+            long now = clock.millis();
+            if (maxWaitMs < Long.MAX_VALUE - now) job = job.withDeadlineAtLeast(now + maxWaitMs);
             DoorDecision d = door.admit(job, capacity(), maxWaitMs);
             if (!d.accepted()) {
                 ticket.state.set(CANCELLED);
@@ -317,12 +320,12 @@ public final class ProviderDispatcher {
     }
 
     /**
-     * How long past its deadline a job may still be sent. The hop onto the loop and the pump
-     * are the gateway's time, not the caller's wait: without this, {@code X-Sluice-Max-Wait: 0}
-     * on an idle provider (the door estimates no wait) expired in the first pump, a 503 for a
-     * request that could start at once.
+     * How long past its deadline a job may still be sent. A pump already under way when the job
+     * arrives is the gateway's time, not the caller's wait: without this (and the deadline
+     * counted from the loop), {@code X-Sluice-Max-Wait: 0} on an idle provider, where the door
+     * estimates no wait, expired in the first pump: a 503 for a request that could start at once.
      */
-    static final long DISPATCH_GRACE_MS = 50;
+    static final long DISPATCH_GRACE_MS = 100;
 
     /** Dead work never reaches the provider: jobs past their deadline (and the grace) leave the line with busy. */
     private void expireDeadlines() {

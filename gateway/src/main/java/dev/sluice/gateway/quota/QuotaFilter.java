@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.degrade.DegradationLadder;
@@ -20,7 +21,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
@@ -53,10 +56,10 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     private final TenantActivity activity;
     /** Requests held on a delay right now, on this replica: bounded by ladder.max-held. */
     private final AtomicInteger held = new AtomicInteger();
-    private final dev.sluice.gateway.api.PendingWork pending;
+    private final PendingWork pending;
 
     public QuotaFilter(QuotaLimiter limiter, DegradationLadder ladder, TokenEstimator estimator, RequestRewriter rewriter,
-                       MeterRegistry meters, TenantActivity activity, dev.sluice.gateway.api.PendingWork pending) {
+                       MeterRegistry meters, TenantActivity activity, PendingWork pending) {
         this.pending = pending;
         this.activity = activity;
         this.limiter = limiter;
@@ -139,18 +142,27 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     private Mono<Void> admitted(ServerWebExchange exchange, GatewayFilterChain chain, RequestEstimate estimate,
                                 QuotaReservation reservation) {
         exchange.getAttributes().put(SluiceAttributes.RESERVATION, reservation);
-        UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
-                estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
-        exchange.getAttributes().put(SluiceAttributes.USAGE, response);
-        // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
-        List<WindowUsage> windows = reservation.decision().windows();
-        response.beforeCommit(() -> {
-            RateLimitHeaders.apply(response.getHeaders(), windows);
-            return Mono.empty();
-        });
-        return chain.filter(exchange.mutate().response(response).build())
+        // Everything after the charge runs inside the settle's reach: a failure while setting the
+        // call up (the report's 500 on every non-counted path) refunds instead of leaking the charge.
+        AtomicReference<UsageRecordingResponse> recording = new AtomicReference<>();
+        AtomicBoolean erredBeforeAnswer = new AtomicBoolean();
+        return Mono.defer(() -> {
+                    UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
+                            estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
+                    recording.set(response);
+                    exchange.getAttributes().put(SluiceAttributes.USAGE, response);
+                    // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
+                    List<WindowUsage> windows = reservation.decision().windows();
+                    response.beforeCommit(() -> {
+                        RateLimitHeaders.apply(response.getHeaders(), windows);
+                        return Mono.empty();
+                    });
+                    return chain.filter(exchange.mutate().response(response).build());
+                })
+                // Read as the error passes, not in doFinally: by then the error handler has answered it.
+                .doOnError(e -> erredBeforeAnswer.set(recording.get() == null || !recording.get().isCommitted()))
                 // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
-                .doFinally(signal -> pending.run(settle(reservation, estimate, response, signal)));
+                .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), signal, erredBeforeAnswer.get())));
     }
 
     /** What this request really cost, as best known when it ended. */
@@ -166,21 +178,20 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     }
 
     /**
-     * Whether the request failed before anything was served, so it must cost the tenant nothing:
-     * no usage reported and a 5xx answer (ours, or a provider that did not serve it), or an
-     * error that escaped before the answer started. A cut stream is not this: it was served in part.
+     * Whether the gateway itself failed before any answer started: an error escaped the chain
+     * (it becomes our 500) with nothing written, or the call could not even be set up. That
+     * costs the tenant nothing, not even the request. An upstream's own failure is not this:
+     * the provider may have processed the prompt, so {@link #actualTokens} charges it.
      */
-    static boolean failedBeforeServing(UsageRecordingResponse response, SignalType signal, HttpStatus status) {
-        if (response.usage().isPresent()) return false;
-        if (status != null && status.is5xxServerError()) return true;
-        return signal == SignalType.ON_ERROR && !response.isCommitted();
+    static boolean failedOnOurSide(UsageRecordingResponse response, boolean erredBeforeAnswer) {
+        return response == null || (erredBeforeAnswer && response.usage().isEmpty());
     }
 
     private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
-                              SignalType signal) {
+                              SignalType signal, boolean erredBeforeAnswer) {
         if (reservation.isSettled()) return Mono.empty();
+        if (failedOnOurSide(response, erredBeforeAnswer)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
         HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
-        if (failedBeforeServing(response, signal, status)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
         long actual = actualTokens(estimate, response, signal, status);
         meters.counter("sluice.tokens.estimated").increment(estimate.totalTokens());
         meters.counter("sluice.tokens.actual").increment(actual);

@@ -1,8 +1,10 @@
 package dev.sluice.gateway.surface;
 
 import dev.sluice.gateway.api.OpenAiErrors;
+import java.time.Duration;
 import java.util.Map;
 import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
@@ -17,6 +19,13 @@ import reactor.core.publisher.Mono;
  * handler. A web filter, not a route filter: paths the route does not match are answered too.
  */
 public final class ApiSurfaceFilter implements WebFilter, Ordered {
+    /**
+     * A refused request's body is read and dropped, up to this much and this long, before the
+     * answer: a server that answers and closes while the body is still arriving makes the
+     * client's TCP stack reset the connection, and the client sees the reset, not the answer.
+     */
+    static final long DRAIN_BYTES = 1 << 20;
+    static final Duration DRAIN_TIME = Duration.ofMillis(500);
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
@@ -27,7 +36,21 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
                 request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
         if (refusal == null) return chain.filter(exchange);
         if (refusal.allow() != null) exchange.getResponse().getHeaders().set(HttpHeaders.ALLOW, refusal.allow());
-        return OpenAiErrors.write(exchange, refusal.status(), "invalid_request_error", refusal.code(), refusal.message(), Map.of());
+        return drain(request).then(Mono.defer(() ->
+                OpenAiErrors.write(exchange, refusal.status(), "invalid_request_error", refusal.code(), refusal.message(), Map.of())));
+    }
+
+    private static Mono<Void> drain(ServerHttpRequest request) {
+        return request.getBody()
+                .scan(0L, (total, buffer) -> {
+                    long read = total + buffer.readableByteCount();
+                    DataBufferUtils.release(buffer);
+                    return read;
+                })
+                .takeUntil(total -> total >= DRAIN_BYTES)
+                .then()
+                .timeout(DRAIN_TIME, Mono.empty())
+                .onErrorResume(e -> Mono.empty());
     }
 
     @Override

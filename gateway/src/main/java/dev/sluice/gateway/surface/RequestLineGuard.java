@@ -5,16 +5,15 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -30,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 final class RequestLineGuard extends ChannelInboundHandlerAdapter {
     static final String NAME = "sluice.requestLineGuard";
 
+    /** After a refusal the connection closes: what the client still sends is dropped, not passed on. */
     private boolean discarding;
 
     @Override
@@ -47,18 +47,21 @@ final class RequestLineGuard extends ChannelInboundHandlerAdapter {
                 return;
             }
         }
-        if (msg instanceof LastHttpContent || !(msg instanceof HttpContent)) discarding = false;
         ctx.fireChannelRead(msg);
     }
 
     private static FullHttpResponse refusal(HttpRequest request) {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
-            boolean tooLong = cause instanceof TooLongFrameException;
-            return response(tooLong ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE : HttpResponseStatus.BAD_REQUEST,
-                    tooLong ? "request_too_large" : "invalid_request",
-                    tooLong ? "The request line or headers are larger than this gateway accepts."
-                            : "The request could not be read as HTTP/1.1.");
+            if (cause instanceof TooLongHttpLineException) {
+                return response(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request_too_large",
+                        "The request line is longer than this gateway accepts.");
+            }
+            if (cause instanceof TooLongHttpHeaderException) {
+                return response(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request_too_large",
+                        "The request headers are larger than this gateway accepts.");
+            }
+            return response(HttpResponseStatus.BAD_REQUEST, "invalid_request", "The request could not be read as HTTP/1.1.");
         }
         try {
             new URI(request.uri());

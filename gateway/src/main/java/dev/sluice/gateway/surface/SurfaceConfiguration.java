@@ -23,6 +23,11 @@ public class SurfaceConfiguration {
     }
 
     @Bean
+    OpenAiErrorHandler openAiErrorHandler() {
+        return new OpenAiErrorHandler();
+    }
+
+    @Bean
     ModelsFilter modelsFilter() {
         return new ModelsFilter();
     }

@@ -123,10 +123,15 @@ class OpenAiSurfaceTest {
         if (contentType != null) req.append("Content-Type: ").append(contentType).append("\r\n");
         for (String h : headers) req.append(h).append("\r\n");
         req.append("Content-Length: ").append(payload.length).append("\r\n\r\n");
+        return exchange(req.toString(), payload);
+    }
+
+    /** Sends {@code head} and {@code payload} as they are, reads the answer to the end. */
+    Answer exchange(String head, byte[] payload) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
-            out.write(req.toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.write(head.getBytes(StandardCharsets.ISO_8859_1));
             out.write(payload);
             out.flush();
             InputStream in = socket.getInputStream();
@@ -134,10 +139,10 @@ class OpenAiSurfaceTest {
             in.transferTo(all);
             String text = all.toString(StandardCharsets.UTF_8);
             int split = text.indexOf("\r\n\r\n");
-            String head = text.substring(0, split);
+            String answerHead = text.substring(0, split);
             String rest = text.substring(split + 4);
-            Answer a = new Answer(Integer.parseInt(head.substring(9, 12)), head, rest);
-            return "chunked".equalsIgnoreCase(a.header("Transfer-Encoding")) ? new Answer(a.status(), head, dechunked(rest)) : a;
+            Answer a = new Answer(Integer.parseInt(answerHead.substring(9, 12)), answerHead, rest);
+            return "chunked".equalsIgnoreCase(a.header("Transfer-Encoding")) ? new Answer(a.status(), answerHead, dechunked(rest)) : a;
         }
     }
 
@@ -239,6 +244,19 @@ class OpenAiSurfaceTest {
             assertThat(a.body()).as(path).startsWith("{\"error\":{\"message\":");
         }
         assertOpenAiError(raw("POST", "/v1/no-such-endpoint", "application/json", "{}"), 404, "unknown_url");
+        // Outside /v1 too: no route serves them, and the answer is still OpenAI's shape.
+        for (String path : List.of("/", "/v2/chat/completions", "/V1/chat/completions", "//v1/chat/completions", "/favicon.ico")) {
+            assertOpenAiError(raw("GET", path, null, null), 404, "unknown_url");
+        }
+        assertQuotaUntouchedAndNothingProxied();
+    }
+
+    @Test
+    void whatNettyCannotDecodeIsAnsweredInOpenAisShapeToo() throws IOException {
+        assertOpenAiError(raw("GET", "/v1/files/" + "a".repeat(10_000), null, null), 414, "request_too_large");
+        assertOpenAiError(raw("GET", "/v1/files", null, null, "X-Big: " + "b".repeat(20_000)), 431, "request_too_large");
+        assertOpenAiError(exchange("NOT AN HTTP REQUEST LINE AT ALL\r\n\r\n", new byte[0]), 400, "invalid_request");
+        assertOpenAiError(raw("GET", "/v1/files?q=%zz", null, null), 400, "invalid_path");
         assertQuotaUntouchedAndNothingProxied();
     }
 
@@ -332,7 +350,8 @@ class OpenAiSurfaceTest {
     @Test
     void aFailureOnOurSideAfterTheChargeSpendsNoQuota() throws IOException {
         Answer a = chat("100", "X-Test-Fail: yes");
-        assertThat(a.status()).isEqualTo(500);
+        assertOpenAiError(a, 500, "internal_error");
+        assertThat(a.body()).contains("it was not charged");
         Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertThat(minute().usedRequests()).isZero();
             assertThat(minute().usedTokens()).isZero();
