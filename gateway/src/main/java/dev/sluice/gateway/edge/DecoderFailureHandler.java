@@ -17,30 +17,58 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Right after the HTTP codec. Inbound: a request line or headers it could not decode get a 4xx
- * with an OpenAI-shaped body (Reactor Netty's own answer is an empty 400), one DEBUG line, and
- * the connection closed, since nothing after a broken head can be trusted to start a request.
- * Outbound: the empty 4xx Reactor Netty writes itself when a body cannot be decoded (a
- * malformed chunk) and it closes the connection gets the same kind of body.
+ * Right after the HTTP codec, it answers the requests no handler can even see. Inbound: a
+ * request line or headers the codec could not decode (400 {@code malformed_http}, 414 or 431
+ * {@code request_too_large}), and a request target that is not a URI (a backslash, a space, a
+ * raw control character: Spring cannot build the request and would answer an empty 400; 400
+ * {@code invalid_path}). Each gets an OpenAI-shaped body, one DEBUG line, and the connection
+ * closed, since nothing after a broken head can be trusted to start a request; what the client
+ * still sends is dropped. Outbound: the empty 4xx Reactor Netty writes itself when a body cannot
+ * be decoded (a malformed chunk) and it closes the connection gets the same kind of body.
  */
 final class DecoderFailureHandler extends ChannelDuplexHandler {
     static final String NAME = "sluice.decoderFailures";
     private static final Logger log = LoggerFactory.getLogger(DecoderFailureHandler.class);
 
+    /** After a refusal the connection closes: what the client still sends is dropped, not passed on. */
+    private boolean discarding;
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest request && request.decoderResult().isFailure()) {
-            DecoderResult result = request.decoderResult();
+        if (discarding) {
             ReferenceCountUtil.release(msg);
-            answer(ctx, result.cause());
             return;
         }
+        if (msg instanceof HttpRequest request) {
+            DecoderResult result = request.decoderResult();
+            String badTarget = result.isFailure() ? null : invalidTarget(request.uri());
+            if (result.isFailure() || badTarget != null) {
+                discarding = true;
+                ReferenceCountUtil.release(msg);
+                if (result.isFailure()) answer(ctx, result.cause());
+                else answer(ctx, HttpResponseStatus.BAD_REQUEST, "invalid_path",
+                        "Invalid URL: the request target is not a valid URI (" + badTarget + ").");
+                return;
+            }
+        }
         ctx.fireChannelRead(msg);
+    }
+
+    /** Why {@code uri} is no URI, or null when it is one. */
+    static String invalidTarget(String uri) {
+        try {
+            new URI(uri);
+            return null;
+        } catch (URISyntaxException e) {
+            return e.getReason();
+        }
     }
 
     @Override
@@ -49,7 +77,7 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
                 && !r.content().isReadable() && r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)
                 && !r.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
             log.debug("Refused an undecodable request from {}: {}", ctx.channel().remoteAddress(), r.status().code());
-            byte[] body = body(r.status(), "malformed request").getBytes(StandardCharsets.UTF_8);
+            byte[] body = body(codeFor(r.status()), message(r.status(), "malformed request")).getBytes(StandardCharsets.UTF_8);
             FullHttpResponse filled = r.replace(Unpooled.wrappedBuffer(body));
             r.release();
             filled.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
@@ -69,8 +97,12 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
         HttpResponseStatus status = statusFor(cause);
         String reason = cause == null || cause.getMessage() == null ? "malformed request" : cause.getMessage();
         if (reason.length() > 200) reason = reason.substring(0, 200) + "…";
-        log.debug("Refused an undecodable request from {}: {} ({})", ctx.channel().remoteAddress(), status.code(), reason);
-        String body = body(status, reason);
+        answer(ctx, status, codeFor(status), message(status, reason));
+    }
+
+    private static void answer(ChannelHandlerContext ctx, HttpResponseStatus status, String code, String message) {
+        log.debug("Refused an undecodable request from {}: {} ({})", ctx.channel().remoteAddress(), status.code(), message);
+        String body = body(code, message);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
@@ -79,15 +111,27 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
-    private static String body(HttpResponseStatus status, String reason) {
-        String what = switch (status.code()) {
+    /** 413, 414 and 431 say the same as the gateway's 413 for a body: too large; the rest cannot be parsed. */
+    static String codeFor(HttpResponseStatus status) {
+        return switch (status.code()) {
+            case 408 -> "request_timeout";
+            case 413, 414, 431 -> "request_too_large";
+            default -> "malformed_http";
+        };
+    }
+
+    private static String message(HttpResponseStatus status, String reason) {
+        return switch (status.code()) {
             case 408 -> "The request took too long to arrive.";
             case 413 -> "The request is larger than this gateway accepts.";
             case 414 -> "The request line is longer than this gateway accepts: " + reason;
             case 431 -> "The request's headers are larger than this gateway accepts: " + reason;
             default -> "The request could not be parsed as HTTP/1.1: " + reason;
         };
-        return "{\"error\":{\"message\":" + Json.quote(what)
-                + ",\"type\":\"invalid_request_error\",\"code\":\"malformed_http\",\"param\":null}}";
+    }
+
+    private static String body(String code, String message) {
+        return "{\"error\":{\"message\":" + Json.quote(message)
+                + ",\"type\":\"invalid_request_error\",\"code\":" + Json.quote(code) + ",\"param\":null}}";
     }
 }

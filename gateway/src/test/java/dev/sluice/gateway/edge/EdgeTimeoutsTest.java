@@ -268,7 +268,7 @@ class EdgeTimeoutsTest {
         try (Socket s = open()) {
             send(s, "GET /v1/models?q=" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: sluice\r\n\r\n");
             String answer = untilClosed(s, SLACK_MS);
-            assertThat(answer).startsWith("HTTP/1.1 414").contains("\"code\":\"malformed_http\"");
+            assertThat(answer).startsWith("HTTP/1.1 414").contains("\"code\":\"request_too_large\"");
         }
     }
 

@@ -255,7 +255,7 @@ class OpenAiSurfaceTest {
     void whatNettyCannotDecodeIsAnsweredInOpenAisShapeToo() throws IOException {
         assertOpenAiError(raw("GET", "/v1/files/" + "a".repeat(10_000), null, null), 414, "request_too_large");
         assertOpenAiError(raw("GET", "/v1/files", null, null, "X-Big: " + "b".repeat(20_000)), 431, "request_too_large");
-        assertOpenAiError(exchange("NOT AN HTTP REQUEST LINE AT ALL\r\n\r\n", new byte[0]), 400, "invalid_request");
+        assertOpenAiError(exchange("NOT AN HTTP REQUEST LINE AT ALL\r\n\r\n", new byte[0]), 400, "malformed_http");
         assertOpenAiError(raw("GET", "/v1/files?q=%zz", null, null), 400, "invalid_path");
         assertQuotaUntouchedAndNothingProxied();
     }
