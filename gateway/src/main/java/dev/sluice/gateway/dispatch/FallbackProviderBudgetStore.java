@@ -155,12 +155,14 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         local = new InMemoryProviderBudgetStore(clock);
         long now = clock.millis();
         localShares.forEach((key, mine) -> {
-            BudgetSnapshot s = spent.snapshot(key, mine).block();
-            if (s == null || (s.usedTokens() == 0 && s.usedRequests() == 0)) return;
-            shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
-                    .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
-            log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
-                    key, s.usedTokens(), s.usedRequests());
+            // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
+            spent.snapshot(key, mine).subscribe(s -> {
+                if (s.usedTokens() == 0 && s.usedRequests() == 0) return;
+                shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
+                        .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
+                log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
+                        key, s.usedTokens(), s.usedRequests());
+            });
         });
         localShares.clear();
     }
