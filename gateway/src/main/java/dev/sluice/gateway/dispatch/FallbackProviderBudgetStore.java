@@ -38,6 +38,12 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     private final Map<String, BudgetLimits> localShares = new ConcurrentHashMap<>();
     /** Leases taken locally: released there, never in Redis. */
     private final Set<String> localLeases = ConcurrentHashMap.newKeySet();
+    /**
+     * Redis leases (id → budget) to release once Redis answers: released while it was out, or
+     * taken by an acquire whose answer never came (the charge may have landed). Otherwise each
+     * would hold a slot until its lease expires, and a short flap would shrink the fleet's concurrency.
+     */
+    private final Map<String, String> pendingReleases = new ConcurrentHashMap<>();
 
     public FallbackProviderBudgetStore(ProviderBudgetStore shared, Clock clock, StoreState state, Duration timeout,
                                        int replicas, MeterRegistry meters) {
@@ -50,6 +56,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         this.meters = meters;
         this.local = new InMemoryProviderBudgetStore(clock);
         state.onRecovery(this::handOverLocalSpend);
+        state.onRecovery(this::releasePending);
     }
 
     /** This replica's share of {@code limits}: each dimension divided by the replicas, at least 1. */
@@ -73,20 +80,45 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return sharedOr(Mono.defer(() -> shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)), () -> {
-            BudgetLimits mine = share(limits);
-            localShares.put(key, mine);
-            meters.counter("sluice.budget.local", "budget", key).increment();
-            return local.tryAcquire(key, mine, tokens, leaseId).doOnNext(d -> {
-                if (d.admitted()) localLeases.add(leaseId);
-            });
+        if (!state.up()) return localAcquire(key, limits, tokens, leaseId);
+        return Mono.defer(() -> shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)).timeout(timeout)
+                .onErrorResume(e -> {
+                    state.failed(e);
+                    pendingReleases.put(leaseId, key); // the shared acquire may have landed: free its slot later
+                    return localAcquire(key, limits, tokens, leaseId);
+                });
+    }
+
+    private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        BudgetLimits mine = share(limits);
+        localShares.put(key, mine);
+        meters.counter("sluice.budget.local", "budget", key).increment();
+        return local.tryAcquire(key, mine, tokens, leaseId).doOnNext(d -> {
+            if (d.admitted()) localLeases.add(leaseId);
         });
     }
 
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
         if (localLeases.remove(leaseId)) return local.release(key, leaseId);
-        return sharedOr(Mono.defer(() -> shared.release(key, leaseId)), () -> Mono.just(false)); // expires on its own
+        return sharedOr(Mono.defer(() -> shared.release(key, leaseId)), () -> {
+            pendingReleases.put(leaseId, key); // released when Redis answers again
+            return Mono.just(false);
+        });
+    }
+
+    /** Redis answers again: free the slots of the leases that could not be released meanwhile. */
+    void releasePending() {
+        pendingReleases.forEach((leaseId, key) -> {
+            pendingReleases.remove(leaseId);
+            shared.release(key, leaseId).timeout(timeout.multipliedBy(4))
+                    .subscribe(null, e -> log.debug("Lease {} not released ({}); it expires on its own", leaseId, e.toString()));
+        });
+    }
+
+    /** Leases waiting for Redis to be released (tests). */
+    int pendingReleases() {
+        return pendingReleases.size();
     }
 
     @Override
@@ -123,12 +155,14 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         local = new InMemoryProviderBudgetStore(clock);
         long now = clock.millis();
         localShares.forEach((key, mine) -> {
-            BudgetSnapshot s = spent.snapshot(key, mine).block();
-            if (s == null || (s.usedTokens() == 0 && s.usedRequests() == 0)) return;
-            shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
-                    .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
-            log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
-                    key, s.usedTokens(), s.usedRequests());
+            // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
+            spent.snapshot(key, mine).subscribe(s -> {
+                if (s.usedTokens() == 0 && s.usedRequests() == 0) return;
+                shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
+                        .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
+                log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
+                        key, s.usedTokens(), s.usedRequests());
+            });
         });
         localShares.clear();
     }

@@ -50,7 +50,8 @@ public class QuotaConfiguration {
                     log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
                 }
             }
-            return new QuotaLimiter(shared, local, timeout, meters, state);
+            return new QuotaLimiter(shared, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
+                    java.time.Clock.systemUTC());
         }
         return new QuotaLimiter(local, null, timeout, meters);
     }

@@ -34,7 +34,13 @@ public final class QuotaLimiter {
     }
 
     private final QuotaStore store;
-    private final QuotaStore localFallback;
+    private volatile QuotaStore localFallback;
+    /** Makes the next outage's local windows (null: keep the same ones). */
+    private final java.util.function.Supplier<QuotaStore> freshLocal;
+    /** The shared store's time, for the hand-over's charge (Redis TIME is wall-clock time). */
+    private final java.time.Clock clock;
+    /** Tenants served on the local windows since Redis last answered, with their tier's windows. */
+    private final java.util.Map<String, List<WindowLimit>> servedLocally = new java.util.concurrent.ConcurrentHashMap<>();
     private final Duration storeTimeout;
     private final MeterRegistry meters;
     private final java.util.concurrent.atomic.AtomicLong lastWarnMs = new java.util.concurrent.atomic.AtomicLong();
@@ -42,17 +48,49 @@ public final class QuotaLimiter {
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
-        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp());
+        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, java.time.Clock.systemUTC());
     }
 
     /** @param state shared with the other stages: while it says down, the store is not asked at all */
+    /**
+     * @param state      shared with the other stages: while it says down, the store is not asked at all
+     * @param freshLocal when Redis answers again, what the local windows spent is handed to it and
+     *                   the next outage starts on fresh ones from here; null: no hand-over
+     */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters,
-                        StoreState state) {
+                        StoreState state, java.util.function.Supplier<QuotaStore> freshLocal, java.time.Clock clock) {
         this.store = store;
         this.localFallback = localFallback;
         this.storeTimeout = storeTimeout;
         this.meters = meters;
         this.state = state;
+        this.freshLocal = freshLocal;
+        this.clock = clock;
+        if (freshLocal != null && localFallback != null) state.onRecovery(this::handOverLocalSpend);
+    }
+
+    /**
+     * Redis answers again: each tenant served on this replica's windows meanwhile is charged in
+     * Redis, window by window, what it used there (as used now: the safe side), so no tenant gets
+     * a second full window after an outage. The next outage starts on fresh local windows.
+     */
+    void handOverLocalSpend() {
+        QuotaStore spent = localFallback;
+        localFallback = freshLocal.get();
+        long now = clock.millis();
+        servedLocally.forEach((tenantId, windows) -> {
+            servedLocally.remove(tenantId);
+            // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
+            spent.peek(tenantId, windows).subscribe(usage -> {
+                for (int i = 0; i < windows.size() && i < usage.size(); i++) {
+                    WindowUsage u = usage.get(i);
+                    if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
+                    store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
+                            .timeout(storeTimeout.multipliedBy(4))
+                            .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", tenantId, e.toString()));
+                }
+            }, e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
+        });
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -94,6 +132,8 @@ public final class QuotaLimiter {
             log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
+        QuotaStore localFallback = this.localFallback;
+        if (freshLocal != null) servedLocally.put(tenantId, windows);
         return localFallback.acquire(tenantId, windows, tokens, 1).map(d -> outcome(localFallback, tenantId, windows, d, tokens));
     }
 

@@ -50,6 +50,11 @@ public final class StoreState {
         return up.get();
     }
 
+    /** Whether the store has answered at least once since this process started. */
+    public boolean everUp() {
+        return everUp.get();
+    }
+
     /** When the store stopped answering (epoch ms); meaningful while down. */
     public long downSinceMs() {
         return downSinceMs.get();

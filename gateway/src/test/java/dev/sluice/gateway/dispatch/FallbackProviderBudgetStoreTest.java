@@ -60,6 +60,18 @@ class FallbackProviderBudgetStoreTest {
         assertThat(admitted(60)).as("the rest of the provider's minute, not a second full one").isEqualTo(30);
     }
 
+    /** A slot taken in Redis and given back while Redis is out is freed in Redis once it answers, not after the lease's 10 minutes. */
+    @Test
+    void aSharedLeaseReleasedWhileRedisIsOutIsReleasedThereWhenItAnswers() {
+        assertThat(store.tryAcquire(KEY, LIMITS, 100, "held", false).block(Duration.ofSeconds(1)).admitted()).isTrue();
+        state.failed(new IllegalStateException("Redis paused"));
+        store.release(KEY, "held").block(Duration.ofSeconds(1));
+        assertThat(redisStandIn.snapshot(KEY, LIMITS).block().inFlight()).isEqualTo(1);
+        state.answered();
+        assertThat(redisStandIn.snapshot(KEY, LIMITS).block().inFlight()).isZero();
+        assertThat(store.pendingReleases()).isZero();
+    }
+
     @Test
     void theShareIsEachLimitDividedByTheReplicasAndNeverZero() {
         BudgetLimits share = store.share(new BudgetLimits(6, 100, 2, 1_000));

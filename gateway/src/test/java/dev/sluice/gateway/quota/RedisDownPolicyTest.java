@@ -97,4 +97,44 @@ class RedisDownPolicyTest {
                 .expectComplete()
                 .verify(Duration.ofSeconds(5));
     }
+
+    /**
+     * After an outage a fail-open tenant does not get a second full window: what it used on this
+     * replica's windows meanwhile is charged in the shared store once Redis answers again.
+     */
+    @Test
+    void whatAFailOpenTenantUsedDuringAnOutageCountsInTheSharedWindowsAfterIt() {
+        InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
+        java.util.concurrent.atomic.AtomicBoolean redisDown = new java.util.concurrent.atomic.AtomicBoolean(true);
+        QuotaStore shared = new QuotaStore() { // fails as Redis does while it is out
+            @Override
+            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : sharedStandIn.acquire(tenantId, windows, tokens, requests);
+            }
+
+            @Override
+            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                return sharedStandIn.adjust(tenantId, windows, chargedAtMs, dT, dR);
+            }
+
+            @Override
+            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                return sharedStandIn.peek(tenantId, windows);
+            }
+        };
+        dev.sluice.gateway.store.StoreState state = new dev.sluice.gateway.store.StoreState(true, clock::millis);
+        QuotaLimiter limiter = new QuotaLimiter(shared, new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters, state,
+                () -> new InMemoryQuotaStore(clock), clock);
+        Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN); // 1,000 tokens a minute
+        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted()).as("served locally").isTrue();
+        assertThat(state.up()).isFalse();
+
+        clock.advance(5_000);
+        redisDown.set(false);
+        state.answered(); // the probe sees Redis again
+        assertThat(sharedStandIn.peek("t", pro.windows()).block()).allMatch(w -> w.usedTokens() == 600);
+        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
+                .as("not a second full minute after the outage").isFalse();
+        assertThat(limiter.acquire("t", pro, 400).block(Duration.ofSeconds(5)).admitted()).isTrue();
+    }
 }

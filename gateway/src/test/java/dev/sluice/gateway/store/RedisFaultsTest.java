@@ -63,6 +63,8 @@ class RedisFaultsTest {
     MeterRegistry meters;
     @Autowired
     StoreState state;
+    @Autowired
+    dev.sluice.gateway.tier.TierReloader reloader;
 
     FaultHttp http() {
         return new FaultHttp(port);
@@ -133,6 +135,8 @@ class RedisFaultsTest {
         long servedAfterMs = (System.nanoTime() - restarted) / 1_000_000;
         System.out.printf("Redis restarted empty: demo-free served again after %d ms%n", servedAfterMs);
         assertThat(redis.hasKey("sluice:tiers").block(Duration.ofSeconds(2))).as("the tiers document is back").isTrue();
+        assertThat(redis.<String, String>opsForHash().get("sluice:tiers", "version").block(Duration.ofSeconds(2)))
+                .as("at the version in force here, so no replica sees an older one").isEqualTo(Long.toString(reloader.appliedVersion()));
         assertThat(redis.hasKey(RedisWatch.MARKER).block(Duration.ofSeconds(2))).isTrue();
         assertThat(meters.counter("sluice.store.reseeded").count()).isEqualTo(before + 1);
         assertThat(http.chat("sk-sluice-demo-pro").status()).isEqualTo(200);

@@ -3,6 +3,7 @@ package dev.sluice.gateway.tier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.FakeClock;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,19 @@ abstract class TierDocumentStoreContract {
         assertThat(seeded.updatedBy()).isEqualTo("tiers.yaml");
         assertThat(store.seedIfAbsent("b: 2\n", "other.yaml").block()).isEqualTo(seeded);
         assertThat(store.version().block()).isEqualTo(1);
+    }
+
+    /** Redis came back empty: a replica puts back the document it runs, at its version, so versions keep rising. */
+    @Test
+    void aRestoredDocumentKeepsItsVersionAndNeverReplacesOneThatExists() {
+        TierDocument inForce = new TierDocument("tiers: {edited: true}", 7, "ops", java.time.Instant.ofEpochMilli(clock.millis()));
+        TierDocument restored = store.restoreIfAbsent(inForce).block(Duration.ofSeconds(5));
+        assertThat(restored.version()).isEqualTo(7);
+        assertThat(restored.yaml()).isEqualTo(inForce.yaml());
+        assertThat(store.version().block(Duration.ofSeconds(5))).isEqualTo(7);
+        TierDocument older = new TierDocument("tiers: {older: true}", 3, "other", inForce.updatedAt());
+        assertThat(store.restoreIfAbsent(older).block(Duration.ofSeconds(5)).yaml()).isEqualTo(inForce.yaml());
+        assertThat(store.replace(7, "tiers: {next: true}", "ops").block(Duration.ofSeconds(5)).document().version()).isEqualTo(8);
     }
 
     @Test

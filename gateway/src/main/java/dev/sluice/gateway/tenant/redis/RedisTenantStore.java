@@ -162,10 +162,14 @@ public final class RedisTenantStore implements TenantStore {
 
     /** Every change made through this store ends with this: what was remembered may be out of date. */
     private <T> Mono<T> changing(Mono<T> change) {
-        return change.doFinally(s -> {
-            changes.incrementAndGet();
-            byKeyHash.clear();
-        });
+        // Before the caller hears the change is done (doFinally alone runs after that: a lookup
+        // made right after the change could still get what was remembered), and on cancel too.
+        return change.doOnTerminate(this::forgetRemembered).doFinally(s -> forgetRemembered());
+    }
+
+    private void forgetRemembered() {
+        changes.incrementAndGet();
+        byKeyHash.clear();
     }
 
     @Override
