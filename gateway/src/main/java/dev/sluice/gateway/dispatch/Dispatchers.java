@@ -74,6 +74,12 @@ public final class Dispatchers {
         return Flux.fromIterable(byKey.values()).flatMap(ProviderDispatcher::close).then();
     }
 
+    /** Undoes {@link #close()} when the context starts again after a stop. */
+    public void open() {
+        closed = false;
+        byKey.values().forEach(ProviderDispatcher::open);
+    }
+
     private BudgetLimits limitsNow(String model, BudgetLimits fallback) {
         BudgetLimits now = BudgetLimits.of(config.current().providers().get(0), model, settings.lease());
         return now == null ? fallback : now;

@@ -389,6 +389,14 @@ public final class ProviderDispatcher {
         return closed.asMono();
     }
 
+    /**
+     * Takes jobs again after {@link #close()}: a context that is stopped and started again (the
+     * test framework pauses cached contexts this way) must serve, not answer busy for ever.
+     */
+    public void open() {
+        closing = false;
+    }
+
     private static GatewayBusyException shuttingDown() {
         return new GatewayBusyException("This gateway replica is shutting down; retry the request.", 0, -1, 1_000);
     }

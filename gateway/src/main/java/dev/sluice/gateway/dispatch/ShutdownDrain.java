@@ -71,6 +71,13 @@ public final class ShutdownDrain {
             this.dispatchers = dispatchers;
         }
 
+        /** A stop is not always the end: a context started again after one (Spring's test contexts pause so) serves again. */
+        @Override
+        public void start() {
+            dispatchers.open();
+            super.start();
+        }
+
         @Override
         void drain() {
             dispatchers.close().block(Duration.ofSeconds(5));

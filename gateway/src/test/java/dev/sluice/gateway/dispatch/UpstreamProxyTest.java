@@ -48,6 +48,9 @@ class UpstreamProxyTest {
     @Value("${local.server.port}")
     int port;
 
+    @org.springframework.beans.factory.annotation.Autowired
+    ShutdownDrain.CloseTheLines closeTheLines;
+
     WebClient client() {
         return WebClient.create("http://127.0.0.1:" + port);
     }
@@ -99,5 +102,29 @@ class UpstreamProxyTest {
                 .assertNext(done -> assertThat(done).isEqualTo("[DONE]"))
                 .expectComplete()
                 .verify(Duration.ofSeconds(10));
+    }
+
+    /**
+     * A stop is not always the end of a context: Spring's test framework pauses a cached context
+     * (stop) and resumes it (start) for the next class that uses it. Closed lines must open again,
+     * or every later request is answered busy.
+     */
+    @Test
+    void linesClosedByAStopOpenAgainOnStart() {
+        assertThat(chatStatus()).isEqualTo(200); // the budget's dispatcher exists now
+        closeTheLines.stop();
+        try {
+            assertThat(chatStatus()).isEqualTo(503);
+        } finally {
+            closeTheLines.start();
+        }
+        assertThat(chatStatus()).isEqualTo(200);
+    }
+
+    int chatStatus() {
+        return client().post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(10));
     }
 }
