@@ -28,6 +28,8 @@ public final class TiersYamlParser {
     private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "demo-tenants");
     private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",
             "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down");
+    /** A window is kept as 60 slots in milliseconds: a year is plenty, and nothing near it can overflow. */
+    static final long MAX_WINDOW_SECONDS = 366L * 24 * 3600;
     private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
     private static final Set<String> LADDER_KEYS = Set.of("downgrade-above", "delay-min-ms", "delay-max-ms", "max-delay-ms", "max-held");
     private static final Set<String> ABUSE_KEYS = Set.of("threshold", "consecutive-minutes", "history-hours");
@@ -137,9 +139,12 @@ public final class TiersYamlParser {
                 String wname = y.string(wp, w, "name", "window" + i, true);
                 long seconds = y.positiveLong(wp, w, "seconds", null);
                 if (seconds <= 60) y.problem(wp + ".seconds", w.get("seconds"), "a longer window must be longer than 60 s, got " + seconds);
-                else if (seconds % 60 != 0) y.problem(wp + ".seconds", w.get("seconds"), "must be a whole number of minutes, got " + seconds);
-                long tokens = y.positiveLong(wp, w, "tokens", tpm * (seconds / 60));
-                long requests = y.positiveLong(wp, w, "requests", rpm * (seconds / 60));
+                else if (seconds > MAX_WINDOW_SECONDS) {
+                    y.problem(wp + ".seconds", w.get("seconds"), "must be at most " + MAX_WINDOW_SECONDS + " (366 days), got " + seconds);
+                    seconds = MAX_WINDOW_SECONDS; // keep checking the rest with a value that cannot overflow
+                } else if (seconds % 60 != 0) y.problem(wp + ".seconds", w.get("seconds"), "must be a whole number of minutes, got " + seconds);
+                long tokens = y.positiveLong(wp, w, "tokens", times(tpm, seconds / 60));
+                long requests = y.positiveLong(wp, w, "requests", times(rpm, seconds / 60));
                 if (!seen.add(wname) || wname.equals("minute")) y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");
                 if (tokens < tpm) y.problem(wp + ".tokens", w.get("tokens"), "must be at least tokens-per-minute (" + tpm + "), got " + tokens);
                 if (requests < rpm) y.problem(wp + ".requests", w.get("requests"), "must be at least requests-per-minute (" + rpm + "), got " + requests);
@@ -148,7 +153,7 @@ public final class TiersYamlParser {
         }
         // Unless a tier says otherwise, its hour holds 60 × tokens-per-minute: the burst buys bursts, not rate.
         if (windows.stream().noneMatch(w -> w.seconds() == 3600)) {
-            windows.add(0, new WindowLimit("hour", 3600, tpm * 60, rpm * 60));
+            windows.add(0, new WindowLimit("hour", 3600, times(tpm, 60), times(rpm, 60)));
         }
         windows.sort(java.util.Comparator.comparingLong(WindowLimit::seconds));
 
@@ -253,5 +258,14 @@ public final class TiersYamlParser {
         boolean suspended = y.bool(path, m, "suspended", false);
         if (y.problems().size() > before) return null;
         return new DemoTenant(id, tier, hash, suspended);
+    }
+
+    /** A default cap derived from a per-minute one: saturates, since a hostile or careless cap near 2^63 must not wrap. */
+    static long times(long perMinute, long minutes) {
+        try {
+            return Math.multiplyExact(perMinute, minutes);
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
     }
 }

@@ -53,6 +53,32 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void aCapNearLongMaxSaturatesTheDefaultWindowsInsteadOfWrapping() {
+        String yaml = """
+                tiers:
+                  free:
+                    tokens-per-minute: 9223372036854775807
+                    requests-per-minute: 9223372036854775807
+                    priority: 3
+                    windows:
+                      - name: day
+                        seconds: 86400
+                providers:
+                  - name: default
+                    models:
+                      "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200}
+                """;
+        SluiceConfig config = TiersYamlParser.parse("huge", yaml);
+        // 60 × (2^63-1) wrapped to -60 once: a cap the windows then read as "never fits" or, with
+        // another multiplier, as a free pass.
+        assertThat(config.tiers().get("free").windows()).extracting(WindowLimit::name).containsExactly("minute", "hour", "day");
+        assertThat(config.tiers().get("free").windows()).allSatisfy(w -> {
+            assertThat(w.tokens()).isEqualTo(Long.MAX_VALUE);
+            assertThat(w.requests()).isEqualTo(Long.MAX_VALUE);
+        });
+    }
+
+    @Test
     void everyProblemInADocumentIsReportedAtOnce() {
         String yaml = """
                 tiers:
