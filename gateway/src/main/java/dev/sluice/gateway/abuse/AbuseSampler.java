@@ -57,6 +57,9 @@ public final class AbuseSampler {
         this.config = config;
         this.clock = clock;
         this.meters = meters;
+        // At zero from start: the dashboard's and the alerts' series exist before the first minute is sampled.
+        for (String result : java.util.List.of("sampled", "failed")) meters.counter("sluice.abuse.samples", "result", result);
+        for (String tier : config.get().tiers().keySet()) meters.counter("sluice.abuse.flags.opened", "tier", tier);
     }
 
     public Mono<MinuteReport> sampleMinute(long minuteStartMs) {

@@ -73,8 +73,10 @@ public class DispatchConfiguration {
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
                             @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
                             @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
-        return new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
+        Dispatchers dispatchers = new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
                 clock.clock(), dispatchLoop, meters, pending);
+        dispatchers.createConfigured();
+        return dispatchers;
     }
 
     @Bean
@@ -85,7 +87,9 @@ public class DispatchConfiguration {
 
     @Bean
     DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity,
-                                  ProviderClock clock, UpstreamTimeouts timeouts) {
-        return new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
+                                  ProviderClock clock, UpstreamTimeouts timeouts, ConfigRegistry config) {
+        DispatchFilter filter = new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
+        filter.registerMeters(config.current().tiers().keySet());
+        return filter;
     }
 }

@@ -52,6 +52,10 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         this.clock = clock;
         this.meters = meters;
         this.timeouts = timeouts;
+        // The statuses the alerts watch, at zero from start (docs/metrics.md lists the rest as they come).
+        for (String status : java.util.List.of("200", "429", "503", "timeout", "unreachable")) {
+            meters.counter("sluice.upstream.responses", "status", status);
+        }
         // Registered at zero, so a dashboard's rate() sees the first retry.
         for (String status : new String[] {"429", "503"}) retries(status);
     }
@@ -88,6 +92,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
+    }
+
+    /** Each tier's spend at zero from start, for the dashboard's spend panel on a new replica. */
+    public void registerMeters(java.util.Collection<String> tiers) {
+        for (String tier : tiers) meters.counter("sluice.spend.usd", "tier", tier);
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */

@@ -68,6 +68,15 @@ public final class Dispatchers {
         });
     }
 
+    /**
+     * A dispatcher for every model the provider lists ("*" included), made now rather than on
+     * its first request: their meters (queue wait, depth, in flight, budget use) are on the
+     * dashboard from start. Budgets of models added later still come on first use.
+     */
+    public void createConfigured() {
+        config.current().providers().get(0).models().keySet().forEach(this::forModel);
+    }
+
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */
     public Mono<Void> close() {
         closed = true;

@@ -38,7 +38,16 @@ public class QuotaConfiguration {
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
                               QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout,
                               StoreState state, ObjectProvider<RedisWatch> watch,
-                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
+                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout,
+                              dev.sluice.gateway.tier.ConfigRegistry config) {
+        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, timeout, state, watch, startupTimeout);
+        limiter.registerMeters(config.current().tiers().values());
+        return limiter;
+    }
+
+    private static QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
+                                             QuotaClock clock, Duration timeout, StoreState state, ObjectProvider<RedisWatch> watch,
+                                             Duration startupTimeout) {
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
             RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());

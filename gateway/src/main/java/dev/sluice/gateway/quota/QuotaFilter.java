@@ -68,6 +68,8 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         this.rewriter = rewriter;
         this.meters = meters;
         meters.gauge("sluice.ladder.held", held);
+        meters.counter("sluice.tokens.estimated"); // at zero from start, for the dashboard
+        meters.counter("sluice.tokens.actual");
     }
 
     @Override

@@ -123,9 +123,25 @@ public final class QuotaLimiter {
                 : new Outcome(null, d, false);
     }
 
+    /**
+     * Every tier's {@code sluice.store.fallback} series at zero, from start: an alert on the first
+     * fallback needs the series before it (a counter born at 1 shows no increase).
+     */
+    public void registerMeters(java.util.Collection<Tier> tiers) {
+        for (Tier tier : tiers) fallbackCounter(tier);
+    }
+
+    private boolean failsOpen(Tier tier) {
+        return tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
+    }
+
+    private io.micrometer.core.instrument.Counter fallbackCounter(Tier tier) {
+        return counter("sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
+    }
+
     private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
-        boolean open = tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
-        counter("sluice.store.fallback", "tier", tier.name(), "policy", open ? "fail-open" : "fail-closed").increment();
+        boolean open = failsOpen(tier);
+        fallbackCounter(tier).increment();
         long now = System.currentTimeMillis();
         long last = lastWarnMs.get();
         if (now - last > 10_000 && lastWarnMs.compareAndSet(last, now)) { // one line per 10 s, not per request

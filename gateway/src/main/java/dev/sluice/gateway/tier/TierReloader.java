@@ -42,6 +42,7 @@ public final class TierReloader {
         this.onProvidersChanged = onProvidersChanged;
         Gauge.builder("sluice.config.version", appliedVersion, AtomicLong::get)
                 .description("Version of the tiers document in force on this replica").register(meters);
+        registerMeters();
     }
 
     /**
@@ -139,6 +140,11 @@ public final class TierReloader {
 
     public long appliedVersion() {
         return appliedVersion.get();
+    }
+
+    /** Both results at zero from start, so an alert on the first refused document sees it rise. */
+    private void registerMeters() {
+        for (String result : java.util.List.of("applied", "invalid")) meters.counter("sluice.config.reload", "result", result);
     }
 
     private void count(String result) {

@@ -133,9 +133,13 @@ class MonitoringMetricsTest {
 
     /** Sample name (with its _total, _bucket... suffix) → label names seen on it. */
     Map<String, Set<String>> exported;
+    Map<String, Set<String>> fresh;
 
     @BeforeAll
     void exerciseEveryMeterThenScrape() {
+        // What Prometheus sees before any traffic: an alert on the first event needs its series at zero.
+        fresh = parseExposition(client(managementPort).get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class)
+                .block(Duration.ofSeconds(10)));
         ResponseEntity<String> ok = post("sk-sluice-demo-free", CHAT);
         assertThat(ok.getStatusCode().value()).isEqualTo(200);
         List<String> stream = client(port).post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
@@ -203,13 +207,29 @@ class MonitoringMetricsTest {
 
     @Test
     void everyMetricAndLabelTheAlertRulesUseIsExported() {
+        List<String> expressions = ruleExpressions();
+        assertThat(expressions).hasSizeGreaterThanOrEqualTo(5);
+        assertExported("alerts/sluice-rules.yaml", expressions);
+    }
+
+    /**
+     * The same expressions against a scrape taken before any request: every series they read
+     * exists from start (at zero where it counts), so an alert on the first store fallback or
+     * the first refused reload fires on that event, and no panel is empty on a new replica.
+     */
+    @Test
+    void everyMetricAndLabelTheDashboardAndTheAlertsUseIsExportedFromStart() throws IOException {
+        assertExported("alerts/sluice-rules.yaml (fresh gateway)", ruleExpressions(), fresh);
+        assertExported("dashboards/sluice.json (fresh gateway)", dashboardExpressions(), fresh);
+    }
+
+    List<String> ruleExpressions() {
         List<String> expressions = new ArrayList<>();
         Map<String, Object> rules = HelmCharts.loadYaml(CHART.resolve("alerts/sluice-rules.yaml"));
         for (Node group : Node.of(rules).at("groups").list()) {
             for (Node rule : group.at("rules").list()) expressions.add(rule.string("expr"));
         }
-        assertThat(expressions).hasSizeGreaterThanOrEqualTo(5);
-        assertExported("alerts/sluice-rules.yaml", expressions);
+        return expressions;
     }
 
     @Test
@@ -258,6 +278,10 @@ class MonitoringMetricsTest {
     // --- helpers ----------------------------------------------------------------------------------
 
     void assertExported(String source, List<String> expressions) {
+        assertExported(source, expressions, exported);
+    }
+
+    static void assertExported(String source, List<String> expressions, Map<String, Set<String>> exported) {
         Set<String> allLabels = new TreeSet<>(TARGET_LABELS);
         exported.values().forEach(allLabels::addAll);
         List<String> problems = new ArrayList<>();
