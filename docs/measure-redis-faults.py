@@ -8,6 +8,7 @@ import json, os, signal, socket, subprocess, sys, threading, time, urllib.reques
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 
 OUT = sys.argv[1]
+os.makedirs(OUT, exist_ok=True)
 JAR = sys.argv[2]
 
 def free_port():
