@@ -1,16 +1,16 @@
 package dev.sluice.gateway.testsupport;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+
+
+
+
+
+
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
+
+
 
 /**
  * A redis-server this test owns, for fault injection: unlike {@link TestRedis}'s shared one it
@@ -108,43 +108,17 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
-    /** Polls PING: the process is external, so readiness has no event to wait on. */
     private void awaitPing() throws IOException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (Instant.now().isBefore(deadline)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
-            }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                OutputStream out = s.getOutputStream();
-                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = s.getInputStream();
-                byte[] buf = new byte[7];
-                int n = in.read(buf);
-                if (n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG")) return;
-            } catch (IOException notYet) {
-                // still starting
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
-        }
-        throw new IllegalStateException("redis-server did not answer PING on port " + port + " within 10 s");
+        TestRedis.awaitPing(port, process, dir);
     }
 
     private static String binary() {
-        for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/usr/local/bin").split(":")) {
-            Path p = Path.of(d, "redis-server");
-            if (!d.isEmpty() && Files.isExecutable(p)) return p.toString();
-        }
-        throw new IllegalStateException("Fault-injection tests need redis-server on the PATH (apt-get install -y redis-server)");
+        String found = TestRedis.findOnPath("redis-server");
+        if (found == null) throw new IllegalStateException("Fault-injection tests need redis-server on the PATH (apt-get install -y redis-server)");
+        return found;
     }
 
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return TestRedis.freePort();
     }
 }
