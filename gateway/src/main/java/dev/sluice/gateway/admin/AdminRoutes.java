@@ -14,6 +14,7 @@ import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ClassPathResource;
@@ -39,15 +40,17 @@ public class AdminRoutes {
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
                                                   ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview, LabRuns labRuns, AuditLog audit) {
+                                                  OverviewHandler overview, ObjectProvider<LabRuns> labRuns, AuditLog audit) {
         Clock clock = quotaClock.clock();
         TiersHandler tiers = new TiersHandler(documents, reloader, tenants, audit);
         TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock, audit);
         FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock, audit);
-        LabRunsHandler lab = new LabRunsHandler(labRuns);
+        LabRuns runs = labRuns.getIfAvailable(); // only where the lab provider serves
+        LabRunsHandler lab = runs == null ? null : new LabRunsHandler(runs);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
-                .path("/admin/api", api -> api
+                .path("/admin/api", api -> {
+                    api
                         .GET("/openapi.yaml", r -> ServerResponse.ok().contentType(AdminRequests.YAML).bodyValue(openapi))
                         .GET("/tiers", tiers::get)
                         .POST("/tiers/validate", tiers::validate)
@@ -64,14 +67,17 @@ public class AdminRoutes {
                         .GET("/overview", overview::get)
                         .GET("/flags", flagsHandler::list)
                         .GET("/flags/{id}", flagsHandler::get)
-                        .POST("/flags/{id}/review", flagsHandler::review)
-                        .POST("/lab/runs", lab::start)
-                        .GET("/lab/runs/latest", lab::latest)
-                        .GET("/lab/runs/{id}", lab::get)
-                        .GET("/audit", r -> ServerResponse.ok().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                        .POST("/flags/{id}/review", flagsHandler::review);
+                    if (lab != null) { // the lab's runs, only where the lab provider serves
+                        api.POST("/lab/runs", lab::start)
+                                .GET("/lab/runs/latest", lab::latest)
+                                .GET("/lab/runs/{id}", lab::get);
+                    }
+                    api.GET("/audit", r -> ServerResponse.ok().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
                                 .bodyValue(java.util.Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
                         .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
-                                "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml)."))))
+                                "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml).")));
+                })
                 .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON
                 .filter(sameOriginWrites())
                 .build();

@@ -9,9 +9,13 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The lab runs behind {@code /admin/api/lab/runs}. {@code sluice.lab.scenario.options} takes the
  * command's options ({@code --time-factor=10 --users=3 …}, see README, Lab) for every run started
- * here; a bad one stops the start with its name.
+ * here; a bad one stops the start with its name. Only where the lab provider serves (no
+ * {@code SLUICE_PROVIDER_URL}): a replica in front of a real provider has no business booting a
+ * second gateway in-process, and answers 404 {@code unknown_endpoint} there (the console then
+ * says the lab is not part of this gateway).
  */
 @Configuration(proxyBeanMethods = false)
+@org.springframework.boot.autoconfigure.condition.ConditionalOnExpression("'${sluice.provider.url:}'.isBlank()")
 public class LabRunConfiguration {
     @Bean(destroyMethod = "close")
     LabRuns labRuns(@Value("${sluice.lab.scenario.options:}") String options) {
