@@ -97,6 +97,9 @@ class FlatLineGatewayTest {
     }
 
     /** One request; its status and, for a 429, the {@code retry-after-ms} it named (else -1). */
+    /** What the estimator counts for the prompt "hi" with its chat framing: a request's estimate is max_tokens + this. */
+    static final int PROMPT_TOKENS = 8;
+
     Mono<long[]> send(String key, int maxTokens) {
         return web().post().uri("/v1/chat/completions")
                 .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
@@ -116,7 +119,12 @@ class FlatLineGatewayTest {
      * request 0.5 s after an answer or, after a 429, when its {@code retry-after-ms} says; never stopping.
      */
     Mono<Void> flatLined(String key, int workers, long startMs, long endMs, Random r) {
-        Mono<Long> one = Mono.defer(() -> send(key, 750 + r.nextInt(97)))
+        return flatLined(key, workers, startMs, endMs, () -> 750 + r.nextInt(97));
+    }
+
+    /** The same client with its own request sizes. */
+    Mono<Void> flatLined(String key, int workers, long startMs, long endMs, java.util.function.IntSupplier maxTokens) {
+        Mono<Long> one = Mono.defer(() -> send(key, maxTokens.getAsInt()))
                 .flatMap(a -> Mono.delay(CLOCK.realMillis(a[0] == 429 ? a[1] : 500)));
         return reactor.core.publisher.Flux.range(0, workers)
                 .flatMap(w -> at(startMs + w * 200L).then(one.repeat(() -> CLOCK.millis() < endMs).then()))
@@ -145,16 +153,24 @@ class FlatLineGatewayTest {
         TestTenants.Created f = TestTenants.create(tenants, "flat", "free");
         TestTenants.Created b = TestTenants.create(tenants, "bursty", "free");
         TestTenants.Created st = TestTenants.create(tenants, "steady", "free");
+        // Quantisation: a window holds whole requests. At 1/11 of the budget a full window reads 0.91 at
+        // best, at 1/7 it holds six (0.86) and never seven, so a snapshot never reaches the threshold.
+        TestTenants.Created eleventh = TestTenants.create(tenants, "eleventh", "free");
+        TestTenants.Created seventh = TestTenants.create(tenants, "seventh", "free");
         // Warm the gateway up first (a cold JIT answers in tens of ms, seconds on this clock), on a tenant of its own.
         String warm = TestTenants.create(tenants, "warm-up", "enterprise").key();
         reactor.core.publisher.Flux.range(0, 120).flatMap(i -> send(warm, 10), 4).blockLast(Duration.ofSeconds(60));
         long start = ActivityBuffer.minuteOf(CLOCK.millis()) + MIN; // on a whole minute, like the detector's
         long end = start + MINUTES * MIN;
         Mono.when(flatLined(f.key(), 2, start, end, new Random(18)), burstAndIdle(b.key(), start, end, new Random(3)),
-                steady(st.key(), start, end, new Random(80))).block(Duration.ofSeconds(120));
+                steady(st.key(), start, end, new Random(80)),
+                // a hair over 1/11 and 1/7 (910 and 1,430 tokens): ten and six whole requests fit, never eleven or seven
+                flatLined(eleventh.key(), 2, start, end, () -> 910 - PROMPT_TOKENS),
+                flatLined(seventh.key(), 2, start, end, () -> 1_430 - PROMPT_TOKENS)).block(Duration.ofSeconds(120));
         // the last minute is sampled once it has ended and settled
         await().atMost(Duration.ofSeconds(20)).until(() -> history.since(st.id(), end - MIN).hasElements().block());
-        run = new Run(start, Map.of("flat", f.id(), "bursty", b.id(), "steady", st.id()));
+        run = new Run(start, Map.of("flat", f.id(), "bursty", b.id(), "steady", st.id(),
+                "eleventh", eleventh.id(), "seventh", seventh.id()));
     }
 
     List<Flag> flagsOf(String tenant) {
@@ -183,6 +199,21 @@ class FlatLineGatewayTest {
             assertThat(x.ceiling().reason()).isIn(Ceiling.REFUSED, Ceiling.ROOM);
         });
         assertThat(s.stream().mapToLong(x -> x.ceiling().refused()).sum()).isGreaterThanOrEqualTo(MINUTES - 1);
+    }
+
+    @Test
+    void clientsSendingAnEleventhOrASeventhOfTheBudgetAreFlaggedTheSameWay() {
+        for (String which : List.of("eleventh", "seventh")) {
+            String tenant = run.tenants().get(which);
+            List<Flag> f = flagsOf(tenant);
+            assertThat(f).as(which).hasSize(1);
+            assertThat(f.get(0).runStart().toEpochMilli()).as(which).isEqualTo(run.startMs());
+            assertThat(f.get(0).runMinutes()).as(which).isEqualTo(15);
+            assertThat(f.get(0).openedAt().toEpochMilli()).as(which)
+                    .isBetween(run.startMs() + 15 * MIN, run.startMs() + 15 * MIN + 20_000);
+        }
+        // The seventh's snapshots never reached the threshold: only the pressure signal sees it.
+        assertThat(series(run.tenants().get("seventh"))).allSatisfy(x -> assertThat(x.utilisation()).isLessThan(0.9));
     }
 
     @Test

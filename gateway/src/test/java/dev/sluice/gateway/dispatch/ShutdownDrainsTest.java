@@ -68,6 +68,12 @@ class ShutdownDrainsTest {
         UPSTREAM.close();
     }
 
+    /**
+     * A Redis database of its own: in the shared one, another test's tiers document (200 in flight)
+     * would win over this test's file (4), and the test would run 194 streams instead of 3.
+     */
+    static final int DATABASE = 7;
+
     @Test
     void shutdownFinishesStreamsAnswersTheQueueAndLeavesNoLease() throws Exception {
         String provider = "drain-" + UUID.randomUUID().toString().substring(0, 8);
@@ -114,10 +120,10 @@ class ShutdownDrainsTest {
         assertThat(refusedAfterMs).as("answered at once, not after their max-wait (60 s)").isLessThan(5_000);
 
         // After the context is gone: Redis as the next replica finds it.
-        long leases = TestRedisTemplates.template().opsForZSet().size(RedisProviderBudgetStore.leasesKey(budget))
+        long leases = TestRedisTemplates.template(DATABASE).opsForZSet().size(RedisProviderBudgetStore.leasesKey(budget))
                 .block(Duration.ofSeconds(5));
         assertThat(leases).as("provider leases left in Redis").isZero();
-        RedisQuotaStore quota = new RedisQuotaStore(TestRedisTemplates.template());
+        RedisQuotaStore quota = new RedisQuotaStore(TestRedisTemplates.template(DATABASE));
         WindowUsage streamed = quota.peek(streamer.id(), proWindows).block(Duration.ofSeconds(5)).get(0);
         assertThat(streamed.usedTokens()).as("every stream settled to its usage").isEqualTo(30L * slots);
         WindowUsage refunded = quota.peek(waiter.id(), proWindows).block(Duration.ofSeconds(5)).get(0);
@@ -136,7 +142,7 @@ class ShutdownDrainsTest {
         file.toFile().deleteOnExit();
         return new SpringApplicationBuilder(SluiceApplication.class).run(
                 "--server.port=0", "--sluice.lab.port=0",
-                "--spring.data.redis.url=" + TestRedis.url(),
+                "--spring.data.redis.url=" + TestRedis.url() + "/" + DATABASE,
                 "--sluice.provider.url=" + UPSTREAM.baseUrl(),
                 "--sluice.tiers.path=" + file,
                 "--sluice.store.timeout=10s"); // a loaded CI box must not push pro onto its local fallback

@@ -11,6 +11,24 @@ public final class TestRedisTemplates {
     private TestRedisTemplates() {
     }
 
+    private static final java.util.Map<Integer, ReactiveStringRedisTemplate> byDatabase = new java.util.HashMap<>();
+
+    /**
+     * A template on one logical database of the shared test Redis: a gateway started on it (with
+     * {@code TestRedis.url() + "/" + database}) has a tiers document of its own, not the one the
+     * other gateway tests share in database 0.
+     */
+    public static synchronized ReactiveStringRedisTemplate template(int database) {
+        return byDatabase.computeIfAbsent(database, db -> {
+            RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port());
+            config.setDatabase(db);
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(config);
+            factory.afterPropertiesSet();
+            factory.start();
+            return new ReactiveStringRedisTemplate(factory);
+        });
+    }
+
     public static synchronized ReactiveStringRedisTemplate template() {
         if (template == null) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
