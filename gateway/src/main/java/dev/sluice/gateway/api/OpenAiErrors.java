@@ -47,14 +47,22 @@ public final class OpenAiErrors {
         if (response.isCommitted()) return Mono.empty();
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        DataBuffer buffer = response.bufferFactory().wrap(body(type, code, message, param, extra).getBytes(StandardCharsets.UTF_8));
+        return response.writeWith(Mono.just(buffer));
+    }
+
+    /** The error body itself, for the places that write it below Spring (Netty handlers, an SSE error event). */
+    public static String body(String type, String code, String message) {
+        return body(type, code, message, null, Map.of());
+    }
+
+    private static String body(String type, String code, String message, String param, Map<String, Object> extra) {
         StringBuilder json = new StringBuilder(160).append("{\"error\":{\"message\":").append(Json.quote(message))
                 .append(",\"type\":").append(Json.quote(type))
                 .append(",\"code\":").append(code == null ? "null" : Json.quote(code))
                 .append(",\"param\":").append(param == null ? "null" : Json.quote(param));
         extra.forEach((k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.value(v)));
-        json.append("}}");
-        DataBuffer buffer = response.bufferFactory().wrap(json.toString().getBytes(StandardCharsets.UTF_8));
-        return response.writeWith(Mono.just(buffer));
+        return json.append("}}").toString();
     }
 
     public static Mono<Void> invalidApiKey(ServerWebExchange exchange, String message) {

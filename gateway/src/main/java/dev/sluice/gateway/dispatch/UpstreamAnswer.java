@@ -210,9 +210,8 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
             if (usage != null) usage.markCut();
             if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
             String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
-            String event = boundary + "data: {\"error\":{\"message\":" + dev.sluice.gateway.api.Json.quote(what)
-                    + ",\"type\":\"server_error\",\"code\":\"" + (timeout ? "upstream_timeout" : "upstream_error")
-                    + "\",\"param\":null}}\n\n";
+            String event = boundary + "data: "
+                    + OpenAiErrors.body("server_error", timeout ? "upstream_timeout" : "upstream_error", what) + "\n\n";
             return Flux.just(bufferFactory().wrap(event.getBytes(StandardCharsets.UTF_8)));
         });
     }

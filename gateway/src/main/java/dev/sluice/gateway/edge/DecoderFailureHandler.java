@@ -1,6 +1,6 @@
 package dev.sluice.gateway.edge;
 
-import dev.sluice.gateway.api.Json;
+import dev.sluice.gateway.api.OpenAiErrors;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -131,7 +131,6 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
     }
 
     private static String body(String code, String message) {
-        return "{\"error\":{\"message\":" + Json.quote(message)
-                + ",\"type\":\"invalid_request_error\",\"code\":" + Json.quote(code) + ",\"param\":null}}";
+        return OpenAiErrors.body("invalid_request_error", code, message);
     }
 }
