@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
@@ -48,8 +50,8 @@ public class DispatchConfiguration {
 
     /** Store calls that finish requests in the background; shutdown waits for them (see {@link ShutdownDrain}). */
     @Bean
-    dev.sluice.gateway.api.PendingWork pendingWork() {
-        return new dev.sluice.gateway.api.PendingWork();
+    PendingWork pendingWork() {
+        return new PendingWork();
     }
 
     @Bean
@@ -58,7 +60,7 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    ShutdownDrain.FlushPendingWork flushPendingWork(dev.sluice.gateway.api.PendingWork pending,
+    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending,
                                                     @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
         // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
         // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
@@ -67,7 +69,7 @@ public class DispatchConfiguration {
 
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
-                            MeterRegistry meters, ProviderClock clock, dev.sluice.gateway.api.PendingWork pending,
+                            MeterRegistry meters, ProviderClock clock, PendingWork pending,
                             @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
                             @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
                             @Value("${sluice.dispatch.lease:10m}") Duration lease,
@@ -86,7 +88,7 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, dev.sluice.gateway.abuse.TenantActivity activity,
+    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, TenantActivity activity,
                                   ProviderClock clock, UpstreamTimeouts timeouts, ConfigRegistry config) {
         DispatchFilter filter = new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
         filter.registerMeters(config.current().tiers().keySet());

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.ProviderSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,11 +39,11 @@ public final class Dispatchers {
     private final Scheduler loop;
     private final MeterRegistry meters;
     private final Map<String, ProviderDispatcher> byKey = new ConcurrentHashMap<>();
-    private final dev.sluice.gateway.api.PendingWork pending;
+    private final PendingWork pending;
     private volatile boolean closed;
 
     public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, Settings settings, Clock clock, Scheduler loop,
-                       MeterRegistry meters, dev.sluice.gateway.api.PendingWork pending) {
+                       MeterRegistry meters, PendingWork pending) {
         this.pending = pending;
         this.store = store;
         this.config = config;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.api.PendingWork;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -41,7 +42,7 @@ public final class ProviderDispatcher {
     private final Scheduler loop;
     private final Duration storeTimeout;
     private final Timer queueWait;
-    private final dev.sluice.gateway.api.PendingWork pending;
+    private final PendingWork pending;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
     private volatile boolean closing;
 
@@ -80,12 +81,12 @@ public final class ProviderDispatcher {
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
                               MeterRegistry meters) {
         this(key, store, configured, aimd, capacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                dev.sluice.gateway.api.PendingWork.untracked());
+                PendingWork.untracked());
     }
 
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
-                              MeterRegistry meters, dev.sluice.gateway.api.PendingWork pending) {
+                              MeterRegistry meters, PendingWork pending) {
         this.pending = pending;
         this.key = key;
         this.store = store;

@@ -1,5 +1,8 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.estimate.RequestRewriter;
@@ -39,7 +42,7 @@ public class QuotaConfiguration {
                               QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout,
                               StoreState state, ObjectProvider<RedisWatch> watch,
                               @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout,
-                              dev.sluice.gateway.tier.ConfigRegistry config) {
+                              ConfigRegistry config) {
         QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, timeout, state, watch, startupTimeout);
         limiter.registerMeters(config.current().tiers().values());
         return limiter;
@@ -78,8 +81,8 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters,
-                            dev.sluice.gateway.abuse.TenantActivity activity, dev.sluice.gateway.tier.ConfigRegistry config,
-                            dev.sluice.gateway.api.PendingWork pending) {
+                            TenantActivity activity, ConfigRegistry config,
+                            PendingWork pending) {
         // At zero from the start, so Prometheus sees each tier's first decision of a kind as an
         // increase (a counter born at 1 is missed by increase()). A tier added later by an edit
         // gets its counters at its first request.

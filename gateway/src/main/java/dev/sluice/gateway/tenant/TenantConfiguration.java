@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant;
 
+import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.DemoTenant;
@@ -61,7 +62,7 @@ public class TenantConfiguration {
 
     @Bean
     TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config,
-                                                          dev.sluice.gateway.abuse.TenantActivity activity) {
+                                                          TenantActivity activity) {
         return new TenantAuthenticationFilter(tenants, config, activity);
     }
 
