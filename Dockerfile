@@ -2,7 +2,7 @@
 #
 # The Sluice gateway image, over Spring Boot's layered jar.
 #
-#   ./mvnw -B -pl gateway -am package -DskipTests     # builds gateway/target/sluice-gateway-<version>.jar
+#   ./mvnw -B -pl gateway -am package -DskipTests     # builds gateway/target/sluice-gateway-<version>-exec.jar
 #   docker build -t sluice:0.1.0 .
 #
 # The jar is built outside Docker (the same jar CI tests), then split into Boot's layers so that
@@ -15,7 +15,7 @@ ARG JRE_IMAGE=eclipse-temurin:17-jre
 
 FROM ${JRE_IMAGE} AS builder
 WORKDIR /builder
-ARG JAR_FILE=gateway/target/sluice-gateway-*.jar
+ARG JAR_FILE=gateway/target/sluice-gateway-*-exec.jar
 COPY ${JAR_FILE} application.jar
 RUN java -Djarmode=tools -jar application.jar extract --layers --launcher --destination extracted
 

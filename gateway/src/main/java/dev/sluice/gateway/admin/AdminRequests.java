@@ -10,7 +10,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Reading admin requests: JSON objects, YAML documents, the admin's name, query numbers. */
-final class AdminRequests {
+public final class AdminRequests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     static final MediaType YAML = MediaType.parseMediaType("application/yaml");
     private static final String[] YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"};
@@ -25,7 +25,7 @@ final class AdminRequests {
         return false;
     }
 
-    static boolean isJson(MediaType type) {
+    public static boolean isJson(MediaType type) {
         return type != null && (MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json"));
     }
 
@@ -78,7 +78,7 @@ final class AdminRequests {
         throw AdminError.invalid(field, "must be a string");
     }
 
-    static Boolean bool(Map<String, Object> body, String field) {
+    public static Boolean bool(Map<String, Object> body, String field) {
         Object v = body.get(field);
         if (v == null) return null;
         if (v instanceof Boolean b) return b;

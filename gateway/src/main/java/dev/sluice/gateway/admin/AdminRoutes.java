@@ -9,7 +9,6 @@ import dev.sluice.gateway.tier.TierReloader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Duration;
-import dev.sluice.gateway.lab.scenario.LabRuns;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -40,13 +39,11 @@ public class AdminRoutes {
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
                                                   ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview, ObjectProvider<LabRuns> labRuns, AuditLog audit) {
+                                                  OverviewHandler overview, ObjectProvider<AdminApiExtension> extensions, AuditLog audit) {
         Clock clock = quotaClock.clock();
         TiersHandler tiers = new TiersHandler(documents, reloader, tenants, audit);
         TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock, audit);
         FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock, audit);
-        LabRuns runs = labRuns.getIfAvailable(); // only where the lab provider serves
-        LabRunsHandler lab = runs == null ? null : new LabRunsHandler(runs);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {
@@ -68,11 +65,7 @@ public class AdminRoutes {
                         .GET("/flags", flagsHandler::list)
                         .GET("/flags/{id}", flagsHandler::get)
                         .POST("/flags/{id}/review", flagsHandler::review);
-                    if (lab != null) { // the lab's runs, only where the lab provider serves
-                        api.POST("/lab/runs", lab::start)
-                                .GET("/lab/runs/latest", lab::latest)
-                                .GET("/lab/runs/{id}", lab::get);
-                    }
+                    extensions.orderedStream().forEach(e -> e.addRoutes(api)); // e.g. the lab's runs, where the lab module is
                     api.GET("/audit", r -> ServerResponse.ok().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
                                 .bodyValue(java.util.Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
                         .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",

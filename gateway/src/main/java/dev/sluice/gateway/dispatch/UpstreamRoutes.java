@@ -1,8 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.lab.LabProviderServer;
+import dev.sluice.gateway.tier.ConfigException;
+import dev.sluice.gateway.tier.ConfigProblem;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.ProviderSettings;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,9 +18,9 @@ import org.springframework.core.env.Environment;
 import reactor.core.publisher.Flux;
 
 /**
- * One route: every tenant call under {@code /v1/**} goes to the configured upstream, or to
- * the built-in lab provider when none is configured. Routes are built lazily (when the
- * gateway first asks for them, after the lab provider has bound its port).
+ * One route: every tenant call under {@code /v1/**} goes to the configured upstream, or to a
+ * {@link BuiltInUpstream} (the quickstart's simulated provider) when none is configured. Routes are
+ * built lazily (when the gateway first asks for them, after a built-in upstream has bound its port).
  */
 @Configuration(proxyBeanMethods = false)
 public class UpstreamRoutes {
@@ -26,13 +28,18 @@ public class UpstreamRoutes {
     private static final Logger log = LoggerFactory.getLogger(UpstreamRoutes.class);
 
     @Bean
-    Supplier<UpstreamTarget> upstreamTarget(ConfigRegistry config, ObjectProvider<LabProviderServer> lab, Environment env) {
+    Supplier<UpstreamTarget> upstreamTarget(ConfigRegistry config, ObjectProvider<BuiltInUpstream> builtIn, Environment env) {
+        if (config.current().providers().get(0).baseUrl().isEmpty() && builtIn.getIfAvailable() == null) {
+            throw new ConfigException("SLUICE_PROVIDER_URL", List.of(new ConfigProblem("sluice.provider.url", 0,
+                    "is not set, and tiers.yaml's first provider has no base-url: set SLUICE_PROVIDER_URL, e.g."
+                            + " https://api.openai.com/v1 (the simulated provider runs only in the quickstart, module lab-provider)")));
+        }
         return () -> {
             ProviderSettings provider = config.current().providers().get(0);
             if (provider.baseUrl().isEmpty()) {
-                LabProviderServer server = lab.getIfAvailable();
-                if (server == null) throw new IllegalStateException("no provider configured and the lab provider is off");
-                return UpstreamTarget.of(server.baseUrl(), null);
+                BuiltInUpstream upstream = builtIn.getIfAvailable();
+                if (upstream == null) throw new IllegalStateException("no provider URL configured and no built-in upstream");
+                return UpstreamTarget.of(upstream.baseUrl(), null);
             }
             // Read through the Environment: the variable itself in production, a property in tests.
             String key = provider.apiKeyEnv().isEmpty() ? null : env.getProperty(provider.apiKeyEnv());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -16,7 +17,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /** Without SLUICE_ADMIN_PASSWORD a password is generated, logged once at WARN, and it works. */
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.password=", "sluice.abuse.tick=7s"})
+        properties = {"sluice.admin.password=", "sluice.abuse.tick=7s", FakeUpstream.NO_UPSTREAM_CALLS})
 @AutoConfigureWebTestClient
 class AdminGeneratedPasswordTest {
     @Autowired

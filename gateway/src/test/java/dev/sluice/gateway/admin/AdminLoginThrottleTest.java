@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -13,7 +14,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Guessing the admin password on a running gateway: forty wrong passwords in a row, then the right one. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=throttle-me-not", "sluice.abuse.sampler.enabled=false"})
+        properties = {"sluice.admin.user=ops", "sluice.admin.password=throttle-me-not", "sluice.abuse.sampler.enabled=false",
+                FakeUpstream.NO_UPSTREAM_CALLS})
 @AutoConfigureWebTestClient
 class AdminLoginThrottleTest {
     @Autowired

@@ -22,9 +22,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
 
 /**
  * The Dockerfile and the layered jar agree. No Docker engine runs here, so this plays the
@@ -88,6 +90,21 @@ class DockerImageLayoutIT {
         }
     }
 
+    /** The simulator, the scenario runner and the benchmarks are modules the quickstart and the lab add. */
+    @Test
+    void theProductionJarCarriesTheProductOnly() throws IOException {
+        try (JarFile jf = new JarFile(jar.toFile())) {
+            List<String> entries = jf.stream().map(e -> e.getName()).toList();
+            assertThat(entries).as("the gateway's own classes").contains("BOOT-INF/classes/dev/sluice/gateway/SluiceApplication.class");
+            assertThat(entries).as("no lab provider, scenario runner, child gateway or benchmark")
+                    .noneMatch(n -> n.startsWith("BOOT-INF/classes/dev/sluice/lab/") || n.startsWith("BOOT-INF/classes/dev/sluice/bench/")
+                            || n.contains("/gateway/lab/") || n.contains("/bench/") || n.contains("ChildGateway") || n.contains("Scenario"))
+                    .noneMatch(n -> n.startsWith("BOOT-INF/lib/sluice-lab") || n.startsWith("BOOT-INF/lib/sluice-bench")
+                            || n.startsWith("BOOT-INF/lib/jmh-"));
+            assertThat(jf.getManifest().getMainAttributes().getValue("Start-Class")).isEqualTo("dev.sluice.gateway.SluiceApplication");
+        }
+    }
+
     @Test
     void theBuilderCopiesExactlyTheJarThatPackageBuilt() throws IOException {
         Dockerfile.Copy copy = dockerfile.stage("builder").copies().get(0);
@@ -130,12 +147,17 @@ class DockerImageLayoutIT {
         assertThat(app.resolve(entrypoint.get(1).replace('.', '/') + ".class")).as("the ENTRYPOINT's launcher").isRegularFile();
 
         int port = freePort();
+        // The production image has no simulated provider: it is pointed at one, as in a real deployment.
+        FakeUpstream upstream = FakeUpstream.start((req, res) -> res.header("content-type", "application/json").sendString(Mono.just(
+                "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
+                        + "\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}],"
+                        + "\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}")));
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         // The image's own JVM options come from JAVA_TOOL_OPTIONS below; these only keep the test small and quick.
         command.addAll(List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1"));
         command.addAll(entrypoint.subList(1, entrypoint.size()));
-        command.addAll(List.of("--server.port=" + port, "--sluice.lab.port=0", "--sluice.lab.latency=20ms"));
+        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + upstream.baseUrl()));
         Path log = work.resolve("gateway.log");
         ProcessBuilder pb = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -169,6 +191,7 @@ class DockerImageLayoutIT {
         } finally {
             gateway.destroy(); // SIGTERM, as the kubelet sends it
             if (!gateway.waitFor(30, TimeUnit.SECONDS)) gateway.destroyForcibly();
+            upstream.close();
         }
     }
 

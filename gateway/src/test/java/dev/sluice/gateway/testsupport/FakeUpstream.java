@@ -14,6 +14,12 @@ import reactor.netty.http.server.HttpServerResponse;
  * exactly what the gateway sends and to control exactly what it gets back. Real HTTP.
  */
 public final class FakeUpstream implements AutoCloseable {
+    /**
+     * For a whole-app test that never calls upstream: the production gateway will not start without a
+     * provider URL (only the quickstart's lab provider stands in), so point it where nothing listens.
+     */
+    public static final String NO_UPSTREAM_CALLS = "sluice.provider.url=http://127.0.0.1:9/v1";
+
     /** What the gateway sent. */
     public record Recorded(String method, String path, HttpHeaders headers, String body) {
     }

@@ -1,0 +1,97 @@
+package dev.sluice.lab.provider;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The limits of the simulated provider (seed 000): what a real provider's tier allows.
+ *
+ * @param requestsPerMinute     requests admitted in any rolling {@code window}
+ * @param tokensPerMinute       tokens (prompt + requested max output) admitted in any rolling {@code window}
+ * @param maxInFlight           calls running at once; one more is refused with 503
+ * @param pricePerMillionTokens USD per million billed tokens (prompt and completion alike)
+ * @param latency               how long a call takes, start to last token
+ * @param latencyJitter         relative jitter on the latency, 0.1 = ±10 %
+ * @param window                the "minute": 60 s unless a lab scenario scales time
+ * @param completionTokens      what the model wants to write when the request does not cap it lower
+ */
+public record LabLimits(
+        int requestsPerMinute,
+        long tokensPerMinute,
+        int maxInFlight,
+        double pricePerMillionTokens,
+        Duration latency,
+        double latencyJitter,
+        Duration window,
+        int completionTokens) {
+
+    public static final LabLimits DEFAULTS = new LabLimits(
+            1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200);
+
+    public LabLimits {
+        Objects.requireNonNull(latency, "latency must be set");
+        Objects.requireNonNull(window, "window must be set");
+        if (requestsPerMinute < 1) {
+            throw new IllegalArgumentException("requestsPerMinute must be at least 1, was " + requestsPerMinute);
+        }
+        if (tokensPerMinute < 1) {
+            throw new IllegalArgumentException("tokensPerMinute must be at least 1, was " + tokensPerMinute);
+        }
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+        }
+        if (!(pricePerMillionTokens >= 0) || Double.isInfinite(pricePerMillionTokens)) {
+            throw new IllegalArgumentException(
+                    "pricePerMillionTokens must be a finite number >= 0, was " + pricePerMillionTokens);
+        }
+        if (latency.isNegative()) {
+            throw new IllegalArgumentException("latency must not be negative, was " + latency);
+        }
+        if (!(latencyJitter >= 0 && latencyJitter < 1)) {
+            throw new IllegalArgumentException("latencyJitter must be in [0, 1), was " + latencyJitter);
+        }
+        // Below a millisecond the rolling windows (kept in ms) would never hold anything.
+        if (window.toMillis() < 1) {
+            throw new IllegalArgumentException("window must be at least 1ms, was " + window);
+        }
+        if (completionTokens < 1) {
+            throw new IllegalArgumentException("completionTokens must be at least 1, was " + completionTokens);
+        }
+    }
+
+    public long windowMillis() {
+        return window.toMillis();
+    }
+
+    public LabLimits withRequestsPerMinute(int v) {
+        return new LabLimits(v, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+    }
+
+    public LabLimits withTokensPerMinute(long v) {
+        return new LabLimits(requestsPerMinute, v, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+    }
+
+    public LabLimits withMaxInFlight(int v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, v, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+    }
+
+    public LabLimits withPricePerMillionTokens(double v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, v, latency, latencyJitter, window, completionTokens);
+    }
+
+    public LabLimits withLatency(Duration v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, v, latencyJitter, window, completionTokens);
+    }
+
+    public LabLimits withLatencyJitter(double v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, v, window, completionTokens);
+    }
+
+    public LabLimits withWindow(Duration v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, v, completionTokens);
+    }
+
+    public LabLimits withCompletionTokens(int v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, v);
+    }
+}

@@ -1,0 +1,321 @@
+package dev.sluice.lab.provider;
+
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * The pure core of the lab provider: admission against rolling request and token windows and an
+ * in-flight cap, release, billing and counters. No I/O and no clock of its own: every method that
+ * depends on time takes {@code nowMillis}, so tests drive it with a fake clock.
+ *
+ * <p>One lock guards everything. The critical sections are short (a deque walk bounded by the
+ * requests-per-minute limit) and never block, so calling it from Netty event loops is fine.
+ */
+public final class ProviderSimulator {
+
+    /** Pass as {@code maxTokens} when the request gives no max tokens: the model writes what it wants. */
+    public static final long NO_MAX_TOKENS = -1;
+
+    private record Entry(long atMillis, long tokens) {
+    }
+
+    /**
+     * Told every admission decision, under the simulator's lock: keep it short and never call back.
+     * The lab scenarios use it to time what the provider admitted and refused, to the millisecond.
+     */
+    @FunctionalInterface
+    public interface Listener {
+        /** @param reservedTokens what the call counts against the token window (prompt + max output) */
+        void decided(long nowMillis, Admission admission, long reservedTokens);
+    }
+
+    private static final Listener NO_LISTENER = (now, admission, tokens) -> { };
+    private volatile Listener listener = NO_LISTENER;
+
+    private final RandomGenerator random;
+    private LabLimits limits;
+
+    /** Admissions still inside the rolling window, oldest first. Bounded: at most requestsPerMinute long. */
+    private final ArrayDeque<Entry> window = new ArrayDeque<>();
+    private long tokensInWindow;
+    private final Set<LabCall> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Time never runs backwards inside the simulator, even if the wall clock does. */
+    private long lastNow = Long.MIN_VALUE;
+    /** Calls admitted before a reset still run, but their billing belongs to the old epoch. */
+    private long epoch;
+    private long nextId = 1;
+
+    private long received;
+    private long admitted;
+    private long completed;
+    private long cancelled;
+    private long rejected429Requests;
+    private long rejected429Tokens;
+    private long rejected503;
+    private long badRequests;
+    private long callsWithoutKey;
+    private long tokensBilled;
+    private double costUsd;
+    private int maxInFlightSeen;
+    private long maxTokensInWindow;
+    private long maxRequestsInWindow;
+
+    public ProviderSimulator(LabLimits limits) {
+        this(limits, new SplittableRandom());
+    }
+
+    /** @param random drives the latency jitter; pass a seeded one (or jitter 0) for repeatable tests */
+    public ProviderSimulator(LabLimits limits, RandomGenerator random) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.random = Objects.requireNonNull(random, "random");
+    }
+
+    /**
+     * Decides a call. In-flight cap first (503), then the rolling windows (429). A refused call leaves
+     * no trace in the windows, exactly like a real provider.
+     *
+     * @param promptTokens tokens of the prompt, as the provider's tokenizer counts them
+     * @param maxTokens    the request's max output tokens, {@link #NO_MAX_TOKENS} if absent, 0 for calls
+     *                     that produce no tokens (embeddings)
+     */
+    public synchronized Admission admit(long promptTokens, long maxTokens, long nowMillis) {
+        Admission decision = decide(promptTokens, maxTokens, nowMillis);
+        long reserved = promptTokens + (maxTokens == NO_MAX_TOKENS ? limits.completionTokens() : maxTokens);
+        listener.decided(lastNow, decision, reserved);
+        return decision;
+    }
+
+    /** Replaces the listener ({@code null}: none). */
+    public void listener(Listener l) {
+        this.listener = l == null ? NO_LISTENER : l;
+    }
+
+    private Admission decide(long promptTokens, long maxTokens, long nowMillis) {
+        if (promptTokens < 0) {
+            throw new IllegalArgumentException("promptTokens must be >= 0, was " + promptTokens);
+        }
+        if (maxTokens < 0 && maxTokens != NO_MAX_TOKENS) {
+            throw new IllegalArgumentException("maxTokens must be >= 0 or NO_MAX_TOKENS, was " + maxTokens);
+        }
+        long now = advance(nowMillis);
+        received++;
+
+        if (inFlight.size() >= limits.maxInFlight()) {
+            rejected503++;
+            return new Admission.Rejected(Admission.Reason.OVERLOADED, overloadRetryMillis(now),
+                    limits.maxInFlight(), inFlight.size(), 1, snapshot(now));
+        }
+
+        long wanted = limits.completionTokens();
+        long reserved = promptTokens + (maxTokens == NO_MAX_TOKENS ? wanted : maxTokens);
+        if (reserved > limits.tokensPerMinute()) {
+            rejected429Tokens++;
+            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
+                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+        }
+        long requestsFitAt = requestsFitAt(now);
+        long tokensFitAt = tokensFitAt(reserved, now);
+        if (requestsFitAt > now || tokensFitAt > now) {
+            // Report the limit that binds longest; the retry time satisfies both.
+            if (requestsFitAt >= tokensFitAt) {
+                rejected429Requests++;
+                return new Admission.Rejected(Admission.Reason.REQUESTS_PER_MINUTE, requestsFitAt - now,
+                        limits.requestsPerMinute(), window.size(), 1, snapshot(now));
+            }
+            rejected429Tokens++;
+            return new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, tokensFitAt - now,
+                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+        }
+
+        window.addLast(new Entry(now, reserved));
+        tokensInWindow += reserved;
+        maxTokensInWindow = Math.max(maxTokensInWindow, tokensInWindow);
+        maxRequestsInWindow = Math.max(maxRequestsInWindow, window.size());
+        admitted++;
+
+        long completion = maxTokens == NO_MAX_TOKENS ? wanted : Math.min(wanted, maxTokens);
+        boolean truncated = maxTokens != NO_MAX_TOKENS && maxTokens > 0 && maxTokens < wanted;
+        LabCall call = new LabCall(nextId++, promptTokens, reserved, completion, truncated,
+                jitteredLatency(), now, epoch);
+        inFlight.add(call);
+        maxInFlightSeen = Math.max(maxInFlightSeen, inFlight.size());
+        return new Admission.Admitted(call, snapshot(now));
+    }
+
+    /** The call finished normally: release it and bill prompt + completion. False if already released. */
+    public synchronized boolean complete(LabCall call, long nowMillis) {
+        advance(nowMillis);
+        if (!release(call)) {
+            return false;
+        }
+        if (call.epoch == epoch) {
+            completed++;
+            bill(call.promptTokens() + call.completionTokens());
+        }
+        return true;
+    }
+
+    /**
+     * The client went away: release the call and bill the prompt (the model read it) plus the
+     * completion tokens already sent. False if already released.
+     */
+    public synchronized boolean cancel(LabCall call, long tokensSent, long nowMillis) {
+        advance(nowMillis);
+        if (!release(call)) {
+            return false;
+        }
+        if (call.epoch == epoch) {
+            cancelled++;
+            bill(call.promptTokens() + Math.max(0, Math.min(tokensSent, call.completionTokens())));
+        }
+        return true;
+    }
+
+    /** A call the provider could not parse (400): counted as received, never admitted. */
+    public synchronized void noteBadRequest() {
+        received++;
+        badRequests++;
+    }
+
+    /** A call without an Authorization header. The simulator accepts it, but the lab wants to know. */
+    public synchronized void noteMissingKey() {
+        callsWithoutKey++;
+    }
+
+    public synchronized RateLimitSnapshot rateLimits(long nowMillis) {
+        return snapshot(advance(nowMillis));
+    }
+
+    public synchronized LabStats stats(long nowMillis) {
+        advance(nowMillis);
+        return new LabStats(received, admitted, completed, cancelled,
+                rejected429Requests + rejected429Tokens, rejected429Requests, rejected429Tokens, rejected503,
+                badRequests, callsWithoutKey, tokensBilled, costUsd, inFlight.size(), maxInFlightSeen,
+                maxTokensInWindow, maxRequestsInWindow, window.size(), tokensInWindow, limits);
+    }
+
+    public synchronized LabLimits limits() {
+        return limits;
+    }
+
+    /** New limits apply from the next admission; what is already in the windows stays there. */
+    public synchronized void setLimits(LabLimits newLimits) {
+        this.limits = Objects.requireNonNull(newLimits, "limits");
+    }
+
+    /** Read-modify-write of the limits in one step, so two concurrent partial updates both land. */
+    public synchronized LabLimits updateLimits(UnaryOperator<LabLimits> change) {
+        setLimits(change.apply(limits));
+        return limits;
+    }
+
+    /**
+     * Clears the counters and the windows. Calls still running keep their in-flight slot (they really
+     * occupy the provider) but their billing is not counted in the new epoch.
+     */
+    public synchronized void reset() {
+        epoch++;
+        window.clear();
+        tokensInWindow = 0;
+        received = admitted = completed = cancelled = 0;
+        rejected429Requests = rejected429Tokens = rejected503 = badRequests = callsWithoutKey = 0;
+        tokensBilled = 0;
+        costUsd = 0;
+        maxInFlightSeen = inFlight.size();
+        maxTokensInWindow = 0;
+        maxRequestsInWindow = 0;
+    }
+
+    /** Entries held for the rolling window; exposed so tests can check memory stays bounded. */
+    synchronized int windowEntries() {
+        return window.size();
+    }
+
+    private long advance(long nowMillis) {
+        lastNow = Math.max(lastNow, nowMillis);
+        long horizon = lastNow - limits.windowMillis();
+        // An admission at t counts while now < t + window.
+        while (!window.isEmpty() && window.peekFirst().atMillis() <= horizon) {
+            tokensInWindow -= window.pollFirst().tokens();
+        }
+        return lastNow;
+    }
+
+    private boolean release(LabCall call) {
+        if (call.released) {
+            return false;
+        }
+        call.released = true;
+        inFlight.remove(call);
+        return true;
+    }
+
+    private void bill(long tokens) {
+        tokensBilled += tokens;
+        costUsd += tokens * limits.pricePerMillionTokens() / 1_000_000.0;
+    }
+
+    /** Earliest instant at which one more request fits the request window. */
+    private long requestsFitAt(long now) {
+        long mustLeave = window.size() + 1L - limits.requestsPerMinute();
+        if (mustLeave <= 0) {
+            return now;
+        }
+        Iterator<Entry> it = window.iterator();
+        Entry e = null;
+        for (long i = 0; i < mustLeave && it.hasNext(); i++) {
+            e = it.next();
+        }
+        // Limits lowered below the window's content: the whole window has to drain.
+        return e.atMillis() + limits.windowMillis();
+    }
+
+    /** Earliest instant at which {@code tokens} more fit the token window. */
+    private long tokensFitAt(long tokens, long now) {
+        long excess = tokensInWindow + tokens - limits.tokensPerMinute();
+        if (excess <= 0) {
+            return now;
+        }
+        long freed = 0;
+        for (Entry e : window) {
+            freed += e.tokens();
+            if (freed >= excess) {
+                return e.atMillis() + limits.windowMillis();
+            }
+        }
+        throw new IllegalStateException("a request no larger than the limit always fits an empty window");
+    }
+
+    /** A 503 is over when the first running call is expected to finish. */
+    private long overloadRetryMillis(long now) {
+        long earliest = Long.MAX_VALUE;
+        for (LabCall c : inFlight) {
+            earliest = Math.min(earliest, c.admittedAtMillis() + c.latencyMillis());
+        }
+        // Overdue calls (a slow reader) give no better estimate than "soon".
+        return Math.max(1, earliest - now);
+    }
+
+    private long jitteredLatency() {
+        long base = limits.latency().toMillis();
+        double jitter = limits.latencyJitter();
+        if (jitter == 0 || base == 0) {
+            return base;
+        }
+        return Math.max(0, Math.round(base * (1 + jitter * (2 * random.nextDouble() - 1))));
+    }
+
+    private RateLimitSnapshot snapshot(long now) {
+        long resetMillis = window.isEmpty() ? 0 : window.peekLast().atMillis() + limits.windowMillis() - now;
+        return new RateLimitSnapshot(
+                limits.requestsPerMinute(), Math.max(0, limits.requestsPerMinute() - window.size()), resetMillis,
+                limits.tokensPerMinute(), Math.max(0, limits.tokensPerMinute() - tokensInWindow), resetMillis);
+    }
+}

@@ -1,0 +1,204 @@
+package dev.sluice.lab.scenario;
+
+import dev.sluice.lab.provider.LabLimits;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Everything a lab run needs, in seed units (the provider's minute, a 2 s call), validated when
+ * built. {@link #defaults()} is seed 000.
+ *
+ * @param timeFactor         how many times faster than the wall the run's clock goes (10: a seed minute in 6 s)
+ * @param limits             the provider's limits, seed units
+ * @param cases              which cases run, in order
+ * @param ramp               whether each case also runs under the ramp
+ * @param soloUsers          case 1's users (the seed: one)
+ * @param crowdUsers         cases 2–5's users (the seed: three)
+ * @param pagesPerBook       pages of a book; each is one call
+ * @param uploadFor          how long users start new books; books in progress are then finished
+ * @param think              a user's pause between a book's end and the next upload
+ * @param drainCap           the longest a run waits for books in progress after {@code uploadFor}
+ * @param perUserBucket      case 3: each user's bucket (seed: 5 pages of burst, 2 a second)
+ * @param globalBucket       case 3: the global bucket (seed: pinned to the provider's requests per minute)
+ * @param poolConnections    case 5: the HTTP client's connections (seed: "a couple of hundred")
+ * @param poolAcquireTimeout case 5: how long a page waits for a connection (Reactor Netty's default, 45 s)
+ * @param gatewayHeadroom    case 4: the share of each provider limit the gateway's budget uses
+ * @param rampStep           the ramp adds users every step (seed: 3 s)
+ * @param rampUsers          users after each step (seed: 1, 2, 3, 5, 8, 12, 20, 30, 50, 80)
+ * @param rampGraceSteps     steps the ramp goes on after its first failure, to show what follows
+ * @param randomSeed         the provider's latency jitter
+ * @param warmUpPages        pages sent to a provider without limits before anything is measured (JIT warm-up)
+ */
+public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> cases, boolean ramp, int soloUsers,
+                               int crowdUsers, int pagesPerBook, Duration uploadFor, Duration think, Duration drainCap,
+                               PageLimiter.Shape perUserBucket, PageLimiter.Shape globalBucket, int poolConnections,
+                               Duration poolAcquireTimeout, double gatewayHeadroom, Duration rampStep,
+                               List<Integer> rampUsers, int rampGraceSteps, long randomSeed, int warmUpPages) {
+
+    public static final List<Integer> SEED_RAMP = List.of(1, 2, 3, 5, 8, 12, 20, 30, 50, 80);
+
+    public ScenarioSettings {
+        if (!(timeFactor >= 1 && timeFactor <= 100)) {
+            throw new IllegalArgumentException("time factor must be between 1 and 100, was " + timeFactor);
+        }
+        if (limits == null) throw new IllegalArgumentException("limits must be set");
+        if (cases == null || cases.isEmpty()) throw new IllegalArgumentException("at least one case must run");
+        cases = Set.copyOf(EnumSet.copyOf(cases));
+        positive("solo users", soloUsers, 1000);
+        positive("crowd users", crowdUsers, 1000);
+        positive("pages per book", pagesPerBook, 10_000);
+        positive("upload-for", uploadFor);
+        if (think == null || think.isNegative()) throw new IllegalArgumentException("think must be 0 or more, was " + think);
+        positive("drain cap", drainCap);
+        if (perUserBucket == null || globalBucket == null) throw new IllegalArgumentException("both limiter buckets must be set");
+        positive("pool connections", poolConnections, 100_000);
+        positive("pool acquire timeout", poolAcquireTimeout);
+        if (!(gatewayHeadroom > 0 && gatewayHeadroom <= 1)) {
+            throw new IllegalArgumentException("gateway headroom must be in (0, 1], was " + gatewayHeadroom);
+        }
+        positive("ramp step", rampStep);
+        if (rampUsers == null || rampUsers.isEmpty()) throw new IllegalArgumentException("the ramp needs at least one step");
+        rampUsers = List.copyOf(rampUsers);
+        int last = 0;
+        for (int u : rampUsers) {
+            if (u <= last) throw new IllegalArgumentException("ramp users must grow at every step, got " + rampUsers);
+            last = u;
+        }
+        positive("ramp users", last, 10_000);
+        if (warmUpPages < 0 || warmUpPages > 100_000) {
+            throw new IllegalArgumentException("warm-up pages must be between 0 and 100000, was " + warmUpPages);
+        }
+        if (rampGraceSteps < 0) throw new IllegalArgumentException("ramp grace steps must be 0 or more, was " + rampGraceSteps);
+        // A call shorter than a few wall milliseconds would measure the machine, not the provider.
+        if (limits.latency().toMillis() / timeFactor < 20) {
+            throw new IllegalArgumentException("a call of " + limits.latency().toMillis() + " ms at time factor " + timeFactor
+                    + " would last under 20 real ms: lower the factor");
+        }
+    }
+
+    /** The default time factor: a seed minute in 12 s, a 2 s call in 400 ms (see docs/lab.md for why 5). */
+    public static final double DEFAULT_TIME_FACTOR = 5;
+
+    /** Seed 000 at {@link #DEFAULT_TIME_FACTOR}. */
+    public static ScenarioSettings defaults() {
+        LabLimits l = LabLimits.DEFAULTS;
+        double perSecond = l.requestsPerMinute() / 60.0;
+        return new ScenarioSettings(DEFAULT_TIME_FACTOR, l, EnumSet.allOf(CaseId.class), true, 1, 3, 100, Duration.ofSeconds(15),
+                Duration.ofSeconds(2), Duration.ofSeconds(240), new PageLimiter.Shape(5, 2),
+                new PageLimiter.Shape(perSecond, perSecond), 200, Duration.ofSeconds(45), 0.97, Duration.ofSeconds(3),
+                SEED_RAMP, 1, 42, 2_000);
+    }
+
+    /** In the order they run. */
+    public List<CaseId> caseOrder() {
+        return List.copyOf(EnumSet.copyOf(cases));
+    }
+
+    public int usersFor(CaseId id) {
+        return id == CaseId.CASE1 ? soloUsers : crowdUsers;
+    }
+
+    /** Runs plus ramps: the admin API's progress total. */
+    public int steps() {
+        return cases.size() * (ramp ? 2 : 1);
+    }
+
+    public ScenarioSettings withCases(Set<CaseId> c, boolean r) {
+        return new ScenarioSettings(timeFactor, limits, c, r, soloUsers, crowdUsers, pagesPerBook, uploadFor, think,
+                drainCap, perUserBucket, globalBucket, poolConnections, poolAcquireTimeout, gatewayHeadroom, rampStep,
+                rampUsers, rampGraceSteps, randomSeed, warmUpPages);
+    }
+
+    /**
+     * Applies {@code --name=value} options (the command line's), each checked: {@code --cases=case2,case4},
+     * {@code --ramp=false}, {@code --time-factor=10}, {@code --users=3}, {@code --solo-users=1},
+     * {@code --pages=100}, {@code --upload-for=15}, {@code --think=2}, {@code --rpm=1500},
+     * {@code --tpm=300000}, {@code --in-flight=200}, {@code --latency-ms=2000}, {@code --price=3.0},
+     * {@code --pool=200}, {@code --ramp-users=1,2,3,5}, {@code --seed=42}, {@code --warm-up=2000}. Seconds are seed seconds.
+     * Limits change the global bucket with them (it is pinned to the requests per minute).
+     */
+    public ScenarioSettings with(List<String> options) {
+        double factor = timeFactor;
+        LabLimits l = limits;
+        Set<CaseId> c = cases;
+        boolean r = ramp;
+        int solo = soloUsers;
+        int crowd = crowdUsers;
+        int pages = pagesPerBook;
+        Duration upload = uploadFor;
+        Duration thinkFor = think;
+        int pool = poolConnections;
+        List<Integer> rampSteps = rampUsers;
+        long seed = randomSeed;
+        int warmUp = warmUpPages;
+        for (String option : options) {
+            if (option.isBlank()) continue;
+            if (!option.startsWith("--") || !option.contains("=")) {
+                throw new IllegalArgumentException("options are --name=value, got '" + option + "'");
+            }
+            String name = option.substring(2, option.indexOf('=')).toLowerCase(Locale.ROOT);
+            String value = option.substring(option.indexOf('=') + 1).trim();
+            try {
+                switch (name) {
+                    case "cases" -> {
+                        Set<CaseId> picked = EnumSet.noneOf(CaseId.class);
+                        for (String n : value.split(",")) picked.add(CaseId.of(n));
+                        c = picked;
+                    }
+                    case "ramp" -> r = bool(value);
+                    case "time-factor" -> factor = Double.parseDouble(value);
+                    case "users" -> crowd = Integer.parseInt(value);
+                    case "solo-users" -> solo = Integer.parseInt(value);
+                    case "pages" -> pages = Integer.parseInt(value);
+                    case "upload-for" -> upload = seconds(value);
+                    case "think" -> thinkFor = seconds(value);
+                    case "rpm" -> l = l.withRequestsPerMinute(Integer.parseInt(value));
+                    case "tpm" -> l = l.withTokensPerMinute(Long.parseLong(value));
+                    case "in-flight" -> l = l.withMaxInFlight(Integer.parseInt(value));
+                    case "latency-ms" -> l = l.withLatency(Duration.ofMillis(Long.parseLong(value)));
+                    case "price" -> l = l.withPricePerMillionTokens(Double.parseDouble(value));
+                    case "pool" -> pool = Integer.parseInt(value);
+                    case "ramp-users" -> {
+                        List<Integer> steps = new ArrayList<>();
+                        for (String n : value.split(",")) steps.add(Integer.parseInt(n.trim()));
+                        rampSteps = steps;
+                    }
+                    case "seed" -> seed = Long.parseLong(value);
+                    case "warm-up" -> warmUp = Integer.parseInt(value);
+                    default -> throw new IllegalArgumentException("unknown option --" + name + " (see README, Lab)");
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " needs a number, got '" + value + "'");
+            }
+        }
+        double perSecond = l.requestsPerMinute() / 60.0;
+        PageLimiter.Shape global = l.requestsPerMinute() == limits.requestsPerMinute() ? globalBucket
+                : new PageLimiter.Shape(perSecond, perSecond);
+        return new ScenarioSettings(factor, l, c, r, solo, crowd, pages, upload, thinkFor, drainCap, perUserBucket, global,
+                pool, poolAcquireTimeout, gatewayHeadroom, rampStep, rampSteps, rampGraceSteps, seed, warmUp);
+    }
+
+    private static boolean bool(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "true", "on", "yes" -> true;
+            case "false", "off", "no" -> false;
+            default -> throw new IllegalArgumentException("--ramp is true or false, got '" + v + "'");
+        };
+    }
+
+    private static Duration seconds(String v) {
+        return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+    }
+
+    private static void positive(String what, int v, int max) {
+        if (v < 1 || v > max) throw new IllegalArgumentException(what + " must be between 1 and " + max + ", was " + v);
+    }
+
+    private static void positive(String what, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, was " + d);
+    }
+}

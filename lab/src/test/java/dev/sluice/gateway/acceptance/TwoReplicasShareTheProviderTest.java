@@ -1,0 +1,127 @@
+package dev.sluice.gateway.acceptance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.acceptance.SeedCrowd.Client;
+import dev.sluice.gateway.acceptance.SeedCrowd.Page;
+import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
+import dev.sluice.lab.provider.LabProviderServer;
+import dev.sluice.lab.provider.LabStats;
+import dev.sluice.gateway.testsupport.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Two gateway replicas on one Redis, both sending to one provider with seed 000's limits
+ * (scaled, see {@link SeedCrowd}), the crowd's pages split between them: each replica has
+ * its own queue and its own idea of the pace, but the budget they draw on is one, so
+ * together they never exceed what the provider accepts. Were the budget per replica, the
+ * burst alone would send the provider twice its minute and twice its calls in flight.
+ */
+class TwoReplicasShareTheProviderTest {
+    static final int PAGES = 20;
+    /** A database of its own on the shared test Redis: its own tiers document, budgets and tenants. */
+    static final int DATABASE = 11;
+
+    static LabProviderServer lab;
+    static ConfigurableApplicationContext a;
+    static ConfigurableApplicationContext b;
+    static Client client;
+
+    static String redisUrl() throws URISyntaxException {
+        URI u = URI.create(TestRedis.url());
+        return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + DATABASE, null, null).toString();
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        String redis = redisUrl();
+        try (RedisClient c = RedisClient.create(redis); StatefulRedisConnection<String, String> conn = c.connect()) {
+            conn.sync().flushdb(); // a Redis kept between runs (SLUICE_TEST_REDIS_URL) holds the last run's budget
+        }
+        lab = SeedCrowd.startLab();
+        Path tiers = SeedCrowd.tiersFile();
+        String[] args = {"--spring.data.redis.url=" + redis, "--sluice.store.timeout=10s"};
+        a = SeedCrowd.gateway(lab, tiers, args);
+        b = SeedCrowd.gateway(lab, tiers, args);
+        client = new Client(400);
+        client.warm(160, SeedCrowd.port(a), SeedCrowd.port(b));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (client != null) client.close();
+        if (a != null) a.close();
+        if (b != null) b.close();
+        if (lab != null) lab.stop();
+    }
+
+    static boolean viaA(Page p) {
+        return p.tenant().compareTo("user-4") < 0;
+    }
+
+    @Test
+    void togetherTheyNeverExceedTheProvidersLimits() throws Exception {
+        // Six users with two 20-page books each, every page at once: 240 pages. Users 1-3 reach replica a,
+        // users 4-6 replica b (a client's connections stay where the load balancer put them).
+        List<List<Page>> crowd = new ArrayList<>();
+        for (int u = 1; u <= 6; u++) {
+            String id = "user-" + u;
+            crowd.add(SeedCrowd.books(id, SeedCrowd.tenant(a, id), 2, PAGES)); // Redis: b knows the key too
+        }
+        List<Page> pages = SeedCrowd.interleave(crowd);
+        int portA = SeedCrowd.port(a);
+        int portB = SeedCrowd.port(b);
+
+        List<Reply> replies = client.fire(pages, p -> viaA(p) ? portA : portB, System.nanoTime(),
+                "X-Sluice-Max-Wait", "30000").block(Duration.ofSeconds(90));
+        LabStats stats = lab.stats();
+        List<Reply> served = replies.stream().filter(r -> r.status() == 200).toList();
+        Map<String, Long> servedVia = new TreeMap<>(served.stream()
+                .collect(Collectors.groupingBy(r -> viaA(r.page()) ? "a" : "b", Collectors.counting())));
+        Map<String, Long> perUser = new TreeMap<>(served.stream()
+                .collect(Collectors.groupingBy(r -> r.page().tenant(), Collectors.counting())));
+        // Not judged here: fairness between tenants on different replicas. Each replica runs its own fair queue and
+        // they take the shared budget as they reach it, so the replica that holds the calls in flight keeps most of
+        // them (a release wakes its own loop at once, the other polls); measured over five runs, users on one replica
+        // got from as many to 3.8x the pages of users on the other (Jain's index 0.75-0.999 across the six). Equal
+        // service across replicas would need the lanes' counters shared too, not only the budget.
+        SeedCrowdTest.report("pages served per user: %s; Jain's index across replicas %.4f", perUser,
+                SeedCrowd.jain(perUser.values()));
+        SeedCrowdTest.report("two replicas: %d pages, %d served (%s), provider: %d tokens and %d requests in its minute at "
+                        + "most (limits %d and %d), %d in flight at most (limit %d), %d × 429, %d × 503",
+                pages.size(), served.size(), servedVia, stats.maxTokensInWindow(), stats.maxRequestsInWindow(),
+                SeedCrowd.TOKENS_PER_MINUTE, SeedCrowd.REQUESTS_PER_MINUTE, stats.maxInFlightSeen(), SeedCrowd.MAX_IN_FLIGHT,
+                stats.rejected429(), stats.rejected503());
+
+        assertThat(stats.rejected429()).isZero();
+        assertThat(stats.rejected503()).isZero();
+        assertThat(stats.maxTokensInWindow()).isLessThanOrEqualTo(SeedCrowd.TOKENS_PER_MINUTE);
+        assertThat(stats.maxRequestsInWindow()).isLessThanOrEqualTo(SeedCrowd.REQUESTS_PER_MINUTE);
+        assertThat(stats.maxInFlightSeen()).isLessThanOrEqualTo((int) (SeedCrowd.MAX_IN_FLIGHT * SeedCrowd.HEADROOM));
+        // And they still spend it: the minute is used as fully as through one gateway.
+        assertThat(stats.maxTokensInWindow()).isGreaterThanOrEqualTo((long) (0.95 * SeedCrowd.TOKENS_PER_MINUTE));
+        assertThat(servedVia).containsKeys("a", "b");
+        assertThat(stats.completed()).isEqualTo(served.size());
+        assertThat(replies).allSatisfy(r -> {
+            if (r.status() != 200) {
+                assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
+                assertThat(r.error().path("position").asInt()).isPositive();
+                assertThat(r.error().path("estimated_wait_ms").asLong()).isGreaterThan(30_000);
+            }
+        });
+    }
+}
