@@ -1,5 +1,6 @@
 package dev.sluice.gateway.lab;
 
+import dev.sluice.gateway.api.OpenAiDuration;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
