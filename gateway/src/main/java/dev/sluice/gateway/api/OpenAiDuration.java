@@ -1,5 +1,11 @@
 package dev.sluice.gateway.api;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * OpenAI's durations, as in {@code x-ratelimit-reset-*} and "Please try again in …": Go's
  * {@code time.Duration} syntax at millisecond precision ({@code 0s}, {@code 20ms}, {@code 1.5s},
@@ -10,7 +16,14 @@ package dev.sluice.gateway.api;
  * duration is written as {@code 0s} (a reset already past is "now") and refused when read.
  */
 public final class OpenAiDuration {
-    private static final long NANOS_PER_MS = 1_000_000;
+    /** Go's units; "ms" before "m" so that the alternation never reads "5ms" as five minutes and an "s". */
+    private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(h|ms|m|s|us|µs|μs|ns)");
+    private static final Pattern BARE_SECONDS = Pattern.compile("\\d+(?:\\.\\d*)?|\\.\\d+");
+    private static final Map<String, BigDecimal> UNIT_NANOS = Map.of("h", BigDecimal.valueOf(3_600_000_000_000L),
+            "m", BigDecimal.valueOf(60_000_000_000L), "s", BigDecimal.valueOf(1_000_000_000L),
+            "ms", BigDecimal.valueOf(1_000_000L), "us", BigDecimal.valueOf(1_000L), "µs", BigDecimal.valueOf(1_000L),
+            "μs", BigDecimal.valueOf(1_000L), "ns", BigDecimal.ONE);
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
     private OpenAiDuration() {
     }
@@ -47,83 +60,25 @@ public final class OpenAiDuration {
      * Milliseconds in a duration such as {@code 6m0s}, {@code 1.5s}, {@code 20ms} or {@code 850us}
      * (any of Go's units, rounded up to a whole millisecond so that a client never comes back
      * early), or in a bare number of seconds as {@code Retry-After} and some OpenAI-compatible
-     * providers write it. Values past {@code Long.MAX_VALUE} ms saturate there.
+     * providers write it. Exact (no double on the way), and values past {@code Long.MAX_VALUE} ms
+     * saturate there.
      *
      * @return the milliseconds, or -1 when the value is missing, negative or not a duration
      */
     public static long parseMillis(String value) {
-        if (value == null) return -1;
+        if (value == null || value.isBlank()) return -1;
         String v = value.trim();
-        if (v.isEmpty()) return -1;
-        long ms = 0;
-        long subMsNanos = 0;
-        int i = 0;
-        try {
-            while (i < v.length()) {
-                int wholeStart = i;
-                long whole = 0;
-                boolean wholeSaturated = false;
-                while (i < v.length() && isDigit(v.charAt(i))) {
-                    if (!wholeSaturated) {
-                        try {
-                            whole = Math.addExact(Math.multiplyExact(whole, 10), v.charAt(i) - '0');
-                        } catch (ArithmeticException e) {
-                            wholeSaturated = true;
-                        }
-                    }
-                    i++;
-                }
-                int fractionStart = i < v.length() && v.charAt(i) == '.' ? ++i : -1;
-                while (i < v.length() && isDigit(v.charAt(i))) i++;
-                int fractionEnd = i;
-                boolean noWhole = fractionStart < 0 ? i == wholeStart : fractionStart - 1 == wholeStart;
-                boolean noFraction = fractionStart < 0 || fractionEnd == fractionStart;
-                if (noWhole && noFraction) return -1; // no number here: garbage, a sign, or a unit alone
-                int unitStart = i;
-                while (i < v.length() && !isDigit(v.charAt(i)) && v.charAt(i) != '.') i++;
-                String unitText = v.substring(unitStart, i);
-                if (unitText.isEmpty() && !(wholeStart == 0 && i == v.length())) return -1; // "1s2"
-                long unitNanos = unitText.isEmpty() ? 1_000_000_000L : unitNanos(unitText); // bare: seconds
-                if (unitNanos < 0) return -1;
-                if (wholeSaturated) return Long.MAX_VALUE;
-                // The fraction of one unit, in nanoseconds (exact down to 1 ns: at most 3.6e12 for an hour).
-                long fractionNanos = 0;
-                if (fractionStart >= 0) {
-                    long scale = unitNanos;
-                    for (int f = fractionStart; f < fractionEnd && scale > 1; f++) {
-                        scale /= 10;
-                        fractionNanos += (v.charAt(f) - '0') * scale;
-                    }
-                }
-                if (unitNanos >= NANOS_PER_MS) {
-                    ms = Math.addExact(ms, Math.multiplyExact(whole, unitNanos / NANOS_PER_MS));
-                } else {
-                    // ns and us: whole below a millisecond per unit, summed in nanoseconds first.
-                    ms = Math.addExact(ms, Math.multiplyExact(whole / NANOS_PER_MS, unitNanos));
-                    subMsNanos = Math.addExact(subMsNanos, (whole % NANOS_PER_MS) * unitNanos);
-                }
-                ms = Math.addExact(ms, fractionNanos / NANOS_PER_MS);
-                subMsNanos = Math.addExact(subMsNanos, fractionNanos % NANOS_PER_MS);
+        BigDecimal nanos = BigDecimal.ZERO;
+        if (BARE_SECONDS.matcher(v).matches()) {
+            nanos = new BigDecimal(v).multiply(UNIT_NANOS.get("s"));
+        } else {
+            Matcher part = PART.matcher(v);
+            for (int at = 0; at < v.length(); at = part.end()) {
+                if (!part.region(at, v.length()).lookingAt()) return -1;
+                nanos = nanos.add(new BigDecimal(part.group(1)).multiply(UNIT_NANOS.get(part.group(2))));
             }
-            return Math.addExact(ms, (subMsNanos + NANOS_PER_MS - 1) / NANOS_PER_MS);
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
         }
-    }
-
-    private static boolean isDigit(char c) {
-        return c >= '0' && c <= '9';
-    }
-
-    private static long unitNanos(String unit) {
-        return switch (unit) {
-            case "h" -> 3_600_000_000_000L;
-            case "m" -> 60_000_000_000L;
-            case "s" -> 1_000_000_000L;
-            case "ms" -> NANOS_PER_MS;
-            case "us", "µs", "μs" -> 1_000;
-            case "ns" -> 1;
-            default -> -1;
-        };
+        BigDecimal millis = nanos.movePointLeft(6).setScale(0, RoundingMode.CEILING);
+        return millis.compareTo(LONG_MAX) > 0 ? Long.MAX_VALUE : millis.longValueExact();
     }
 }
