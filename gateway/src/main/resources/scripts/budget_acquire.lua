@@ -9,6 +9,7 @@
 -- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight), waitMs,
 --          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, scheduleFollows (1/0), then
 --          the leaving schedule if it follows: leavesAt, tokens, requests per slot holding usage}
+--@include budget_common
 local now = clock(ARGV[1])
 local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
 local capT, capR, maxInFlight = cap(tonumber(ARGV[4])), cap(tonumber(ARGV[5])), tonumber(ARGV[6])
@@ -16,7 +17,7 @@ local leaseMs, hint = tonumber(ARGV[7]), tonumber(ARGV[8])
 local wantSchedule = ARGV[9] ~= '0'
 if not tokens or tokens < 0 then return redis.error_reply('tokens must not be negative, was ' .. tostring(ARGV[2])) end
 
-local w = advance(KEYS[1], now)
+local w = advance(KEYS[1], now, SLOT_MS)
 local inFlight = sweep(KEYS[2], now)
 local paused = pausedUntil(KEYS[3], now)
 

@@ -1,140 +1,20 @@
--- Sluice provider budget: the helpers every budget_*.lua script shares. RedisProviderBudgetStore
--- prepends this file to each script, so every operation is still one script, one round trip.
--- The Redis twin of dev.sluice.gateway.dispatch.ProviderBudget; read it for the reasoning.
--- The keys of one budget share its hash tag, e.g. sluice:b:{default:gpt-4o}:
---   :w  hash: the rolling 60 s window in 61 one-second slots (as quota_acquire.lua):
---       t:<slot> r:<slot> tokens and requests charged in that slot; T R totals;
---       h oldest slot that may hold usage; n newest slot with usage
+-- Sluice provider budget: the helpers every budget_*.lua script shares. Each script says
+-- "--@include budget_common" and LuaScripts puts this file there, so every operation is still
+-- one script, one round trip. The Redis twin of dev.sluice.gateway.dispatch.ProviderBudget; read
+-- it for the reasoning. The keys of one budget share its hash tag, e.g. sluice:b:{default:gpt-4o}:
+--   :w  hash: the rolling 60 s window in 61 one-second slots (window_lib.lua)
 --   :l  sorted set: in-flight leases, scored by expiry in ms
 --   :p  string: paused-until in ms, expiring when the pause ends
-local SLOTS, HELD, SLOT_MS = 60, 61, 1000
-local WINDOW_TTL_MS = (SLOTS + 2) * SLOT_MS
--- SlidingWindow.MAX_AMOUNT: the most a slot holds and the highest cap that counts; 61 slots of
--- it sum below 2^53, so these doubles count exactly. Compare room left, never a sum.
-local MAX_AMOUNT = 147659004176081
+--@include window_lib
+local SLOT_MS = 1000
 local BIG = MAX_AMOUNT -- "no cap" in one dimension, as ProviderBudget passes Long.MAX_VALUE
 -- ProviderBudget.MAX_PAUSE_MS: the longest pause one push-back sets.
 local MAX_PAUSE_MS = 3600000
-
-local function cap(c)
-  return math.min(c, MAX_AMOUNT)
-end
-
-local function room(c, used)
-  return math.max(0, cap(c) - used)
-end
-
--- SlidingWindow.saturated: within [0, MAX_AMOUNT] whatever the delta (a double sum out of range is clamped).
-local function saturated(v, d)
-  return math.min(MAX_AMOUNT, math.max(0, v + d))
-end
-
-local function clock(arg)
-  local now = tonumber(arg)
-  if now then return now end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
--- The fields of slots first..last, in order: t:<slot>, r:<slot>, ...
-local function slotFields(first, last)
-  local fields = {}
-  for i = first, last do
-    fields[#fields + 1] = 't:' .. i
-    fields[#fields + 1] = 'r:' .. i
-  end
-  return fields
-end
-
--- Drops the slots that left the window at now (SlidingWindow.advance); returns the window.
-local function advance(key, now)
-  local oldest = math.floor(now / SLOT_MS) - SLOTS
-  local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
-  local w = { key = key, h = tonumber(st[1]), T = tonumber(st[2]) or 0, R = tonumber(st[3]) or 0, n = tonumber(st[4]) }
-  if not w.h or oldest - w.h >= HELD or not w.n or w.n < oldest then
-    -- Everything charged has left the window (or nothing was): start afresh, reading nothing.
-    if w.h then redis.call('DEL', key) end
-    w.T, w.R, w.n = 0, 0, nil
-  elseif w.h < oldest then
-    local fields = slotFields(w.h, math.min(oldest - 1, w.n))
-    local v = redis.call('HMGET', key, unpack(fields)) -- one read for every slot that left
-    for j = 1, #v, 2 do
-      w.T = w.T - (tonumber(v[j]) or 0)
-      w.R = w.R - (tonumber(v[j + 1]) or 0)
-    end
-    redis.call('HDEL', key, unpack(fields))
-    redis.call('HSET', key, 'T', w.T, 'R', w.R, 'h', oldest)
-  end
-  if not w.h or oldest > w.h then w.h = oldest end
-  return w
-end
-
--- Adds signed deltas to one slot still in the window, saturating (SlidingWindow.adjust).
-local function adjustSlot(w, slot, dT, dR)
-  if slot < w.h or slot > w.h + SLOTS then return 0 end
-  local v = redis.call('HMGET', w.key, 't:' .. slot, 'r:' .. slot)
-  local t0, r0 = tonumber(v[1]) or 0, tonumber(v[2]) or 0
-  local t1, r1 = saturated(t0, dT), saturated(r0, dR)
-  w.T, w.R = w.T + t1 - t0, w.R + r1 - r0
-  if (t1 > 0 or r1 > 0) and (not w.n or slot > w.n) then w.n = slot end
-  redis.call('HSET', w.key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', w.T, 'R', w.R, 'h', w.h)
-  if w.n then redis.call('HSET', w.key, 'n', w.n) end
-  redis.call('PEXPIRE', w.key, WINDOW_TTL_MS)
-  return 1
-end
-
--- Milliseconds until the addition fits, walking the slots oldest first (SlidingWindow.waitMs).
-local function waitFor(w, now, addT, addR, capT, capR)
-  if addT > cap(capT) or addR > cap(capR) then return -1 end
-  local T, R = w.T, w.R
-  if addT <= room(capT, T) and addR <= room(capR, R) then return 0 end
-  local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS)))
-  for s = w.h, w.h + SLOTS do
-    local j = 2 * (s - w.h) + 1
-    T = T - (tonumber(v[j]) or 0)
-    R = R - (tonumber(v[j + 1]) or 0)
-    if addT <= room(capT, T) and addR <= room(capR, R) then return math.max(1, (s + HELD) * SLOT_MS - now) end
-  end
-  return SLOTS * SLOT_MS
-end
-
--- When what is in the window leaves it: {leavesAt, tokens, requests} per slot holding usage,
--- oldest first, flattened (SlidingWindow.forEachSlot). One HGETALL for the whole window: an
--- HMGET of its 122 slot fields looks each one up in the listpack on its own, about 6 times the
--- server time of reading the hash once (81 against 13 us for a full window, measured).
-local function leaving(w)
-  local all = redis.call('HGETALL', w.key)
-  local t, r = {}, {}
-  for i = 1, #all, 2 do
-    local f = all[i]
-    local kind = string.sub(f, 1, 2)
-    if kind == 't:' then
-      t[tonumber(string.sub(f, 3))] = tonumber(all[i + 1])
-    elseif kind == 'r:' then
-      r[tonumber(string.sub(f, 3))] = tonumber(all[i + 1])
-    end
-  end
-  local out = {}
-  for s = w.h, w.h + SLOTS do
-    local ts, rs = t[s] or 0, r[s] or 0
-    if ts > 0 or rs > 0 then
-      out[#out + 1] = (s + HELD) * SLOT_MS
-      out[#out + 1] = ts
-      out[#out + 1] = rs
-    end
-  end
-  return out
-end
 
 -- Appends the leaving schedule to a reply.
 local function withLeaving(reply, w)
   for _, x in ipairs(leaving(w)) do reply[#reply + 1] = x end
   return reply
-end
-
-local function resetMs(w, now)
-  if (w.T > 0 or w.R > 0) and w.n then return math.max(0, (w.n + HELD) * SLOT_MS - now) end
-  return 0
 end
 
 -- Drops expired leases; returns the slots still held.

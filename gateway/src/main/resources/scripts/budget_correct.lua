@@ -5,11 +5,12 @@
 -- ARGV[4] upstream remaining tokens   ARGV[5] upstream remaining requests   (-1: not reported)
 -- ARGV[6] upstream reset in ms from now
 -- Returns {usedTokens, usedRequests}.
+--@include budget_common
 local now = clock(ARGV[1])
 local capT, capR = cap(tonumber(ARGV[2])), cap(tonumber(ARGV[3]))
 -- A reset past two windows lands in the current slot anyway (ProviderBudget.correctionSlot).
 local remT, remR, reset = tonumber(ARGV[4]), tonumber(ARGV[5]), math.min(math.max(0, tonumber(ARGV[6])), 2 * SLOTS * SLOT_MS)
-local w = advance(KEYS[1], now)
+local w = advance(KEYS[1], now, SLOT_MS)
 local extraT, extraR = 0, 0
 if remT >= 0 and capT - w.T > remT then extraT = capT - w.T - remT end
 if remR >= 0 and capR - w.R > remR then extraR = capR - w.R - remR end

@@ -2,6 +2,7 @@
 -- A longer pause already set stays.
 -- KEYS[1] pause key   ARGV[1] now in ms, or "" for Redis TIME   ARGV[2] pause in ms from now
 -- Returns the pause's end in ms (0 when not paused).
+--@include budget_common
 local now = clock(ARGV[1])
 local untilMs = math.max(pausedUntil(KEYS[1], now), now + math.min(MAX_PAUSE_MS, math.max(0, tonumber(ARGV[2]))))
 if untilMs <= now then return 0 end

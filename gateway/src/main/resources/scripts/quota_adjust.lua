@@ -4,19 +4,10 @@
 -- ARGV[1]  now in ms, or "" for Redis TIME;  ARGV[2] chargedAt in ms
 -- ARGV[3]  delta tokens;  ARGV[4] delta requests;  ARGV[4+i] window i's length in ms
 -- Returns the number of windows adjusted.
-local SLOTS = 60
-local MAX_AMOUNT = 147659004176081 -- SlidingWindow.MAX_AMOUNT: a slot saturates at it
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+--@include window_lib
+local now = clock(ARGV[1])
 local chargedAt = tonumber(ARGV[2])
 local dT, dR = tonumber(ARGV[3]), tonumber(ARGV[4])
--- SlidingWindow.saturated: within [0, MAX_AMOUNT] whatever the delta (a double sum out of range is clamped).
-local function saturated(v, d)
-  return math.min(MAX_AMOUNT, math.max(0, v + d))
-end
 local adjusted = 0
 for i = 1, #KEYS do
   local key, len = KEYS[i], tonumber(ARGV[4 + i])
@@ -24,6 +15,7 @@ for i = 1, #KEYS do
   local slot = math.floor(chargedAt / slotMs)
   local oldest = math.floor(now / slotMs) - SLOTS
   -- Only a slot that is still in the window and still stored; stale slots are dropped by acquire.
+  -- Not advance + adjustSlot: a correction reads and writes one slot and never drops others.
   if slot >= oldest then
     local v = redis.call('HMGET', key, 't:' .. slot, 'r:' .. slot, 'T', 'R')
     if v[1] then
@@ -32,7 +24,7 @@ for i = 1, #KEYS do
       local T = (tonumber(v[3]) or 0) + (t1 - t0)
       local R = (tonumber(v[4]) or 0) + (r1 - r0)
       redis.call('HSET', key, 't:' .. slot, t1, 'r:' .. slot, r1, 'T', T, 'R', R)
-      redis.call('PEXPIRE', key, len + 2 * slotMs)
+      redis.call('PEXPIRE', key, windowTtlMs(slotMs))
       adjusted = adjusted + 1
     end
   end

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.Endpoint;
@@ -118,12 +119,12 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         io.netty.handler.codec.http.HttpHeaders h = raw.responseHeaders();
         remainingRequests = number(h.get("x-ratelimit-remaining-requests"));
         remainingTokens = number(h.get("x-ratelimit-remaining-tokens"));
-        resetMs = Math.max(OpenAiDurations.parseMs(h.get("x-ratelimit-reset-requests")),
-                OpenAiDurations.parseMs(h.get("x-ratelimit-reset-tokens")));
+        resetMs = Math.max(OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-requests")),
+                OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-tokens")));
         if (mayRetry && (status == 429 || status == 503)) {
             pushedBack = true;
             long ms = number(h.get("retry-after-ms"));
-            retryAfterMs = ms >= 0 ? ms : OpenAiDurations.parseMs(h.get(HttpHeaders.RETRY_AFTER));
+            retryAfterMs = ms >= 0 ? ms : OpenAiDuration.parseMillis(h.get(HttpHeaders.RETRY_AFTER));
         }
     }
 

@@ -7,8 +7,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Which BPE encoding counts a model's tokens; resolved once per model name. */
-final class ModelEncodings {
+/**
+ * Which BPE encoding counts a model's tokens; resolved once per model name. The one table: the
+ * estimator reserves with it and the lab provider bills with it, so the two never count a model
+ * with different vocabularies. Thread-safe; share one.
+ */
+public final class ModelEncodings {
     /** Model names come from clients: the cache must not grow with whatever they send. */
     private static final int MAX_CACHED_MODELS = 512;
 
@@ -21,7 +25,7 @@ final class ModelEncodings {
     private final Encoding cl100k;
     private final Map<String, Encoding> byModel = new ConcurrentHashMap<>();
 
-    ModelEncodings(EncodingRegistry registry) {
+    public ModelEncodings(EncodingRegistry registry) {
         this.registry = registry;
         // Loaded now, not on the first request: building a vocabulary takes a noticeable pause
         // that must not land on an event loop.
@@ -30,7 +34,7 @@ final class ModelEncodings {
     }
 
     /** A request without a model (files, audio, any other /v1 path) has no text of ours to count: the default serves. */
-    Encoding forModel(String model) {
+    public Encoding forModel(String model) {
         if (model == null) return o200k;
         Encoding cached = byModel.get(model);
         if (cached != null) return cached;

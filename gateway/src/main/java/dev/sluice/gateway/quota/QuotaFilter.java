@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.RequestOptions;
@@ -209,7 +210,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         String message = String.format("Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
                         + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
                 tier.name(), blocking.name(), blocking.limitTokens(), blocking.limitRequests(), blocking.usedTokens(),
-                blocking.usedRequests(), estimate.totalTokens(), RateLimitHeaders.openAiDuration(ms));
+                blocking.usedRequests(), estimate.totalTokens(), OpenAiDuration.format(ms));
         return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
     }
 

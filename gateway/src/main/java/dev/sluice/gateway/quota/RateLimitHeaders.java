@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.api.OpenAiDuration;
 import java.util.List;
 import org.springframework.http.HttpHeaders;
 
@@ -22,7 +23,7 @@ public final class RateLimitHeaders {
 
     public static void apply(HttpHeaders headers, List<WindowUsage> windows) {
         WindowUsage minute = windows.get(0);
-        String reset = openAiDuration(minute.resetMs());
+        String reset = OpenAiDuration.format(minute.resetMs());
         headers.set("x-ratelimit-limit-requests", Long.toString(minute.limitRequests()));
         headers.set("x-ratelimit-remaining-requests", Long.toString(minute.remainingRequests()));
         headers.set("x-ratelimit-reset-requests", reset);
@@ -53,35 +54,5 @@ public final class RateLimitHeaders {
 
     public static long ceilSeconds(long ms) {
         return ms <= 0 ? 0 : (ms + 999) / 1000;
-    }
-
-    /** OpenAI's duration format: {@code 850ms}, {@code 1s}, {@code 1.5s}, {@code 6m0s}, {@code 1h2m3s}. */
-    public static String openAiDuration(long ms) {
-        if (ms < 1000) return ms + "ms";
-        long totalSeconds = ms / 1000;
-        long millis = ms % 1000;
-        long h = totalSeconds / 3600;
-        long m = (totalSeconds % 3600) / 60;
-        long s = totalSeconds % 60;
-        String sec = millis == 0 ? s + "s" : s + "." + fraction(millis) + "s";
-        if (h > 0) return h + "h" + m + "m" + sec;
-        if (m > 0) return m + "m" + sec;
-        return sec;
-    }
-
-    /**
-     * 1..999 ms as the digits after a decimal point, trailing zeros dropped (50 → "05"). By hand:
-     * this runs twice for every answer, and String.format with a regex replace was 2% of the
-     * gateway's CPU in the overhead benchmark.
-     */
-    private static String fraction(long millis) {
-        int digits = 3;
-        long v = millis;
-        while (v % 10 == 0) {
-            v /= 10;
-            digits--;
-        }
-        String d = Long.toString(v);
-        return d.length() == digits ? d : "0".repeat(digits - d.length()) + d;
     }
 }

@@ -10,8 +10,9 @@ import java.util.Arrays;
  * overshoot at all), at the price of answering "fits" up to one slot later than an exact log.
  *
  * <p>Slot {@code i} covers {@code [i·slotMs, (i+1)·slotMs)} and leaves the window at
- * {@code (i + SLOTS + 1)·slotMs}. The Lua script {@code quota_acquire.lua} is this class in
- * Redis. Not thread-safe: the store serialises access per tenant.
+ * {@code (i + SLOTS + 1)·slotMs}. The Lua library {@code window_lib.lua}, which the quota and
+ * the provider budget scripts include, is this class in Redis. Not thread-safe: the store
+ * serialises access per tenant.
  */
 public final class SlidingWindow {
     public static final int SLOTS = 60;

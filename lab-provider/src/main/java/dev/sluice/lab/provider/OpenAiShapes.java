@@ -1,5 +1,6 @@
 package dev.sluice.lab.provider;
 
+import dev.sluice.gateway.api.OpenAiDuration;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;

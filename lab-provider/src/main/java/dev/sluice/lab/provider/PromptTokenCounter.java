@@ -2,9 +2,7 @@ package dev.sluice.lab.provider;
 
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
-import com.knuddels.jtokkit.api.EncodingRegistry;
-import com.knuddels.jtokkit.api.EncodingType;
-import java.util.Locale;
+import dev.sluice.gateway.estimate.ModelEncodings;
 
 /**
  * Counts prompt tokens with the BPE encodings the real models use, so usage numbers are what a
@@ -17,8 +15,8 @@ final class PromptTokenCounter {
     /** Every reply is primed with the assistant's header. */
     static final int TOKENS_PER_REPLY = 3;
 
-    private final Encoding o200k;
-    private final Encoding cl100k;
+    /** The estimator's table: the simulator bills every model with the vocabulary the gateway reserves with. */
+    private final ModelEncodings encodings;
 
     /**
      * Loading a vocabulary takes most of a second, and encodings are immutable and thread-safe, so one
@@ -33,17 +31,11 @@ final class PromptTokenCounter {
     }
 
     PromptTokenCounter() {
-        // Lazy: an encoding's vocabulary is loaded on first use, so an unused one costs nothing.
-        EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
-        this.o200k = registry.getEncoding(EncodingType.O200K_BASE);
-        this.cl100k = registry.getEncoding(EncodingType.CL100K_BASE);
+        this.encodings = new ModelEncodings(Encodings.newLazyEncodingRegistry());
     }
 
     Encoding encodingFor(String model) {
-        String m = model == null ? "" : model.toLowerCase(Locale.ROOT);
-        boolean o200kModel = m.startsWith("gpt-4o") || m.startsWith("gpt-4.1") || m.startsWith("gpt-5")
-                || m.startsWith("o1") || m.startsWith("o3") || m.startsWith("o4");
-        return o200kModel ? o200k : cl100k;
+        return encodings.forModel(model);
     }
 
     int count(String model, String text) {

@@ -1,5 +1,6 @@
 package dev.sluice.lab.provider;
 
+import dev.sluice.gateway.api.OpenAiDuration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

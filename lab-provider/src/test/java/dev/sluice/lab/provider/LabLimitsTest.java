@@ -41,15 +41,4 @@ class LabLimitsTest {
         assertThatIllegalArgumentException().isThrownBy(() -> d.withCompletionTokens(0))
                 .withMessageContaining("completionTokens");
     }
-
-    @Test
-    void durationsAreWrittenTheWayOpenAiWritesThem() {
-        assertThat(OpenAiDuration.format(0)).isEqualTo("0s");
-        assertThat(OpenAiDuration.format(12)).isEqualTo("12ms");
-        assertThat(OpenAiDuration.format(1_000)).isEqualTo("1s");
-        assertThat(OpenAiDuration.format(1_500)).isEqualTo("1.5s");
-        assertThat(OpenAiDuration.format(17_353)).isEqualTo("17.353s");
-        assertThat(OpenAiDuration.format(360_000)).isEqualTo("6m0s");
-        assertThat(OpenAiDuration.format(3_723_500)).isEqualTo("1h2m3.5s");
-    }
 }

@@ -16,9 +16,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Provider budgets in Redis, one budget shared by every replica: one EVALSHA per operation
- * ({@code scripts/budget_*.lua}, each prefixed with {@code budget_common.lua}), Redis TIME as
- * the clock, and three keys per budget under its hash tag ({@code sluice:b:{default:gpt-4o}:w}
- * window, {@code :l} leases, {@code :p} pause) so Redis Cluster keeps a budget in one slot.
+ * ({@code scripts/budget_*.lua}, each including {@code budget_common.lua} and through it
+ * {@code window_lib.lua}), Redis TIME as the clock, and three keys per budget under its hash tag
+ * ({@code sluice:b:{default:gpt-4o}:w} window, {@code :l} leases, {@code :p} pause) so Redis
+ * Cluster keeps a budget in one slot.
  * Every key has a TTL: the window its length plus two slots, the leases their longest expiry,
  * the pause its end. In-flight slots are a sorted set of leases by expiry, swept by every
  * admission, so a replica that dies holding slots gives them back when its leases expire.
@@ -50,7 +51,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     private static <T> RedisScript<T> script(String name, Class<T> type) {
-        return LuaScripts.load(type, "budget_common", name);
+        return LuaScripts.load(type, name); // each budget_*.lua includes budget_common.lua
     }
 
     public static String windowKey(String key) {

@@ -1,0 +1,3 @@
+-- A script whose library is missing (LuaScriptsTest).
+--@include no_such_lib
+return 1
