@@ -1,4 +1,4 @@
-package dev.sluice.gateway.edge;
+package dev.sluice.gateway.config;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.edge;
 
+import dev.sluice.gateway.config.EdgeProperties;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

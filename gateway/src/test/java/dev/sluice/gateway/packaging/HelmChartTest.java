@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.LintResult;
-import dev.sluice.gateway.admin.AdminProperties;
+import dev.sluice.gateway.config.AdminProperties;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.packaging.HelmCharts.Manifests;
 import dev.sluice.gateway.packaging.HelmCharts.Node;
