@@ -33,7 +33,7 @@ public record AdminProperties(@DefaultValue("admin") String user, String passwor
             Checks.atLeast("sluice.admin.login.max-failures-per-user", maxFailuresPerUser, 1);
             Checks.positive("sluice.admin.login.window", window);
             if (window.compareTo(Duration.ofDays(1)) > 0) {
-                throw new IllegalArgumentException("sluice.admin.login.window must be at most 1d, was " + window);
+                throw new IllegalArgumentException("sluice.admin.login.window must be at most 1d, was " + Checks.show(window));
             }
         }
     }

@@ -144,6 +144,16 @@ class SettingsValidationTest {
         failsNaming("sluice.edge.request-timeout", "eventually");
     }
 
+    @Test
+    void durationsInMessagesReadAsTheyAreWritten() {
+        assertThat(Checks.show(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(Checks.show(Duration.ofMillis(-1500))).isEqualTo("-1500ms");
+        assertThat(Checks.show(Duration.ofDays(2))).isEqualTo("2d");
+        assertThat(Checks.show(Duration.ZERO)).isEqualTo("0s");
+        assertThat(Checks.show(Duration.ofNanos(1))).isEqualTo("1ns");
+        assertThat(Checks.show(Duration.ofSeconds(Long.MAX_VALUE))).endsWith("s");
+    }
+
     /** The start fails, and the failure (as Boot reports it, causes included) names the property and the value. */
     private void failsNaming(String property, String value) {
         runner.withPropertyValues(property + "=" + value).run(context -> {
@@ -158,7 +168,7 @@ class SettingsValidationTest {
     private static String[] forms(String value) {
         List<String> forms = new ArrayList<>(List.of("[" + value + "]", "was " + value));
         try {
-            forms.add("was " + DurationStyle.detectAndParse(value));
+            forms.add("was " + Checks.show(DurationStyle.detectAndParse(value)));
         } catch (RuntimeException notADuration) {
             // only the written form then
         }
