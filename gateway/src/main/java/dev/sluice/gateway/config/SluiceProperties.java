@@ -8,15 +8,15 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.util.unit.DataUnit;
 
 /**
- * Settings that come from the environment rather than tiers.yaml. Each is a nested group so
- * that the environment variable with underscores binds: {@code SLUICE_TIERS_PATH},
- * {@code SLUICE_PROVIDER_URL}, {@code SLUICE_DEMO_TENANTS}.
+ * The gateway's top-level settings, from the environment rather than tiers.yaml:
+ * {@code SLUICE_TIERS_PATH}, {@code SLUICE_PROVIDER_URL}, {@code SLUICE_DEMO_TENANTS},
+ * {@code SLUICE_MAX_REQUEST_BYTES} (each underscore may stand for a dot or a dash).
  *
  * @param tiers           where tiers.yaml comes from and how often edits are picked up
  * @param provider        the upstream provider
  * @param demo            the demo tenants of tiers.yaml
  * @param maxRequestBytes largest request body the gateway reads (a plain number is bytes, or e.g. 8MB);
- *                        larger ones get 413
+ *                        larger ones get 413 request_too_large
  */
 @ConfigurationProperties("sluice")
 public record SluiceProperties(@DefaultValue Tiers tiers, @DefaultValue Provider provider, @DefaultValue Demo demo,
