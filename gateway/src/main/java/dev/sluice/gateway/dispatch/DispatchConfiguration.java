@@ -13,7 +13,7 @@ import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -62,8 +62,8 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending,
-                                                    @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
+    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending, LifecycleProperties lifecycle) {
+        Duration phase = lifecycle.getTimeoutPerShutdownPhase();
         // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
         // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
         return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
