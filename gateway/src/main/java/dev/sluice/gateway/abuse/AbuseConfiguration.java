@@ -8,16 +8,15 @@ import dev.sluice.gateway.abuse.redis.RedisFlagStore;
 import dev.sluice.gateway.abuse.redis.RedisSamplerLock;
 import dev.sluice.gateway.abuse.redis.RedisTenantActivity;
 import dev.sluice.gateway.abuse.redis.RedisUsageHistory;
+import dev.sluice.gateway.config.AbuseProperties;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
-import java.time.Duration;
 import java.util.UUID;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -40,8 +39,9 @@ public class AbuseConfiguration {
 
     @Bean
     FlagStore flagStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
-                        @Value("${sluice.abuse.closed-flag-retention:90d}") Duration closedRetention) {
-        return mode == StoreMode.REDIS ? new RedisFlagStore(redis.getObject(), NAMESPACE, closedRetention) : new InMemoryFlagStore();
+                        AbuseProperties settings) {
+        return mode == StoreMode.REDIS ? new RedisFlagStore(redis.getObject(), NAMESPACE, settings.closedFlagRetention())
+                : new InMemoryFlagStore();
     }
 
     @Bean
@@ -57,8 +57,8 @@ public class AbuseConfiguration {
 
     @Bean
     AbuseScheduler abuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, QuotaClock quotaClock,
-                                  @Value("${sluice.abuse.settle:2s}") Duration settle) {
-        return new AbuseScheduler(sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settle);
+                                  AbuseProperties settings) {
+        return new AbuseScheduler(sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settings.settle());
     }
 
     @Bean
@@ -72,18 +72,15 @@ public class AbuseConfiguration {
      */
     @Bean
     SmartLifecycle abuseLifecycle(TenantActivity activity, AbuseScheduler scheduler, OpenFlagsGauge openFlags,
-                                  @Value("${sluice.abuse.sampler.enabled:true}") boolean samplerEnabled,
-                                  @Value("${sluice.abuse.ship-interval:1s}") Duration shipInterval,
-                                  @Value("${sluice.abuse.tick:1s}") Duration tick,
-                                  @Value("${sluice.abuse.open-flags-interval:30s}") Duration openFlagsInterval) {
+                                  AbuseProperties settings) {
         return new SmartLifecycle() {
             private volatile boolean running;
 
             @Override
             public void start() {
-                if (activity instanceof RedisTenantActivity redis) redis.start(shipInterval);
-                if (samplerEnabled) scheduler.start(tick);
-                openFlags.start(openFlagsInterval);
+                if (activity instanceof RedisTenantActivity redis) redis.start(settings.shipInterval());
+                if (settings.sampler().enabled()) scheduler.start(settings.tick());
+                openFlags.start(settings.openFlagsInterval());
                 running = true;
             }
 

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.config.AdminProperties;
 import dev.sluice.gateway.tenant.ApiKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.config.AdminProperties;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.util.List;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -69,7 +70,8 @@ public class AdminSecurityConfiguration {
 
     @Bean
     LoginThrottle adminLoginThrottle(AdminProperties props) {
-        return props.login().throttle();
+        AdminProperties.Login login = props.login();
+        return new LoginThrottle(login.maxFailuresPerAddress(), login.maxFailuresPerUser(), login.window());
     }
 
     @Bean

@@ -2,6 +2,9 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.config.DispatchProperties;
+import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.config.UpstreamProperties;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
@@ -10,7 +13,7 @@ import dev.sluice.gateway.tier.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,11 +37,10 @@ public class DispatchConfiguration {
     @Bean
     ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
                                             ProviderClock clock, StoreState state, MeterRegistry meters,
-                                            @Value("${sluice.store.timeout:500ms}") Duration timeout,
-                                            @Value("${sluice.store.redis-down.replicas:4}") int replicas) {
+                                            StoreProperties settings) {
         return mode == StoreMode.REDIS
-                ? new FallbackProviderBudgetStore(new RedisProviderBudgetStore(redis.getObject()), clock.clock(), state, timeout,
-                        replicas, meters)
+                ? new FallbackProviderBudgetStore(new RedisProviderBudgetStore(redis.getObject()), clock.clock(), state,
+                        settings.timeout(), settings.redisDown().replicas(), meters)
                 : new InMemoryProviderBudgetStore(clock.clock());
     }
 
@@ -60,8 +62,8 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending,
-                                                    @Value("${spring.lifecycle.timeout-per-shutdown-phase:30s}") Duration phase) {
+    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending, LifecycleProperties lifecycle) {
+        Duration phase = lifecycle.getTimeoutPerShutdownPhase();
         // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
         // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
         return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
@@ -70,21 +72,17 @@ public class DispatchConfiguration {
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
                             MeterRegistry meters, ProviderClock clock, PendingWork pending,
-                            @Value("${sluice.dispatch.queue-capacity:10000}") int capacity,
-                            @Value("${sluice.dispatch.interactive-floor:0.1}") double floor,
-                            @Value("${sluice.dispatch.lease:10m}") Duration lease,
-                            @Value("${sluice.dispatch.max-attempts:3}") int maxAttempts,
-                            @Value("${sluice.dispatch.store-timeout:2s}") Duration storeTimeout) {
-        Dispatchers dispatchers = new Dispatchers(store, config, new Dispatchers.Settings(capacity, floor, lease, maxAttempts, storeTimeout),
-                clock.clock(), dispatchLoop, meters, pending);
+                            DispatchProperties settings) {
+        Dispatchers.Settings s = new Dispatchers.Settings(settings.queueCapacity(), settings.interactiveFloor(), settings.lease(),
+                settings.maxAttempts(), settings.storeTimeout());
+        Dispatchers dispatchers = new Dispatchers(store, config, s, clock.clock(), dispatchLoop, meters, pending);
         dispatchers.createConfigured();
         return dispatchers;
     }
 
     @Bean
-    UpstreamTimeouts upstreamTimeouts(@Value("${sluice.upstream.stream-idle-timeout:120s}") Duration streamIdle,
-                                      @Value("${sluice.upstream.body-timeout:120s}") Duration body) {
-        return new UpstreamTimeouts(streamIdle, body);
+    UpstreamTimeouts upstreamTimeouts(UpstreamProperties settings) {
+        return new UpstreamTimeouts(settings.streamIdleTimeout(), settings.bodyTimeout());
     }
 
     @Bean

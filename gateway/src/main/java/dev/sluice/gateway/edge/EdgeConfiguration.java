@@ -1,5 +1,6 @@
 package dev.sluice.gateway.edge;
 
+import dev.sluice.gateway.config.EdgeProperties;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

@@ -2,6 +2,8 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.estimate.EstimateFilter;
@@ -15,7 +17,6 @@ import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -39,11 +40,9 @@ public class QuotaConfiguration {
 
     @Bean
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              QuotaClock clock, @Value("${sluice.store.timeout:500ms}") Duration timeout,
-                              StoreState state, ObjectProvider<RedisWatch> watch,
-                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout,
+                              QuotaClock clock, StoreProperties store, StoreState state, ObjectProvider<RedisWatch> watch,
                               ConfigRegistry config) {
-        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, timeout, state, watch, startupTimeout);
+        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, store.timeout(), state, watch, store.startupTimeout());
         limiter.registerMeters(config.current().tiers().values());
         return limiter;
     }
@@ -75,8 +74,8 @@ public class QuotaConfiguration {
 
     @Bean
     EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter,
-                                  @Value("${sluice.max-request-bytes:8388608}") int maxBodyBytes) {
-        return new EstimateFilter(estimator, rewriter, maxBodyBytes);
+                                  SluiceProperties props) {
+        return new EstimateFilter(estimator, rewriter, Math.toIntExact(props.maxRequestBytes().toBytes()));
     }
 
     @Bean

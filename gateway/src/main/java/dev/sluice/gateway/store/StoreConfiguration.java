@@ -1,10 +1,10 @@
 package dev.sluice.gateway.store;
 
+import dev.sluice.gateway.config.StoreProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -37,10 +37,9 @@ public class StoreConfiguration {
     @Bean
     @Conditional(RedisConfiguredCondition.class)
     RedisWatch redisWatch(ReactiveStringRedisTemplate redis, StoreState state, MeterRegistry meters,
-                          @Value("${sluice.store.timeout:500ms}") Duration timeout,
-                          @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
-        RedisWatch watch = new RedisWatch(redis, state, timeout, meters);
-        if (!watch.probeNow(startupTimeout)) {
+                          StoreProperties settings) {
+        RedisWatch watch = new RedisWatch(redis, state, settings.timeout(), meters);
+        if (!watch.probeNow(settings.startupTimeout())) {
             log.warn("Redis did not answer at start: starting anyway; each tier's redis-down policy answers until it does");
         }
         return watch;
@@ -48,10 +47,11 @@ public class StoreConfiguration {
 
     @Bean
     @Conditional(RedisConfiguredCondition.class)
-    SmartLifecycle redisWatching(RedisWatch watch,
-                                 @Value("${sluice.store.probe-interval:500ms}") Duration interval,
-                                 @Value("${sluice.store.known-keys-refresh:30s}") Duration refresh) {
-        int refreshEvery = (int) Math.max(1, refresh.toMillis() / Math.max(1, interval.toMillis()));
+    SmartLifecycle redisWatching(RedisWatch watch, StoreProperties settings) {
+        Duration interval = settings.probeInterval();
+        // Saturated: a refresh of years over a probe of 1 ms must not wrap to a negative count.
+        int refreshEvery = (int) Math.min(Integer.MAX_VALUE,
+                Math.max(1, settings.knownKeysRefresh().toMillis() / Math.max(1, interval.toMillis())));
         return new SmartLifecycle() {
             private volatile boolean running;
 

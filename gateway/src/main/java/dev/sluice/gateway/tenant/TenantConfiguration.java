@@ -2,6 +2,7 @@ package dev.sluice.gateway.tenant;
 
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.DemoTenant;
 import dev.sluice.gateway.tier.SluiceConfig;
@@ -15,7 +16,6 @@ import org.springframework.context.annotation.Bean;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreState;
 import java.time.Duration;
-import org.springframework.beans.factory.annotation.Value;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import org.springframework.context.annotation.Configuration;
@@ -27,8 +27,9 @@ public class TenantConfiguration {
     @Bean
     TenantStore tenantStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, ObjectProvider<RedisWatch> watch,
                             StoreState state, ConfigRegistry config, SluiceProperties props,
-                            @Value("${sluice.store.timeout:500ms}") Duration timeout,
-                            @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
+                            StoreProperties settings) {
+        Duration timeout = settings.timeout();
+        Duration startupTimeout = settings.startupTimeout();
         if (mode != StoreMode.REDIS) {
             TenantStore store = new InMemoryTenantStore();
             seedDemoTenants(store, config.current(), props, startupTimeout);

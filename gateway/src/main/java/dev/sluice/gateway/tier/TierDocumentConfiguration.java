@@ -1,6 +1,7 @@
 package dev.sluice.gateway.tier;
 
 import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
@@ -9,7 +10,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.cloud.gateway.event.RefreshRoutesEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
@@ -34,7 +34,8 @@ public class TierDocumentConfiguration {
     @Bean
     TierReloader tierReloader(TierDocumentStore store, ConfigRegistry registry, SluiceProperties props, MeterRegistry meters,
                               ApplicationEventPublisher events, ObjectProvider<RedisWatch> watch, StoreState state,
-                              @Value("${sluice.store.startup-timeout:2s}") Duration startupTimeout) {
+                              StoreProperties storeSettings) {
+        Duration startupTimeout = storeSettings.startupTimeout();
         TierReloader reloader = new TierReloader(store, registry, props.provider().url(), meters,
                 changed -> events.publishEvent(new RefreshRoutesEvent(changed)));
         TiersLoader.Source seed = TiersLoader.locate(props.tiersPath());
@@ -47,8 +48,8 @@ public class TierDocumentConfiguration {
 
     /** Polls for edits made on other replicas; with one in-memory instance there is nothing to poll. */
     @Bean
-    SmartLifecycle tierReloadPolling(TierReloader reloader, StoreMode mode,
-                                     @Value("${sluice.tiers.poll-interval:1s}") Duration interval) {
+    SmartLifecycle tierReloadPolling(TierReloader reloader, StoreMode mode, SluiceProperties props) {
+        Duration interval = props.tiers().pollInterval();
         return new SmartLifecycle() {
             private volatile boolean running;
 

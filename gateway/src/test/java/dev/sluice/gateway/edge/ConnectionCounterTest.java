@@ -1,5 +1,6 @@
 package dev.sluice.gateway.edge;
 
+import dev.sluice.gateway.config.EdgeProperties;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +42,7 @@ class ConnectionCounterTest {
         assertThatThrownBy(() -> new EdgeProperties(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), 1))
                 .hasMessageContaining("sluice.edge.idle-timeout must be a positive duration");
         assertThatThrownBy(() -> new EdgeProperties(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(5), 1))
-                .hasMessageContaining("sluice.edge.request-timeout (PT5S) must be at least sluice.edge.read-timeout (PT10S)");
+                .hasMessageContaining("sluice.edge.request-timeout (5s) must be at least sluice.edge.read-timeout (10s)");
         assertThatThrownBy(() -> new EdgeProperties(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), -1))
                 .hasMessageContaining("sluice.edge.max-connections-per-client must be 0 (no bound) or more");
         assertThatThrownBy(() -> new EdgeProperties(Duration.ofHours(2), Duration.ofSeconds(1), Duration.ofSeconds(1), 1))

@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.LintResult;
-import dev.sluice.gateway.admin.AdminProperties;
+import dev.sluice.gateway.config.AdminProperties;
 import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.packaging.HelmCharts.Manifests;
 import dev.sluice.gateway.packaging.HelmCharts.Node;
 import dev.sluice.gateway.store.RedisConfiguredCondition;
@@ -267,7 +268,9 @@ class HelmChartTest {
         AdminProperties admin = Binder.get(prod).bind("sluice.admin", AdminProperties.class).get();
         assertThat(admin.user()).isEqualTo("ops");
         assertThat(admin.password()).isEqualTo("secret:sluice-admin/password");
-        assertThat(Binder.get(prod).bind("sluice.store.timeout", Duration.class).get()).isEqualTo(Duration.ofMillis(500));
+        StoreProperties store = Binder.get(prod).bind("sluice.store", StoreProperties.class).get();
+        assertThat(store.timeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(store.redisDown().replicas()).as("autoscaling.maxReplicas").isEqualTo(12);
         assertThat(RedisConfiguredCondition.isConfigured(prod)).isTrue();
         assertThat(redis(prod).getUrl()).isEqualTo("secret:sluice-redis/url");
 

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.edge;
+package dev.sluice.gateway.config;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,8 +29,8 @@ public record EdgeProperties(@DefaultValue("60s") Duration idleTimeout,
         positive("sluice.edge.read-timeout", readTimeout);
         positive("sluice.edge.request-timeout", requestTimeout);
         if (requestTimeout.compareTo(readTimeout) < 0) {
-            throw new IllegalArgumentException("sluice.edge.request-timeout (" + requestTimeout
-                    + ") must be at least sluice.edge.read-timeout (" + readTimeout + ")");
+            throw new IllegalArgumentException("sluice.edge.request-timeout (" + Checks.show(requestTimeout)
+                    + ") must be at least sluice.edge.read-timeout (" + Checks.show(readTimeout) + ")");
         }
         if (maxConnectionsPerClient < 0) {
             throw new IllegalArgumentException("sluice.edge.max-connections-per-client must be 0 (no bound) or more, was "
@@ -39,11 +39,9 @@ public record EdgeProperties(@DefaultValue("60s") Duration idleTimeout,
     }
 
     private static void positive(String name, Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
-        }
+        Checks.positive(name, d);
         if (d.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException(name + " must be at most 1h, was " + d);
+            throw new IllegalArgumentException(name + " must be at most 1h, was " + Checks.show(d));
         }
     }
 }

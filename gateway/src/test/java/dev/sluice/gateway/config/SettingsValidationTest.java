@@ -1,0 +1,193 @@
+package dev.sluice.gateway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Each settings record, bound as the gateway binds it: a bad value stops the start with a
+ * message naming the property and the value, and nothing set gives the documented defaults.
+ */
+class SettingsValidationTest {
+    @EnableConfigurationProperties({SluiceProperties.class, StoreProperties.class, DispatchProperties.class,
+            UpstreamProperties.class, AbuseProperties.class, AdminProperties.class, EdgeProperties.class})
+    static class AllSettings {
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(AllSettings.class);
+
+    @Test
+    void nothingSetGivesTheDocumentedDefaults() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            StoreProperties store = context.getBean(StoreProperties.class);
+            assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofMillis(500),
+                    Duration.ofSeconds(30), new StoreProperties.RedisDown(4)));
+            assertThat(context.getBean(DispatchProperties.class))
+                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2)));
+            assertThat(context.getBean(UpstreamProperties.class))
+                    .isEqualTo(new UpstreamProperties(Duration.ofSeconds(120), Duration.ofSeconds(120)));
+            assertThat(context.getBean(AbuseProperties.class)).isEqualTo(new AbuseProperties(new AbuseProperties.Sampler(true),
+                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofDays(90)));
+            SluiceProperties sluice = context.getBean(SluiceProperties.class);
+            assertThat(sluice.maxRequestBytes()).isEqualTo(DataSize.ofBytes(8_388_608));
+            assertThat(sluice.tiers().pollInterval()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(sluice.tiersPath()).isEmpty();
+            assertThat(sluice.provider().url()).isEmpty();
+            assertThat(sluice.demoTenants()).isNull();
+            AdminProperties admin = context.getBean(AdminProperties.class);
+            assertThat(admin.user()).isEqualTo("admin");
+            assertThat(admin.login()).isEqualTo(new AdminProperties.Login(5, 20, Duration.ofMinutes(15)));
+            assertThat(context.getBean(EdgeProperties.class))
+                    .isEqualTo(new EdgeProperties(Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(120), 1024));
+        });
+    }
+
+    /** The Helm chart and operators set them as environment variables. */
+    @Test
+    void environmentVariablesWithUnderscoresStillBind() {
+        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(new SystemEnvironmentPropertySource(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(
+                                "SLUICE_STORE_TIMEOUT", "750ms",
+                                "SLUICE_STORE_REDIS_DOWN_REPLICAS", "6",
+                                "SLUICE_DISPATCH_QUEUE_CAPACITY", "20000",
+                                "SLUICE_MAX_REQUEST_BYTES", "1048576",
+                                "SLUICE_TIERS_PATH", "/etc/sluice/tiers.yaml",
+                                "SLUICE_TIERS_POLL_INTERVAL", "2s",
+                                "SLUICE_ABUSE_SAMPLER_ENABLED", "false"))))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StoreProperties.class).timeout()).isEqualTo(Duration.ofMillis(750));
+                    assertThat(context.getBean(StoreProperties.class).redisDown().replicas()).isEqualTo(6);
+                    assertThat(context.getBean(DispatchProperties.class).queueCapacity()).isEqualTo(20_000);
+                    SluiceProperties sluice = context.getBean(SluiceProperties.class);
+                    assertThat(sluice.maxRequestBytes()).isEqualTo(DataSize.ofMegabytes(1));
+                    assertThat(sluice.tiersPath()).isEqualTo("/etc/sluice/tiers.yaml");
+                    assertThat(sluice.tiers().pollInterval()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(context.getBean(AbuseProperties.class).sampler().enabled()).isFalse();
+                });
+    }
+
+    @Test
+    void storeSettingsRefuseNonPositiveAndGarbage() {
+        failsNaming("sluice.store.timeout", "-1s");
+        failsNaming("sluice.store.timeout", "0ms");
+        failsNaming("sluice.store.timeout", "soon");
+        failsNaming("sluice.store.startup-timeout", "0s");
+        failsNaming("sluice.store.probe-interval", "-500ms");
+        failsNaming("sluice.store.known-keys-refresh", "0s");
+        failsNaming("sluice.store.redis-down.replicas", "0");
+        failsNaming("sluice.store.redis-down.replicas", "many");
+    }
+
+    @Test
+    void dispatchSettingsRefuseOutOfRangeValues() {
+        failsNaming("sluice.dispatch.queue-capacity", "0");
+        failsNaming("sluice.dispatch.queue-capacity", "99999999999");
+        failsNaming("sluice.dispatch.interactive-floor", "1");
+        failsNaming("sluice.dispatch.interactive-floor", "-0.1");
+        failsNaming("sluice.dispatch.interactive-floor", "NaN");
+        failsNaming("sluice.dispatch.lease", "0s");
+        failsNaming("sluice.dispatch.max-attempts", "0");
+        failsNaming("sluice.dispatch.store-timeout", "-2s");
+    }
+
+    @Test
+    void upstreamTimeoutsMustBePositive() {
+        failsNaming("sluice.upstream.stream-idle-timeout", "0s");
+        failsNaming("sluice.upstream.body-timeout", "-1ms");
+        failsNaming("sluice.upstream.body-timeout", "2 minutes");
+    }
+
+    @Test
+    void abuseSettingsRefuseNonPositiveIntervals() {
+        failsNaming("sluice.abuse.tick", "0s");
+        failsNaming("sluice.abuse.ship-interval", "-1s");
+        failsNaming("sluice.abuse.open-flags-interval", "0ms");
+        failsNaming("sluice.abuse.closed-flag-retention", "0d");
+        failsNaming("sluice.abuse.settle", "-1s");
+        failsNaming("sluice.abuse.sampler.enabled", "perhaps");
+        // Zero settle is allowed: sample a minute as soon as it ends (one replica, nothing to wait for).
+        runner.withPropertyValues("sluice.abuse.settle=0s").run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void topLevelSettingsRefuseBadValues() {
+        failsNaming("sluice.max-request-bytes", "0");
+        failsNaming("sluice.max-request-bytes", "4GB");
+        failsNaming("sluice.max-request-bytes", "big");
+        failsNaming("sluice.tiers.poll-interval", "0s");
+        failsNaming("sluice.demo.tenants", "maybe");
+        runner.withPropertyValues("sluice.max-request-bytes=16MB").run(context ->
+                assertThat(context.getBean(SluiceProperties.class).maxRequestBytes().toBytes()).isEqualTo(16L * 1024 * 1024));
+    }
+
+    @Test
+    void adminAndEdgeSettingsRefuseBadValues() {
+        failsNaming("sluice.admin.login.max-failures-per-address", "0");
+        failsNaming("sluice.admin.login.max-failures-per-user", "-3");
+        failsNaming("sluice.admin.login.window", "0s");
+        failsNaming("sluice.admin.login.window", "2d");
+        failsNaming("sluice.edge.idle-timeout", "0s");
+        failsNaming("sluice.edge.read-timeout", "-1s");
+        failsNaming("sluice.edge.max-connections-per-client", "-1");
+        failsNaming("sluice.edge.request-timeout", "eventually");
+    }
+
+    @Test
+    void durationsInMessagesReadAsTheyAreWritten() {
+        assertThat(Checks.show(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(Checks.show(Duration.ofMillis(-1500))).isEqualTo("-1500ms");
+        assertThat(Checks.show(Duration.ofDays(2))).isEqualTo("2d");
+        assertThat(Checks.show(Duration.ZERO)).isEqualTo("0s");
+        assertThat(Checks.show(Duration.ofNanos(1))).isEqualTo("1ns");
+        assertThat(Checks.show(Duration.ofSeconds(Long.MAX_VALUE))).endsWith("s");
+    }
+
+    /** The start fails, and the failure (as Boot reports it, causes included) names the property and the value. */
+    private void failsNaming(String property, String value) {
+        runner.withPropertyValues(property + "=" + value).run(context -> {
+            assertThat(context).as(property + "=" + value).hasFailed();
+            String messages = messages(context.getStartupFailure());
+            assertThat(messages).as(property + "=" + value).contains(property);
+            assertThat(messages).as(property + "=" + value).containsAnyOf(forms(value));
+        });
+    }
+
+    /** How a message may show the bad value: as written, or as the type it was converted to prints it. */
+    private static String[] forms(String value) {
+        List<String> forms = new ArrayList<>(List.of("[" + value + "]", "was " + value));
+        try {
+            forms.add("was " + Checks.show(DurationStyle.detectAndParse(value)));
+        } catch (RuntimeException notADuration) {
+            // only the written form then
+        }
+        try {
+            forms.add("was " + Double.parseDouble(value));
+        } catch (RuntimeException notANumber) {
+            // only the written form then
+        }
+        try {
+            forms.add("was " + DataSize.parse(value));
+        } catch (RuntimeException notASize) {
+            // only the written form then
+        }
+        return forms.toArray(String[]::new);
+    }
+
+    private static String messages(Throwable failure) {
+        List<String> all = new ArrayList<>();
+        for (Throwable t = failure; t != null; t = t.getCause()) all.add(String.valueOf(t.getMessage()));
+        return String.join("\n", all);
+    }
+}
