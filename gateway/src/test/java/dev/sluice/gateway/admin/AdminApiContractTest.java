@@ -9,9 +9,11 @@ import com.atlassian.oai.validator.model.SimpleRequest;
 import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.ValidationReport;
 import dev.sluice.gateway.abuse.ActivityBuffer;
+import dev.sluice.gateway.abuse.Ceiling;
 import dev.sluice.gateway.abuse.CeilingDetector;
 import dev.sluice.gateway.abuse.Flag;
 import dev.sluice.gateway.abuse.FlagStore;
+import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.testsupport.TestRedis;
 import java.io.IOException;
@@ -69,6 +71,9 @@ class AdminApiContractTest {
 
     @Autowired
     FlagStore flags;
+
+    @Autowired
+    UsageHistory history;
 
     @Autowired
     @Qualifier("adminApiRoutes")
@@ -163,8 +168,18 @@ class AdminApiContractTest {
         return id;
     }
 
+    /** Minutes at the ceiling, with the signal's measures, so the series and the flag's evidence have every field. */
+    static List<UsageSample> minutes(long from, int n) {
+        Ceiling ceiling = new Ceiling("minute", 0.9, 0.97, 120, 400, 2, 0, Ceiling.REFUSED, 1.0);
+        return IntStream.range(0, n).mapToObj(i -> new UsageSample(from + i * 60_000L, "pro", 9_500, 10, 0.95, "minute",
+                Map.of("passed", 10L, "rejected", 2L), ceiling)).toList();
+    }
+
     void usage(String tenant) {
-        call("GET", "/tenants/{id}/usage", null, null, Map.of(), tenant);
+        long from = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 10 * 60_000L;
+        for (UsageSample s : minutes(from, 3)) history.append(tenant, s, 1440).block(Duration.ofSeconds(5));
+        assertThat((List<?>) map(call("GET", "/tenants/{id}/usage", null, null, Map.of(), tenant)).get("points"))
+                .as("the series has points to validate").hasSize(3);
         call("GET", "/tenants/{id}/usage?hours=0", null, null, Map.of(), tenant);
         call("GET", "/tenants/{id}/usage", null, null, Map.of(), "nobody-" + tenant);
         call("GET", "/usage", null, null, Map.of());
@@ -173,8 +188,7 @@ class AdminApiContractTest {
 
     void flags(String tenant) {
         long t = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 20 * 60_000L;
-        List<UsageSample> evidence = IntStream.range(0, 15)
-                .mapToObj(i -> new UsageSample(t + i * 60_000L, "pro", 9_500, 10, 0.95, "minute", Map.of("passed", 10L))).toList();
+        List<UsageSample> evidence = minutes(t, 15);
         Flag f = flags.openIfNone(Flag.open("flag_" + tenant, tenant, "pro", Instant.now(),
                 new CeilingDetector.Finding(new CeilingDetector.Run(t, 15), evidence))).block(Duration.ofSeconds(5));
         call("GET", "/flags", null, null, Map.of());
