@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { TimelineChart } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError } from '../lib/api';
+import { isMissingEndpoint } from '../lib/features';
 import { formatCount, formatMs, formatTime, formatUsd } from '../lib/format';
 import { CASES, caseRows, rampHeadline, runDuration, runProgress, type LabReport, type LabRun } from '../lib/lab';
 import { useApiClient } from '../lib/useApi';
@@ -15,10 +16,7 @@ type State =
   | { kind: 'run'; run: LabRun }
   | { kind: 'error'; error: ApiError };
 
-/** A 404 from the API's catch-all (no such endpoint), as opposed to "no run yet". */
-export function isMissingEndpoint(e: unknown): boolean {
-  return e instanceof ApiError && e.status === 404 && e.code === 'unknown_endpoint';
-}
+export { isMissingEndpoint };
 
 export function LabPage() {
   const api = useApiClient();
