@@ -2,12 +2,15 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { TimelineChart } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError } from '../lib/api';
+import type { paths } from '../lib/api-types';
 import { isMissingEndpoint } from '../lib/features';
 import { formatCount, formatMs, formatTime, formatUsd } from '../lib/format';
 import { CASES, caseRows, rampHeadline, runDuration, runProgress, type LabReport, type LabRun } from '../lib/lab';
 import { useApiClient } from '../lib/useApi';
 
 const POLL_MS = 1000;
+
+type RunStarted = paths['/lab/runs']['post']['responses'][202]['content']['application/json'];
 
 type State =
   | { kind: 'loading' }
@@ -58,7 +61,7 @@ export function LabPage() {
       return;
     }
     try {
-      const r = await api.send<{ id: string; status: string }>('POST', '/lab/runs', { cases, ramp });
+      const r = await api.send<RunStarted>('POST', '/lab/runs', { cases, ramp });
       await fetchRun(r.id);
     } catch (err) {
       if (isMissingEndpoint(err)) setState({ kind: 'missing' });
