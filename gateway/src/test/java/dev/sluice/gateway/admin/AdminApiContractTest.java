@@ -214,12 +214,13 @@ class AdminApiContractTest {
     void lab() {
         call("GET", "/lab/runs/latest", null, null, Map.of()); // none started yet: 404
         call("POST", "/lab/runs", "application/json", json(Map.of("cases", List.of("case9"))), Map.of());
-        var started = call("POST", "/lab/runs", "application/json", json(Map.of("cases", List.of("case4"), "ramp", false)), Map.of());
-        String id = (String) map(started).get("id");
-        call("POST", "/lab/runs", "application/json", "{}", Map.of()); // 409 while it runs
+        // One short case (no second gateway to boot): the API is under test here, not the lab.
+        String small = json(Map.of("cases", List.of("case1"), "ramp", false));
+        String id = (String) map(call("POST", "/lab/runs", "application/json", small, Map.of())).get("id");
+        call("POST", "/lab/runs", "application/json", small, Map.of()); // 409 while it runs (were it over, one more short run)
         call("GET", "/lab/runs/{id}", null, null, Map.of(), "no-such-run");
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
-                .until(() -> !"running".equals(map(raw("GET", BASE + "/lab/runs/" + id)).get("status")));
+                .until(() -> !"running".equals(map(raw("GET", BASE + "/lab/runs/latest")).get("status")));
         call("GET", "/lab/runs/{id}", null, null, Map.of(), id); // the finished run, with its report
         call("GET", "/lab/runs/latest", null, null, Map.of());
     }
