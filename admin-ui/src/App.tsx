@@ -1,7 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Api, type Credentials } from './lib/api';
 import { clearCredentials, loadCredentials, saveCredentials } from './lib/auth';
-import { navigate, PAGES, useRoute, BASE } from './lib/router';
+import { Nav } from './components/Nav';
+import { Loading } from './components/States';
+import { probeFeatures, pagesFor, type Features } from './lib/features';
+import { useRoute, BASE } from './lib/router';
 import { ApiContext } from './lib/useApi';
 import { Login } from './pages/Login';
 import { OverviewPage } from './pages/Overview';
@@ -27,6 +30,16 @@ export function App() {
         : null,
     [creds],
   );
+
+  // Which optional parts (the lab) this gateway has: asked once per sign-in.
+  const [features, setFeatures] = useState<Features | null>(null);
+  useEffect(() => {
+    if (!api) return;
+    const ctl = new AbortController();
+    setFeatures(null);
+    probeFeatures(api, ctl.signal).then(setFeatures, () => {});
+    return () => ctl.abort();
+  }, [api]);
 
   // After a page change, move focus to the page's heading area so keyboard and screen reader users start there.
   useEffect(() => {
@@ -63,7 +76,14 @@ export function App() {
       case '/flags':
         return <FlagsPage />;
       case '/lab':
-        return <LabPage />;
+        if (features?.lab) return <LabPage />;
+        if (!features) return <Loading what="the lab" />;
+        return (
+          <section>
+            <h1>No lab here</h1>
+            <p>This gateway is built without the lab (its scenario runs), so there is no Lab page.</p>
+          </section>
+        );
       default:
         return (
           <section>
@@ -83,22 +103,7 @@ export function App() {
       </a>
       <header className="top">
         <span className="brand">Sluice admin</span>
-        <nav aria-label="Pages">
-          {PAGES.map((p) => (
-            <a
-              key={p.path}
-              href={BASE + (p.path === '/' ? '/' : p.path)}
-              aria-current={route.path === p.path ? 'page' : undefined}
-              onClick={(e) => {
-                if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-                e.preventDefault();
-                navigate(p.path);
-              }}
-            >
-              {p.label}
-            </a>
-          ))}
-        </nav>
+        <Nav pages={pagesFor(features)} current={route.path} />
         <span className="who">
           Signed in as <strong>{creds.user}</strong>
           <button type="button" onClick={logout}>

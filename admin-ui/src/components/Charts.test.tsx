@@ -34,7 +34,7 @@ describe('charts as rendered', () => {
     const pts = Array.from({ length: 15 }, (_, i) => ({
       minute: new Date(from + i * 60_000).toISOString(), utilisation: i % 3 === 0 ? 0.889 : 0.97, tokens: 8_888, window: 'minute',
       pressure: 1,
-      ceiling: { window: 'minute', reason: i % 2 ? 'refused' : 'room', fill: 0.93, peak: 0.97, roomTokens: 304, typicalTokens: 808, refused: i % 2, held: 0 },
+      ceiling: { window: 'minute', reason: i % 2 ? ('refused' as const) : ('room' as const), fill: 0.93, peak: 0.97, roomTokens: 304, typicalTokens: 808, refused: i % 2, held: 0 },
     }));
     const html = renderToStaticMarkup(<EvidenceChart points={pts} threshold={0.9} runStart={pts[0].minute} runMinutes={15} label="acme" />);
     expect((html.match(/class="bar high"/g) ?? []).length).toBe(15);

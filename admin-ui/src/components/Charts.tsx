@@ -1,5 +1,6 @@
 import { areaPath, bucketMax, describeUsage, linePath, niceTicks, scale } from '../lib/charts';
 import { formatCount } from '../lib/format';
+import type { components } from '../lib/api-types';
 import type { TimelinePoint } from '../lib/lab';
 
 export interface UsagePoint {
@@ -125,29 +126,16 @@ export function Trend({ values, max, label, width = 120, height = 28 }: { values
   );
 }
 
-/** What the minute's ceiling signal measured (absent on points stored before it existed). */
-export interface CeilingMeasure {
-  window: string;
-  /** refused, held, room (less room than a typical request) or fill */
-  reason: string;
-  fill: number;
-  peak: number;
-  roomTokens: number | null;
-  typicalTokens: number;
-  refused: number;
-  held: number;
-}
+type WirePoint = components['schemas']['UsagePoint'];
 
-export interface EvidencePoint {
-  minute: string;
-  /** The tightest window's share as the minute ended (a snapshot). */
-  utilisation: number;
-  tokens: number;
-  window: string;
-  /** What the detector compares with the threshold: 1 when refused, held or out of room, else the fill. */
-  pressure?: number;
-  ceiling?: CeilingMeasure | null;
-}
+/** What the minute's ceiling signal measured (null on points stored before it existed). */
+export type CeilingMeasure = NonNullable<components['schemas']['Ceiling']>;
+
+/**
+ * A minute of a flag's evidence as the API sends it (UsagePoint). What the bar reads; pressure (what the
+ * detector compares with the threshold) and ceiling may be missing from points stored before the signal.
+ */
+export type EvidencePoint = Pick<WirePoint, 'minute' | 'utilisation' | 'tokens' | 'window'> & Partial<Pick<WirePoint, 'pressure' | 'ceiling'>>;
 
 /** The minute's bar: the ceiling signal when the point has one, else the snapshot (older points). */
 export function evidenceValue(p: EvidencePoint): number {

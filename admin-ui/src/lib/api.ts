@@ -1,12 +1,10 @@
 // The admin API client: Basic credentials on every call, JSON errors turned into ApiError.
 // `X-Requested-With` asks the gateway not to send a WWW-Authenticate challenge, so a wrong
 // password shows in our login form, never in the browser's own dialog.
+import type { components } from './api-types';
 
-export interface FieldProblem {
-  field: string;
-  line?: number;
-  message: string;
-}
+/** One problem of a refused request (the admin API's error body, as its contract says). */
+export type FieldProblem = components['schemas']['Error']['error']['fields'][number];
 
 export class ApiError extends Error {
   readonly status: number;

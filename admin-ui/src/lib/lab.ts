@@ -1,68 +1,18 @@
 // The lab report (contract: the lab run API) and what the lab page draws from it.
 
+import type { components } from './api-types';
 import { formatMs } from './format';
 
-export type FailureLimit = 'requests' | 'tokens' | 'in_flight' | 'limiter' | 'gateway_busy' | 'timeout';
+type Schemas = components['schemas'];
 
-export interface FirstFailure {
-  second: number;
-  users: number;
-  limit: FailureLimit | string;
-}
-
-export interface TimelinePoint {
-  second: number;
-  admittedTokens: number;
-  providerErrors: number;
-  refusals: number;
-}
-
-export interface CaseResult {
-  id: string;
-  title: string;
-  users: number;
-  durationSeconds: number;
-  pagesSent: number;
-  pagesDied: number;
-  booksTotal: number;
-  booksClean: number;
-  billUsd: number;
-  wastedUsd: number;
-  firstFailure: FirstFailure | null;
-  waitP50Ms: number;
-  waitP95Ms: number;
-  busyAnswers: number;
-  limiterRefusals: number;
-  tokensPerSecondLimit: number;
-  timeline: TimelinePoint[];
-}
-
-export interface RampResult {
-  case: string;
-  firstFailure: FirstFailure | null;
-  steps: { second: number; users: number }[];
-  tokensPerSecondLimit: number;
-  timeline: TimelinePoint[];
-}
-
-export interface LabReport {
-  generatedAt: string;
-  limits: { requestsPerMinute: number; tokensPerMinute: number; maxInFlight: number; pricePerMillionTokens: number; latencyMs: number };
-  scale: { timeFactor: number; note: string };
-  cases: CaseResult[];
-  ramp: RampResult[];
-}
-
-export interface LabRun {
-  id: string;
-  status: 'running' | 'done' | 'failed';
-  startedAt: string;
-  finishedAt: string | null;
-  /** step: the case or ramp under way (`case2`, `case2-ramp`); null before the first and once over. */
-  progress: { step: string | null; done: number; total: number } | null;
-  error: string | null;
-  report: LabReport | null;
-}
+export type FirstFailure = NonNullable<Schemas['LabFailure']>;
+export type FailureLimit = FirstFailure['limit'];
+export type TimelinePoint = Schemas['LabTimelinePoint'];
+export type CaseResult = Schemas['LabCase'];
+export type RampResult = Schemas['LabRamp'];
+export type LabReport = Schemas['LabReport'];
+/** progress.step: the case or ramp under way (`case2`, `case2-ramp`); null before the first and once over. */
+export type LabRun = Schemas['LabRun'];
 
 /** The gateway's own titles (CaseId), so the form and the report's table use the same words. */
 export const CASES = [

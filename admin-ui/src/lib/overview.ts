@@ -1,4 +1,7 @@
-// The overview endpoint's shape (GET /admin/api/overview) and the little logic on top.
+// The overview endpoint's shape (GET /admin/api/overview, from the API's contract) and the little logic on top.
+import type { components } from './api-types';
+
+type Schemas = components['schemas'];
 
 export const STAGES = ['passed', 'delayed', 'downgraded', 'rejected', 'busy'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -13,29 +16,8 @@ export const STAGE_LABELS: Record<string, string> = {
   'store-unavailable': 'Store down (503)',
 };
 
-export interface BudgetView {
-  budget: string;
-  utilisation: { tokens: number; requests: number };
-  inFlight: number;
-  concurrencyLimit: number;
-  maxInFlight: number | null;
-  queueDepth: number;
-  queueWaitP95Ms: { lastMinute: number | null; sinceStart: number | null };
-  pricePerMillionTokens: number | null;
-}
-
-export interface Overview {
-  at: string;
-  startedAt: string;
-  windowSeconds: number;
-  coveredSeconds: number;
-  decisions: { lastMinute: Record<string, number>; sinceStart: Record<string, number> };
-  queueWaitP95Ms: { lastMinute: number | null; sinceStart: number | null };
-  budgets: BudgetView[];
-  spend: { usdLastMinute: number; usdSinceStart: number; tokensLastMinute: number; tokensSinceStart: number; priceSource: string };
-  upstream: { lastMinute: Record<string, number>; sinceStart: Record<string, number> };
-  openFlags: number | null;
-}
+export type BudgetView = Schemas['Budget'];
+export type Overview = Schemas['Overview'];
 
 /** Requests that finished the ladder in the window (a delayed request also counts its outcome). */
 export function requestsIn(decisions: Record<string, number>): number {

@@ -1,18 +1,12 @@
 // The bulk usage endpoint (GET /admin/api/usage?hours=) in compact form, and its points.
 import type { UsagePoint } from '../components/Charts';
+import type { components } from './api-types';
 
-export interface BulkUsage {
-  hours: number;
-  from: string;
-  to: string;
-  threshold: number;
-  consecutiveMinutes: number;
-  /**
-   * Per tenant: [minutes after `from`, utilisation, tokens, pressure] for each minute with requests;
-   * pressure (the ceiling signal the detector reads) is absent from older servers' answers.
-   */
-  tenants: { tenant: string; tier: string; points: ([number, number, number] | [number, number, number, number])[] }[];
-}
+/**
+ * Per tenant: [minutes after `from`, utilisation, tokens, pressure] for each minute with requests;
+ * pressure (the ceiling signal the detector reads) is absent from older servers' answers.
+ */
+export type BulkUsage = components['schemas']['BulkUsage'];
 
 /** The sparkline's points: each minute's pressure on the ceiling, or its utilisation where there is none. */
 export function usagePoints(bulk: BulkUsage, tenant: string): UsagePoint[] {

@@ -1,34 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { EvidenceChart, type EvidencePoint } from '../components/Charts';
+import { EvidenceChart } from '../components/Charts';
+import { FieldError, fieldErrorId } from '../components/FieldError';
+import { TierSelect } from '../components/TierSelect';
 import { Empty, ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError, type FieldProblem } from '../lib/api';
+import type { components } from '../lib/api-types';
 import { formatTime, relativeTime } from '../lib/format';
 import { useApiClient, useLoad } from '../lib/useApi';
 
-interface Review {
-  by: string;
-  at: string;
-  action: string;
-  note: string;
-  tier: string | null;
-}
-
-export interface Flag {
-  id: string;
-  tenant: string;
-  tier: string;
-  status: 'open' | 'dismissed' | 'confirmed';
-  openedAt: string;
-  closedAt: string | null;
-  runStart: string;
-  runMinutes: number;
-  evidence: EvidencePoint[];
-  reviews: Review[];
-}
-
-interface TiersDoc {
-  config: { tiers: Record<string, unknown>; abuse: { threshold: number } } | null;
-}
+type Review = Flag['reviews'][number];
+export type Flag = components['schemas']['Flag'];
+type TiersDoc = components['schemas']['TierDocument'];
 
 const ACTION_WORDS: Record<string, string> = {
   dismiss: 'Dismissed',
@@ -168,18 +150,9 @@ function FlagCard({ flag, tiers, threshold, onDone }: { flag: Flag; tiers: strin
         {action === 'confirm-move-tier' && (
           <div className={`field${at('tier') ? ' invalid' : ''}`}>
             <label htmlFor={`${base}-tier`}>Move to tier</label>
-            <select id={`${base}-tier`} value={moveTo} onChange={(e) => setTier(e.target.value)}>
-              {otherTiers.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-            {at('tier') && (
-              <span className="field-error" role="alert">
-                {at('tier')}
-              </span>
-            )}
+            <TierSelect id={`${base}-tier`} value={moveTo} tiers={otherTiers} onChange={setTier} invalid={!!at('tier')}
+              describedBy={at('tier') ? fieldErrorId(`${base}-tier`) : undefined} />
+            <FieldError id={fieldErrorId(`${base}-tier`)} messages={at('tier')} />
           </div>
         )}
         <div className={`field wide${at('note') ? ' invalid' : ''}`}>
@@ -191,13 +164,9 @@ function FlagCard({ flag, tiers, threshold, onDone }: { flag: Flag; tiers: strin
             maxLength={2000}
             onChange={(e) => setNote(e.target.value)}
             aria-invalid={!!at('note') || undefined}
-            aria-describedby={at('note') ? `${base}-note-err` : undefined}
+            aria-describedby={at('note') ? fieldErrorId(`${base}-note`) : undefined}
           />
-          {at('note') && (
-            <span id={`${base}-note-err`} className="field-error" role="alert">
-              {at('note')}
-            </span>
-          )}
+          <FieldError id={fieldErrorId(`${base}-note`)} messages={at('note')} />
         </div>
         <button type="submit" className={action === 'dismiss' ? 'primary' : 'danger'} disabled={busy}>
           {busy ? 'Saving…' : action === 'dismiss' ? 'Dismiss flag' : action === 'confirm-suspend' ? `Confirm and suspend ${flag.tenant}` : `Confirm and move to ${moveTo}`}

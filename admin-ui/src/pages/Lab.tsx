@@ -2,11 +2,15 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { TimelineChart } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError } from '../lib/api';
+import type { paths } from '../lib/api-types';
+import { isMissingEndpoint } from '../lib/features';
 import { formatCount, formatMs, formatTime, formatUsd } from '../lib/format';
 import { CASES, caseRows, rampHeadline, runDuration, runProgress, type LabReport, type LabRun } from '../lib/lab';
 import { useApiClient } from '../lib/useApi';
 
 const POLL_MS = 1000;
+
+type RunStarted = paths['/lab/runs']['post']['responses'][202]['content']['application/json'];
 
 type State =
   | { kind: 'loading' }
@@ -15,10 +19,7 @@ type State =
   | { kind: 'run'; run: LabRun }
   | { kind: 'error'; error: ApiError };
 
-/** A 404 from the API's catch-all (no such endpoint), as opposed to "no run yet". */
-export function isMissingEndpoint(e: unknown): boolean {
-  return e instanceof ApiError && e.status === 404 && e.code === 'unknown_endpoint';
-}
+export { isMissingEndpoint };
 
 export function LabPage() {
   const api = useApiClient();
@@ -60,7 +61,7 @@ export function LabPage() {
       return;
     }
     try {
-      const r = await api.send<{ id: string; status: string }>('POST', '/lab/runs', { cases, ramp });
+      const r = await api.send<RunStarted>('POST', '/lab/runs', { cases, ramp });
       await fetchRun(r.id);
     } catch (err) {
       if (isMissingEndpoint(err)) setState({ kind: 'missing' });

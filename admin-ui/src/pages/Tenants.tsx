@@ -1,34 +1,20 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Sparkline } from '../components/Charts';
 import { CopyButton } from '../components/CopyButton';
+import { FieldError, fieldErrorId } from '../components/FieldError';
+import { TierSelect } from '../components/TierSelect';
 import { Empty, ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError, type FieldProblem } from '../lib/api';
+import type { components } from '../lib/api-types';
 import { formatTime, relativeTime } from '../lib/format';
 import { usagePoints, type BulkUsage } from '../lib/usage';
 import { useApiClient, useLoad } from '../lib/useApi';
 
-interface Tenant {
-  id: string;
-  tier: string;
-  suspended: boolean;
-  keyCount: number;
-}
-
-interface Key {
-  id: string;
-  hint: string | null;
-  createdAt: string;
-}
-
-interface Issued extends Key {
-  tenant: string;
-  key: string;
-  notice: string;
-}
-
-interface TiersDoc {
-  config: { tiers: Record<string, unknown> } | null;
-}
+type Schemas = components['schemas'];
+type Tenant = Schemas['Tenant'];
+type Key = Schemas['Key'];
+type Issued = Schemas['IssuedKey'];
+type TiersDoc = Schemas['TierDocument'];
 
 export function TenantsPage() {
   const api = useApiClient();
@@ -173,14 +159,7 @@ function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, o
           <label htmlFor={tierId} className="sr-only">
             Tier of {t.id}
           </label>
-          <select id={tierId} value={pending} disabled={busy} onChange={(e) => setPending(e.target.value)}>
-            {!tiers.includes(t.tier) && <option value={t.tier}>{t.tier}</option>}
-            {tiers.map((x) => (
-              <option key={x} value={x}>
-                {x}
-              </option>
-            ))}
-          </select>
+          <TierSelect id={tierId} value={pending} tiers={tiers.includes(t.tier) ? tiers : [t.tier, ...tiers]} disabled={busy} onChange={setPending} />
           {pending !== t.tier && (
             <>
               {' '}
@@ -353,24 +332,19 @@ function CreateTenant({ tiers, onCreated }: { tiers: string[]; onCreated: (id: s
         <div className={`field${at('id') ? ' invalid' : ''}`}>
           <label htmlFor="new-tenant-id">Tenant id</label>
           <input id="new-tenant-id" value={id} onChange={(e) => setId(e.target.value)} aria-invalid={!!at('id') || undefined} aria-describedby="new-tenant-id-help" />
-          <span id="new-tenant-id-help" className={at('id') ? 'field-error' : 'help'} role={at('id') ? 'alert' : undefined}>
-            {at('id') || 'Lower-case letters, digits, ".", "_" or "-".'}
-          </span>
+          {at('id') ? (
+            <FieldError id="new-tenant-id-help" messages={at('id')} />
+          ) : (
+            <span id="new-tenant-id-help" className="help">
+              Lower-case letters, digits, &quot;.&quot;, &quot;_&quot; or &quot;-&quot;.
+            </span>
+          )}
         </div>
         <div className={`field${at('tier') ? ' invalid' : ''}`}>
           <label htmlFor="new-tenant-tier">Tier</label>
-          <select id="new-tenant-tier" value={pick} onChange={(e) => setTier(e.target.value)}>
-            {tiers.map((x) => (
-              <option key={x} value={x}>
-                {x}
-              </option>
-            ))}
-          </select>
-          {at('tier') && (
-            <span className="field-error" role="alert">
-              {at('tier')}
-            </span>
-          )}
+          <TierSelect id="new-tenant-tier" value={pick} tiers={tiers} onChange={setTier} invalid={!!at('tier')}
+            describedBy={at('tier') ? fieldErrorId('new-tenant-tier') : undefined} />
+          <FieldError id={fieldErrorId('new-tenant-tier')} messages={at('tier')} />
         </div>
       </div>
       <button type="submit" className="primary">

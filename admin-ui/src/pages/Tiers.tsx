@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { DiffView } from '../components/DiffView';
+import { FieldError, fieldErrorId } from '../components/FieldError';
 import { ErrorNotice, Loading, Notice, ProblemList } from '../components/States';
 import { ApiError, type FieldProblem } from '../lib/api';
+import type { components } from '../lib/api-types';
 import { formatTime, relativeTime } from '../lib/format';
 import {
   addWindow,
@@ -23,14 +25,7 @@ import {
 } from '../lib/tiersDoc';
 import { useApiClient } from '../lib/useApi';
 
-export interface TiersDocument {
-  version: number;
-  etag: string;
-  updatedBy: string;
-  updatedAt: string;
-  appliedHere: boolean;
-  yaml: string;
-}
+export type TiersDocument = components['schemas']['TierDocument'];
 
 type Stage = 'edit' | 'review' | 'saving' | 'conflict';
 
@@ -448,7 +443,7 @@ function Field({ id, label, help, value, problems, onCommit, inputMode }: {
     if (!focused) setLocal(value);
   }, [value, focused]);
   const bad = problems && problems.length > 0;
-  const describedBy = [help ? `${id}-help` : '', bad ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy = [help ? `${id}-help` : '', bad ? fieldErrorId(id) : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className={`field${bad ? ' invalid' : ''}`}>
       <label htmlFor={id}>{label}</label>
@@ -471,12 +466,7 @@ function Field({ id, label, help, value, problems, onCommit, inputMode }: {
           {help}
         </span>
       )}
-      {bad && (
-        <span id={`${id}-err`} className="field-error" role="alert">
-          {problems!.map((p) => p.message).join('; ')}
-          {problems![0].line ? ` (line ${problems![0].line})` : ''}
-        </span>
-      )}
+      <FieldError id={fieldErrorId(id)} problems={problems} />
     </div>
   );
 }
@@ -495,7 +485,7 @@ function SelectField({ id, label, help, value, options, problems, onCommit }: {
   return (
     <div className={`field${bad ? ' invalid' : ''}`}>
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onCommit(e.target.value)} aria-invalid={bad || undefined} aria-describedby={bad ? `${id}-err` : help ? `${id}-help` : undefined}>
+      <select id={id} value={value} onChange={(e) => onCommit(e.target.value)} aria-invalid={bad || undefined} aria-describedby={bad ? fieldErrorId(id) : help ? `${id}-help` : undefined}>
         {!known && <option value={value}>{value}</option>}
         {options.map(([v, l]) => (
           <option key={v} value={v}>
@@ -508,11 +498,7 @@ function SelectField({ id, label, help, value, options, problems, onCommit }: {
           {help}
         </span>
       )}
-      {bad && (
-        <span id={`${id}-err`} className="field-error" role="alert">
-          {problems!.map((p) => p.message).join('; ')}
-        </span>
-      )}
+      <FieldError id={fieldErrorId(id)} problems={problems} />
     </div>
   );
 }
@@ -534,7 +520,7 @@ function DowngradeField({ id, value, problems, onCommit }: { id: string; value: 
         value={local}
         spellCheck={false}
         aria-invalid={msgs.length > 0 || undefined}
-        aria-describedby={msgs.length ? `${id}-err` : undefined}
+        aria-describedby={msgs.length ? fieldErrorId(id) : undefined}
         onFocus={() => setFocused(true)}
         onBlur={() => {
           setFocused(false);
@@ -545,11 +531,7 @@ function DowngradeField({ id, value, problems, onCommit }: { id: string; value: 
           if (parseDowngrade(e.target.value).errors.length === 0) onCommit(e.target.value);
         }}
       />
-      {msgs.length > 0 && (
-        <span id={`${id}-err`} className="field-error" role="alert">
-          {msgs.join('; ')}
-        </span>
-      )}
+      <FieldError id={fieldErrorId(id)} messages={msgs} />
     </div>
   );
 }

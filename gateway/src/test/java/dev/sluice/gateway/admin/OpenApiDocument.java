@@ -1,0 +1,34 @@
+package dev.sluice.gateway.admin;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.Yaml;
+
+/** The operations an OpenAPI document declares, as "METHOD /path" with their tags (for the contract test). */
+final class OpenApiDocument {
+    private static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "patch", "head", "options");
+
+    record Operation(String method, String path, List<String> tags) {
+        String key() {
+            return method + " " + path;
+        }
+    }
+
+    private OpenApiDocument() {
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<Operation> operations(String yaml) {
+        Map<String, Object> doc = new Yaml().load(yaml);
+        List<Operation> out = new ArrayList<>();
+        ((Map<String, Map<String, Object>>) doc.get("paths")).forEach((path, item) -> item.forEach((method, op) -> {
+            if (!METHODS.contains(method)) return; // parameters, summary
+            Object tags = ((Map<String, Object>) op).get("tags");
+            out.add(new Operation(method.toUpperCase(Locale.ROOT), path, tags == null ? List.of() : (List<String>) tags));
+        }));
+        return out;
+    }
+}
