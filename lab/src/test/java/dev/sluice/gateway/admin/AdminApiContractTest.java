@@ -48,7 +48,7 @@ import tools.jackson.databind.json.JsonMapper;
  * happy path and on at least one documented error, and each status and body is validated
  * against the document by a maintained validator (Atlassian's openapi-request-validator); and
  * every route the admin router serves must be in the document. Operations tagged {@code lab}
- * are checked only where the lab's endpoint exists (it moves to an optional module).
+ * are served by the lab module, which is why this test lives in it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "sluice.admin.user=ops", "sluice.admin.password=contract-pw", "sluice.abuse.sampler.enabled=false",
