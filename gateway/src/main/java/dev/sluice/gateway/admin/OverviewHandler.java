@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.ModelLimits;
 import dev.sluice.gateway.tier.ProviderSettings;
@@ -39,7 +40,8 @@ import reactor.core.scheduler.Schedulers;
  * few seconds ({@link MeterWindow}).
  */
 final class OverviewHandler {
-    static final List<String> MAIN_STAGES = List.of("passed", "delayed", "downgraded", "rejected", "busy");
+    /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
+    static final List<String> MAIN_STAGES = Stage.SERIES.stream().map(Stage::label).toList();
     private static final String DECISIONS = "decisions/";
     private static final String UPSTREAM = "upstream/";
     private static final String WAIT = "wait/";
