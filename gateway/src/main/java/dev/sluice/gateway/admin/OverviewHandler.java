@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.ModelLimits;
@@ -27,10 +28,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * {@code GET /admin/api/overview}: what this replica's request path and provider queue are
@@ -51,7 +49,7 @@ final class OverviewHandler {
     private final Clock clock;
     private final MeterWindow window;
     private final Instant startedAt;
-    private volatile Disposable ticking;
+    private final Periodic ticking = new Periodic("overview snapshot", () -> Mono.fromRunnable(this::record));
 
     OverviewHandler(MeterRegistry meters, ConfigRegistry config, Clock clock, Duration window) {
         this.meters = meters;
@@ -64,12 +62,11 @@ final class OverviewHandler {
     /** Snapshots the counters every {@code every}; cheap (a few dozen meters), and stopped with the context. */
     void start(Duration every) {
         record();
-        ticking = Flux.interval(every, every, Schedulers.parallel()).onBackpressureDrop().subscribe(t -> record());
+        ticking.start(every, every);
     }
 
     void stop() {
-        Disposable d = ticking;
-        if (d != null) d.dispose();
+        ticking.stop();
     }
 
     void record() {
