@@ -163,11 +163,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         long left = lease.job().deadlineMs() - clock.millis();
         if (attempt >= dispatchers.settings().maxAttempts() || wait > left) {
             long retry = tooMany ? pause : Math.max(wait, DEFAULT_OVERLOAD_WAIT_MS);
-            String why = wait > left ? "The provider is overloaded and asked to wait " + wait + " ms, past this request's "
-                    + "X-Sluice-Max-Wait." : "The provider is pushing back; this request was tried " + attempt + " times.";
+            GatewayBusyException why = wait > left ? GatewayBusyException.overloadedPastMaxWait(wait, retry)
+                    : GatewayBusyException.pushedBackEveryTime(attempt, retry);
             return settle.then(Mono.defer(() -> {
                 resetForRetry(exchange);
-                return busy(exchange, SluiceAttributes.tier(exchange), new GatewayBusyException(why, 0, -1, retry));
+                return busy(exchange, SluiceAttributes.tier(exchange), why);
             }));
         }
         retries(Integer.toString(answer.status())).increment();
