@@ -1,7 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.OpenAiErrors;
-import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
