@@ -32,6 +32,12 @@ public class AbuseConfiguration {
         return mode == StoreMode.REDIS ? new RedisTenantActivity(redis.getObject(), NAMESPACE, quotaClock.clock()) : new InMemoryTenantActivity(quotaClock.clock());
     }
 
+    /** What the request path's stages did, counted once for the metric and the tenant's activity. */
+    @Bean
+    StageCounter stageCounter(MeterRegistry meters, TenantActivity activity, ConfigRegistry config) {
+        return new StageCounter(meters, activity, config.current().tiers().keySet());
+    }
+
     @Bean
     UsageHistory usageHistory(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
         return mode == StoreMode.REDIS ? new RedisUsageHistory(redis.getObject(), NAMESPACE) : new InMemoryUsageHistory();

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.support.Periodic;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,10 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Runs the sampler once a minute for the whole fleet. Every replica ticks (once a second);
@@ -31,7 +30,10 @@ public final class AbuseScheduler {
     private final long settleMs;
     private final AtomicLong lastTried = new AtomicLong(Long.MIN_VALUE);
     private final AtomicBoolean busy = new AtomicBoolean();
-    private volatile Disposable ticking;
+    private final Periodic ticking = new Periodic("abuse sampling", () -> tick().onErrorResume(e -> {
+        log.warn("Abuse sampling failed: {}", e.toString());
+        return Mono.empty();
+    }));
 
     public AbuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, Clock clock, String owner, Duration settle) {
         this.sampler = sampler;
@@ -74,17 +76,10 @@ public final class AbuseScheduler {
     }
 
     public void start(Duration tickInterval) {
-        ticking = Flux.interval(tickInterval, tickInterval, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(t -> tick().onErrorResume(e -> {
-                    log.warn("Abuse sampling failed: {}", e.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        ticking.start(tickInterval, tickInterval);
     }
 
     public void stop() {
-        Disposable d = ticking;
-        if (d != null) d.dispose();
+        ticking.stop();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.api.Stage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * the next, never lost); {@link #snapshot} reads without taking.
  */
 public final class ActivityBuffer {
-    private static final int STAGES = Stage.values().length;
+    private static final int STAGES = Stage.SERIES.size();
 
     private static final class Bucket {
         final ConcurrentHashMap<String, String> tiers = new ConcurrentHashMap<>();
@@ -44,8 +45,9 @@ public final class ActivityBuffer {
     }
 
     public void stage(long nowMs, String tenantId, Stage stage) {
-        if (tenantId == null || stage == null) return;
-        bucket(nowMs).stages.computeIfAbsent(tenantId, t -> new AtomicLongArray(STAGES)).incrementAndGet(stage.ordinal());
+        int slot = stage == null ? -1 : Stage.SERIES.indexOf(stage);
+        if (tenantId == null || slot < 0) return; // the series counts its stages only
+        bucket(nowMs).stages.computeIfAbsent(tenantId, t -> new AtomicLongArray(STAGES)).incrementAndGet(slot);
     }
 
     /** Merges one quota answer's {@link Pressure} counters into the tenant's minute. */
@@ -116,9 +118,9 @@ public final class ActivityBuffer {
 
     private static Map<String, Long> toMap(AtomicLongArray counts, boolean take) {
         Map<String, Long> out = new HashMap<>();
-        for (Stage s : Stage.values()) {
-            long n = take ? counts.getAndSet(s.ordinal(), 0) : counts.get(s.ordinal());
-            if (n > 0) out.put(s.wire(), n);
+        for (int i = 0; i < STAGES; i++) {
+            long n = take ? counts.getAndSet(i, 0) : counts.get(i);
+            if (n > 0) out.put(Stage.SERIES.get(i).label(), n);
         }
         return out;
     }

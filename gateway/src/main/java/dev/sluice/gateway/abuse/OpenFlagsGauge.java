@@ -1,15 +1,13 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * {@code sluice.abuse.flags.open}: how many abuse flags wait for review, for the whole fleet.
@@ -22,7 +20,10 @@ public final class OpenFlagsGauge {
 
     private final FlagStore flags;
     private final AtomicLong open = new AtomicLong();
-    private volatile Disposable polling;
+    private final Periodic polling = new Periodic("open flags count", () -> refresh().onErrorResume(e -> {
+        log.debug("Could not count open flags: {}", e.toString());
+        return Mono.empty();
+    }));
 
     public OpenFlagsGauge(FlagStore flags, MeterRegistry meters) {
         this.flags = flags;
@@ -36,17 +37,10 @@ public final class OpenFlagsGauge {
     }
 
     public void start(Duration interval) {
-        polling = Flux.interval(Duration.ZERO, interval, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> refresh().onErrorResume(e -> {
-                    log.debug("Could not count open flags: {}", e.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        polling.start(Duration.ZERO, interval);
     }
 
     public void stop() {
-        Disposable d = polling;
-        if (d != null) d.dispose();
+        polling.stop();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.api.Stage;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +22,7 @@ public record UsageSample(long minuteStartMs, String tier, long tokens, long req
         Objects.requireNonNull(window, "window");
         if (tokens < 0 || requests < 0 || !(utilisation >= 0)) throw new IllegalArgumentException("usage must not be negative");
         Map<String, Long> ordered = new LinkedHashMap<>();
-        for (Stage s : Stage.values()) ordered.put(s.wire(), stages.getOrDefault(s.wire(), 0L));
+        for (Stage s : Stage.SERIES) ordered.put(s.label(), stages.getOrDefault(s.label(), 0L));
         stages = java.util.Collections.unmodifiableMap(ordered);
     }
 
@@ -35,7 +36,7 @@ public record UsageSample(long minuteStartMs, String tier, long tokens, long req
         return ceiling != null ? ceiling.pressure() : utilisation;
     }
 
-    /** Every stage, zeros included, in the order of {@link Stage}. */
+    /** Every stage, zeros included, in the order of {@link Stage#SERIES}. */
     @Override
     public Map<String, Long> stages() {
         return stages;

@@ -1,5 +1,7 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.support.Periodic;
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.tier.ModelLimits;
 import dev.sluice.gateway.tier.ProviderSettings;
@@ -26,10 +28,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * {@code GET /admin/api/overview}: what this replica's request path and provider queue are
@@ -39,7 +38,8 @@ import reactor.core.scheduler.Schedulers;
  * few seconds ({@link MeterWindow}).
  */
 final class OverviewHandler {
-    static final List<String> MAIN_STAGES = List.of("passed", "delayed", "downgraded", "rejected", "busy");
+    /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
+    static final List<String> MAIN_STAGES = Stage.SERIES.stream().map(Stage::label).toList();
     private static final String DECISIONS = "decisions/";
     private static final String UPSTREAM = "upstream/";
     private static final String WAIT = "wait/";
@@ -49,7 +49,7 @@ final class OverviewHandler {
     private final Clock clock;
     private final MeterWindow window;
     private final Instant startedAt;
-    private volatile Disposable ticking;
+    private final Periodic ticking = new Periodic("overview snapshot", () -> Mono.fromRunnable(this::record));
 
     OverviewHandler(MeterRegistry meters, ConfigRegistry config, Clock clock, Duration window) {
         this.meters = meters;
@@ -62,12 +62,11 @@ final class OverviewHandler {
     /** Snapshots the counters every {@code every}; cheap (a few dozen meters), and stopped with the context. */
     void start(Duration every) {
         record();
-        ticking = Flux.interval(every, every, Schedulers.parallel()).onBackpressureDrop().subscribe(t -> record());
+        ticking.start(every, every);
     }
 
     void stop() {
-        Disposable d = ticking;
-        if (d != null) d.dispose();
+        ticking.stop();
     }
 
     void record() {

@@ -5,37 +5,50 @@ import dev.sluice.gateway.tier.SluiceConfig;
 import dev.sluice.gateway.tier.Tier;
 import org.springframework.web.server.ServerWebExchange;
 
-/** What the request path's stages leave on the exchange for the stages after them. */
+/**
+ * What the request path's stages leave on the exchange for the stages after them. The request's
+ * identity and options are here; the rest is declared beside its type, so that this class needs
+ * none of the stages:
+ * <ul>
+ *   <li>{@code RequestEstimate.ATTRIBUTE}: what the request may cost (estimate);</li>
+ *   <li>{@code QuotaLimiter.Outcome.ATTRIBUTE}: the quota's first answer (reserve, read by the ladder);</li>
+ *   <li>{@code QuotaReservation.ATTRIBUTE}: the charge to settle (ladder, read by settle);</li>
+ *   <li>{@code UsageRecordingResponse.ATTRIBUTE}: the answer's usage as it passes (settle, read by dispatch).</li>
+ * </ul>
+ */
 public final class SluiceAttributes {
-    public static final String TENANT = "sluice.tenant";
-    public static final String TIER = "sluice.tier";
+    public static final RequestAttribute<Tenant> TENANT = new RequestAttribute<>("sluice.tenant");
+    public static final RequestAttribute<Tier> TIER = new RequestAttribute<>("sluice.tier");
     /** The configuration snapshot this request is served under, taken once at authentication. */
-    public static final String CONFIG = "sluice.config";
+    public static final RequestAttribute<SluiceConfig> CONFIG = new RequestAttribute<>("sluice.config");
     /** The request body as the upstream will get it (later stages may rewrite it, e.g. the model). */
-    public static final String REQUEST_BODY = "sluice.requestBody";
-    /** The {@code RequestEstimate} of this request. */
-    public static final String ESTIMATE = "sluice.estimate";
-    /** The validated X-Sluice-* headers ({@link RequestOptions}). */
-    public static final String OPTIONS = "sluice.options";
+    public static final RequestAttribute<byte[]> REQUEST_BODY = new RequestAttribute<>("sluice.requestBody");
+    /** The validated X-Sluice-* headers. */
+    public static final RequestAttribute<RequestOptions> OPTIONS = new RequestAttribute<>("sluice.options");
     /** The model the upstream is asked for (after a downgrade, the cheaper one). */
-    public static final String MODEL = "sluice.model";
-    /** The response decorator that records the upstream's usage ({@code UsageRecordingResponse}). */
-    public static final String USAGE = "sluice.usage";
-    /** The {@code QuotaReservation} charged for this request. */
-    public static final String RESERVATION = "sluice.reservation";
+    public static final RequestAttribute<String> MODEL = new RequestAttribute<>("sluice.model");
+    /**
+     * Set when the gateway answered without sending the request to the provider (busy, larger than
+     * the provider admits): the settle stage gives the whole charge back before that answer goes out.
+     */
+    public static final RequestAttribute<Boolean> NEVER_SENT = new RequestAttribute<>("sluice.neverSent");
 
     private SluiceAttributes() {
     }
 
     public static Tenant tenant(ServerWebExchange exchange) {
-        return exchange.getAttribute(TENANT);
+        return TENANT.get(exchange);
     }
 
     public static Tier tier(ServerWebExchange exchange) {
-        return exchange.getAttribute(TIER);
+        return TIER.get(exchange);
     }
 
     public static SluiceConfig config(ServerWebExchange exchange) {
-        return exchange.getAttribute(CONFIG);
+        return CONFIG.get(exchange);
+    }
+
+    public static boolean neverSent(ServerWebExchange exchange) {
+        return Boolean.TRUE.equals(NEVER_SENT.get(exchange));
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.degrade;
 
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.tier.LadderSettings;
 import dev.sluice.gateway.tier.Tier;

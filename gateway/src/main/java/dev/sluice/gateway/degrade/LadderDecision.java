@@ -1,5 +1,6 @@
 package dev.sluice.gateway.degrade;
 
+import dev.sluice.gateway.api.Stage;
 /**
  * @param stage   what to do
  * @param model   for DOWNGRADED: the model to send instead; else the requested one

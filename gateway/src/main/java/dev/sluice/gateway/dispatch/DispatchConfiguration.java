@@ -1,6 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.abuse.StageCounter;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.StoreProperties;
@@ -86,10 +86,8 @@ public class DispatchConfiguration {
     }
 
     @Bean
-    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, TenantActivity activity,
-                                  ProviderClock clock, UpstreamTimeouts timeouts, ConfigRegistry config) {
-        DispatchFilter filter = new DispatchFilter(dispatchers, clock.clock(), meters, activity, timeouts);
-        filter.registerMeters(config.current().tiers().keySet());
-        return filter;
+    DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, StageCounter stages,
+                                  ProviderClock clock, UpstreamTimeouts timeouts) {
+        return new DispatchFilter(dispatchers, clock.clock(), meters, stages, timeouts);
     }
 }

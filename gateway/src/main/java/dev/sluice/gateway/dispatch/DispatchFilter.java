@@ -1,17 +1,16 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.abuse.StageCounter;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.estimate.RequestEstimate;
-import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tier.ModelLimits;
 import dev.sluice.gateway.tier.Tier;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
@@ -40,14 +39,14 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private final Dispatchers dispatchers;
     private final Clock clock;
     private final MeterRegistry meters;
-    private final TenantActivity activity;
+    private final StageCounter stages;
     private final UpstreamTimeouts timeouts;
     /** A 503 without retry-after is tried again after this, not at once. */
     static final long DEFAULT_OVERLOAD_WAIT_MS = 500;
 
-    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, TenantActivity activity,
+    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, StageCounter stages,
                           UpstreamTimeouts timeouts) {
-        this.activity = activity;
+        this.stages = stages;
         this.dispatchers = dispatchers;
         this.clock = clock;
         this.meters = meters;
@@ -67,8 +66,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
-        String model = exchange.getAttribute(SluiceAttributes.MODEL);
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        String model = SluiceAttributes.MODEL.get(exchange);
         ProviderDispatcher dispatcher = dispatchers.forModel(model);
         if (dispatcher == null) { // the provider publishes no limits to protect
             return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false)).build())
@@ -81,7 +80,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
             return tooLargeForProvider(exchange, tier, estimate, limits);
         }
-        RequestOptions options = exchange.getAttribute(SluiceAttributes.OPTIONS);
+        RequestOptions options = SluiceAttributes.OPTIONS.get(exchange);
         long now = clock.millis();
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
                 options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, estimate.totalTokens(), now, now + options.maxWaitMs());
@@ -92,11 +91,6 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
-    }
-
-    /** Each tier's spend at zero from start, for the dashboard's spend panel on a new replica. */
-    public void registerMeters(java.util.Collection<String> tiers) {
-        for (String tier : tiers) meters.counter("sluice.spend.usd", "tier", tier);
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
@@ -141,13 +135,12 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
                                 long started) {
-        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
-        UsageRecordingResponse usage = exchange.getAttribute(SluiceAttributes.USAGE);
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
         Usage used = usage == null ? null : usage.usage().orElse(null);
         // Providers count prompt + max_tokens at admission and keep it for the minute: only the
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
         long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
-        if (used != null) spend(exchange, used);
         AimdLimit.Outcome outcome = answer.status() == 504 || answer.timedOut()
                 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         // The answer has been written: the slot goes back in the background (finish runs detached,
@@ -170,11 +163,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         long left = lease.job().deadlineMs() - clock.millis();
         if (attempt >= dispatchers.settings().maxAttempts() || wait > left) {
             long retry = tooMany ? pause : Math.max(wait, DEFAULT_OVERLOAD_WAIT_MS);
-            String why = wait > left ? "The provider is overloaded and asked to wait " + wait + " ms, past this request's "
-                    + "X-Sluice-Max-Wait." : "The provider is pushing back; this request was tried " + attempt + " times.";
+            GatewayBusyException why = wait > left ? GatewayBusyException.overloadedPastMaxWait(wait, retry)
+                    : GatewayBusyException.pushedBackEveryTime(attempt, retry);
             return settle.then(Mono.defer(() -> {
                 resetForRetry(exchange);
-                return busy(exchange, SluiceAttributes.tier(exchange), new GatewayBusyException(why, 0, -1, retry));
+                return busy(exchange, SluiceAttributes.tier(exchange), why);
             }));
         }
         retries(Integer.toString(answer.status())).increment();
@@ -198,42 +191,30 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         dispatcher.correct(answer.remainingRequests(), answer.remainingTokens(), Math.max(answer.resetMs(), 0)).subscribe();
     }
 
-    private void spend(ServerWebExchange exchange, Usage used) {
-        String model = exchange.getAttribute(SluiceAttributes.MODEL);
-        ModelLimits limits = SluiceAttributes.config(exchange).providers().get(0).limitsFor(model);
-        if (limits == null) return;
-        meters.counter("sluice.spend.usd", "tier", SluiceAttributes.tier(exchange).name())
-                .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
-    }
-
     /**
      * 400 request_too_large: more tokens than the provider admits in a whole minute. No wait
-     * would help, so not a retryable 503; the tenant's charge is given back.
+     * would help, so not a retryable 503; the tenant's charge is given back (it was never sent).
      */
     private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, BudgetLimits limits) {
-        meters.counter("sluice.decisions", "tier", tier.name(), "stage", "too-large").increment();
-        activity.stageTaken(SluiceAttributes.tenant(exchange).id(), "too-large");
-        QuotaReservation reservation = exchange.getAttribute(SluiceAttributes.RESERVATION);
-        Mono<Void> refund = reservation == null ? Mono.empty() : reservation.refundAll().onErrorResume(e -> Mono.empty());
+        stages.count(SluiceAttributes.tenant(exchange).id(), tier.name(), Stage.TOO_LARGE);
+        SluiceAttributes.NEVER_SENT.set(exchange, true);
         String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but the provider admits at "
                         + "most %d tokens per minute, so it can never be served. Lower max_tokens or shorten the input.",
                 estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), limits.tokensPerMinute());
-        return refund.then(OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
-                message, Map.of("limit_tokens", limits.tokensPerMinute(), "requested_tokens", estimate.totalTokens())));
+        return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
+                message, Map.of("limit_tokens", limits.tokensPerMinute(), "requested_tokens", estimate.totalTokens()));
     }
 
-    /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back. */
+    /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back (it was never sent). */
     private Mono<Void> busy(ServerWebExchange exchange, Tier tier, GatewayBusyException busy) {
-        meters.counter("sluice.decisions", "tier", tier.name(), "stage", "busy").increment();
-        activity.stageTaken(SluiceAttributes.tenant(exchange).id(), "busy");
-        QuotaReservation reservation = exchange.getAttribute(SluiceAttributes.RESERVATION);
-        Mono<Void> refund = reservation == null ? Mono.empty() : reservation.refundAll().onErrorResume(e -> Mono.empty());
+        stages.count(SluiceAttributes.tenant(exchange).id(), tier.name(), Stage.BUSY);
+        SluiceAttributes.NEVER_SENT.set(exchange, true);
         long retryMs = Math.max(1, busy.retryAfterMs());
         HttpHeaders h = exchange.getResponse().getHeaders();
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(retryMs)));
         h.set("retry-after-ms", Long.toString(retryMs));
-        return refund.then(OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "gateway_busy",
-                busy.getMessage(), Map.of("position", busy.position(), "estimated_wait_ms", busy.estimatedWaitMs())));
+        return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "gateway_busy",
+                busy.getMessage(), Map.of("position", busy.position(), "estimated_wait_ms", busy.estimatedWaitMs()));
     }
 
     @Override

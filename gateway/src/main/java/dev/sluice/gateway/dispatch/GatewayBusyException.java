@@ -1,6 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
-/** The door (or an expired deadline) says busy: answered at once with 503 gateway_busy. */
+/**
+ * The gateway cannot send this request to the provider in time: answered at once with 503
+ * gateway_busy, its place in line and the wait. The texts the tenant reads are here, one factory
+ * per reason, so the dispatch loop only says which reason applies.
+ */
 public final class GatewayBusyException extends RuntimeException {
     private final int position;
     private final long estimatedWaitMs;
@@ -11,6 +15,54 @@ public final class GatewayBusyException extends RuntimeException {
         this.position = position;
         this.estimatedWaitMs = estimatedWaitMs;
         this.retryAfterMs = retryAfterMs;
+    }
+
+    /** The door refused the job: the line is full, it can never fit, or it would wait past {@code maxWaitMs}. */
+    static GatewayBusyException refusedAtTheDoor(DoorDecision d, long maxWaitMs) {
+        String why = switch (d.verdict()) {
+            case QUEUE_FULL -> "The gateway's queue is full.";
+            case TOO_LARGE -> "This request is larger than the provider admits in a minute.";
+            default -> "The provider is busy: the estimated wait (" + d.estimatedWaitMs() + " ms) is longer than "
+                    + maxWaitMs + " ms.";
+        };
+        return new GatewayBusyException(why, d.position(), d.estimatedWaitMs(), d.retryAfterMs());
+    }
+
+    /** The door let the job in, but the line filled before it got there. */
+    static GatewayBusyException queueFull(int depth) {
+        return new GatewayBusyException("The gateway's queue is full.", depth, -1, 1_000);
+    }
+
+    /** The job's deadline passed while it waited in line. */
+    static GatewayBusyException waitedTooLong() {
+        return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.", 0, -1, 1_000);
+    }
+
+    /**
+     * Dead work told early: even the head of the line must wait {@code waitMs} for the budget,
+     * longer than this job's {@code maxWaitMs}; asking again after the difference gets in.
+     */
+    static GatewayBusyException cannotMakeIt(long maxWaitMs, long waitMs, int position) {
+        return new GatewayBusyException("The provider is busy: this request cannot be sent within its "
+                + "X-Sluice-Max-Wait (" + maxWaitMs + " ms); the budget has room again in " + waitMs + " ms.",
+                position, waitMs, Math.max(1, waitMs - maxWaitMs));
+    }
+
+    /** The replica is shutting down: another replica will serve the retry. */
+    static GatewayBusyException shuttingDown() {
+        return new GatewayBusyException("This gateway replica is shutting down; retry the request.", 0, -1, 1_000);
+    }
+
+    /** A 503 from the provider asked to wait {@code waitMs}, past what is left of the caller's wait. */
+    static GatewayBusyException overloadedPastMaxWait(long waitMs, long retryAfterMs) {
+        return new GatewayBusyException("The provider is overloaded and asked to wait " + waitMs + " ms, past this request's "
+                + "X-Sluice-Max-Wait.", 0, -1, retryAfterMs);
+    }
+
+    /** The provider pushed back on every attempt. */
+    static GatewayBusyException pushedBackEveryTime(int attempts, long retryAfterMs) {
+        return new GatewayBusyException("The provider is pushing back; this request was tried " + attempts + " times.",
+                0, -1, retryAfterMs);
     }
 
     public int position() {

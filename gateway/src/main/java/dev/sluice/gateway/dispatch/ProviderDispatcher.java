@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -28,35 +27,34 @@ import reactor.core.scheduler.Scheduler;
  * lets its request go. The door in front refuses at once what would wait past the caller's
  * limit. Everything that touches the queue runs on {@code loop}, a single thread: the queue
  * needs no lock and the order of events is the order they were scheduled in.
+ * <p>This class is the loop: the hand-over of each job onto it and the pump. The budget as last
+ * seen and the bounded store calls are {@link BudgetCache}'s; how a lease ends (release,
+ * corrections, the concurrency limit's samples) is {@link LeaseSettlement}'s; the refusals'
+ * texts are {@link GatewayBusyException}'s.
  */
 public final class ProviderDispatcher {
     private static final Logger log = LoggerFactory.getLogger(ProviderDispatcher.class);
 
     private final String key;
-    private final ProviderBudgetStore store;
+    private final BudgetCache budget;
+    private final LeaseSettlement leases;
     private final Supplier<BudgetLimits> configured;
     private final AimdLimit aimd;
     private final FairQueue queue;
     private final Door door;
     private final Clock clock;
     private final Scheduler loop;
-    private final Duration storeTimeout;
     private final Timer queueWait;
     private final PendingWork pending;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
     private volatile boolean closing;
 
     private final Map<String, Ticket> tickets = new HashMap<>();
-    // Written on the loop, read by metrics scrapes too.
-    private volatile BudgetSnapshot lastSnapshot;
-    private volatile long lastSnapshotAtMs; // on this replica's clock, which may differ from the store's
     private boolean pumping;
     private boolean pumpAgain;
     private Disposable wakeUp;
-    private volatile long meanCallMs = 2_000; // seed 000's call; EWMA of what calls really take
-    private final AtomicInteger inFlightHere = new AtomicInteger();
-    /** Leases this replica holds; removing one is what makes a release happen once. */
-    private final java.util.Set<String> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The line's length, written on the loop, read by the depth gauge. */
+    private volatile int depth;
 
     /** A waiting job and the one place its lease (or its refusal) is delivered. */
     private static final class Ticket {
@@ -69,13 +67,6 @@ public final class ProviderDispatcher {
     }
 
     private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
-    /**
-     * How old the budget from this replica's last store call may be and still choose the next
-     * job without asking the store first. Every acquire returns the budget, so under steady
-     * traffic it is one call old; the acquire decides for real, and a view that shows no room
-     * is checked with the store before anyone waits on it.
-     */
-    static final long REMEMBERED_VIEW_MS = 1_000;
 
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
@@ -89,36 +80,25 @@ public final class ProviderDispatcher {
                               MeterRegistry meters, PendingWork pending) {
         this.pending = pending;
         this.key = key;
-        this.store = store;
         this.configured = configured;
         this.aimd = aimd;
         this.queue = new FairQueue(capacity, interactiveFloor);
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
-        this.storeTimeout = storeTimeout;
-        this.queueWait = Timer.builder("sluice.queue.wait").tag("budget", key).publishPercentileHistogram()
-                .description("Time requests wait in the dispatch queue").register(meters);
-        meters.gauge("sluice.queue.depth", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), this, d -> d.depth);
-        meters.gauge("sluice.concurrency.limit", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), aimd, AimdLimit::limit);
-        meters.gauge("sluice.inflight", List.of(io.micrometer.core.instrument.Tag.of("budget", key)), inFlightHere);
-        meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
-                io.micrometer.core.instrument.Tag.of("unit", "tokens")), this, d -> d.seenNow().tokenUtilisation());
-        meters.gauge("sluice.budget.utilisation", List.of(io.micrometer.core.instrument.Tag.of("budget", key),
-                io.micrometer.core.instrument.Tag.of("unit", "requests")), this, d -> d.seenNow().requestUtilisation());
+        this.budget = new BudgetCache(key, store, storeTimeout, clock);
+        this.leases = new LeaseSettlement(budget, aimd, clock, pending, () -> loop.schedule(this::pump),
+                (tenant, delta) -> loop.schedule(() -> queue.reconcile(tenant, delta)));
+        this.queueWait = DispatcherMeters.register(meters, key, this, aimd, leases.inFlight());
     }
 
-    private volatile int depth;
-
-    /**
-     * The budget as this replica last saw it, aged to now: what has left the window since no
-     * longer counts, so an idle replica's gauge falls to zero instead of repeating its last
-     * busy minute. Charges made meanwhile by other replicas are not seen until the next look.
-     */
+    /** The budget as this replica last saw it, aged to now (see {@link BudgetCache#seenNow}). */
     BudgetSnapshot seenNow() {
-        BudgetSnapshot s = lastSnapshot;
-        if (s == null) return new BudgetSnapshot(limits(), clock.millis(), 0, 0, 0, 0, 0, List.of());
-        return s.agedBy(clock.millis() - lastSnapshotAtMs);
+        return budget.seenNow(limits());
+    }
+
+    int depth() {
+        return depth;
     }
 
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
@@ -155,7 +135,7 @@ public final class ProviderDispatcher {
                             depth = queue.depth();
                         });
                     } else if (was != CANCELLED) {
-                        pending.run(release(was)); // dispatched as the client left: give the slot back
+                        pending.run(leases.release(was)); // dispatched as the client left: give the slot back
                     }
                 });
     }
@@ -165,7 +145,7 @@ public final class ProviderDispatcher {
         if (ticket.state.get() == CANCELLED) return;
         if (closing) {
             ticket.state.set(CANCELLED);
-            ticket.sink.tryEmitError(shuttingDown());
+            ticket.sink.tryEmitError(GatewayBusyException.shuttingDown());
             return;
         }
         if (!atHead) {
@@ -175,18 +155,12 @@ public final class ProviderDispatcher {
             DoorDecision d = door.admit(job, capacity(), maxWaitMs);
             if (!d.accepted()) {
                 ticket.state.set(CANCELLED);
-                String why = switch (d.verdict()) {
-                    case QUEUE_FULL -> "The gateway's queue is full.";
-                    case TOO_LARGE -> "This request is larger than the provider admits in a minute.";
-                    default -> "The provider is busy: the estimated wait (" + d.estimatedWaitMs() + " ms) is longer than "
-                            + maxWaitMs + " ms.";
-                };
-                ticket.sink.tryEmitError(new GatewayBusyException(why, d.position(), d.estimatedWaitMs(), d.retryAfterMs()));
+                ticket.sink.tryEmitError(GatewayBusyException.refusedAtTheDoor(d, maxWaitMs));
                 return;
             }
             if (!queue.enqueue(job)) {
                 ticket.state.set(CANCELLED);
-                ticket.sink.tryEmitError(new GatewayBusyException("The gateway's queue is full.", queue.depth(), -1, 1_000));
+                ticket.sink.tryEmitError(GatewayBusyException.queueFull(queue.depth()));
                 return;
             }
         } else {
@@ -198,14 +172,7 @@ public final class ProviderDispatcher {
     }
 
     private Door.Capacity capacity() {
-        BudgetLimits l = limits();
-        BudgetSnapshot s = lastSnapshot;
-        if (s == null) {
-            return new Door.Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs, 0, 0, 0, 0,
-                    List.of());
-        }
-        // The last snapshot may be old (nothing waited, so nothing pumped): what left the window since is gone.
-        return Door.Capacity.of(s.withLimits(l).agedBy(clock.millis() - lastSnapshotAtMs), meanCallMs);
+        return budget.capacity(limits(), leases.meanCallMs());
     }
 
     /** Dispatch what fits, in turn, until the head does not fit; then wait for room. On {@code loop} only. */
@@ -219,11 +186,10 @@ public final class ProviderDispatcher {
         pumping = true;
         pumpAgain = false;
         BudgetLimits limits = limits();
-        BudgetSnapshot known = lastSnapshot;
-        long age = clock.millis() - lastSnapshotAtMs;
-        if (known != null && age >= 0 && age < REMEMBERED_VIEW_MS) {
+        BudgetSnapshot recent = budget.recent(limits);
+        if (recent != null) {
             // What the last store call said, aged: no round trip before the acquire that decides anyway.
-            dispatchFrom(BudgetView.of(known.withLimits(limits).agedBy(age)), limits, true);
+            dispatchFrom(BudgetView.of(recent), limits, true);
         } else {
             fromStore(limits);
         }
@@ -231,10 +197,9 @@ public final class ProviderDispatcher {
 
     /** The budget as the store has it now, then dispatch from it. */
     private void fromStore(BudgetLimits limits) {
-        answered(store.snapshot(key, limits)).publishOn(loop).subscribe(
+        budget.snapshot(limits).publishOn(loop).subscribe(
                 snapshot -> {
-                    lastSnapshot = snapshot;
-                    lastSnapshotAtMs = clock.millis();
+                    budget.remember(snapshot);
                     dispatchFrom(BudgetView.of(snapshot), limits, false);
                 },
                 error -> stopPumping(250, error));
@@ -254,8 +219,9 @@ public final class ProviderDispatcher {
                 return;
             }
             queue.peek().ifPresent(this::dropDoomed);
-            long hint = lastSnapshot == null ? 100 : Math.max(20, Math.min(1_000, lastSnapshot.pausedForMs() > 0
-                    ? lastSnapshot.pausedForMs() : limits.inFlightHintMs()));
+            BudgetSnapshot last = budget.last();
+            long hint = last == null ? 100 : Math.max(20, Math.min(1_000, last.pausedForMs() > 0
+                    ? last.pausedForMs() : limits.inFlightHintMs()));
             stopPumping(queue.depth() == 0 ? -1 : hint, null);
             return;
         }
@@ -263,7 +229,7 @@ public final class ProviderDispatcher {
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
-        answered(store.tryAcquire(key, limits, job.tokens(), leaseId, queue.depth() > 0)).subscribe(decision -> {
+        budget.tryAcquire(limits, job.tokens(), leaseId, queue.depth() > 0).subscribe(decision -> {
             // On the store's reply thread: an admitted job's caller goes on from here at once (the
             // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
             if (decision.admitted()) handOver(ticket, job, leaseId, decision);
@@ -271,7 +237,7 @@ public final class ProviderDispatcher {
         }, error -> loop.schedule(() -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
             // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
-            pending.run(bounded(store.release(key, leaseId)).onErrorResume(e -> Mono.just(false)));
+            pending.run(budget.release(leaseId).onErrorResume(e -> Mono.just(false)));
             queue.requeueAtHead(job);
             depth = queue.depth();
             stopPumping(250, error);
@@ -282,10 +248,9 @@ public final class ProviderDispatcher {
     private void handOver(Ticket ticket, Job job, String leaseId, BudgetDecision decision) {
         long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
         Lease lease = new Lease(key, leaseId, job, decision.nowMs(), queued);
-        inFlightHere.incrementAndGet();
-        live.add(leaseId);
+        leases.taken(lease);
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
-            pending.run(release(lease)); // the client left while the lease was being taken
+            pending.run(leases.release(lease)); // the client left while the lease was being taken
         } else {
             queueWait.record(queued, TimeUnit.MILLISECONDS);
             ticket.sink.tryEmitValue(lease);
@@ -296,8 +261,7 @@ public final class ProviderDispatcher {
     private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered) {
         // The budget as it is now, this dispatch included: the door counts it from here, not
         // from the pump's snapshot, which a burst of dispatches leaves behind.
-        lastSnapshot = decision.snapshot();
-        lastSnapshotAtMs = clock.millis();
+        budget.remember(decision.snapshot());
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, wait as told.
             queue.requeueAtHead(job);
@@ -333,8 +297,7 @@ public final class ProviderDispatcher {
         for (Job expired : queue.expire(clock.millis() - DISPATCH_GRACE_MS)) {
             Ticket t = tickets.remove(expired.id());
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
-                t.sink.tryEmitError(new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.",
-                        0, -1, 1_000));
+                t.sink.tryEmitError(GatewayBusyException.waitedTooLong());
             }
         }
         depth = queue.depth();
@@ -360,11 +323,7 @@ public final class ProviderDispatcher {
             queue.remove(job.id());
             Ticket t = tickets.remove(job.id());
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
-                long maxWait = job.deadlineMs() - job.enqueuedAtMs();
-                long retry = Math.max(1, wait - maxWait); // as the door says: when asking again would get in
-                t.sink.tryEmitError(new GatewayBusyException("The provider is busy: this request cannot be sent within its "
-                        + "X-Sluice-Max-Wait (" + maxWait + " ms); the budget has room again in " + wait + " ms.",
-                        i + 1, wait, retry));
+                t.sink.tryEmitError(GatewayBusyException.cannotMakeIt(job.deadlineMs() - job.enqueuedAtMs(), wait, i + 1));
             }
         }
         depth = queue.depth();
@@ -382,7 +341,7 @@ public final class ProviderDispatcher {
             for (Job job : queue.inServiceOrder()) {
                 queue.remove(job.id());
                 Ticket t = tickets.remove(job.id());
-                if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(shuttingDown());
+                if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(GatewayBusyException.shuttingDown());
             }
             depth = queue.depth();
             closed.tryEmitEmpty();
@@ -398,85 +357,21 @@ public final class ProviderDispatcher {
         closing = false;
     }
 
-    private static GatewayBusyException shuttingDown() {
-        return new GatewayBusyException("This gateway replica is shutting down; retry the request.", 0, -1, 1_000);
-    }
+    // How a lease ends: LeaseSettlement.
 
-    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
     public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
-        if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
-        aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : bounded(store.adjustTokens(key, lease.chargedAtMs(), tokenDelta));
-        if (tokenDelta != 0) loop.schedule(() -> queue.reconcile(lease.job().tenant(), tokenDelta));
-        return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
+        return leases.finish(lease, outcome, tokenDelta, durationMs);
     }
 
-    /**
-     * The provider said 429: pause the whole budget (every replica) for its retry-after and
-     * give back what this attempt was charged (the provider did not count it).
-     */
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
-        aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
-        return detached(bounded(store.pause(key, Math.max(1, retryAfterMs)))
-                .then(bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1)))
-                .onErrorResume(e -> Mono.empty())
-                .then(Mono.defer(() -> release(lease))));
+        return leases.pushedBack(lease, retryAfterMs);
     }
 
-    /**
-     * The provider said 503 (overloaded): the call did not run and the provider did not count
-     * it. Teach the concurrency limit, give back what this attempt was charged (or the budget
-     * fills with calls that never happened), free the slot.
-     */
     public Mono<Void> overloaded(Lease lease) {
-        aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return detached(bounded(store.adjust(key, lease.chargedAtMs(), -lease.job().tokens(), -1))
-                .onErrorResume(e -> Mono.empty())
-                .then(Mono.defer(() -> release(lease))));
+        return leases.overloaded(lease);
     }
 
-    /**
-     * Runs {@code work} (store calls that end a lease) to its end whoever waits on it, and tells
-     * when it ended. A client often closes its connection as soon as it has read the answer,
-     * which cancels the exchange while the slot is still being given back; cancelled, the
-     * release would never reach the store and the slot would stay held until its lease expires.
-     */
-    private Mono<Void> detached(Mono<Void> work) {
-        Sinks.Empty<Void> ended = Sinks.empty();
-        pending.run(work.doFinally(s -> ended.tryEmitEmpty())); // store errors are handled in work
-        return ended.asMono();
-    }
-
-    /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
-        BudgetLimits limits = limits();
-        if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
-        return detached(bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs))
-                .onErrorResume(e -> Mono.empty()));
-    }
-
-    private Mono<Void> release(Lease lease) {
-        if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
-        return bounded(store.release(key, lease.leaseId()))
-                .onErrorResume(e -> Mono.just(false)) // the lease expires on its own
-                .doFinally(s -> {
-                    inFlightHere.decrementAndGet();
-                    loop.schedule(this::pump);
-                })
-                .then();
-    }
-
-    /**
-     * Every store call ends within the timeout, with an error when the store does not answer: a
-     * pump waiting on a silent store would hold the loop's {@code pumping} flag forever, and a
-     * release that never ended would hold the client's response.
-     */
-    private <T> Mono<T> bounded(Mono<T> call) {
-        return call.timeout(storeTimeout);
-    }
-
-    /** A store call the loop needs a value from: bounded, and an empty answer is an error too. */
-    private <T> Mono<T> answered(Mono<T> call) {
-        return bounded(call).switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")));
+        return leases.correct(limits(), remainingRequests, remainingTokens, resetMs);
     }
 }

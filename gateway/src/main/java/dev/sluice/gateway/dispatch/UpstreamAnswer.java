@@ -2,7 +2,6 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
-import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
@@ -135,7 +134,7 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     /** The tenant asked one of the counted endpoints for a whole answer: it must be JSON. */
     private boolean expectsJson() {
-        RequestEstimate estimate = exchange.getAttribute(SluiceAttributes.ESTIMATE);
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
         return estimate != null && estimate.endpoint() != Endpoint.OTHER && !estimate.stream();
     }
 
@@ -207,7 +206,7 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
             }
             if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
             // Committed already: the client learns why in the stream itself, and pays for what it got.
-            UsageRecordingResponse usage = exchange.getAttribute(SluiceAttributes.USAGE);
+            UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
             if (usage != null) usage.markCut();
             if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
             String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";

@@ -28,7 +28,7 @@ final class BufferedBodyRequest extends ServerHttpRequestDecorator {
     }
 
     private byte[] body() {
-        byte[] body = exchange.getAttribute(SluiceAttributes.REQUEST_BODY);
+        byte[] body = SluiceAttributes.REQUEST_BODY.get(exchange);
         return body == null ? new byte[0] : body;
     }
 

@@ -35,13 +35,13 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         Tier tier = SluiceAttributes.tier(exchange);
         String path = exchange.getRequest().getPath().value();
         try {
-            exchange.getAttributes().put(SluiceAttributes.OPTIONS, RequestOptions.from(exchange.getRequest().getHeaders()));
+            SluiceAttributes.OPTIONS.set(exchange, RequestOptions.from(exchange.getRequest().getHeaders()));
         } catch (RequestOptions.Invalid e) {
             return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
         }
         if (Endpoint.fromPath(path) == Endpoint.OTHER) {
             // Other /v1 paths (models, files…) pass through, counted as a request with no tokens.
-            exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimator.estimate(path, new byte[0], 0));
+            RequestEstimate.ATTRIBUTE.set(exchange, estimator.estimate(path, new byte[0], 0));
             return chain.filter(exchange);
         }
         return DataBufferUtils.join(exchange.getRequest().getBody(), maxBodyBytes)
@@ -67,9 +67,9 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         }
         // Ask for usage on every stream so it can be reconciled; the tap removes the extra chunk.
         byte[] forwarded = estimate.gatewayMustRequestUsage() ? rewriter.withIncludeUsage(body) : body;
-        exchange.getAttributes().put(SluiceAttributes.ESTIMATE, estimate);
-        exchange.getAttributes().put(SluiceAttributes.REQUEST_BODY, forwarded);
-        if (estimate.model() != null) exchange.getAttributes().put(SluiceAttributes.MODEL, estimate.model());
+        RequestEstimate.ATTRIBUTE.set(exchange, estimate);
+        SluiceAttributes.REQUEST_BODY.set(exchange, forwarded);
+        if (estimate.model() != null) SluiceAttributes.MODEL.set(exchange, estimate.model());
         ServerWebExchange withBody = exchange.mutate()
                 .request(new BufferedBodyRequest(exchange.getRequest(), exchange, exchange.getResponse().bufferFactory()))
                 .build();

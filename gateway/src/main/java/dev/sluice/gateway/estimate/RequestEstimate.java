@@ -1,5 +1,6 @@
 package dev.sluice.gateway.estimate;
 
+import dev.sluice.gateway.api.RequestAttribute;
 import java.util.Objects;
 
 /**
@@ -13,6 +14,8 @@ import java.util.Objects;
  */
 public record RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
                               boolean stream, boolean clientAskedForUsage) {
+    /** Where the estimate stage leaves it for the stages after it. */
+    public static final RequestAttribute<RequestEstimate> ATTRIBUTE = new RequestAttribute<>("sluice.estimate");
 
     public RequestEstimate {
         Objects.requireNonNull(endpoint, "endpoint");

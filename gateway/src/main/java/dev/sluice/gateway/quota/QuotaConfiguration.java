@@ -1,11 +1,13 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.abuse.StageCounter;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.tier.ConfigRegistry;
 import dev.sluice.gateway.degrade.DegradationLadder;
+import dev.sluice.gateway.degrade.LadderFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
@@ -14,6 +16,7 @@ import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,16 +82,28 @@ public class QuotaConfiguration {
     }
 
     @Bean
-    QuotaFilter quotaFilter(QuotaLimiter limiter, TokenEstimator estimator, RequestRewriter rewriter, MeterRegistry meters,
-                            TenantActivity activity, ConfigRegistry config,
-                            PendingWork pending) {
-        // At zero from the start, so Prometheus sees each tier's first decision of a kind as an
-        // increase (a counter born at 1 is missed by increase()). A tier added later by an edit
-        // gets its counters at its first request.
-        for (String tier : config.current().tiers().keySet()) {
-            for (String stage : QuotaFilter.DECISION_STAGES) meters.counter("sluice.decisions", "tier", tier, "stage", stage);
-        }
-        return new QuotaFilter(limiter, new DegradationLadder(new java.util.SplittableRandom()), estimator, rewriter, meters,
-                activity, pending);
+    QuotaRefusals quotaRefusals(StageCounter stages) {
+        return new QuotaRefusals(stages);
+    }
+
+    // The request path's stages after the estimate, in order (api/FilterOrder): quota, ladder, settle.
+
+    @Bean
+    QuotaFilter quotaFilter(QuotaLimiter limiter, QuotaRefusals refusals) {
+        return new QuotaFilter(limiter, refusals);
+    }
+
+    @Bean
+    LadderFilter ladderFilter(QuotaLimiter limiter, QuotaRefusals refusals, RequestRewriter rewriter, StageCounter stages,
+                              TenantActivity activity, MeterRegistry meters) {
+        return new LadderFilter(new DegradationLadder(new java.util.SplittableRandom()), limiter, refusals, rewriter, stages,
+                activity, meters);
+    }
+
+    @Bean
+    SettleFilter settleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
+        SettleFilter filter = new SettleFilter(estimator, meters, pending);
+        filter.registerMeters(config.current().tiers().keySet());
+        return filter;
     }
 }

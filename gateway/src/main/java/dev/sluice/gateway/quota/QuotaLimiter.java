@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tier.RedisDownPolicy;
 import dev.sluice.gateway.tier.Tier;
@@ -23,6 +24,9 @@ public final class QuotaLimiter {
 
     /** The result of asking: a reservation (admitted), a refusal with its decision, or no answer. */
     public record Outcome(QuotaReservation reservation, QuotaDecision decision, boolean storeUnavailable) {
+        /** Where the reserve stage leaves its answer, admitted or refused, for the ladder. */
+        public static final RequestAttribute<Outcome> ATTRIBUTE = new RequestAttribute<>("sluice.quotaOutcome");
+
         public boolean admitted() {
             return reservation != null;
         }

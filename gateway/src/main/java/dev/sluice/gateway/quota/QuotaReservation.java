@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.tier.WindowLimit;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,6 +13,9 @@ import reactor.core.publisher.Mono;
  * that race to settle (completion, cancel, error) cannot charge twice or leak.
  */
 public final class QuotaReservation {
+    /** Where the ladder leaves the charge of an admitted request, for the settle stage. */
+    public static final RequestAttribute<QuotaReservation> ATTRIBUTE = new RequestAttribute<>("sluice.reservation");
+
     private final QuotaStore store;
     private final String tenantId;
     private final List<WindowLimit> windows;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.store;
 
+import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,10 +12,8 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Probes Redis in the background, so no request ever has to find out it is gone or back:
@@ -42,7 +41,11 @@ public final class RedisWatch {
     private final List<Named> refreshers = new CopyOnWriteArrayList<>();
     private final AtomicBoolean markerSeen = new AtomicBoolean();
     private volatile long ticks;
-    private volatile Disposable loop;
+    /** Every how many answered probes the stores' refreshers run (set at start). */
+    private volatile int refreshEvery = 1;
+    private final Periodic loop = new Periodic("redis watch", () -> probe()
+            .flatMap(up -> up && ticks++ % refreshEvery == 0 ? refresh() : Mono.just(up))
+            .onErrorResume(e -> Mono.just(false)));
 
     private record Named(String name, Supplier<Mono<Void>> work) {
     }
@@ -93,16 +96,12 @@ public final class RedisWatch {
     }
 
     public void start(Duration interval, int refreshEvery) {
-        loop = Flux.interval(Duration.ZERO, interval, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> probe().flatMap(up -> up && ticks++ % refreshEvery == 0 ? refresh() : Mono.just(up))
-                        .onErrorResume(e -> Mono.just(false)), 1)
-                .subscribe();
+        this.refreshEvery = refreshEvery;
+        loop.start(Duration.ZERO, interval);
     }
 
     public void stop() {
-        Disposable d = loop;
-        if (d != null) d.dispose();
+        loop.stop();
     }
 
     /** True when Redis answered (and is seeded now, if it was empty). */

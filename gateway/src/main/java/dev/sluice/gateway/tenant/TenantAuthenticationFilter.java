@@ -66,9 +66,9 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
             return OpenAiErrors.write(exchange, HttpStatus.FORBIDDEN, "invalid_request_error", "tier_not_found",
                     "This account's tier '" + tenant.tierName() + "' is not configured. Contact the gateway's operators.");
         }
-        exchange.getAttributes().put(SluiceAttributes.TENANT, tenant);
-        exchange.getAttributes().put(SluiceAttributes.TIER, tier);
-        exchange.getAttributes().put(SluiceAttributes.CONFIG, snapshot);
+        SluiceAttributes.TENANT.set(exchange, tenant);
+        SluiceAttributes.TIER.set(exchange, tier);
+        SluiceAttributes.CONFIG.set(exchange, snapshot);
         activity.requestSeen(tenant.id(), tier.name()); // in memory; shipped to the sampler in the background
         exchange.getResponse().getHeaders().set("X-Sluice-Tier", tier.name());
         return chain.filter(exchange);

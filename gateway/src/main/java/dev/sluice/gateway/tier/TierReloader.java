@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tier;
 
+import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -7,10 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Keeps this replica's {@link ConfigRegistry} on the stored tiers document. It polls the
@@ -29,7 +27,15 @@ public final class TierReloader {
     private final Consumer<SluiceConfig> onProvidersChanged;
     private final AtomicLong appliedVersion = new AtomicLong();
     private final AtomicLong refusedVersion = new AtomicLong();
-    private volatile Disposable polling;
+    /** How often the version is polled (set at start); a poll that takes twice that is given up. */
+    private volatile Duration pollInterval = Duration.ofSeconds(1);
+    private final Periodic polling = new Periodic("tiers version poll", () -> checkOnce()
+            .timeout(pollInterval.multipliedBy(2))
+            .onErrorResume(e -> {
+                count("store-error");
+                log.debug("Tiers version poll failed: {}", e.toString());
+                return Mono.empty();
+            }));
     /** The document whose config is in force here: put back as it is if Redis comes back empty. */
     private volatile TierDocument inForce;
 
@@ -80,19 +86,12 @@ public final class TierReloader {
 
     /** Polls the version every {@code interval} until {@link #stop()}. */
     public void startPolling(Duration interval) {
-        polling = Flux.interval(interval, interval, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> checkOnce().timeout(interval.multipliedBy(2)).onErrorResume(e -> {
-                    count("store-error");
-                    log.debug("Tiers version poll failed: {}", e.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        pollInterval = interval;
+        polling.start(interval, interval);
     }
 
     public void stop() {
-        Disposable d = polling;
-        if (d != null) d.dispose();
+        polling.stop();
     }
 
     /** One poll: fetch and apply the document when its version differs from the one in force. */

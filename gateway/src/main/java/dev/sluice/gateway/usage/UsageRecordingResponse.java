@@ -1,5 +1,6 @@
 package dev.sluice.gateway.usage;
 
+import dev.sluice.gateway.api.RequestAttribute;
 import com.knuddels.jtokkit.api.Encoding;
 import java.io.ByteArrayOutputStream;
 import java.util.Optional;
@@ -19,6 +20,9 @@ import reactor.core.publisher.Mono;
  * come while a bounded copy is kept to read {@code usage} from at the end.
  */
 public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
+    /** Where the settle stage leaves it: dispatch reads the usage of the answer it passed on. */
+    public static final RequestAttribute<UsageRecordingResponse> ATTRIBUTE = new RequestAttribute<>("sluice.usage");
+
     /** JSON answers larger than this are not inspected (embeddings of huge batches): the estimate stands. */
     static final int MAX_JSON_COPY = 2 * 1024 * 1024;
 

@@ -89,7 +89,7 @@ class CeilingSignalTest {
             QuotaLimiter.Outcome o = quota.acquire(tenant, free, tokens).block();
             QuotaDecision d = o.decision();
             LadderDecision step = ladder.decide(d, free, config.ladder(), "gpt-4o-mini", false, !retry);
-            activity.quotaAnswered(tenant, tokens, d, step.stage() == dev.sluice.gateway.degrade.Stage.DELAYED);
+            activity.quotaAnswered(tenant, tokens, d, step.stage() == dev.sluice.gateway.api.Stage.DELAYED);
             heldUntil = -1;
             switch (step.stage()) {
                 case DELAYED -> {

@@ -1,10 +1,14 @@
 package dev.sluice.gateway.admin;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.springframework.core.io.ClassPathResource;
 import org.yaml.snakeyaml.Yaml;
 
 /** The operations an OpenAPI document declares, as "METHOD /path" with their tags (for the contract test). */
@@ -18,6 +22,15 @@ final class OpenApiDocument {
     }
 
     private OpenApiDocument() {
+    }
+
+    /** The document the gateway serves at /admin/api/openapi.yaml, from the class path. */
+    static String document() {
+        try {
+            return new ClassPathResource("admin/openapi.yaml").getContentAsString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -2,6 +2,7 @@ package dev.sluice.gateway.degrade;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tier.LadderSettings;

@@ -85,11 +85,7 @@ class AdminApiContractTest {
     final OpenApiInteractionValidator validator = OpenApiInteractionValidator.createForInlineApiSpecification(document()).build();
 
     static String document() {
-        try {
-            return new ClassPathResource("admin/openapi.yaml").getContentAsString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return OpenApiDocument.document();
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.sluice.gateway.abuse.memory;
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.MinuteActivity;
 import dev.sluice.gateway.abuse.Pressure;
-import dev.sluice.gateway.abuse.Stage;
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.quota.QuotaDecision;
 import java.time.Clock;

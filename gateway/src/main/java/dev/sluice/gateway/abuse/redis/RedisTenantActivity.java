@@ -1,9 +1,10 @@
 package dev.sluice.gateway.abuse.redis;
 
+import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.MinuteActivity;
 import dev.sluice.gateway.abuse.Pressure;
-import dev.sluice.gateway.abuse.Stage;
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.store.LuaScripts;
@@ -17,10 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Activity shared by every replica. The request path writes only to this process's
@@ -45,7 +44,10 @@ public final class RedisTenantActivity implements TenantActivity {
     private final String namespace;
     private final Clock clock;
     private final ActivityBuffer buffer = new ActivityBuffer();
-    private volatile Disposable shipping;
+    private final Periodic shipping = new Periodic("activity shipping", () -> flush().onErrorResume(e -> {
+        log.debug("Activity not shipped: {}", e.toString());
+        return Mono.empty();
+    }));
 
     public RedisTenantActivity(ReactiveStringRedisTemplate redis, String namespace, Clock clock) {
         this.redis = redis;
@@ -77,19 +79,12 @@ public final class RedisTenantActivity implements TenantActivity {
 
     /** Starts shipping the buffer every {@code interval}. */
     public void start(Duration interval) {
-        shipping = Flux.interval(interval, interval, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> flush().onErrorResume(e -> {
-                    log.debug("Activity not shipped: {}", e.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        shipping.start(interval, interval);
     }
 
     /** Stops shipping after one last flush. Blocks briefly: shutdown only. */
     public void stop() {
-        Disposable d = shipping;
-        if (d != null) d.dispose();
+        shipping.stop();
         try {
             flush().block(Duration.ofSeconds(2));
         } catch (RuntimeException e) {

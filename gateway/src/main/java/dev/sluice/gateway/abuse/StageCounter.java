@@ -1,0 +1,34 @@
+package dev.sluice.gateway.abuse;
+
+import dev.sluice.gateway.api.Stage;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Collection;
+
+/**
+ * Counts what the request path did with a request, in the two places that read it: the
+ * {@code sluice.decisions} metric (per tier and {@link Stage}) and the tenant's activity, from
+ * which its usage series and the abuse signal are built.
+ */
+public final class StageCounter {
+    private final MeterRegistry meters;
+    private final TenantActivity activity;
+
+    /**
+     * @param tiers the tiers configured at start: their counters exist at zero from the start, so
+     *              Prometheus sees each tier's first decision of a kind as an increase (a counter
+     *              born at 1 is missed by increase()). A tier added later by an edit gets its
+     *              counters at its first request.
+     */
+    public StageCounter(MeterRegistry meters, TenantActivity activity, Collection<String> tiers) {
+        this.meters = meters;
+        this.activity = activity;
+        for (String tier : tiers) {
+            for (Stage stage : Stage.values()) meters.counter("sluice.decisions", "tier", tier, "stage", stage.label());
+        }
+    }
+
+    public void count(String tenantId, String tier, Stage stage) {
+        meters.counter("sluice.decisions", "tier", tier, "stage", stage.label()).increment();
+        activity.stageTaken(tenantId, stage.label());
+    }
+}

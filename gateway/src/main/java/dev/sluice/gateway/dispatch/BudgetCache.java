@@ -1,0 +1,118 @@
+package dev.sluice.gateway.dispatch;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/**
+ * One provider budget as this replica last saw it, and every call to its store. Each call ends
+ * within the store timeout, with an error when the store does not answer: a pump waiting on a
+ * silent store would hold the dispatch loop's {@code pumping} flag forever, and a release that
+ * never ended would hold the client's response.
+ */
+final class BudgetCache {
+    /**
+     * How old the budget from this replica's last store call may be and still choose the next
+     * job without asking the store first. Every acquire returns the budget, so under steady
+     * traffic it is one call old; the acquire decides for real, and a view that shows no room
+     * is checked with the store before anyone waits on it.
+     */
+    static final long REMEMBERED_VIEW_MS = 1_000;
+
+    private final String key;
+    private final ProviderBudgetStore store;
+    private final Duration timeout;
+    private final Clock clock;
+    // Written on the dispatch loop, read by metrics scrapes too.
+    private volatile BudgetSnapshot last;
+    private volatile long lastAtMs; // on this replica's clock, which may differ from the store's
+
+    BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
+        this.key = key;
+        this.store = store;
+        this.timeout = timeout;
+        this.clock = clock;
+    }
+
+    String key() {
+        return key;
+    }
+
+    /** What a store call just said the budget is. */
+    void remember(BudgetSnapshot snapshot) {
+        last = snapshot;
+        lastAtMs = clock.millis();
+    }
+
+    /** The last budget seen, as it was then; null before the first store call. */
+    BudgetSnapshot last() {
+        return last;
+    }
+
+    /** The last budget seen, aged to now, when it is recent enough to choose by; else null (ask the store). */
+    BudgetSnapshot recent(BudgetLimits limits) {
+        BudgetSnapshot known = last;
+        long age = clock.millis() - lastAtMs;
+        return known != null && age >= 0 && age < REMEMBERED_VIEW_MS ? known.withLimits(limits).agedBy(age) : null;
+    }
+
+    /**
+     * The budget as this replica last saw it, aged to now: what has left the window since no
+     * longer counts, so an idle replica's gauge falls to zero instead of repeating its last
+     * busy minute. Charges made meanwhile by other replicas are not seen until the next look.
+     */
+    BudgetSnapshot seenNow(BudgetLimits limits) {
+        BudgetSnapshot s = last;
+        if (s == null) return new BudgetSnapshot(limits, clock.millis(), 0, 0, 0, 0, 0, List.of());
+        return s.agedBy(clock.millis() - lastAtMs);
+    }
+
+    /** What the door reads: the last budget seen (old, perhaps: what left the window since is gone). */
+    Door.Capacity capacity(BudgetLimits limits, long meanCallMs) {
+        BudgetSnapshot s = last;
+        if (s == null) {
+            return new Door.Capacity(limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), meanCallMs,
+                    0, 0, 0, 0, List.of());
+        }
+        return Door.Capacity.of(s.withLimits(limits).agedBy(clock.millis() - lastAtMs), meanCallMs);
+    }
+
+    Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {
+        return answered(store.snapshot(key, limits));
+    }
+
+    /** @param needSchedule the leaving schedule serves the door's estimates for jobs that wait: not needed when none do */
+    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
+        return answered(store.tryAcquire(key, limits, tokens, leaseId, needSchedule));
+    }
+
+    Mono<Boolean> release(String leaseId) {
+        return bounded(store.release(key, leaseId));
+    }
+
+    Mono<Void> adjustTokens(long chargedAtMs, long deltaTokens) {
+        return bounded(store.adjustTokens(key, chargedAtMs, deltaTokens));
+    }
+
+    Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
+        return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
+    }
+
+    Mono<Long> pause(long pauseMs) {
+        return bounded(store.pause(key, pauseMs));
+    }
+
+    Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+        return bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs));
+    }
+
+    private <T> Mono<T> bounded(Mono<T> call) {
+        return call.timeout(timeout);
+    }
+
+    /** A store call the loop needs a value from: bounded, and an empty answer is an error too. */
+    private <T> Mono<T> answered(Mono<T> call) {
+        return bounded(call).switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")));
+    }
+}

@@ -1,0 +1,118 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.api.PendingWork;
+import java.time.Clock;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * How the leases of one provider budget end on this replica: the slot goes back once, the
+ * tokens are corrected, the concurrency limit learns from the outcome, and the dispatch loop is
+ * told there is room. Every ending runs detached (see {@link #detached}).
+ */
+final class LeaseSettlement {
+    private final BudgetCache budget;
+    private final AimdLimit aimd;
+    private final Clock clock;
+    private final PendingWork pending;
+    /** Runs when a slot was given back: the loop pumps again. */
+    private final Runnable slotFreed;
+    /** Runs when a tenant's tokens were corrected: the fair queue's view of the tenant follows. */
+    private final BiConsumer<String, Long> tokensCorrected;
+    private final AtomicInteger inFlightHere = new AtomicInteger();
+    /** Leases this replica holds; removing one is what makes a release happen once. */
+    private final Set<String> live = ConcurrentHashMap.newKeySet();
+    private volatile long meanCallMs = 2_000; // seed 000's call; EWMA of what calls really take
+
+    LeaseSettlement(BudgetCache budget, AimdLimit aimd, Clock clock, PendingWork pending, Runnable slotFreed,
+                    BiConsumer<String, Long> tokensCorrected) {
+        this.budget = budget;
+        this.aimd = aimd;
+        this.clock = clock;
+        this.pending = pending;
+        this.slotFreed = slotFreed;
+        this.tokensCorrected = tokensCorrected;
+    }
+
+    /** Calls in flight from this replica, for the concurrency limit and its gauge. */
+    AtomicInteger inFlight() {
+        return inFlightHere;
+    }
+
+    long meanCallMs() {
+        return meanCallMs;
+    }
+
+    /** A lease was granted: it is this replica's until released. */
+    void taken(Lease lease) {
+        inFlightHere.incrementAndGet();
+        live.add(lease.leaseId());
+    }
+
+    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
+    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
+        if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
+        aimd.onSample(clock.millis(), outcome, inFlightHere.get());
+        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
+        if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
+        return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
+    }
+
+    /**
+     * The provider said 429: pause the whole budget (every replica) for its retry-after and
+     * give back what this attempt was charged (the provider did not count it).
+     */
+    Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
+        aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
+        return detached(budget.pause(Math.max(1, retryAfterMs))
+                .then(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1))
+                .onErrorResume(e -> Mono.empty())
+                .then(Mono.defer(() -> release(lease))));
+    }
+
+    /**
+     * The provider said 503 (overloaded): the call did not run and the provider did not count
+     * it. Teach the concurrency limit, give back what this attempt was charged (or the budget
+     * fills with calls that never happened), free the slot.
+     */
+    Mono<Void> overloaded(Lease lease) {
+        aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
+        return detached(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1)
+                .onErrorResume(e -> Mono.empty())
+                .then(Mono.defer(() -> release(lease))));
+    }
+
+    /** The provider's own count, where it reports one: never believe there is more room than it says. */
+    Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+        if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
+        return detached(budget.correct(limits, remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty()));
+    }
+
+    /** Gives the slot back, once whoever asks; the store's failure leaves it to expire on its own. */
+    Mono<Void> release(Lease lease) {
+        if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
+        return budget.release(lease.leaseId())
+                .onErrorResume(e -> Mono.just(false)) // the lease expires on its own
+                .doFinally(s -> {
+                    inFlightHere.decrementAndGet();
+                    slotFreed.run();
+                })
+                .then();
+    }
+
+    /**
+     * Runs {@code work} (store calls that end a lease) to its end whoever waits on it, and tells
+     * when it ended. A client often closes its connection as soon as it has read the answer,
+     * which cancels the exchange while the slot is still being given back; cancelled, the
+     * release would never reach the store and the slot would stay held until its lease expires.
+     */
+    private Mono<Void> detached(Mono<Void> work) {
+        Sinks.Empty<Void> ended = Sinks.empty();
+        pending.run(work.doFinally(s -> ended.tryEmitEmpty())); // store errors are handled in work
+        return ended.asMono();
+    }
+}

@@ -1,0 +1,80 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.abuse.StageCounter;
+import dev.sluice.gateway.api.OpenAiDuration;
+import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tier.Tier;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * The quota's answers to a tenant, with their texts: the store could not be asked (503), the
+ * request can never fit (400), or the ladder's last rung (429 with the exact Retry-After). The
+ * reserve stage and the ladder (after a delay, it asks the quota again) answer with these.
+ */
+public final class QuotaRefusals {
+    private final StageCounter stages;
+
+    public QuotaRefusals(StageCounter stages) {
+        this.stages = stages;
+    }
+
+    /**
+     * The answers no rung of the ladder changes, or empty when the ladder decides. Refusals carry
+     * the tenant's headers now; an admitted request gets them just before its answer commits, so
+     * the provider's own x-ratelimit-* stay readable until then (dispatch reads them).
+     */
+    public Optional<Mono<Void>> outright(ServerWebExchange exchange, QuotaLimiter.Outcome outcome) {
+        Tenant tenant = SluiceAttributes.tenant(exchange);
+        Tier tier = SluiceAttributes.tier(exchange);
+        if (outcome.storeUnavailable()) {
+            stages.count(tenant.id(), tier.name(), Stage.STORE_UNAVAILABLE);
+            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+            return Optional.of(OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error",
+                    "quota_store_unavailable", "The gateway cannot check your quota right now; retry in a second."));
+        }
+        if (!outcome.admitted()) RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
+        if (outcome.neverFits()) {
+            stages.count(tenant.id(), tier.name(), Stage.TOO_LARGE);
+            return Optional.of(tooLarge(exchange, tier, RequestEstimate.ATTRIBUTE.get(exchange), outcome.decision()));
+        }
+        return Optional.empty();
+    }
+
+    /** 429 rate_limit_exceeded, with when this request's tokens will fit (not when a window resets). */
+    public Mono<Void> rejected(ServerWebExchange exchange, QuotaDecision d) {
+        Tier tier = SluiceAttributes.tier(exchange);
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        long ms = d.retryAfterMs();
+        HttpHeaders h = exchange.getResponse().getHeaders();
+        h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
+        h.set("retry-after-ms", Long.toString(ms));
+        WindowUsage blocking = blocking(d);
+        String message = String.format("Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
+                        + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
+                tier.name(), blocking.name(), blocking.limitTokens(), blocking.limitRequests(), blocking.usedTokens(),
+                blocking.usedRequests(), estimate.totalTokens(), OpenAiDuration.format(ms));
+        return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
+    }
+
+    private static Mono<Void> tooLarge(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
+        WindowUsage w = blocking(d);
+        String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
+                        + "%d tokens per %s window, so it can never be served. Lower max_tokens or shorten the input.",
+                estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), tier.name(), w.limitTokens(), w.name());
+        return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large", message,
+                Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
+    }
+
+    private static WindowUsage blocking(QuotaDecision d) {
+        return d.windows().stream().filter(w -> w.name().equals(d.blocking())).findFirst().orElse(d.windows().get(0));
+    }
+}

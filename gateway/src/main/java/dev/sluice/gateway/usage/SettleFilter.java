@@ -1,0 +1,129 @@
+package dev.sluice.gateway.usage;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.quota.QuotaReservation;
+import dev.sluice.gateway.quota.RateLimitHeaders;
+import dev.sluice.gateway.quota.WindowUsage;
+import dev.sluice.gateway.tier.ModelLimits;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+
+/**
+ * The request path's settle stage: the charge the ladder admitted is settled once with what was
+ * really used: the usage the upstream reported; for a stream cut short, the prompt and the
+ * output really sent; for a failure without usage, the prompt; for an answer the gateway gave
+ * without calling the provider ({@link SluiceAttributes#NEVER_SENT}), nothing. The settle runs in
+ * {@code doFinally}, which fires on completion, error and cancel alike, and a reservation settles
+ * at most once, so nothing is charged twice and nothing leaks. The spend is priced here too.
+ */
+public class SettleFilter implements GlobalFilter, Ordered {
+    private final TokenEstimator estimator;
+    private final MeterRegistry meters;
+    private final PendingWork pending;
+
+    public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
+        this.estimator = estimator;
+        this.meters = meters;
+        this.pending = pending;
+        meters.counter("sluice.tokens.estimated"); // at zero from start, for the dashboard
+        meters.counter("sluice.tokens.actual");
+    }
+
+    /** Each tier's spend at zero from start, for the dashboard's spend panel on a new replica. */
+    public void registerMeters(Collection<String> tiers) {
+        for (String tier : tiers) meters.counter("sluice.spend.usd", "tier", tier);
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        QuotaReservation reservation = QuotaReservation.ATTRIBUTE.get(exchange);
+        if (reservation == null) return chain.filter(exchange); // nothing was charged
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        // Everything after the charge runs inside the settle's reach: a failure while setting the
+        // call up (the report's 500 on every non-counted path) refunds instead of leaking the charge.
+        AtomicReference<UsageRecordingResponse> recording = new AtomicReference<>();
+        AtomicBoolean erredBeforeAnswer = new AtomicBoolean();
+        return Mono.defer(() -> {
+                    UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
+                            estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
+                    recording.set(response);
+                    UsageRecordingResponse.ATTRIBUTE.set(exchange, response);
+                    List<WindowUsage> windows = reservation.decision().windows();
+                    response.beforeCommit(() -> {
+                        // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
+                        RateLimitHeaders.apply(response.getHeaders(), windows);
+                        // Given back before the tenant reads the answer, so a retry finds its quota.
+                        return SluiceAttributes.neverSent(exchange)
+                                ? reservation.refundAll().onErrorResume(e -> Mono.empty()) : Mono.empty();
+                    });
+                    return chain.filter(exchange.mutate().response(response).build())
+                            .doOnSuccess(done -> spend(exchange, response));
+                })
+                // Read as the error passes, not in doFinally: by then the error handler has answered it.
+                .doOnError(e -> erredBeforeAnswer.set(recording.get() == null || !recording.get().isCommitted()))
+                // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
+                .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), signal, erredBeforeAnswer.get())));
+    }
+
+    /** What this request really cost, as best known when it ended. */
+    static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, SignalType signal, HttpStatus status) {
+        Usage usage = response.usage().orElse(null);
+        if (usage != null) return usage.totalTokens();
+        boolean ok = status != null && status.is2xxSuccessful();
+        if (ok && response.completed() && signal == SignalType.ON_COMPLETE) {
+            return estimate.totalTokens(); // served, but no usage reported: keep the (pessimistic) estimate
+        }
+        // Cut short, failed, or refused upstream: the prompt (it may have been processed) and what was sent.
+        return Math.min(estimate.totalTokens(), estimate.promptTokens() + response.observedOutputTokens());
+    }
+
+    /**
+     * Whether the gateway itself failed before any answer started: an error escaped the chain
+     * (it becomes our 500) with nothing written, or the call could not even be set up. That
+     * costs the tenant nothing, not even the request. An upstream's own failure is not this:
+     * the provider may have processed the prompt, so {@link #actualTokens} charges it.
+     */
+    static boolean failedOnOurSide(UsageRecordingResponse response, boolean erredBeforeAnswer) {
+        return response == null || (erredBeforeAnswer && response.usage().isEmpty());
+    }
+
+    private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
+                              SignalType signal, boolean erredBeforeAnswer) {
+        if (reservation.isSettled()) return Mono.empty();
+        if (failedOnOurSide(response, erredBeforeAnswer)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
+        HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
+        long actual = actualTokens(estimate, response, signal, status);
+        meters.counter("sluice.tokens.estimated").increment(estimate.totalTokens());
+        meters.counter("sluice.tokens.actual").increment(actual);
+        return reservation.settle(actual).onErrorResume(e -> Mono.empty());
+    }
+
+    /** The answer's usage at the price of the model the provider ran. */
+    private void spend(ServerWebExchange exchange, UsageRecordingResponse response) {
+        Usage used = response.usage().orElse(null);
+        if (used == null) return;
+        ModelLimits limits = SluiceAttributes.config(exchange).providers().get(0).limitsFor(SluiceAttributes.MODEL.get(exchange));
+        if (limits == null) return;
+        meters.counter("sluice.spend.usd", "tier", SluiceAttributes.tier(exchange).name())
+                .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
+    }
+
+    @Override
+    public int getOrder() {
+        return FilterOrder.SETTLE;
+    }
+}

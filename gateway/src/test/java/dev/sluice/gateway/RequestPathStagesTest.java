@@ -1,0 +1,51 @@
+package dev.sluice.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.degrade.LadderFilter;
+import dev.sluice.gateway.dispatch.DispatchFilter;
+import dev.sluice.gateway.estimate.EstimateFilter;
+import dev.sluice.gateway.quota.QuotaFilter;
+import dev.sluice.gateway.surface.ModelsFilter;
+import dev.sluice.gateway.tenant.TenantAuthenticationFilter;
+import dev.sluice.gateway.usage.SettleFilter;
+import java.util.Comparator;
+import java.util.List;
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.context.ApplicationContext;
+import org.springframework.core.Ordered;
+
+/**
+ * The request path reads as its stages: a booted gateway's own global filters are exactly one
+ * per stage, in the order api/FilterOrder lists them, and no two share an order (Spring would
+ * then run them in whatever order it found the beans).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = FakeUpstream.NO_UPSTREAM_CALLS)
+class RequestPathStagesTest {
+    @Autowired
+    ApplicationContext context;
+
+    @Test
+    void theGatewaysFiltersAreItsStagesInOrder() {
+        List<GlobalFilter> ours = context.getBeansOfType(GlobalFilter.class).values().stream()
+                .filter(f -> f.getClass().getPackageName().startsWith("dev.sluice."))
+                .sorted(Comparator.comparingInt(RequestPathStagesTest::order))
+                .toList();
+
+        assertThat(ours).extracting(Object::getClass).containsExactly(
+                TenantAuthenticationFilter.class, ModelsFilter.class, EstimateFilter.class, QuotaFilter.class,
+                LadderFilter.class, SettleFilter.class, DispatchFilter.class);
+        assertThat(ours).extracting(RequestPathStagesTest::order).containsExactly(
+                FilterOrder.AUTHENTICATE, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.QUOTA,
+                FilterOrder.LADDER, FilterOrder.SETTLE, FilterOrder.DISPATCH);
+    }
+
+    private static int order(GlobalFilter filter) {
+        return filter instanceof Ordered o ? o.getOrder() : Ordered.LOWEST_PRECEDENCE;
+    }
+}
