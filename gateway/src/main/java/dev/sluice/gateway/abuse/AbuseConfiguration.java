@@ -12,7 +12,7 @@ import dev.sluice.gateway.config.AbuseProperties;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.util.UUID;

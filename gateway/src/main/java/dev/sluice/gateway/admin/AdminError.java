@@ -1,6 +1,6 @@
 package dev.sluice.gateway.admin;
 
-import dev.sluice.gateway.tier.ConfigProblem;
+import dev.sluice.gateway.config.ConfigProblem;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;

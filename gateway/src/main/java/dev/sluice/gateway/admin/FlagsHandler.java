@@ -7,7 +7,7 @@ import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.abuse.ReviewAction;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;

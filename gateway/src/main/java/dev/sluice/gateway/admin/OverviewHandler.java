@@ -2,10 +2,10 @@ package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.api.Stage;
-import dev.sluice.gateway.tier.ConfigRegistry;
-import dev.sluice.gateway.tier.ModelLimits;
-import dev.sluice.gateway.tier.ProviderSettings;
-import dev.sluice.gateway.tier.SluiceConfig;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ModelLimits;
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.BudgetLimits;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

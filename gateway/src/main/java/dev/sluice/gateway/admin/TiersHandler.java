@@ -2,11 +2,11 @@ package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.tier.ConfigException;
-import dev.sluice.gateway.tier.SluiceConfig;
-import dev.sluice.gateway.tier.TierDocument;
-import dev.sluice.gateway.tier.TierDocumentStore;
-import dev.sluice.gateway.tier.TierReloader;
+import dev.sluice.gateway.config.ConfigException;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.tiers.TierDocument;
+import dev.sluice.gateway.tiers.TierDocumentStore;
+import dev.sluice.gateway.tiers.TierReloader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

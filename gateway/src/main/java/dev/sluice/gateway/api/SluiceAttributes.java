@@ -1,8 +1,8 @@
 package dev.sluice.gateway.api;
 
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tier.SluiceConfig;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
 import org.springframework.web.server.ServerWebExchange;
 
 /**

@@ -2,8 +2,8 @@ package dev.sluice.gateway.degrade;
 
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.quota.QuotaDecision;
-import dev.sluice.gateway.tier.LadderSettings;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.LadderSettings;
+import dev.sluice.gateway.config.Tier;
 import java.util.random.RandomGenerator;
 
 /**

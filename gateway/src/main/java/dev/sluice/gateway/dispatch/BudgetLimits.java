@@ -1,7 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.tier.ModelLimits;
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ModelLimits;
+import dev.sluice.gateway.config.ProviderSettings;
 import java.time.Duration;
 
 /**

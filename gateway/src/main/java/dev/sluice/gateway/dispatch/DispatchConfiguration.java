@@ -9,7 +9,7 @@ import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;

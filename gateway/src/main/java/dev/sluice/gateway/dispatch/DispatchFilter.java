@@ -11,7 +11,7 @@ import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import io.micrometer.core.instrument.MeterRegistry;

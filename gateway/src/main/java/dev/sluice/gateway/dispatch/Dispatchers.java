@@ -1,8 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
-import dev.sluice.gateway.tier.ConfigRegistry;
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ProviderSettings;
 import reactor.core.publisher.Mono;
 
 /**

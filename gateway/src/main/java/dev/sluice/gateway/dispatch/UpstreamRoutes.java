@@ -1,9 +1,9 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.tier.ConfigException;
-import dev.sluice.gateway.tier.ConfigProblem;
-import dev.sluice.gateway.tier.ConfigRegistry;
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ConfigException;
+import dev.sluice.gateway.config.ConfigProblem;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;

@@ -4,7 +4,7 @@ import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.Tier;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;

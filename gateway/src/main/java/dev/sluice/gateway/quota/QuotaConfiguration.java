@@ -5,7 +5,7 @@ import dev.sluice.gateway.abuse.StageCounter;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;

@@ -2,9 +2,9 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.store.StoreState;
-import dev.sluice.gateway.tier.RedisDownPolicy;
-import dev.sluice.gateway.tier.Tier;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

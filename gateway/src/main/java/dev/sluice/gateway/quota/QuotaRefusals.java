@@ -7,7 +7,7 @@ import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.Tier;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.http.HttpHeaders;

@@ -1,7 +1,7 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.RequestAttribute;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.util.List;
 import reactor.core.publisher.Mono;
 

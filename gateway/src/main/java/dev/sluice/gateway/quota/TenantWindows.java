@@ -1,6 +1,6 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.sluice.gateway.surface;
 
 import dev.sluice.gateway.api.Json;
-import dev.sluice.gateway.tier.ProviderSettings;
-import dev.sluice.gateway.tier.SluiceConfig;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
 import java.util.Map;
 import java.util.TreeMap;
 

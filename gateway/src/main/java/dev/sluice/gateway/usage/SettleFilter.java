@@ -8,7 +8,7 @@ import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.quota.WindowUsage;
-import dev.sluice.gateway.tier.ModelLimits;
+import dev.sluice.gateway.config.ModelLimits;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.sluice.gateway.bench;
 
-import dev.sluice.gateway.tier.Tier;
-import dev.sluice.gateway.tier.TiersLoader;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TiersLoader;
+import dev.sluice.gateway.config.WindowLimit;
 import java.util.ArrayList;
 import java.util.List;
 

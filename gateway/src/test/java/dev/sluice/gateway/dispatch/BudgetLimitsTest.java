@@ -3,8 +3,8 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.gateway.tier.ModelLimits;
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ModelLimits;
+import dev.sluice.gateway.config.ProviderSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

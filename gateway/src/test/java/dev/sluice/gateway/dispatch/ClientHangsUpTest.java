@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.TestRedis;
-import dev.sluice.gateway.tier.ConfigRegistry;
-import dev.sluice.gateway.tier.ProviderSettings;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

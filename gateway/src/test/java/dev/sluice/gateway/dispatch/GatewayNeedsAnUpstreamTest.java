@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.tier.ConfigException;
+import dev.sluice.gateway.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

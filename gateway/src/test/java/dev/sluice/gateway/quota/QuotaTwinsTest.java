@@ -7,7 +7,7 @@ import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.LuaScripts;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

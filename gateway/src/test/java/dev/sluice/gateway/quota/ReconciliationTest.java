@@ -9,7 +9,7 @@ import dev.sluice.gateway.estimate.TokenEstimator;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 

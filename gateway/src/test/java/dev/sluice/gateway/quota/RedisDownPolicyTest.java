@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
-import dev.sluice.gateway.tier.RedisDownPolicy;
-import dev.sluice.gateway.tier.Tier;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;

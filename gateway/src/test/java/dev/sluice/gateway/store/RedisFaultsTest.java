@@ -64,7 +64,7 @@ class RedisFaultsTest {
     @Autowired
     StoreState state;
     @Autowired
-    dev.sluice.gateway.tier.TierReloader reloader;
+    dev.sluice.gateway.tiers.TierReloader reloader;
 
     FaultHttp http() {
         return new FaultHttp(port);

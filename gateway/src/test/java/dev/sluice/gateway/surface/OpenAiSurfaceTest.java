@@ -8,7 +8,7 @@ import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.tier.ConfigRegistry;
+import dev.sluice.gateway.config.ConfigRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

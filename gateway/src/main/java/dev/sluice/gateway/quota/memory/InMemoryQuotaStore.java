@@ -4,7 +4,7 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.TenantWindows;
 import dev.sluice.gateway.quota.WindowUsage;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;

@@ -5,7 +5,7 @@ import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
-import dev.sluice.gateway.tier.WindowLimit;
+import dev.sluice.gateway.config.WindowLimit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,11 +1,13 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.TiersLoader;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
-import dev.sluice.gateway.tier.redis.RedisTierDocumentStore;
+import dev.sluice.gateway.tiers.redis.RedisTierDocumentStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Duration;

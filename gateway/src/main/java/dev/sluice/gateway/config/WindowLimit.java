@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,8 +1,8 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.tier.redis.RedisTierDocumentStore;
+import dev.sluice.gateway.tiers.redis.RedisTierDocumentStore;
 import java.util.UUID;
 
 class RedisTierDocumentStoreTest extends TierDocumentStoreContract {

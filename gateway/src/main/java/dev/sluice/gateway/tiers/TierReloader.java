@@ -1,5 +1,10 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
+import dev.sluice.gateway.config.TierConfiguration;
+import dev.sluice.gateway.config.TiersYamlParser;
+import dev.sluice.gateway.config.ConfigException;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 /** The degradation ladder: downgrade above a share of the tightest window, then a jittered delay, then 429. */
 public record LadderSettings(double downgradeAbove, long delayMinMs, long delayMaxMs, long maxDelayMs, int maxHeld) {

@@ -1,5 +1,8 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.TiersYamlParser;
+import dev.sluice.gateway.config.SluiceConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.FakeClock;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 /** What a tier's requests get when the shared store cannot answer in time. */
 public enum RedisDownPolicy {

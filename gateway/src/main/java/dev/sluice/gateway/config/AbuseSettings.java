@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 /** The abuse rule: at or above {@code threshold} of the ceiling for {@code consecutiveMinutes} or more. */
 public record AbuseSettings(double threshold, int consecutiveMinutes, int historyHours) {

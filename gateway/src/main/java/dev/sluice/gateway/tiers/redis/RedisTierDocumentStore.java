@@ -1,8 +1,8 @@
-package dev.sluice.gateway.tier.redis;
+package dev.sluice.gateway.tiers.redis;
 
 import dev.sluice.gateway.store.LuaScripts;
-import dev.sluice.gateway.tier.TierDocument;
-import dev.sluice.gateway.tier.TierDocumentStore;
+import dev.sluice.gateway.tiers.TierDocument;
+import dev.sluice.gateway.tiers.TierDocumentStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;

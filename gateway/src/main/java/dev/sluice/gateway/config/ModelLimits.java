@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 /** A provider's published limits for one model (or for every model, under "*"). */
 public record ModelLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, double pricePerMillionTokens) {

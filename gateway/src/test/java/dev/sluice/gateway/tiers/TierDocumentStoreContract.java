@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

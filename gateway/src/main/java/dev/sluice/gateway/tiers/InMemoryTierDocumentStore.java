@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.tiers;
 
 import java.time.Clock;
 import reactor.core.publisher.Mono;

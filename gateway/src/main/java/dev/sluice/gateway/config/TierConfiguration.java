@@ -1,4 +1,4 @@
-package dev.sluice.gateway.tier;
+package dev.sluice.gateway.config;
 
 import dev.sluice.gateway.config.SluiceProperties;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ public class TierConfiguration {
     }
 
     /** SLUICE_PROVIDER_URL replaces the first provider's base URL, so env vars alone can point Sluice anywhere. */
-    static SluiceConfig withProviderOverride(SluiceConfig config, String url) {
+    public static SluiceConfig withProviderOverride(SluiceConfig config, String url) {
         if (url.isEmpty()) return config;
         if (!(url.startsWith("http://") || url.startsWith("https://"))) {
             throw new ConfigException("SLUICE_PROVIDER_URL", List.of(
