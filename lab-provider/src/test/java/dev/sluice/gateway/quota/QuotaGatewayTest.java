@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.lab.provider.LabProviderServer;
 
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.tier.ConfigRegistry;
-import dev.sluice.gateway.tier.Tier;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.Tier;
 import java.time.Duration;
 import java.util.List;
 

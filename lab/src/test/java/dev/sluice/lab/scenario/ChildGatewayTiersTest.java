@@ -3,10 +3,10 @@ package dev.sluice.lab.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.lab.provider.LabLimits;
-import dev.sluice.gateway.tier.ModelLimits;
-import dev.sluice.gateway.tier.ProviderSettings;
-import dev.sluice.gateway.tier.SluiceConfig;
-import dev.sluice.gateway.tier.TiersYamlParser;
+import dev.sluice.gateway.config.ModelLimits;
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.TiersYamlParser;
 import org.junit.jupiter.api.Test;
 
 /** Case 4's tiers document parses, and only the provider's budget can bind in it. */
