@@ -8,7 +8,7 @@ import dev.sluice.gateway.dispatch.DispatchFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.surface.ModelsFilter;
-import dev.sluice.gateway.tenant.TenantAuthenticationFilter;
+import dev.sluice.gateway.auth.TenantAuthenticationFilter;
 import dev.sluice.gateway.usage.SettleFilter;
 import java.util.Comparator;
 import java.util.List;

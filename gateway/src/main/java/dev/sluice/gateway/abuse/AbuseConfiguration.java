@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.abuse.memory.InMemoryFlagStore;
 import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
 import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.api.RequestActivity;
 import dev.sluice.gateway.quota.QuotaDecision;
 import reactor.core.publisher.Mono;
 
@@ -9,13 +10,7 @@ import reactor.core.publisher.Mono;
  * this process's memory (a map put, atomic updates) and never wait on a store; the Redis
  * adapter ships the counts in the background, once a second.
  */
-public interface TenantActivity {
-
-    /** The tenant sent a request, served under {@code tierName}. */
-    void requestSeen(String tenantId, String tierName);
-
-    /** The request path took {@code stage} (passed, downgraded, delayed, rejected, busy) for one of its requests. */
-    void stageTaken(String tenantId, String stage);
+public interface TenantActivity extends RequestActivity {
 
     /**
      * The quota answered one of the tenant's requests of {@code requestTokens} (estimated) with

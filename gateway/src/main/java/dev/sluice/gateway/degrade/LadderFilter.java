@@ -1,6 +1,6 @@
 package dev.sluice.gateway.degrade;
 
-import dev.sluice.gateway.abuse.StageCounter;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.SluiceAttributes;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.abuse.StageCounter;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.StoreProperties;

@@ -1,22 +1,13 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.api.PendingWork;
-import dev.sluice.gateway.abuse.StageCounter;
-import dev.sluice.gateway.abuse.TenantActivity;
-import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.degrade.DegradationLadder;
-import dev.sluice.gateway.degrade.LadderFilter;
-import dev.sluice.gateway.estimate.EstimateFilter;
-import dev.sluice.gateway.estimate.RequestRewriter;
-import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
-import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,11 +19,6 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 @Configuration(proxyBeanMethods = false)
 public class QuotaConfiguration {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(QuotaConfiguration.class);
-
-    @Bean
-    TokenEstimator tokenEstimator() {
-        return new TokenEstimator();
-    }
 
     /** Tests replace it with a fake one. */
     @Bean
@@ -70,40 +56,15 @@ public class QuotaConfiguration {
         return new QuotaLimiter(local, null, timeout, meters);
     }
 
-    @Bean
-    RequestRewriter requestRewriter() {
-        return new RequestRewriter();
-    }
-
-    @Bean
-    EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter,
-                                  SluiceProperties props) {
-        return new EstimateFilter(estimator, rewriter, Math.toIntExact(props.maxRequestBytes().toBytes()));
-    }
 
     @Bean
     QuotaRefusals quotaRefusals(StageCounter stages) {
         return new QuotaRefusals(stages);
     }
 
-    // The request path's stages after the estimate, in order (api/FilterOrder): quota, ladder, settle.
-
     @Bean
     QuotaFilter quotaFilter(QuotaLimiter limiter, QuotaRefusals refusals) {
         return new QuotaFilter(limiter, refusals);
     }
 
-    @Bean
-    LadderFilter ladderFilter(QuotaLimiter limiter, QuotaRefusals refusals, RequestRewriter rewriter, StageCounter stages,
-                              TenantActivity activity, MeterRegistry meters) {
-        return new LadderFilter(new DegradationLadder(new java.util.SplittableRandom()), limiter, refusals, rewriter, stages,
-                activity, meters);
-    }
-
-    @Bean
-    SettleFilter settleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
-        SettleFilter filter = new SettleFilter(estimator, meters, pending);
-        filter.registerMeters(config.current().tiers().keySet());
-        return filter;
-    }
 }

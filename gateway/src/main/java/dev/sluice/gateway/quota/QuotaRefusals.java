@@ -1,6 +1,6 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.abuse.StageCounter;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;

@@ -1,24 +1,23 @@
 package dev.sluice.gateway.tenant;
 
-import dev.sluice.gateway.abuse.TenantActivity;
-import dev.sluice.gateway.config.SluiceProperties;
-import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.DemoTenant;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.store.RedisWatch;
+import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.tenant.redis.RedisTenantStore;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.sluice.gateway.store.StoreMode;
-import dev.sluice.gateway.tenant.redis.RedisTenantStore;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.context.annotation.Bean;
-import dev.sluice.gateway.store.RedisWatch;
-import dev.sluice.gateway.store.StoreState;
-import java.time.Duration;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 public class TenantConfiguration {
@@ -59,12 +58,6 @@ public class TenantConfiguration {
         boolean labProvider = config.providers().get(0).baseUrl().isEmpty();
         boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
         return enabled && !config.demoTenants().isEmpty();
-    }
-
-    @Bean
-    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config,
-                                                          TenantActivity activity) {
-        return new TenantAuthenticationFilter(tenants, config, activity);
     }
 
     /**

@@ -1,6 +1,9 @@
-package dev.sluice.gateway.tenant;
+package dev.sluice.gateway.auth;
 
-import dev.sluice.gateway.abuse.TenantActivity;
+import dev.sluice.gateway.api.RequestActivity;
+import dev.sluice.gateway.tenant.ApiKeys;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -25,9 +28,9 @@ import reactor.core.publisher.Mono;
 public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     private final TenantStore tenants;
     private final ConfigRegistry config;
-    private final TenantActivity activity;
+    private final RequestActivity activity;
 
-    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, TenantActivity activity) {
+    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity) {
         this.tenants = tenants;
         this.config = config;
         this.activity = activity;

@@ -1,6 +1,5 @@
-package dev.sluice.gateway.abuse;
+package dev.sluice.gateway.api;
 
-import dev.sluice.gateway.api.Stage;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 
@@ -11,7 +10,7 @@ import java.util.Collection;
  */
 public final class StageCounter {
     private final MeterRegistry meters;
-    private final TenantActivity activity;
+    private final RequestActivity activity;
 
     /**
      * @param tiers the tiers configured at start: their counters exist at zero from the start, so
@@ -19,7 +18,7 @@ public final class StageCounter {
      *              born at 1 is missed by increase()). A tier added later by an edit gets its
      *              counters at its first request.
      */
-    public StageCounter(MeterRegistry meters, TenantActivity activity, Collection<String> tiers) {
+    public StageCounter(MeterRegistry meters, RequestActivity activity, Collection<String> tiers) {
         this.meters = meters;
         this.activity = activity;
         for (String tier : tiers) {

@@ -1,0 +1,16 @@
+package dev.sluice.gateway.auth;
+
+import dev.sluice.gateway.api.RequestActivity;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.tenant.TenantStore;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The first stage of the request path: the tenant's key to its tenant and tier. */
+@Configuration(proxyBeanMethods = false)
+public class AuthConfiguration {
+    @Bean
+    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity) {
+        return new TenantAuthenticationFilter(tenants, config, activity);
+    }
+}
