@@ -5,7 +5,7 @@ package dev.sluice.gateway.api;
  * filter, named here with its file. Spring Cloud Gateway's own routing filters run at 10000
  * and above.
  * <pre>
- * AUTHENTICATE  tenant/TenantAuthenticationFilter   key → tenant, tier, configuration snapshot
+ * AUTHENTICATE  auth/TenantAuthenticationFilter     key → tenant, tier, configuration snapshot
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
