@@ -7,6 +7,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,12 +40,22 @@ public final class TestRedis {
         return url;
     }
 
+    /** {@code redis://host:port/database}: a database of its own on the shared server, for a test that flushes it. */
+    public static String url(int database) {
+        URI u = URI.create(url());
+        try {
+            return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + database, null, null).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static String host() {
-        return java.net.URI.create(url()).getHost();
+        return URI.create(url()).getHost();
     }
 
     public static int port() {
-        return java.net.URI.create(url()).getPort();
+        return URI.create(url()).getPort();
     }
 
     private static String start() {
