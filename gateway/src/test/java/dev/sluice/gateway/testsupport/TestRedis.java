@@ -14,6 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.utility.DockerImageName;
 
@@ -47,6 +51,20 @@ public final class TestRedis {
             return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + database, null, null).toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Points a test's application context at the shared test Redis ({@code spring.data.redis.url}),
+     * before any bean is made; {@link RedisGatewayTest} uses it. One class for every such test, so
+     * tests that agree on everything else still share one cached context.
+     */
+    public static final class Initializer
+            implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+        @Override
+        public void initialize(ConfigurableApplicationContext context) {
+            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource(
+                    "testRedis", Map.of("spring.data.redis.url", url())));
         }
     }
 
