@@ -2,6 +2,7 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -24,7 +24,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * The quickstart as a new user meets it: embedded defaults (memory store, lab provider, demo
  * tenants), a chat completion per demo key, streaming and not, and OpenAI-shaped refusals.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@GatewayTest
 class FrontDoorTest {
     static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 1\"}]}";
 

@@ -2,23 +2,20 @@ package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Without SLUICE_ADMIN_PASSWORD a password is generated, logged once at WARN, and it works. */
 @ExtendWith(OutputCaptureExtension.class)
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.password=", "sluice.abuse.tick=7s", FakeUpstream.NO_UPSTREAM_CALLS})
-@AutoConfigureWebTestClient
+@GatewayTest(properties = {"sluice.admin.password=", "sluice.abuse.tick=7s", FakeUpstream.NO_UPSTREAM_CALLS})
 class AdminGeneratedPasswordTest {
     @Autowired
     WebTestClient web;

@@ -2,21 +2,18 @@ package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.util.ArrayList;
 import java.util.List;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Guessing the admin password on a running gateway: forty wrong passwords in a row, then the right one. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=throttle-me-not", "sluice.abuse.sampler.enabled=false",
-                FakeUpstream.NO_UPSTREAM_CALLS})
-@AutoConfigureWebTestClient
+@GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=throttle-me-not", "sluice.abuse.sampler.enabled=false",
+        FakeUpstream.NO_UPSTREAM_CALLS})
 class AdminLoginThrottleTest {
     @Autowired
     WebTestClient web;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ProviderSettings;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +18,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import reactor.core.publisher.Mono;
@@ -28,7 +27,8 @@ import reactor.core.publisher.Mono;
  * client without keep-alive). The gateway may still be giving back the call's provider slot then;
  * the client leaving must not stop that, or every such call keeps a slot until its lease expires.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.demo.tenants=true")
+// Redis: giving a slot back is a round trip there, long enough for the client to be gone.
+@RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class ClientHangsUpTest {
     static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
@@ -37,8 +37,6 @@ class ClientHangsUpTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-        // Redis: giving a slot back is a round trip there, long enough for the client to be gone.
-        registry.add("spring.data.redis.url", TestRedis::url);
     }
 
     @AfterAll

@@ -3,12 +3,10 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.config.ConfigException;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The production gateway has no simulated provider (that is the quickstart's lab-provider module), so
@@ -18,16 +16,15 @@ class GatewayNeedsAnUpstreamTest {
 
     @Test
     void withoutAProviderUrlTheGatewayRefusesToStartAndNamesTheSetting() {
-        assertThatThrownBy(() -> new SpringApplicationBuilder(SluiceApplication.class).run("--server.port=0"))
+        assertThatThrownBy(() -> GatewayReplica.builder().start())
                 .hasRootCauseInstanceOf(ConfigException.class)
                 .rootCause().hasMessageContaining("SLUICE_PROVIDER_URL");
     }
 
     @Test
     void withAProviderUrlItStarts() {
-        try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(SluiceApplication.class)
-                .run("--server.port=0", "--" + FakeUpstream.NO_UPSTREAM_CALLS)) {
-            assertThat(ctx.isRunning()).isTrue();
+        try (GatewayReplica gateway = GatewayReplica.builder().properties(FakeUpstream.NO_UPSTREAM_CALLS).start()) {
+            assertThat(gateway.context().isRunning()).isTrue();
         }
     }
 }

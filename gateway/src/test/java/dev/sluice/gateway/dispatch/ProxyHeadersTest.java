@@ -3,12 +3,12 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  * Header hygiene both ways, over real HTTP to a provider that records what it gets and answers
  * with every header a real one (and the CDN in front of it) sends.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "SLUICE_PROVIDER_API_KEY=sk-provider-secret",
         "sluice.demo.tenants=true"})
 class ProxyHeadersTest {

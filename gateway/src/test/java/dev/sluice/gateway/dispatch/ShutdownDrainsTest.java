@@ -3,12 +3,11 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -28,8 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
@@ -78,17 +75,17 @@ class ShutdownDrainsTest {
     @Test
     void shutdownFinishesStreamsAnswersTheQueueAndLeavesNoLease() throws Exception {
         String provider = "drain-" + UUID.randomUUID().toString().substring(0, 8);
-        ConfigurableApplicationContext gateway = gateway(provider);
-        int port = Integer.parseInt(gateway.getEnvironment().getProperty("local.server.port"));
-        ConfigRegistry config = gateway.getBean(ConfigRegistry.class);
+        GatewayReplica gateway = gateway(provider);
+        int port = gateway.port();
+        ConfigRegistry config = gateway.bean(ConfigRegistry.class);
         ProviderSettings settings = config.current().providers().get(0);
         String budget = ProviderBudgetStore.key(settings, "gpt-4o");
         int slots = BudgetLimits.of(settings, "gpt-4o", Duration.ofMinutes(10)).maxInFlight();
         List<WindowLimit> proWindows = config.current().tier("pro").orElseThrow().windows();
-        TenantStore tenants = gateway.getBean(TenantStore.class);
+        TenantStore tenants = gateway.bean(TenantStore.class);
         TestTenants.Created streamer = TestTenants.create(tenants, "drain-streams", "pro");
         TestTenants.Created waiter = TestTenants.create(tenants, "drain-queued", "pro");
-        MeterRegistry meters = gateway.getBean(MeterRegistry.class);
+        MeterRegistry meters = gateway.bean(MeterRegistry.class);
 
         List<CompletableFuture<String>> streams = new ArrayList<>();
         for (int i = 0; i < slots; i++) streams.add(stream(port, streamer.key()));
@@ -134,19 +131,16 @@ class ShutdownDrainsTest {
                 + "%d leases left%n", slots, refusedAfterMs, closedAfterMs, leases);
     }
 
-    static ConfigurableApplicationContext gateway(String provider) throws Exception {
+    static GatewayReplica gateway(String provider) throws Exception {
         String yaml = Files.readString(Path.of("../tiers.yaml"));
         String tiers = yaml.replace("  - name: default", "  - name: " + provider).replace("max-in-flight: 200", "max-in-flight: 4");
         assertThat(tiers).contains("name: " + provider).contains("max-in-flight: 4");
         Path file = Files.createTempFile("tiers-drain", ".yaml");
         Files.writeString(file, tiers);
         file.toFile().deleteOnExit();
-        return new SpringApplicationBuilder(SluiceApplication.class).run(
-                "--server.port=0", "--sluice.lab.port=0",
-                "--spring.data.redis.url=" + TestRedis.url() + "/" + DATABASE,
-                "--sluice.provider.url=" + UPSTREAM.baseUrl(),
-                "--sluice.tiers.path=" + file,
-                "--sluice.store.timeout=10s"); // a loaded CI box must not push pro onto its local fallback
+        return GatewayReplica.builder().redis(DATABASE).upstream(UPSTREAM).property("sluice.tiers.path", file)
+                .property("sluice.store.timeout", "10s") // a loaded CI box must not push pro onto its local fallback
+                .start();
     }
 
     static CompletableFuture<String> stream(int port, String key) {

@@ -1,13 +1,13 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import org.junit.jupiter.api.AfterAll;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@GatewayTest
 @Import(TenantHeadersNeverReachTheBudgetContract.Clocks.class)
 class TenantHeadersNeverReachTheInMemoryBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
     static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();

@@ -1,10 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -12,12 +12,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.junit.jupiter.api.AfterAll;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@RedisGatewayTest
 @Import({TenantHeadersNeverReachTheBudgetContract.Clocks.class, TenantHeadersNeverReachTheRedisBudgetTest.RedisOnTheFakeClock.class})
 class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
     static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();
@@ -41,6 +40,5 @@ class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachT
     @DynamicPropertySource
     static void stores(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-        registry.add("spring.data.redis.url", TestRedis::url);
     }
 }

@@ -2,11 +2,11 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -14,7 +14,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /** A provider nobody answers at: the tenant gets 502 in OpenAI's shape, not a stack trace. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.demo.tenants=true")
+@GatewayTest(properties = "sluice.demo.tenants=true")
 class UnreachableUpstreamTest {
     @DynamicPropertySource
     static void deadProvider(DynamicPropertyRegistry registry) throws Exception {

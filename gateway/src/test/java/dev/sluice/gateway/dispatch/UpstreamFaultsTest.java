@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
@@ -27,7 +27,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
@@ -46,7 +45,7 @@ import reactor.core.publisher.Mono;
  * the provider counted or, when it counted nothing, the prompt and the output really sent;
  * and no provider slot or lease is left behind.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@RedisGatewayTest(properties = {
         "sluice.upstream.stream-idle-timeout=400ms",
         "sluice.upstream.body-timeout=600ms",
         "spring.cloud.gateway.server.webflux.httpclient.response-timeout=800ms"})
@@ -93,7 +92,6 @@ class UpstreamFaultsTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-        registry.add("spring.data.redis.url", TestRedis::url);
     }
 
     @AfterAll

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +22,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * timeouts: every stalled connection is closed within its timeout (with a 408 where an HTTP
  * answer is still possible), while a response stream slower than every timeout runs to its end.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "sluice.demo.tenants=true",
         "sluice.edge.idle-timeout=" + EdgeTimeoutsTest.IDLE_MS + "ms",
         "sluice.edge.read-timeout=" + EdgeTimeoutsTest.READ_MS + "ms",

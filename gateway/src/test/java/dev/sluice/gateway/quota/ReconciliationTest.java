@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -32,7 +32,7 @@ import reactor.core.publisher.Sinks;
  * charged the prompt and what was sent, an upstream failure the prompt; never the whole
  * estimate for good, never nothing, and the reservation never leaks.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@GatewayTest
 class ReconciliationTest {
     static final String BODY = "{\"model\":\"gpt-4o\",\"max_tokens\":4000,%s\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}";
     static final Sinks.Many<String> HELD = Sinks.many().multicast().onBackpressureBuffer();

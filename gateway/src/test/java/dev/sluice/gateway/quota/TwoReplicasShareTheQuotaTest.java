@@ -3,12 +3,11 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.estimate.TokenEstimator;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -19,9 +18,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
@@ -36,17 +32,14 @@ import reactor.netty.resources.ConnectionProvider;
 class TwoReplicasShareTheQuotaTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
             res.header("content-type", "application/json").sendString(Mono.just("{\"id\":\"no-usage\"}")));
-    static ConfigurableApplicationContext a;
-    static ConfigurableApplicationContext b;
+    static GatewayReplica a;
+    static GatewayReplica b;
 
-    static ConfigurableApplicationContext replica() {
-        return new SpringApplicationBuilder(SluiceApplication.class).run(
-                "--server.port=0", "--sluice.lab.port=0",
-                "--spring.data.redis.url=" + TestRedis.url(),
-                "--sluice.provider.url=" + UPSTREAM.baseUrl(),
+    static GatewayReplica replica() {
+        return GatewayReplica.builder().redis().upstream(UPSTREAM)
                 // What is under test is the shared atomic charge, not the timeout: a slow, loaded CI box
                 // must not push pro (fail-open) onto its per-replica fallback.
-                "--sluice.store.timeout=10s");
+                .property("sluice.store.timeout", "10s").start();
     }
 
     @BeforeAll
@@ -62,16 +55,12 @@ class TwoReplicasShareTheQuotaTest {
         UPSTREAM.close();
     }
 
-    static int port(ConfigurableApplicationContext ctx) {
-        return ((WebServerApplicationContext) ctx).getWebServer().getPort();
-    }
-
     @Test
     void concurrentRequestsThroughTwoReplicasNeverExceedTheTenantsCap() {
-        String key = TestTenants.create(a.getBean(TenantStore.class), "twin", "pro").key(); // Redis: shared with b
+        String key = TestTenants.create(a.bean(TenantStore.class), "twin", "pro").key(); // Redis: shared with b
 
         String body = "{\"model\":\"gpt-4o\",\"max_tokens\":1990,\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}";
-        long estimate = a.getBean(TokenEstimator.class).estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).totalTokens();
+        long estimate = a.bean(TokenEstimator.class).estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).totalTokens();
         long cap = 150_000; // pro: 100 000 tokens per minute × burst 1.5
 
         ConnectionProvider pool = ConnectionProvider.builder("twins").maxConnections(400).pendingAcquireMaxCount(-1).build();
@@ -80,7 +69,7 @@ class TwoReplicasShareTheQuotaTest {
                         reactor.netty.http.client.HttpClient.create(pool)))
                 .build();
         List<Integer> statuses = Flux.range(0, 300)
-                .flatMap(i -> http.post().uri("http://127.0.0.1:" + port(i % 2 == 0 ? a : b) + "/v1/chat/completions")
+                .flatMap(i -> http.post().uri("http://127.0.0.1:" + (i % 2 == 0 ? a : b).port() + "/v1/chat/completions")
                         .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                         .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())), 300)
                 .collectList().block(Duration.ofSeconds(60));

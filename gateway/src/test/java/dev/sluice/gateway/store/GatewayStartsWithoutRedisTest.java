@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.RedisProcess;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  * Redis is configured but not running when the gateway starts (before: it exited after about
  * 10 s). It starts, serves each tier's redis-down policy, and seeds Redis once Redis appears.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.abuse.sampler.enabled=false"})
 class GatewayStartsWithoutRedisTest {
     static final RedisProcess REDIS = RedisProcess.notStarted();

@@ -3,7 +3,6 @@ package dev.sluice.gateway.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.abuse.Flag;
 import dev.sluice.gateway.abuse.FlagStatus;
 import dev.sluice.gateway.abuse.FlagStore;
@@ -14,6 +13,7 @@ import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisCluster;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,8 +25,6 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -51,21 +49,19 @@ class RedisClusterTest {
             .sendString(Mono.just("{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[],\"usage\":"
                     + "{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":" + USED + "}}")));
     static TestRedisCluster cluster;
-    static ConfigurableApplicationContext gateway;
+    static GatewayReplica gateway;
 
     @BeforeAll
     static void start() {
         long t0 = System.nanoTime();
         cluster = TestRedisCluster.start();
         long t1 = System.nanoTime();
-        gateway = new SpringApplicationBuilder(SluiceApplication.class).run(
-                "--server.port=0", "--sluice.lab.port=0",
-                "--spring.data.redis.cluster.nodes=" + cluster.nodes(),
-                "--sluice.provider.url=" + UPSTREAM.baseUrl(),
-                "--sluice.admin.user=" + USER, "--sluice.admin.password=" + PASSWORD,
-                "--sluice.tiers.poll-interval=200ms", "--sluice.abuse.sampler.enabled=false",
-                // What is under test is the cluster, not the store timeout: a loaded CI box must not fall back.
-                "--sluice.store.timeout=10s");
+        gateway = GatewayReplica.builder().property("spring.data.redis.cluster.nodes", cluster.nodes()).upstream(UPSTREAM)
+                .properties("sluice.admin.user=" + USER, "sluice.admin.password=" + PASSWORD,
+                        "sluice.tiers.poll-interval=200ms", "sluice.abuse.sampler.enabled=false",
+                        // What is under test is the cluster, not the store timeout: a loaded CI box must not fall back.
+                        "sluice.store.timeout=10s")
+                .start();
         System.out.printf("RedisClusterTest: cluster of 3 up in %d ms (ports %s), gateway in %d ms%n",
                 (t1 - t0) / 1_000_000, cluster.ports(), (System.nanoTime() - t1) / 1_000_000);
     }
@@ -78,16 +74,15 @@ class RedisClusterTest {
     }
 
     static WebTestClient client() {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + gateway.getEnvironment().getProperty("local.server.port"))
-                .responseTimeout(Duration.ofSeconds(20)).build();
+        return gateway.client();
     }
 
     static WebTestClient admin() {
-        return client().mutate().defaultHeaders(h -> h.setBasicAuth(USER, PASSWORD)).build();
+        return gateway.admin(USER, PASSWORD);
     }
 
     static ReactiveStringRedisTemplate redis() {
-        return gateway.getBean(ReactiveStringRedisTemplate.class);
+        return gateway.bean(ReactiveStringRedisTemplate.class);
     }
 
     static EntityExchangeResult<String> chat(String key, int maxTokens) {
@@ -115,7 +110,7 @@ class RedisClusterTest {
 
     /** The node (by port) that serves a key's slot, from the cluster's own slot map. */
     static int nodeOf(String key) {
-        RedisConnectionFactory factory = gateway.getBean(RedisConnectionFactory.class);
+        RedisConnectionFactory factory = gateway.bean(RedisConnectionFactory.class);
         try (RedisClusterConnection c = factory.getClusterConnection()) {
             return c.clusterGetNodeForKey(key.getBytes()).getPort();
         }
@@ -123,7 +118,7 @@ class RedisClusterTest {
 
     @Test
     void theClusterIsRealAndTheGatewayUsesIt() {
-        assertThat(gateway.getBean(StoreMode.class)).isEqualTo(StoreMode.REDIS);
+        assertThat(gateway.bean(StoreMode.class)).isEqualTo(StoreMode.REDIS);
         // The start-up warm-up (TIME, SCRIPT LOAD) runs on a cluster connection too: the scripts reach every master.
         new RedisQuotaStore(redis()).warmUp().block(Duration.ofSeconds(10));
         assertThat(cluster.ports()).allSatisfy(p -> assertThat(TestRedisCluster.info(p)).contains("cluster_state:ok", "cluster_known_nodes:3"));
@@ -208,10 +203,10 @@ class RedisClusterTest {
 
     @Test
     void theAbuseSidesStoresWorkOnTheCluster() {
-        TenantActivity activity = gateway.getBean(TenantActivity.class);
-        UsageHistory history = gateway.getBean(UsageHistory.class);
-        FlagStore flags = gateway.getBean(FlagStore.class);
-        SamplerLock lock = gateway.getBean(SamplerLock.class);
+        TenantActivity activity = gateway.bean(TenantActivity.class);
+        UsageHistory history = gateway.bean(UsageHistory.class);
+        FlagStore flags = gateway.bean(FlagStore.class);
+        SamplerLock lock = gateway.bean(SamplerLock.class);
         long minute = (System.currentTimeMillis() / 60_000L) * 60_000L;
 
         activity.requestSeen("cl-abuse", "free");

@@ -7,6 +7,7 @@ import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tenant.redis.RedisTenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.RedisProcess;
 import dev.sluice.gateway.testsupport.TestTenants;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * restarted empty. The bounds are wall-clock "no hang" bounds, generous for a loaded 2-core
  * machine: with a 500 ms store timeout, every request and health call is decided within 1.5 s.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.store.known-keys-refresh=1s",
         "sluice.abuse.sampler.enabled=false"})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

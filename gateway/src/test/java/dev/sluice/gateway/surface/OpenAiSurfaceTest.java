@@ -7,6 +7,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.config.ConfigRegistry;
 import java.io.ByteArrayOutputStream;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
@@ -40,7 +40,7 @@ import reactor.core.publisher.Mono;
  * itself, other endpoints proxied under the request count, and every malformed request a
  * clean OpenAI-shaped 4xx that reaches nothing and costs the tenant nothing.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@GatewayTest
 class OpenAiSurfaceTest {
     /** Chat answers with usage: the prompt as 10 tokens and max_tokens (or 5) as the completion; the rest with {}. */
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {

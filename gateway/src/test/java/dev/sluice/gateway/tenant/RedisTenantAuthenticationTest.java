@@ -3,13 +3,12 @@ package dev.sluice.gateway.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -18,14 +17,13 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /** The gateway with Redis configured: tenants live there, keys only as hashes. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.demo.tenants=true")
+@RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class RedisTenantAuthenticationTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
             res.header("content-type", "application/json").sendString(Mono.just("{\"ok\":true}")));
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.url", TestRedis::url);
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
     }
 

@@ -7,11 +7,17 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.utility.DockerImageName;
 
@@ -38,12 +44,36 @@ public final class TestRedis {
         return url;
     }
 
+    /** {@code redis://host:port/database}: a database of its own on the shared server, for a test that flushes it. */
+    public static String url(int database) {
+        URI u = URI.create(url());
+        try {
+            return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + database, null, null).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Points a test's application context at the shared test Redis ({@code spring.data.redis.url}),
+     * before any bean is made; {@link RedisGatewayTest} uses it. One class for every such test, so
+     * tests that agree on everything else still share one cached context.
+     */
+    public static final class Initializer
+            implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+        @Override
+        public void initialize(ConfigurableApplicationContext context) {
+            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource(
+                    "testRedis", Map.of("spring.data.redis.url", url())));
+        }
+    }
+
     public static String host() {
-        return java.net.URI.create(url()).getHost();
+        return URI.create(url()).getHost();
     }
 
     public static int port() {
-        return java.net.URI.create(url()).getPort();
+        return URI.create(url()).getPort();
     }
 
     private static String start() {

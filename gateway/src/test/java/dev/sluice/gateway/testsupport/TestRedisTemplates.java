@@ -29,6 +29,16 @@ public final class TestRedisTemplates {
         });
     }
 
+    /**
+     * {@link #template(int)} after FLUSHDB: a test with a database of its own starts from nothing, even on
+     * a Redis kept between runs ({@code SLUICE_TEST_REDIS_URL}) that holds the last run's tiers and budgets.
+     */
+    public static ReactiveStringRedisTemplate flushed(int database) {
+        ReactiveStringRedisTemplate t = template(database);
+        t.execute(c -> c.serverCommands().flushDb()).blockLast();
+        return t;
+    }
+
     public static synchronized ReactiveStringRedisTemplate template() {
         if (template == null) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(

@@ -8,6 +8,7 @@ import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.abuse.ActivityBuffer;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +21,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
@@ -31,9 +30,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * The admin API on a running gateway (memory store, lab provider, demo tenants): every
  * endpoint, its authentication, its validation errors, and its effect on the tenant path.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
-@AutoConfigureWebTestClient
+@GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
 @ExtendWith(OutputCaptureExtension.class)
 class AdminApiTest {
     static final String USER = "ops";

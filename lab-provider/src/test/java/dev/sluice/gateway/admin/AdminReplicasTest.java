@@ -3,8 +3,8 @@ package dev.sluice.gateway.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.SluiceApplication;
-import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.GatewayReplica;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -12,10 +12,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -29,60 +25,45 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 class AdminReplicasTest {
     static final int DATABASE = 7;
     static final String CHAT = AdminApiTest.CHAT;
-    static ConfigurableApplicationContext a;
-    static ConfigurableApplicationContext b;
+    static GatewayReplica a;
+    static GatewayReplica b;
     static ReactiveStringRedisTemplate redis;
-    static LettuceConnectionFactory factory;
 
     @BeforeAll
     static void start() {
-        RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port());
-        config.setDatabase(DATABASE);
-        factory = new LettuceConnectionFactory(config);
-        factory.afterPropertiesSet();
-        factory.start();
-        redis = new ReactiveStringRedisTemplate(factory);
-        redis.execute(c -> c.serverCommands().flushDb()).blockLast();
+        redis = TestRedisTemplates.flushed(DATABASE);
         a = replica();
         b = replica();
     }
 
-    static ConfigurableApplicationContext replica() {
-        return new SpringApplicationBuilder(SluiceApplication.class).run(
-                "--server.port=0", "--sluice.lab.port=0", "--sluice.lab.latency=20ms",
-                "--spring.data.redis.host=" + TestRedis.host(), "--spring.data.redis.port=" + TestRedis.port(),
-                "--spring.data.redis.database=" + DATABASE,
-                "--sluice.admin.user=ops", "--sluice.admin.password=pw-for-replicas",
-                "--sluice.tiers.poll-interval=500ms", "--sluice.abuse.sampler.enabled=false");
+    static GatewayReplica replica() {
+        return GatewayReplica.builder().redis(DATABASE)
+                .properties("sluice.lab.latency=20ms", "sluice.admin.user=ops", "sluice.admin.password=pw-for-replicas",
+                        "sluice.tiers.poll-interval=500ms", "sluice.abuse.sampler.enabled=false")
+                .start();
     }
 
     @AfterAll
     static void stop() {
         if (b != null) b.close();
         if (a != null) a.close();
-        if (factory != null) factory.destroy();
     }
 
-    static WebTestClient client(ConfigurableApplicationContext ctx) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + ctx.getEnvironment().getProperty("local.server.port"))
-                .responseTimeout(Duration.ofSeconds(20)).build();
+    static WebTestClient admin(GatewayReplica replica) {
+        return replica.admin("ops", "pw-for-replicas");
     }
 
-    static WebTestClient admin(ConfigurableApplicationContext ctx) {
-        return client(ctx).mutate().defaultHeaders(h -> h.setBasicAuth("ops", "pw-for-replicas")).build();
-    }
-
-    static int chat(ConfigurableApplicationContext ctx, String key) {
-        return client(ctx).post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
+    static int chat(GatewayReplica ctx, String key) {
+        return ctx.client().post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
                 .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT).exchange().expectBody(String.class).returnResult().getStatus().value();
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> tiers(ConfigurableApplicationContext ctx) {
+    static Map<String, Object> tiers(GatewayReplica ctx) {
         return admin(ctx).get().uri("/admin/api/tiers").exchange().expectStatus().isOk().expectBody(Map.class).returnResult().getResponseBody();
     }
 
-    static String put(ConfigurableApplicationContext ctx, String etag, String yaml) {
+    static String put(GatewayReplica ctx, String etag, String yaml) {
         return admin(ctx).put().uri("/admin/api/tiers").header(HttpHeaders.IF_MATCH, etag).contentType(AdminRequests.YAML)
                 .bodyValue(yaml).exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseHeaders().getETag();
     }
@@ -136,7 +117,7 @@ class AdminReplicasTest {
         // Written behind the API's back (an older replica, a hand edit in redis-cli): every replica refuses it.
         redis.opsForHash().putAll("sluice:tiers", Map.of("yaml", "tiers: [", "version", Long.toString(version + 1),
                 "updated-by", "redis-cli")).block();
-        MeterRegistry meters = b.getBean(MeterRegistry.class);
+        MeterRegistry meters = b.bean(MeterRegistry.class);
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
             Counter c = meters.find("sluice.config.reload").tag("result", "invalid").counter();
             return c != null && c.count() >= 1;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -23,9 +22,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * page path, hashed assets cached for good), the overview and the tenants' usage in one call.
  * Same properties as {@link AdminApiTest}, so they share one application context.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
-@AutoConfigureWebTestClient
+@GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false"})
 class AdminUiTest {
     @Autowired
     WebTestClient web;

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.degrade;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
@@ -30,9 +30,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * The ladder from outside, on a pro tenant (150 000 tokens a minute with its burst): past 80%
  * its model is downgraded; past its window it is first held, then refused.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.lab.completion-tokens=100000", // the lab writes max_tokens: usage = estimate
-                "sluice.lab.tokens-per-minute=100000000"}) // the tenant's limits are under test, not the provider's
+@GatewayTest(properties = {"sluice.lab.completion-tokens=100000", // the lab writes max_tokens: usage = estimate
+        "sluice.lab.tokens-per-minute=100000000"}) // the tenant's limits are under test, not the provider's
 class LadderGatewayTest {
     static final long T0 = 1_950_000_000_000L;
     static final FakeClock CLOCK = new FakeClock(T0);

@@ -17,6 +17,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.tiers.TierDocument;
@@ -40,7 +41,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
@@ -61,7 +61,7 @@ import tools.jackson.databind.json.JsonMapper;
  * dashboard's and the rules' expressions against the scrape. It also checks that every exported
  * sluice_* metric is documented in docs/metrics.md, and that the chart's probe paths answer.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "management.server.port=0",
         "sluice.abuse.sampler.enabled=false", // the test samples its minute itself
 })

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +18,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The official OpenAI Java SDK, pointed at the gateway with a free-tier key, in a loop that
@@ -25,8 +25,7 @@ import org.springframework.boot.test.context.SpringBootTest;
  * (the SDK caps one wait at 8 s, so it retries a few times within the minute), and every
  * call completes. Runs on the real clock: about one minute.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "sluice.lab.completion-tokens=100000") // the lab writes max_tokens: usage = estimate
+@GatewayTest(properties = "sluice.lab.completion-tokens=100000") // the lab writes max_tokens: usage = estimate
 class OpenAiSdkClientTest {
     @Value("${local.server.port}")
     int port;

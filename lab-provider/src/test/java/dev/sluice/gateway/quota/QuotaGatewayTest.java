@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
@@ -30,7 +30,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * tokens): headers on every answer, 429 with the moment the request fits, 400 for a request
  * no window could ever admit, and the charge corrected to the real usage afterwards.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sluice.lab.completion-tokens=500")
+@GatewayTest(properties = "sluice.lab.completion-tokens=500")
 class QuotaGatewayTest {
     static final long T0 = 1_900_000_000_000L;
     static final FakeClock CLOCK = new FakeClock(T0);

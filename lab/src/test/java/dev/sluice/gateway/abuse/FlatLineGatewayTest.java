@@ -3,6 +3,7 @@ package dev.sluice.gateway.abuse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.lab.scenario.ScaledClock;
 import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
@@ -43,12 +43,11 @@ import reactor.core.publisher.Mono;
  * The ladder's hold is off here ({@code max-delay-ms: 0}): it is a real timer, which a scaled
  * clock would stretch sixty-fold. Holds are counted in {@link CeilingSignalTest}.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.lab.completion-tokens=100000", // the lab writes max_tokens: usage = estimate
-                "sluice.lab.latency=1ms", "sluice.lab.latency-jitter=0",
-                "sluice.lab.tokens-per-minute=1000000000", "sluice.lab.requests-per-minute=10000000",
-                "sluice.abuse.tick=10ms", // a second of the scaled clock is 33 ms of the wall
-                "sluice.admin.user=ops", "sluice.admin.password=issue 18"})
+@GatewayTest(properties = {"sluice.lab.completion-tokens=100000", // the lab writes max_tokens: usage = estimate
+        "sluice.lab.latency=1ms", "sluice.lab.latency-jitter=0",
+        "sluice.lab.tokens-per-minute=1000000000", "sluice.lab.requests-per-minute=10000000",
+        "sluice.abuse.tick=10ms", // a second of the scaled clock is 33 ms of the wall
+        "sluice.admin.user=ops", "sluice.admin.password=issue 18"})
 class FlatLineGatewayTest {
     static final double FACTOR = 30;
     static final ScaledClock CLOCK = new ScaledClock(FACTOR);

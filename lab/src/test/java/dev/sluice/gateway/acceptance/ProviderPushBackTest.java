@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
+import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.lab.provider.LabProviderServer;
 import dev.sluice.lab.provider.LabStats;
 import io.micrometer.core.instrument.Gauge;
@@ -19,7 +21,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The provider pushes back: its limits are lowered live ({@code PUT /_lab/limits}) below what
@@ -28,27 +29,26 @@ import org.springframework.context.ConfigurableApplicationContext;
  * the adaptive concurrency limit. Each page ends served or 503 gateway_busy.
  */
 class ProviderPushBackTest {
+    Rig rig;
     LabProviderServer lab;
-    ConfigurableApplicationContext gateway;
+    GatewayReplica gateway;
     MeterRegistry meters;
     Client client;
     int port;
 
     @BeforeEach
     void start() {
-        lab = SeedCrowd.startLab();
-        gateway = SeedCrowd.gateway(lab, SeedCrowd.tiersFile());
-        meters = gateway.getBean(MeterRegistry.class);
-        port = SeedCrowd.port(gateway);
-        client = new Client(200);
-        client.warm(60, port);
+        rig = Rig.start(1, 200, 60);
+        lab = rig.lab();
+        gateway = rig.gateway();
+        meters = gateway.bean(MeterRegistry.class);
+        port = gateway.port();
+        client = rig.client();
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        gateway.close();
-        lab.stop();
+        rig.close();
     }
 
     static void assertNoRawPushBack(List<Reply> replies) {

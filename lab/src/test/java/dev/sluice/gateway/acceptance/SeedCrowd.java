@@ -1,6 +1,5 @@
 package dev.sluice.gateway.acceptance;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.lab.provider.LabLimits;
 import dev.sluice.lab.provider.LabProviderServer;
 import dev.sluice.lab.provider.ProviderSimulator;
@@ -8,6 +7,7 @@ import dev.sluice.lab.scenario.PageText;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,9 +20,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.ToIntFunction;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
@@ -96,16 +93,46 @@ final class SeedCrowd {
         return text.replace(from, to);
     }
 
-    /** A gateway (its own Spring application) sending to {@code lab}; more {@code args} as {@code --name=value}. */
-    static ConfigurableApplicationContext gateway(LabProviderServer lab, Path tiers, String... args) {
-        List<String> all = new ArrayList<>(List.of(
-                "--server.port=0",
-                "--sluice.provider.url=" + lab.baseUrl(),
-                "--sluice.tiers.path=" + tiers,
-                "--spring.main.banner-mode=off",
-                "--server.shutdown=immediate")); // nothing to drain when a test is over
-        all.addAll(List.of(args));
-        return new SpringApplicationBuilder(SluiceApplication.class).run(all.toArray(String[]::new));
+    /** A gateway (its own Spring application) sending to {@code lab}; more {@code properties} as {@code name=value}. */
+    static GatewayReplica gateway(LabProviderServer lab, Path tiers, String... properties) {
+        return GatewayReplica.builder().upstream(lab.baseUrl()).property("sluice.tiers.path", tiers)
+                .properties("spring.main.banner-mode=off", "server.shutdown=immediate") // nothing to drain when a test is over
+                .properties(properties).start();
+    }
+
+    /**
+     * What each crowd test stands on: the scaled lab ({@link #startLab()}), {@code replicas} gateways sending to
+     * it on the scaled {@link #tiersFile()}, and a {@link Client} of {@code connections} with {@code warm}
+     * connections already open to each gateway. Closed in reverse: client, gateways, lab.
+     */
+    record Rig(LabProviderServer lab, List<GatewayReplica> gateways, Client client) implements AutoCloseable {
+        static Rig start(int replicas, int connections, int warm, String... properties) {
+            LabProviderServer lab = startLab();
+            List<GatewayReplica> gateways = new ArrayList<>();
+            try {
+                Path tiers = tiersFile();
+                for (int i = 0; i < replicas; i++) gateways.add(SeedCrowd.gateway(lab, tiers, properties));
+                Client client = new Client(connections);
+                client.warm(warm, gateways.stream().mapToInt(GatewayReplica::port).toArray());
+                return new Rig(lab, gateways, client);
+            } catch (RuntimeException | Error e) {
+                gateways.forEach(GatewayReplica::close);
+                lab.stop();
+                throw e;
+            }
+        }
+
+        /** The first (or only) gateway. */
+        GatewayReplica gateway() {
+            return gateways.get(0);
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            gateways.forEach(GatewayReplica::close);
+            lab.stop();
+        }
     }
 
     /** {@code PUT /_lab/limits} on the lab's own port, as an operator would: new limits from the next call on. */
@@ -126,14 +153,10 @@ final class SeedCrowd {
         }
     }
 
-    static int port(ConfigurableApplicationContext gateway) {
-        return ((WebServerApplicationContext) gateway).getWebServer().getPort();
-    }
-
     /** A tenant on enterprise, whose own quota (1 000 000 tokens a minute, ×2 burst) never binds here; returns its key. */
-    static String tenant(ConfigurableApplicationContext gateway, String id) {
+    static String tenant(GatewayReplica gateway, String id) {
         String key = ApiKeys.generate();
-        TenantStore store = gateway.getBean(TenantStore.class);
+        TenantStore store = gateway.bean(TenantStore.class);
         store.save(new Tenant(id, "enterprise", false)).then(store.addKey(id, ApiKeys.sha256Hex(key)))
                 .block(Duration.ofSeconds(10));
         return key;

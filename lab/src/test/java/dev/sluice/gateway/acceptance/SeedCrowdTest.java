@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
+import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.lab.provider.LabProviderServer;
 import dev.sluice.lab.provider.LabStats;
 import io.micrometer.core.instrument.Gauge;
@@ -24,7 +26,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Seed 000's crowd through one gateway against a provider with the seed's limits, scaled
@@ -37,25 +38,24 @@ class SeedCrowdTest {
     static final int PAGES = 24;
     static final long MAX_WAIT_MS = 30_000;
 
+    Rig rig;
     LabProviderServer lab;
-    ConfigurableApplicationContext gateway;
+    GatewayReplica gateway;
     Client client;
     int port;
 
     @BeforeEach
     void start() {
-        lab = SeedCrowd.startLab();
-        gateway = SeedCrowd.gateway(lab, SeedCrowd.tiersFile());
-        port = SeedCrowd.port(gateway);
-        client = new Client(500);
-        client.warm(350, port);
+        rig = Rig.start(1, 500, 350);
+        lab = rig.lab();
+        gateway = rig.gateway();
+        port = gateway.port();
+        client = rig.client();
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        gateway.close();
-        lab.stop();
+        rig.close();
     }
 
     static void report(String what, Object... args) {
@@ -79,7 +79,7 @@ class SeedCrowdTest {
         crowd.put("publisher", SeedCrowd.books("publisher", SeedCrowd.tenant(gateway, "publisher"), 10, PAGES));
         List<Page> pages = SeedCrowd.interleave(crowd.values());
 
-        MeterRegistry meters = gateway.getBean(MeterRegistry.class);
+        MeterRegistry meters = gateway.bean(MeterRegistry.class);
         CompletableFuture<List<Reply>> sent = client.fire(pages, p -> port, System.nanoTime(),
                 "X-Sluice-Max-Wait", Long.toString(MAX_WAIT_MS)).toFuture();
         // Every page has reached the dispatcher: it waits in its lane, was told busy by the door, or reached the
@@ -186,7 +186,7 @@ class SeedCrowdTest {
         int pages = 12;
         List<Page> tenBooks = SeedCrowd.books("publisher", SeedCrowd.tenant(gateway, "publisher"), 10, pages);
         List<Page> oneBook = SeedCrowd.books("reader", SeedCrowd.tenant(gateway, "reader"), 1, pages);
-        MeterRegistry meters = gateway.getBean(MeterRegistry.class);
+        MeterRegistry meters = gateway.bean(MeterRegistry.class);
         long start = System.nanoTime();
 
         CompletableFuture<List<Reply>> publisher = client.fire(tenBooks, p -> port, start).toFuture();

@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
+import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
+import dev.sluice.gateway.testsupport.GatewayReplica;
+import dev.sluice.gateway.testsupport.TestRedis;
+import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.lab.provider.LabProviderServer;
 import dev.sluice.lab.provider.LabStats;
-import dev.sluice.gateway.testsupport.TestRedis;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +20,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Two gateway replicas on one Redis, both sending to one provider with seed 000's limits
@@ -36,37 +33,25 @@ class TwoReplicasShareTheProviderTest {
     /** A database of its own on the shared test Redis: its own tiers document, budgets and tenants. */
     static final int DATABASE = 11;
 
+    static Rig rig;
     static LabProviderServer lab;
-    static ConfigurableApplicationContext a;
-    static ConfigurableApplicationContext b;
+    static GatewayReplica a;
+    static GatewayReplica b;
     static Client client;
 
-    static String redisUrl() throws URISyntaxException {
-        URI u = URI.create(TestRedis.url());
-        return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + DATABASE, null, null).toString();
-    }
-
     @BeforeAll
-    static void start() throws Exception {
-        String redis = redisUrl();
-        try (RedisClient c = RedisClient.create(redis); StatefulRedisConnection<String, String> conn = c.connect()) {
-            conn.sync().flushdb(); // a Redis kept between runs (SLUICE_TEST_REDIS_URL) holds the last run's budget
-        }
-        lab = SeedCrowd.startLab();
-        Path tiers = SeedCrowd.tiersFile();
-        String[] args = {"--spring.data.redis.url=" + redis, "--sluice.store.timeout=10s"};
-        a = SeedCrowd.gateway(lab, tiers, args);
-        b = SeedCrowd.gateway(lab, tiers, args);
-        client = new Client(400);
-        client.warm(160, SeedCrowd.port(a), SeedCrowd.port(b));
+    static void start() {
+        TestRedisTemplates.flushed(DATABASE); // a Redis kept between runs (SLUICE_TEST_REDIS_URL) holds the last run's budget
+        rig = Rig.start(2, 400, 160, "spring.data.redis.url=" + TestRedis.url(DATABASE), "sluice.store.timeout=10s");
+        lab = rig.lab();
+        a = rig.gateways().get(0);
+        b = rig.gateways().get(1);
+        client = rig.client();
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) client.close();
-        if (a != null) a.close();
-        if (b != null) b.close();
-        if (lab != null) lab.stop();
+        if (rig != null) rig.close();
     }
 
     static boolean viaA(Page p) {
@@ -83,8 +68,8 @@ class TwoReplicasShareTheProviderTest {
             crowd.add(SeedCrowd.books(id, SeedCrowd.tenant(a, id), 2, PAGES)); // Redis: b knows the key too
         }
         List<Page> pages = SeedCrowd.interleave(crowd);
-        int portA = SeedCrowd.port(a);
-        int portB = SeedCrowd.port(b);
+        int portA = a.port();
+        int portB = b.port();
 
         List<Reply> replies = client.fire(pages, p -> viaA(p) ? portA : portB, System.nanoTime(),
                 "X-Sluice-Max-Wait", "30000").block(Duration.ofSeconds(90));

@@ -12,6 +12,7 @@ import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
@@ -44,9 +44,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * <p>Skipped, saying why, where Chromium or the admin-ui's node_modules are missing; under
  * CI (the CI variable set) it fails instead, so CI always runs it.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=e2e-ops", "sluice.admin.password=e2e password 42", "sluice.abuse.sampler.enabled=false",
-                AdminUiEndToEndTest.SMALL_LAB})
+@GatewayTest(properties = {"sluice.admin.user=e2e-ops", "sluice.admin.password=e2e password 42", "sluice.abuse.sampler.enabled=false",
+        AdminUiEndToEndTest.SMALL_LAB})
 class AdminUiEndToEndTest {
     /**
      * The lab run the operator starts: seed 000 with every count divided by ten (books of 10 pages,

@@ -3,13 +3,12 @@ package dev.sluice.gateway.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -19,10 +18,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * gateway inside this one's JVM, in the background; one run at a time; the report as the
  * contract says; and this gateway still serving its tenants afterwards.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
-                LabRunsApiTest.SMALL_RUNS}) // AdminApiTest's properties: one cached context for both
-@AutoConfigureWebTestClient
+@GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
+        LabRunsApiTest.SMALL_RUNS}) // AdminApiTest's properties: one cached context for both
 class LabRunsApiTest {
     /** Runs of 20-page books at ten times the wall's speed, with no warm-up: the API is under test, not the shape. */
     static final String SMALL_RUNS = "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=0";

@@ -2,11 +2,10 @@ package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.lab.scenario.LabRuns;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -17,10 +16,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * console reads as "the lab is not part of this gateway". Before, every production replica would
  * boot a second gateway in-process on an admin's POST.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+@GatewayTest(properties = {
         "sluice.provider.url=http://127.0.0.1:9/v1", // never called here
         "sluice.admin.user=ops", "sluice.admin.password=no-lab-here", "sluice.abuse.sampler.enabled=false"})
-@AutoConfigureWebTestClient
 class LabRunsOnlyWithTheLabTest {
     @Autowired
     WebTestClient web;

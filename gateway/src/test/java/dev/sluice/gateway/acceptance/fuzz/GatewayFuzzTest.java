@@ -2,13 +2,13 @@ package dev.sluice.gateway.acceptance.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.acceptance.fuzz.FuzzCase.Expect;
 import dev.sluice.gateway.acceptance.fuzz.RawHttp.Answer;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.Tier;
@@ -31,9 +31,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -77,21 +74,19 @@ class GatewayFuzzTest {
                 });
     });
     static final JsonMapper JSON = JsonMapper.builder().build();
-    static ConfigurableApplicationContext gateway;
+    static GatewayReplica gateway;
     static int port;
 
     @BeforeAll
     static void start() throws IOException {
         System.out.println("GatewayFuzzTest seed " + SEED + " (rerun with -Dsluice.fuzz.seed=" + SEED + ")");
-        gateway = new SpringApplicationBuilder(SluiceApplication.class).run(
-                "--server.port=0", "--sluice.lab.port=0",
-                "--sluice.provider.url=" + UPSTREAM.baseUrl(),
-                "--sluice.tiers.path=" + tiersFile(),
-                "--sluice.admin.user=ops", "--sluice.admin.password=fuzz-admin-password",
-                "--sluice.abuse.sampler.enabled=false",
-                // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within STALL_SECONDS.
-                "--sluice.edge.idle-timeout=3s", "--sluice.edge.read-timeout=3s", "--sluice.edge.request-timeout=6s");
-        port = ((WebServerApplicationContext) gateway).getWebServer().getPort();
+        gateway = GatewayReplica.builder().upstream(UPSTREAM).property("sluice.tiers.path", tiersFile())
+                .properties("sluice.admin.user=ops", "sluice.admin.password=fuzz-admin-password",
+                        "sluice.abuse.sampler.enabled=false",
+                        // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within STALL_SECONDS.
+                        "sluice.edge.idle-timeout=3s", "sluice.edge.read-timeout=3s", "sluice.edge.request-timeout=6s")
+                .start();
+        port = gateway.port();
     }
 
     /**
@@ -207,7 +202,7 @@ class GatewayFuzzTest {
 
     @Test
     void everyMalformedRequestGetsACleanAnswerNeverA5xxOrAHang() throws Exception {
-        String key = TestTenants.create(gateway.getBean(TenantStore.class), "fuzz", "fuzz").key();
+        String key = TestTenants.create(gateway.bean(TenantStore.class), "fuzz", "fuzz").key();
         List<FuzzCase> cases = generate(new Random(SEED), key);
         long started = System.nanoTime();
         List<Result> results = run(cases);
@@ -223,9 +218,9 @@ class GatewayFuzzTest {
 
     @Test
     void refusedRequestsLeaveTheTenantsQuotaWhereItWas() throws Exception {
-        TestTenants.Created tenant = TestTenants.create(gateway.getBean(TenantStore.class), "fuzz-quota", "fuzz");
-        Tier tier = gateway.getBean(ConfigRegistry.class).current().tiers().get("fuzz");
-        QuotaLimiter quota = gateway.getBean(QuotaLimiter.class);
+        TestTenants.Created tenant = TestTenants.create(gateway.bean(TenantStore.class), "fuzz-quota", "fuzz");
+        Tier tier = gateway.bean(ConfigRegistry.class).current().tiers().get("fuzz");
+        QuotaLimiter quota = gateway.bean(QuotaLimiter.class);
         // Only requests every correct gateway refuses, all with the tenant's valid key.
         List<FuzzCase> refused = generate(new Random(SEED + 1), tenant.key()).stream()
                 .filter(c -> c.expect() == Expect.REFUSED || c.expect() == Expect.REFUSED_OR_CLOSED)
