@@ -19,7 +19,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * contract says; and this gateway still serving its tenants afterwards.
  */
 @GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=correct horse battery", "sluice.abuse.sampler.enabled=false",
-        LabRunsApiTest.SMALL_RUNS}) // AdminApiTest's properties: one cached context for both
+        LabRunsApiTest.SMALL_RUNS})
 class LabRunsApiTest {
     /** Runs of 20-page books at ten times the wall's speed, with no warm-up: the API is under test, not the shape. */
     static final String SMALL_RUNS = "sluice.lab.scenario.options=--time-factor=10 --upload-for=2 --pages=20 --warm-up=0";
