@@ -1,4 +1,4 @@
-package dev.sluice.gateway.lab;
+package dev.sluice.lab.provider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
