@@ -139,6 +139,17 @@ class LabProviderWaysTest {
     }
 
     @Test
+    void theSplitLimitsCanBeSetAtRunTimeLikeTheOthers() {
+        start(ProviderWays.DEFAULT);
+        LabHttp.Reply put = http.put("/_lab/limits", "{\"inputTokensPerMinute\":100,\"outputTokensPerMinute\":50}");
+        assertThat(put.status()).isEqualTo(200);
+        assertThat(server.simulator().limits().inputTokensPerMinute()).isEqualTo(100);
+        JsonNode limits = JsonMapper.shared().readTree(http.get("/_lab/limits").body());
+        assertThat(limits.path("outputTokensPerMinute").asLong()).isEqualTo(50);
+        assertThat(http.put("/_lab/limits", "{\"outputTokensPerMinute\":-1}").status()).isEqualTo(400);
+    }
+
+    @Test
     void theProvidersWindowClockRunsTheOffsetFromTheGateways() {
         Clock gateway = Clock.fixed(Instant.ofEpochMilli(1_000_500), ZoneOffset.UTC);
         List<Long> countedAt = new CopyOnWriteArrayList<>();
