@@ -12,7 +12,7 @@ public sealed interface Admission permits Admission.Admitted, Admission.Rejected
     /**
      * @param retryAfterMillis when this call would be admitted if nothing else arrived meanwhile;
      *                         -1 when it never can (a request larger than the token limit)
-     * @param limit            the limit that refused it (in-flight cap, RPM or TPM)
+     * @param limit            the limit that refused it (in-flight cap, RPM, TPM, ITPM or OTPM)
      * @param used             how much of that limit was in use
      * @param requested        what this call asked for (1 call, 1 request, or its tokens)
      */
@@ -31,7 +31,11 @@ public sealed interface Admission permits Admission.Admitted, Admission.Rejected
         REQUESTS_PER_MINUTE,
         /** Rolling token window full: 429. */
         TOKENS_PER_MINUTE,
-        /** The call alone exceeds the token limit; retrying cannot help: 429 without a retry time. */
+        /** Rolling input (prompt) token window full: 429. */
+        INPUT_TOKENS_PER_MINUTE,
+        /** Rolling output token window full (output reserved from max tokens): 429. */
+        OUTPUT_TOKENS_PER_MINUTE,
+        /** The call alone exceeds a token limit; retrying cannot help: 429 without a retry time. */
         REQUEST_TOO_LARGE
     }
 }

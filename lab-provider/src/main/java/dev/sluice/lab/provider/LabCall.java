@@ -15,6 +15,8 @@ public final class LabCall {
     private final long admittedAtMillis;
     final long epoch;
     boolean released; // guarded by the simulator's lock
+    /** Its place in the rolling windows, so the output reservation can be settled; guarded by the lock. */
+    ProviderSimulator.Entry entry;
 
     LabCall(long id, long promptTokens, long reservedTokens, long completionTokens, boolean truncated,
             long latencyMillis, long admittedAtMillis, long epoch) {

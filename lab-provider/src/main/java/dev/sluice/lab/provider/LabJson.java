@@ -16,7 +16,8 @@ import tools.jackson.databind.node.ObjectNode;
 public final class LabJson {
 
     static final List<String> LIMIT_FIELDS = List.of("requestsPerMinute", "tokensPerMinute", "maxInFlight",
-            "pricePerMillionTokens", "latencyMs", "latencyJitter", "windowMs", "completionTokens");
+            "pricePerMillionTokens", "latencyMs", "latencyJitter", "windowMs", "completionTokens",
+            "inputTokensPerMinute", "outputTokensPerMinute");
 
     private LabJson() {
     }
@@ -59,6 +60,8 @@ public final class LabJson {
         node.put("latencyJitter", l.latencyJitter());
         node.put("windowMs", l.windowMillis());
         node.put("completionTokens", l.completionTokens());
+        node.put("inputTokensPerMinute", l.inputTokensPerMinute());
+        node.put("outputTokensPerMinute", l.outputTokensPerMinute());
         return node;
     }
 
@@ -90,6 +93,8 @@ public final class LabJson {
                 case "latencyJitter" -> l.withLatencyJitter(toDouble(name, v));
                 case "windowMs" -> l.withWindow(Duration.ofMillis(toLong(name, v)));
                 case "completionTokens" -> l.withCompletionTokens(toInt(name, v));
+                case "inputTokensPerMinute" -> l.withInputTokensPerMinute(toLong(name, v));
+                case "outputTokensPerMinute" -> l.withOutputTokensPerMinute(toLong(name, v));
                 default -> throw new IllegalArgumentException(
                         "unknown limit '" + name + "'; known limits are " + LIMIT_FIELDS);
             };

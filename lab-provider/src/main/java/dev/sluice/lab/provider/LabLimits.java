@@ -14,6 +14,9 @@ import java.util.Objects;
  * @param latencyJitter         relative jitter on the latency, 0.1 = ±10 %
  * @param window                the "minute": 60 s unless a lab scenario scales time
  * @param completionTokens      what the model wants to write when the request does not cap it lower
+ * @param inputTokensPerMinute  prompt tokens admitted in any rolling {@code window}; 0 = no such limit
+ * @param outputTokensPerMinute output tokens in any rolling {@code window}, reserved from max tokens at
+ *                              admission and settled to what was written (Anthropic's OTPM); 0 = no such limit
  */
 public record LabLimits(
         int requestsPerMinute,
@@ -23,10 +26,19 @@ public record LabLimits(
         Duration latency,
         double latencyJitter,
         Duration window,
-        int completionTokens) {
+        int completionTokens,
+        long inputTokensPerMinute,
+        long outputTokensPerMinute) {
 
     public static final LabLimits DEFAULTS = new LabLimits(
             1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200);
+
+    /** One combined token limit and no input/output split: what OpenAI enforces. */
+    public LabLimits(int requestsPerMinute, long tokensPerMinute, int maxInFlight, double pricePerMillionTokens,
+                     Duration latency, double latencyJitter, Duration window, int completionTokens) {
+        this(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window,
+                completionTokens, 0, 0);
+    }
 
     public LabLimits {
         Objects.requireNonNull(latency, "latency must be set");
@@ -34,8 +46,20 @@ public record LabLimits(
         if (requestsPerMinute < 1) {
             throw new IllegalArgumentException("requestsPerMinute must be at least 1, was " + requestsPerMinute);
         }
-        if (tokensPerMinute < 1) {
-            throw new IllegalArgumentException("tokensPerMinute must be at least 1, was " + tokensPerMinute);
+        if (inputTokensPerMinute < 0) {
+            throw new IllegalArgumentException(
+                    "inputTokensPerMinute must be 0 (none) or more, was " + inputTokensPerMinute);
+        }
+        if (outputTokensPerMinute < 0) {
+            throw new IllegalArgumentException(
+                    "outputTokensPerMinute must be 0 (none) or more, was " + outputTokensPerMinute);
+        }
+        // The combined limit may be dropped only where the split limits replace it (Anthropic's ITPM/OTPM).
+        boolean split = inputTokensPerMinute > 0 || outputTokensPerMinute > 0;
+        if (tokensPerMinute < (split ? 0 : 1)) {
+            throw new IllegalArgumentException("tokensPerMinute must be at least 1"
+                    + (split ? " or 0 (none)" : " unless input or output tokens per minute are set")
+                    + ", was " + tokensPerMinute);
         }
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
@@ -64,34 +88,42 @@ public record LabLimits(
     }
 
     public LabLimits withRequestsPerMinute(int v) {
-        return new LabLimits(v, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+        return new LabLimits(v, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withTokensPerMinute(long v) {
-        return new LabLimits(requestsPerMinute, v, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+        return new LabLimits(requestsPerMinute, v, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withMaxInFlight(int v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, v, pricePerMillionTokens, latency, latencyJitter, window, completionTokens);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, v, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withPricePerMillionTokens(double v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, v, latency, latencyJitter, window, completionTokens);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, v, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withLatency(Duration v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, v, latencyJitter, window, completionTokens);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, v, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withLatencyJitter(double v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, v, window, completionTokens);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, v, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withWindow(Duration v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, v, completionTokens);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, v, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
     }
 
     public LabLimits withCompletionTokens(int v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, v);
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, v, inputTokensPerMinute, outputTokensPerMinute);
+    }
+
+    public LabLimits withInputTokensPerMinute(long v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, v, outputTokensPerMinute);
+    }
+
+    public LabLimits withOutputTokensPerMinute(long v) {
+        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, v);
     }
 }

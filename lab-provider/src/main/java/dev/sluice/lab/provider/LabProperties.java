@@ -5,8 +5,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code sluice.lab.*}: where the built-in provider listens and the limits it enforces (seed 000's
- * by default). Validated when bound, so a bad value stops the start with the field's name.
+ * {@code sluice.lab.*}: where the built-in provider listens, the limits it enforces (seed 000's by
+ * default) and its ways (how it counts, its clock, its network; by default those of the estimator and
+ * the gateway). Validated when bound, so a bad value stops the start with the field's name.
+ *
+ * <p>{@code tokens-per-minute=0} with {@code input-tokens-per-minute} and/or {@code output-tokens-per-minute}
+ * set is a provider with split limits only (Anthropic's ITPM and OTPM).
  */
 @ConfigurationProperties("sluice.lab")
 public record LabProperties(
@@ -18,19 +22,41 @@ public record LabProperties(
         @DefaultValue("2s") Duration latency,
         @DefaultValue("0.1") double latencyJitter,
         @DefaultValue("60s") Duration window,
-        @DefaultValue("200") int completionTokens) {
+        @DefaultValue("200") int completionTokens,
+        @DefaultValue("0") long inputTokensPerMinute,
+        @DefaultValue("0") long outputTokensPerMinute,
+        @DefaultValue("bpe") PromptCount.Method promptCount,
+        @DefaultValue("4.0") double charsPerToken,
+        @DefaultValue("1.0") double countFactor,
+        @DefaultValue("4") int tokensPerMessage,
+        @DefaultValue("0s") Duration clockOffset,
+        @DefaultValue("0s") Duration extraLatency) {
 
     public LabProperties {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("sluice.lab.port must be in [0, 65535] (0 = any free port), was " + port);
         }
-        // Build the limits once here only to validate them at binding time.
+        // Build both once here only to validate them at binding time (fields are not assigned yet: parameters).
         new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency,
-                latencyJitter, window, completionTokens);
+                latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency);
     }
 
     public LabLimits toLimits() {
         return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency,
-                latencyJitter, window, completionTokens);
+                latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+    }
+
+    public ProviderWays toWays() {
+        return ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency);
+    }
+
+    private static ProviderWays ways(PromptCount.Method method, double charsPerToken, double factor, int perMessage,
+                                     Duration clockOffset, Duration extraLatency) {
+        try {
+            return new ProviderWays(new PromptCount(method, charsPerToken, factor, perMessage), clockOffset, extraLatency);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("sluice.lab: " + e.getMessage(), e);
+        }
     }
 }

@@ -45,11 +45,16 @@ public final class LabProviderServer {
     private final Clock clock;
     /** How much faster {@link #clock} runs than the wall: timers wait {@code 1/timeFactor} of a call's latency. */
     private final double timeFactor;
+    private final ProviderWays ways;
     private final PromptTokenCounter tokens = PromptTokenCounter.shared();
     private volatile DisposableServer server;
 
     public LabProviderServer(LabLimits limits, int port) {
-        this(new ProviderSimulator(limits), port, Clock.systemUTC());
+        this(limits, ProviderWays.DEFAULT, port);
+    }
+
+    public LabProviderServer(LabLimits limits, ProviderWays ways, int port) {
+        this(new ProviderSimulator(limits), port, Clock.systemUTC(), 1, ways);
     }
 
     /** @param port 0 binds an ephemeral port; read it back with {@link #port()} */
@@ -63,6 +68,12 @@ public final class LabProviderServer {
      * faster than the wall, and a call's real timer is its latency divided by the factor.
      */
     public LabProviderServer(ProviderSimulator simulator, int port, Clock clock, double timeFactor) {
+        this(simulator, port, clock, timeFactor, ProviderWays.DEFAULT);
+    }
+
+    /** @param ways how this provider counts, how far its clock is off and how long its answers travel */
+    public LabProviderServer(ProviderSimulator simulator, int port, Clock clock, double timeFactor,
+                             ProviderWays ways) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
@@ -73,6 +84,7 @@ public final class LabProviderServer {
         this.requestedPort = port;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.timeFactor = timeFactor;
+        this.ways = Objects.requireNonNull(ways, "ways");
     }
 
     /** Binds and returns the port. Idempotent. */
@@ -86,6 +98,10 @@ public final class LabProviderServer {
             log.info("Lab provider (simulator) listening on {} — {} RPM, {} TPM, {} in flight, ~{} ms per call,"
                             + " ${} per million tokens", baseUrl(), l.requestsPerMinute(), l.tokensPerMinute(),
                     l.maxInFlight(), l.latency().toMillis(), l.pricePerMillionTokens());
+            if (!ways.equals(ProviderWays.DEFAULT) || l.inputTokensPerMinute() > 0 || l.outputTokensPerMinute() > 0) {
+                log.info("Lab provider ways: {} ITPM, {} OTPM (0 = none), {}", l.inputTokensPerMinute(),
+                        l.outputTokensPerMinute(), ways);
+            }
         }
         return server.port();
     }
@@ -130,8 +146,18 @@ public final class LabProviderServer {
         simulator.reset();
     }
 
+    public ProviderWays ways() {
+        return ways;
+    }
+
+    /** The provider's window clock: the shared clock, {@code clock-offset} off. */
     private long now() {
-        return clock.millis();
+        return clock.millis() + ways.clockOffset().toMillis();
+    }
+
+    /** The wall-clock time an answer spends on the network after the provider counted the call. */
+    private Duration travel() {
+        return real(ways.extraLatency());
     }
 
     /** A duration on the simulator's clock as a wall-clock timer. */
@@ -171,11 +197,11 @@ public final class LabProviderServer {
     private Mono<Void> answer(Endpoint endpoint, String body, HttpServerResponse res) {
         LabRequest request;
         try {
-            request = LabRequest.parse(endpoint, body, tokens);
+            request = LabRequest.parse(endpoint, body, tokens, ways.promptCount());
         } catch (BadRequestException e) {
             simulator.noteBadRequest();
             return sendJson(res, 400, OpenAiShapes.error(e.getMessage(), "invalid_request_error", e.code, e.param),
-                    simulator.rateLimits(now()));
+                    simulator.rateLimits(now()), travel());
         }
         Admission admission = simulator.admit(request.promptTokens(), request.maxTokens(), now());
         if (admission instanceof Rejected rejected) {
@@ -184,13 +210,13 @@ public final class LabProviderServer {
                 res.header("retry-after-ms", Long.toString(rejected.retryAfterMillis()));
             }
             return sendJson(res, rejected.status(), OpenAiShapes.rejection(rejected, request.model()),
-                    rejected.rateLimits());
+                    rejected.rateLimits(), travel());
         }
         LabCall call = ((Admitted) admission).call();
         try {
             admission.rateLimits().headers().forEach(res::header);
             res.header("x-request-id", "req_lab" + call.id());
-            long created = clock.instant().getEpochSecond();
+            long created = Math.floorDiv(now(), 1000); // the provider stamps its answers with its own clock
             return request.stream() ? stream(res, request, call, created) : respondLater(res, request, call, created);
         } catch (RuntimeException e) {
             // Admitted but never answered: the slot must not leak.
@@ -205,6 +231,9 @@ public final class LabProviderServer {
             finished(call);
             return answer;
         });
+        if (!travel().isZero()) {
+            body = body.delayElement(travel());
+        }
         res.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
         return res.sendString(body).then()
                 .doFinally(signal -> abandoned(call, 0));
@@ -240,6 +269,9 @@ public final class LabProviderServer {
         res.status(HttpResponseStatus.OK)
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .header(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+        if (!travel().isZero()) {
+            events = events.delaySequence(travel());
+        }
         // Flush every event: a stream that sits in a buffer is not a stream.
         return res.send(events.map(LabProviderServer::utf8), buf -> true).then()
                 .doFinally(signal -> abandoned(call, sent.get()));
@@ -279,9 +311,16 @@ public final class LabProviderServer {
     }
 
     private static Mono<Void> sendJson(HttpServerResponse res, int status, String json, RateLimitSnapshot limits) {
+        return sendJson(res, status, json, limits, Duration.ZERO);
+    }
+
+    /** @param travel how long the answer takes to reach the client (headers go with the body) */
+    private static Mono<Void> sendJson(HttpServerResponse res, int status, String json, RateLimitSnapshot limits,
+                                       Duration travel) {
         res.status(status).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
         limits.headers().forEach(res::header);
-        return res.sendString(Mono.just(json)).then();
+        Mono<String> body = Mono.just(json);
+        return res.sendString(travel.isZero() ? body : body.delayElement(travel)).then();
     }
 
     private static ByteBuf utf8(String s) {

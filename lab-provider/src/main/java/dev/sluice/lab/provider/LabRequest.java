@@ -31,6 +31,12 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
     }
 
     static LabRequest parse(Endpoint endpoint, String body, PromptTokenCounter tokens) {
+        return parse(endpoint, body, tokens, PromptCount.DEFAULT);
+    }
+
+    /** @param count how this provider counts a prompt (its tokenizer, a factor, its per-message framing) */
+    static LabRequest parse(Endpoint endpoint, String body, PromptTokenCounter bpe, PromptCount count) {
+        Counter tokens = new Counter(bpe, count);
         JsonNode root;
         try {
             root = JsonMapper.shared().readTree(body);
@@ -60,42 +66,43 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
                     throw new BadRequestException("Invalid 'messages': expected a non-empty array.", "messages",
                             "invalid_type");
                 }
-                long prompt = PromptTokenCounter.TOKENS_PER_REPLY;
+                double prompt = PromptTokenCounter.TOKENS_PER_REPLY;
                 for (JsonNode message : messages) {
-                    prompt += PromptTokenCounter.TOKENS_PER_MESSAGE + contentTokens(model, message.get("content"), tokens);
+                    prompt += count.tokensPerMessage() + contentTokens(model, message.get("content"), tokens);
                 }
                 long max = maxTokens(root, "max_completion_tokens", "max_tokens");
-                yield new LabRequest(endpoint, model, prompt, max, stream, includeUsage, 1);
+                yield new LabRequest(endpoint, model, PromptCount.round(prompt), max, stream, includeUsage, 1);
             }
             case COMPLETIONS -> {
                 JsonNode prompt = required(root, "prompt");
-                yield new LabRequest(endpoint, model, inputTokens(model, prompt, tokens, "prompt"),
+                yield new LabRequest(endpoint, model, PromptCount.round(inputTokens(model, prompt, tokens, "prompt")),
                         maxTokens(root, "max_tokens"), stream, includeUsage, 1);
             }
             case EMBEDDINGS -> {
                 JsonNode input = required(root, "input");
                 int inputs = input.isArray() && !input.isEmpty() && !input.get(0).isNumber() ? input.size() : 1;
-                yield new LabRequest(endpoint, model, inputTokens(model, input, tokens, "input"), 0, false, false,
+                yield new LabRequest(endpoint, model, PromptCount.round(inputTokens(model, input, tokens, "input")), 0,
+                        false, false,
                         inputs);
             }
             case RESPONSES -> {
                 JsonNode input = required(root, "input");
-                long prompt = PromptTokenCounter.TOKENS_PER_REPLY;
+                double prompt = PromptTokenCounter.TOKENS_PER_REPLY;
                 JsonNode instructions = root.get("instructions");
                 if (instructions != null && instructions.isString()) {
-                    prompt += PromptTokenCounter.TOKENS_PER_MESSAGE + tokens.count(model, instructions.stringValue());
+                    prompt += count.tokensPerMessage() + tokens.count(model, instructions.stringValue());
                 }
                 if (input.isString()) {
-                    prompt += PromptTokenCounter.TOKENS_PER_MESSAGE + tokens.count(model, input.stringValue());
+                    prompt += count.tokensPerMessage() + tokens.count(model, input.stringValue());
                 } else if (input.isArray()) {
                     for (JsonNode item : input) {
-                        prompt += PromptTokenCounter.TOKENS_PER_MESSAGE + contentTokens(model, item.get("content"), tokens);
+                        prompt += count.tokensPerMessage() + contentTokens(model, item.get("content"), tokens);
                     }
                 } else {
                     throw new BadRequestException("Invalid 'input': expected a string or an array.", "input",
                             "invalid_type");
                 }
-                yield new LabRequest(endpoint, model, prompt, maxTokens(root, "max_output_tokens"), stream,
+                yield new LabRequest(endpoint, model, PromptCount.round(prompt), maxTokens(root, "max_output_tokens"), stream,
                         includeUsage, 1);
             }
         };
@@ -131,14 +138,14 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
     }
 
     /** A message's content: a string, or an array of parts whose text parts count. */
-    private static long contentTokens(String model, JsonNode content, PromptTokenCounter tokens) {
+    private static double contentTokens(String model, JsonNode content, Counter tokens) {
         if (content == null || content.isNull()) {
             return 0;
         }
         if (content.isString()) {
             return tokens.count(model, content.stringValue());
         }
-        long total = 0;
+        double total = 0;
         if (content.isArray()) {
             for (JsonNode part : content) {
                 JsonNode text = part.get("text");
@@ -151,7 +158,7 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
     }
 
     /** A prompt or embedding input: a string, strings, a token array, or token arrays. */
-    private static long inputTokens(String model, JsonNode input, PromptTokenCounter tokens, String field) {
+    private static double inputTokens(String model, JsonNode input, Counter tokens, String field) {
         if (input.isString()) {
             return tokens.count(model, input.stringValue());
         }
@@ -159,7 +166,7 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             throw new BadRequestException("Invalid '" + field + "': expected a string or an array.", field,
                     "invalid_type");
         }
-        long total = 0;
+        double total = 0;
         for (JsonNode item : input) {
             if (item.isString()) {
                 total += tokens.count(model, item.stringValue());
@@ -173,5 +180,12 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             }
         }
         return total;
+    }
+
+    /** The provider's count of a text: its method and factor over the shared BPE counter. */
+    private record Counter(PromptTokenCounter bpe, PromptCount count) {
+        double count(String model, String text) {
+            return count.tokens(bpe, model, text);
+        }
     }
 }

@@ -59,6 +59,10 @@ final class OpenAiShapes {
                     "rate_limit_exceeded", null);
             case TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "tokens per min (TPM)", r), "tokens",
                     "rate_limit_exceeded", null);
+            case INPUT_TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "input tokens per min (ITPM)", r),
+                    "input_tokens", "rate_limit_exceeded", null);
+            case OUTPUT_TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "output tokens per min (OTPM)", r),
+                    "output_tokens", "rate_limit_exceeded", null);
             case REQUEST_TOO_LARGE -> error("Request too large for " + model + " in organization " + ORGANIZATION
                     + " on tokens per min (TPM): Limit " + r.limit() + ", Requested " + r.requested()
                     + ". The input or output tokens must be reduced in order to run successfully.", "tokens",

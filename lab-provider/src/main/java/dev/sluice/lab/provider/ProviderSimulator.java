@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -23,7 +24,23 @@ public final class ProviderSimulator {
     /** Pass as {@code maxTokens} when the request gives no max tokens: the model writes what it wants. */
     public static final long NO_MAX_TOKENS = -1;
 
-    private record Entry(long atMillis, long tokens) {
+    /**
+     * One admission in the rolling windows. {@code output} is settled from the reservation to what the
+     * call wrote, hence mutable (under the simulator's lock); {@code gone} once it left the windows.
+     */
+    static final class Entry {
+        final long atMillis;
+        final long tokens;
+        final long input;
+        long output;
+        boolean gone;
+
+        Entry(long atMillis, long tokens, long input, long output) {
+            this.atMillis = atMillis;
+            this.tokens = tokens;
+            this.input = input;
+            this.output = output;
+        }
     }
 
     /**
@@ -45,6 +62,8 @@ public final class ProviderSimulator {
     /** Admissions still inside the rolling window, oldest first. Bounded: at most requestsPerMinute long. */
     private final ArrayDeque<Entry> window = new ArrayDeque<>();
     private long tokensInWindow;
+    private long inputInWindow;
+    private long outputInWindow;
     private final Set<LabCall> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Time never runs backwards inside the simulator, even if the wall clock does. */
     private long lastNow = Long.MIN_VALUE;
@@ -114,28 +133,46 @@ public final class ProviderSimulator {
         }
 
         long wanted = limits.completionTokens();
-        long reserved = promptTokens + (maxTokens == NO_MAX_TOKENS ? wanted : maxTokens);
-        if (reserved > limits.tokensPerMinute()) {
+        long output = maxTokens == NO_MAX_TOKENS ? wanted : maxTokens;
+        long reserved = saturatedAdd(promptTokens, output);
+        Admission.Rejected tooLarge = tooLarge(promptTokens, output, reserved, now);
+        if (tooLarge != null) {
             rejected429Tokens++;
-            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
-                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+            return tooLarge;
         }
         long requestsFitAt = requestsFitAt(now);
-        long tokensFitAt = tokensFitAt(reserved, now);
-        if (requestsFitAt > now || tokensFitAt > now) {
-            // Report the limit that binds longest; the retry time satisfies both.
-            if (requestsFitAt >= tokensFitAt) {
+        long tokensFitAt = limits.tokensPerMinute() == 0 ? now
+                : fitAt(reserved, tokensInWindow, limits.tokensPerMinute(), e -> e.tokens);
+        long inputFitAt = limits.inputTokensPerMinute() == 0 ? now
+                : fitAt(promptTokens, inputInWindow, limits.inputTokensPerMinute(), e -> e.input);
+        long outputFitAt = limits.outputTokensPerMinute() == 0 ? now
+                : fitAt(output, outputInWindow, limits.outputTokensPerMinute(), e -> e.output);
+        long fitsAt = Math.max(Math.max(requestsFitAt, tokensFitAt), Math.max(inputFitAt, outputFitAt));
+        if (fitsAt > now) {
+            // Name the limit that binds longest; the retry time satisfies them all.
+            if (requestsFitAt == fitsAt) {
                 rejected429Requests++;
-                return new Admission.Rejected(Admission.Reason.REQUESTS_PER_MINUTE, requestsFitAt - now,
+                return new Admission.Rejected(Admission.Reason.REQUESTS_PER_MINUTE, fitsAt - now,
                         limits.requestsPerMinute(), window.size(), 1, snapshot(now));
             }
             rejected429Tokens++;
-            return new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, tokensFitAt - now,
-                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+            if (tokensFitAt == fitsAt) {
+                return new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, fitsAt - now,
+                        limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+            }
+            if (inputFitAt == fitsAt) {
+                return new Admission.Rejected(Admission.Reason.INPUT_TOKENS_PER_MINUTE, fitsAt - now,
+                        limits.inputTokensPerMinute(), inputInWindow, promptTokens, snapshot(now));
+            }
+            return new Admission.Rejected(Admission.Reason.OUTPUT_TOKENS_PER_MINUTE, fitsAt - now,
+                    limits.outputTokensPerMinute(), outputInWindow, output, snapshot(now));
         }
 
-        window.addLast(new Entry(now, reserved));
+        Entry entry = new Entry(now, reserved, promptTokens, output);
+        window.addLast(entry);
         tokensInWindow += reserved;
+        inputInWindow += promptTokens;
+        outputInWindow += output;
         maxTokensInWindow = Math.max(maxTokensInWindow, tokensInWindow);
         maxRequestsInWindow = Math.max(maxRequestsInWindow, window.size());
         admitted++;
@@ -144,6 +181,7 @@ public final class ProviderSimulator {
         boolean truncated = maxTokens != NO_MAX_TOKENS && maxTokens > 0 && maxTokens < wanted;
         LabCall call = new LabCall(nextId++, promptTokens, reserved, completion, truncated,
                 jitteredLatency(), now, epoch);
+        call.entry = entry;
         inFlight.add(call);
         maxInFlightSeen = Math.max(maxInFlightSeen, inFlight.size());
         return new Admission.Admitted(call, snapshot(now));
@@ -155,6 +193,7 @@ public final class ProviderSimulator {
         if (!release(call)) {
             return false;
         }
+        settleOutput(call, call.completionTokens());
         if (call.epoch == epoch) {
             completed++;
             bill(call.promptTokens() + call.completionTokens());
@@ -171,6 +210,7 @@ public final class ProviderSimulator {
         if (!release(call)) {
             return false;
         }
+        settleOutput(call, Math.max(0, Math.min(tokensSent, call.completionTokens())));
         if (call.epoch == epoch) {
             cancelled++;
             bill(call.promptTokens() + Math.max(0, Math.min(tokensSent, call.completionTokens())));
@@ -222,8 +262,11 @@ public final class ProviderSimulator {
      */
     public synchronized void reset() {
         epoch++;
+        window.forEach(e -> e.gone = true);
         window.clear();
         tokensInWindow = 0;
+        inputInWindow = 0;
+        outputInWindow = 0;
         received = admitted = completed = cancelled = 0;
         rejected429Requests = rejected429Tokens = rejected503 = badRequests = callsWithoutKey = 0;
         tokensBilled = 0;
@@ -242,8 +285,12 @@ public final class ProviderSimulator {
         lastNow = Math.max(lastNow, nowMillis);
         long horizon = lastNow - limits.windowMillis();
         // An admission at t counts while now < t + window.
-        while (!window.isEmpty() && window.peekFirst().atMillis() <= horizon) {
-            tokensInWindow -= window.pollFirst().tokens();
+        while (!window.isEmpty() && window.peekFirst().atMillis <= horizon) {
+            Entry gone = window.pollFirst();
+            gone.gone = true;
+            tokensInWindow -= gone.tokens;
+            inputInWindow -= gone.input;
+            outputInWindow -= gone.output;
         }
         return lastNow;
     }
@@ -274,23 +321,56 @@ public final class ProviderSimulator {
             e = it.next();
         }
         // Limits lowered below the window's content: the whole window has to drain.
-        return e.atMillis() + limits.windowMillis();
+        return e.atMillis + limits.windowMillis();
     }
 
-    /** Earliest instant at which {@code tokens} more fit the token window. */
-    private long tokensFitAt(long tokens, long now) {
-        long excess = tokensInWindow + tokens - limits.tokensPerMinute();
+    /** Earliest instant at which {@code tokens} more fit a token window holding {@code inWindow} of {@code limit}. */
+    private long fitAt(long tokens, long inWindow, long limit, ToLongFunction<Entry> part) {
+        long excess = saturatedAdd(inWindow, tokens) - limit;
         if (excess <= 0) {
-            return now;
+            return lastNow;
         }
         long freed = 0;
         for (Entry e : window) {
-            freed += e.tokens();
+            freed += part.applyAsLong(e);
             if (freed >= excess) {
-                return e.atMillis() + limits.windowMillis();
+                return e.atMillis + limits.windowMillis();
             }
         }
-        throw new IllegalStateException("a request no larger than the limit always fits an empty window");
+        // Only when limits were lowered below what the window holds: the whole window has to drain.
+        return window.isEmpty() ? lastNow : window.peekLast().atMillis + limits.windowMillis();
+    }
+
+    /** A call that alone exceeds a token limit can never run: refused without a retry time. */
+    private Admission.Rejected tooLarge(long prompt, long output, long reserved, long now) {
+        if (limits.tokensPerMinute() > 0 && reserved > limits.tokensPerMinute()) {
+            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
+                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+        }
+        if (limits.inputTokensPerMinute() > 0 && prompt > limits.inputTokensPerMinute()) {
+            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
+                    limits.inputTokensPerMinute(), inputInWindow, prompt, snapshot(now));
+        }
+        if (limits.outputTokensPerMinute() > 0 && output > limits.outputTokensPerMinute()) {
+            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
+                    limits.outputTokensPerMinute(), outputInWindow, output, snapshot(now));
+        }
+        return null;
+    }
+
+    /** The output window keeps what the call wrote, not what it reserved (as Anthropic settles OTPM). */
+    private void settleOutput(LabCall call, long written) {
+        Entry e = call.entry;
+        if (e == null || e.gone || written >= e.output) {
+            return;
+        }
+        outputInWindow -= e.output - written;
+        e.output = written;
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
     /** A 503 is over when the first running call is expected to finish. */
@@ -313,9 +393,11 @@ public final class ProviderSimulator {
     }
 
     private RateLimitSnapshot snapshot(long now) {
-        long resetMillis = window.isEmpty() ? 0 : window.peekLast().atMillis() + limits.windowMillis() - now;
+        long resetMillis = window.isEmpty() ? 0 : window.peekLast().atMillis + limits.windowMillis() - now;
         return new RateLimitSnapshot(
                 limits.requestsPerMinute(), Math.max(0, limits.requestsPerMinute() - window.size()), resetMillis,
-                limits.tokensPerMinute(), Math.max(0, limits.tokensPerMinute() - tokensInWindow), resetMillis);
+                limits.tokensPerMinute(), Math.max(0, limits.tokensPerMinute() - tokensInWindow), resetMillis,
+                limits.inputTokensPerMinute(), Math.max(0, limits.inputTokensPerMinute() - inputInWindow),
+                limits.outputTokensPerMinute(), Math.max(0, limits.outputTokensPerMinute() - outputInWindow));
     }
 }

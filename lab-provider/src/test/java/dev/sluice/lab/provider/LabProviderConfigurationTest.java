@@ -62,6 +62,37 @@ class LabProviderConfigurationTest {
     }
 
     @Test
+    void theProvidersWaysDefaultToTodaysAndBindFromProperties() {
+        runner.run(context -> assertThat(context.getBean(LabProviderServer.class).ways()).isEqualTo(ProviderWays.DEFAULT));
+        runner.withPropertyValues("sluice.lab.prompt-count=chars", "sluice.lab.chars-per-token=3.5",
+                        "sluice.lab.count-factor=1.15", "sluice.lab.tokens-per-message=6", "sluice.lab.clock-offset=-800ms",
+                        "sluice.lab.extra-latency=300ms", "sluice.lab.tokens-per-minute=0",
+                        "sluice.lab.input-tokens-per-minute=200000", "sluice.lab.output-tokens-per-minute=60000")
+                .run(context -> {
+                    LabProviderServer lab = context.getBean(LabProviderServer.class);
+                    assertThat(lab.ways()).isEqualTo(new ProviderWays(
+                            new PromptCount(PromptCount.Method.CHARS, 3.5, 1.15, 6), Duration.ofMillis(-800),
+                            Duration.ofMillis(300)));
+                    assertThat(lab.simulator().limits().tokensPerMinute()).isZero();
+                    assertThat(lab.simulator().limits().inputTokensPerMinute()).isEqualTo(200_000);
+                    assertThat(lab.simulator().limits().outputTokensPerMinute()).isEqualTo(60_000);
+                });
+    }
+
+    @Test
+    void aBadWayStopsTheStartNamingIt() {
+        runner.withPropertyValues("sluice.lab.count-factor=0")
+                .run(context -> assertThat(context).getFailure()
+                        .rootCause().hasMessageContaining("count factor must be in [0.2, 5], was 0.0"));
+        runner.withPropertyValues("sluice.lab.clock-offset=5m")
+                .run(context -> assertThat(context).getFailure()
+                        .rootCause().hasMessageContaining("clock offset must be within"));
+        runner.withPropertyValues("sluice.lab.tokens-per-minute=0")
+                .run(context -> assertThat(context).getFailure()
+                        .rootCause().hasMessageContaining("unless input or output tokens per minute are set"));
+    }
+
+    @Test
     void aBadLimitStopsTheStartNamingTheField() {
         runner.withPropertyValues("sluice.lab.max-in-flight=0")
                 .run(context -> assertThat(context).getFailure()

@@ -27,7 +27,7 @@ public enum FailureLimit {
         return switch (reason) {
             case OVERLOADED -> IN_FLIGHT;
             case REQUESTS_PER_MINUTE -> REQUESTS;
-            case TOKENS_PER_MINUTE, REQUEST_TOO_LARGE -> TOKENS;
+            case TOKENS_PER_MINUTE, INPUT_TOKENS_PER_MINUTE, OUTPUT_TOKENS_PER_MINUTE, REQUEST_TOO_LARGE -> TOKENS;
         };
     }
 }

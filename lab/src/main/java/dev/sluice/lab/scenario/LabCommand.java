@@ -2,6 +2,8 @@ package dev.sluice.lab.scenario;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import dev.sluice.lab.provider.PromptCount;
+import dev.sluice.lab.provider.ProviderWays;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +50,17 @@ public final class LabCommand {
         long started = System.nanoTime();
         System.out.printf(Locale.ROOT, "Sluice lab: %s%s at time ×%s …%n", settings.caseOrder().stream().map(CaseId::id).toList(),
                 settings.ramp() ? " and the ramp" : "", settings.timeFactor());
+        if (!settings.ways().equals(ProviderWays.DEFAULT)
+                || settings.limits().inputTokensPerMinute() > 0 || settings.limits().outputTokensPerMinute() > 0) {
+            // The table's provider line shows its limits only; say how this one differs from the estimator's picture.
+            var c = settings.ways().promptCount();
+            System.out.printf(Locale.ROOT, "Provider's ways: counts %s x %s + %d a message; clock %+d ms; answers %d ms late;"
+                            + " ITPM %d, OTPM %d (0 = none)%n",
+                    c.method() == PromptCount.Method.BPE ? "bpe" : "chars/" + c.charsPerToken(),
+                    c.factor(), c.tokensPerMessage(), settings.ways().clockOffset().toMillis(),
+                    settings.ways().extraLatency().toMillis(), settings.limits().inputTokensPerMinute(),
+                    settings.limits().outputTokensPerMinute());
+        }
         LabReport report = new ScenarioRunner(settings, (step, done, total) -> {
             if (step != null) System.out.printf(Locale.ROOT, "  [%d/%d] %s%n", done + 1, total, step);
         }).run();
@@ -79,6 +92,9 @@ public final class LabCommand {
                 "  --ramp-users=1,2,3,5,8,12,20,30,50,80",
                 "  --seed=42                 the provider's latency jitter",
                 "  --warm-up=2000            pages sent before measuring, so the JIT has compiled the hot paths",
+                "  --provider-count=bpe|chars:4 --count-factor=1.0 --tokens-per-message=4   how the provider counts a prompt",
+                "  --clock-offset=0ms --extra-latency=0ms   its clock against the gateway's; how late its answers arrive",
+                "  --itpm=0 --otpm=0         its input and output tokens per minute (0 = none; the provider's only)",
                 "  --out=target/lab          where report.json and report.html go"));
     }
 

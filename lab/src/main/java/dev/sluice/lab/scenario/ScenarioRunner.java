@@ -100,7 +100,7 @@ public final class ScenarioRunner {
     /** The provider's limits lifted (calls still take their time): for warming up only. */
     private LabLimits unlimited() {
         return settings.limits().withRequestsPerMinute(Integer.MAX_VALUE).withTokensPerMinute(Long.MAX_VALUE / 4)
-                .withMaxInFlight(Integer.MAX_VALUE);
+                .withMaxInFlight(Integer.MAX_VALUE).withInputTokensPerMinute(0).withOutputTokensPerMinute(0);
     }
 
     /** The warm-up's pages, in bursts like the cases' (a book at a time, a few books at once). */
@@ -202,7 +202,7 @@ public final class ScenarioRunner {
 
     private LabProviderServer newLab() {
         ProviderSimulator simulator = new ProviderSimulator(settings.limits(), new SplittableRandom(settings.randomSeed()));
-        LabProviderServer lab = new LabProviderServer(simulator, 0, clock, settings.timeFactor());
+        LabProviderServer lab = new LabProviderServer(simulator, 0, clock, settings.timeFactor(), settings.ways());
         lab.start();
         return lab;
     }

@@ -1,6 +1,8 @@
 package dev.sluice.lab.scenario;
 
 import dev.sluice.lab.provider.LabLimits;
+import dev.sluice.lab.provider.PromptCount;
+import dev.sluice.lab.provider.ProviderWays;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -32,12 +34,15 @@ import java.util.Set;
  * @param rampGraceSteps     steps the ramp goes on after its first failure, to show what follows
  * @param randomSeed         the provider's latency jitter
  * @param warmUpPages        pages sent to a provider without limits before anything is measured (JIT warm-up)
+ * @param ways               how the measured provider counts prompts, how far its clock is off and how late its
+ *                           answers arrive (default: as the gateway's estimator and clock assume)
  */
 public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> cases, boolean ramp, int soloUsers,
                                int crowdUsers, int pagesPerBook, Duration uploadFor, Duration think, Duration drainCap,
                                PageLimiter.Shape perUserBucket, PageLimiter.Shape globalBucket, int poolConnections,
                                Duration poolAcquireTimeout, double gatewayHeadroom, Duration rampStep,
-                               List<Integer> rampUsers, int rampGraceSteps, long randomSeed, int warmUpPages) {
+                               List<Integer> rampUsers, int rampGraceSteps, long randomSeed, int warmUpPages,
+                               ProviderWays ways) {
 
     public static final List<Integer> SEED_RAMP = List.of(1, 2, 3, 5, 8, 12, 20, 30, 50, 80);
 
@@ -46,6 +51,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
             throw new IllegalArgumentException("time factor must be between 1 and 100, was " + timeFactor);
         }
         if (limits == null) throw new IllegalArgumentException("limits must be set");
+        if (ways == null) throw new IllegalArgumentException("provider ways must be set");
         if (cases == null || cases.isEmpty()) throw new IllegalArgumentException("at least one case must run");
         cases = Set.copyOf(EnumSet.copyOf(cases));
         positive("solo users", soloUsers, 1000);
@@ -90,7 +96,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         return new ScenarioSettings(DEFAULT_TIME_FACTOR, l, EnumSet.allOf(CaseId.class), true, 1, 3, 100, Duration.ofSeconds(15),
                 Duration.ofSeconds(2), Duration.ofSeconds(240), new PageLimiter.Shape(5, 2),
                 new PageLimiter.Shape(perSecond, perSecond), 200, Duration.ofSeconds(45), 0.97, Duration.ofSeconds(3),
-                SEED_RAMP, 1, 42, 2_000);
+                SEED_RAMP, 1, 42, 2_000, ProviderWays.DEFAULT);
     }
 
     /** In the order they run. */
@@ -110,7 +116,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
     public ScenarioSettings withCases(Set<CaseId> c, boolean r) {
         return new ScenarioSettings(timeFactor, limits, c, r, soloUsers, crowdUsers, pagesPerBook, uploadFor, think,
                 drainCap, perUserBucket, globalBucket, poolConnections, poolAcquireTimeout, gatewayHeadroom, rampStep,
-                rampUsers, rampGraceSteps, randomSeed, warmUpPages);
+                rampUsers, rampGraceSteps, randomSeed, warmUpPages, ways);
     }
 
     /**
@@ -118,7 +124,10 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
      * {@code --ramp=false}, {@code --time-factor=10}, {@code --users=3}, {@code --solo-users=1},
      * {@code --pages=100}, {@code --upload-for=15}, {@code --think=2}, {@code --rpm=1500},
      * {@code --tpm=300000}, {@code --in-flight=200}, {@code --latency-ms=2000}, {@code --price=3.0},
-     * {@code --pool=200}, {@code --ramp-users=1,2,3,5}, {@code --seed=42}, {@code --warm-up=2000}. Seconds are seed seconds.
+     * {@code --pool=200}, {@code --ramp-users=1,2,3,5}, {@code --seed=42}, {@code --warm-up=2000}; the provider's ways:
+     * {@code --provider-count=bpe} or {@code chars:4}, {@code --count-factor=1.15}, {@code --tokens-per-message=4},
+     * {@code --clock-offset=800ms} (or {@code -1s}), {@code --extra-latency=300ms}, and its split limits
+     * {@code --itpm=200000}, {@code --otpm=60000}. Seconds are seed seconds.
      * Limits change the global bucket with them (it is pinned to the requests per minute).
      */
     public ScenarioSettings with(List<String> options) {
@@ -135,6 +144,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         List<Integer> rampSteps = rampUsers;
         long seed = randomSeed;
         int warmUp = warmUpPages;
+        ProviderWays w = ways;
         for (String option : options) {
             if (option.isBlank()) continue;
             if (!option.startsWith("--") || !option.contains("=")) {
@@ -169,6 +179,15 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
                     }
                     case "seed" -> seed = Long.parseLong(value);
                     case "warm-up" -> warmUp = Integer.parseInt(value);
+                    case "provider-count" -> w = w.withPromptCount(providerCount(w.promptCount(), value));
+                    case "count-factor" -> w = w.withPromptCount(new PromptCount(w.promptCount().method(),
+                            w.promptCount().charsPerToken(), Double.parseDouble(value), w.promptCount().tokensPerMessage()));
+                    case "tokens-per-message" -> w = w.withPromptCount(new PromptCount(w.promptCount().method(),
+                            w.promptCount().charsPerToken(), w.promptCount().factor(), Integer.parseInt(value)));
+                    case "clock-offset" -> w = w.withClockOffset(duration(name, value));
+                    case "extra-latency" -> w = w.withExtraLatency(duration(name, value));
+                    case "itpm" -> l = l.withInputTokensPerMinute(Long.parseLong(value));
+                    case "otpm" -> l = l.withOutputTokensPerMinute(Long.parseLong(value));
                     default -> throw new IllegalArgumentException("unknown option --" + name + " (see README, Lab)");
                 }
             } catch (NumberFormatException e) {
@@ -179,7 +198,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         PageLimiter.Shape global = l.requestsPerMinute() == limits.requestsPerMinute() ? globalBucket
                 : new PageLimiter.Shape(perSecond, perSecond);
         return new ScenarioSettings(factor, l, c, r, solo, crowd, pages, upload, thinkFor, drainCap, perUserBucket, global,
-                pool, poolAcquireTimeout, gatewayHeadroom, rampStep, rampSteps, rampGraceSteps, seed, warmUp);
+                pool, poolAcquireTimeout, gatewayHeadroom, rampStep, rampSteps, rampGraceSteps, seed, warmUp, w);
     }
 
     private static boolean bool(String v) {
@@ -188,6 +207,29 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
             case "false", "off", "no" -> false;
             default -> throw new IllegalArgumentException("--ramp is true or false, got '" + v + "'");
         };
+    }
+
+    /** {@code bpe}, {@code chars} (4 characters a token) or {@code chars:3.5}. */
+    private static PromptCount providerCount(PromptCount current, String v) {
+        String[] parts = v.split(":", 2);
+        PromptCount.Method method = PromptCount.method(parts[0]);
+        if (parts.length == 2 && method != PromptCount.Method.CHARS) {
+            throw new IllegalArgumentException("--provider-count takes characters per token only with chars, got '" + v + "'");
+        }
+        double charsPerToken = parts.length == 2 ? Double.parseDouble(parts[1]) : current.charsPerToken();
+        return new PromptCount(method, charsPerToken, current.factor(), current.tokensPerMessage());
+    }
+
+    /** Seed time with a unit, {@code 800ms} or {@code -1.5s}; a bare number is seconds like the other options. */
+    private static Duration duration(String name, String v) {
+        String t = v.toLowerCase(Locale.ROOT);
+        if (t.endsWith("ms")) return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 2))));
+        if (t.endsWith("s")) t = t.substring(0, t.length() - 1);
+        try {
+            return seconds(t);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " is a duration like 800ms or -1s, got '" + v + "'");
+        }
     }
 
     private static Duration seconds(String v) {

@@ -3,6 +3,8 @@ package dev.sluice.lab.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.lab.provider.PromptCount;
+import dev.sluice.lab.provider.ProviderWays;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -54,5 +56,40 @@ class ScenarioSettingsTest {
         // 2 s calls at ×200 would be 10 ms timers: the machine, not the provider.
         assertThatThrownBy(() -> d.with(List.of("--time-factor=100", "--latency-ms=1000")))
                 .hasMessageContaining("under 20 real ms");
+    }
+
+    @Test
+    void theProvidersWaysDefaultToTheEstimatorsAndTheGatewaysAndChangeByOption() {
+        assertThat(ScenarioSettings.defaults().ways()).isEqualTo(ProviderWays.DEFAULT);
+        ScenarioSettings s = ScenarioSettings.defaults().with(List.of("--provider-count=chars:3.5", "--count-factor=1.15",
+                "--tokens-per-message=7", "--clock-offset=800ms", "--extra-latency=0.3s", "--itpm=200000", "--otpm=60000"));
+        assertThat(s.ways().promptCount()).isEqualTo(new PromptCount(PromptCount.Method.CHARS, 3.5, 1.15, 7));
+        assertThat(s.ways().clockOffset()).isEqualTo(Duration.ofMillis(800));
+        assertThat(s.ways().extraLatency()).isEqualTo(Duration.ofMillis(300));
+        assertThat(s.limits().inputTokensPerMinute()).isEqualTo(200_000);
+        assertThat(s.limits().outputTokensPerMinute()).isEqualTo(60_000);
+        assertThat(s.limits().tokensPerMinute()).isEqualTo(300_000);
+
+        assertThat(ScenarioSettings.defaults().with(List.of("--clock-offset=-1s")).ways().clockOffset())
+                .isEqualTo(Duration.ofSeconds(-1));
+        assertThat(ScenarioSettings.defaults().with(List.of("--count-factor=0.85", "--provider-count=bpe")).ways().promptCount())
+                .isEqualTo(new PromptCount(PromptCount.Method.BPE, 4.0, 0.85, 4));
+        assertThat(ScenarioSettings.defaults().with(List.of("--provider-count=chars")).ways().promptCount().charsPerToken())
+                .isEqualTo(4.0);
+    }
+
+    @Test
+    void badProviderWaysSayWhatIsWrong() {
+        ScenarioSettings d = ScenarioSettings.defaults();
+        assertThatThrownBy(() -> d.with(List.of("--provider-count=words"))).hasMessageContaining("prompt count is bpe or chars");
+        assertThatThrownBy(() -> d.with(List.of("--provider-count=bpe:4"))).hasMessageContaining("only with chars");
+        assertThatThrownBy(() -> d.with(List.of("--provider-count=chars:0"))).hasMessageContaining("chars per token must be in");
+        assertThatThrownBy(() -> d.with(List.of("--count-factor=9"))).hasMessageContaining("count factor must be in [0.2, 5]");
+        assertThatThrownBy(() -> d.with(List.of("--count-factor=lots"))).hasMessage("--count-factor needs a number, got 'lots'");
+        assertThatThrownBy(() -> d.with(List.of("--clock-offset=soon"))).hasMessageContaining("a duration like 800ms or -1s");
+        assertThatThrownBy(() -> d.with(List.of("--clock-offset=2min"))).hasMessageContaining("a duration like 800ms");
+        assertThatThrownBy(() -> d.with(List.of("--clock-offset=90s"))).hasMessageContaining("clock offset must be within");
+        assertThatThrownBy(() -> d.with(List.of("--extra-latency=-5ms"))).hasMessageContaining("extra latency must be between 0");
+        assertThatThrownBy(() -> d.with(List.of("--itpm=-1"))).hasMessageContaining("inputTokensPerMinute must be 0");
     }
 }

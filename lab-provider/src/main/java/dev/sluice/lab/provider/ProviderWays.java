@@ -1,0 +1,47 @@
+package dev.sluice.lab.provider;
+
+import java.time.Duration;
+
+/**
+ * The ways in which the lab provider differs from Sluice's picture of it, beside its limits: how it
+ * counts a prompt, how far its window clock is from the gateway's, and how long its answers travel.
+ * {@link #DEFAULT} is a provider that agrees with the gateway on all three.
+ *
+ * @param promptCount  how the provider counts the prompt it limits and bills
+ * @param clockOffset  added to the clock the provider's windows run on (positive: the provider is ahead)
+ * @param extraLatency network time each answer takes after the provider has counted the call; the
+ *                     in-flight slot is freed when generation ends, not when the answer lands
+ */
+public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency) {
+
+    /** Clocks a minute apart are not an offset to model but a broken clock. */
+    static final Duration MAX_CLOCK_OFFSET = Duration.ofSeconds(60);
+    static final Duration MAX_EXTRA_LATENCY = Duration.ofSeconds(60);
+
+    public static final ProviderWays DEFAULT = new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO);
+
+    public ProviderWays {
+        if (promptCount == null) {
+            throw new IllegalArgumentException("prompt count must be set");
+        }
+        if (clockOffset == null || clockOffset.abs().compareTo(MAX_CLOCK_OFFSET) > 0) {
+            throw new IllegalArgumentException("clock offset must be within ±" + MAX_CLOCK_OFFSET + ", was " + clockOffset);
+        }
+        if (extraLatency == null || extraLatency.isNegative() || extraLatency.compareTo(MAX_EXTRA_LATENCY) > 0) {
+            throw new IllegalArgumentException(
+                    "extra latency must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + extraLatency);
+        }
+    }
+
+    public ProviderWays withPromptCount(PromptCount v) {
+        return new ProviderWays(v, clockOffset, extraLatency);
+    }
+
+    public ProviderWays withClockOffset(Duration v) {
+        return new ProviderWays(promptCount, v, extraLatency);
+    }
+
+    public ProviderWays withExtraLatency(Duration v) {
+        return new ProviderWays(promptCount, clockOffset, v);
+    }
+}
