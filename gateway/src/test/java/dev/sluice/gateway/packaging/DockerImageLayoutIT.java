@@ -157,7 +157,8 @@ class DockerImageLayoutIT {
         // The image's own JVM options come from JAVA_TOOL_OPTIONS below; these only keep the test small and quick.
         command.addAll(List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1"));
         command.addAll(entrypoint.subList(1, entrypoint.size()));
-        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + upstream.baseUrl()));
+        // Demo tenants are off by default in front of a real provider; this test calls with the free demo key.
+        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + upstream.baseUrl(), "--sluice.demo.tenants=true"));
         Path log = work.resolve("gateway.log");
         ProcessBuilder pb = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
