@@ -2,10 +2,9 @@ package dev.sluice.lab.scenario;
 
 import dev.sluice.gateway.admin.AdminApiExtension;
 import java.time.Clock;
-import java.util.List;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -18,16 +17,11 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration
 @ConditionalOnExpression("'${sluice.provider.url:}'.isBlank()")
+@EnableConfigurationProperties(LabScenarioProperties.class)
 public class LabRunConfiguration {
     @Bean(destroyMethod = "close")
-    LabRuns labRuns(@Value("${sluice.lab.scenario.options:}") String options) {
-        ScenarioSettings settings;
-        try {
-            settings = ScenarioSettings.defaults().with(List.of(options.trim().split("\\s+")));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("sluice.lab.scenario.options: " + e.getMessage(), e);
-        }
-        return new LabRuns(settings, Clock.systemUTC());
+    LabRuns labRuns(LabScenarioProperties properties) {
+        return new LabRuns(properties.settings(), Clock.systemUTC());
     }
 
     @Bean
