@@ -70,7 +70,7 @@ describe('charts as rendered', () => {
     );
     expect((html.match(/class="over"/g) ?? []).length).toBe(2);
     expect(html).toContain('second 2: 320k tokens in the window, 107% of the limit');
-    expect(html).toContain('above the limit in 2 seconds, first at 2 s; provider errors in 1 seconds');
+    expect(html).toContain('above the limit in 2 seconds, first at 2 s; provider errors in 1 second');
     expect((html.match(/class="err-tick"/g) ?? []).length).toBe(1);
   });
 
@@ -81,7 +81,7 @@ describe('charts as rendered', () => {
     expect(html).toContain('data-limit="300000"');
     expect(html).toContain('data-limit="200"');
     expect(html).toContain('case2, tokens: tokens in the provider&#x27;s trailing 60 s over 2 s against the TPM limit of 300k; at most 300k (100%); never above');
-    expect(html).toContain('case2, calls in flight: calls in flight at the provider over 2 s against the in flight limit of 200; at most 201 (101%); above the limit in 1 seconds, first at 1 s');
+    expect(html).toContain('case2, calls in flight: calls in flight at the provider over 2 s against the in flight limit of 200; at most 201 (101%); above the limit in 1 second, first at 1 s');
   });
 
   it('a diff shows old and new lines', () => {

@@ -86,9 +86,10 @@ export function LimitPanel({ series, timeline, title, width = 520, height = 150,
   const errors = timeline.filter((p) => p.providerErrors > 0);
   const refusals = timeline.filter((p) => p.refusals > 0);
   const percent = (v: number) => (limit > 0 ? `${Math.round((100 * v) / limit)}%` : '–');
+  const seconds = (n: number) => `${n} second${n === 1 ? '' : 's'}`;
   const summary = `${title}: ${what} over ${lastSecond} s against the ${limitName} limit of ${formatCount(limit)}; at most ${formatCount(peak)} (${percent(peak)}); `
-    + (over.length === 0 ? 'never above the limit' : `above the limit in ${over.length} seconds, first at ${over[0]} s`)
-    + `; provider errors in ${errors.length} seconds, refusals in ${refusals.length} seconds.`;
+    + (over.length === 0 ? 'never above the limit' : `above the limit in ${seconds(over.length)}, first at ${over[0]} s`)
+    + `; provider errors in ${seconds(errors.length)}, refusals in ${seconds(refusals.length)}.`;
   const barW = Math.max(1, w / lastSecond - 1);
   return (
     <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
