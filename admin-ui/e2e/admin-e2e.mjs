@@ -263,16 +263,19 @@ try {
     check(books === `${c.booksClean} of ${c.booksTotal}` && c.booksTotal > 0, `books clean as the report has them: ${row}`);
     check(sent.replace(/,/g, '') === `${c.pagesSent}` && died.replace(/,/g, '') === `${c.pagesDied}`, `pages sent and died as the report has them: ${row}`);
     check(/^\$\d+\.\d{2}$/.test(bill) && /^\d+\.\d s \/ \d+\.\d s$/.test(wait), `a bill in dollars and waits in seconds: ${row}`);
+    // Two panels in the provider's own measure, each with its limit line at the report's limit.
     const chart = page.locator(`section[aria-label="${c.id} timeline"] svg`);
-    check((await chart.count()) === 1, `a chart for ${c.id}`);
-    check(((await chart.locator('path.admitted').getAttribute('d')) ?? '').length > 10, `${c.id}'s chart has a line`);
+    check((await chart.count()) === 2, `two panels for ${c.id}, tokens and calls in flight (${await chart.count()})`);
+    check(((await chart.first().locator('path.measure').getAttribute('d')) ?? '').length > 10, `${c.id}'s token panel has a line`);
+    const limits = await chart.locator('line.limit').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-limit')));
+    check(limits.join() === `${c.tokensPerMinuteLimit},${c.inFlightLimit}`, `${c.id}'s limit lines are the provider's TPM and in-flight cap (${limits})`);
   }
   const case2 = run.report.cases[0];
   const case4 = run.report.cases[1];
   check(case2.pagesDied > 0 && case4.pagesDied === 0, `case2 loses pages at the provider, case4 none (${case2.pagesDied}, ${case4.pagesDied})`);
-  for (const r of run.report.ramp) check((await page.locator(`section[aria-label="Ramp of ${r.case}"] svg`).count()) === 1, `a ramp chart for ${r.case}`);
+  for (const r of run.report.ramp) check((await page.locator(`section[aria-label="Ramp of ${r.case}"] svg`).count()) === 2, `two ramp panels for ${r.case}`);
   check(run.report.ramp.length === 2, `both cases ran under the ramp (${run.report.ramp.length})`);
-  log(`the table shows case2 (${case2.pagesDied} pages died, ${case2.booksClean} of ${case2.booksTotal} books clean) and case4 (none died, ${case4.booksClean} of ${case4.booksTotal}); four charts`);
+  log(`the table shows case2 (${case2.pagesDied} pages died, ${case2.booksClean} of ${case2.booksTotal} books clean) and case4 (none died, ${case4.booksClean} of ${case4.booksTotal}); four charts of two panels`);
   // The picture an operator wants of a finished run: its status line, the table and the charts.
   await page.evaluate(() => document.querySelector('.lab-run')?.scrollIntoView({ block: 'start' }));
   await shot(page, 'lab');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { EvidenceChart, Sparkline } from './Charts';
+import { EvidenceChart, LimitPanel, secondsOver, Sparkline, TimelineChart } from './Charts';
+import type { TimelinePoint } from '../lib/lab';
 import { DiffView } from './DiffView';
 
 describe('charts as rendered', () => {
@@ -41,6 +42,46 @@ describe('charts as rendered', () => {
     expect(html).toContain('refused 1 request (429)');
     expect(html).toContain('room left 304 tokens, under a typical request of 808');
     expect(html).toContain('minute window 93% full on average, 97% at most');
+  });
+
+  const point = (second: number, tokensInWindow: number, inFlight: number, providerErrors = 0): TimelinePoint => (
+    { second, admittedTokens: 0, tokensInWindow, inFlight, providerErrors, refusals: 0 });
+
+  it('a lab panel draws its limit line at the limit value', () => {
+    const timeline = [point(0, 0, 0), point(1, 150_000, 10)];
+    const html = renderToStaticMarkup(
+      <LimitPanel series={{ what: 'tokens', limitName: 'TPM', limit: 300_000, values: [0, 150_000] }} timeline={timeline} title="t" width={212} height={136} />,
+    );
+    // Plot 148 px wide, 100 px tall; the axis tops at 110% of the limit, so the limit sits at 100 - 100 / 1.1.
+    const y = 100 - 100 / 1.1;
+    const limit = html.match(/<line x1="0" x2="148" y1="([\d.]+)" y2="([\d.]+)" class="limit" data-limit="300000"/);
+    expect(limit).not.toBeNull();
+    expect(Number(limit![1])).toBeCloseTo(y, 5);
+    expect(html).toContain('TPM 300k');
+    expect(html).toContain('at most 150k (50%); never above the limit');
+  });
+
+  it('a lab panel marks the seconds above the limit, and only those', () => {
+    const values = [250_000, 300_000, 320_000, 310_000, 200_000];
+    expect(secondsOver(values, 300_000)).toEqual([2, 3]); // at the limit is what the provider allows
+    const timeline = values.map((v, i) => point(i, v, 0, i === 2 ? 4 : 0));
+    const html = renderToStaticMarkup(
+      <LimitPanel series={{ what: 'tokens in the window', limitName: 'TPM', limit: 300_000, values }} timeline={timeline} title="case4" />,
+    );
+    expect((html.match(/class="over"/g) ?? []).length).toBe(2);
+    expect(html).toContain('second 2: 320k tokens in the window, 107% of the limit');
+    expect(html).toContain('above the limit in 2 seconds, first at 2 s; provider errors in 1 second');
+    expect((html.match(/class="err-tick"/g) ?? []).length).toBe(1);
+  });
+
+  it('a lab timeline is two panels: the token window against TPM, calls in flight against the cap', () => {
+    const timeline = [point(0, 300_000, 200), point(1, 300_000, 201)];
+    const html = renderToStaticMarkup(<TimelineChart timeline={timeline} tokensPerMinute={300_000} inFlightLimit={200} title="case2" />);
+    expect((html.match(/<svg /g) ?? []).length).toBe(2);
+    expect(html).toContain('data-limit="300000"');
+    expect(html).toContain('data-limit="200"');
+    expect(html).toContain('case2, tokens: tokens in the provider&#x27;s trailing 60 s over 2 s against the TPM limit of 300k; at most 300k (100%); never above');
+    expect(html).toContain('case2, calls in flight: calls in flight at the provider over 2 s against the in flight limit of 200; at most 201 (101%); above the limit in 1 second, first at 1 s');
   });
 
   it('a diff shows old and new lines', () => {

@@ -38,76 +38,129 @@ export function Sparkline({ points, fromMs, toMs, threshold, width = 180, height
   );
 }
 
-/**
- * Admitted tokens per second over a lab run, against the provider's limit line; provider
- * errors and our refusals as ticks along the bottom.
- */
-export function TimelineChart({ timeline, limit, title, width = 520, height = 180, steps }: {
-  timeline: TimelinePoint[];
+/** What one panel of a lab timeline plots: the provider's own count each second, and its limit. */
+export interface LimitSeries {
+  /** e.g. "tokens in the provider's trailing 60 s window" */
+  what: string;
+  /** The limit's name on its line, e.g. "TPM". */
+  limitName: string;
   limit: number;
+  values: number[];
+}
+
+/** The seconds whose value is above the limit (at the limit is not above it: the provider allows it). */
+export function secondsOver(values: number[], limit: number): number[] {
+  const out: number[] = [];
+  values.forEach((v, i) => {
+    if (v > limit) out.push(i);
+  });
+  return out;
+}
+
+/**
+ * One panel of a lab timeline: the provider's count per second (at its most in the second) as a
+ * line, its limit as a dashed line at the limit's value, a marker on every second above it;
+ * provider errors and our refusals as ticks along the bottom, ramp steps as thin verticals.
+ */
+export function LimitPanel({ series, timeline, title, width = 520, height = 150, steps }: {
+  series: LimitSeries;
+  timeline: TimelinePoint[];
   title: string;
   width?: number;
   height?: number;
   steps?: { second: number; users: number }[];
 }) {
+  const { what, limitName, limit, values } = series;
   const pad = { l: 52, r: 12, t: 10, b: 26 };
   const w = width - pad.l - pad.r;
   const h = height - pad.t - pad.b;
-  const lastSecond = Math.max(1, ...timeline.map((p) => p.second + 1));
-  const yMax = Math.max(limit, ...timeline.map((p) => p.admittedTokens)) * 1.1 || 1;
+  const lastSecond = Math.max(1, values.length);
+  const yMax = Math.max(limit, ...values) * 1.1 || 1;
   const ticks = niceTicks(yMax, 4).filter((t) => t <= yMax);
   const sy = scale(0, yMax, h, 0);
   const sx = scale(0, lastSecond, 0, w);
-  const admitted = linePath(timeline.map((p) => ({ x: p.second, y: p.admittedTokens })), [0, lastSecond], yMax, w, h);
+  // A point per second at its end, from 0 at the start: the line rises where the count did.
+  const line = linePath([{ x: 0, y: values[0] ?? 0 }, ...values.map((v, i) => ({ x: i + 1, y: v }))], [0, lastSecond], yMax, w, h);
+  const over = secondsOver(values, limit);
+  const peak = Math.max(0, ...values);
   const errors = timeline.filter((p) => p.providerErrors > 0);
   const refusals = timeline.filter((p) => p.refusals > 0);
-  const over = timeline.filter((p) => p.admittedTokens > limit).length;
-  const summary = `${title}: admitted tokens per second over ${lastSecond} s against the provider's limit of ${formatCount(limit)} per second; `
-    + `${over} seconds above the limit, provider errors in ${errors.length} seconds, refusals in ${refusals.length} seconds.`;
+  const percent = (v: number) => (limit > 0 ? `${Math.round((100 * v) / limit)}%` : '–');
+  const seconds = (n: number) => `${n} second${n === 1 ? '' : 's'}`;
+  const summary = `${title}: ${what} over ${lastSecond} s against the ${limitName} limit of ${formatCount(limit)}; at most ${formatCount(peak)} (${percent(peak)}); `
+    + (over.length === 0 ? 'never above the limit' : `above the limit in ${seconds(over.length)}, first at ${over[0]} s`)
+    + `; provider errors in ${seconds(errors.length)}, refusals in ${seconds(refusals.length)}.`;
+  const barW = Math.max(1, w / lastSecond - 1);
+  return (
+    <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
+      <title>{summary}</title>
+      <g transform={`translate(${pad.l},${pad.t})`}>
+        {ticks.map((t) => (
+          <g key={t}>
+            <line x1="0" x2={w} y1={sy(t)} y2={sy(t)} className="grid" />
+            <text x="-6" y={sy(t)} dy="0.32em" textAnchor="end" className="axis">
+              {formatCount(t)}
+            </text>
+          </g>
+        ))}
+        {(steps ?? []).map((s) => (
+          <g key={`s${s.second}`}>
+            <line x1={sx(s.second)} x2={sx(s.second)} y1="0" y2={h} className="step" />
+            <text x={sx(s.second) + 2} y="9" className="axis small">
+              {s.users}
+            </text>
+          </g>
+        ))}
+        <line x1="0" x2={w} y1={sy(limit)} y2={sy(limit)} className="limit" data-limit={limit} />
+        <text x={w} y={sy(limit) - 4} textAnchor="end" className="axis limit-label">
+          {limitName} {formatCount(limit)}
+        </text>
+        <path d={line} className="measure" />
+        {over.map((i) => (
+          <circle key={`o${i}`} cx={sx(i + 1)} cy={sy(values[i])} r="3" className="over">
+            <title>{`second ${i}: ${formatCount(values[i])} ${what}, ${percent(values[i])} of the limit`}</title>
+          </circle>
+        ))}
+        {errors.map((p) => (
+          <rect key={`e${p.second}`} x={sx(p.second)} y={h - 6} width={barW} height="6" className="err-tick" />
+        ))}
+        {refusals.map((p) => (
+          <rect key={`r${p.second}`} x={sx(p.second)} y={h - 12} width={barW} height="5" className="refusal-tick" />
+        ))}
+        <line x1="0" x2={w} y1={h} y2={h} className="axis-line" />
+        <text x="0" y={h + 18} className="axis">
+          0 s
+        </text>
+        <text x={w} y={h + 18} textAnchor="end" className="axis">
+          {lastSecond} s
+        </text>
+      </g>
+    </svg>
+  );
+}
+
+/**
+ * A lab run's case or ramp in the provider's own measure, two panels: the tokens its trailing 60 s
+ * window held against its tokens per minute, and the calls it had in flight against its cap.
+ */
+export function TimelineChart({ timeline, tokensPerMinute, inFlightLimit, title, width = 520, steps }: {
+  timeline: TimelinePoint[];
+  tokensPerMinute: number;
+  inFlightLimit: number;
+  title: string;
+  width?: number;
+  steps?: { second: number; users: number }[];
+}) {
+  const tokens: LimitSeries = { what: "tokens in the provider's trailing 60 s", limitName: 'TPM', limit: tokensPerMinute, values: timeline.map((p) => p.tokensInWindow) };
+  const calls: LimitSeries = { what: 'calls in flight at the provider', limitName: 'in flight', limit: inFlightLimit, values: timeline.map((p) => p.inFlight) };
   return (
     <figure className="timeline">
-      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
-        <title>{summary}</title>
-        <g transform={`translate(${pad.l},${pad.t})`}>
-          {ticks.map((t) => (
-            <g key={t}>
-              <line x1="0" x2={w} y1={sy(t)} y2={sy(t)} className="grid" />
-              <text x="-6" y={sy(t)} dy="0.32em" textAnchor="end" className="axis">
-                {formatCount(t)}
-              </text>
-            </g>
-          ))}
-          {(steps ?? []).map((s) => (
-            <g key={`s${s.second}`}>
-              <line x1={sx(s.second)} x2={sx(s.second)} y1="0" y2={h} className="step" />
-              <text x={sx(s.second) + 2} y="9" className="axis small">
-                {s.users}
-              </text>
-            </g>
-          ))}
-          <line x1="0" x2={w} y1={sy(limit)} y2={sy(limit)} className="limit" />
-          <text x={w} y={sy(limit) - 4} textAnchor="end" className="axis limit-label">
-            provider limit
-          </text>
-          <path d={admitted} className="admitted" />
-          {errors.map((p) => (
-            <rect key={`e${p.second}`} x={sx(p.second)} y={h - 6} width={Math.max(1, w / lastSecond - 1)} height="6" className="err-tick" />
-          ))}
-          {refusals.map((p) => (
-            <rect key={`r${p.second}`} x={sx(p.second)} y={h - 12} width={Math.max(1, w / lastSecond - 1)} height="5" className="refusal-tick" />
-          ))}
-          <line x1="0" x2={w} y1={h} y2={h} className="axis-line" />
-          <text x="0" y={h + 18} className="axis">
-            0 s
-          </text>
-          <text x={w} y={h + 18} textAnchor="end" className="axis">
-            {lastSecond} s
-          </text>
-        </g>
-      </svg>
+      <LimitPanel series={tokens} timeline={timeline} title={`${title}, tokens`} width={width} height={160} steps={steps} />
+      <LimitPanel series={calls} timeline={timeline} title={`${title}, calls in flight`} width={width} height={120} steps={steps} />
       <figcaption>
-        <span className="key admitted-key">admitted tokens/s</span>
-        <span className="key limit-key">provider limit ({formatCount(limit)}/s)</span>
+        <span className="key measure-key">what the provider counted (each second at its most)</span>
+        <span className="key limit-key">its limit ({formatCount(tokensPerMinute)} tokens a minute, {formatCount(inFlightLimit)} in flight)</span>
+        <span className="key over-key">above the limit</span>
         <span className="key err-key">provider errors</span>
         <span className="key refusal-key">refusals</span>
         {steps && steps.length > 0 && <span className="key step-key">users added</span>}

@@ -1261,9 +1261,14 @@ export interface components {
             /** @enum {string} */
             limit: "requests" | "tokens" | "in_flight" | "limiter" | "gateway_busy" | "timeout";
         } | null;
+        /** @description One second of a run in the provider's own measure. tokensInWindow and inFlight are the most the provider's rolling window held and the most calls it had running at any instant of the second (compare them with the case's tokensPerMinuteLimit and inFlightLimit); admittedTokens is what it admitted in the second alone. */
         LabTimelinePoint: {
             second: number;
             admittedTokens: number;
+            /** @description tokens in the provider's trailing window (its minute), at their most in the second */
+            tokensInWindow: number;
+            /** @description calls in flight at the provider, at their most in the second */
+            inFlight: number;
             providerErrors: number;
             refusals: number;
         };
@@ -1284,7 +1289,10 @@ export interface components {
             waitP95Ms: number;
             busyAnswers: number;
             limiterRefusals: number;
-            tokensPerSecondLimit: number;
+            /** @description the provider's tokens per minute, the token panel's limit line */
+            tokensPerMinuteLimit: number;
+            /** @description the provider's in-flight cap, the in-flight panel's limit line */
+            inFlightLimit: number;
             timeline: components["schemas"]["LabTimelinePoint"][];
         };
         LabRamp: {
@@ -1294,7 +1302,10 @@ export interface components {
                 second: number;
                 users: number;
             }[];
-            tokensPerSecondLimit: number;
+            /** @description the provider's tokens per minute, the token panel's limit line */
+            tokensPerMinuteLimit: number;
+            /** @description the provider's in-flight cap, the in-flight panel's limit line */
+            inFlightLimit: number;
             timeline: components["schemas"]["LabTimelinePoint"][];
         };
     };

@@ -78,13 +78,6 @@ export function caseRows(report: LabReport): CaseRow[] {
   }));
 }
 
-/** The y axis of a timeline: the limit line must be in view even when nothing was admitted. */
-export function timelineMax(timeline: TimelinePoint[], limit: number): number {
-  let max = limit;
-  for (const p of timeline) max = Math.max(max, p.admittedTokens);
-  return max * 1.1;
-}
-
 /** How long a run took (or has been going, given now), from the API's times. */
 export function runDuration(run: LabRun, now: number = Date.now()): string {
   const from = Date.parse(run.startedAt);

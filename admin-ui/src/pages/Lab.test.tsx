@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
 import fixture from '../fixtures/lab-run.json';
-import { caseRows, describeFailure, rampHeadline, runDuration, runProgress, stepName, timelineMax, type LabRun } from '../lib/lab';
+import { caseRows, describeFailure, rampHeadline, runDuration, runProgress, stepName, type LabRun } from '../lib/lab';
 import { ApiError } from '../lib/api';
 import { BusyNotice, isMissingEndpoint, ReportView, RunView } from './Lab';
 
@@ -35,10 +35,6 @@ describe('the lab report', () => {
     expect(runDuration({ ...run, startedAt: 'garbage', finishedAt: null })).toBe('–');
   });
 
-  it('keeps the limit line in view', () => {
-    expect(timelineMax([{ second: 0, admittedTokens: 10, providerErrors: 0, refusals: 0 }], 5000)).toBeCloseTo(5500);
-  });
-
   it('says how far a run got, in the words of the gateway\'s steps', () => {
     expect(runProgress({ ...run, status: 'running', progress: { step: 'case3', done: 2, total: 6 } })).toBe('Running case3 (2 of 6 done)');
     expect(runProgress({ ...run, status: 'running', progress: { step: 'case2-ramp', done: 3, total: 4 } })).toBe('Running case2 under the ramp (3 of 4 done)');
@@ -69,12 +65,15 @@ describe('the lab report', () => {
     expect(renderToStaticMarkup(<BusyNotice running={false} />)).toContain('you can start yours now');
   });
 
-  it('renders the table, a chart per case with its limit line, and the ramp', () => {
+  it('renders the table, two panels per case with their limit lines, and the ramp', () => {
     const html = renderToStaticMarkup(<ReportView report={run.report!} />);
     expect(html).toContain('case2: All pages at once, nothing in front');
     expect((html.match(/class="timeline"/g) ?? []).length).toBe(4); // three cases and one ramp
-    expect((html.match(/class="limit"/g) ?? []).length).toBe(4);
-    expect(html).toContain('4 seconds above the limit'); // case2 bursts to 80,000 tokens/s for 4 s
+    expect((html.match(/class="limit"/g) ?? []).length).toBe(8); // tokens and calls in flight, each
+    // case2 sends everything at once: the provider's window fills to its minute's limit, not 60 times over it.
+    expect(html).toContain('case2 timeline, tokens: tokens in the provider&#x27;s trailing 60 s over 15 s against the TPM limit of 300k; at most 300k (100%); never above the limit');
+    expect(html).toContain('case2 timeline, calls in flight: calls in flight at the provider over 15 s against the in flight limit of 200; at most 200 (100%)');
+    expect(html).not.toContain('class="over"');
     expect(html).toContain('Where it breaks: the ramp');
     expect(html).toContain("at 7.0 s with 3 users, on the provider&#x27;s tokens per minute");
     expect(html).toContain('Pages sent');

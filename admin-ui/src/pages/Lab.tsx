@@ -216,7 +216,7 @@ export function ReportView({ report }: { report: LabReport }) {
             <h3>
               {c.id}: {c.title}
             </h3>
-            <TimelineChart timeline={c.timeline} limit={c.tokensPerSecondLimit} title={`${c.id} timeline`} />
+            <TimelineChart timeline={c.timeline} tokensPerMinute={c.tokensPerMinuteLimit} inFlightLimit={c.inFlightLimit} title={`${c.id} timeline`} />
           </section>
         ))}
       </div>
@@ -229,7 +229,13 @@ export function ReportView({ report }: { report: LabReport }) {
                 <h3>
                   {r.case} under the ramp: {rampHeadline(r)}
                 </h3>
-                <TimelineChart timeline={r.timeline} limit={r.tokensPerSecondLimit} steps={r.steps} title={`Ramp of ${r.case}`} />
+                <TimelineChart
+                  timeline={r.timeline}
+                  tokensPerMinute={r.tokensPerMinuteLimit}
+                  inFlightLimit={r.inFlightLimit}
+                  steps={r.steps}
+                  title={`Ramp of ${r.case}`}
+                />
               </section>
             ))}
           </div>

@@ -51,6 +51,10 @@ public final class ProviderSimulator {
     public interface Listener {
         /** @param reservedTokens what the call counts against the token window (prompt + max output) */
         void decided(long nowMillis, Admission admission, long reservedTokens);
+
+        /** An admitted call left the in-flight set (completed or cancelled), once per call. */
+        default void released(long nowMillis, LabCall call) {
+        }
     }
 
     private static final Listener NO_LISTENER = (now, admission, tokens) -> { };
@@ -301,6 +305,7 @@ public final class ProviderSimulator {
         }
         call.released = true;
         inFlight.remove(call);
+        listener.released(lastNow, call);
         return true;
     }
 

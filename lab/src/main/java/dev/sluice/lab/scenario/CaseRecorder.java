@@ -1,6 +1,8 @@
 package dev.sluice.lab.scenario;
 
 import dev.sluice.lab.provider.Admission;
+import dev.sluice.lab.provider.LabCall;
+import dev.sluice.lab.provider.LabLimits;
 import dev.sluice.lab.provider.LabStats;
 import dev.sluice.lab.provider.ProviderSimulator;
 import dev.sluice.lab.scenario.LabReport.CaseResult;
@@ -9,7 +11,10 @@ import dev.sluice.lab.scenario.LabReport.RampResult;
 import dev.sluice.lab.scenario.LabReport.Step;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,6 +54,8 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
     private final AtomicLong otherErrors = new AtomicLong();
     private final List<Book> books = new ArrayList<>();
     private final List<Step> steps = new ArrayList<>();
+    /** Calls admitted since the start, until released: a call admitted before it is not ours to count out. */
+    private final Set<LabCall> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private long[] waits = new long[1024];
     private int waitCount;
     private long lastAnswerMs;
@@ -56,9 +63,14 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
     private long firstFailureMs = Long.MAX_VALUE;
 
     public CaseRecorder(long startMs, double pricePerMillionTokens) {
+        this(startMs, pricePerMillionTokens, Timeline.MINUTE_MS);
+    }
+
+    /** @param windowMs the provider's rolling window, so the timeline counts its tokens as it does */
+    public CaseRecorder(long startMs, double pricePerMillionTokens, long windowMs) {
         this.startMs = startMs;
         this.pricePerMillionTokens = pricePerMillionTokens;
-        this.timeline = new Timeline(startMs);
+        this.timeline = new Timeline(startMs, windowMs);
         this.lastAnswerMs = startMs;
     }
 
@@ -125,7 +137,21 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
             failed(nowMillis, FailureLimit.of(r.reason()));
         } else {
             timeline.admitted(nowMillis, reservedTokens);
+            if (admission instanceof Admission.Admitted a && a.call() != null) {
+                synchronized (running) {
+                    running.add(a.call());
+                }
+            }
         }
+    }
+
+    @Override
+    public void released(long nowMillis, LabCall call) {
+        boolean ours;
+        synchronized (running) {
+            ours = running.remove(call);
+        }
+        if (ours) timeline.released(nowMillis);
     }
 
     public synchronized Failure firstFailure() {
@@ -163,11 +189,11 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
                 provider.rejected429() + provider.rejected503(), books.size(), clean, round4(provider.costUsd()),
                 round4(wastedTokens * pricePerMillionTokens / 1_000_000.0), firstFailure,
                 percentile(sorted, 50), percentile(sorted, 95), busyAnswers.get(), limiterRefusals.get(),
-                tokensPerSecond(provider.limits().tokensPerMinute()), timeline.points());
+                provider.limits().tokensPerMinute(), provider.limits().maxInFlight(), timeline.points());
     }
 
-    public synchronized RampResult rampResult(CaseId id, long tokensPerMinute) {
-        return new RampResult(id.id(), firstFailure, steps, tokensPerSecond(tokensPerMinute), timeline.points());
+    public synchronized RampResult rampResult(CaseId id, LabLimits limits) {
+        return new RampResult(id.id(), firstFailure, steps, limits.tokensPerMinute(), limits.maxInFlight(), timeline.points());
     }
 
     /** Nearest-rank percentile of sorted values; 0 when there are none. */
@@ -179,10 +205,6 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
 
     private double seconds(long atMs) {
         return Math.max(0, atMs - startMs) / 1000.0;
-    }
-
-    static double tokensPerSecond(long tokensPerMinute) {
-        return round1(tokensPerMinute / 60.0);
     }
 
     private static double round1(double v) {

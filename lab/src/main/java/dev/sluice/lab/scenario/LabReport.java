@@ -34,14 +34,20 @@ public record LabReport(String generatedAt, Limits limits, Scale scale, List<Cas
     public record Failure(double second, int users, String limit) {
     }
 
-    /** One second of a run: tokens the provider admitted, its refusals, and ours (limiter, door, pool). */
-    public record TimelinePoint(int second, long admittedTokens, long providerErrors, long refusals) {
+    /**
+     * One second of a run in the provider's own measure: the tokens its rolling window held and the
+     * calls it had in flight (both at their highest within the second), the tokens it admitted in the
+     * second, its refusals, and ours (limiter, door, pool).
+     */
+    public record TimelinePoint(int second, long admittedTokens, long tokensInWindow, int inFlight, long providerErrors,
+                                long refusals) {
     }
 
+    /** {@code tokensPerMinuteLimit} and {@code inFlightLimit}: the provider's, the lines the timeline is drawn against. */
     public record CaseResult(String id, String title, int users, double durationSeconds, long pagesSent, long pagesDied,
                              long booksTotal, long booksClean, double billUsd, double wastedUsd, Failure firstFailure,
                              long waitP50Ms, long waitP95Ms, long busyAnswers, long limiterRefusals,
-                             double tokensPerSecondLimit, List<TimelinePoint> timeline) {
+                             long tokensPerMinuteLimit, int inFlightLimit, List<TimelinePoint> timeline) {
         public CaseResult {
             timeline = List.copyOf(timeline);
         }
@@ -51,8 +57,8 @@ public record LabReport(String generatedAt, Limits limits, Scale scale, List<Cas
     }
 
     /** {@code case} in JSON: a keyword in Java. */
-    public record RampResult(@JsonProperty("case") String caseId, Failure firstFailure, List<Step> steps, double tokensPerSecondLimit,
-                             List<TimelinePoint> timeline) {
+    public record RampResult(@JsonProperty("case") String caseId, Failure firstFailure, List<Step> steps, long tokensPerMinuteLimit,
+                             int inFlightLimit, List<TimelinePoint> timeline) {
         public RampResult {
             steps = List.copyOf(steps);
             timeline = List.copyOf(timeline);

@@ -6,17 +6,21 @@ import java.util.Locale;
 
 /**
  * The lab report as one self-contained HTML page (inline SVG, no script, nothing fetched): per
- * case and per ramp, the tokens the provider admitted each second against its limit per second,
- * the average over the trailing minute (what the provider's rolling window compares with its
- * limit), and the seconds in which pages were refused, at the provider or on our side.
+ * case and per ramp two panels in the provider's own measure. The tokens its rolling window held
+ * against its tokens per minute, and the calls it had in flight against its in-flight cap, each
+ * second at its fullest; seconds above a limit are marked, and the seconds in which pages were
+ * refused (at the provider, or on our side) are ticks under the axis.
  */
 public final class LabReportChart {
     static final int WIDTH = 760;
-    static final int HEIGHT = 220;
+    static final int HEIGHT = 180;
     static final int LEFT = 64;
     static final int RIGHT = 12;
     static final int TOP = 14;
     static final int BOTTOM = 40;
+    static final String BAR = "#4a7bd0";
+    static final String OVER = "#8e1b10";
+    static final String LIMIT = "#c0392b";
 
     private LabReportChart() {
     }
@@ -31,9 +35,10 @@ public final class LabReportChart {
                 .append(".k span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;vertical-align:middle}")
                 .append("</style></head><body>\n<h1>Sluice lab report</h1>\n<p class=\"m\">")
                 .append(esc(report.generatedAt())).append(" · ").append(esc(report.scale().note())).append("</p>\n")
-                .append("<p class=\"k\"><span style=\"background:#4a7bd0\"></span>tokens admitted by the provider each second")
-                .append("<span style=\"background:#1a1a1a;height:2px\"></span>trailing 60 s average")
-                .append("<span style=\"background:#c0392b;height:2px\"></span>the provider's limit per second")
+                .append("<p class=\"k\"><span style=\"background:" + BAR + "\"></span>what the provider counted: tokens in its ")
+                .append("trailing 60 s window, calls in flight (each second at its fullest)")
+                .append("<span style=\"background:" + LIMIT + ";height:2px\"></span>its limit (tokens per minute, in flight)")
+                .append("<span style=\"background:" + OVER + "\"></span>above the limit")
                 .append("<span style=\"background:#e74c3c\"></span>provider refusals")
                 .append("<span style=\"background:#f39c12\"></span>our refusals (limiter, busy, pool)</p>\n")
                 .append("<pre>").append(esc(LabReportTable.render(report))).append("</pre>\n");
@@ -42,28 +47,41 @@ public final class LabReportChart {
                     .append(esc(c.users() + (c.users() == 1 ? " user" : " users") + " · first failure: "
                             + LabReportTable.failure(c.firstFailure()) + " · " + c.booksClean() + " of " + c.booksTotal()
                             + " books clean")).append("</p>\n")
-                    .append(svg(c.timeline(), c.tokensPerSecondLimit()));
+                    .append(panels(c.timeline(), c.tokensPerMinuteLimit(), c.inFlightLimit()));
         }
         for (LabReport.RampResult r : report.ramp()) {
             out.append("<h2>").append(esc(r.caseId() + " · ramp")).append("</h2>\n<p class=\"m\">")
                     .append(esc("first failure: " + LabReportTable.failure(r.firstFailure()))).append("</p>\n")
-                    .append(svg(r.timeline(), r.tokensPerSecondLimit()));
+                    .append(panels(r.timeline(), r.tokensPerMinuteLimit(), r.inFlightLimit()));
         }
         return out.append("</body></html>\n").toString();
     }
 
-    /** One timeline: bars for admitted tokens, the trailing-minute average, the limit, refusal marks below the axis. */
-    static String svg(List<TimelinePoint> points, double limitPerSecond) {
-        int n = Math.max(1, points.size());
+    /** A case's two panels: the token window against tokens per minute, calls in flight against the cap. */
+    static String panels(List<TimelinePoint> points, long tokensPerMinute, int maxInFlight) {
+        long[] window = points.stream().mapToLong(TimelinePoint::tokensInWindow).toArray();
+        long[] inFlight = points.stream().mapToLong(TimelinePoint::inFlight).toArray();
+        return svg("tokens in the trailing 60 s", "TPM", window, tokensPerMinute, points)
+                + svg("calls in flight", "in flight", inFlight, maxInFlight, points);
+    }
+
+    /** One panel: a column per second, the limit as a dashed line, columns above it marked, refusal ticks below the axis. */
+    static String svg(String what, String limitName, long[] values, long limit, List<TimelinePoint> points) {
+        int n = Math.max(1, values.length);
         long peak = 0;
-        for (TimelinePoint p : points) peak = Math.max(peak, p.admittedTokens());
-        double top = niceCeiling(Math.max(peak, limitPerSecond * 1.2));
+        for (long v : values) peak = Math.max(peak, v);
+        double top = niceCeiling(Math.max(peak, limit * 1.1));
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
         double barW = plotW / n;
+        int over = firstOver(values, limit);
+        String summary = what + " against the " + limitName + " limit of " + shortNumber(limit)
+                + (over < 0 ? ", never above it" : ", first above it at second " + over);
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "viewBox=\"0 0 %d %d\" role=\"img\" font-size=\"10\" font-family=\"system-ui,sans-serif\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT));
+                + "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\" font-size=\"10\" font-family=\"system-ui,sans-serif\">%n",
+                WIDTH, HEIGHT, WIDTH, HEIGHT, esc(summary)));
+        s.append("<title>").append(esc(summary)).append("</title>\n");
         // y axis: four gridlines
         for (int i = 0; i <= 4; i++) {
             double v = top * i / 4;
@@ -71,38 +89,45 @@ public final class LabReportChart {
             s.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                     + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", LEFT, WIDTH - RIGHT, y, y, LEFT - 4, y + 3, shortNumber(v)));
         }
-        // bars
-        for (int i = 0; i < points.size(); i++) {
+        for (int i = 0; i < values.length; i++) {
             TimelinePoint p = points.get(i);
-            double h = plotH * p.admittedTokens() / top;
-            s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4a7bd0\">"
-                            + "<title>second %d: %d tokens admitted, %d provider refusals, %d ours</title></rect>%n",
-                    LEFT + i * barW, TOP + plotH - h, Math.max(0.5, barW - 1), h, p.second(), p.admittedTokens(),
+            double h = plotH * values[i] / top;
+            boolean above = values[i] > limit;
+            s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
+                            + "<title>second %d: %d %s, %s of the limit; %d provider refusals, %d ours</title></rect>%n",
+                    LEFT + i * barW, TOP + plotH - h, Math.max(0.5, barW - 1), h, above ? OVER : BAR,
+                    above ? " data-over=\"true\"" : "", p.second(), values[i], what, percent(values[i], limit),
                     p.providerErrors(), p.refusals()));
             if (p.providerErrors() > 0) mark(s, LEFT + i * barW, barW, TOP + plotH + 4, "#e74c3c");
             if (p.refusals() > 0) mark(s, LEFT + i * barW, barW, TOP + plotH + 10, "#f39c12");
         }
-        // trailing-minute average
-        StringBuilder path = new StringBuilder();
-        long sum = 0;
-        for (int i = 0; i < points.size(); i++) {
-            sum += points.get(i).admittedTokens();
-            if (i >= 60) sum -= points.get(i - 60).admittedTokens();
-            double y = TOP + plotH - plotH * (sum / 60.0) / top;
-            path.append(i == 0 ? "M" : "L").append(String.format(Locale.ROOT, "%.1f %.1f", LEFT + (i + 1) * barW, y));
+        double ly = TOP + plotH - plotH * limit / top;
+        s.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+                + "stroke-dasharray=\"5 3\" data-limit=\"%d\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %s</text>%n",
+                LEFT, WIDTH - RIGHT, ly, ly, LIMIT, limit, WIDTH - RIGHT, ly - 3, LIMIT, limitName, shortNumber(limit)));
+        if (over >= 0) {
+            double x = LEFT + over * barW;
+            s.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\">▲ above the limit from %ds</text>%n",
+                    x, TOP + 10, OVER, over));
         }
-        if (path.length() > 0) s.append("<path d=\"").append(path).append("\" fill=\"none\" stroke=\"#1a1a1a\" stroke-width=\"1.5\"/>\n");
-        double ly = TOP + plotH - plotH * limitPerSecond / top;
-        s.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"1.5\" "
-                + "stroke-dasharray=\"5 3\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#c0392b\">limit %s/s</text>%n",
-                LEFT, WIDTH - RIGHT, ly, ly, WIDTH - RIGHT, ly - 3, shortNumber(limitPerSecond)));
-        // x axis: a label every 5 or 10 seconds, whichever keeps them apart
+        // x axis: a label every 5, 10 or 30 seconds, whichever keeps them apart
         int every = n <= 40 ? 5 : n <= 120 ? 10 : 30;
         for (int sec = 0; sec <= n; sec += every) {
             double x = LEFT + sec * barW;
             s.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%ds</text>%n", x, HEIGHT - 8, sec));
         }
         return s.append("</svg>\n").toString();
+    }
+
+    /** The first index whose value is above {@code limit}; -1 if none is. */
+    static int firstOver(long[] values, long limit) {
+        for (int i = 0; i < values.length; i++) if (values[i] > limit) return i;
+        return -1;
+    }
+
+    static String percent(long value, long limit) {
+        if (limit <= 0) return "–";
+        return Math.round(100.0 * value / limit) + "%";
     }
 
     private static void mark(StringBuilder s, double x, double w, double y, String colour) {

@@ -36,7 +36,7 @@ public final class LabReportTable {
             ramp.add(new String[]{"case", "first failure", "most tokens in any 60 s", "provider limit"});
             for (RampResult r : report.ramp()) {
                 ramp.add(new String[]{r.caseId(), failure(r.firstFailure()),
-                        count(Timeline.maxWindowSum(r.timeline(), 60)), count(Math.round(r.tokensPerSecondLimit() * 60))});
+                        count(Timeline.peakWindow(r.timeline())), count(r.tokensPerMinuteLimit())});
             }
             out.append(grid(ramp));
         }

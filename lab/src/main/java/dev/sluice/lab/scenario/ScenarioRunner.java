@@ -169,7 +169,7 @@ public final class ScenarioRunner {
             }
             rig.end();
             warnUnexpected(id, rec);
-            return rec.rampResult(id, settings.limits().tokensPerMinute());
+            return rec.rampResult(id, settings.limits());
         }
     }
 
@@ -228,7 +228,8 @@ public final class ScenarioRunner {
 
         /** A new recorder, told every decision of the provider from now on. */
         CaseRecorder begin() {
-            CaseRecorder rec = new CaseRecorder(clock.millis(), settings.limits().pricePerMillionTokens());
+            CaseRecorder rec = new CaseRecorder(clock.millis(), settings.limits().pricePerMillionTokens(),
+                    settings.limits().windowMillis());
             lab.simulator().listener(rec);
             return rec;
         }

@@ -3,10 +3,13 @@ package dev.sluice.lab.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.lab.provider.Admission;
+import dev.sluice.lab.provider.LabCall;
 import dev.sluice.lab.provider.LabLimits;
 import dev.sluice.lab.provider.LabStats;
+import dev.sluice.lab.provider.ProviderSimulator;
 import dev.sluice.lab.provider.RateLimitSnapshot;
 import dev.sluice.lab.scenario.LabReport.CaseResult;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Books, waste, waits and the first failure, from events with times passed in. */
@@ -44,7 +47,8 @@ class CaseRecorderTest {
         assertThat(r.durationSeconds()).isEqualTo(2.1);
         assertThat(r.users()).isEqualTo(2);
         assertThat(r.firstFailure()).isNull();
-        assertThat(r.tokensPerSecondLimit()).isEqualTo(5_000.0);
+        assertThat(r.tokensPerMinuteLimit()).isEqualTo(300_000);
+        assertThat(r.inFlightLimit()).isEqualTo(LabLimits.DEFAULTS.maxInFlight());
     }
 
     @Test
@@ -62,9 +66,31 @@ class CaseRecorderTest {
         CaseResult r = rec.caseResult(CaseId.CASE4, provider(0, 0, 0));
         assertThat(r.busyAnswers()).isEqualTo(1);
         assertThat(r.limiterRefusals()).isEqualTo(1);
-        assertThat(r.timeline().get(0)).isEqualTo(new LabReport.TimelinePoint(0, 800, 1, 1));
-        assertThat(rec.rampResult(CaseId.CASE4, 300_000).steps())
+        assertThat(r.timeline().get(0)).isEqualTo(new LabReport.TimelinePoint(0, 800, 800, 1, 1, 1));
+        assertThat(rec.rampResult(CaseId.CASE4, LabLimits.DEFAULTS).steps())
                 .containsExactly(new LabReport.Step(0, 3), new LabReport.Step(3, 5));
+    }
+
+    @Test
+    void theTimelineCountsWhatTheProviderCountsAndOnlyTheCallsAdmittedSinceTheStart() {
+        LabLimits limits = LabLimits.DEFAULTS.withMaxInFlight(2);
+        ProviderSimulator provider = new ProviderSimulator(limits, new SplittableRandom(1));
+        LabCall before = ((Admission.Admitted) provider.admit(100, 50, 500)).call(); // a warm-up's call, still running
+        CaseRecorder rec = new CaseRecorder(1_000, 3.0, limits.windowMillis());
+        provider.listener(rec);
+        LabCall first = ((Admission.Admitted) provider.admit(1_000, 200, 1_000)).call();
+        assertThat(provider.admit(1_000, 200, 1_100)).isInstanceOf(Admission.Rejected.class); // 503: two in flight
+        provider.complete(before, 1_200); // not ours: the timeline never counted it in
+        provider.complete(first, 2_500);
+        provider.complete(first, 2_600); // released once, whatever the caller does twice
+        rec.refused(3_000, FailureLimit.LIMITER);
+
+        CaseResult r = rec.caseResult(CaseId.CASE2, provider.stats(3_000));
+        assertThat(r.timeline()).containsExactly(
+                new LabReport.TimelinePoint(0, 1_200, 1_200, 1, 1, 0),
+                new LabReport.TimelinePoint(1, 0, 1_200, 1, 0, 0),
+                new LabReport.TimelinePoint(2, 0, 1_200, 0, 0, 1));
+        assertThat(r.inFlightLimit()).isEqualTo(2);
     }
 
     @Test

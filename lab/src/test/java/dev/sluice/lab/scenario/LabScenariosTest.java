@@ -80,6 +80,12 @@ class LabScenariosTest {
         assertThat(c.booksClean()).isLessThan(c.booksTotal());
         assertThat(c.wastedUsd()).isPositive(); // paid for pages of broken books
         assertThat(providerErrors(c.timeline())).isEqualTo(c.pagesDied());
+        // The chart's measure is the provider's own: it reaches the limit that refused, and never passes one.
+        assertThat(Timeline.peakWindow(c.timeline())).isLessThanOrEqualTo(c.tokensPerMinuteLimit());
+        assertThat(c.timeline()).allSatisfy(p -> assertThat(p.inFlight()).isLessThanOrEqualTo(c.inFlightLimit()));
+        if (c.firstFailure().limit().equals("in_flight")) {
+            assertThat(c.timeline()).anySatisfy(p -> assertThat(p.inFlight()).isEqualTo(c.inFlightLimit()));
+        }
         // The ramp breaks with a few users too, at the provider.
         RampResult r = ramp(CaseId.CASE2);
         assertThat(r.firstFailure()).isNotNull();
@@ -116,6 +122,9 @@ class LabScenariosTest {
         assertThat(r.firstFailure().limit()).isEqualTo("gateway_busy");
         // The provider's minute is used (most of it), never overrun.
         assertThat(Timeline.maxWindowSum(r.timeline(), 60)).isBetween(20_000L, 30_000L);
+        assertThat(Timeline.peakWindow(r.timeline())).isBetween(20_000L, r.tokensPerMinuteLimit());
+        assertThat(r.tokensPerMinuteLimit()).isEqualTo(30_000);
+        assertThat(r.timeline()).allSatisfy(p -> assertThat(p.inFlight()).isLessThanOrEqualTo(r.inFlightLimit()));
     }
 
     @Test
