@@ -1050,6 +1050,11 @@ export interface components {
             queueDepth: number;
             queueWaitP95Ms: components["schemas"]["P95"];
             pricePerMillionTokens: number | null;
+            /**
+             * @description Prompt tokens the provider counts per token Sluice estimates, learned from its answers' usage and shared by the replicas (sluice_provider_token_ratio). The provider budget is charged prompt × this + max_tokens; the tenant quota is not. sluice.calibration.default-ratio until the first answer.
+             * @example 1.15
+             */
+            tokenRatio: number;
         };
         AuditEntry: {
             /** Format: date-time */

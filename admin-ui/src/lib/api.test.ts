@@ -3,7 +3,7 @@ import { Api, ApiError, basicAuth, toApiError } from './api';
 import { routeOf } from './router';
 import { loadCredentials, saveCredentials, clearCredentials } from './auth';
 import { usagePoints } from './usage';
-import { bottleneck, requestsIn, type Overview } from './overview';
+import { bottleneck, providerCount, requestsIn, type Overview } from './overview';
 
 function response(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(status === 204 ? null : typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
@@ -101,11 +101,19 @@ describe('small pieces', () => {
   it('says when the provider is the bottleneck', () => {
     const o = {
       decisions: { lastMinute: { passed: 5, delayed: 2, rejected: 1 }, sinceStart: {} },
-      budgets: [{ budget: 'default:*', utilisation: { tokens: 0.95, requests: 0.2 }, inFlight: 3, concurrencyLimit: 194, maxInFlight: 200, queueDepth: 0, queueWaitP95Ms: { lastMinute: null, sinceStart: null }, pricePerMillionTokens: 3 }],
+      budgets: [{ budget: 'default:*', utilisation: { tokens: 0.95, requests: 0.2 }, inFlight: 3, concurrencyLimit: 194, maxInFlight: 200, queueDepth: 0, queueWaitP95Ms: { lastMinute: null, sinceStart: null }, pricePerMillionTokens: 3, tokenRatio: 1 }],
     } as unknown as Overview;
     expect(requestsIn(o.decisions.lastMinute)).toBe(6);
     expect(bottleneck(o)).toMatch(/95% used/);
     o.budgets[0].utilisation.tokens = 0.1;
     expect(bottleneck(o)).toBeNull();
+  });
+
+  it("says how the provider counts against Sluice's estimate", () => {
+    expect(providerCount(1)).toBe('as Sluice estimates (× 1.00)');
+    expect(providerCount(1.0041)).toBe('as Sluice estimates (× 1.00)');
+    expect(providerCount(1.1512)).toBe('15% more than Sluice estimates (× 1.15)');
+    expect(providerCount(0.85)).toBe('15% less than Sluice estimates (× 0.85)');
+    expect(providerCount(Number.NaN)).toBe('as Sluice estimates (× 1.00)');
   });
 });

@@ -35,6 +35,14 @@ export function bottleneck(o: Overview): string | null {
   return null;
 }
 
+/** How the provider counts tokens, against Sluice's estimate, in words: what the budget is charged with. */
+export function providerCount(ratio: number): string {
+  const times = `× ${ratio.toFixed(2)}`;
+  const pct = Math.round(Math.abs(ratio - 1) * 100);
+  if (!Number.isFinite(ratio) || pct === 0) return `as Sluice estimates (${Number.isFinite(ratio) ? times : '× 1.00'})`;
+  return `${pct}% ${ratio > 1 ? 'more' : 'less'} than Sluice estimates (${times})`;
+}
+
 /** Keeps the last `n` values of a series for the overview's small trend lines. */
 export function pushBounded<T>(list: T[], value: T, n: number): T[] {
   const out = [...list, value];

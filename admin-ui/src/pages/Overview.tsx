@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Trend } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { formatCount, formatMs, formatPercent, formatTime, formatUsd } from '../lib/format';
-import { bottleneck, pushBounded, requestsIn, STAGE_LABELS, STAGES, type Overview } from '../lib/overview';
+import { bottleneck, providerCount, pushBounded, requestsIn, STAGE_LABELS, STAGES, type Overview } from '../lib/overview';
 import { useLoad } from '../lib/useApi';
 
 const REFRESH_MS = 5000;
@@ -133,6 +133,10 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
                   <dd>{formatCount(b.queueDepth)}</dd>
                   <dt>Queue wait p95</dt>
                   <dd>{formatMs(b.queueWaitP95Ms.lastMinute)}</dd>
+                  <dt>Provider counts prompts</dt>
+                  <dd title="Learned from the provider's answers (usage), shared by the replicas: the provider budget is charged the prompt at this ratio plus max_tokens; tenant quotas are charged the estimate.">
+                    {providerCount(b.tokenRatio)}
+                  </dd>
                   <dt>Price</dt>
                   <dd>{b.pricePerMillionTokens === null ? '–' : `${formatUsd(b.pricePerMillionTokens)} per million tokens`}</dd>
                 </dl>

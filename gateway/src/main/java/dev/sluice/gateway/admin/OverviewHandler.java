@@ -7,6 +7,7 @@ import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.BudgetLimits;
+import dev.sluice.gateway.dispatch.ProviderCalibration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -137,6 +138,7 @@ final class OverviewHandler {
         b.put("queueDepth", Math.round(gauge("sluice.queue.depth", budget, null)));
         b.put("queueWaitP95Ms", waitP95(totals, last, budget));
         b.put("pricePerMillionTokens", limits == null ? null : limits.pricePerMillionTokens());
+        b.put("tokenRatio", round(tokenRatio(budget), 4));
         return b;
     }
 
@@ -155,6 +157,15 @@ final class OverviewHandler {
         return "Spend is the tokens each provider answer reported × price-per-million-tokens from the tiers document ("
                 + String.join(", ", prices) + " per million" + (snapshot.providers().get(0).baseUrl().isEmpty()
                 ? "; the built-in lab provider bills nothing real)." : ").");
+    }
+
+    /** The provider's count per estimated token the budget is charged with; 1 (the estimate) if not registered. */
+    private double tokenRatio(String budget) {
+        int colon = budget.indexOf(':');
+        Gauge g = colon < 0 ? null : meters.find(ProviderCalibration.GAUGE)
+                .tag("provider", budget.substring(0, colon)).tag("model", budget.substring(colon + 1)).gauge();
+        double v = g == null ? 1 : g.value();
+        return Double.isFinite(v) ? v : 1;
     }
 
     private double gauge(String name, String budget, String unit) {

@@ -2,10 +2,13 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.config.CalibrationProperties;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
+import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.redis.RedisCalibrationStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
@@ -44,6 +47,16 @@ public class DispatchConfiguration {
                 : new InMemoryProviderBudgetStore(clock.clock());
     }
 
+    /** Shared by every replica through Redis; failures are {@link ProviderCalibration}'s to absorb (own ratio). */
+    @Bean
+    ProviderCalibration providerCalibration(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, ProviderClock clock,
+                                            MeterRegistry meters, StoreProperties store, CalibrationProperties settings) {
+        CalibrationStore shared = mode == StoreMode.REDIS ? new RedisCalibrationStore(redis.getObject()) : new InMemoryCalibrationStore();
+        TokenCalibration.Settings s = new TokenCalibration.Settings(settings.defaultRatio(), settings.minRatio(),
+                settings.maxRatio(), settings.fastSamples(), settings.smoothing());
+        return new ProviderCalibration(shared, s, settings.syncEvery(), settings.maxAge(), store.timeout(), clock.clock(), meters);
+    }
+
     /** The one thread every dispatcher's queue lives on. */
     @Bean(destroyMethod = "dispose")
     Scheduler dispatchLoop() {
@@ -72,10 +85,11 @@ public class DispatchConfiguration {
     @Bean
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
                             MeterRegistry meters, ProviderClock clock, PendingWork pending,
-                            DispatchProperties settings) {
+                            DispatchProperties settings, ProviderCalibration calibration) {
         Dispatchers.Settings s = new Dispatchers.Settings(settings.queueCapacity(), settings.interactiveFloor(), settings.lease(),
                 settings.maxAttempts(), settings.storeTimeout());
-        Dispatchers dispatchers = new Dispatchers(store, config, s, clock.clock(), dispatchLoop, meters, pending);
+        Dispatchers dispatchers = new Dispatchers(store, config, s, clock.clock(), dispatchLoop, meters, pending,
+                calibration);
         dispatchers.createConfigured();
         return dispatchers;
     }

@@ -82,8 +82,12 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         }
         RequestOptions options = SluiceAttributes.OPTIONS.get(exchange);
         long now = clock.millis();
+        // The provider budget is charged what the provider will count: the prompt at the learned
+        // ratio. Never past the minute's cap: what the estimate says fits must stay servable.
+        long charge = Math.min(SlidingWindow.cap(limits.tokensPerMinute()), TokenCalibration.charge(
+                estimate.promptTokens(), estimate.maxOutputTokens(), dispatchers.calibration().ratio(dispatcher.key())));
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
-                options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, estimate.totalTokens(), now, now + options.maxWaitMs());
+                options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, charge, now, now + options.maxWaitMs());
         AtomicLong waited = new AtomicLong();
         // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
         return dispatcher.submit(job, options.maxWaitMs())
@@ -140,7 +144,12 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         Usage used = usage == null ? null : usage.usage().orElse(null);
         // Providers count prompt + max_tokens at admission and keep it for the minute: only the
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
-        long delta = used == null ? 0 : used.promptTokens() - estimate.promptTokens();
+        // The lease charged the calibrated prompt (what is left after the reserved output).
+        long chargedPrompt = Math.max(0, lease.job().tokens() - estimate.maxOutputTokens());
+        long delta = used == null ? 0 : used.promptTokens() - chargedPrompt;
+        if (used != null && answer.status() / 100 == 2) {
+            dispatchers.calibration().observe(lease.budgetKey(), estimate.promptTokens(), used.promptTokens());
+        }
         AimdLimit.Outcome outcome = answer.status() == 504 || answer.timedOut()
                 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         // The answer has been written: the slot goes back in the background (finish runs detached,

@@ -40,11 +40,13 @@ public final class Dispatchers {
     private final MeterRegistry meters;
     private final Map<String, ProviderDispatcher> byKey = new ConcurrentHashMap<>();
     private final PendingWork pending;
+    private final ProviderCalibration calibration;
     private volatile boolean closed;
 
     public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, Settings settings, Clock clock, Scheduler loop,
-                       MeterRegistry meters, PendingWork pending) {
+                       MeterRegistry meters, PendingWork pending, ProviderCalibration calibration) {
         this.pending = pending;
+        this.calibration = calibration;
         this.store = store;
         this.config = config;
         this.settings = settings;
@@ -59,6 +61,7 @@ public final class Dispatchers {
         if (BudgetLimits.of(provider, model, settings.lease()) == null) return null;
         String key = ProviderBudgetStore.key(provider, model);
         return byKey.computeIfAbsent(key, k -> {
+            calibration.register(k); // its ratio gauge, at the default from start
             BudgetLimits initial = BudgetLimits.of(provider, model, settings.lease());
             ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
                     new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
@@ -97,5 +100,10 @@ public final class Dispatchers {
 
     public Settings settings() {
         return settings;
+    }
+
+    /** What each budget learned of the provider's token count. */
+    public ProviderCalibration calibration() {
+        return calibration;
     }
 }

@@ -101,6 +101,11 @@ public final class ProviderDispatcher {
         return depth;
     }
 
+    /** The budget this dispatcher guards, {@code provider:model}. */
+    public String key() {
+        return key;
+    }
+
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
     BudgetLimits limits() {
         return configured.get().withMaxInFlight(aimd.limit());
