@@ -75,6 +75,10 @@ public final class FairQueue {
         boolean waiting() {
             return !interactive.isEmpty() || !batch.isEmpty();
         }
+
+        int size() {
+            return interactive.size() + batch.size();
+        }
     }
 
     /**
@@ -236,6 +240,29 @@ public final class FairQueue {
     /** The work that would be ahead of {@code candidate} were it enqueued now (for the door). */
     public WorkAhead aheadOf(Job candidate) {
         return ahead(candidate, false);
+    }
+
+    /**
+     * When the queue is full, the job that makes room for {@code candidate}: the last, in
+     * service order, of the longest lane (longest-queue drop), if the candidate's tenant holds
+     * at least two jobs fewer, so that after the swap it holds no more than the lane it took
+     * the place from. The bound on memory stays; the place in it is shared by tenant: a tenant
+     * with nothing in line is not refused because others filled the queue, the one holding
+     * most of it is. Empty when the queue has room, or the candidate's lane is (about) the
+     * longest. Ties go to the lane furthest ahead in service (highest counter), then the newer.
+     */
+    public Optional<Job> victimFor(Job candidate) {
+        if (!isFull()) return Optional.empty();
+        Lane own = lanes.get(candidate.tenant());
+        int ownSize = own == null ? 0 : own.size();
+        Lane longest = null;
+        for (Lane lane : lanes.values()) {
+            if (lane == own || !lane.waiting()) continue;
+            if (longest == null || lane.size() > longest.size()
+                    || (lane.size() == longest.size() && lane.served >= longest.served)) longest = lane;
+        }
+        if (longest == null || ownSize + 1 >= longest.size()) return Optional.empty();
+        return Optional.of(longest.batch.isEmpty() ? longest.interactive.peekLast() : longest.batch.peekLast());
     }
 
     public int depth() {

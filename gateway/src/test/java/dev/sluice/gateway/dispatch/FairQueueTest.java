@@ -308,4 +308,31 @@ class FairQueueTest {
         assertThat(queue.anyDeadlineBy(5_000)).isTrue();
         assertThat(queue.peek().orElseThrow().id()).isEqualTo("soon");
     }
+
+    // --- a full queue ---
+
+    @Test
+    void aFullQueueMakesRoomByTheLongestLanesLastJob() {
+        FairQueue small = new FairQueue(10, 0.1);
+        for (int i = 0; i < 6; i++) small.enqueue(Job.of("a" + i, "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        small.enqueue(Job.of("a-batch", "a", 1, JobClass.BATCH, 100, 0, NEVER));
+        for (int i = 0; i < 3; i++) small.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        assertThat(small.isFull()).isTrue();
+        Job newcomer = Job.of("c0", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER);
+        assertThat(small.victimFor(newcomer)).as("a's last in service order: its batch job")
+                .map(Job::id).contains("a-batch");
+        assertThat(small.victimFor(Job.of("b3", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("b: 4 after, a: 6 left")
+                .map(Job::id).contains("a-batch");
+        assertThat(small.victimFor(Job.of("a7", "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("the longest itself").isEmpty();
+        assertThat(new FairQueue(10, 0.1).victimFor(newcomer)).as("room: nobody leaves").isEmpty();
+        // lanes of equal length: a newcomer would hold no more than the one it displaced, a fourth job would hold more
+        FairQueue even = new FairQueue(4, 0.1);
+        for (String id : List.of("x0", "x1")) even.enqueue(Job.of(id, "x", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        for (String id : List.of("y0", "y1")) even.enqueue(Job.of(id, "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        assertThat(even.victimFor(newcomer)).map(Job::id).as("ties: the newer lane").contains("y1");
+        even.remove("y1");
+        even.enqueue(newcomer);
+        assertThat(even.victimFor(Job.of("c1", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
+        assertThat(even.victimFor(Job.of("y2", "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
+    }
 }
