@@ -82,7 +82,8 @@ public final class ProviderDispatcher {
         this.key = key;
         this.configured = configured;
         this.aimd = aimd;
-        this.queue = new FairQueue(capacity, interactiveFloor);
+        // Credit sized by the limits at start; a reload that changes them keeps the first size (a tuning, not a bound).
+        this.queue = FairQueue.forBudget(capacity, interactiveFloor, configured.get().tokensPerMinute());
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
