@@ -90,13 +90,16 @@ public final class Door {
     /**
      * Whether to queue {@code job}, given the budget now and the longest the caller will wait
      * ({@code X-Sluice-Max-Wait}, default 60 s). Batch jobs are estimated against what batch
-     * may use.
+     * may use. A full queue says {@link DoorDecision.Verdict#QUEUE_FULL} only to a tenant
+     * holding about the most of it; anyone else is accepted, and the caller makes room with
+     * {@link FairQueue#victimFor}.
      */
     public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs) {
         Capacity c = job.jobClass() == JobClass.BATCH ? capacity.forBatch(queue.interactiveFloor()) : capacity;
         WorkAhead ahead = queue.aheadOf(job);
         DoorDecision d = decide(job.tokens(), ahead, c, maxWaitMs);
-        if (d.accepted() && queue.isFull()) {
+        // A full queue refuses only a tenant that holds about the most of it; anyone else takes the place of the hog's last job.
+        if (d.accepted() && queue.isFull() && queue.victimFor(job).isEmpty()) {
             return new DoorDecision(DoorDecision.Verdict.QUEUE_FULL, d.position(), d.estimatedWaitMs(), drainOneMs(ahead, c));
         }
         return d;

@@ -19,8 +19,8 @@ import java.util.OptionalLong;
  * Large Language Models", OSDI 2024).</b> Each lane keeps a counter of the tokens it has been
  * served divided by its weight; the next job comes from the waiting lane with the lowest
  * counter. A lane that starts waiting again has its counter lifted to the lowest counter among
- * the lanes already waiting, so idle time banks no credit and a newcomer neither jumps the
- * queue nor waits behind the others' backlog. Chosen over deficit round robin because a page
+ * the lanes already waiting less a bounded credit (below), so idle time banks little and a
+ * newcomer neither takes over the queue nor waits behind the others' backlog. Chosen over deficit round robin because a page
  * of 800 tokens and a document of 50 000 cost what they cost with no quantum to tune (DRR's
  * quantum must exceed the largest job or rounds go empty, and then its service is bursty by a
  * quantum per lane); because counters can be corrected when the real usage is known
@@ -28,6 +28,15 @@ import java.util.OptionalLong;
  * loop: if that head does not fit the budget, {@link #next} returns nothing rather than
  * skipping to smaller jobs, which would starve big ones. Service order is predictable from
  * the counters, which gives {@link #aheadOf} for the door.
+ *
+ * <p><b>Credit, bounded (issue 15).</b> With no credit at all, whoever asks first when the
+ * provider's minute turns takes it: a tenant whose book went out while the others were not yet
+ * in line starts level with them when they come, its head start kept for good, and the door
+ * refuses the late ones (six equal tenants served {@code [203, 204, 150, 149, 150, 145]}
+ * pages). So a lane that (re)joins starts up to {@code credit} below the lowest waiting
+ * counter (never below its own remembered counter, and counted from a monotone floor so that
+ * newcomers do not compound it), and a drained lane is remembered while its counter is above
+ * that start. The dispatcher gives a quarter of the provider's minute ({@link #forBudget}).
  *
  * <p><b>Weights.</b> A tenant's weight is 1 / its tier's priority: while both wait, a
  * priority-1 tenant is served twice the tokens of a priority-2 one and three times those of a
@@ -52,6 +61,10 @@ import java.util.OptionalLong;
 public final class FairQueue {
     private final int capacity;
     private final double interactiveFloor;
+    /** How far (in counter units) a lane that (re)joins may start below the others: the credit idle time banks. */
+    private final long credit;
+    /** The lowest waiting counter seen so far (virtual time): where credit is counted from, also while nothing waits. */
+    private long floor;
     /** Waiting lanes, and drained lanes whose counter is still ahead of every waiting one. */
     private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
     private final Map<String, Job> queued = new HashMap<>();
@@ -75,6 +88,10 @@ public final class FairQueue {
         boolean waiting() {
             return !interactive.isEmpty() || !batch.isEmpty();
         }
+
+        int size() {
+            return interactive.size() + batch.size();
+        }
     }
 
     /**
@@ -82,12 +99,31 @@ public final class FairQueue {
      * @param interactiveFloor share of each budget dimension batch may not take, in [0, 1)
      */
     public FairQueue(int capacity, double interactiveFloor) {
+        this(capacity, interactiveFloor, 0);
+    }
+
+    /**
+     * The dispatcher's queue for a provider budget of {@code tokensPerMinute}: credit for a
+     * quarter of its minute (see the class comment: enough to even out who asked first at the
+     * window's turn, too little to hand a bursty tenant the next minute).
+     */
+    public static FairQueue forBudget(int capacity, double interactiveFloor, long tokensPerMinute) {
+        return new FairQueue(capacity, interactiveFloor, Math.max(0, tokensPerMinute) / 4);
+    }
+
+    /**
+     * @param credit how far below the lowest waiting counter a lane that (re)joins may start,
+     *               in tokens × priority; 0: idle time banks nothing
+     */
+    public FairQueue(int capacity, double interactiveFloor, long credit) {
         if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
         if (!(interactiveFloor >= 0 && interactiveFloor < 1)) {
             throw new IllegalArgumentException("interactiveFloor must be in [0, 1), was " + interactiveFloor);
         }
+        if (credit < 0 || credit > Long.MAX_VALUE / 4) throw new IllegalArgumentException("credit out of range: " + credit);
         this.capacity = capacity;
         this.interactiveFloor = interactiveFloor;
+        this.credit = credit;
     }
 
     /** Queues {@code job} at the tail of its tenant's lane; false when the queue is full. */
@@ -113,10 +149,10 @@ public final class FairQueue {
         if (queued.containsKey(job.id())) throw new IllegalArgumentException("job " + job.id() + " is already queued");
         Lane lane = lanes.get(job.tenant());
         if (lane == null) {
-            lane = new Lane(lowestWaiting().orElse(0), job.priority());
+            lane = new Lane(startOf(null), job.priority());
             lanes.put(job.tenant(), lane);
         } else if (!lane.waiting()) {
-            lane.served = Math.max(lane.served, lowestWaiting().orElse(lane.served));
+            lane.served = startOf(lane);
         }
         lane.priority = job.priority();
         if (atHead) lane.of(job.jobClass()).addFirst(job);
@@ -238,6 +274,29 @@ public final class FairQueue {
         return ahead(candidate, false);
     }
 
+    /**
+     * When the queue is full, the job that makes room for {@code candidate}: the last, in
+     * service order, of the longest lane (longest-queue drop), if the candidate's tenant holds
+     * at least two jobs fewer, so that after the swap it holds no more than the lane it took
+     * the place from. The bound on memory stays; the place in it is shared by tenant: a tenant
+     * with nothing in line is not refused because others filled the queue, the one holding
+     * most of it is. Empty when the queue has room, or the candidate's lane is (about) the
+     * longest. Ties go to the lane furthest ahead in service (highest counter), then the newer.
+     */
+    public Optional<Job> victimFor(Job candidate) {
+        if (!isFull()) return Optional.empty();
+        Lane own = lanes.get(candidate.tenant());
+        int ownSize = own == null ? 0 : own.size();
+        Lane longest = null;
+        for (Lane lane : lanes.values()) {
+            if (lane == own || !lane.waiting()) continue;
+            if (longest == null || lane.size() > longest.size()
+                    || (lane.size() == longest.size() && lane.served >= longest.served)) longest = lane;
+        }
+        if (longest == null || ownSize + 1 >= longest.size()) return Optional.empty();
+        return Optional.of(longest.batch.isEmpty() ? longest.interactive.peekLast() : longest.batch.peekLast());
+    }
+
     public int depth() {
         return queued.size();
     }
@@ -283,6 +342,24 @@ public final class FairQueue {
         return best;
     }
 
+    /**
+     * The counter a lane starts its wait at: a waiting lane's own; a drained or new one's is
+     * lifted to the lowest waiting counter less the credit (never lowered). The floor is
+     * monotone, so credit does not compound as one newcomer after another starts below it.
+     */
+    private long startOf(Lane own) {
+        if (own != null && own.waiting()) return own.served;
+        long from = level() - credit;
+        return own == null ? from : Math.max(own.served, from);
+    }
+
+    /** The lowest waiting counter, or the last one seen while nothing waits (the floor, advanced). */
+    private long level() {
+        OptionalLong min = lowestWaiting();
+        if (min.isPresent() && min.getAsLong() > floor) floor = min.getAsLong();
+        return floor;
+    }
+
     private OptionalLong lowestWaiting() {
         long min = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) if (lane.waiting()) min = Math.min(min, lane.served);
@@ -290,13 +367,13 @@ public final class FairQueue {
     }
 
     /**
-     * A drained lane is kept only while its counter is ahead of every waiting lane (it would
-     * be lifted to that anyway on return, so dropping it changes nothing). Memory follows the
-     * queue; an empty queue forgets every counter.
+     * A drained lane is kept only while its counter is above where it would start again (the
+     * floor less the credit): dropping it then changes nothing. Memory follows the queue and
+     * the tenants served within the credit of the floor.
      */
     private void dropDrained() {
-        OptionalLong min = lowestWaiting();
-        lanes.values().removeIf(lane -> !lane.waiting() && (min.isEmpty() || lane.served <= min.getAsLong()));
+        long from = level() - credit;
+        lanes.values().removeIf(lane -> !lane.waiting() && lane.served <= from);
     }
 
     /**
@@ -307,10 +384,7 @@ public final class FairQueue {
     private WorkAhead ahead(Job target, boolean queuedNow) {
         JobClass c = target.jobClass();
         Lane own = lanes.get(target.tenant());
-        long start;
-        if (own == null) start = lowestWaiting().orElse(0);
-        else if (!own.waiting()) start = Math.max(own.served, lowestWaiting().orElse(own.served));
-        else start = own.served;
+        long start = startOf(own);
         int jobs = 0;
         long tokens = 0;
         long prefix = 0; // the target lane's tokens served before the target

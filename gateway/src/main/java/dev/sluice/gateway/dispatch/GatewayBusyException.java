@@ -28,9 +28,15 @@ public final class GatewayBusyException extends RuntimeException {
         return new GatewayBusyException(why, d.position(), d.estimatedWaitMs(), d.retryAfterMs());
     }
 
-    /** The door let the job in, but the line filled before it got there. */
-    static GatewayBusyException queueFull(int depth) {
-        return new GatewayBusyException("The gateway's queue is full.", depth, -1, 1_000);
+    /** The door let the job in, but the line filled before it got there; {@code position} is its place in service order. */
+    static GatewayBusyException queueFull(int position) {
+        return new GatewayBusyException("The gateway's queue is full.", position, -1, 1_000);
+    }
+
+    /** The queue was full and this tenant held the most of it: its last job made room for a tenant with less in line. */
+    static GatewayBusyException pushedOut(int position) {
+        return new GatewayBusyException("The gateway's queue is full and this tenant holds the most of it: its latest "
+                + "request made room for a tenant with less in line.", position, -1, 1_000);
     }
 
     /** The job's deadline passed while it waited in line. */

@@ -82,7 +82,8 @@ public final class ProviderDispatcher {
         this.key = key;
         this.configured = configured;
         this.aimd = aimd;
-        this.queue = new FairQueue(capacity, interactiveFloor);
+        // Credit sized by the limits at start; a reload that changes them keeps the first size (a tuning, not a bound).
+        this.queue = FairQueue.forBudget(capacity, interactiveFloor, configured.get().tokensPerMinute());
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
@@ -163,9 +164,10 @@ public final class ProviderDispatcher {
                 ticket.sink.tryEmitError(GatewayBusyException.refusedAtTheDoor(d, maxWaitMs));
                 return;
             }
+            queue.victimFor(job).ifPresent(this::pushOut);
             if (!queue.enqueue(job)) {
                 ticket.state.set(CANCELLED);
-                ticket.sink.tryEmitError(GatewayBusyException.queueFull(queue.depth()));
+                ticket.sink.tryEmitError(GatewayBusyException.queueFull(d.position()));
                 return;
             }
         } else {
@@ -174,6 +176,14 @@ public final class ProviderDispatcher {
         tickets.put(job.id(), ticket);
         depth = queue.depth();
         pump();
+    }
+
+    /** A full queue's place goes to a tenant with less in line: the longest lane's last job leaves it, busy. */
+    private void pushOut(Job victim) {
+        int position = queue.position(victim.id()).orElse(0);
+        queue.remove(victim.id());
+        Ticket t = tickets.remove(victim.id());
+        if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(GatewayBusyException.pushedOut(position));
     }
 
     private Door.Capacity capacity() {

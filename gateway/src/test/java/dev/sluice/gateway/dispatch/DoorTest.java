@@ -205,4 +205,44 @@ class DoorTest {
                 .isEqualTo(30_000);
         assertThat(Door.earliestSendMs(page, atBatchLimit, 0.1)).isZero();
     }
+
+    /** Five tenants with {@code pages} pages each in line, fed in turn as their crowds send them. */
+    static FairQueue fiveFullLanes(int capacity, int pages) {
+        FairQueue queue = new FairQueue(capacity, 0.1);
+        for (int i = 0; i < pages; i++) {
+            for (int t = 1; t <= 5; t++) {
+                queue.enqueue(Job.of("t" + t + "-" + i, "t" + t, 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
+            }
+        }
+        return queue;
+    }
+
+    @Test
+    void aTenantWithNothingInLineIsPlacedByTheFairOrderNotBehindTheQueue() {
+        FairQueue queue = fiveFullLanes(10_000, 300);
+        Door door = new Door(queue);
+        // 1 500 pages in line, 5 minutes of the provider: by its global place the newcomer would wait 4 minutes
+        DoorDecision newcomer = door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        assertThat(newcomer.verdict()).isEqualTo(Verdict.ACCEPT);
+        assertThat(newcomer.position()).as("one round: each lane's head, then its page").isEqualTo(6);
+        assertThat(newcomer.estimatedWaitMs()).isEqualTo(6 * PAGE * MINUTE / 300_000);
+        // the converse: a tenant with 300 in line waits for its own backlog, served at a sixth of the provider
+        DoorDecision hog = door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        assertThat(hog.verdict()).isEqualTo(Verdict.BUSY);
+        assertThat(hog.position()).isEqualTo(5 * 300 + 1);
+        assertThat(hog.estimatedWaitMs()).isGreaterThan(4 * MINUTE);
+    }
+
+    @Test
+    void aFullQueueStillTakesATenantWithNothingInLineAndRefusesTheOneHoldingMostOfIt() {
+        FairQueue queue = fiveFullLanes(1_500, 300);
+        assertThat(queue.isFull()).isTrue();
+        Door door = new Door(queue);
+        DoorDecision newcomer = door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
+        assertThat(newcomer.verdict()).as("its place is taken from the longest lane's last page").isEqualTo(Verdict.ACCEPT);
+        assertThat(newcomer.position()).isEqualTo(6);
+        DoorDecision hog = door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
+        assertThat(hog.verdict()).isEqualTo(Verdict.QUEUE_FULL);
+        assertThat(hog.position()).as("its place in service order, not the queue's length").isEqualTo(5 * 300 + 1);
+    }
 }

@@ -308,4 +308,72 @@ class FairQueueTest {
         assertThat(queue.anyDeadlineBy(5_000)).isTrue();
         assertThat(queue.peek().orElseThrow().id()).isEqualTo("soon");
     }
+
+    // --- a full queue ---
+
+    @Test
+    void aFullQueueMakesRoomByTheLongestLanesLastJob() {
+        FairQueue small = new FairQueue(10, 0.1);
+        for (int i = 0; i < 6; i++) small.enqueue(Job.of("a" + i, "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        small.enqueue(Job.of("a-batch", "a", 1, JobClass.BATCH, 100, 0, NEVER));
+        for (int i = 0; i < 3; i++) small.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        assertThat(small.isFull()).isTrue();
+        Job newcomer = Job.of("c0", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER);
+        assertThat(small.victimFor(newcomer)).as("a's last in service order: its batch job")
+                .map(Job::id).contains("a-batch");
+        assertThat(small.victimFor(Job.of("b3", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("b: 4 after, a: 6 left")
+                .map(Job::id).contains("a-batch");
+        assertThat(small.victimFor(Job.of("a7", "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("the longest itself").isEmpty();
+        assertThat(new FairQueue(10, 0.1).victimFor(newcomer)).as("room: nobody leaves").isEmpty();
+        // lanes of equal length: a newcomer would hold no more than the one it displaced, a fourth job would hold more
+        FairQueue even = new FairQueue(4, 0.1);
+        for (String id : List.of("x0", "x1")) even.enqueue(Job.of(id, "x", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        for (String id : List.of("y0", "y1")) even.enqueue(Job.of(id, "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
+        assertThat(even.victimFor(newcomer)).map(Job::id).as("ties: the newer lane").contains("y1");
+        even.remove("y1");
+        even.enqueue(newcomer);
+        assertThat(even.victimFor(Job.of("c1", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
+        assertThat(even.victimFor(Job.of("y2", "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
+    }
+
+    // --- credit, bounded ---
+
+    @Test
+    void aTenantWhoseBookWentOutBeforeTheOthersCameIsBehindThemUpToTheCredit() {
+        FairQueue credited = new FairQueue(10_000, 0.1, 72_000); // a quarter of 288 000 tokens a minute
+        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 97; i++) credited.next(ROOMY); // its book went out while it was alone
+        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        assertThat(credited.aheadOf(Job.of("c0", "later", 1, JobClass.INTERACTIVE, 800, 0, NEVER)).position())
+                .as("a third tenant starts at the same floor less the credit: beside the late one").isEqualTo(2);
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 100; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
+        // 72 000 of credit is 90 pages: the late tenant's first 90 go before the early one's last 3, then they alternate
+        assertThat(order.subList(0, 90)).containsOnly("late");
+        assertThat(order.subList(90, 96)).containsExactly("early", "late", "early", "late", "early", "late");
+
+        // without credit (VTC as it was), the late tenant starts level: the early one's head start is kept for good
+        FairQueue plain = new FairQueue(10_000, 0.1);
+        for (int i = 0; i < 100; i++) plain.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 97; i++) plain.next(ROOMY);
+        for (int i = 0; i < 100; i++) plain.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        assertThat(plain.next(ROOMY).orElseThrow().tenant()).isEqualTo("early");
+    }
+
+    @Test
+    void theCreditIsBoundedAndDoesNotCompound() {
+        FairQueue credited = new FairQueue(10_000, 0.1, 8_000); // ten pages
+        for (int i = 0; i < 1_000; i++) credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 500; i++) credited.next(ROOMY);
+        // idle for ever or new: ten pages of credit, not 500
+        for (int i = 0; i < 30; i++) credited.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 30; i++) credited.enqueue(Job.of("c" + i, "c", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 23; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
+        // b and c both start ten pages below the hog (c not ten below b): 20 pages between them, then one each in turn
+        assertThat(order.subList(0, 20)).containsOnly("b", "c");
+        assertThat(order.subList(20, 23)).containsExactly("hog", "b", "c");
+        assertThatThrownBy(() -> new FairQueue(1, 0.1, -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(FairQueue.forBudget(1, 0.1, 300_000)).isNotNull();
+    }
 }

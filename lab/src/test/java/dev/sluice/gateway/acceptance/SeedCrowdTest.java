@@ -94,6 +94,10 @@ class SeedCrowdTest {
         List<Reply> served = replies.stream().filter(r -> r.status() == 200).toList();
         List<Reply> refused = replies.stream().filter(r -> r.status() != 200).toList();
         report("crowd: %d pages, %d served, %d refused; provider: %s", pages.size(), served.size(), refused.size(), stats);
+        // The whole run, what the door refused included (the fairness index below covers only the stretch where all wait).
+        report("whole run, pages served/told busy per tenant: %s", replies.stream().collect(Collectors.groupingBy(
+                r -> r.page().tenant(), TreeMap::new, Collectors.collectingAndThen(Collectors.toList(),
+                        rs -> rs.stream().filter(r -> r.status() == 200).count() + "/" + rs.stream().filter(r -> r.status() != 200).count()))));
 
         // 1. The provider never pushed back; it saw only what it then served.
         assertThat(stats.rejected429()).isZero();
