@@ -1,8 +1,7 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.testsupport.GatewayTest;
-import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
+
 
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
@@ -11,6 +10,9 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 
 import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.lab.scenario.ScaledClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,15 +20,29 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 
 /**
  * The official OpenAI Java SDK, pointed at the gateway with a free-tier key, in a loop that
  * asks for more than the tier's minute: it gets 429s, retries on the gateway's Retry-After
  * (the SDK caps one wait at 8 s, so it retries a few times within the minute), and every
- * call completes. Runs on the real clock: about one minute.
+ * call completes. The quota runs on the lab's clock ten times faster than the wall, so its
+ * minute passes in 6 s and the SDK's capped waits (real ones) see the window free again: about
+ * ten seconds instead of a minute. The SDK, its retry policy and HTTP are the real ones.
  */
 @GatewayTest(properties = "sluice.lab.completion-tokens=100000") // the lab writes max_tokens: usage = estimate
 class OpenAiSdkClientTest {
+    @TestConfiguration
+    static class FastMinute {
+        @Bean
+        @Primary
+        QuotaClock fastQuotaClock() {
+            return new QuotaClock(new ScaledClock(10));
+        }
+    }
+
     @Value("${local.server.port}")
     int port;
     @Autowired
