@@ -1,7 +1,10 @@
 package dev.sluice.gateway.api;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts what the request path did with a request, in the two places that read it: the
@@ -9,8 +12,11 @@ import java.util.Collection;
  * which its usage series and the abuse signal are built.
  */
 public final class StageCounter {
+    private static final Stage[] STAGES = Stage.values();
     private final MeterRegistry meters;
     private final RequestActivity activity;
+    /** Each tier's counters by stage, looked up once instead of on every request. */
+    private final Map<String, Counter[]> byTier = new ConcurrentHashMap<>();
 
     /**
      * @param tiers the tiers configured at start: their counters exist at zero from the start, so
@@ -21,13 +27,19 @@ public final class StageCounter {
     public StageCounter(MeterRegistry meters, RequestActivity activity, Collection<String> tiers) {
         this.meters = meters;
         this.activity = activity;
-        for (String tier : tiers) {
-            for (Stage stage : Stage.values()) meters.counter("sluice.decisions", "tier", tier, "stage", stage.label());
-        }
+        for (String tier : tiers) byTier.computeIfAbsent(tier, this::countersOf);
     }
 
     public void count(String tenantId, String tier, Stage stage) {
-        meters.counter("sluice.decisions", "tier", tier, "stage", stage.label()).increment();
+        byTier.computeIfAbsent(tier, this::countersOf)[stage.ordinal()].increment();
         activity.stageTaken(tenantId, stage.label());
+    }
+
+    private Counter[] countersOf(String tier) {
+        Counter[] counters = new Counter[STAGES.length];
+        for (Stage stage : STAGES) {
+            counters[stage.ordinal()] = meters.counter("sluice.decisions", "tier", tier, "stage", stage.label());
+        }
+        return counters;
     }
 }

@@ -9,6 +9,7 @@ import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.config.ModelLimits;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 import java.util.List;
@@ -34,13 +35,16 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final TokenEstimator estimator;
     private final MeterRegistry meters;
     private final PendingWork pending;
+    // Looked up once: at zero from start for the dashboard, and no registry lookup per request.
+    private final Counter estimatedTokens;
+    private final Counter actualTokens;
 
     public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
         this.estimator = estimator;
         this.meters = meters;
         this.pending = pending;
-        meters.counter("sluice.tokens.estimated"); // at zero from start, for the dashboard
-        meters.counter("sluice.tokens.actual");
+        this.estimatedTokens = meters.counter("sluice.tokens.estimated");
+        this.actualTokens = meters.counter("sluice.tokens.actual");
     }
 
     /** Each tier's spend at zero from start, for the dashboard's spend panel on a new replica. */
@@ -107,8 +111,8 @@ public class SettleFilter implements GlobalFilter, Ordered {
         if (failedOnOurSide(response, erredBeforeAnswer)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
         HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
         long actual = actualTokens(estimate, response, signal, status);
-        meters.counter("sluice.tokens.estimated").increment(estimate.totalTokens());
-        meters.counter("sluice.tokens.actual").increment(actual);
+        estimatedTokens.increment(estimate.totalTokens());
+        actualTokens.increment(actual);
         return reservation.settle(actual).onErrorResume(e -> Mono.empty());
     }
 
