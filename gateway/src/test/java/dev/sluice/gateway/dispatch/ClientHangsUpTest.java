@@ -20,7 +20,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import reactor.core.publisher.Mono;
 
 /**
  * Many clients close their connection the moment they have read the answer (curl, scripts, any
@@ -31,8 +30,7 @@ import reactor.core.publisher.Mono;
 @RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class ClientHangsUpTest {
     static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
-            res.header("content-type", "application/json").sendString(Mono.just(ANSWER)));
+    static final FakeUpstream UPSTREAM = FakeUpstream.answering(ANSWER);
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {

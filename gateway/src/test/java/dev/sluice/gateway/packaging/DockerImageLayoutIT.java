@@ -26,7 +26,6 @@ import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Mono;
 
 /**
  * The Dockerfile and the layered jar agree. No Docker engine runs here, so this plays the
@@ -148,10 +147,7 @@ class DockerImageLayoutIT {
 
         int port = freePort();
         // The production image has no simulated provider: it is pointed at one, as in a real deployment.
-        FakeUpstream upstream = FakeUpstream.start((req, res) -> res.header("content-type", "application/json").sendString(Mono.just(
-                "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
-                        + "\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}],"
-                        + "\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}")));
+        FakeUpstream upstream = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         // The image's own JVM options come from JAVA_TOOL_OPTIONS below; these only keep the test small and quick.

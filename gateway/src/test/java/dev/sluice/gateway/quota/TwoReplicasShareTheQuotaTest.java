@@ -30,8 +30,7 @@ import reactor.netty.resources.ConnectionProvider;
  * reports no usage, so every admitted request keeps its full estimate.
  */
 class TwoReplicasShareTheQuotaTest {
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
-            res.header("content-type", "application/json").sendString(Mono.just("{\"id\":\"no-usage\"}")));
+    static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"id\":\"no-usage\"}");
     static GatewayReplica a;
     static GatewayReplica b;
 

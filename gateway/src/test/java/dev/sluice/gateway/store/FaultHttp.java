@@ -1,5 +1,6 @@
 package dev.sluice.gateway.store;
 
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,9 +14,7 @@ final class FaultHttp {
     }
 
     static final String CHAT = "{\"model\":\"gpt-4o\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-    static final String UPSTREAM_ANSWER = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
-            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-            + "\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}";
+    static final String UPSTREAM_ANSWER = FakeUpstream.CHAT_ANSWER;
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;

@@ -15,7 +15,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import reactor.core.publisher.Mono;
 
 /**
  * Redis is configured but not running when the gateway starts (before: it exited after about
@@ -25,8 +24,7 @@ import reactor.core.publisher.Mono;
         "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.abuse.sampler.enabled=false"})
 class GatewayStartsWithoutRedisTest {
     static final RedisProcess REDIS = RedisProcess.notStarted();
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
-            res.header("content-type", "application/json").sendString(Mono.just(FaultHttp.UPSTREAM_ANSWER)));
+    static final FakeUpstream UPSTREAM = FakeUpstream.answering(FaultHttp.UPSTREAM_ANSWER);
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {

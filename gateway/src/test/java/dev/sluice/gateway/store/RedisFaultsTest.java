@@ -24,7 +24,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import reactor.core.publisher.Mono;
 
 /**
  * Fault injection with a real redis-server this test owns: paused (SIGSTOP), killed and
@@ -38,8 +37,7 @@ import reactor.core.publisher.Mono;
 class RedisFaultsTest {
     static final long BOUND_MS = 1_500;
     static final RedisProcess REDIS = RedisProcess.started();
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
-            res.header("content-type", "application/json").sendString(Mono.just(FaultHttp.UPSTREAM_ANSWER)));
+    static final FakeUpstream UPSTREAM = FakeUpstream.answering(FaultHttp.UPSTREAM_ANSWER);
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {

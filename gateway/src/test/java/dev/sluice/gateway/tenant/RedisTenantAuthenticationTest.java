@@ -19,8 +19,7 @@ import reactor.core.publisher.Mono;
 /** The gateway with Redis configured: tenants live there, keys only as hashes. */
 @RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class RedisTenantAuthenticationTest {
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) ->
-            res.header("content-type", "application/json").sendString(Mono.just("{\"ok\":true}")));
+    static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"ok\":true}");
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {

@@ -5,6 +5,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerResponse;
@@ -40,6 +41,16 @@ public final class FakeUpstream implements AutoCloseable {
 
     public static FakeUpstream start(BiFunction<Recorded, HttpServerResponse, Publisher<Void>> handler) {
         return new FakeUpstream(handler);
+    }
+
+    /** A chat completion with its usage, as a provider answers one. */
+    public static final String CHAT_ANSWER = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
+            + "\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}";
+
+    /** An upstream that answers every call 200 with {@code json}. */
+    public static FakeUpstream answering(String json) {
+        return start((req, res) -> res.header("content-type", "application/json").sendString(Mono.just(json)));
     }
 
     /** The base URL as an SDK takes it, with a prefix other than /v1 to prove the mapping. */
