@@ -30,25 +30,31 @@ public final class AdminRequests {
     }
 
     /** The body as a JSON object; 415 unless sent as JSON, 400 unless it parses to an object. */
-    @SuppressWarnings("unchecked")
     static Mono<Map<String, Object>> jsonObject(ServerRequest req) {
-        MediaType type = req.headers().contentType().orElse(null);
-        if (!isJson(type)) {
-            return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-                    "Send the body as JSON (Content-Type: application/json)."));
+        return req.bodyToMono(String.class).defaultIfEmpty("").map(body -> parseObject(req, body));
+    }
+
+    /** Like {@link #jsonObject}, but an empty body is an empty object (an operation whose fields all have defaults). */
+    public static Mono<Map<String, Object>> optionalJsonObject(ServerRequest req) {
+        return req.bodyToMono(String.class).defaultIfEmpty("").map(body -> body.isBlank() ? Map.of() : parseObject(req, body));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> parseObject(ServerRequest req, String body) {
+        if (!isJson(req.headers().contentType().orElse(null))) {
+            throw new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+                    "Send the body as JSON (Content-Type: application/json).");
         }
-        return req.bodyToMono(String.class).defaultIfEmpty("").map(body -> {
-            Object parsed;
-            try {
-                parsed = body.isBlank() ? null : JSON.readValue(body, Object.class);
-            } catch (JacksonException e) {
-                throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
-            }
-            if (!(parsed instanceof Map<?, ?> map)) {
-                throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body must be a JSON object.");
-            }
-            return (Map<String, Object>) map;
-        });
+        Object parsed;
+        try {
+            parsed = body.isBlank() ? null : JSON.readValue(body, Object.class);
+        } catch (JacksonException e) {
+            throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (!(parsed instanceof Map<?, ?> map)) {
+            throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body must be a JSON object.");
+        }
+        return (Map<String, Object>) map;
     }
 
     /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */

@@ -12,8 +12,6 @@ import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Lab runs (docs/lab.md): start one in the background, read it while it runs and once it is done.
@@ -28,8 +26,7 @@ final class LabRunsHandler {
     }
 
     Mono<ServerResponse> start(ServerRequest req) {
-        return req.bodyToMono(String.class).defaultIfEmpty("").flatMap(body -> {
-            Map<String, Object> json = parse(req, body);
+        return AdminRequests.optionalJsonObject(req).flatMap(json -> { // an empty body: every case and the ramp
             for (String field : json.keySet()) {
                 if (!FIELDS.contains(field)) throw AdminError.invalid(field, "is not a field of a lab run (cases, ramp)");
             }
@@ -72,25 +69,6 @@ final class LabRunsHandler {
         out.put("error", r.error());
         out.put("report", r.report());
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(out);
-    }
-
-    /** An empty body is the defaults: every case and the ramp. */
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> parse(ServerRequest req, String body) {
-        if (body.isBlank()) return Map.of();
-        MediaType type = req.headers().contentType().orElse(null);
-        if (!AdminRequests.isJson(type)) {
-            throw new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-                    "Send the body as JSON (Content-Type: application/json).");
-        }
-        Object parsed;
-        try {
-            parsed = JsonMapper.shared().readValue(body, Object.class);
-        } catch (JacksonException e) {
-            throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
-        }
-        if (!(parsed instanceof Map<?, ?> map)) throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body must be a JSON object.");
-        return (Map<String, Object>) map;
     }
 
     private static Set<CaseId> cases(Object value) {
