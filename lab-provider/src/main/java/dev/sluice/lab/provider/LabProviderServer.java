@@ -46,6 +46,8 @@ public final class LabProviderServer {
     /** How much faster {@link #clock} runs than the wall: timers wait {@code 1/timeFactor} of a call's latency. */
     private final double timeFactor;
     private final ProviderWays ways;
+    /** The wall-clock time an answer spends on the network after the provider counted the call: fixed per server. */
+    private final Duration travel;
     private final PromptTokenCounter tokens = PromptTokenCounter.shared();
     private volatile DisposableServer server;
 
@@ -85,6 +87,7 @@ public final class LabProviderServer {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.timeFactor = timeFactor;
         this.ways = Objects.requireNonNull(ways, "ways");
+        this.travel = real(ways.extraLatency());
     }
 
     /** Binds and returns the port. Idempotent. */
@@ -155,11 +158,6 @@ public final class LabProviderServer {
         return clock.millis() + ways.clockOffset().toMillis();
     }
 
-    /** The wall-clock time an answer spends on the network after the provider counted the call. */
-    private Duration travel() {
-        return real(ways.extraLatency());
-    }
-
     /** A duration on the simulator's clock as a wall-clock timer. */
     private Duration real(Duration onClock) {
         return timeFactor == 1 ? onClock : Duration.ofNanos((long) (onClock.toNanos() / timeFactor));
@@ -201,7 +199,7 @@ public final class LabProviderServer {
         } catch (BadRequestException e) {
             simulator.noteBadRequest();
             return sendJson(res, 400, OpenAiShapes.error(e.getMessage(), "invalid_request_error", e.code, e.param),
-                    simulator.rateLimits(now()), travel());
+                    simulator.rateLimits(now()), travel);
         }
         Admission admission = simulator.admit(request.promptTokens(), request.maxTokens(), now());
         if (admission instanceof Rejected rejected) {
@@ -210,7 +208,7 @@ public final class LabProviderServer {
                 res.header("retry-after-ms", Long.toString(rejected.retryAfterMillis()));
             }
             return sendJson(res, rejected.status(), OpenAiShapes.rejection(rejected, request.model()),
-                    rejected.rateLimits(), travel());
+                    rejected.rateLimits(), travel);
         }
         LabCall call = ((Admitted) admission).call();
         try {
@@ -231,8 +229,8 @@ public final class LabProviderServer {
             finished(call);
             return answer;
         });
-        if (!travel().isZero()) {
-            body = body.delayElement(travel());
+        if (!travel.isZero()) {
+            body = body.delayElement(travel);
         }
         res.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
         return res.sendString(body).then()
@@ -269,8 +267,8 @@ public final class LabProviderServer {
         res.status(HttpResponseStatus.OK)
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .header(HttpHeaderNames.CACHE_CONTROL, "no-cache");
-        if (!travel().isZero()) {
-            events = events.delaySequence(travel());
+        if (!travel.isZero()) {
+            events = events.delaySequence(travel);
         }
         // Flush every event: a stream that sits in a buffer is not a stream.
         return res.send(events.map(LabProviderServer::utf8), buf -> true).then()

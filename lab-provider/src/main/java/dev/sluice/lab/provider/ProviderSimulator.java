@@ -110,9 +110,18 @@ public final class ProviderSimulator {
      */
     public synchronized Admission admit(long promptTokens, long maxTokens, long nowMillis) {
         Admission decision = decide(promptTokens, maxTokens, nowMillis);
-        long reserved = promptTokens + (maxTokens == NO_MAX_TOKENS ? limits.completionTokens() : maxTokens);
-        listener.decided(lastNow, decision, reserved);
+        listener.decided(lastNow, decision, reserved(promptTokens, maxTokens));
         return decision;
+    }
+
+    /** What a call counts against the token window: prompt + max output, saturated. */
+    private long reserved(long promptTokens, long maxTokens) {
+        return saturatedAdd(promptTokens, output(maxTokens));
+    }
+
+    /** The output a call reserves: its max tokens, or what the model wants to write if it gave none. */
+    private long output(long maxTokens) {
+        return maxTokens == NO_MAX_TOKENS ? limits.completionTokens() : maxTokens;
     }
 
     /** Replaces the listener ({@code null}: none). */
@@ -137,8 +146,8 @@ public final class ProviderSimulator {
         }
 
         long wanted = limits.completionTokens();
-        long output = maxTokens == NO_MAX_TOKENS ? wanted : maxTokens;
-        long reserved = saturatedAdd(promptTokens, output);
+        long output = output(maxTokens);
+        long reserved = reserved(promptTokens, maxTokens);
         Admission.Rejected tooLarge = tooLarge(promptTokens, output, reserved, now);
         if (tooLarge != null) {
             rejected429Tokens++;
@@ -214,10 +223,11 @@ public final class ProviderSimulator {
         if (!release(call)) {
             return false;
         }
-        settleOutput(call, Math.max(0, Math.min(tokensSent, call.completionTokens())));
+        long sent = Math.max(0, Math.min(tokensSent, call.completionTokens()));
+        settleOutput(call, sent);
         if (call.epoch == epoch) {
             cancelled++;
-            bill(call.promptTokens() + Math.max(0, Math.min(tokensSent, call.completionTokens())));
+            bill(call.promptTokens() + sent);
         }
         return true;
     }

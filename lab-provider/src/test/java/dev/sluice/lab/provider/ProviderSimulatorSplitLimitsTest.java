@@ -1,5 +1,7 @@
 package dev.sluice.lab.provider;
 
+import static dev.sluice.lab.provider.Admissions.admitted;
+import static dev.sluice.lab.provider.Admissions.rejected;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,16 +19,6 @@ class ProviderSimulatorSplitLimitsTest {
     /** Split limits only: no combined token limit. The model wants to write 200 tokens. */
     private static final LabLimits SPLIT = LabLimits.DEFAULTS.withLatencyJitter(0)
             .withInputTokensPerMinute(1_000).withOutputTokensPerMinute(1_000).withTokensPerMinute(0);
-
-    private static LabCall admitted(Admission a) {
-        assertThat(a).isInstanceOf(Admitted.class);
-        return ((Admitted) a).call();
-    }
-
-    private static Rejected rejected(Admission a) {
-        assertThat(a).isInstanceOf(Rejected.class);
-        return (Rejected) a;
-    }
 
     @Test
     void theInputWindowRefusesAPromptThatDoesNotFitAndSaysWhenItWill() {

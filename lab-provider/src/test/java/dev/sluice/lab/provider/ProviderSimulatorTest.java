@@ -1,5 +1,7 @@
 package dev.sluice.lab.provider;
 
+import static dev.sluice.lab.provider.Admissions.admitted;
+import static dev.sluice.lab.provider.Admissions.rejected;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -16,22 +18,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The simulator's core under a fake clock: {@code now} is just a number the test moves. */
 class ProviderSimulatorTest {
 
     private static final LabLimits NO_JITTER = LabLimits.DEFAULTS.withLatencyJitter(0);
-
-    private static LabCall admitted(Admission a) {
-        assertThat(a).isInstanceOf(Admitted.class);
-        return ((Admitted) a).call();
-    }
-
-    private static Rejected rejected(Admission a) {
-        assertThat(a).isInstanceOf(Rejected.class);
-        return (Rejected) a;
-    }
 
     @Test
     void tokenWindowIsRollingNotAlignedToMinuteBoundaries() {
@@ -359,5 +352,15 @@ class ProviderSimulatorTest {
         assertThat(s.completed()).isEqualTo(400);
         assertThat(s.currentInFlight()).isZero();
         assertThat(s.maxRequestsInWindow()).isEqualTo(400);
+    }
+
+    @Test
+    void theListenerIsToldTheSameSaturatedReservationTheWindowsJudged() {
+        var sim = new ProviderSimulator(NO_JITTER);
+        AtomicLong told = new AtomicLong();
+        sim.listener((now, admission, tokens) -> told.set(tokens));
+        Rejected r = rejected(sim.admit(Long.MAX_VALUE - 10, 100, 0));
+        assertThat(r.reason()).isEqualTo(Reason.REQUEST_TOO_LARGE);
+        assertThat(told.get()).isEqualTo(Long.MAX_VALUE).isEqualTo(r.requested());
     }
 }

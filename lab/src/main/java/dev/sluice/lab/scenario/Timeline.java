@@ -15,9 +15,9 @@ import java.util.List;
 public final class Timeline {
     /** The provider's "minute" unless told otherwise. */
     public static final long MINUTE_MS = 60_000;
+    /** An admitted call counts in the window and is in flight from the same instant: one event. */
     private static final int ADMIT = 0;
-    private static final int START = 1;
-    private static final int FINISH = 2;
+    private static final int FINISH = 1;
 
     private final long startMs;
     private final long windowMs;
@@ -41,7 +41,6 @@ public final class Timeline {
     public synchronized void admitted(long atMs, long tokens) {
         at(atMs)[0] += tokens;
         event(atMs, ADMIT, tokens);
-        event(atMs, START, 0);
     }
 
     /** The provider released a call this timeline saw {@link #admitted}: one fewer in flight. */
@@ -96,10 +95,11 @@ public final class Timeline {
             for (; next < eventCount && events[3 * order[next]] < secondEnd; next++) {
                 int e = order[next];
                 long at = events[3 * e];
-                switch ((int) events[3 * e + 1]) {
-                    case ADMIT -> sweep.admit(at, events[3 * e + 2]);
-                    case START -> sweep.running++;
-                    default -> sweep.running = Math.max(0, sweep.running - 1);
+                if (events[3 * e + 1] == ADMIT) {
+                    sweep.admit(at, events[3 * e + 2]);
+                    sweep.running++;
+                } else {
+                    sweep.running = Math.max(0, sweep.running - 1);
                 }
                 window[second] = Math.max(window[second], sweep.sum);
                 inFlight[second] = Math.max(inFlight[second], sweep.running);
