@@ -14,9 +14,12 @@ import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -41,6 +44,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private final MeterRegistry meters;
     private final StageCounter stages;
     private final UpstreamTimeouts timeouts;
+    private final Map<String, Counter> responses = new ConcurrentHashMap<>();
+    private final Counter retried429;
+    private final Counter retried503;
     /** A 503 without retry-after is tried again after this, not at once. */
     static final long DEFAULT_OVERLOAD_WAIT_MS = 500;
 
@@ -52,15 +58,19 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         this.meters = meters;
         this.timeouts = timeouts;
         // The statuses the alerts watch, at zero from start (docs/metrics.md lists the rest as they come).
-        for (String status : java.util.List.of("200", "429", "503", "timeout", "unreachable")) {
-            meters.counter("sluice.upstream.responses", "status", status);
-        }
-        // Registered at zero, so a dashboard's rate() sees the first retry.
-        for (String status : new String[] {"429", "503"}) retries(status);
+        for (String status : List.of("200", "429", "503", "timeout", "unreachable")) responses(status);
+        // Registered at zero, so a dashboard's rate() sees the first retry. Only a 429 or a 503 is tried again.
+        this.retried429 = retries("429");
+        this.retried503 = retries("503");
     }
 
-    private io.micrometer.core.instrument.Counter retries(String status) {
-        return io.micrometer.core.instrument.Counter.builder("sluice.upstream.retries").tag("status", status)
+    /** Looked up once per status, not in the registry on every answer. */
+    private Counter responses(String status) {
+        return responses.computeIfAbsent(status, s -> meters.counter("sluice.upstream.responses", "status", s));
+    }
+
+    private Counter retries(String status) {
+        return Counter.builder("sluice.upstream.retries").tag("status", status)
                 .description("Calls tried again after the provider pushed back").register(meters);
     }
 
@@ -102,7 +112,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
         boolean timeout = e instanceof java.util.concurrent.TimeoutException
                 || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
-        meters.counter("sluice.upstream.responses", "status", timeout ? "timeout" : "unreachable").increment();
+        responses(timeout ? "timeout" : "unreachable").increment();
         ServerWebExchangeUtils.reset(exchange);
         return timeout
                 ? OpenAiErrors.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "server_error", "upstream_timeout",
@@ -123,7 +133,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 .then(Mono.defer(() -> {
                     ended.set(true);
                     correctFromProvider(dispatcher, answer);
-                    meters.counter("sluice.upstream.responses", "status", Integer.toString(answer.status())).increment();
+                    responses(Integer.toString(answer.status())).increment();
                     if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
                     return pushedBack(exchange, chain, dispatcher, lease, answer, waited, attempt);
                 }))
@@ -179,7 +189,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 return busy(exchange, SluiceAttributes.tier(exchange), why);
             }));
         }
-        retries(Integer.toString(answer.status())).increment();
+        (tooMany ? retried429 : retried503).increment();
         return settle.then(wait > 0 ? Mono.delay(java.time.Duration.ofMillis(wait)).then() : Mono.<Void>empty())
                 .then(Mono.defer(() -> {
             resetForRetry(exchange);

@@ -58,7 +58,7 @@ public final class Dispatchers {
     /** The dispatcher for {@code model} at the upstream provider, or null when the provider publishes no limits for it. */
     public ProviderDispatcher forModel(String model) {
         ProviderSettings provider = config.current().providers().get(0);
-        if (BudgetLimits.of(provider, model, settings.lease()) == null) return null;
+        if (provider.limitsFor(model) == null) return null; // every request asks: a lookup, not the budget's limits built
         String key = ProviderBudgetStore.key(provider, model);
         return byKey.computeIfAbsent(key, k -> {
             calibration.register(k); // its ratio gauge, at the default from start

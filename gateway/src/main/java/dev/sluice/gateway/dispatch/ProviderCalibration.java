@@ -46,9 +46,7 @@ public final class ProviderCalibration {
         final AtomicBoolean syncing = new AtomicBoolean();
 
         double ratio() {
-            List<TokenCalibration.State> all = new ArrayList<>(others);
-            all.add(mine.get());
-            return TokenCalibration.combine(all, settings);
+            return TokenCalibration.combine(mine.get(), others, settings); // every request charges by it: no copy
         }
     }
 

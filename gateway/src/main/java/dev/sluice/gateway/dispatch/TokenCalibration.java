@@ -76,15 +76,22 @@ public final class TokenCalibration {
      * default. Each replica learns from its own answers, so the weights add information.
      */
     public static double combine(Collection<State> states, Settings s) {
-        double weighted = 0;
-        double samples = 0;
-        for (State st : states) {
-            if (st.samples() <= 0 || !Double.isFinite(st.ratio())) continue;
-            long n = Math.min(st.samples(), MAX_SAMPLES);
-            weighted += clamp(st.ratio(), s) * n;
-            samples += n;
-        }
-        return samples == 0 ? s.defaultRatio() : clamp(weighted / samples, s);
+        return combine(null, states, s);
+    }
+
+    /** {@link #combine(Collection, Settings)} of {@code others} and {@code mine} (when not null), without a list of both. */
+    public static double combine(State mine, Collection<State> others, Settings s) {
+        double[] sums = new double[2]; // weighted ratios, samples
+        for (State st : others) add(sums, st, s);
+        if (mine != null) add(sums, mine, s);
+        return sums[1] == 0 ? s.defaultRatio() : clamp(sums[0] / sums[1], s);
+    }
+
+    private static void add(double[] sums, State st, Settings s) {
+        if (st.samples() <= 0 || !Double.isFinite(st.ratio())) return;
+        long n = Math.min(st.samples(), MAX_SAMPLES);
+        sums[0] += clamp(st.ratio(), s) * n;
+        sums[1] += n;
     }
 
     /**
