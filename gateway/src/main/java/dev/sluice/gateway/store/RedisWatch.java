@@ -108,12 +108,17 @@ public final class RedisWatch {
     Mono<Boolean> probe() {
         return redis.hasKey(MARKER).timeout(timeout)
                 .flatMap(present -> {
-                    state.answered();
                     if (present) {
                         markerSeen.set(true);
+                        state.answered();
                         return Mono.just(true);
                     }
-                    return reseed().thenReturn(true);
+                    // Up only once seeded: a request let through before the tiers document and the
+                    // keys are back would meet an empty store (unknown key, default tiers).
+                    return reseed().map(seeded -> {
+                        if (seeded) state.answered();
+                        return seeded;
+                    });
                 })
                 .onErrorResume(e -> {
                     state.failed(e);
@@ -121,7 +126,8 @@ public final class RedisWatch {
                 });
     }
 
-    private Mono<Void> reseed() {
+    /** True once every seeder ran and the marker is written; false leaves it to the next probe. */
+    private Mono<Boolean> reseed() {
         boolean lost = markerSeen.get();
         return Flux.fromIterable(seeders)
                 .concatMap(s -> s.work().get().timeout(timeout.multipliedBy(4))
@@ -140,8 +146,8 @@ public final class RedisWatch {
                         log.info("Redis seeded: {}", seeders.stream().map(Named::name).toList());
                     }
                 })
-                .then()
-                .onErrorResume(e -> Mono.empty());
+                .thenReturn(true)
+                .onErrorResume(e -> Mono.just(false));
     }
 
     private Mono<Boolean> refresh() {
