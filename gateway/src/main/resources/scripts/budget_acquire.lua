@@ -6,6 +6,8 @@
 -- ARGV[8] wait hint when every slot is held
 -- ARGV[9] "0" when the caller can do without the leaving schedule; it is read anyway after a
 --         refusal or when the window is at least half full (absent: "1")
+-- ARGV[10] count delay in ms, in [0, SLOT_MS]: the charge is stamped that much after now, when
+--         the provider may count the call (absent: 0)
 -- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight), waitMs,
 --          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, scheduleFollows (1/0), then
 --          the leaving schedule if it follows: leavesAt, tokens, requests per slot holding usage}
@@ -15,6 +17,10 @@ local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
 local capT, capR, maxInFlight = cap(tonumber(ARGV[4])), cap(tonumber(ARGV[5])), tonumber(ARGV[6])
 local leaseMs, hint = tonumber(ARGV[7]), tonumber(ARGV[8])
 local wantSchedule = ARGV[9] ~= '0'
+local countDelay = tonumber(ARGV[10]) or 0
+if countDelay < 0 or countDelay > SLOT_MS then
+  return redis.error_reply('count delay must be in [0, ' .. SLOT_MS .. '], was ' .. tostring(ARGV[10]))
+end
 if not tokens or tokens < 0 then return redis.error_reply('tokens must not be negative, was ' .. tostring(ARGV[2])) end
 
 local w = advance(KEYS[1], now, SLOT_MS)
@@ -35,7 +41,7 @@ else
 end
 
 if refusal == 0 then
-  adjustSlot(w, math.floor(now / SLOT_MS), tokens, 1)
+  adjustSlot(w, math.floor((now + countDelay) / SLOT_MS), tokens, 1)
   redis.call('ZADD', KEYS[2], now + leaseMs, leaseId)
   leaseTtl(KEYS[2], now)
   inFlight = redis.call('ZCARD', KEYS[2])

@@ -2,15 +2,17 @@
 -- (budget_*.lua) scripts share. The Redis twin of dev.sluice.gateway.quota.SlidingWindow; read it
 -- for the reasoning. LuaScripts puts this file where a script says "--@include window_lib", so
 -- every operation is still one script, one round trip.
--- A window is a hash of the 61 slots of (length / 60) ms that overlap it:
+-- A window is a hash of the 61 slots of (length / 60) ms that overlap it, and one slot ahead of
+-- now that a charge stamped ahead may take (the provider budget's count delay; the quota never does):
 --   t:<slot> r:<slot>  tokens and requests charged in that slot
 --   T R                totals over the slots still in the window
 --   h                  oldest slot that may hold usage;  n  newest slot with usage
 local SLOTS = 60
 local HELD = SLOTS + 1
--- SlidingWindow.MAX_AMOUNT: the most a slot holds and the highest cap that counts; 61 slots of
+local RING = HELD + 1
+-- SlidingWindow.MAX_AMOUNT: the most a slot holds and the highest cap that counts; 62 slots of
 -- it sum below 2^53, so these doubles count exactly. Compare room left, never a sum.
-local MAX_AMOUNT = 147659004176081
+local MAX_AMOUNT = 145277407334532
 
 local function cap(c)
   return math.min(c, MAX_AMOUNT)
@@ -33,9 +35,9 @@ local function clock(arg)
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- A window's hash outlives its last slot by one slot either side of the edge.
+-- A window's hash outlives its last slot (one ahead of now at most) by one slot either side of the edge.
 local function windowTtlMs(slotMs)
-  return (SLOTS + 2) * slotMs
+  return (SLOTS + 3) * slotMs
 end
 
 -- The fields of slots first..last, in order: t:<slot>, r:<slot>, ...
@@ -55,7 +57,7 @@ local function advance(key, now, slotMs)
   local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
   local w = { key = key, slotMs = slotMs, h = tonumber(st[1]), T = tonumber(st[2]) or 0, R = tonumber(st[3]) or 0,
               n = tonumber(st[4]) }
-  if not w.h or oldest - w.h >= HELD or not w.n or w.n < oldest then
+  if not w.h or oldest - w.h >= RING or not w.n or w.n < oldest then
     -- Everything charged has left the window (or nothing was): start afresh, reading nothing.
     if w.h then redis.call('DEL', key) end
     w.T, w.R, w.n = 0, 0, nil
@@ -81,8 +83,8 @@ local function waitFor(w, now, addT, addR, capT, capR)
   if addT > cap(capT) or addR > cap(capR) then return -1 end
   local T, R = w.T, w.R
   if addT <= room(capT, T) and addR <= room(capR, R) then return 0 end
-  local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + SLOTS))) -- one read, not one per slot
-  for s = w.h, w.h + SLOTS do
+  local v = redis.call('HMGET', w.key, unpack(slotFields(w.h, w.h + HELD))) -- one read, not one per slot
+  for s = w.h, w.h + HELD do
     local j = 2 * (s - w.h) + 1
     T = T - (tonumber(v[j]) or 0)
     R = R - (tonumber(v[j + 1]) or 0)
@@ -100,7 +102,7 @@ end
 -- Adds signed deltas to one slot still in the window, saturating (SlidingWindow.adjust);
 -- returns 1 if the slot was still in the window, else 0.
 local function adjustSlot(w, slot, dT, dR)
-  if slot < w.h or slot > w.h + SLOTS then return 0 end
+  if slot < w.h or slot > w.h + HELD then return 0 end
   local v = redis.call('HMGET', w.key, 't:' .. slot, 'r:' .. slot)
   local t0, r0 = tonumber(v[1]) or 0, tonumber(v[2]) or 0
   local t1, r1 = saturated(t0, dT), saturated(r0, dR)
@@ -129,7 +131,7 @@ local function leaving(w)
     end
   end
   local out = {}
-  for s = w.h, w.h + SLOTS do
+  for s = w.h, w.h + HELD do
     local ts, rs = t[s] or 0, r[s] or 0
     if ts > 0 or rs > 0 then
       out[#out + 1] = (s + HELD) * w.slotMs

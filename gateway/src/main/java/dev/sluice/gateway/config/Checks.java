@@ -27,6 +27,13 @@ final class Checks {
         return value;
     }
 
+    static Duration within(String property, Duration value, Duration max) {
+        if (value == null || value.isNegative() || value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(property + " must be between 0s and " + show(max) + ", was " + show(value));
+        }
+        return value;
+    }
+
     /** As an operator writes it, in the largest unit that is exact ("90s", "-1500ms"), not ISO-8601 ("PT1M30S"). */
     static String show(Duration value) {
         if (value == null) return "nothing";

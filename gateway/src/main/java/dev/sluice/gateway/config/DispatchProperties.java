@@ -16,13 +16,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                         that died mid-call); above the HTTP client's response timeout
  * @param maxAttempts      tries of one request whose provider answers 503 (each after its retry-after)
  * @param storeTimeout     longest wait for one budget call to the store from the dispatcher's loop
+ * @param countDelay       how long after its admission the provider may count a call: the request's
+ *                         way to the provider and how far the provider's clock may run behind. A
+ *                         provider budget's charge is stamped that much later, so it leaves the
+ *                         gateway's rolling minute no sooner than the provider's; in [0, 1s]
  */
 @ConfigurationProperties("sluice.dispatch")
 public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
                                  @DefaultValue("0.1") double interactiveFloor,
                                  @DefaultValue("10m") Duration lease,
                                  @DefaultValue("3") int maxAttempts,
-                                 @DefaultValue("2s") Duration storeTimeout) {
+                                 @DefaultValue("2s") Duration storeTimeout,
+                                 @DefaultValue("250ms") Duration countDelay) {
     public DispatchProperties {
         Checks.atLeast("sluice.dispatch.queue-capacity", queueCapacity, 1);
         // Negated so that NaN fails too.
@@ -32,5 +37,6 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
         Checks.positive("sluice.dispatch.lease", lease);
         Checks.atLeast("sluice.dispatch.max-attempts", maxAttempts, 1);
         Checks.positive("sluice.dispatch.store-timeout", storeTimeout);
+        Checks.within("sluice.dispatch.count-delay", countDelay, Duration.ofSeconds(1));
     }
 }

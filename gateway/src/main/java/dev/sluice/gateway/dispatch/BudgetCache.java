@@ -95,6 +95,10 @@ final class BudgetCache {
         return bounded(store.adjustTokens(key, chargedAtMs, deltaTokens));
     }
 
+    Mono<Void> settle(long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        return bounded(store.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
+    }
+
     Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
         return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
     }

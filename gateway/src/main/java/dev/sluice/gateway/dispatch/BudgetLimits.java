@@ -14,8 +14,14 @@ import java.time.Duration;
  * @param maxInFlight       calls holding a slot at once, across every replica
  * @param leaseMs           how long a slot stays held if nobody releases it (a replica died):
  *                          comfortably longer than the longest call, e.g. 2 × the call timeout
+ * @param countDelayMs      how long after the admission the provider may count the call (the
+ *                          request's way there, the provider's clock): a charge is stamped that
+ *                          much later, so it leaves the window no sooner than it leaves the
+ *                          provider's. At most one window slot ({@link #MAX_COUNT_DELAY_MS})
  */
-public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs) {
+public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs, long countDelayMs) {
+    /** One slot of the window: a charge is stamped at most one slot ahead of now. */
+    public static final long MAX_COUNT_DELAY_MS = ProviderBudget.SLOT_MS;
 
     public BudgetLimits {
         if (requestsPerMinute < 1 || tokensPerMinute < 1 || maxInFlight < 1) {
@@ -23,6 +29,14 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
                     + " tpm=" + tokensPerMinute + " in-flight=" + maxInFlight);
         }
         if (leaseMs < 1) throw new IllegalArgumentException("leaseMs must be positive, was " + leaseMs);
+        if (countDelayMs < 0 || countDelayMs > MAX_COUNT_DELAY_MS) {
+            throw new IllegalArgumentException("countDelayMs must be in [0, " + MAX_COUNT_DELAY_MS + "], was " + countDelayMs);
+        }
+    }
+
+    /** Limits whose charges count from the admission on (no count delay). */
+    public BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs) {
+        this(requestsPerMinute, tokensPerMinute, maxInFlight, leaseMs, 0);
     }
 
     /** A provider's published limits × its headroom (each at least 1). */
@@ -44,7 +58,12 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
     /** The same budget with a lower concurrency cap (an adaptive limit); never above the configured one. */
     public BudgetLimits withMaxInFlight(int limit) {
         int capped = Math.max(1, Math.min(limit, maxInFlight));
-        return capped == maxInFlight ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, capped, leaseMs);
+        return capped == maxInFlight ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, capped, leaseMs, countDelayMs);
+    }
+
+    /** The same budget with its charges stamped {@code ms} after the admission. */
+    public BudgetLimits withCountDelay(long ms) {
+        return ms == countDelayMs ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, maxInFlight, leaseMs, ms);
     }
 
     /**

@@ -87,7 +87,7 @@ public class DispatchConfiguration {
                             MeterRegistry meters, ProviderClock clock, PendingWork pending,
                             DispatchProperties settings, ProviderCalibration calibration) {
         Dispatchers.Settings s = new Dispatchers.Settings(settings.queueCapacity(), settings.interactiveFloor(), settings.lease(),
-                settings.maxAttempts(), settings.storeTimeout());
+                settings.maxAttempts(), settings.storeTimeout(), settings.countDelay());
         Dispatchers dispatchers = new Dispatchers(store, config, s, clock.clock(), dispatchLoop, meters, pending,
                 calibration);
         dispatchers.createConfigured();

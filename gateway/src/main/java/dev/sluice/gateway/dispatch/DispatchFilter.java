@@ -80,7 +80,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         String model = SluiceAttributes.MODEL.get(exchange);
         ProviderDispatcher dispatcher = dispatchers.forModel(model);
         if (dispatcher == null) { // the provider publishes no limits to protect
-            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false)).build())
+            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false, clock)).build())
                     .onErrorResume(e -> upstreamFailed(exchange, e));
         }
 
@@ -126,7 +126,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                             AtomicLong waited, int attempt) {
         long queued = waited.addAndGet(lease.queuedMs());
         if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
-        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true);
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true, clock);
         AtomicBoolean ended = new AtomicBoolean();
         long started = clock.millis();
         return chain.filter(exchange.mutate().response(answer).build())
@@ -142,7 +142,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     if (ended.compareAndSet(false, true)) {
                         AimdLimit.Outcome outcome = signal == reactor.core.publisher.SignalType.ON_ERROR
                                 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
-                        dispatcher.finish(lease, outcome, 0, clock.millis() - started).subscribe();
+                        dispatcher.finish(lease, outcome, 0, clock.millis() - started, answer.countedByMs()).subscribe();
                     }
                 });
     }
@@ -165,7 +165,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
-        dispatcher.finish(lease, outcome, delta, clock.millis() - started).subscribe();
+        dispatcher.finish(lease, outcome, delta, clock.millis() - started, answer.countedByMs()).subscribe();
         return Mono.empty();
     }
 

@@ -19,8 +19,12 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class Dispatchers {
     /** Settings from the environment ({@code sluice.dispatch.*}). */
-    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout) {
+    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout,
+                           Duration countDelay) {
         public Settings {
+            if (countDelay == null || countDelay.isNegative() || countDelay.toMillis() > BudgetLimits.MAX_COUNT_DELAY_MS) {
+                throw new IllegalArgumentException("sluice.dispatch.count-delay must be between 0 and 1s, was " + countDelay);
+            }
             if (storeTimeout == null || storeTimeout.isNegative() || storeTimeout.isZero()) {
                 throw new IllegalArgumentException("sluice.dispatch.store-timeout must be positive");
             }
@@ -62,7 +66,7 @@ public final class Dispatchers {
         String key = ProviderBudgetStore.key(provider, model);
         return byKey.computeIfAbsent(key, k -> {
             calibration.register(k); // its ratio gauge, at the default from start
-            BudgetLimits initial = BudgetLimits.of(provider, model, settings.lease());
+            BudgetLimits initial = limitsOf(provider, model);
             ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
                     new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
                     settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters,
@@ -94,8 +98,13 @@ public final class Dispatchers {
     }
 
     private BudgetLimits limitsNow(String model, BudgetLimits fallback) {
-        BudgetLimits now = BudgetLimits.of(config.current().providers().get(0), model, settings.lease());
+        BudgetLimits now = limitsOf(config.current().providers().get(0), model);
         return now == null ? fallback : now;
+    }
+
+    private BudgetLimits limitsOf(ProviderSettings provider, String model) {
+        BudgetLimits limits = BudgetLimits.of(provider, model, settings.lease());
+        return limits == null ? null : limits.withCountDelay(settings.countDelay().toMillis());
     }
 
     public Settings settings() {

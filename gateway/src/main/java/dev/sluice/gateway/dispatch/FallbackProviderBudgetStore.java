@@ -122,6 +122,12 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
+    public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        return sharedOr(Mono.defer(() -> shared.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens)),
+                () -> local.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
+    }
+
+    @Override
     public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
         return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, deltaTokens, deltaRequests)),
                 () -> local.adjust(key, chargedAtMs, deltaTokens, deltaRequests));

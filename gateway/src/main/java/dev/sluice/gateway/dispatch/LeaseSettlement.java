@@ -53,11 +53,18 @@ final class LeaseSettlement {
         live.add(lease.leaseId());
     }
 
-    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
-    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
+    /**
+     * The call ended: give back the slot, correct the tokens (and move the charge to when the
+     * provider can be proved to have counted it, {@code countedByMs}, or {@link Long#MIN_VALUE}),
+     * teach the concurrency limit, let the next one go.
+     */
+    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
+        boolean moves = Math.floorDiv(countedByMs, ProviderBudget.SLOT_MS) > Math.floorDiv(lease.chargedAtMs(), ProviderBudget.SLOT_MS);
+        // One store call either way; none when there is nothing to settle.
+        Mono<Void> adjust = moves ? budget.settle(lease.chargedAtMs(), countedByMs, lease.job().tokens(), tokenDelta)
+                : tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }

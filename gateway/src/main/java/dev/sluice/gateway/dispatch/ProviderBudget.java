@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class ProviderBudget {
     public static final long WINDOW_MS = 60_000;
-    static final long SLOT_MS = SlidingWindow.slotMs(WINDOW_MS);
+    public static final long SLOT_MS = SlidingWindow.slotMs(WINDOW_MS);
     /** Slots a charge stays in the window (see {@link SlidingWindow}). */
     static final int HELD = SlidingWindow.SLOTS + 1;
 
@@ -70,7 +70,8 @@ public final class ProviderBudget {
             }
         }
         if (refusal == null) {
-            window.charge(nowMs, tokens, 1);
+            // Stamped when the provider may count it: it then leaves this window no sooner than the provider's.
+            window.charge(nowMs + limits.countDelayMs(), tokens, 1);
             leases.put(leaseId, nowMs + limits.leaseMs());
         }
         return new BudgetDecision(refusal == null, refusal, wait, snapshot(limits, nowMs));
@@ -86,6 +87,28 @@ public final class ProviderBudget {
     public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests) {
         window.advance(nowMs);
         window.adjust(chargedAtMs, deltaTokens, deltaRequests);
+    }
+
+    /**
+     * Settles a call that ended: its charge of {@code chargedTokens} made at {@code chargedAtMs}
+     * becomes what the provider reported ({@code deltaTokens} more), and when the answer proves
+     * the provider counted the call in a later slot than the charge's ({@code countedByMs}: the
+     * answer's arrival less the provider's own processing time), the charge moves there. A
+     * request can reach the provider long after it was charged (a stalled event loop, a slow
+     * network); moved, its charge leaves this window no sooner than the provider's count leaves
+     * the provider's. Moving only ever holds tokens longer, so it is always safe.
+     */
+    public void settle(long nowMs, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        window.advance(nowMs);
+        long from = Math.floorDiv(chargedAtMs, SLOT_MS);
+        long to = Math.floorDiv(Math.min(countedByMs, nowMs), SLOT_MS);
+        if (to <= from) {
+            window.adjust(chargedAtMs, deltaTokens, 0);
+            return;
+        }
+        long charged = Math.min(Math.max(0, chargedTokens), SlidingWindow.MAX_AMOUNT);
+        window.adjust(chargedAtMs, -charged, -1);
+        window.adjust(to * SLOT_MS, SlidingWindow.saturated(charged, deltaTokens), 1);
     }
 
     /**

@@ -39,7 +39,14 @@ public interface ProviderBudgetStore {
     /** Frees the lease's slot. Idempotent: true only for the call that freed a live slot. */
     Mono<Boolean> release(String key, String leaseId);
 
-    /** Corrects the charge made at {@code chargedAtMs} (the decision's {@code nowMs}) by signed deltas. */
+    /**
+     * Settles an ended call (see {@link ProviderBudget#settle}): {@code deltaTokens} from the
+     * provider's usage, and the charge moved to the slot of {@code countedByMs} if that is later;
+     * {@link Long#MIN_VALUE} when the answer proves nothing (no answer came).
+     */
+    Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens);
+
+    /** Corrects the charge made at {@code chargedAtMs} (the decision's {@code chargedAtMs}) by signed deltas. */
     Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests);
 
     /** Reconciles the estimate with the actual usage: {@code delta = actual - estimate}. */

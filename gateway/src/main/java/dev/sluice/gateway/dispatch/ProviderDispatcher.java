@@ -262,7 +262,7 @@ public final class ProviderDispatcher {
     /** The lease to the waiting caller, or back to the budget if the caller has left. Any thread. */
     private void handOver(Ticket ticket, Job job, String leaseId, BudgetDecision decision) {
         long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
-        Lease lease = new Lease(key, leaseId, job, decision.nowMs(), queued);
+        Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued);
         leases.taken(lease);
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
             pending.run(leases.release(lease)); // the client left while the lease was being taken
@@ -374,8 +374,8 @@ public final class ProviderDispatcher {
 
     // How a lease ends: LeaseSettlement.
 
-    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
-        return leases.finish(lease, outcome, tokenDelta, durationMs);
+    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
+        return leases.finish(lease, outcome, tokenDelta, durationMs, countedByMs);
     }
 
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {

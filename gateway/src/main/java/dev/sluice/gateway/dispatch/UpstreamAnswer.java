@@ -62,16 +62,20 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private volatile long resetMs = -1;
     private volatile boolean timedOut;
     private volatile boolean replaced;
+    private volatile long countedByMs = Long.MIN_VALUE;
+    private final java.time.Clock clock;
 
     /**
      * @param mayRetry a push-back (429/503) is held back to be tried again; when false (no budget
      *                 to retry under), a 429 passes as sent and a 503 is an upstream error
+     * @param clock    the provider budget's clock, to stamp when the answer's headers arrived
      */
-    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry) {
+    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, java.time.Clock clock) {
         super(exchange.getResponse());
         this.exchange = exchange;
         this.timeouts = timeouts;
         this.mayRetry = mayRetry;
+        this.clock = clock;
     }
 
     @Override
@@ -120,11 +124,29 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         remainingTokens = number(h.get("x-ratelimit-remaining-tokens"));
         resetMs = Math.max(OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-requests")),
                 OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-tokens")));
+        countedByMs = countedBy(clock.millis(), number(h.get("openai-processing-ms")), isEventStream());
         if (mayRetry && (status == 429 || status == 503)) {
             pushedBack = true;
             long ms = number(h.get("retry-after-ms"));
             retryAfterMs = ms >= 0 ? ms : OpenAiDuration.parseMillis(h.get(HttpHeaders.RETRY_AFTER));
         }
+    }
+
+    /**
+     * The latest time the provider can have counted the call, proved by its answer: the headers
+     * came back after it counted, and a provider that states its processing time
+     * ({@code openai-processing-ms}) counted at least that much earlier still. A JSON answer
+     * without that header proves only "before the whole call ended", too late to be worth
+     * holding the charge for: {@link Long#MIN_VALUE}, nothing proved.
+     */
+    static long countedBy(long headersAtMs, long processingMs, boolean stream) {
+        if (processingMs >= 0) return headersAtMs - Math.min(processingMs, headersAtMs);
+        return stream ? headersAtMs : Long.MIN_VALUE;
+    }
+
+    /** See {@link #countedBy}; {@link Long#MIN_VALUE} until the answer's headers came. */
+    long countedByMs() {
+        return countedByMs;
     }
 
     private boolean isEventStream() {

@@ -10,7 +10,9 @@ import java.util.Arrays;
  * overshoot at all), at the price of answering "fits" up to one slot later than an exact log.
  *
  * <p>Slot {@code i} covers {@code [i·slotMs, (i+1)·slotMs)} and leaves the window at
- * {@code (i + SLOTS + 1)·slotMs}. The Lua library {@code window_lib.lua}, which the quota and
+ * {@code (i + SLOTS + 1)·slotMs}. A charge may be stamped up to one slot ahead of now (the
+ * provider budget stamps its charges at the moment the provider can count them, see
+ * {@code ProviderBudget}): it counts from now and leaves one slot later; the quota never does. The Lua library {@code window_lib.lua}, which the quota and
  * the provider budget scripts include, is this class in Redis. Not thread-safe: the store
  * serialises access per tenant.
  */
@@ -18,17 +20,19 @@ public final class SlidingWindow {
     public static final int SLOTS = 60;
     /** Slots held: the window's SLOTS plus the one the window's start falls in. */
     private static final int HELD = SLOTS + 1;
+    /** Slots kept: those held plus one a charge stamped ahead of now may take. */
+    private static final int RING = HELD + 1;
     /**
      * The most one slot holds and the highest cap that means anything: caps above it count as
-     * it, and every slot saturates at it. All {@link #HELD} slots at it still sum below 2^53, so
+     * it, and every slot saturates at it. All {@link #RING} slots at it still sum below 2^53, so
      * the Lua twins, whose numbers are doubles, count exactly what this class counts, and no
      * sum here comes near a long's overflow (about 147 trillion tokens: no real limit is near).
      */
-    public static final long MAX_AMOUNT = ((1L << 53) - 1) / HELD;
+    public static final long MAX_AMOUNT = ((1L << 53) - 1) / RING;
 
     private final long slotMs;
-    private final long[] tokens = new long[HELD];
-    private final long[] requests = new long[HELD];
+    private final long[] tokens = new long[RING];
+    private final long[] requests = new long[RING];
     private long head = Long.MIN_VALUE; // oldest slot index that may still hold usage
     private long newest = Long.MIN_VALUE; // newest slot index that holds usage
     private long totalTokens;
@@ -52,7 +56,7 @@ public final class SlidingWindow {
     /** Drops the slots that have left the window at {@code nowMs}. */
     public void advance(long nowMs) {
         long oldest = Math.floorDiv(nowMs, slotMs) - SLOTS;
-        if (head == Long.MIN_VALUE || oldest - head >= HELD) {
+        if (head == Long.MIN_VALUE || oldest - head >= RING || newest < oldest) {
             clear();
         } else {
             for (long i = head; i < oldest; i++) {
@@ -109,12 +113,16 @@ public final class SlidingWindow {
     }
 
     /**
-     * Charges the slot of {@code nowMs}. Call {@link #advance} and {@link #fits} first: what fits
-     * is at most a cap, so the slot and the totals stay within {@link #MAX_AMOUNT}.
+     * Charges the slot of {@code atMs}: now, or at most one slot ahead of the time last passed to
+     * {@link #advance}. Call {@link #advance} and {@link #fits} first: what fits is at most a cap,
+     * so the slot and the totals stay within {@link #MAX_AMOUNT}.
      */
-    public void charge(long nowMs, long addTokens, long addRequests) {
+    public void charge(long atMs, long addTokens, long addRequests) {
         requireAmounts(addTokens, addRequests);
-        long slot = Math.floorDiv(nowMs, slotMs);
+        long slot = Math.floorDiv(atMs, slotMs);
+        if (head != Long.MIN_VALUE && (slot < head || slot > head + HELD)) {
+            throw new IllegalArgumentException("a charge is stamped within one slot of now");
+        }
         int k = index(slot);
         tokens[k] += addTokens;
         requests[k] += addRequests;
@@ -131,7 +139,7 @@ public final class SlidingWindow {
      */
     public void adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
         long slot = Math.floorDiv(chargedAtMs, slotMs);
-        if (head == Long.MIN_VALUE || slot < head || slot > head + SLOTS) return;
+        if (head == Long.MIN_VALUE || slot < head || slot > head + HELD) return;
         int k = index(slot);
         long t = saturated(tokens[k], deltaTokens);
         long r = saturated(requests[k], deltaRequests);
@@ -159,7 +167,7 @@ public final class SlidingWindow {
         long t = totalTokens;
         long r = totalRequests;
         if (addTokens <= room(capTokens, t) && addRequests <= room(capRequests, r)) return 0;
-        for (long i = head; i <= head + SLOTS; i++) {
+        for (long i = head; i <= head + HELD; i++) {
             int k = index(i);
             t -= tokens[k];
             r -= requests[k];
@@ -179,7 +187,7 @@ public final class SlidingWindow {
     /** Visits every slot that holds usage, oldest first, with the time it leaves the window. Call {@link #advance} first. */
     public void forEachSlot(SlotVisitor visitor) {
         if (head == Long.MIN_VALUE) return;
-        for (long i = head; i <= head + SLOTS; i++) {
+        for (long i = head; i <= head + HELD; i++) {
             int k = index(i);
             if (tokens[k] > 0 || requests[k] > 0) visitor.visit((i + HELD) * slotMs, tokens[k], requests[k]);
         }
@@ -192,6 +200,6 @@ public final class SlidingWindow {
     }
 
     private static int index(long slot) {
-        return (int) Math.floorMod(slot, (long) HELD);
+        return (int) Math.floorMod(slot, (long) RING);
     }
 }

@@ -34,7 +34,7 @@ class SettingsValidationTest {
             assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofMillis(500),
                     Duration.ofSeconds(30), new StoreProperties.RedisDown(4)));
             assertThat(context.getBean(DispatchProperties.class))
-                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2)));
+                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250)));
             assertThat(context.getBean(UpstreamProperties.class))
                     .isEqualTo(new UpstreamProperties(Duration.ofSeconds(120), Duration.ofSeconds(120)));
             assertThat(context.getBean(AbuseProperties.class)).isEqualTo(new AbuseProperties(new AbuseProperties.Sampler(true),
@@ -100,6 +100,8 @@ class SettingsValidationTest {
         failsNaming("sluice.dispatch.lease", "0s");
         failsNaming("sluice.dispatch.max-attempts", "0");
         failsNaming("sluice.dispatch.store-timeout", "-2s");
+        failsNaming("sluice.dispatch.count-delay", "-1ms");
+        failsNaming("sluice.dispatch.count-delay", "2s");
     }
 
     @Test

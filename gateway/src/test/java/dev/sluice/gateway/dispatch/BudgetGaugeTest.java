@@ -39,7 +39,7 @@ class BudgetGaugeTest {
         long now = clock.millis();
         Lease lease = dispatcher.submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 12_000, now, now + 30_000), 30_000)
                 .block(Duration.ofSeconds(5));
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100).block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         // The caller gets its lease from the store's reply; the loop records the budget just after.
         await().atMost(Duration.ofSeconds(5)).until(() -> gauge("tokens") == 0.1);
         assertThat(gauge("requests")).isEqualTo(1.0 / 600);

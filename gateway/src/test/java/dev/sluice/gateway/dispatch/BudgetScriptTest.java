@@ -26,9 +26,9 @@ class BudgetScriptTest {
         store.pause(key, 7_000).block();
         List<String> keys = redis.keys(tag + "*").collectList().block();
         assertThat(keys).containsExactlyInAnyOrder(tag + "w", tag + "l", tag + "p");
-        assertThat(redis.getExpire(tag + "w").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(62));
+        assertThat(redis.getExpire(tag + "w").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(63));
         assertThat(redis.getExpire(tag + "l").block()).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
-        assertThat(redis.getExpire(tag + "p").block()).isBetween(Duration.ofSeconds(6), Duration.ofSeconds(7));
+        assertThat(redis.getExpire(tag + "p").block()).isBetween(Duration.ofSeconds(7), Duration.ofSeconds(8));
     }
 
     @Test

@@ -27,7 +27,8 @@ class BudgetTwinsTest {
         ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
         ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
         String key = "twin" + UUID.randomUUID() + ":*";
-        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000);
+        // Charges stamped ahead of now too (the count delay), up to a whole slot.
+        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000, new long[] {0, 250, 1000}[(int) (seed % 3)]);
         List<String> leases = new ArrayList<>();
         List<Long> chargedAt = new ArrayList<>();
         for (int step = 0; step < 250; step++) {
@@ -42,7 +43,7 @@ class BudgetTwinsTest {
                 assertThat(r).as(what).isEqualTo(m);
                 if (m.admitted()) {
                     leases.add(id);
-                    chargedAt.add(m.nowMs());
+                    chargedAt.add(m.chargedAtMs());
                 }
             } else if (op < 7 && !leases.isEmpty()) {
                 String id = leases.remove(random.nextInt(leases.size()));
@@ -50,8 +51,15 @@ class BudgetTwinsTest {
             } else if (op == 7 && !chargedAt.isEmpty()) {
                 long at = chargedAt.get(random.nextInt(chargedAt.size()));
                 long delta = random.nextInt(4_000) - 3_000;
-                memory.adjustTokens(key, at, delta).block();
-                redis.adjustTokens(key, at, delta).block();
+                if (random.nextBoolean()) {
+                    memory.adjustTokens(key, at, delta).block();
+                    redis.adjustTokens(key, at, delta).block();
+                } else { // settled, the charge moved up to a few seconds later (or not at all)
+                    long countedBy = random.nextInt(4) == 0 ? Long.MIN_VALUE : at + random.nextInt(5_000) - 1_000;
+                    long charged = 1 + random.nextInt(3_000);
+                    memory.settle(key, at, countedBy, charged, delta).block();
+                    redis.settle(key, at, countedBy, charged, delta).block();
+                }
             } else if (op == 8) {
                 long pause = random.nextInt(5_000);
                 assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
@@ -93,7 +101,7 @@ class BudgetTwinsTest {
                 BudgetDecision r = redis.tryAcquire(key, l, tokens, id).block();
                 assertThat(r).as(what + " acquire " + tokens).isEqualTo(m);
                 if (m.admitted()) {
-                    chargedAt.add(m.nowMs());
+                    chargedAt.add(m.chargedAtMs());
                     memory.release(key, id).block();
                     redis.release(key, id).block();
                 }

@@ -95,6 +95,78 @@ abstract class ProviderBudgetStoreContract {
                 new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 122_000, 10, 1));
     }
 
+    /**
+     * Issue 15: the provider counts a call when it arrives, up to the count delay after the
+     * admission, and frees it a minute after that. Stamped late, the charge leaves the window no
+     * sooner, wherever in its second the admission fell; without the delay it left up to the
+     * whole delay sooner (the 429s lab case 4 saw at the minute's turn).
+     */
+    @Test
+    void aChargeStampedAtTheProvidersCountLeavesNoSoonerThanTheProviderFreesIt() {
+        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 250);
+        for (long within : new long[] {0, 500, 749, 750, 999}) {
+            setUp();
+            at(within);
+            BudgetDecision d = acquire(delayed, 1000, lease());
+            assertThat(d.admitted()).isTrue();
+            assertThat(d.chargedAtMs()).isEqualTo(T0 + within + 250);
+            long providerFrees = T0 + within + 250 + 60_000;
+            clock.set(providerFrees - 1);
+            BudgetDecision early = acquire(delayed, 1, lease());
+            assertThat(early.admitted()).as("admitted at %d ms into its second", within).isFalse();
+            assertThat(early.nowMs() + early.waitMs()).as("when it says it fits").isGreaterThanOrEqualTo(providerFrees);
+            clock.set(early.nowMs() + early.waitMs());
+            assertThat(acquire(delayed, 1000, lease()).admitted()).as("and it does then").isTrue();
+        }
+        setUp();
+        at(999);
+        acquire(new BudgetLimits(10, 1000, 10, 120_000), 1000, lease());
+        at(999 + 60_001);
+        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 1000, lease()).admitted())
+                .as("with no delay, the charge made at 999 ms left 1 ms after its minute: before a provider 250 ms away freed it")
+                .isTrue();
+    }
+
+    @Test
+    void aChargeStampedAheadCountsFromNowAndIsSettledInItsOwnSlot() {
+        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 1000);
+        at(999);
+        BudgetDecision d = acquire(delayed, 600, lease());
+        assertThat(d.snapshot().usedTokens()).isEqualTo(600);
+        assertThat(acquire(delayed, 500, lease()).admitted()).as("counts from now").isFalse();
+        store.adjustTokens(key, d.chargedAtMs(), -400).block(Duration.ofSeconds(5));
+        assertThat(snapshot().usedTokens()).isEqualTo(200);
+        assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
+    }
+
+    /**
+     * A request that reached the provider late (a stalled loop, a slow network) is counted there
+     * late: its answer proves when at the latest, and settling moves the charge to that slot, so
+     * it leaves no sooner than the provider's count does. The amount is settled as usual.
+     */
+    @Test
+    void settlingMovesTheChargeToWhenTheAnswerProvesTheProviderCountedIt() {
+        BudgetDecision d = acquire(600);
+        at(4_300); // the answer came at 6.3 s and the provider says it worked 2 s: counted by 4.3 s
+        store.settle(key, d.chargedAtMs(), T0 + 4_300, 600, -100).block(Duration.ofSeconds(5));
+        assertThat(snapshot().usedTokens()).isEqualTo(500);
+        assertThat(snapshot().usedRequests()).isEqualTo(1);
+        assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 65_000, 500, 1));
+    }
+
+    @Test
+    void settlingWithinTheChargesSlotOrWithNothingProvedOnlyCorrectsTheAmount() {
+        at(200);
+        BudgetDecision d = acquire(600);
+        at(2_000);
+        store.settle(key, d.chargedAtMs(), T0 + 900, 600, 50).block(Duration.ofSeconds(5));
+        store.settle(key, d.chargedAtMs(), Long.MIN_VALUE, 600, 10).block(Duration.ofSeconds(5));
+        assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 61_000, 660, 1));
+        // A proof from the future (a clock ahead) moves the charge no further than now.
+        store.settle(key, d.chargedAtMs(), T0 + 3_600_000, 660, 0).block(Duration.ofSeconds(5));
+        assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 63_000, 660, 1));
+    }
+
     @Test
     void refusesTokensThatDoNotFitAndSaysWhenThisCallWill() {
         assertThat(acquire(600).admitted()).isTrue();

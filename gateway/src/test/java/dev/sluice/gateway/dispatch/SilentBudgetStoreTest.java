@@ -72,7 +72,7 @@ class SilentBudgetStoreTest {
         assertThat(acquires.get()).isEqualTo(2);
         // Only the retried attempt holds a slot: the lost one was released, not leaked.
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10).block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isZero();
     }
 
@@ -87,7 +87,7 @@ class SilentBudgetStoreTest {
         ProviderDispatcher dispatcher = dispatcher(store);
         Lease lease = dispatcher.submit(job("j1"), 30_000).block(Duration.ofSeconds(10));
         // Ends after the store timeout instead of never; the slot's lease expires on its own.
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10).block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
     }
 
     /** Passes every call to the store it wraps; each test overrides the call that goes silent. */
@@ -111,6 +111,11 @@ class SilentBudgetStoreTest {
         @Override
         public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
             return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests);
+        }
+
+        @Override
+        public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+            return inner.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens);
         }
 
         @Override

@@ -27,8 +27,8 @@ class QuotaScriptTest {
         store.acquire(tenant, windows, 10, 1).block();
         List<String> keys = redis.keys("sluice:q:{" + tenant + "}:*").collectList().block();
         assertThat(keys).containsExactlyInAnyOrder("sluice:q:{" + tenant + "}:minute", "sluice:q:{" + tenant + "}:hour");
-        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(62));
-        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:hour").block()).isBetween(Duration.ofSeconds(3600), Duration.ofSeconds(3720));
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(63));
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:hour").block()).isBetween(Duration.ofSeconds(3600), Duration.ofSeconds(3780));
     }
 
     @Test

@@ -30,7 +30,8 @@ public record LabProperties(
         @DefaultValue("1.0") double countFactor,
         @DefaultValue("4") int tokensPerMessage,
         @DefaultValue("0s") Duration clockOffset,
-        @DefaultValue("0s") Duration extraLatency) {
+        @DefaultValue("0s") Duration extraLatency,
+        @DefaultValue("0s") Duration requestLatency) {
 
     public LabProperties {
         if (port < 0 || port > 65_535) {
@@ -39,7 +40,7 @@ public record LabProperties(
         // Build both once here only to validate them at binding time (fields are not assigned yet: parameters).
         new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency,
                 latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
-        ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency);
+        ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency, requestLatency);
     }
 
     public LabLimits toLimits() {
@@ -48,13 +49,14 @@ public record LabProperties(
     }
 
     public ProviderWays toWays() {
-        return ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency);
+        return ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency, requestLatency);
     }
 
     private static ProviderWays ways(PromptCount.Method method, double charsPerToken, double factor, int perMessage,
-                                     Duration clockOffset, Duration extraLatency) {
+                                     Duration clockOffset, Duration extraLatency, Duration requestLatency) {
         try {
-            return new ProviderWays(new PromptCount(method, charsPerToken, factor, perMessage), clockOffset, extraLatency);
+            return new ProviderWays(new PromptCount(method, charsPerToken, factor, perMessage), clockOffset, extraLatency,
+                    requestLatency);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("sluice.lab: " + e.getMessage(), e);
         }

@@ -48,6 +48,8 @@ public final class LabProviderServer {
     private final ProviderWays ways;
     /** The wall-clock time an answer spends on the network after the provider counted the call: fixed per server. */
     private final Duration travel;
+    /** The longest a request travels before the provider counts it (each takes a random share of it), as a wall-clock timer. */
+    private final Duration arrival;
     private final PromptTokenCounter tokens = PromptTokenCounter.shared();
     private volatile DisposableServer server;
 
@@ -88,6 +90,7 @@ public final class LabProviderServer {
         this.timeFactor = timeFactor;
         this.ways = Objects.requireNonNull(ways, "ways");
         this.travel = real(ways.extraLatency());
+        this.arrival = real(ways.requestLatency());
     }
 
     /** Binds and returns the port. Idempotent. */
@@ -188,8 +191,12 @@ public final class LabProviderServer {
         if (!req.requestHeaders().contains(HttpHeaderNames.AUTHORIZATION)) {
             simulator.noteMissingKey();
         }
-        return req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("")
-                .flatMap(body -> answer(endpoint, body, res));
+        Mono<String> body = req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("");
+        // The request's way here, which varies from one request to the next: counted only once it has arrived.
+        if (!arrival.isZero()) {
+            body = body.delayElement(Duration.ofNanos(java.util.concurrent.ThreadLocalRandom.current().nextLong(arrival.toNanos() + 1)));
+        }
+        return body.flatMap(text -> answer(endpoint, text, res));
     }
 
     private Mono<Void> answer(Endpoint endpoint, String body, HttpServerResponse res) {
@@ -214,6 +221,8 @@ public final class LabProviderServer {
         try {
             admission.rateLimits().headers().forEach(res::header);
             res.header("x-request-id", "req_lab" + call.id());
+            // As OpenAI does: the time from counting the call to its answer (a stream's headers go at once).
+            res.header("openai-processing-ms", request.stream() ? "0" : Long.toString(call.latencyMillis()));
             long created = Math.floorDiv(now(), 1000); // the provider stamps its answers with its own clock
             return request.stream() ? stream(res, request, call, created) : respondLater(res, request, call, created);
         } catch (RuntimeException e) {

@@ -11,14 +11,22 @@ import java.time.Duration;
  * @param clockOffset  added to the clock the provider's windows run on (positive: the provider is ahead)
  * @param extraLatency network time each answer takes after the provider has counted the call; the
  *                     in-flight slot is freed when generation ends, not when the answer lands
+ * @param requestLatency the most network time a request takes before the provider counts it, each
+ *                     request a random share of it: the gateway has charged its own window that
+ *                     much earlier than the provider's, and not by the same amount for every call
  */
-public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency) {
+public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency) {
 
     /** Clocks a minute apart are not an offset to model but a broken clock. */
     static final Duration MAX_CLOCK_OFFSET = Duration.ofSeconds(60);
     static final Duration MAX_EXTRA_LATENCY = Duration.ofSeconds(60);
 
-    public static final ProviderWays DEFAULT = new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO);
+    public static final ProviderWays DEFAULT = new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+    /** A provider whose requests arrive at once. */
+    public ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency) {
+        this(promptCount, clockOffset, extraLatency, Duration.ZERO);
+    }
 
     public ProviderWays {
         if (promptCount == null) {
@@ -31,17 +39,25 @@ public record ProviderWays(PromptCount promptCount, Duration clockOffset, Durati
             throw new IllegalArgumentException(
                     "extra latency must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + extraLatency);
         }
+        if (requestLatency == null || requestLatency.isNegative() || requestLatency.compareTo(MAX_EXTRA_LATENCY) > 0) {
+            throw new IllegalArgumentException(
+                    "request latency must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + requestLatency);
+        }
     }
 
     public ProviderWays withPromptCount(PromptCount v) {
-        return new ProviderWays(v, clockOffset, extraLatency);
+        return new ProviderWays(v, clockOffset, extraLatency, requestLatency);
     }
 
     public ProviderWays withClockOffset(Duration v) {
-        return new ProviderWays(promptCount, v, extraLatency);
+        return new ProviderWays(promptCount, v, extraLatency, requestLatency);
     }
 
     public ProviderWays withExtraLatency(Duration v) {
-        return new ProviderWays(promptCount, clockOffset, v);
+        return new ProviderWays(promptCount, clockOffset, v, requestLatency);
+    }
+
+    public ProviderWays withRequestLatency(Duration v) {
+        return new ProviderWays(promptCount, clockOffset, extraLatency, v);
     }
 }

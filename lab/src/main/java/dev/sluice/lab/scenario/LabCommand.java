@@ -54,10 +54,10 @@ public final class LabCommand {
                 || settings.limits().inputTokensPerMinute() > 0 || settings.limits().outputTokensPerMinute() > 0) {
             // The table's provider line shows its limits only; say how this one differs from the estimator's picture.
             var c = settings.ways().promptCount();
-            System.out.printf(Locale.ROOT, "Provider's ways: counts %s x %s + %d a message; clock %+d ms; answers %d ms late;"
+            System.out.printf(Locale.ROOT, "Provider's ways: counts %s x %s + %d a message; clock %+d ms; requests %d ms, answers %d ms late;"
                             + " ITPM %d, OTPM %d (0 = none)%n",
                     c.method() == PromptCount.Method.BPE ? "bpe" : "chars/" + c.charsPerToken(),
-                    c.factor(), c.tokensPerMessage(), settings.ways().clockOffset().toMillis(),
+                    c.factor(), c.tokensPerMessage(), settings.ways().clockOffset().toMillis(), settings.ways().requestLatency().toMillis(),
                     settings.ways().extraLatency().toMillis(), settings.limits().inputTokensPerMinute(),
                     settings.limits().outputTokensPerMinute());
         }
@@ -80,7 +80,7 @@ public final class LabCommand {
 
     static String usage() {
         return String.join("\n", Arrays.asList(
-                "usage: ./mvnw -q -pl gateway -am -DskipTests -Plab package spring-boot:run [-Dlab.args=\"OPTIONS\"]",
+                "usage: ./mvnw -q -pl lab -am -DskipTests -Plab package spring-boot:run [-Dlab.args=\"OPTIONS\"]",
                 "  --cases=case1,...,case5   which cases (default: all)",
                 "  --ramp=true|false         the ramp as well (default: true)",
                 "  --time-factor=10          how much faster than the wall the lab's clock runs (1..100)",
@@ -94,6 +94,7 @@ public final class LabCommand {
                 "  --warm-up=2000            pages sent before measuring, so the JIT has compiled the hot paths",
                 "  --provider-count=bpe|chars:4 --count-factor=1.0 --tokens-per-message=4   how the provider counts a prompt",
                 "  --clock-offset=0ms --extra-latency=0ms   its clock against the gateway's; how late its answers arrive",
+                "  --request-latency=0ms                   the most a request travels before the provider counts it (each a random share)",
                 "  --itpm=0 --otpm=0         its input and output tokens per minute (0 = none; the provider's only)",
                 "  --out=target/lab          where report.json and report.html go"));
     }

@@ -126,7 +126,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
      * {@code --tpm=300000}, {@code --in-flight=200}, {@code --latency-ms=2000}, {@code --price=3.0},
      * {@code --pool=200}, {@code --ramp-users=1,2,3,5}, {@code --seed=42}, {@code --warm-up=2000}; the provider's ways:
      * {@code --provider-count=bpe} or {@code chars:4}, {@code --count-factor=1.15}, {@code --tokens-per-message=4},
-     * {@code --clock-offset=800ms} (or {@code -1s}), {@code --extra-latency=300ms}, and its split limits
+     * {@code --clock-offset=800ms} (or {@code -1s}), {@code --extra-latency=300ms}, {@code --request-latency=200ms}, and its split limits
      * {@code --itpm=200000}, {@code --otpm=60000}. Seconds are seed seconds.
      * Limits change the global bucket with them (it is pinned to the requests per minute).
      */
@@ -186,6 +186,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
                             w.promptCount().charsPerToken(), w.promptCount().factor(), Integer.parseInt(value)));
                     case "clock-offset" -> w = w.withClockOffset(duration(name, value));
                     case "extra-latency" -> w = w.withExtraLatency(duration(name, value));
+                    case "request-latency" -> w = w.withRequestLatency(duration(name, value));
                     case "itpm" -> l = l.withInputTokensPerMinute(Long.parseLong(value));
                     case "otpm" -> l = l.withOutputTokensPerMinute(Long.parseLong(value));
                     default -> throw new IllegalArgumentException("unknown option --" + name + " (see README, Lab)");

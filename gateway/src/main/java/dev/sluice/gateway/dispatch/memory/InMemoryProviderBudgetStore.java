@@ -43,6 +43,14 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
+    public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.settle(clock.millis(), chargedAtMs, countedByMs, chargedTokens, deltaTokens);
+            return null;
+        }));
+    }
+
+    @Override
     public Mono<Long> pause(String key, long pauseMs) {
         return Mono.fromSupplier(() -> withBudget(key, b -> b.pause(clock.millis(), pauseMs)));
     }

@@ -29,6 +29,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     private static final RedisScript<List> ACQUIRE = script("budget_acquire", List.class);
     private static final RedisScript<Long> RELEASE = script("budget_release", Long.class);
     private static final RedisScript<Long> ADJUST = script("budget_adjust", Long.class);
+    private static final RedisScript<Long> SETTLE = script("budget_settle", Long.class);
     private static final RedisScript<Long> PAUSE = script("budget_pause", Long.class);
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> CORRECT = script("budget_correct", List.class);
@@ -82,7 +83,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
         List<String> args = List.of(now(), Long.toString(tokens), leaseId,
                 Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
                 Integer.toString(limits.maxInFlight()), Long.toString(limits.leaseMs()),
-                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0");
+                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0", Long.toString(limits.countDelayMs()));
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
             BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
@@ -94,6 +95,12 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
         return redis.execute(RELEASE, List.of(leasesKey(key)), List.of(now(), leaseId)).next().map(n -> n == 1);
+    }
+
+    @Override
+    public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        return redis.execute(SETTLE, List.of(windowKey(key)), List.of(now(), Long.toString(chargedAtMs),
+                Long.toString(countedByMs), Long.toString(chargedTokens), Long.toString(deltaTokens))).then();
     }
 
     @Override
