@@ -98,6 +98,11 @@ public final class Dispatchers {
         return now == null ? fallback : now;
     }
 
+    /** Every budget's dispatcher made so far. */
+    public java.util.Collection<ProviderDispatcher> all() {
+        return byKey.values();
+    }
+
     public Settings settings() {
         return settings;
     }
