@@ -99,9 +99,10 @@ public class DispatchConfiguration {
     /** The fair queues' counters shared across replicas through Redis; with the in-memory store (one replica), nothing. */
     @Bean
     LaneSharing laneSharing(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Dispatchers dispatchers,
-                            FairShareProperties settings, DispatchProperties dispatch, ProviderClock clock) {
+                            StoreState state, FairShareProperties settings, DispatchProperties dispatch, ProviderClock clock) {
         LaneShare share = mode == StoreMode.REDIS && settings.enabled() ? new RedisLaneShare(redis.getObject()) : null;
-        return new LaneSharing(dispatchers, share, settings.every(), settings.ttl(), dispatch.storeTimeout(), clock.clock());
+        return new LaneSharing(dispatchers::all, share, state::up, settings.every(), settings.ttl(), dispatch.storeTimeout(),
+                clock.clock());
     }
 
     @Bean

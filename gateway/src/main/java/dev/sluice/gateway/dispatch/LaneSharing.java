@@ -3,11 +3,14 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.support.Periodic;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.springframework.context.SmartLifecycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,12 +25,18 @@ import reactor.core.publisher.Mono;
  * A budget with nothing waiting and nothing served makes no call; a budget that just drained
  * makes one more, so the others stop holding back for it at once. A call that fails or times
  * out ({@code storeTimeout}) holds nothing back and its service is reported with the next.
+ *
+ * <p>The door and its wait estimates stay per replica: they count this replica's line against
+ * the whole budget's pace. While this replica's lanes are held back for others', its share of
+ * that pace is smaller, so the estimate is a lower bound; a job it accepted that then waits past
+ * its caller's limit is answered busy at its deadline, as before.
  */
 public final class LaneSharing implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LaneSharing.class);
 
-    private final Dispatchers dispatchers;
+    private final Supplier<? extends Collection<ProviderDispatcher>> dispatchers;
     private final LaneShare share;
+    private final BooleanSupplier storeUp;
     private final Duration every;
     private final long ttlMs;
     private final Duration storeTimeout;
@@ -39,10 +48,16 @@ public final class LaneSharing implements SmartLifecycle {
     private final AtomicLong calls = new AtomicLong();
     private volatile boolean running;
 
-    /** @param share null: this replica is alone (no store shared), nothing is shared and no call made */
-    public LaneSharing(Dispatchers dispatchers, LaneShare share, Duration every, Duration ttl, Duration storeTimeout, Clock clock) {
+    /**
+     * @param dispatchers every budget's dispatcher on this replica
+     * @param share       null: this replica is alone (no store shared), nothing is shared and no call made
+     * @param storeUp     whether the store answers; while it does not, no call is made and nothing is held back
+     */
+    public LaneSharing(Supplier<? extends Collection<ProviderDispatcher>> dispatchers, LaneShare share, BooleanSupplier storeUp,
+                       Duration every, Duration ttl, Duration storeTimeout, Clock clock) {
         this.dispatchers = dispatchers;
         this.share = share;
+        this.storeUp = storeUp;
         this.every = every;
         this.ttlMs = ttl.toMillis();
         this.storeTimeout = storeTimeout;
@@ -73,10 +88,14 @@ public final class LaneSharing implements SmartLifecycle {
 
     /** One tick: every budget's share, one after the other. */
     public Mono<Void> tick() {
-        return Flux.fromIterable(List.copyOf(dispatchers.all())).concatMap(this::tick).then();
+        return Flux.fromIterable(List.copyOf(dispatchers.get())).concatMap(this::tick).then();
     }
 
     private Mono<Void> tick(ProviderDispatcher d) {
+        if (!storeUp.getAsBoolean()) {
+            d.notShared(List.of()); // Redis down: each replica on its own share of the limits, fair among its own
+            return Mono.empty();
+        }
         return d.takeReports().flatMap(reports -> {
             boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting);
             boolean was = reportedWaiting.getOrDefault(d.key(), false);
