@@ -55,6 +55,12 @@ import java.util.OptionalLong;
  * runs at {@code (1 - floor)} of its limits. Batch may starve while interactive load alone
  * saturates the budget; that is the order asked for.
  *
+ * <p><b>Across replicas (issue 15).</b> Each replica has its own queue. With Redis, its
+ * dispatcher reports what each lane was served ({@link #takeReports}), takes back each tenant's
+ * counter summed over every replica ({@link #rebase}) and holds back lanes ahead of the lowest
+ * one waiting elsewhere ({@link #holdAbove}, {@link HoldBack}); see {@link LaneSharing}. Alone,
+ * none of this is called and the queue is as above.
+ *
  * <p>Single-threaded by contract (one serialized dispatcher drives it); time is an argument.
  * Call {@link #expire} before {@link #next} so dead work never reaches the provider.
  */
