@@ -32,8 +32,9 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
  * (1 vs 5) and evenly (3 vs 3), every page at once: far more than the provider's minute holds.
  * Each replica's fair queue shares its counters through Redis ({@code sluice.dispatch.fair-share})
  * and holds back a tenant ahead of those waiting on the other replica, so the six are served
- * alike whichever replica they reach. Without the sharing ({@code -Dfairshare.off=true} runs the
- * same test with it switched off) the lone tenant took about half the provider.
+ * alike whichever replica they reach. {@code -Dfairshare.off=true} runs the same test with the
+ * sharing switched off, to see it fail: the lone tenant then got 60 pages to the others' 16-17
+ * (Jain's index 0.68).
  *
  * <p>Each case sends its own model, with a budget of its own in the gateways, and the lab is
  * reset between them: the second case does not wait a minute for the first one's to pass.
@@ -91,18 +92,16 @@ class TwoReplicasServeEqualTenantsEquallyTest {
 
     @Test
     void oneTenantOnOneReplicaAndFiveOnTheOtherAreServedAlike() {
-        double jain = crowd("1-vs-5", Set.of(1));
-        if (SHARING) assertThat(jain).isGreaterThanOrEqualTo(0.99);
+        crowd("1-vs-5", Set.of(1));
     }
 
     @Test
     void threeAndThreeAreServedAlike() {
-        double jain = crowd("3-vs-3", Set.of(1, 2, 3));
-        if (SHARING) assertThat(jain).isGreaterThanOrEqualTo(0.99);
+        crowd("3-vs-3", Set.of(1, 2, 3));
     }
 
-    /** Six users with {@link #PAGES} pages each, every page at once, {@code onA} through replica a; Jain's index over pages served. */
-    double crowd(String split, Set<Integer> onA) {
+    /** Six users with {@link #PAGES} pages each, every page at once, users {@code onA} through replica a, the rest through b. */
+    void crowd(String split, Set<Integer> onA) {
         rig.lab().reset();
         String model = model(split);
         List<List<Page>> crowd = new ArrayList<>();
@@ -135,13 +134,13 @@ class TwoReplicasServeEqualTenantsEquallyTest {
                         + "%.3f per page served; all EVALSHA on Redis: %d (%.2f per page sent)", SHARING ? "on" : "off", split,
                 shares, seconds, shares / seconds / 2, served.isEmpty() ? 0 : (double) shares / served.size(), evalsha,
                 (double) evalsha / pages.size());
+        assertThat(jain).as("Jain's index over pages served").isGreaterThanOrEqualTo(0.99);
         assertThat(stats.rejected429()).isZero();
         assertThat(stats.rejected503()).isZero();
-        assertThat(served.size()).as("the provider's minute is spent").isGreaterThanOrEqualTo(120);
+        assertThat(served.size()).as("the crowd saturated the provider (its minute holds ~145 pages)").isGreaterThanOrEqualTo(100);
         assertThat(replies).allSatisfy(r -> {
             if (r.status() != 200) assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
         });
-        return jain;
     }
 
     static long shares() {
