@@ -4,11 +4,13 @@ import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.CalibrationProperties;
 import dev.sluice.gateway.config.DispatchProperties;
+import dev.sluice.gateway.config.FairShareProperties;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
 import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisCalibrationStore;
+import dev.sluice.gateway.dispatch.redis.RedisLaneShare;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
@@ -92,6 +94,15 @@ public class DispatchConfiguration {
                 calibration);
         dispatchers.createConfigured();
         return dispatchers;
+    }
+
+    /** The fair queues' counters shared across replicas through Redis; with the in-memory store (one replica), nothing. */
+    @Bean
+    LaneSharing laneSharing(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, Dispatchers dispatchers,
+                            StoreState state, FairShareProperties settings, DispatchProperties dispatch, ProviderClock clock) {
+        LaneShare share = mode == StoreMode.REDIS && settings.enabled() ? new RedisLaneShare(redis.getObject()) : null;
+        return new LaneSharing(dispatchers::all, share, state::up, settings.every(), settings.ttl(), dispatch.storeTimeout(),
+                clock.clock());
     }
 
     @Bean

@@ -107,6 +107,11 @@ public final class Dispatchers {
         return limits == null ? null : limits.withCountDelay(settings.countDelay().toMillis());
     }
 
+    /** Every budget's dispatcher made so far. */
+    public java.util.Collection<ProviderDispatcher> all() {
+        return byKey.values();
+    }
+
     public Settings settings() {
         return settings;
     }

@@ -55,6 +55,12 @@ import java.util.OptionalLong;
  * runs at {@code (1 - floor)} of its limits. Batch may starve while interactive load alone
  * saturates the budget; that is the order asked for.
  *
+ * <p><b>Across replicas (issue 15).</b> Each replica has its own queue. With Redis, its
+ * dispatcher reports what each lane was served ({@link #takeReports}), takes back each tenant's
+ * counter summed over every replica ({@link #rebase}) and holds back lanes ahead of the lowest
+ * one waiting elsewhere ({@link #holdAbove}, {@link HoldBack}); see {@link LaneSharing}. Alone,
+ * none of this is called and the queue is as above.
+ *
  * <p>Single-threaded by contract (one serialized dispatcher drives it); time is an argument.
  * Call {@link #expire} before {@link #next} so dead work never reaches the provider.
  */
@@ -69,9 +75,16 @@ public final class FairQueue {
     private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
     private final Map<String, Job> queued = new HashMap<>();
     private int interactive;
+    /** Lanes whose counter is above this wait (across replicas, see {@link HoldBack}); MAX_VALUE: none. */
+    private long holdAbove = Long.MAX_VALUE;
+    /** Whether service is tallied for {@link #takeReports} (a replica among others); off, nothing is kept for it. */
+    private boolean sharing;
+    /** Service of lanes dropped since the last report, by tenant, still to be reported. */
+    private final Map<String, Long> unsharedGone = new HashMap<>();
 
     private static final class Lane {
         long served; // VTC counter: Σ tokens × priority
+        long unshared; // what of it was served here since the last report to the other replicas
         int priority;
         final ArrayDeque<Job> interactive = new ArrayDeque<>();
         final ArrayDeque<Job> batch = new ArrayDeque<>();
@@ -141,7 +154,10 @@ public final class FairQueue {
      */
     public void requeueAtHead(Job job) {
         Lane lane = lanes.get(job.tenant());
-        if (lane != null) lane.served -= cost(job);
+        if (lane != null) {
+            lane.served -= cost(job);
+            lane.unshared -= cost(job);
+        }
         add(job, true);
     }
 
@@ -174,6 +190,7 @@ public final class FairQueue {
         lane.of(c).pollFirst();
         forget(head);
         lane.served += cost(head);
+        lane.unshared += cost(head);
         dropDrained();
         return Optional.of(head);
     }
@@ -255,7 +272,69 @@ public final class FairQueue {
      */
     public void reconcile(String tenant, long deltaTokens) {
         Lane lane = lanes.get(tenant);
-        if (lane != null) lane.served += deltaTokens * lane.priority;
+        if (lane != null) {
+            lane.served += deltaTokens * lane.priority;
+            lane.unshared += deltaTokens * lane.priority;
+        }
+    }
+
+    // Sharing across replicas (issue 15, item 5): the dispatcher reports, rebases and sets the hold from LaneShare.
+
+    /** From now on the service of each lane is tallied for {@link #takeReports}. */
+    public void shareWithOtherReplicas() {
+        sharing = true;
+    }
+
+    /**
+     * What to report to the other replicas now: every waiting lane, and every lane served (or
+     * corrected) since the last report, with that service; the tally starts again from zero.
+     */
+    public List<LaneShare.Report> takeReports() {
+        List<LaneShare.Report> out = new ArrayList<>();
+        for (Map.Entry<String, Lane> e : lanes.entrySet()) {
+            Lane lane = e.getValue();
+            long gone = unsharedGone.getOrDefault(e.getKey(), 0L);
+            if (lane.waiting() || lane.unshared != 0 || gone != 0) {
+                out.add(new LaneShare.Report(e.getKey(), LaneShare.clamp(lane.unshared + gone), lane.waiting()));
+            }
+            lane.unshared = 0;
+        }
+        unsharedGone.forEach((tenant, served) -> {
+            if (!lanes.containsKey(tenant) && served != 0) out.add(new LaneShare.Report(tenant, served, false));
+        });
+        unsharedGone.clear();
+        return out;
+    }
+
+    /** A report that never reached the others: its service is reported again next time. */
+    public void restore(List<LaneShare.Report> reports) {
+        for (LaneShare.Report r : reports) {
+            Lane lane = lanes.get(r.tenant());
+            if (lane != null) lane.unshared = LaneShare.clamp(lane.unshared + r.served());
+            else if (sharing) unsharedGone.merge(r.tenant(), r.served(), (a, b) -> LaneShare.clamp(a + b));
+        }
+    }
+
+    /**
+     * Sets each listed tenant's counter to the fleet's (plus what it was served here since the
+     * report that counter answers), so lanes are ordered, here and against other replicas, by
+     * what their tenants were served on every replica.
+     */
+    public void rebase(Map<String, Long> counters) {
+        counters.forEach((tenant, counter) -> {
+            Lane lane = lanes.get(tenant);
+            if (lane != null) lane.served = LaneShare.clamp(counter + lane.unshared);
+        });
+    }
+
+    /** Lanes whose counter is above {@code counter} wait ({@link HoldBack#aboveAt}); {@code Long.MAX_VALUE}: none. */
+    public void holdAbove(long counter) {
+        holdAbove = counter;
+    }
+
+    /** How far below the lowest waiting counter a lane that (re)joins may start (see the class comment). */
+    public long credit() {
+        return credit;
     }
 
     /** The work ahead of a queued job in service order; empty if it is not queued. */
@@ -333,10 +412,11 @@ public final class FairQueue {
         if (job.jobClass() == JobClass.INTERACTIVE) interactive--;
     }
 
-    /** The waiting lane of class {@code c} with the lowest counter; ties go to the older lane. */
+    /** The waiting lane of class {@code c} with the lowest counter, not held back; ties go to the older lane. */
     private Lane lowest(JobClass c) {
         Lane best = null;
         for (Lane lane : lanes.values()) {
+            if (lane.served > holdAbove) continue;
             if (!lane.of(c).isEmpty() && (best == null || lane.served < best.served)) best = lane;
         }
         return best;
@@ -373,7 +453,12 @@ public final class FairQueue {
      */
     private void dropDrained() {
         long from = level() - credit;
-        lanes.values().removeIf(lane -> !lane.waiting() && lane.served <= from);
+        lanes.entrySet().removeIf(e -> {
+            Lane lane = e.getValue();
+            if (lane.waiting() || lane.served > from) return false;
+            if (sharing && lane.unshared != 0) unsharedGone.merge(e.getKey(), lane.unshared, (a, b) -> LaneShare.clamp(a + b));
+            return true;
+        });
     }
 
     /**

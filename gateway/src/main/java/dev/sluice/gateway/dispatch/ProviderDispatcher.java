@@ -55,6 +55,8 @@ public final class ProviderDispatcher {
     private Disposable wakeUp;
     /** The line's length, written on the loop, read by the depth gauge. */
     private volatile int depth;
+    /** Whether this budget's lanes wait for other replicas' ({@link LaneSharing}); on the loop. */
+    private HoldBack hold = HoldBack.NONE;
 
     /** A waiting job and the one place its lease (or its refusal) is delivered. */
     private static final class Ticket {
@@ -226,6 +228,7 @@ public final class ProviderDispatcher {
      *                   (other replicas may have freed room since)
      */
     private void dispatchFrom(BudgetView view, BudgetLimits limits, boolean remembered) {
+        queue.holdAbove(hold.aboveAt(clock.millis()));
         Optional<Job> next = queue.next(view);
         depth = queue.depth();
         if (next.isEmpty()) {
@@ -370,6 +373,41 @@ public final class ProviderDispatcher {
      */
     public void open() {
         closing = false;
+    }
+
+    // Fairness across replicas: LaneSharing takes the reports and hands back the fleet's view, on the loop.
+
+    /** The queue's credit, for the shared counters' lift. */
+    long credit() {
+        return queue.credit();
+    }
+
+    /** This budget's lanes to report to the other replicas (taken on the loop). */
+    Mono<List<LaneShare.Report>> takeReports() {
+        return Mono.fromCallable(() -> {
+            queue.shareWithOtherReplicas();
+            return queue.takeReports();
+        }).subscribeOn(loop);
+    }
+
+    /** The fleet's view: counters rebased, the hold set, and the line tried again under it. */
+    void shared(Map<String, Long> counters, HoldBack hold) {
+        loop.schedule(() -> {
+            queue.rebase(counters);
+            boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
+            this.hold = hold;
+            if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
+        });
+    }
+
+    /** The report did not reach the fleet: its service goes in the next one, and nothing is held back meanwhile. */
+    void notShared(List<LaneShare.Report> reports) {
+        loop.schedule(() -> {
+            queue.restore(reports);
+            boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
+            this.hold = HoldBack.NONE;
+            if (wasHolding) pump();
+        });
     }
 
     // How a lease ends: LeaseSettlement.

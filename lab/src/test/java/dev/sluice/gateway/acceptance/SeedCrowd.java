@@ -107,10 +107,15 @@ final class SeedCrowd {
      */
     record Rig(LabProviderServer lab, List<GatewayReplica> gateways, Client client) implements AutoCloseable {
         static Rig start(int replicas, int connections, int warm, String... properties) {
+            return start(replicas, connections, warm, null, properties);
+        }
+
+        /** @param tiersFile the gateways' tiers document; null: {@link #tiersFile()} */
+        static Rig start(int replicas, int connections, int warm, Path tiersFile, String... properties) {
             LabProviderServer lab = startLab();
             List<GatewayReplica> gateways = new ArrayList<>();
             try {
-                Path tiers = tiersFile();
+                Path tiers = tiersFile == null ? tiersFile() : tiersFile;
                 for (int i = 0; i < replicas; i++) gateways.add(SeedCrowd.gateway(lab, tiers, properties));
                 Client client = new Client(connections);
                 client.warm(warm, gateways.stream().mapToInt(GatewayReplica::port).toArray());
@@ -163,9 +168,14 @@ final class SeedCrowd {
     }
 
     /** One page of one book: one chat call of ~600 prompt tokens and max_tokens 200. */
-    record Page(String tenant, String key, int book, int page) {
+    record Page(String tenant, String key, int book, int page, String model) {
+        Page(String tenant, String key, int book, int page) {
+            this(tenant, key, book, page, null);
+        }
+
         String body() {
-            return PageText.chatBody(tenant, book, page); // the lab scenarios' page
+            // the lab scenarios' page, as its own model when one is given (a budget of its own in the gateway)
+            return model == null ? PageText.chatBody(tenant, book, page) : PageText.chatBody(model, tenant, book, page);
         }
     }
 

@@ -1,0 +1,50 @@
+package dev.sluice.gateway.dispatch;
+
+import java.util.OptionalLong;
+
+/**
+ * Whether this replica's lanes wait for another replica's (issue 15, item 5): the pure
+ * decision, time as input. Each replica's {@link FairQueue} is fair among its own tenants;
+ * across replicas, a lane whose shared counter is ahead of the lowest counter waiting on
+ * another replica by more than {@code slack} is held back, so that the replica with the lagging
+ * tenant gets the budget's next room. Never when no other replica has anyone waiting (no room
+ * left idle), and never for longer than {@code ttlMs} after the view was read: a store that
+ * stops answering, or a replica that died, holds nobody back for good.
+ *
+ * @param othersLowest the lowest counter waiting on another replica ({@link LaneShare.View#othersLowest()})
+ * @param readAtMs     when that view was read
+ * @param slack        how far ahead of it a lane may still go, in counter units (tokens × priority)
+ * @param ttlMs        how long the view holds without a fresh one
+ */
+public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs) {
+    /** Holds nothing back: one replica alone, or no view yet. */
+    public static final HoldBack NONE = new HoldBack(Long.MAX_VALUE, Long.MIN_VALUE, 0, 1);
+
+    public HoldBack {
+        if (slack < 0) throw new IllegalArgumentException("slack must not be negative, was " + slack);
+        if (ttlMs < 1) throw new IllegalArgumentException("ttl must be positive, was " + ttlMs);
+    }
+
+    /** The decision for a view read at {@code readAtMs}; {@link #NONE} when no other replica waits. */
+    public static HoldBack of(OptionalLong othersLowest, long readAtMs, long slack, long ttlMs) {
+        return othersLowest.isEmpty() ? NONE : new HoldBack(othersLowest.getAsLong(), readAtMs, slack, ttlMs);
+    }
+
+    /**
+     * The slack for a budget of {@code tokensPerMinute}: 2% of its minute (7.5 pages of 800
+     * tokens at seed 000's 300 000). Enough that the counters' staleness between two ticks (a
+     * tenant's share of a fraction of a second of the provider) does not stall a replica at every
+     * tick; little enough that over a run the lone tenant ends within a few pages of the others.
+     */
+    public static long slackFor(long tokensPerMinute) {
+        return Math.max(1, tokensPerMinute / 50);
+    }
+
+    /** The counter above which a lane waits at {@code nowMs}; {@link Long#MAX_VALUE}: none waits. */
+    public long aboveAt(long nowMs) {
+        if (this == NONE || othersLowest == Long.MAX_VALUE) return Long.MAX_VALUE;
+        if (nowMs - readAtMs >= ttlMs || nowMs < readAtMs - ttlMs) return Long.MAX_VALUE; // stale (or a clock that jumped back)
+        long above = othersLowest + slack;
+        return above < othersLowest ? Long.MAX_VALUE : above; // saturates
+    }
+}

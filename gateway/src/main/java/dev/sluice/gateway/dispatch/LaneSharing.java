@@ -1,0 +1,120 @@
+package dev.sluice.gateway.dispatch;
+
+import dev.sluice.gateway.support.Periodic;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.springframework.context.SmartLifecycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * This replica's side of fairness across replicas (issue 15, item 5). Every {@code every}, for
+ * each provider budget with lanes to report, one {@link LaneShare#publish} call: the service
+ * its lanes got since the last tick goes into the tenants' shared counters, and the view that
+ * comes back rebases the lanes' counters and sets the {@link HoldBack} its dispatcher applies.
+ * A budget with nothing waiting and nothing served makes no call; a budget that just drained
+ * makes one more, so the others stop holding back for it at once. A call that fails or times
+ * out ({@code storeTimeout}) holds nothing back and its service is reported with the next.
+ *
+ * <p>The door and its wait estimates stay per replica: they count this replica's line against
+ * the whole budget's pace. While this replica's lanes are held back for others', its share of
+ * that pace is smaller, so the estimate is a lower bound; a job it accepted that then waits past
+ * its caller's limit is answered busy at its deadline, as before.
+ */
+public final class LaneSharing implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(LaneSharing.class);
+
+    private final Supplier<? extends Collection<ProviderDispatcher>> dispatchers;
+    private final LaneShare share;
+    private final BooleanSupplier storeUp;
+    private final Duration every;
+    private final long ttlMs;
+    private final Duration storeTimeout;
+    private final Clock clock;
+    private final String replica = UUID.randomUUID().toString();
+    /** Budgets whose last report had a lane waiting: they report once more when they drain. */
+    private final Map<String, Boolean> reportedWaiting = new ConcurrentHashMap<>();
+    private final Periodic ticking = new Periodic("fair-queue sharing", this::tick);
+    private final AtomicLong calls = new AtomicLong();
+    private volatile boolean running;
+
+    /**
+     * @param dispatchers every budget's dispatcher on this replica
+     * @param share       null: this replica is alone (no store shared), nothing is shared and no call made
+     * @param storeUp     whether the store answers; while it does not, no call is made and nothing is held back
+     */
+    public LaneSharing(Supplier<? extends Collection<ProviderDispatcher>> dispatchers, LaneShare share, BooleanSupplier storeUp,
+                       Duration every, Duration ttl, Duration storeTimeout, Clock clock) {
+        this.dispatchers = dispatchers;
+        this.share = share;
+        this.storeUp = storeUp;
+        this.every = every;
+        this.ttlMs = ttl.toMillis();
+        this.storeTimeout = storeTimeout;
+        this.clock = clock;
+    }
+
+    @Override
+    public void start() {
+        if (share != null) ticking.start(every, every);
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        ticking.stop();
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Share calls made so far: the cost in store round trips. */
+    public long calls() {
+        return calls.get();
+    }
+
+    /** One tick: every budget's share, one after the other. */
+    public Mono<Void> tick() {
+        return Flux.fromIterable(List.copyOf(dispatchers.get())).concatMap(this::tick).then();
+    }
+
+    private Mono<Void> tick(ProviderDispatcher d) {
+        if (!storeUp.getAsBoolean()) {
+            d.notShared(List.of()); // Redis down: each replica on its own share of the limits, fair among its own
+            return Mono.empty();
+        }
+        return d.takeReports().flatMap(reports -> {
+            boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting);
+            boolean was = reportedWaiting.getOrDefault(d.key(), false);
+            if (reports.isEmpty() && !was) return Mono.empty();
+            long now = clock.millis();
+            long slack = HoldBack.slackFor(d.limits().tokensPerMinute());
+            calls.incrementAndGet();
+            return Mono.defer(() -> share.publish(d.key(), replica, now, reports, new LaneShare.Terms(ttlMs, d.credit())))
+                    .timeout(storeTimeout)
+                    .doOnNext(view -> {
+                        reportedWaiting.put(d.key(), waiting);
+                        d.shared(view.counters(), HoldBack.of(view.othersLowest(), now, slack, ttlMs));
+                    })
+                    .onErrorResume(e -> {
+                        log.debug("Fair queue of {} not shared: {}", d.key(), e.toString());
+                        d.notShared(reports);
+                        return Mono.empty();
+                    })
+                    .then();
+        });
+    }
+}

@@ -1,0 +1,105 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.LaneShare.Report;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The fair queue's side of sharing across replicas: what it reports, how it takes the fleet's counters, the hold. */
+class FairQueueSharingTest {
+    static final long NEVER = Long.MAX_VALUE;
+    static final BudgetView ROOMY = FairQueueTest.ROOMY;
+
+    final FairQueue queue = new FairQueue(1_000, 0.1);
+    int ids;
+
+    Job job(String tenant, long tokens) {
+        return Job.of("j" + ++ids, tenant, 1, JobClass.INTERACTIVE, tokens, 0, NEVER);
+    }
+
+    @Test
+    void reportsEachLanesServiceSinceTheLastReportAndWhetherItWaits() {
+        queue.shareWithOtherReplicas();
+        queue.enqueue(job("a", 800));
+        queue.enqueue(job("a", 800));
+        queue.enqueue(job("b", 500));
+        queue.next(ROOMY);
+        queue.next(ROOMY);
+        assertThat(queue.takeReports()).containsExactlyInAnyOrder(new Report("a", 800, true), new Report("b", 500, false));
+        queue.reconcile("a", -100);
+        assertThat(queue.takeReports()).containsExactly(new Report("a", -100, true));
+    }
+
+    @Test
+    void aJobPutBackUndoesItsServiceInTheReport() {
+        queue.shareWithOtherReplicas();
+        queue.enqueue(job("a", 800));
+        Job sent = queue.next(ROOMY).orElseThrow();
+        queue.requeueAtHead(sent.nextAttempt());
+        assertThat(queue.takeReports()).containsExactly(new Report("a", 0, true));
+    }
+
+    @Test
+    void aReportThatNeverArrivedIsSentAgainWithTheNext() {
+        queue.shareWithOtherReplicas();
+        queue.enqueue(job("a", 800));
+        queue.enqueue(job("a", 800));
+        queue.next(ROOMY);
+        List<Report> lost = queue.takeReports();
+        queue.next(ROOMY);
+        queue.restore(lost);
+        assertThat(queue.takeReports()).containsExactly(new Report("a", 1_600, false));
+    }
+
+    @Test
+    void lanesAreOrderedByTheFleetsCountersPlusWhatTheyGotHereSince() {
+        queue.enqueue(job("b", 800));
+        queue.enqueue(job("b", 800));
+        queue.enqueue(job("a", 800));
+        queue.takeReports();
+        // b's tenant was served a lot on another replica: a goes first although b's lane is the older here.
+        queue.rebase(Map.of("a", 10_000L, "b", 50_000L));
+        assertThat(queue.next(ROOMY).orElseThrow().tenant()).isEqualTo("a");
+        assertThat(queue.next(ROOMY).orElseThrow().tenant()).isEqualTo("b");
+    }
+
+    @Test
+    void lanesAboveTheHoldWaitAndTheRestGoInTheirOrder() {
+        queue.enqueue(job("ahead", 800));
+        queue.enqueue(job("behind", 800));
+        queue.rebase(Map.of("ahead", 5_000L, "behind", 9_000L));
+        queue.holdAbove(6_000);
+        assertThat(queue.next(ROOMY).orElseThrow().tenant()).as("ahead at 5 000 may go").isEqualTo("ahead");
+        assertThat(queue.next(ROOMY)).as("behind at 9 000 is held").isEmpty();
+        assertThat(queue.peek()).isEmpty();
+        assertThat(queue.depth()).isOne();
+        queue.holdAbove(Long.MAX_VALUE);
+        assertThat(queue.next(ROOMY).orElseThrow().tenant()).isEqualTo("behind");
+    }
+
+    @Test
+    void aDroppedLanesServiceIsStillReported() {
+        FairQueue q = new FairQueue(1_000, 0.1, 0); // no credit: a drained lane goes as soon as it is not ahead
+        q.shareWithOtherReplicas();
+        q.enqueue(job("a", 800));
+        q.enqueue(job("b", 800));
+        q.enqueue(job("b", 800));
+        q.next(ROOMY); // a: 800, drained but ahead of b
+        q.next(ROOMY); // b: 800, a is no longer ahead: dropped
+        assertThat(q.takeReports()).containsExactlyInAnyOrder(new Report("a", 800, false), new Report("b", 800, true));
+    }
+
+    @Test
+    void aloneItKeepsNothingForReports() {
+        FairQueue q = new FairQueue(1_000, 0.1, 0);
+        q.enqueue(job("a", 800));
+        q.enqueue(job("b", 800));
+        q.enqueue(job("b", 800));
+        q.next(ROOMY);
+        q.next(ROOMY);
+        q.restore(List.of(new Report("gone", 5, false)));
+        assertThat(q.takeReports()).extracting(Report::tenant).containsExactly("b");
+    }
+}

@@ -1,0 +1,116 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.LaneShare.Report;
+import dev.sluice.gateway.dispatch.LaneShare.Terms;
+import dev.sluice.gateway.dispatch.LaneShare.View;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What every {@link LaneShare} does, memory and Redis alike (the Redis one is {@code lane_share.lua}). */
+abstract class LaneShareContract {
+    static final long TTL = 1_000;
+    static final long CREDIT = 30_000;
+    static final Terms TERMS = new Terms(TTL, CREDIT);
+    LaneShare share;
+    String key;
+
+    abstract LaneShare newShare();
+
+    @BeforeEach
+    void setUp() {
+        share = newShare();
+        key = "test-" + UUID.randomUUID() + ":gpt-4o-mini"; // a budget of its own: tests never see each other's
+    }
+
+    View publish(String replica, long nowMs, Report... lanes) {
+        return share.publish(key, replica, nowMs, List.of(lanes), TERMS).block(Duration.ofSeconds(5));
+    }
+
+    static Report waiting(String tenant, long served) {
+        return new Report(tenant, served, true);
+    }
+
+    static Report drained(String tenant, long served) {
+        return new Report(tenant, served, false);
+    }
+
+    @Test
+    void aReplicaAloneSeesNoOneElseWaitingAndItsTenantsStartACreditBelowTheFloor() {
+        View v = publish("a", 1_000, waiting("t1", 800));
+        assertThat(v.othersLowest()).isEmpty();
+        assertThat(v.counters()).containsExactly(java.util.Map.entry("t1", -CREDIT + 800));
+    }
+
+    @Test
+    void eachReplicaSeesTheLowestCounterWaitingOnTheOthersNotItsOwn() {
+        publish("a", 1_000, waiting("lone", 8_000));
+        View b = publish("b", 1_000, waiting("t2", 800), waiting("t3", 1_600));
+        assertThat(b.othersLowest()).hasValue(-CREDIT + 8_000);
+        View a = publish("a", 1_100, waiting("lone", 800));
+        assertThat(a.othersLowest()).as("b's lowest waiting counter").hasValue(-CREDIT + 800);
+        assertThat(a.counters()).containsEntry("lone", -CREDIT + 8_800);
+    }
+
+    @Test
+    void aTenantOnTwoReplicasHasOneCounterWithBothReplicasService() {
+        publish("a", 1_000, waiting("t", 800));
+        View b = publish("b", 1_000, waiting("t", 1_600));
+        assertThat(b.counters()).containsEntry("t", -CREDIT + 2_400);
+        assertThat(b.othersLowest()).as("a's last report, before b's service").hasValue(-CREDIT + 800);
+    }
+
+    @Test
+    void aReplicaThatDrainsStopsHoldingOthersBackAtItsNextReport() {
+        publish("a", 1_000, waiting("t1", 800));
+        publish("b", 1_000, waiting("t2", 800));
+        publish("a", 1_200, drained("t1", 800));
+        assertThat(publish("b", 1_200, waiting("t2", 0)).othersLowest()).isEmpty();
+    }
+
+    @Test
+    void aReplicaThatStopsPublishingDropsOutAfterTheTtl() {
+        publish("dead", 1_000, waiting("t1", 0));
+        assertThat(publish("b", 1_000 + TTL, waiting("t2", 800)).othersLowest()).as("still fresh").hasValue(-CREDIT);
+        assertThat(publish("b", 1_001 + TTL, waiting("t2", 800)).othersLowest()).as("silent past the TTL").isEmpty();
+    }
+
+    @Test
+    void aTenantThatStartsWaitingAgainIsLiftedToTheFloorLessTheCreditNeverLowered() {
+        publish("a", 1_000, waiting("fast", 0), waiting("slow", 0));
+        publish("a", 1_100, waiting("fast", 100_000), drained("slow", 0)); // slow drained; the floor rises to fast's
+        publish("a", 1_200, waiting("fast", 0));
+        // Past the TTL slow is no longer waiting anywhere: it comes back at the floor (fast's counter) less the credit.
+        View v = publish("a", 5_000, waiting("fast", 0), waiting("slow", 0));
+        assertThat(v.counters()).containsEntry("fast", -CREDIT + 100_000).containsEntry("slow", -CREDIT + 100_000 - CREDIT);
+        // fast drains and comes back later: ahead of the floor, it keeps its own counter.
+        publish("a", 5_100, drained("fast", 0), waiting("slow", 0));
+        assertThat(publish("a", 9_000, waiting("fast", 0), waiting("slow", 0)).counters())
+                .containsEntry("fast", -CREDIT + 100_000);
+    }
+
+    @Test
+    void aCorrectionForATenantNotWaitingIsCounted() {
+        publish("a", 1_000, waiting("t", 800));
+        assertThat(publish("a", 1_100, drained("t", -300)).counters()).containsEntry("t", -CREDIT + 500);
+    }
+
+    @Test
+    void countersSaturateInsteadOfOverflowing() {
+        publish("a", 1_000, waiting("t", LaneShare.MAX_COUNTER));
+        assertThat(publish("a", 1_100, waiting("t", LaneShare.MAX_COUNTER)).counters()).containsEntry("t", LaneShare.MAX_COUNTER);
+        assertThat(publish("b", 1_100, waiting("u", -LaneShare.MAX_COUNTER)).othersLowest()).hasValue(LaneShare.MAX_COUNTER);
+    }
+
+    @Test
+    void budgetsAreApart() {
+        publish("a", 1_000, waiting("t1", 800));
+        View other = share.publish(key + "-other", "b", 1_000, List.of(waiting("t2", 0)), TERMS).block(Duration.ofSeconds(5));
+        assertThat(other.othersLowest()).isEqualTo(OptionalLong.empty());
+    }
+}

@@ -1,0 +1,132 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.gateway.dispatch.LaneShare.Report;
+import dev.sluice.gateway.dispatch.LaneShare.View;
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/** A replica's ticks: when it calls the store, what it reports, and what the answer (or its absence) does to its line. */
+class LaneSharingTest {
+    static final BudgetLimits ONE_AT_A_TIME = new BudgetLimits(600, 120_000, 1, 60_000);
+    static final long MAX_WAIT_MS = 60_000;
+
+    final FakeClock clock = new FakeClock(1_000_000);
+    final Scheduler loop = Schedulers.newSingle("lane-sharing-test", true);
+    final ProviderDispatcher dispatcher = new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock),
+            () -> ONE_AT_A_TIME, new AimdLimit(AimdLimit.Settings.startingAt(1)), 100, 0.1, Duration.ofSeconds(2), clock, loop,
+            new SimpleMeterRegistry());
+    final List<List<Report>> calls = new CopyOnWriteArrayList<>();
+    final AtomicReference<Mono<View>> answer = new AtomicReference<>(Mono.just(View.ALONE));
+    final LaneShare share = (key, replica, nowMs, lanes, terms) -> {
+        calls.add(lanes);
+        return answer.get();
+    };
+    boolean storeUp = true;
+    final LaneSharing sharing = new LaneSharing(() -> List.of(dispatcher), share, () -> storeUp, Duration.ofMillis(200),
+            Duration.ofSeconds(1), Duration.ofSeconds(2), clock);
+
+    @AfterEach
+    void stop() {
+        loop.dispose();
+    }
+
+    Job page(String id, String tenant) {
+        long now = clock.millis();
+        return Job.of(id, tenant, 1, JobClass.INTERACTIVE, 100, now, now + MAX_WAIT_MS);
+    }
+
+    /** a's page takes the one slot; b's waits in line. */
+    Lease oneServedOneWaiting(AtomicReference<Object> b) {
+        Lease first = dispatcher.submit(page("a1", "a"), MAX_WAIT_MS).block(Duration.ofSeconds(5));
+        dispatcher.submit(page("b1", "b"), MAX_WAIT_MS).subscribe(b::set, b::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.depth() == 1);
+        return first;
+    }
+
+    void tick() {
+        sharing.tick().block(Duration.ofSeconds(5));
+        Mono.fromRunnable(() -> { }).subscribeOn(loop).block(Duration.ofSeconds(5)); // what the answer scheduled has run
+    }
+
+    @Test
+    void aBudgetWithNothingWaitingAndNothingServedMakesNoCall() {
+        tick();
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void reportsTheServiceAndTheWaitingLanesThenOnceMoreWhenTheLineDrainsThenNothing() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        tick();
+        assertThat(calls).containsExactly(List.of(new Report("a", 100, false), new Report("b", 0, true)));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
+        tick();
+        assertThat(calls.get(1)).containsExactly(new Report("b", 100, false));
+        tick();
+        tick();
+        assertThat(calls).hasSize(2);
+    }
+
+    @Test
+    void aLaneAheadOfOneWaitingElsewhereWaitsUntilTheOtherIsServed() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        tick();
+        assertThat(b.get()).as("held back: the slot is free, but a tenant elsewhere is far behind").isNull();
+        answer.set(Mono.just(View.ALONE)); // the other replica's line drained
+        tick();
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
+        assertThat(b.get()).isInstanceOf(Lease.class);
+    }
+
+    @Test
+    void aShareThatFailsHoldsNothingBackAndItsServiceGoesWithTheNext() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        answer.set(Mono.error(new IllegalStateException("Redis went away")));
+        tick();
+        assertThat(calls.get(1)).containsExactly(new Report("b", 0, true));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
+        answer.set(Mono.just(View.ALONE));
+        tick();
+        assertThat(calls.get(2)).as("b's service, lost with the failed call, reported now")
+                .containsExactly(new Report("b", 100, false));
+    }
+
+    @Test
+    void whileTheStoreIsDownNoCallIsMadeAndNothingIsHeldBack() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        storeUp = false;
+        tick();
+        assertThat(calls).hasSize(1);
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
+        assertThat(b.get()).isInstanceOf(Lease.class);
+    }
+}
