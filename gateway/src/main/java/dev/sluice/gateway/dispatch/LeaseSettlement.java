@@ -55,9 +55,16 @@ final class LeaseSettlement {
 
     /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
     Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
+        return finish(lease, outcome, tokenDelta, 0, 0, durationMs);
+    }
+
+    /** The same, settling the input and output windows by their deltas too (0 where the budget has none). */
+    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta, long durationMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        Mono<Void> adjust = tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
+        Mono<Void> adjust = inputDelta != 0 || outputDelta != 0
+                ? budget.adjust(lease.chargedAtMs(), tokenDelta, 0, inputDelta, outputDelta)
+                : tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }
@@ -69,7 +76,7 @@ final class LeaseSettlement {
     Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
         return detached(budget.pause(Math.max(1, retryAfterMs))
-                .then(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1))
+                .then(refund(lease))
                 .onErrorResume(e -> Mono.empty())
                 .then(Mono.defer(() -> release(lease))));
     }
@@ -81,9 +88,15 @@ final class LeaseSettlement {
      */
     Mono<Void> overloaded(Lease lease) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return detached(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1)
+        return detached(refund(lease)
                 .onErrorResume(e -> Mono.empty())
                 .then(Mono.defer(() -> release(lease))));
+    }
+
+    /** Gives back everything the attempt was charged: the request, its tokens, its input and output (where charged). */
+    private Mono<Void> refund(Lease lease) {
+        Job job = lease.job();
+        return budget.adjust(lease.chargedAtMs(), -job.tokens(), -1, -job.inputTokens(), -job.outputTokens());
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
