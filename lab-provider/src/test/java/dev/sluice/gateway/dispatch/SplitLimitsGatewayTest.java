@@ -24,6 +24,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The whole gateway in front of a lab provider that meters input and output apart, as Anthropic
@@ -32,11 +34,12 @@ import org.springframework.web.reactive.function.client.WebClient;
  * while the model writes 50 tokens a call. The gateway reserves max_tokens in its output window,
  * as the provider does, and settles it to what was written when the answer's usage arrives, so the
  * burst goes through in waves: every call served, none refused by the provider, and the output
- * window, not the input or the requests, is what held calls back.
+ * window, not the input or the requests, is what held calls back. The console's overview shows
+ * the use of each.
  */
 @GatewayTest(properties = {"sluice.lab.tokens-per-minute=0", "sluice.lab.input-tokens-per-minute=100000",
         "sluice.lab.output-tokens-per-minute=5000", "sluice.lab.completion-tokens=50", "sluice.lab.latency=300ms",
-        "sluice.lab.latency-jitter=0"})
+        "sluice.lab.latency-jitter=0", "sluice.admin.user=ops", "sluice.admin.password=split limits test"})
 class SplitLimitsGatewayTest {
     static final int CALLS = 24;
     static final int MAX_TOKENS = 1_000;
@@ -94,9 +97,24 @@ class SplitLimitsGatewayTest {
             assertThat(leastOutputRoom.get()).isLessThan(MAX_TOKENS);
             assertThat(leastInputRoom.get()).isGreaterThan(90_000);
             assertThat(leastRequestRoom.get()).isGreaterThan(1_400);
+
+            JsonNode utilisation = overviewBudget().path("utilisation");
+            assertThat(utilisation.has("inputTokens")).as(utilisation.toString()).isTrue();
+            // What is left in the minute: 50 written per call, against 4,850 (5,000 less the headroom).
+            assertThat(utilisation.path("outputTokens").asDouble()).as(utilisation.toString()).isGreaterThan(0.1);
         } finally {
             lab.simulator().listener(null);
         }
+    }
+
+    private JsonNode overviewBudget() {
+        String json = WebClient.create("http://127.0.0.1:" + port).get().uri("/admin/api/overview")
+                .headers(h -> h.setBasicAuth("ops", "split limits test"))
+                .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(5));
+        for (JsonNode b : JsonMapper.shared().readTree(json).path("budgets")) {
+            if ("default:*".equals(b.path("budget").asString())) return b;
+        }
+        throw new AssertionError("no budget default:* in the overview: " + json);
     }
 
     private CompletableFuture<ResponseEntity<String>> send(String key) {
