@@ -110,6 +110,23 @@ class SplitLimitsGatewayTest {
         }
     }
 
+    /** A client's mistake is a 400, never sent: no wait lets 6,000 output tokens into a minute of 5,000. */
+    @Test
+    void maxTokensPastTheOutputLimitIsRefusedAtOnceAndNeverSent() {
+        String key = TestTenants.create(tenants, "split-large", "enterprise").key();
+        long received = lab.stats().received();
+        String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":6000,\"messages\":[{\"role\":\"user\",\"content\":\"page 7\"}]}";
+        ResponseEntity<String> answer = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(10));
+        assertThat(answer.getStatusCode().value()).isEqualTo(400);
+        JsonNode error = JsonMapper.shared().readTree(answer.getBody()).path("error");
+        assertThat(error.path("code").asString()).isEqualTo("request_too_large");
+        assertThat(error.path("type").asString()).isEqualTo("invalid_request_error");
+        assertThat(error.path("message").asString()).contains("6000 output tokens").contains("4850 output tokens per minute");
+        assertThat(lab.stats().received()).as("never sent").isEqualTo(received);
+    }
+
     private JsonNode overviewBudget() {
         String json = WebClient.create("http://127.0.0.1:" + port).get().uri("/admin/api/overview")
                 .headers(h -> h.setBasicAuth("ops", "split limits test"))
