@@ -1,7 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -64,6 +67,10 @@ class SplitLimitsGatewayTest {
     TenantStore tenants;
     @Autowired
     LabProviderServer lab;
+    @Autowired
+    ProviderBudgetStore budgets;
+    @Autowired
+    ConfigRegistry config;
 
     @Test
     void aBurstPastTheOutputLimitIsHeldByTheGatewayNotRefusedByTheProvider() {
@@ -125,6 +132,31 @@ class SplitLimitsGatewayTest {
         assertThat(error.path("type").asString()).isEqualTo("invalid_request_error");
         assertThat(error.path("message").asString()).contains("6000 output tokens").contains("4850 output tokens per minute");
         assertThat(lab.stats().received()).as("never sent").isEqualTo(received);
+    }
+
+    /**
+     * A stream the client leaves half way has no usage to settle by: its output stays reserved
+     * whole (the provider settles to what it sent, which the gateway cannot know exactly, and
+     * fewer would risk a 429), and its slot is given back at once.
+     */
+    @Test
+    void aStreamTheClientLeavesKeepsItsOutputReservedAndGivesItsSlotBack() {
+        String key = TestTenants.create(tenants, "split-leaves", "enterprise").key();
+        long before = budget().usedOutputTokens();
+        String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + MAX_TOKENS + ",\"stream\":true"
+                + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract the text of page 7\"}]}";
+        String first = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10)); // then the client leaves
+        assertThat(first).isNotNull();
+        await().atMost(Duration.ofSeconds(5)).until(() -> budget().inFlight() == 0 && lab.stats().currentInFlight() == 0);
+        assertThat(budget().usedOutputTokens() - before).isEqualTo(MAX_TOKENS);
+    }
+
+    private BudgetSnapshot budget() {
+        ProviderSettings provider = config.current().providers().get(0);
+        return budgets.snapshot("default:*", BudgetLimits.of(provider, "gpt-4o-mini", Duration.ofMinutes(10)))
+                .block(Duration.ofSeconds(5));
     }
 
     private JsonNode overviewBudget() {
