@@ -6,26 +6,39 @@
 -- ARGV[8] wait hint when every slot is held
 -- ARGV[9] "0" when the caller can do without the leaving schedule; it is read anyway after a
 --         refusal or when the window is at least half full (absent: "1")
--- ARGV[10] count delay in ms, in [0, SLOT_MS]: the charge is stamped that much after now, when
+-- Input and output limits apart (Anthropic's ITPM, OTPM), only where the caps are not 0: else
+-- KEYS[4], KEYS[5] are never touched, so a budget without the split costs what it did.
+-- KEYS[4] input window hash   KEYS[5] output window hash   (absent: no split)
+-- ARGV[10] input tokens   ARGV[11] output tokens   ARGV[12] cap input   ARGV[13] cap output   (0: none)
+-- ARGV[14] count delay in ms, in [0, SLOT_MS]: the charges are stamped that much after now, when
 --         the provider may count the call (absent: 0)
--- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight), waitMs,
---          usedTokens, usedRequests, inFlight, pausedUntil, resetMs, scheduleFollows (1/0), then
---          the leaving schedule if it follows: leavesAt, tokens, requests per slot holding usage}
+-- Returns {admitted, now, refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight, 5 input, 6 output),
+--          waitMs, usedTokens, usedRequests, inFlight, pausedUntil, resetMs, scheduleFollows (1/0),
+--          usedInput, usedOutput, then the leaving schedule if it follows: leavesAt, tokens, requests
+--          per slot holding usage}
 --@include budget_common
 local now = clock(ARGV[1])
 local tokens, leaseId = tonumber(ARGV[2]), ARGV[3]
 local capT, capR, maxInFlight = cap(tonumber(ARGV[4])), cap(tonumber(ARGV[5])), tonumber(ARGV[6])
 local leaseMs, hint = tonumber(ARGV[7]), tonumber(ARGV[8])
 local wantSchedule = ARGV[9] ~= '0'
-local countDelay = tonumber(ARGV[10]) or 0
-if countDelay < 0 or countDelay > SLOT_MS then
-  return redis.error_reply('count delay must be in [0, ' .. SLOT_MS .. '], was ' .. tostring(ARGV[10]))
+local countDelay = tonumber(ARGV[14] or '0')
+if not countDelay or countDelay < 0 or countDelay > SLOT_MS then
+  return redis.error_reply('count delay must be in [0, ' .. SLOT_MS .. '], was ' .. tostring(ARGV[14]))
 end
 if not tokens or tokens < 0 then return redis.error_reply('tokens must not be negative, was ' .. tostring(ARGV[2])) end
+local input, output = tonumber(ARGV[10] or '0'), tonumber(ARGV[11] or '0')
+local capI, capO = cap(tonumber(ARGV[12] or '0')), cap(tonumber(ARGV[13] or '0'))
+if not input or input < 0 or not output or output < 0 then
+  return redis.error_reply('input and output tokens must not be negative, were ' .. tostring(ARGV[10]) .. ', ' .. tostring(ARGV[11]))
+end
 
 local w = advance(KEYS[1], now, SLOT_MS)
 local inFlight = sweep(KEYS[2], now)
 local paused = pausedUntil(KEYS[3], now)
+local wi, wo = nil, nil
+if capI > 0 then wi = advance(KEYS[4], now, SLOT_MS) end
+if capO > 0 then wo = advance(KEYS[5], now, SLOT_MS) end
 
 local refusal, wait = 0, 0
 local function block(code, ms)
@@ -33,21 +46,31 @@ local function block(code, ms)
 end
 if tokens > capT then
   refusal, wait = 2, -1
+elseif wi and input > capI then
+  refusal, wait = 5, -1
+elseif wo and output > capO then
+  refusal, wait = 6, -1
 else
   if paused > 0 then block(1, paused - now) end
   if tokens > capT - w.T then block(2, waitFor(w, now, tokens, 0, capT, BIG)) end
   if 1 > capR - w.R then block(3, waitFor(w, now, 0, 1, BIG, capR)) end
   if inFlight >= maxInFlight then block(4, hint) end
+  if wi and input > capI - wi.T then block(5, waitFor(wi, now, input, 0, capI, BIG)) end
+  if wo and output > capO - wo.T then block(6, waitFor(wo, now, output, 0, capO, BIG)) end
 end
 
 if refusal == 0 then
-  adjustSlot(w, math.floor((now + countDelay) / SLOT_MS), tokens, 1)
+  local at = math.floor((now + countDelay) / SLOT_MS)
+  adjustSlot(w, at, tokens, 1)
+  if wi and input > 0 then adjustSlot(wi, at, input, 0) end
+  if wo and output > 0 then adjustSlot(wo, at, output, 0) end
   redis.call('ZADD', KEYS[2], now + leaseMs, leaseId)
   leaseTtl(KEYS[2], now)
   inFlight = redis.call('ZCARD', KEYS[2])
 end
 -- The schedule is most of this script's cost (HGETALL and parsing the window): only when it may serve.
 local schedule = wantSchedule or refusal ~= 0 or 2 * w.T >= capT or 2 * w.R >= capR
-local reply = { refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now), schedule and 1 or 0 }
+local reply = { refusal == 0 and 1 or 0, now, refusal, wait, w.T, w.R, inFlight, paused, resetMs(w, now), schedule and 1 or 0,
+                wi and wi.T or 0, wo and wo.T or 0 }
 if schedule then return withLeaving(reply, w) end
 return reply

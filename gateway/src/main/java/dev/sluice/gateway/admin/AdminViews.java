@@ -75,7 +75,9 @@ final class AdminViews {
                 ModelLimits l = e.getValue();
                 Map<String, Object> lm = new LinkedHashMap<>();
                 lm.put("requests-per-minute", l.requestsPerMinute());
-                lm.put("tokens-per-minute", l.tokensPerMinute());
+                if (l.tokensPerMinute() > 0) lm.put("tokens-per-minute", l.tokensPerMinute());
+                if (l.inputTokensPerMinute() > 0) lm.put("input-tokens-per-minute", l.inputTokensPerMinute());
+                if (l.outputTokensPerMinute() > 0) lm.put("output-tokens-per-minute", l.outputTokensPerMinute());
                 lm.put("max-in-flight", l.maxInFlight());
                 lm.put("price-per-million-tokens", l.pricePerMillionTokens());
                 models.put(e.getKey(), lm);

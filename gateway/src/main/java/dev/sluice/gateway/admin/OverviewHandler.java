@@ -129,6 +129,13 @@ final class OverviewHandler {
         Map<String, Object> utilisation = new LinkedHashMap<>();
         utilisation.put("tokens", round(gauge("sluice.budget.utilisation", budget, "tokens"), 4));
         utilisation.put("requests", round(gauge("sluice.budget.utilisation", budget, "requests"), 4));
+        // Input and output apart only where the provider limits them so (their gauges exist then).
+        for (String unit : List.of("input_tokens", "output_tokens")) {
+            if (meters.find("sluice.budget.utilisation").tag("budget", budget).tag("unit", unit).gauge() != null) {
+                utilisation.put(unit.equals("input_tokens") ? "inputTokens" : "outputTokens",
+                        round(gauge("sluice.budget.utilisation", budget, unit), 4));
+            }
+        }
         b.put("utilisation", utilisation);
         b.put("inFlight", Math.round(gauge("sluice.inflight", budget, null)));
         b.put("concurrencyLimit", Math.round(gauge("sluice.concurrency.limit", budget, null)));

@@ -36,7 +36,8 @@ public final class TiersYamlParser {
     /** The only environment variables a provider's key may be read from. */
     public static final String PROVIDER_KEY_ENV_PREFIX = "SLUICE_PROVIDER_";
     private static final Set<String> PROVIDER_KEYS = Set.of("name", "base-url", "api-key-env", "headroom", "models");
-    private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "max-in-flight", "price-per-million-tokens");
+    private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "input-tokens-per-minute",
+            "output-tokens-per-minute", "max-in-flight", "price-per-million-tokens");
     private static final Set<String> TENANT_KEYS = Set.of("id", "tier", "key-sha256", "suspended");
 
     private TiersYamlParser() {
@@ -232,10 +233,18 @@ public final class TiersYamlParser {
             Map<String, Node> lm = y.mapping(mp, mn);
             y.onlyKeys(mp, lm, MODEL_KEYS);
             long rpm = y.positiveLong(mp, lm, "requests-per-minute", null);
-            long tpm = y.positiveLong(mp, lm, "tokens-per-minute", null);
+            // Input and output may be metered apart (Anthropic's ITPM, OTPM), beside or instead of the total.
+            long tpm = y.positiveLong(mp, lm, "tokens-per-minute", 0L);
+            long itpm = y.positiveLong(mp, lm, "input-tokens-per-minute", 0L);
+            long otpm = y.positiveLong(mp, lm, "output-tokens-per-minute", 0L);
+            if (tpm == 0 && itpm == 0 && otpm == 0) {
+                y.problem(mp + ".tokens-per-minute", mn, "is required (or input-tokens-per-minute, output-tokens-per-minute)");
+            }
             long inFlight = y.positiveLong(mp, lm, "max-in-flight", null);
             double price = y.number(mp, lm, "price-per-million-tokens", 0.0, 0.0, 1_000_000.0);
-            models.put(model, new ModelLimits(rpm, tpm, (int) Math.min(inFlight, Integer.MAX_VALUE), price));
+            if (tpm > 0 || itpm > 0 || otpm > 0) {
+                models.put(model, new ModelLimits(rpm, tpm, (int) Math.min(inFlight, Integer.MAX_VALUE), price, itpm, otpm));
+            }
         });
         if (y.problems().size() > before) return null;
         return new ProviderSettings(name, baseUrl, keyEnv, headroom, models);

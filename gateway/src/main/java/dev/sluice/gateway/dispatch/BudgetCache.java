@@ -83,8 +83,10 @@ final class BudgetCache {
     }
 
     /** @param needSchedule the leaving schedule serves the door's estimates for jobs that wait: not needed when none do */
-    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return answered(store.tryAcquire(key, limits, tokens, leaseId, needSchedule));
+    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule) {
+        return answered(limits.split()
+                ? store.tryAcquire(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId, needSchedule)
+                : store.tryAcquire(key, limits, job.tokens(), leaseId, needSchedule));
     }
 
     Mono<Boolean> release(String leaseId) {
@@ -101,6 +103,11 @@ final class BudgetCache {
 
     Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
         return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
+    }
+
+    Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
+        if (deltaInput == 0 && deltaOutput == 0) return adjust(chargedAtMs, deltaTokens, deltaRequests);
+        return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
     }
 
     Mono<Long> pause(long pauseMs) {

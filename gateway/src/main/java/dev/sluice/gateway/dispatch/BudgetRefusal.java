@@ -9,5 +9,9 @@ public enum BudgetRefusal {
     /** The rolling minute has no room for one more request. */
     REQUESTS,
     /** Every in-flight slot is held. */
-    IN_FLIGHT
+    IN_FLIGHT,
+    /** The rolling minute has no room for this call's prompt (a provider's input limit, e.g. Anthropic's ITPM). */
+    INPUT_TOKENS,
+    /** The rolling minute has no room for this call's max output (a provider's output limit, e.g. Anthropic's OTPM). */
+    OUTPUT_TOKENS
 }

@@ -18,9 +18,12 @@ import java.util.List;
  *                      Null when the store did not read it (an acquire with room to spare and
  *                      nobody waiting: {@link ProviderBudgetStore#tryAcquire(String, BudgetLimits,
  *                      long, String, boolean)}); the door then assumes the window frees evenly.
+ * @param usedInputTokens  prompt tokens in the input window; 0 when the limits have none
+ * @param usedOutputTokens output tokens (reserved, as settled so far) in the output window; 0 when the limits have none
  */
 public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
-                             long pausedUntilMs, long resetMs, List<Leaving> leaving) {
+                             long pausedUntilMs, long resetMs, List<Leaving> leaving, long usedInputTokens,
+                             long usedOutputTokens) {
 
     /** Usage charged in one slot, which leaves the window at {@code atMs} (store time). */
     public record Leaving(long atMs, long tokens, long requests) {
@@ -28,6 +31,12 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
 
     public BudgetSnapshot {
         leaving = leaving == null ? null : List.copyOf(leaving);
+    }
+
+    /** A budget without input and output windows. */
+    public BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
+                          long pausedUntilMs, long resetMs, List<Leaving> leaving) {
+        this(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving, 0, 0);
     }
 
     public long remainingTokens() {
@@ -59,15 +68,28 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         return (double) usedRequests / limits.requestsPerMinute();
     }
 
+    /** Share of the input window used; 0 when the limits have no input window. */
+    public double inputUtilisation() {
+        return limits.inputTokensPerMinute() == 0 ? 0 : (double) usedInputTokens / limits.inputTokensPerMinute();
+    }
+
+    /** Share of the output window used; 0 when the limits have no output window. */
+    public double outputUtilisation() {
+        return limits.outputTokensPerMinute() == 0 ? 0 : (double) usedOutputTokens / limits.outputTokensPerMinute();
+    }
+
     /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
     public BudgetSnapshot withLimits(BudgetLimits other) {
-        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving);
+        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
+                usedInputTokens, usedOutputTokens);
     }
 
     /**
      * This snapshot {@code elapsedMs} later, assuming nothing new was charged meanwhile: what
      * has left the window by then no longer counts. So a snapshot taken while the window was
-     * full does not keep saying "full" after it has emptied.
+     * full does not keep saying "full" after it has emptied. The input and output windows have
+     * no schedule of their own (reading them would cost every acquire): they are charged with the
+     * total, so they count as they were until the total window has emptied (the safe side).
      */
     public BudgetSnapshot agedBy(long elapsedMs) {
         if (elapsedMs <= 0) return this;
@@ -75,7 +97,8 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         if (leaving == null) { // without the schedule, only the window's reset says when its content has left
             boolean gone = elapsedMs >= resetMs;
             return new BudgetSnapshot(limits, now, gone ? 0 : usedRequests, gone ? 0 : usedTokens, inFlight, pausedUntilMs,
-                    Math.max(0, resetMs - elapsedMs), gone ? List.of() : null);
+                    Math.max(0, resetMs - elapsedMs), gone ? List.of() : null, gone ? 0 : usedInputTokens,
+                    gone ? 0 : usedOutputTokens);
         }
         long tokens = usedTokens;
         long requests = usedRequests;
@@ -88,7 +111,8 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
                 still.add(l);
             }
         }
+        boolean gone = still.isEmpty();
         return new BudgetSnapshot(limits, now, Math.max(0, requests), Math.max(0, tokens), inFlight, pausedUntilMs,
-                Math.max(0, resetMs - elapsedMs), still);
+                Math.max(0, resetMs - elapsedMs), still, gone ? 0 : usedInputTokens, gone ? 0 : usedOutputTokens);
     }
 }

@@ -6,17 +6,31 @@ package dev.sluice.gateway.dispatch;
  * only reads it; the budget store still decides for real.
  */
 public record BudgetView(long tokenLimit, long tokensUsed, long requestLimit, long requestsUsed,
-                         int inFlightLimit, int inFlight, boolean paused) {
+                         int inFlightLimit, int inFlight, boolean paused, long inputLimit, long inputUsed,
+                         long outputLimit, long outputUsed) {
+
+    /** A budget without input and output windows. */
+    public BudgetView(long tokenLimit, long tokensUsed, long requestLimit, long requestsUsed, int inFlightLimit, int inFlight,
+                      boolean paused) {
+        this(tokenLimit, tokensUsed, requestLimit, requestsUsed, inFlightLimit, inFlight, paused, 0, 0, 0, 0);
+    }
 
     public static BudgetView of(BudgetSnapshot s) {
         return new BudgetView(s.limits().tokensPerMinute(), s.usedTokens(), s.limits().requestsPerMinute(),
-                s.usedRequests(), s.limits().maxInFlight(), s.inFlight(), s.paused());
+                s.usedRequests(), s.limits().maxInFlight(), s.inFlight(), s.paused(),
+                s.limits().inputTokensPerMinute(), s.usedInputTokens(), s.limits().outputTokensPerMinute(), s.usedOutputTokens());
     }
 
-    /** The view once {@code job} has been sent: its tokens, a request and a slot taken. */
+    /** The view once {@code job} has been sent: its tokens (input and output too), a request and a slot taken. */
     public BudgetView after(Job job) {
-        return new BudgetView(tokenLimit, tokensUsed + job.tokens(), requestLimit, requestsUsed + 1,
-                inFlightLimit, inFlight + 1, paused);
+        return new BudgetView(tokenLimit, plus(tokensUsed, job.tokens()), requestLimit, requestsUsed + 1,
+                inFlightLimit, inFlight + 1, paused, inputLimit, plus(inputUsed, job.inputTokens()), outputLimit,
+                plus(outputUsed, job.outputTokens()));
+    }
+
+    private static long plus(long used, long more) {
+        long sum = used + more;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     /**
@@ -29,12 +43,16 @@ public record BudgetView(long tokenLimit, long tokensUsed, long requestLimit, lo
      */
     public boolean admits(Job job, double interactiveFloor) {
         if (job.tokens() > tokenLimit) return true;
+        if (inputLimit > 0 && job.inputTokens() > inputLimit || outputLimit > 0 && job.outputTokens() > outputLimit) return true;
         if (paused) return false;
         boolean batch = job.jobClass() == JobClass.BATCH;
         double floor = batch ? interactiveFloor : 0;
+        // The input and output windows, where the provider has them, count like any other dimension.
         return fits(job.tokens(), tokenLimit - tokensUsed, tokenLimit, floor)
                 && fits(1, requestLimit - requestsUsed, requestLimit, floor)
-                && fits(1, (long) inFlightLimit - inFlight, inFlightLimit, floor);
+                && fits(1, (long) inFlightLimit - inFlight, inFlightLimit, floor)
+                && (inputLimit == 0 || fits(job.inputTokens(), inputLimit - inputUsed, inputLimit, floor))
+                && (outputLimit == 0 || fits(job.outputTokens(), outputLimit - outputUsed, outputLimit, floor));
     }
 
     private static boolean fits(long need, long free, long limit, double floor) {

@@ -88,16 +88,34 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         Tier tier = SluiceAttributes.tier(exchange);
         BudgetLimits limits = dispatcher.limits();
         if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
-            return tooLargeForProvider(exchange, tier, estimate, limits);
+            return tooLargeForProvider(exchange, tier, estimate, "tokens", estimate.totalTokens(), limits.tokensPerMinute());
+        }
+        boolean limitIn = limits.inputTokensPerMinute() > 0;
+        boolean limitOut = limits.outputTokensPerMinute() > 0;
+        if (limitIn && estimate.promptTokens() > SlidingWindow.cap(limits.inputTokensPerMinute())) {
+            return tooLargeForProvider(exchange, tier, estimate, "input tokens", estimate.promptTokens(), limits.inputTokensPerMinute());
+        }
+        if (limitOut && estimate.maxOutputTokens() > SlidingWindow.cap(limits.outputTokensPerMinute())) {
+            return tooLargeForProvider(exchange, tier, estimate, "output tokens", estimate.maxOutputTokens(),
+                    limits.outputTokensPerMinute());
         }
         RequestOptions options = SluiceAttributes.OPTIONS.get(exchange);
         long now = clock.millis();
         // The provider budget is charged what the provider will count: the prompt at the learned
         // ratio. Never past the minute's cap: what the estimate says fits must stay servable.
+        double ratio = dispatchers.calibration().ratio(dispatcher.key());
         long charge = Math.min(SlidingWindow.cap(limits.tokensPerMinute()), TokenCalibration.charge(
-                estimate.promptTokens(), estimate.maxOutputTokens(), dispatchers.calibration().ratio(dispatcher.key())));
+                estimate.promptTokens(), estimate.maxOutputTokens(), ratio));
         Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
                 options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, charge, now, now + options.maxWaitMs());
+        if (limitIn || limitOut) {
+            // Where input and output are limited apart: the calibrated prompt, and max_tokens reserved
+            // as the provider reserves it (settled to what was written when the answer says).
+            job = job.withSplit(
+                    limitIn ? Math.min(SlidingWindow.cap(limits.inputTokensPerMinute()),
+                            TokenCalibration.charge(estimate.promptTokens(), 0, ratio)) : 0,
+                    limitOut ? Math.max(0, estimate.maxOutputTokens()) : 0);
+        }
         AtomicLong waited = new AtomicLong();
         // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
         return dispatcher.submit(job, options.maxWaitMs())
@@ -142,7 +160,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     if (ended.compareAndSet(false, true)) {
                         AimdLimit.Outcome outcome = signal == reactor.core.publisher.SignalType.ON_ERROR
                                 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
-                        dispatcher.finish(lease, outcome, 0, clock.millis() - started, answer.countedByMs()).subscribe();
+                        // Without the answer's usage the charge stays (the safe side); a stream cut after
+                        // its usage arrived settles the input and output windows from it.
+                        Usage used = usageOf(exchange);
+                        dispatcher.finish(lease, outcome, 0, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
+                                clock.millis() - started, answer.countedByMs()).subscribe();
                     }
                 });
     }
@@ -150,8 +172,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
                                 long started) {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
-        Usage used = usage == null ? null : usage.usage().orElse(null);
+        Usage used = usageOf(exchange);
         // Providers count prompt + max_tokens at admission and keep it for the minute: only the
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
         // The lease charged the calibrated prompt (what is left after the reserved output).
@@ -165,8 +186,30 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
-        dispatcher.finish(lease, outcome, delta, clock.millis() - started, answer.countedByMs()).subscribe();
+        dispatcher.finish(lease, outcome, delta, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
+                clock.millis() - started, answer.countedByMs()).subscribe();
         return Mono.empty();
+    }
+
+    private static Usage usageOf(ServerWebExchange exchange) {
+        UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
+        return usage == null ? null : usage.usage().orElse(null);
+    }
+
+    /** The input window's correction: the prompt the provider counted against the one charged (0 without a window). */
+    private static long inputDelta(ProviderDispatcher dispatcher, Lease lease, Usage used) {
+        if (used == null || dispatcher.limits().inputTokensPerMinute() == 0) return 0;
+        return used.promptTokens() - lease.job().inputTokens();
+    }
+
+    /**
+     * The output window's correction: what was written against the max_tokens reserved. Unlike the
+     * total (which the provider keeps at prompt + max_tokens for the minute), an output limit is
+     * settled to what was written, as Anthropic settles OTPM; 0 without a window.
+     */
+    private static long outputDelta(ProviderDispatcher dispatcher, Lease lease, Usage used) {
+        if (used == null || dispatcher.limits().outputTokensPerMinute() == 0) return 0;
+        return used.completionTokens() - lease.job().outputTokens();
     }
 
     private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
@@ -211,17 +254,19 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     }
 
     /**
-     * 400 request_too_large: more tokens than the provider admits in a whole minute. No wait
-     * would help, so not a retryable 503; the tenant's charge is given back (it was never sent).
+     * 400 request_too_large: more tokens than the provider admits in a whole minute (in total, or
+     * of input or of output where it limits them apart). No wait would help, so not a retryable
+     * 503; the tenant's charge is given back (it was never sent).
      */
-    private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, BudgetLimits limits) {
+    private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, String unit,
+                                           long requested, long limit) {
         stages.count(SluiceAttributes.tenant(exchange).id(), tier.name(), Stage.TOO_LARGE);
         SluiceAttributes.NEVER_SENT.set(exchange, true);
-        String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but the provider admits at "
-                        + "most %d tokens per minute, so it can never be served. Lower max_tokens or shorten the input.",
-                estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), limits.tokensPerMinute());
+        String message = String.format("This request needs %d %s (prompt %d + up to %d output) but the provider admits at "
+                        + "most %d %s per minute, so it can never be served. Lower max_tokens or shorten the input.",
+                requested, unit, estimate.promptTokens(), estimate.maxOutputTokens(), limit, unit);
         return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
-                message, Map.of("limit_tokens", limits.tokensPerMinute(), "requested_tokens", estimate.totalTokens()));
+                message, Map.of("limit_" + unit.replace(' ', '_'), limit, "requested_" + unit.replace(' ', '_'), requested));
     }
 
     /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back (it was never sent). */

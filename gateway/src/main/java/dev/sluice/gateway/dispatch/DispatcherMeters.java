@@ -21,6 +21,16 @@ final class DispatcherMeters {
                 d -> d.seenNow().tokenUtilisation());
         meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "requests")), dispatcher,
                 d -> d.seenNow().requestUtilisation());
+        // Only where the provider limits input and output apart (as declared at start).
+        BudgetLimits limits = dispatcher.limits();
+        if (limits.inputTokensPerMinute() > 0) {
+            meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "input_tokens")), dispatcher,
+                    d -> d.seenNow().inputUtilisation());
+        }
+        if (limits.outputTokensPerMinute() > 0) {
+            meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "output_tokens")), dispatcher,
+                    d -> d.seenNow().outputUtilisation());
+        }
         return Timer.builder("sluice.queue.wait").tag("budget", key).publishPercentileHistogram()
                 .description("Time requests wait in the dispatch queue").register(meters);
     }

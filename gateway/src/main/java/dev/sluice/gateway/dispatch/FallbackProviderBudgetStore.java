@@ -62,7 +62,13 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     /** This replica's share of {@code limits}: each dimension divided by the replicas, at least 1. */
     public BudgetLimits share(BudgetLimits limits) {
         return new BudgetLimits(Math.max(1, limits.requestsPerMinute() / replicas), Math.max(1, limits.tokensPerMinute() / replicas),
-                Math.max(1, limits.maxInFlight() / replicas), limits.leaseMs());
+                Math.max(1, limits.maxInFlight() / replicas), limits.leaseMs(),
+                shareOf(limits.inputTokensPerMinute()), shareOf(limits.outputTokensPerMinute()));
+    }
+
+    /** A split limit's share: 0 (no such limit) stays 0. */
+    private long shareOf(long limit) {
+        return limit == 0 ? 0 : Math.max(1, limit / replicas);
     }
 
     private <T> Mono<T> sharedOr(Mono<T> call, java.util.function.Supplier<Mono<T>> fallback) {
@@ -80,20 +86,30 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        if (!state.up()) return localAcquire(key, limits, tokens, leaseId);
-        return Mono.defer(() -> shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)).timeout(timeout)
+        return tryAcquire(key, limits, tokens, 0, 0, leaseId, needSchedule);
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                           String leaseId, boolean needSchedule) {
+        if (!state.up()) return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
+        return Mono.defer(() -> limits.split()
+                        ? shared.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule)
+                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule))
+                .timeout(timeout)
                 .onErrorResume(e -> {
                     state.failed(e);
                     pendingReleases.put(leaseId, key); // the shared acquire may have landed: free its slot later
-                    return localAcquire(key, limits, tokens, leaseId);
+                    return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
                 });
     }
 
-    private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+    private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                              String leaseId) {
         BudgetLimits mine = share(limits);
         localShares.put(key, mine);
         meters.counter("sluice.budget.local", "budget", key).increment();
-        return local.tryAcquire(key, mine, tokens, leaseId).doOnNext(d -> {
+        return local.tryAcquire(key, mine, tokens, inputTokens, outputTokens, leaseId, true).doOnNext(d -> {
             if (d.admitted()) localLeases.add(leaseId);
         });
     }
@@ -134,6 +150,14 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                             long deltaOutput) {
+        if (deltaInput == 0 && deltaOutput == 0) return adjust(key, chargedAtMs, deltaTokens, deltaRequests);
+        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput)),
+                () -> local.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
+    }
+
+    @Override
     public Mono<Long> pause(String key, long pauseMs) {
         return sharedOr(Mono.defer(() -> shared.pause(key, pauseMs)), () -> local.pause(key, pauseMs));
     }
@@ -163,8 +187,9 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         localShares.forEach((key, mine) -> {
             // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
             spent.snapshot(key, mine).subscribe(s -> {
-                if (s.usedTokens() == 0 && s.usedRequests() == 0) return;
-                shared.adjust(key, now, s.usedTokens(), s.usedRequests()).timeout(timeout.multipliedBy(4))
+                if (s.usedTokens() == 0 && s.usedRequests() == 0 && s.usedInputTokens() == 0 && s.usedOutputTokens() == 0) return;
+                shared.adjust(key, now, s.usedTokens(), s.usedRequests(), s.usedInputTokens(), s.usedOutputTokens())
+                        .timeout(timeout.multipliedBy(4))
                         .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
                 log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
                         key, s.usedTokens(), s.usedRequests());

@@ -10,9 +10,11 @@ import java.util.Objects;
  * @param tokens       the estimate charged to the provider budget (prompt + reserved output)
  * @param deadlineMs   when the caller stops waiting ({@code X-Sluice-Max-Wait}); Long.MAX_VALUE for never
  * @param attempts     upstream 429s this call has already had (kept across requeues)
+ * @param inputTokens  the calibrated prompt charged to the budget's input window; 0 where it has none
+ * @param outputTokens the output reserved (max_tokens) in the budget's output window; 0 where it has none
  */
 public record Job(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs,
-                  long deadlineMs, int attempts) {
+                  long deadlineMs, int attempts, long inputTokens, long outputTokens) {
 
     public Job {
         Objects.requireNonNull(id, "id");
@@ -21,6 +23,20 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
         if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
         if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
         if (attempts < 0) throw new IllegalArgumentException("attempts must not be negative, was " + attempts);
+        if (inputTokens < 0 || outputTokens < 0) {
+            throw new IllegalArgumentException("input and output tokens must not be negative, were " + inputTokens + ", " + outputTokens);
+        }
+    }
+
+    /** A job for a budget without input and output windows. */
+    public Job(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs, long deadlineMs,
+               int attempts) {
+        this(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, 0, 0);
+    }
+
+    /** The same job charging the budget's input and output windows too. */
+    public Job withSplit(long input, long output) {
+        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, input, output);
     }
 
     public static Job of(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs, long deadlineMs) {
@@ -29,12 +45,13 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
 
     /** The same job after one more upstream 429. */
     public Job nextAttempt() {
-        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts + 1);
+        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts + 1, inputTokens, outputTokens);
     }
 
     /** The same job with its deadline moved (never earlier). */
     public Job withDeadlineAtLeast(long deadline) {
-        return deadline <= deadlineMs ? this : new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadline, attempts);
+        return deadline <= deadlineMs ? this
+                : new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadline, attempts, inputTokens, outputTokens);
     }
 
     /** The share weight of its tier: priority 1 → 1, 2 → 1/2, 3 → 1/3. */

@@ -53,17 +53,27 @@ final class LeaseSettlement {
         live.add(lease.leaseId());
     }
 
+    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
+    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
+        return finish(lease, outcome, tokenDelta, 0, 0, durationMs, Long.MIN_VALUE);
+    }
+
     /**
-     * The call ended: give back the slot, correct the tokens (and move the charge to when the
-     * provider can be proved to have counted it, {@code countedByMs}, or {@link Long#MIN_VALUE}),
-     * teach the concurrency limit, let the next one go.
+     * The call ended: give back the slot, correct the tokens (the input and output windows by
+     * their deltas too, 0 where the budget has none), move the charge to when the provider can
+     * be proved to have counted it ({@code countedByMs}, or {@link Long#MIN_VALUE}), teach the
+     * concurrency limit, let the next one go.
      */
-    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
+    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
+                      long durationMs, long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         boolean moves = Math.floorDiv(countedByMs, ProviderBudget.SLOT_MS) > Math.floorDiv(lease.chargedAtMs(), ProviderBudget.SLOT_MS);
-        // One store call either way; none when there is nothing to settle.
-        Mono<Void> adjust = moves ? budget.settle(lease.chargedAtMs(), countedByMs, lease.job().tokens(), tokenDelta)
+        // One store call at most; none when there is nothing to settle. The split windows are settled
+        // in the charge's own slot (moving them too is not done yet: see the closing note of issue 15).
+        Mono<Void> adjust = inputDelta != 0 || outputDelta != 0
+                ? budget.adjust(lease.chargedAtMs(), tokenDelta, 0, inputDelta, outputDelta)
+                : moves ? budget.settle(lease.chargedAtMs(), countedByMs, lease.job().tokens(), tokenDelta)
                 : tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
@@ -76,7 +86,7 @@ final class LeaseSettlement {
     Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
         return detached(budget.pause(Math.max(1, retryAfterMs))
-                .then(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1))
+                .then(refund(lease))
                 .onErrorResume(e -> Mono.empty())
                 .then(Mono.defer(() -> release(lease))));
     }
@@ -88,9 +98,15 @@ final class LeaseSettlement {
      */
     Mono<Void> overloaded(Lease lease) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
-        return detached(budget.adjust(lease.chargedAtMs(), -lease.job().tokens(), -1)
+        return detached(refund(lease)
                 .onErrorResume(e -> Mono.empty())
                 .then(Mono.defer(() -> release(lease))));
+    }
+
+    /** Gives back everything the attempt was charged: the request, its tokens, its input and output (where charged). */
+    private Mono<Void> refund(Lease lease) {
+        Job job = lease.job();
+        return budget.adjust(lease.chargedAtMs(), -job.tokens(), -1, -job.inputTokens(), -job.outputTokens());
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */

@@ -10,7 +10,10 @@ import java.util.Map;
  * The pure core of one provider budget: requests and tokens in a rolling 60 s window (the
  * tenant quota's {@link SlidingWindow}: 61 one-second slots, no overshoot in any exact
  * minute), in-flight slots held as leases that expire, and a pause set by an upstream 429.
- * Admission checks all of them and takes all of them, or nothing, in one step.
+ * Admission checks all of them and takes all of them, or nothing, in one step. Where the
+ * provider meters input and output apart ({@link BudgetLimits#split}), an input window (the
+ * calibrated prompt) and an output window (max_tokens, settled to what was written) join them;
+ * without a split they are never touched, so such a budget costs what it did before.
  *
  * <p>Time is an argument. Not thread-safe: the in-memory store locks per budget; the
  * {@code budget_*.lua} scripts are this class in Redis, line for line.
@@ -22,6 +25,9 @@ public final class ProviderBudget {
     static final int HELD = SlidingWindow.SLOTS + 1;
 
     private final SlidingWindow window = new SlidingWindow(WINDOW_MS);
+    /** Input and output tokens (their request counts unused): read only when the limits have them. */
+    private final SlidingWindow input = new SlidingWindow(WINDOW_MS);
+    private final SlidingWindow output = new SlidingWindow(WINDOW_MS);
     private final Map<String, Long> leases = new HashMap<>(); // lease id → expires at (ms)
     private long pausedUntilMs;
 
@@ -31,15 +37,39 @@ public final class ProviderBudget {
      * same answers as {@code budget_acquire.lua} at every edge value.
      */
     public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, String leaseId, long nowMs) {
-        if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
+        return tryAcquire(limits, tokens, 0, 0, leaseId, nowMs);
+    }
+
+    /**
+     * The same, charging {@code inputTokens} to the input window and {@code outputTokens} to the
+     * output window where the limits have them (ignored where they do not).
+     */
+    public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, long inputTokens, long outputTokens, String leaseId,
+                                     long nowMs) {
+        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
+            throw new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input " + inputTokens
+                    + ", output " + outputTokens);
+        }
         window.advance(nowMs);
         sweep(nowMs);
+        boolean limitIn = limits.inputTokensPerMinute() > 0;
+        boolean limitOut = limits.outputTokensPerMinute() > 0;
+        if (limitIn) input.advance(nowMs);
+        if (limitOut) output.advance(nowMs);
         BudgetRefusal refusal = null;
         long wait = 0;
         long capT = SlidingWindow.cap(limits.tokensPerMinute());
         long capR = SlidingWindow.cap(limits.requestsPerMinute());
+        long capI = SlidingWindow.cap(limits.inputTokensPerMinute());
+        long capO = SlidingWindow.cap(limits.outputTokensPerMinute());
         if (tokens > capT) {
             refusal = BudgetRefusal.TOKENS;
+            wait = -1;
+        } else if (limitIn && inputTokens > capI) {
+            refusal = BudgetRefusal.INPUT_TOKENS;
+            wait = -1;
+        } else if (limitOut && outputTokens > capO) {
+            refusal = BudgetRefusal.OUTPUT_TOKENS;
             wait = -1;
         } else {
             // Each constraint frees at its own time; the call fits when the last of them has.
@@ -68,10 +98,27 @@ public final class ProviderBudget {
                     wait = w;
                 }
             }
+            if (limitIn && inputTokens > capI - input.usedTokens()) {
+                long w = input.waitMs(nowMs, inputTokens, 0, capI, Long.MAX_VALUE);
+                if (refusal == null || w > wait) {
+                    refusal = BudgetRefusal.INPUT_TOKENS;
+                    wait = w;
+                }
+            }
+            if (limitOut && outputTokens > capO - output.usedTokens()) {
+                long w = output.waitMs(nowMs, outputTokens, 0, capO, Long.MAX_VALUE);
+                if (refusal == null || w > wait) {
+                    refusal = BudgetRefusal.OUTPUT_TOKENS;
+                    wait = w;
+                }
+            }
         }
         if (refusal == null) {
             // Stamped when the provider may count it: it then leaves this window no sooner than the provider's.
-            window.charge(nowMs + limits.countDelayMs(), tokens, 1);
+            long at = nowMs + limits.countDelayMs();
+            window.charge(at, tokens, 1);
+            if (limitIn && inputTokens > 0) input.charge(at, inputTokens, 0);
+            if (limitOut && outputTokens > 0) output.charge(at, outputTokens, 0);
             leases.put(leaseId, nowMs + limits.leaseMs());
         }
         return new BudgetDecision(refusal == null, refusal, wait, snapshot(limits, nowMs));
@@ -85,8 +132,27 @@ public final class ProviderBudget {
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas, if it is still in the window. */
     public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        window.advance(nowMs);
-        window.adjust(chargedAtMs, deltaTokens, deltaRequests);
+        adjust(nowMs, chargedAtMs, deltaTokens, deltaRequests, 0, 0);
+    }
+
+    /**
+     * The same, with the input and output windows' deltas (the answer's prompt_tokens and
+     * completion_tokens against what was charged). A window is touched only for a delta that is
+     * not zero: a budget without the split is never given one.
+     */
+    public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
+        if (deltaTokens != 0 || deltaRequests != 0) {
+            window.advance(nowMs);
+            window.adjust(chargedAtMs, deltaTokens, deltaRequests);
+        }
+        if (deltaInput != 0) {
+            input.advance(nowMs);
+            input.adjust(chargedAtMs, deltaInput, 0);
+        }
+        if (deltaOutput != 0) {
+            output.advance(nowMs);
+            output.adjust(chargedAtMs, deltaOutput, 0);
+        }
     }
 
     /**
@@ -168,14 +234,25 @@ public final class ProviderBudget {
         List<BudgetSnapshot.Leaving> leaving = new ArrayList<>();
         window.forEachSlot((at, tokens, requests) -> leaving.add(new BudgetSnapshot.Leaving(at, tokens, requests)));
         return new BudgetSnapshot(limits, nowMs, window.usedRequests(), window.usedTokens(), leases.size(),
-                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs), leaving);
+                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs), leaving,
+                used(input, limits.inputTokensPerMinute(), nowMs), used(output, limits.outputTokensPerMinute(), nowMs));
+    }
+
+    /** A split window's tokens now, 0 when the limits do not have it (it is not read then). */
+    private static long used(SlidingWindow w, long limit, long nowMs) {
+        if (limit == 0) return 0;
+        w.advance(nowMs);
+        return w.usedTokens();
     }
 
     /** True when nothing is charged, held or paused: the state can be dropped. */
     public boolean isIdle(long nowMs) {
         window.advance(nowMs);
         sweep(nowMs);
-        return leases.isEmpty() && pausedUntilMs <= nowMs && window.usedTokens() == 0 && window.usedRequests() == 0;
+        input.advance(nowMs);
+        output.advance(nowMs);
+        return leases.isEmpty() && pausedUntilMs <= nowMs && window.usedTokens() == 0 && window.usedRequests() == 0
+                && input.usedTokens() == 0 && output.usedTokens() == 0;
     }
 
     private void sweep(long nowMs) {

@@ -36,6 +36,18 @@ public interface ProviderBudgetStore {
         return tryAcquire(key, limits, tokens, leaseId);
     }
 
+    /**
+     * The same, for a provider that meters input and output apart: also checks and charges
+     * {@code inputTokens} (the calibrated prompt) in the input window and {@code outputTokens}
+     * (max_tokens) in the output window, where {@code limits} have them; all or nothing with the
+     * rest. A store that has no such windows can only serve budgets without the split.
+     */
+    default Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                            String leaseId, boolean needSchedule) {
+        if (limits.split()) return Mono.error(new UnsupportedOperationException("this store has no input/output windows"));
+        return tryAcquire(key, limits, tokens, leaseId, needSchedule);
+    }
+
     /** Frees the lease's slot. Idempotent: true only for the call that freed a live slot. */
     Mono<Boolean> release(String key, String leaseId);
 
@@ -48,6 +60,18 @@ public interface ProviderBudgetStore {
 
     /** Corrects the charge made at {@code chargedAtMs} (the decision's {@code chargedAtMs}) by signed deltas. */
     Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests);
+
+    /**
+     * The same, with signed deltas for the input and output windows (each touched only when its
+     * delta is not zero).
+     */
+    default Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                              long deltaOutput) {
+        if (deltaInput != 0 || deltaOutput != 0) {
+            return Mono.error(new UnsupportedOperationException("this store has no input/output windows"));
+        }
+        return adjust(key, chargedAtMs, deltaTokens, deltaRequests);
+    }
 
     /** Reconciles the estimate with the actual usage: {@code delta = actual - estimate}. */
     default Mono<Void> adjustTokens(String key, long chargedAtMs, long deltaTokens) {

@@ -85,7 +85,7 @@ public final class ProviderDispatcher {
         this.configured = configured;
         this.aimd = aimd;
         // Credit sized by the limits at start; a reload that changes them keeps the first size (a tuning, not a bound).
-        this.queue = FairQueue.forBudget(capacity, interactiveFloor, configured.get().tokensPerMinute());
+        this.queue = FairQueue.forBudget(capacity, interactiveFloor, configured.get().tokenScale());
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
@@ -247,7 +247,7 @@ public final class ProviderDispatcher {
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
-        budget.tryAcquire(limits, job.tokens(), leaseId, queue.depth() > 0).subscribe(decision -> {
+        budget.tryAcquire(limits, job, leaseId, queue.depth() > 0).subscribe(decision -> {
             // On the store's reply thread: an admitted job's caller goes on from here at once (the
             // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
             if (decision.admitted()) handOver(ticket, job, leaseId, decision);
@@ -413,7 +413,13 @@ public final class ProviderDispatcher {
     // How a lease ends: LeaseSettlement.
 
     public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
-        return leases.finish(lease, outcome, tokenDelta, durationMs, countedByMs);
+        return leases.finish(lease, outcome, tokenDelta, 0, 0, durationMs, countedByMs);
+    }
+
+    /** The call ended with the provider's usage: the input and output windows are settled too. */
+    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
+                             long durationMs, long countedByMs) {
+        return leases.finish(lease, outcome, tokenDelta, inputDelta, outputDelta, durationMs, countedByMs);
     }
 
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {

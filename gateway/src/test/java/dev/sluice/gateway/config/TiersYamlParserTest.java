@@ -79,6 +79,31 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void aModelMayDeclareInputAndOutputLimitsBesideOrInsteadOfTheTotal() {
+        String yaml = """
+                tiers:
+                  free: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                providers:
+                  - name: anthropic
+                    models:
+                      claude-sonnet:
+                        requests-per-minute: 50
+                        input-tokens-per-minute: 30000
+                        output-tokens-per-minute: 8000
+                        max-in-flight: 20
+                      "*":
+                        requests-per-minute: 50
+                        tokens-per-minute: 40000
+                        output-tokens-per-minute: 8000
+                        max-in-flight: 20
+                """;
+        ProviderSettings p = TiersYamlParser.parse("split", yaml).providers().get(0);
+        assertThat(p.limitsFor("claude-sonnet")).isEqualTo(new ModelLimits(50, 0, 20, 0.0, 30_000, 8_000));
+        assertThat(p.limitsFor("claude-sonnet").split()).isTrue();
+        assertThat(p.limitsFor("other")).isEqualTo(new ModelLimits(50, 40_000, 20, 0.0, 0, 8_000));
+    }
+
+    @Test
     void everyProblemInADocumentIsReportedAtOnce() {
         String yaml = """
                 tiers:

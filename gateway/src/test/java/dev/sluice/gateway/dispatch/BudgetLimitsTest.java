@@ -23,6 +23,21 @@ class BudgetLimitsTest {
     }
 
     @Test
+    void inputAndOutputLimitsAreReducedByTheHeadroomAndWithoutATotalTheTotalIsUncapped() {
+        BudgetLimits split = BudgetLimits.of(new ModelLimits(50, 0, 20, 3.0, 30_000, 8_000), 0.95, Duration.ofSeconds(240));
+        assertThat(split).isEqualTo(new BudgetLimits(47, Long.MAX_VALUE, 19, 240_000, 28_500, 7_600));
+        assertThat(split.split()).isTrue();
+        assertThat(split.tokenScale()).as("what sizes the fair queue's credit").isEqualTo(28_500 + 7_600);
+        assertThat(split.withMaxInFlight(5)).isEqualTo(new BudgetLimits(47, Long.MAX_VALUE, 5, 240_000, 28_500, 7_600));
+        BudgetLimits both = BudgetLimits.of(new ModelLimits(50, 40_000, 20, 3.0, 0, 8_000), 1.0, Duration.ofSeconds(240));
+        assertThat(both).isEqualTo(new BudgetLimits(50, 40_000, 20, 240_000, 0, 8_000));
+        assertThat(both.tokenScale()).isEqualTo(40_000);
+        assertThat(BudgetLimits.of(provider, "x", Duration.ofSeconds(240)).split()).isFalse();
+        BudgetLimits huge = new BudgetLimits(1, Long.MAX_VALUE, 1, 1, Long.MAX_VALUE, Long.MAX_VALUE);
+        assertThat(huge.tokenScale()).as("saturates").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void aModelWithItsOwnLimitsHasItsOwnBudgetTheRestShareTheCatchAll() {
         assertThat(ProviderBudgetStore.key(provider, "gpt-4o")).isEqualTo("default:gpt-4o");
         assertThat(ProviderBudgetStore.key(provider, "gpt-4o-mini")).isEqualTo("default:*");
@@ -47,6 +62,8 @@ class BudgetLimitsTest {
     @Test
     void limitsMustBePositive() {
         assertThatThrownBy(() -> new BudgetLimits(0, 1, 1, 1)).hasMessageContaining("at least 1");
+        assertThatThrownBy(() -> new BudgetLimits(1, 1, 1, 1, -1, 0)).hasMessageContaining("input and output");
+        assertThatThrownBy(() -> new ModelLimits(1, 0, 1, 0)).hasMessageContaining("at least one token limit");
         assertThatThrownBy(() -> BudgetLimits.of(new ModelLimits(1, 1, 1, 0), 0, Duration.ofSeconds(1)))
                 .hasMessageContaining("headroom");
     }

@@ -28,7 +28,7 @@ class BudgetTwinsTest {
         ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
         String key = "twin" + UUID.randomUUID() + ":*";
         // Charges stamped ahead of now too (the count delay), up to a whole slot.
-        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000, new long[] {0, 250, 1000}[(int) (seed % 3)]);
+        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
         List<String> leases = new ArrayList<>();
         List<Long> chargedAt = new ArrayList<>();
         for (int step = 0; step < 250; step++) {
@@ -120,6 +120,66 @@ class BudgetTwinsTest {
                 long reset = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
                 memory.correct(key, l, remR, remT, reset).block();
                 redis.correct(key, l, remR, remT, reset).block();
+            }
+            assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
+        }
+    }
+
+    /**
+     * The same with input and output windows (a provider that meters them apart), switching
+     * between limits with and without them, with ordinary amounts and the edge values a hostile
+     * max_tokens or an upstream's usage can bring.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77, 1234})
+    void theTwinsAgreeWithInputAndOutputWindows(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
+        ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
+        String key = "twin" + UUID.randomUUID() + ":*";
+        List<BudgetLimits> limits = List.of(
+                new BudgetLimits(40, Long.MAX_VALUE, 6, 20_000, 12_000, 4_000),
+                new BudgetLimits(40, 20_000, 6, 20_000, 0, 4_000),
+                new BudgetLimits(40, 20_000, 6, 20_000, 12_000, 0),
+                new BudgetLimits(40, 20_000, 6, 20_000),
+                new BudgetLimits(Long.MAX_VALUE, Long.MAX_VALUE, 6, 20_000, Long.MAX_VALUE, Long.MAX_VALUE));
+        List<String> leases = new ArrayList<>();
+        List<Long> chargedAt = new ArrayList<>();
+        for (int step = 0; step < 300; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            // Mostly the first budget (Anthropic's shape), now and then another.
+            BudgetLimits l = random.nextInt(4) == 0 ? limits.get(random.nextInt(limits.size())) : limits.get(0);
+            int op = random.nextInt(10);
+            String what = "step " + step + " op " + op + " " + l;
+            if (op < 5) {
+                long in = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(3_000);
+                long out = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(1_500);
+                long tokens = Math.min(dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT, in + out < 0 ? Long.MAX_VALUE : in + out);
+                String id = "l" + step;
+                BudgetDecision m = memory.tryAcquire(key, l, tokens, in, out, id, true).block();
+                BudgetDecision r = redis.tryAcquire(key, l, tokens, in, out, id, true).block();
+                assertThat(r).as(what + " acquire " + in + "/" + out).isEqualTo(m);
+                if (m.admitted()) {
+                    leases.add(id);
+                    chargedAt.add(m.nowMs());
+                }
+            } else if (op < 7 && !leases.isEmpty()) {
+                String id = leases.remove(random.nextInt(leases.size()));
+                assertThat(redis.release(key, id).block()).as(what).isEqualTo(memory.release(key, id).block());
+            } else if (op < 9 && !chargedAt.isEmpty()) {
+                long at = chargedAt.get(random.nextInt(chargedAt.size()));
+                boolean edge = random.nextInt(6) == 0;
+                long dT = random.nextBoolean() ? 0 : random.nextInt(2_000) - 1_000;
+                long dI = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(1_000) - 500;
+                long dO = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : -random.nextInt(1_500);
+                long dR = random.nextInt(10) == 0 ? -1 : 0;
+                memory.adjust(key, at, dT, dR, dI, dO).block();
+                redis.adjust(key, at, dT, dR, dI, dO).block();
+            } else {
+                // At least a second: Redis expires the pause key on its own clock, which the fake one does not hold.
+                long pause = 1_000 + random.nextInt(3_000);
+                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
             }
             assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
         }

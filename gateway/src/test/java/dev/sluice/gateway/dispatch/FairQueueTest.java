@@ -129,6 +129,26 @@ class FairQueueTest {
     }
 
     @Test
+    void theInputAndOutputWindowsCountInTheViewWithTheFloorWhereTheProviderHasThem() {
+        Job batch = Job.of("b", "t", 1, JobClass.BATCH, 1_100, 0, NEVER).withSplit(100, 1_000);
+        Job person = Job.of("p", "t", 1, JobClass.INTERACTIVE, 1_100, 0, NEVER).withSplit(100, 1_000);
+        // output: limit 10,000, floor 0.1 → batch may bring it to 9,000; a person to the top
+        BudgetView split = new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, false, 50_000, 0, 10_000, 8_000);
+        assertThat(split.admits(batch, 0.1)).isTrue();
+        assertThat(split.after(batch).admits(batch, 0.1)).isFalse();
+        assertThat(split.after(batch).admits(person, 0.1)).isTrue();
+        assertThat(split.after(batch).after(person).admits(person, 0.1)).as("the output window is full").isFalse();
+        assertThat(split.after(person).outputUsed()).isEqualTo(9_000);
+        assertThat(split.after(person).inputUsed()).isEqualTo(100);
+        // input: a prompt past the room waits too
+        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, false, 50_000, 49_950, 10_000, 0).admits(person, 0.1)).isFalse();
+        // larger than a whole split limit: let through at once, the budget refuses it for good
+        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, true, 50_000, 0, 999, 0).admits(person, 0.1)).isTrue();
+        // without the split the view ignores them, as before
+        assertThat(new BudgetView(10_000, 0, 100, 0, 100, 0, false).after(person).admits(person, 0.1)).isTrue();
+    }
+
+    @Test
     void theFloorIsPreciseInEveryDimension() {
         Job batch = job("t", 1, JobClass.BATCH, 100);
         Job person = job("t", 1, JobClass.INTERACTIVE, 100);

@@ -30,6 +30,13 @@ class FallbackProviderBudgetStoreTest {
         public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
             return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : super.tryAcquire(key, limits, tokens, leaseId);
         }
+
+        @Override
+        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long in, long out, String leaseId,
+                                               boolean needSchedule) {
+            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out"))
+                    : super.tryAcquire(key, limits, tokens, in, out, leaseId, needSchedule);
+        }
     };
     final StoreState state = new StoreState(true, clock::millis);
     final FallbackProviderBudgetStore store = new FallbackProviderBudgetStore(shared, clock, state, Duration.ofMillis(500), 4,
@@ -78,5 +85,29 @@ class FallbackProviderBudgetStoreTest {
         assertThat(share.requestsPerMinute()).isEqualTo(1);
         assertThat(share.tokensPerMinute()).isEqualTo(25);
         assertThat(share.maxInFlight()).isEqualTo(1);
+    }
+
+    /** Input and output limits too: each replica's share while Redis is out, handed over as it answers again. */
+    @Test
+    void aSplitBudgetSpendsItsShareOfInputAndOutputAndHandsItOver() {
+        BudgetLimits split = new BudgetLimits(400, Long.MAX_VALUE, 80, 60_000, 40_000, 4_000);
+        assertThat(store.share(split)).isEqualTo(new BudgetLimits(100, Long.MAX_VALUE / 4, 20, 60_000, 10_000, 1_000));
+        assertThat(store.share(LIMITS).split()).as("no split stays none").isFalse();
+
+        redisDown.set(true);
+        int admitted = 0;
+        for (int i = 0; i < 5; i++) {
+            BudgetDecision d = store.tryAcquire(KEY, split, 600, 300, 300, "split-" + i, false).block(Duration.ofSeconds(1));
+            if (d.admitted()) admitted++;
+            else assertThat(d.refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
+        }
+        assertThat(admitted).as("300 output each against this replica's 1,000").isEqualTo(3);
+
+        redisDown.set(false);
+        state.answered();
+        BudgetSnapshot shared = redisStandIn.snapshot(KEY, split).block();
+        assertThat(shared.usedOutputTokens()).isEqualTo(900);
+        assertThat(shared.usedInputTokens()).isEqualTo(900);
+        assertThat(shared.usedRequests()).isEqualTo(3);
     }
 }

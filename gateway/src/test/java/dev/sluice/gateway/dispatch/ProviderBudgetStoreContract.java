@@ -103,7 +103,7 @@ abstract class ProviderBudgetStoreContract {
      */
     @Test
     void aChargeStampedAtTheProvidersCountLeavesNoSoonerThanTheProviderFreesIt() {
-        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 250);
+        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 0, 0, 250);
         for (long within : new long[] {0, 500, 749, 750, 999}) {
             setUp();
             at(within);
@@ -129,7 +129,7 @@ abstract class ProviderBudgetStoreContract {
 
     @Test
     void aChargeStampedAheadCountsFromNowAndIsSettledInItsOwnSlot() {
-        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 1000);
+        BudgetLimits delayed = new BudgetLimits(10, 1000, 10, 120_000, 0, 0, 1000);
         at(999);
         BudgetDecision d = acquire(delayed, 600, lease());
         assertThat(d.snapshot().usedTokens()).isEqualTo(600);
@@ -252,6 +252,53 @@ abstract class ProviderBudgetStoreContract {
         store.correct(key, LIMITS, 0, 0, Long.MAX_VALUE).block(); // a reset far away: held for a window, no wrap
         assertThat(snapshot().usedTokens()).isEqualTo(1000);
         assertThat(snapshot().usedRequests()).isEqualTo(10);
+    }
+
+    /** A provider that meters input and output apart, with no total (Anthropic's ITPM and OTPM). */
+    static final BudgetLimits SPLIT = new BudgetLimits(10, Long.MAX_VALUE, 3, 120_000, 5_000, 1_000);
+
+    BudgetDecision acquireSplit(long input, long output) {
+        return store.tryAcquire(key, SPLIT, input + output, input, output, lease(), true).block(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aSplitBudgetChargesInputAndOutputAndRefusesOnTheOneThatBinds() {
+        BudgetDecision first = acquireSplit(800, 800);
+        assertThat(first.admitted()).isTrue();
+        assertThat(first.snapshot().usedInputTokens()).isEqualTo(800);
+        assertThat(first.snapshot().usedOutputTokens()).isEqualTo(800);
+        at(3_000);
+        BudgetDecision refused = acquireSplit(400, 300);
+        assertThat(refused.refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
+        assertThat(refused.waitMs()).isEqualTo(61_000 - 3_000);
+        assertThat(refused.snapshot().usedInputTokens()).as("all or nothing").isEqualTo(800);
+        assertThat(refused.snapshot().usedRequests()).isEqualTo(1);
+        assertThat(acquireSplit(4_500, 0).refusal()).isEqualTo(BudgetRefusal.INPUT_TOKENS);
+        assertThat(acquireSplit(10, 1_001).neverFits()).isTrue();
+
+        // The answer wrote 100 of its 800: the output window is settled to that, the room is back.
+        store.adjust(key, first.nowMs(), 0, 0, 0, -700).block(Duration.ofSeconds(5));
+        BudgetSnapshot s = store.snapshot(key, SPLIT).block(Duration.ofSeconds(5));
+        assertThat(s.usedOutputTokens()).isEqualTo(100);
+        assertThat(s.usedTokens()).isEqualTo(1_600);
+        assertThat(acquireSplit(400, 300).admitted()).isTrue();
+        // Pushed back: the attempt's input and output are given back with its request and tokens.
+        BudgetDecision last = acquireSplit(100, 100);
+        store.adjust(key, last.nowMs(), -200, -1, -100, -100).block(Duration.ofSeconds(5));
+        s = store.snapshot(key, SPLIT).block(Duration.ofSeconds(5));
+        assertThat(s.usedInputTokens()).isEqualTo(1_200);
+        assertThat(s.usedOutputTokens()).isEqualTo(400);
+        assertThat(s.usedRequests()).isEqualTo(2);
+        assertThat(s.inputUtilisation()).isEqualTo(1_200 / 5_000.0);
+    }
+
+    @Test
+    void aBudgetWithoutTheSplitReportsNoInputOrOutput() {
+        BudgetDecision d = store.tryAcquire(key, LIMITS, 300, 200, 100, lease(), true).block(Duration.ofSeconds(5));
+        assertThat(d.admitted()).isTrue();
+        assertThat(d.snapshot().usedInputTokens()).isZero();
+        assertThat(d.snapshot().usedOutputTokens()).isZero();
+        assertThat(snapshot()).isEqualTo(d.snapshot());
     }
 
     @Test

@@ -30,6 +30,25 @@ class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
                 .as("the door then assumes an even drain").isNull();
     }
 
+    /** Without the input/output split a budget costs what it did: its two windows' keys are never written. */
+    @org.junit.jupiter.api.Test
+    void aBudgetWithoutTheSplitNeverWritesTheInputAndOutputKeys() {
+        java.time.Duration t = java.time.Duration.ofSeconds(5);
+        ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
+        BudgetDecision d = store.tryAcquire(key, LIMITS, 300, "plain").block(t);
+        store.adjustTokens(key, d.nowMs(), -100).block(t);
+        store.adjust(key, d.nowMs(), -100, -1).block(t);
+        store.snapshot(key, LIMITS).block(t);
+        store.release(key, "plain").block(t);
+        org.assertj.core.api.Assertions.assertThat(redis.hasKey(RedisProviderBudgetStore.inputWindowKey(key)).block(t)).isFalse();
+        org.assertj.core.api.Assertions.assertThat(redis.hasKey(RedisProviderBudgetStore.outputWindowKey(key)).block(t)).isFalse();
+
+        store.tryAcquire(key, SPLIT, 300, 200, 100, "split", true).block(t);
+        for (String k : java.util.List.of(RedisProviderBudgetStore.inputWindowKey(key), RedisProviderBudgetStore.outputWindowKey(key))) {
+            org.assertj.core.api.Assertions.assertThat(redis.getExpire(k).block(t)).as(k + " expires").isPositive();
+        }
+    }
+
     private static synchronized ReactiveStringRedisTemplate secondClient() {
         if (second == null) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(

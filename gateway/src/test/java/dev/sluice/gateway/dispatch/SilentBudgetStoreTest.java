@@ -104,8 +104,21 @@ class SilentBudgetStoreTest {
         }
 
         @Override
+        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                               String leaseId, boolean needSchedule) {
+            if (!limits.split()) return tryAcquire(key, limits, tokens, leaseId, needSchedule); // through the overridable call
+            return inner.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule);
+        }
+
+        @Override
         public Mono<Boolean> release(String key, String leaseId) {
             return inner.release(key, leaseId);
+        }
+
+        @Override
+        public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                                 long deltaOutput) {
+            return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
         }
 
         @Override

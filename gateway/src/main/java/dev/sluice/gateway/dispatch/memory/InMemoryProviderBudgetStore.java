@@ -30,6 +30,13 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                           String leaseId, boolean needSchedule) {
+        return Mono.fromSupplier(() -> withBudget(key,
+                b -> b.tryAcquire(limits, tokens, inputTokens, outputTokens, leaseId, clock.millis())));
+    }
+
+    @Override
     public Mono<Boolean> release(String key, String leaseId) {
         return Mono.fromSupplier(() -> withBudget(key, b -> b.release(leaseId, clock.millis())));
     }
@@ -46,6 +53,15 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         return Mono.fromRunnable(() -> withBudget(key, b -> {
             b.settle(clock.millis(), chargedAtMs, countedByMs, chargedTokens, deltaTokens);
+            return null;
+        }));
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                             long deltaOutput) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.adjust(clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
             return null;
         }));
     }

@@ -19,7 +19,8 @@ import reactor.core.publisher.Mono;
  * ({@code scripts/budget_*.lua}, each including {@code budget_common.lua} and through it
  * {@code window_lib.lua}), Redis TIME as the clock, and three keys per budget under its hash tag
  * ({@code sluice:b:{default:gpt-4o}:w} window, {@code :l} leases, {@code :p} pause) so Redis
- * Cluster keeps a budget in one slot.
+ * Cluster keeps a budget in one slot; two more ({@code :wi} input, {@code :wo} output windows)
+ * only for a provider that meters input and output apart.
  * Every key has a TTL: the window its length plus two slots, the leases their longest expiry,
  * the pause its end. In-flight slots are a sorted set of leases by expiry, swept by every
  * admission, so a replica that dies holding slots gives them back when its leases expire.
@@ -36,7 +37,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> SNAPSHOT = script("budget_snapshot", List.class);
     private static final BudgetRefusal[] REFUSALS = {null, BudgetRefusal.PAUSED, BudgetRefusal.TOKENS,
-            BudgetRefusal.REQUESTS, BudgetRefusal.IN_FLIGHT};
+            BudgetRefusal.REQUESTS, BudgetRefusal.IN_FLIGHT, BudgetRefusal.INPUT_TOKENS, BudgetRefusal.OUTPUT_TOKENS};
 
     private final ReactiveStringRedisTemplate redis;
     /** Null in production (Redis TIME); a fake clock in tests that must control time. */
@@ -67,6 +68,14 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
         return "sluice:b:" + HashTags.tag(key) + ":p";
     }
 
+    public static String inputWindowKey(String key) {
+        return "sluice:b:" + HashTags.tag(key) + ":wi";
+    }
+
+    public static String outputWindowKey(String key) {
+        return "sluice:b:" + HashTags.tag(key) + ":wo";
+    }
+
     private String now() {
         return testClock == null ? "" : Long.toString(testClock.getAsLong());
     }
@@ -78,16 +87,28 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        if (tokens < 0) return Mono.error(new IllegalArgumentException("tokens must not be negative, was " + tokens));
-        List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key));
+        return tryAcquire(key, limits, tokens, 0, 0, leaseId, needSchedule);
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                           String leaseId, boolean needSchedule) {
+        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
+            return Mono.error(new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input "
+                    + inputTokens + ", output " + outputTokens));
+        }
+        List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key), inputWindowKey(key), outputWindowKey(key));
         List<String> args = List.of(now(), Long.toString(tokens), leaseId,
                 Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
                 Integer.toString(limits.maxInFlight()), Long.toString(limits.leaseMs()),
-                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0", Long.toString(limits.countDelayMs()));
+                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0",
+                Long.toString(inputTokens), Long.toString(outputTokens),
+                Long.toString(limits.inputTokensPerMinute()), Long.toString(limits.outputTokensPerMinute()),
+                Long.toString(limits.countDelayMs()));
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
             BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
-                    num(raw, 7), num(raw, 8), num(raw, 9) == 1 ? leaving(raw, 10) : null);
+                    num(raw, 7), num(raw, 8), num(raw, 9) == 1 ? leaving(raw, 12) : null, num(raw, 10), num(raw, 11));
             return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
         });
     }
@@ -105,9 +126,16 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        if (deltaTokens == 0 && deltaRequests == 0) return Mono.empty();
-        return redis.execute(ADJUST, List.of(windowKey(key)), List.of(now(), Long.toString(chargedAtMs),
-                Long.toString(deltaTokens), Long.toString(deltaRequests))).then();
+        return adjust(key, chargedAtMs, deltaTokens, deltaRequests, 0, 0);
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                             long deltaOutput) {
+        if (deltaTokens == 0 && deltaRequests == 0 && deltaInput == 0 && deltaOutput == 0) return Mono.empty();
+        return redis.execute(ADJUST, List.of(windowKey(key), inputWindowKey(key), outputWindowKey(key)),
+                List.of(now(), Long.toString(chargedAtMs), Long.toString(deltaTokens), Long.toString(deltaRequests),
+                        Long.toString(deltaInput), Long.toString(deltaOutput))).then();
     }
 
     @Override
@@ -125,10 +153,12 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-        return redis.execute(SNAPSHOT, List.of(windowKey(key), leasesKey(key), pauseKey(key)), List.of(now()))
+        return redis.execute(SNAPSHOT, List.of(windowKey(key), leasesKey(key), pauseKey(key), inputWindowKey(key),
+                        outputWindowKey(key)), List.of(now(), limits.inputTokensPerMinute() > 0 ? "1" : "0",
+                        limits.outputTokensPerMinute() > 0 ? "1" : "0"))
                 .next()
                 .map(raw -> new BudgetSnapshot(limits, num(raw, 0), num(raw, 2), num(raw, 1), (int) num(raw, 3),
-                        num(raw, 4), num(raw, 5), leaving(raw, 6)));
+                        num(raw, 4), num(raw, 5), leaving(raw, 8), num(raw, 6), num(raw, 7)));
     }
 
     /** The leaving schedule the scripts append from {@code from}: leavesAt, tokens, requests per slot. */
