@@ -9,7 +9,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * of the prompt tokens each answer reports to Sluice's estimate, per provider budget, by which
  * the provider budget is charged. The tenant quota does not use it.
  *
- * @param defaultRatio the ratio until the first answer (1.0: the estimate, with the budget's headroom)
+ * @param defaultRatio the ratio until the first answer: conservative, 1.25, so that the calls sent
+ *                     before any answer stay within the provider's limit from a provider that
+ *                     counts up to a quarter more than the estimator (each is settled to its usage)
  * @param minRatio     the lowest ratio ever charged
  * @param maxRatio     the highest ratio ever charged
  * @param fastSamples  answers averaged plainly at the start, before the moving average takes over
@@ -19,7 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxAge       a replica silent this long (gone, restarted) no longer counts
  */
 @ConfigurationProperties("sluice.calibration")
-public record CalibrationProperties(@DefaultValue("1.0") double defaultRatio,
+public record CalibrationProperties(@DefaultValue("1.25") double defaultRatio,
                                     @DefaultValue("0.5") double minRatio,
                                     @DefaultValue("2.0") double maxRatio,
                                     @DefaultValue("20") int fastSamples,

@@ -42,7 +42,7 @@ public final class TokenCalibration {
             }
         }
 
-        public static final Settings DEFAULTS = new Settings(1.0, 0.5, 2.0, 20, 0.1);
+        public static final Settings DEFAULTS = new Settings(1.25, 0.5, 2.0, 20, 0.1);
 
         /** The state before any answer. */
         public State initial() {

@@ -54,10 +54,10 @@ class CalibratedBudgetTest {
         String key = TestTenants.create(tenants, "calibration", "enterprise").key();
         Gauge ratio = meters.find(ProviderCalibration.GAUGE).tag("provider", "default").tag("model", "*").gauge();
         assertThat(ratio).as("registered at start").isNotNull();
-        assertThat(ratio.value()).as("before any answer: the default").isEqualTo(1.0);
+        assertThat(ratio.value()).as("before any answer: the conservative default").isEqualTo(1.25);
 
-        // Before any answer: the charge is the estimate (the prompt) and the reserved output.
-        long estimate = chargeInFlight(key) - MAX_TOKENS;
+        // Before any answer: the charge is the estimate (the prompt) at the default ratio and the reserved output.
+        long estimate = (long) Math.floor((chargeInFlight(key) - MAX_TOKENS) / 1.25);
         assertThat(estimate).isGreaterThan(1_500);
         // That first answer alone sets the ratio (fast start); a few more at once.
         List<CompletableFuture<ResponseEntity<String>>> more = IntStream.range(0, 4).mapToObj(i -> send(key)).toList();
