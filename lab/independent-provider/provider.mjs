@@ -31,6 +31,7 @@ const DEFAULTS = {
   'ingress-latency-ms': 0, // the request travels this long before the provider counts it
   'extra-latency-ms': 0, // the answer travels this long after the provider settled it
   'retry-after-503-s': 1,
+  'keep-alive-ms': 120000, // an idle keep-alive connection is closed after this
   seed: 42,
   'api-key': '', // when set, calls must carry it as a Bearer token
 };
@@ -418,33 +419,32 @@ async function chat(p, req, res) {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...common });
   const chunk = (choices, extra = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_independent', choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
   const pieces = Math.max(1, Math.min(perChoice, 10));
-  const extra = o['extra-latency-ms'];
-  const write = (text, at) => new Promise((resolve) => setTimeout(() => {
-    if (!gone) res.write(text);
-    resolve();
-  }, Math.max(0, at + extra - (performance.now() - started))));
+  const choices = (f) => Array.from({ length: n }, (_, index) => ({ index, ...f(index), logprobs: null }));
+  const events = []; // [when the model produces it (ms after start), text], in order
   let at = latency * 0.2;
-  const writes = [];
-  writes.push(write(chunk(Array.from({ length: n }, (_, index) => ({ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }))), at));
+  events.push([at, chunk(choices(() => ({ delta: { role: 'assistant', content: '', refusal: null }, finish_reason: null })))]);
   for (let i = 0; i < pieces; i++) {
     at += (latency * 0.8) / pieces;
     const from = Math.floor((perChoice * i) / pieces);
     const to = Math.floor((perChoice * (i + 1)) / pieces);
-    const when = at;
-    // Counted as produced at its time on the provider's side (the travel time is the network's, not the model's).
-    setTimeout(() => { if (!done) sentTokens = to * n; }, when);
-    writes.push(write(chunk(Array.from({ length: n }, (_, index) => ({ index, delta: { content: (from > 0 ? ' ' : '') + words(to - from) }, logprobs: null, finish_reason: null }))), when));
+    // Counted when produced (the travel time after it is the network's, not the model's).
+    setTimeout(() => { if (!done) sentTokens = to * n; }, at);
+    events.push([at, chunk(choices(() => ({ delta: { content: (from > 0 ? ' ' : '') + words(to - from) }, finish_reason: null })))]);
   }
   setTimeout(() => {
-    if (!gone) {
-      finish(completion);
-      p.answered();
-    }
+    if (gone) return;
+    finish(completion);
+    p.answered();
   }, at);
-  writes.push(write(chunk(Array.from({ length: n }, (_, index) => ({ index, delta: {}, logprobs: null, finish_reason: 'stop' }))), at));
-  if (includeUsage) writes.push(write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_independent', choices: [], usage: usage() })}\n\n`, at));
-  writes.push(write('data: [DONE]\n\n', at));
-  await Promise.all(writes);
+  events.push([at, chunk(choices(() => ({ delta: {}, finish_reason: 'stop' })))]);
+  if (includeUsage) events.push([at, `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_independent', choices: [], usage: usage() })}\n\n`]);
+  events.push([at, 'data: [DONE]\n\n']);
+  // One writer, in order: timers due at the same millisecond need not fire in the order they were set.
+  for (const [when, text] of events) {
+    await sleep(when + o['extra-latency-ms'] - (performance.now() - started));
+    if (gone) return;
+    res.write(text);
+  }
   if (!gone) res.end();
 }
 
@@ -456,6 +456,7 @@ export function startServer(o) {
 
   const server = http.createServer(async (req, res) => {
     try {
+      res.setHeader('date', new Date(p.now()).toUTCString()); // the time it states is its own clock's
       const url = new URL(req.url, 'http://x');
       const path = url.pathname.replace(/\/+$/, '');
       if (path === '/stats' && req.method === 'GET') return send(res, 200, stats());
@@ -485,8 +486,10 @@ export function startServer(o) {
       console.error(e);
     }
   });
-  server.keepAliveTimeout = 120_000; // a gateway's pool keeps its connections open between bursts
-  server.headersTimeout = 125_000;
+  // An idle connection is closed after this, as every server does at some point: a client's pool must not
+  // send on a connection older than the server keeps (a real provider's timeout is unknown to the client).
+  server.keepAliveTimeout = o['keep-alive-ms'];
+  server.headersTimeout = o['keep-alive-ms'] + 5_000;
   server.requestTimeout = 0;
   return new Promise((resolve) => server.listen(o.port, o.host, () => resolve({ server, provider: p, port: server.address().port })));
 }
