@@ -168,16 +168,15 @@ export function createProvider(o) {
   }
 
   function rateHeaders(t) {
-    const last = state.log.length > state.head ? state.log[state.log.length - 1].t + window - t : 0;
-    const firstRequestFree = state.windowRequests >= o.rpm && state.log.length > state.head ? state.log[state.head].t + window - t : 0;
+    // OpenAI: "the time until the rate limit resets to its initial state", i.e. until the newest charge leaves.
+    const empty = state.log.length > state.head ? state.log[state.log.length - 1].t + window - t : 0;
     return {
       'x-ratelimit-limit-requests': String(o.rpm),
       'x-ratelimit-limit-tokens': String(o.tpm),
       'x-ratelimit-remaining-requests': String(Math.max(0, o.rpm - state.windowRequests)),
       'x-ratelimit-remaining-tokens': String(Math.max(0, o.tpm - state.windowTokens)),
-      // OpenAI: the time until the limit is back to its initial state; requests: until one more fits.
-      'x-ratelimit-reset-requests': goDuration(firstRequestFree),
-      'x-ratelimit-reset-tokens': goDuration(last),
+      'x-ratelimit-reset-requests': goDuration(empty),
+      'x-ratelimit-reset-tokens': goDuration(empty),
     };
   }
 

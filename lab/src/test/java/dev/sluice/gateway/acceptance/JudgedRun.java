@@ -63,14 +63,21 @@ class JudgedRun {
     /** Its own database on the test Redis, flushed first: the last run's budgets and tenants must not count. */
     static final int DATABASE = 13;
 
-    /** {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --run=<name> --strict}, validated here. */
-    record Options(int replicas, String countFactor, int seconds, String run, boolean strict) {
+    /**
+     * {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --run=<name> --strict
+     * --provider-flags=<flag>,<flag>} (more of the provider's own flags, e.g. {@code --ingress-latency-ms=200}), validated here.
+     */
+    record Options(int replicas, String countFactor, int seconds, String run, boolean strict, List<String> providerFlags) {
         Options {
             if (replicas != 1 && replicas != 2) throw new IllegalArgumentException("--replicas must be 1 or 2, was " + replicas);
             if (!countFactor.equals("chars4") && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
                 throw new IllegalArgumentException("--count-factor must be chars4 or in [0.5, 2], was " + countFactor);
             }
             if (seconds < 5 || seconds > 600) throw new IllegalArgumentException("--seconds must be in [5, 600], was " + seconds);
+            for (String f : providerFlags) {
+                if (!f.matches("--[a-z0-9-]+=[^\\s]+")) throw new IllegalArgumentException("--provider-flags: not a flag: " + f);
+            }
+            providerFlags = List.copyOf(providerFlags);
         }
 
         static Options parse(String args) {
@@ -83,15 +90,18 @@ class JudgedRun {
                     continue;
                 }
                 String[] kv = a.replaceFirst("^--", "").split("=", 2);
-                if (kv.length != 2 || !(o.containsKey(kv[0]) || kv[0].equals("run"))) {
-                    throw new IllegalArgumentException("unknown option " + a + "; known: --replicas= --count-factor= --seconds= --run= --strict");
+                if (kv.length != 2 || !(o.containsKey(kv[0]) || kv[0].equals("run") || kv[0].equals("provider-flags"))) {
+                    throw new IllegalArgumentException("unknown option " + a
+                            + "; known: --replicas= --count-factor= --seconds= --run= --provider-flags= --strict");
                 }
                 o.put(kv[0], kv[1]);
             }
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
             String run = o.getOrDefault("run", "r" + replicas + "-f" + o.get("count-factor") + "-" + seconds + "s");
-            return new Options(replicas, o.get("count-factor"), seconds, run, strict);
+            String flags = o.getOrDefault("provider-flags", "");
+            return new Options(replicas, o.get("count-factor"), seconds, run, strict,
+                    flags.isEmpty() ? List.of() : List.of(flags.split(",")));
         }
     }
 
@@ -114,9 +124,11 @@ class JudgedRun {
         Files.createDirectories(out);
         Path tiers = tiersFile(out);
         List<GatewayReplica> gateways = new ArrayList<>();
-        try (IndependentProvider provider = IndependentProvider.start("--rpm=" + REQUESTS_PER_MINUTE, "--tpm=" + TOKENS_PER_MINUTE,
+        List<String> flags = new ArrayList<>(List.of("--rpm=" + REQUESTS_PER_MINUTE, "--tpm=" + TOKENS_PER_MINUTE,
                 "--in-flight=" + MAX_IN_FLIGHT, "--latency-ms=2000", "--jitter=0.1",
-                "--count-factor=" + String.format(Locale.ROOT, "%.6f", providerFactor), "--seed=42")) {
+                "--count-factor=" + String.format(Locale.ROOT, "%.6f", providerFactor), "--seed=42"));
+        flags.addAll(opt.providerFlags()); // later flags win in the provider
+        try (IndependentProvider provider = IndependentProvider.start(flags.toArray(String[]::new))) {
             List<String> props = new ArrayList<>(List.of("spring.main.banner-mode=off", "server.shutdown=immediate"));
             if (opt.replicas() == 2) {
                 TestRedisTemplates.flushed(DATABASE);
@@ -206,6 +218,7 @@ class JudgedRun {
         r.put("replicas", opt.replicas());
         r.put("countFactor", opt.countFactor());
         r.put("seconds", opt.seconds());
+        r.put("providerFlags", opt.providerFlags());
         r.put("providerCharsPerTokenFactor", providerFactor);
         r.put("gatewayEstimatedPromptPerPage", estimatedPrompt);
         double providerPrompt = replies.stream().filter(x -> x.status() == 200)
