@@ -32,6 +32,7 @@ const DEFAULTS = {
   'extra-latency-ms': 0, // the answer travels this long after the provider settled it
   'retry-after-503-s': 1,
   'keep-alive-ms': 120000, // an idle keep-alive connection is closed after this
+  'exit-with-stdin': 0, // 1: exit when stdin closes, so a parent that dies (killed, not stopped) takes it along
   seed: 42,
   'api-key': '', // when set, calls must carry it as a Bearer token
 };
@@ -506,4 +507,9 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   const stop = () => server.close(() => process.exit(0)) && server.closeAllConnections();
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (options['exit-with-stdin']) {
+    process.stdin.on('end', stop);
+    process.stdin.on('error', stop);
+    process.stdin.resume();
+  }
 }

@@ -64,7 +64,8 @@ public final class IndependentProvider implements AutoCloseable {
 
     /** Starts it on a free port with {@code flags} ({@code --tpm=300000}, ...); its stderr goes to ours. */
     public static IndependentProvider start(String... flags) {
-        List<String> command = new ArrayList<>(List.of("node", script().toString(), "--port=0"));
+        // Its stdin stays open to us: if this JVM is killed rather than closed, the pipe closes and the provider exits.
+        List<String> command = new ArrayList<>(List.of("node", script().toString(), "--port=0", "--exit-with-stdin=1"));
         command.addAll(List.of(flags));
         Process process;
         try {
