@@ -238,8 +238,16 @@ final class SeedCrowd {
         private final HttpClient http;
 
         Client(int connections) {
+            this(connections, Duration.ofSeconds(120));
+        }
+
+        /**
+         * A pool that drops a connection idle for {@code maxIdle}: a run longer than the gateway's edge idle
+         * timeout (60 s) must not reuse a connection the gateway is closing at that moment.
+         */
+        Client(int connections, Duration maxIdle) {
             pool = ConnectionProvider.builder("seed-crowd").maxConnections(connections).pendingAcquireMaxCount(-1)
-                    .maxIdleTime(Duration.ofSeconds(120)).build();
+                    .maxIdleTime(maxIdle).build();
             http = HttpClient.create(pool).responseTimeout(Duration.ofSeconds(100));
         }
 
