@@ -95,11 +95,14 @@ class GatewayFuzzTest {
      */
     static Path tiersFile() throws IOException {
         Path source = Files.exists(Path.of("../tiers.yaml")) ? Path.of("../tiers.yaml") : Path.of("tiers.yaml");
-        String yaml = Files.readString(source)
+        String original = Files.readString(source);
+        String limits = "requests-per-minute: 1500\n        tokens-per-minute: 300000\n        max-in-flight: 200";
+        // A silent miss here once left the provider at its real limits, and big valid bodies waited or were told busy.
+        if (!original.contains(limits)) throw new IllegalStateException("tiers.yaml's provider limits are no longer written as " + limits);
+        String yaml = original
                 .replaceFirst("(?m)^tiers:\n", "tiers:\n  fuzz:\n    tokens-per-minute: 100000000\n    requests-per-minute: 1000000\n"
                         + "    burst-allowance: 1.0\n    priority: 2\n    redis-down: fail-open\n")
-                .replace("requests-per-minute: 1500\n        tokens-per-minute: 300000\n        max-in-flight: 200",
-                        "requests-per-minute: 1000000\n        tokens-per-minute: 1000000000\n        max-in-flight: 1000");
+                .replace(limits, "requests-per-minute: 1000000\n        tokens-per-minute: 1000000000\n        max-in-flight: 1000");
         Path dir = Files.createDirectories(Path.of("target", "fuzz"));
         Path file = dir.resolve("tiers.yaml");
         Files.writeString(file, yaml);
