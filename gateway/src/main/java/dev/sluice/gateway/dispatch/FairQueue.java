@@ -77,8 +77,6 @@ public final class FairQueue {
     private int interactive;
     /** Lanes whose counter is above this wait (across replicas, see {@link HoldBack}); MAX_VALUE: none. */
     private long holdAbove = Long.MAX_VALUE;
-    /** Lanes waiting on other replicas at the last shared view: their counters and the tokens they hold in line. */
-    private List<LaneShare.Elsewhere> elsewhere = List.of();
     /** Whether service is tallied for {@link #takeReports} (a replica among others); off, nothing is kept for it. */
     private boolean sharing;
     /** Service of lanes dropped since the last report, by tenant, still to be reported. */
@@ -102,13 +100,6 @@ public final class FairQueue {
 
         boolean waiting() {
             return !interactive.isEmpty() || !batch.isEmpty();
-        }
-
-        long queuedTokens() {
-            long t = 0;
-            for (Job j : interactive) t += j.tokens();
-            for (Job j : batch) t += j.tokens();
-            return t;
         }
 
         int size() {
@@ -304,7 +295,7 @@ public final class FairQueue {
             Lane lane = e.getValue();
             long gone = unsharedGone.getOrDefault(e.getKey(), 0L);
             if (lane.waiting() || lane.unshared != 0 || gone != 0) {
-                out.add(new LaneShare.Report(e.getKey(), LaneShare.clamp(lane.unshared + gone), lane.waiting(), lane.queuedTokens()));
+                out.add(new LaneShare.Report(e.getKey(), LaneShare.clamp(lane.unshared + gone), lane.waiting()));
             }
             lane.unshared = 0;
         }
@@ -337,15 +328,6 @@ public final class FairQueue {
     }
 
     /** Lanes whose counter is above {@code counter} wait ({@link HoldBack#aboveAt}); {@code Long.MAX_VALUE}: none. */
-    /**
-     * The lanes waiting on other replicas (from the shared view): the door's estimate counts what
-     * each will be served before a job, as it counts the lanes here (a tenant's priority there
-     * unknown: as priority 1, the cautious side), up to what it holds in line.
-     */
-    public void lanesElsewhere(List<LaneShare.Elsewhere> lanes) {
-        this.elsewhere = List.copyOf(lanes);
-    }
-
     public void holdAbove(long counter) {
         holdAbove = counter;
     }
@@ -526,14 +508,6 @@ public final class FairQueue {
                 tokens += j.tokens();
                 tag += j.tokens() * lane.priority;
             }
-        }
-        long perJob = Math.max(1, target.tokens());
-        for (LaneShare.Elsewhere e : elsewhere) {
-            // Counters are within ±2^53 (LaneShare), so the difference cannot overflow.
-            if (e.counter() >= finish || e.queuedTokens() <= 0) continue;
-            long more = Math.min(e.queuedTokens(), finish - e.counter());
-            tokens = more > Long.MAX_VALUE - tokens ? Long.MAX_VALUE : tokens + more;
-            jobs = (int) Math.min(Integer.MAX_VALUE, jobs + more / perJob + (more % perJob == 0 ? 0 : 1));
         }
         return new WorkAhead(jobs, tokens);
     }

@@ -22,21 +22,9 @@ public interface LaneShare {
      *
      * @param served  tokens × priority served since this replica's last report (negative after a correction)
      * @param waiting whether the lane has work waiting here now
-     * @param queuedTokens the tokens it has in line here (for the other replicas' doors)
      */
-    record Report(String tenant, long served, boolean waiting, long queuedTokens) {
-        public Report(String tenant, long served, boolean waiting) {
-            this(tenant, served, waiting, 0);
-        }
+    record Report(String tenant, long served, boolean waiting) {
     }
-
-    /** A tenant waiting on another replica: its shared counter and the tokens it has in line there. */
-    record Elsewhere(long counter, long queuedTokens) {
-    }
-
-    /** The order both adapters list {@link View#elsewhere} in (the store's own order is a hash's). */
-    java.util.Comparator<Elsewhere> ELSEWHERE_ORDER =
-            java.util.Comparator.comparingLong(Elsewhere::counter).thenComparingLong(Elsewhere::queuedTokens);
 
     /**
      * What the fleet says back.
@@ -44,15 +32,9 @@ public interface LaneShare {
      * @param othersLowest the lowest counter among tenants waiting on another replica (fresh within
      *                     the TTL); empty when no other replica has anyone waiting
      * @param counters     the shared counter of every tenant reported, after this report
-     * @param elsewhere    tenants seen waiting (within the TTL) that this replica did not report:
-     *                     the lanes the door's estimate counts besides its own
      */
-    record View(OptionalLong othersLowest, Map<String, Long> counters, List<Elsewhere> elsewhere) {
-        public static final View ALONE = new View(OptionalLong.empty(), Map.of(), List.of());
-
-        public View(OptionalLong othersLowest, Map<String, Long> counters) {
-            this(othersLowest, counters, List.of());
-        }
+    record View(OptionalLong othersLowest, Map<String, Long> counters) {
+        public static final View ALONE = new View(OptionalLong.empty(), Map.of());
     }
 
     /**

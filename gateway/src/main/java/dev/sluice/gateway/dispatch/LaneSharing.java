@@ -107,7 +107,7 @@ public final class LaneSharing implements SmartLifecycle {
                     .timeout(storeTimeout)
                     .doOnNext(view -> {
                         reportedWaiting.put(d.key(), waiting);
-                        d.shared(view.counters(), HoldBack.of(view.othersLowest(), now, slack, ttlMs), view.elsewhere());
+                        d.shared(view.counters(), HoldBack.of(view.othersLowest(), now, slack, ttlMs));
                     })
                     .onErrorResume(e -> {
                         log.debug("Fair queue of {} not shared: {}", d.key(), e.toString());

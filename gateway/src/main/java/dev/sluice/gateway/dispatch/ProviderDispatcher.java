@@ -391,11 +391,9 @@ public final class ProviderDispatcher {
     }
 
     /** The fleet's view: counters rebased, the hold set, and the line tried again under it. */
-    void shared(Map<String, Long> counters, HoldBack hold, List<LaneShare.Elsewhere> elsewhere) {
+    void shared(Map<String, Long> counters, HoldBack hold) {
         loop.schedule(() -> {
             queue.rebase(counters);
-            // The door counts the lanes waiting on other replicas as work ahead (as of this view).
-            queue.lanesElsewhere(elsewhere);
             boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
             this.hold = hold;
             if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
@@ -406,7 +404,6 @@ public final class ProviderDispatcher {
     void notShared(List<LaneShare.Report> reports) {
         loop.schedule(() -> {
             queue.restore(reports);
-            queue.lanesElsewhere(List.of());
             boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
             this.hold = HoldBack.NONE;
             if (wasHolding) pump();

@@ -74,7 +74,7 @@ class LaneSharingTest {
         AtomicReference<Object> b = new AtomicReference<>();
         Lease first = oneServedOneWaiting(b);
         tick();
-        assertThat(calls).containsExactly(List.of(new Report("a", 100, false), new Report("b", 0, true, 100)));
+        assertThat(calls).containsExactly(List.of(new Report("a", 100, false), new Report("b", 0, true)));
         dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         tick();
@@ -107,7 +107,7 @@ class LaneSharingTest {
         tick();
         answer.set(Mono.error(new IllegalStateException("Redis went away")));
         tick();
-        assertThat(calls.get(1)).containsExactly(new Report("b", 0, true, 100));
+        assertThat(calls.get(1)).containsExactly(new Report("b", 0, true));
         dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         answer.set(Mono.just(View.ALONE));

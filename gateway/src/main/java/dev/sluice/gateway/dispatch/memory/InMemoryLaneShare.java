@@ -13,7 +13,7 @@ import reactor.core.publisher.Mono;
  * share, so its fair queue makes no share calls at all.
  */
 public final class InMemoryLaneShare implements LaneShare {
-    private record Tenant(long counter, long seenWaitingMs, long queuedTokens) {
+    private record Tenant(long counter, long seenWaitingMs) {
     }
 
     private record Replica(long seenMs, long lowest) {
@@ -46,15 +46,6 @@ public final class InMemoryLaneShare implements LaneShare {
         }
         // Tenants no one reported waiting within the TTL, not ahead of where they would start again: forgetting them changes nothing.
         b.tenants.values().removeIf(t -> t.seenWaitingMs() < fresh && t.counter() <= start);
-        java.util.Set<String> reported = new java.util.HashSet<>();
-        for (Report lane : lanes) reported.add(lane.tenant());
-        List<Elsewhere> elsewhere = new java.util.ArrayList<>();
-        for (Map.Entry<String, Tenant> t : b.tenants.entrySet()) {
-            if (t.getValue().seenWaitingMs() >= fresh && !reported.contains(t.getKey())) {
-                elsewhere.add(new Elsewhere(t.getValue().counter(), t.getValue().queuedTokens()));
-            }
-        }
-        elsewhere.sort(ELSEWHERE_ORDER);
         Map<String, Long> counters = new HashMap<>();
         long mine = Long.MAX_VALUE;
         for (Report lane : lanes) {
@@ -64,7 +55,7 @@ public final class InMemoryLaneShare implements LaneShare {
             if (lane.waiting() && !wasWaiting) counter = Math.max(counter, start);
             counter = LaneShare.clamp(counter + LaneShare.clamp(lane.served()));
             long seen = lane.waiting() ? nowMs : was == null ? Long.MIN_VALUE : was.seenWaitingMs();
-            b.tenants.put(lane.tenant(), new Tenant(counter, seen, lane.waiting() ? Math.max(0, lane.queuedTokens()) : 0));
+            b.tenants.put(lane.tenant(), new Tenant(counter, seen));
             counters.put(lane.tenant(), counter);
             if (lane.waiting()) mine = Math.min(mine, counter);
         }
@@ -72,7 +63,6 @@ public final class InMemoryLaneShare implements LaneShare {
         else b.replicas.put(replica, new Replica(nowMs, mine));
         long level = Math.min(mine, others);
         if (level != Long.MAX_VALUE) b.floor = Math.max(b.floor, level);
-        return new View(others == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(others), Map.copyOf(counters),
-                List.copyOf(elsewhere));
+        return new View(others == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(others), Map.copyOf(counters));
     }
 }

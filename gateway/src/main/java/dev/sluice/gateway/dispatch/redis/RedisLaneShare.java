@@ -37,7 +37,7 @@ public final class RedisLaneShare implements LaneShare {
 
     @Override
     public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, Terms terms) {
-        List<String> args = new ArrayList<>(5 + 4 * lanes.size());
+        List<String> args = new ArrayList<>(5 + 3 * lanes.size());
         args.add(replica);
         args.add(Long.toString(nowMs));
         args.add(Long.toString(terms.ttlMs()));
@@ -47,7 +47,6 @@ public final class RedisLaneShare implements LaneShare {
             args.add(lane.tenant());
             args.add(Long.toString(LaneShare.clamp(lane.served())));
             args.add(lane.waiting() ? "1" : "0");
-            args.add(Long.toString(Math.max(0, lane.queuedTokens())));
         }
         return redis.execute(PUBLISH, List.of(hashKey(key)), args).next()
                 .map(RedisLaneShare::view)
@@ -55,18 +54,11 @@ public final class RedisLaneShare implements LaneShare {
     }
 
     private static View view(List<?> flat) {
-        if (flat.size() < 3) return View.ALONE;
+        if (flat.size() < 2) return View.ALONE;
         OptionalLong others = ((Number) flat.get(0)).longValue() == 1
                 ? OptionalLong.of(((Number) flat.get(1)).longValue()) : OptionalLong.empty();
-        int n = (int) ((Number) flat.get(2)).longValue();
-        List<Elsewhere> elsewhere = new ArrayList<>(n);
-        int i = 3;
-        for (int k = 0; k < n && i + 1 < flat.size(); k++, i += 2) {
-            elsewhere.add(new Elsewhere(((Number) flat.get(i)).longValue(), ((Number) flat.get(i + 1)).longValue()));
-        }
         Map<String, Long> counters = new HashMap<>();
-        for (; i + 1 < flat.size(); i += 2) counters.put(String.valueOf(flat.get(i)), ((Number) flat.get(i + 1)).longValue());
-        elsewhere.sort(ELSEWHERE_ORDER);
-        return new View(others, Map.copyOf(counters), List.copyOf(elsewhere));
+        for (int i = 2; i + 1 < flat.size(); i += 2) counters.put(String.valueOf(flat.get(i)), ((Number) flat.get(i + 1)).longValue());
+        return new View(others, Map.copyOf(counters));
     }
 }
