@@ -88,9 +88,7 @@ public class DispatchConfiguration {
     Dispatchers dispatchers(ProviderBudgetStore store, ConfigRegistry config, Scheduler dispatchLoop,
                             MeterRegistry meters, ProviderClock clock, PendingWork pending,
                             DispatchProperties settings, ProviderCalibration calibration) {
-        Dispatchers.Settings s = new Dispatchers.Settings(settings.queueCapacity(), settings.interactiveFloor(), settings.lease(),
-                settings.maxAttempts(), settings.storeTimeout(), settings.countDelay());
-        Dispatchers dispatchers = new Dispatchers(store, config, s, clock.clock(), dispatchLoop, meters, pending,
+        Dispatchers dispatchers = new Dispatchers(store, config, settings, clock.clock(), dispatchLoop, meters, pending,
                 calibration);
         dispatchers.createConfigured();
         return dispatchers;

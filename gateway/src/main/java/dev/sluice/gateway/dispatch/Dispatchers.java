@@ -2,10 +2,10 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
@@ -18,27 +18,9 @@ import reactor.core.scheduler.Scheduler;
  * configuration in force at each use, so a tiers.yaml edit applies to the next dispatch.
  */
 public final class Dispatchers {
-    /** Settings from the environment ({@code sluice.dispatch.*}). */
-    public record Settings(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout,
-                           Duration countDelay) {
-        public Settings {
-            if (countDelay == null || countDelay.isNegative() || countDelay.toMillis() > BudgetLimits.MAX_COUNT_DELAY_MS) {
-                throw new IllegalArgumentException("sluice.dispatch.count-delay must be between 0 and 1s, was " + countDelay);
-            }
-            if (storeTimeout == null || storeTimeout.isNegative() || storeTimeout.isZero()) {
-                throw new IllegalArgumentException("sluice.dispatch.store-timeout must be positive");
-            }
-            if (queueCapacity < 1) throw new IllegalArgumentException("sluice.dispatch.queue-capacity must be at least 1");
-            if (interactiveFloor < 0 || interactiveFloor >= 1) {
-                throw new IllegalArgumentException("sluice.dispatch.interactive-floor must be in [0, 1)");
-            }
-            if (maxAttempts < 1) throw new IllegalArgumentException("sluice.dispatch.max-attempts must be at least 1");
-        }
-    }
-
     private final ProviderBudgetStore store;
     private final ConfigRegistry config;
-    private final Settings settings;
+    private final DispatchProperties settings;
     private final Clock clock;
     private final Scheduler loop;
     private final MeterRegistry meters;
@@ -47,7 +29,7 @@ public final class Dispatchers {
     private final ProviderCalibration calibration;
     private volatile boolean closed;
 
-    public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, Settings settings, Clock clock, Scheduler loop,
+    public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, DispatchProperties settings, Clock clock, Scheduler loop,
                        MeterRegistry meters, PendingWork pending, ProviderCalibration calibration) {
         this.pending = pending;
         this.calibration = calibration;
@@ -112,7 +94,7 @@ public final class Dispatchers {
         return byKey.values();
     }
 
-    public Settings settings() {
+    public DispatchProperties settings() {
         return settings;
     }
 

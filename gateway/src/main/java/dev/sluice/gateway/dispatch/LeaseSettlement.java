@@ -68,7 +68,7 @@ final class LeaseSettlement {
                       long durationMs, long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        boolean moves = Math.floorDiv(countedByMs, ProviderBudget.SLOT_MS) > Math.floorDiv(lease.chargedAtMs(), ProviderBudget.SLOT_MS);
+        boolean moves = ProviderBudget.movesLater(lease.chargedAtMs(), countedByMs);
         // One store call at most; none when there is nothing to settle. The split windows are settled
         // in the charge's own slot (moving them too is not done yet: see the closing note of issue 15).
         Mono<Void> adjust = inputDelta != 0 || outputDelta != 0

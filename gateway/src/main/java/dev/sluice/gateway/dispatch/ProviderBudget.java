@@ -166,15 +166,19 @@ public final class ProviderBudget {
      */
     public void settle(long nowMs, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         window.advance(nowMs);
-        long from = Math.floorDiv(chargedAtMs, SLOT_MS);
-        long to = Math.floorDiv(Math.min(countedByMs, nowMs), SLOT_MS);
-        if (to <= from) {
+        long counted = Math.min(countedByMs, nowMs); // a proof from a clock ahead moves the charge no further than now
+        if (!movesLater(chargedAtMs, counted)) {
             window.adjust(chargedAtMs, deltaTokens, 0);
             return;
         }
         long charged = Math.min(Math.max(0, chargedTokens), SlidingWindow.MAX_AMOUNT);
         window.adjust(chargedAtMs, -charged, -1);
-        window.adjust(to * SLOT_MS, SlidingWindow.saturated(charged, deltaTokens), 1);
+        window.adjust(counted, SlidingWindow.saturated(charged, deltaTokens), 1);
+    }
+
+    /** Whether a proof that the provider counted the call by {@code countedByMs} moves its charge to a later slot. */
+    public static boolean movesLater(long chargedAtMs, long countedByMs) {
+        return Math.floorDiv(countedByMs, SLOT_MS) > Math.floorDiv(chargedAtMs, SLOT_MS);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -63,14 +64,14 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private volatile boolean timedOut;
     private volatile boolean replaced;
     private volatile long countedByMs = Long.MIN_VALUE;
-    private final java.time.Clock clock;
+    private final Clock clock;
 
     /**
      * @param mayRetry a push-back (429/503) is held back to be tried again; when false (no budget
      *                 to retry under), a 429 passes as sent and a 503 is an upstream error
      * @param clock    the provider budget's clock, to stamp when the answer's headers arrived
      */
-    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, java.time.Clock clock) {
+    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, Clock clock) {
         super(exchange.getResponse());
         this.exchange = exchange;
         this.timeouts = timeouts;

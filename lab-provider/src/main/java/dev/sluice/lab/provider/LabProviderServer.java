@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -194,7 +195,7 @@ public final class LabProviderServer {
         Mono<String> body = req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("");
         // The request's way here, which varies from one request to the next: counted only once it has arrived.
         if (!arrival.isZero()) {
-            body = body.delayElement(Duration.ofNanos(java.util.concurrent.ThreadLocalRandom.current().nextLong(arrival.toNanos() + 1)));
+            body = body.delayElement(Duration.ofNanos(ThreadLocalRandom.current().nextLong(arrival.toNanos() + 1)));
         }
         return body.flatMap(text -> answer(endpoint, text, res));
     }

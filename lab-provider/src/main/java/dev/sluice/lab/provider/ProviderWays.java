@@ -35,13 +35,13 @@ public record ProviderWays(PromptCount promptCount, Duration clockOffset, Durati
         if (clockOffset == null || clockOffset.abs().compareTo(MAX_CLOCK_OFFSET) > 0) {
             throw new IllegalArgumentException("clock offset must be within ±" + MAX_CLOCK_OFFSET + ", was " + clockOffset);
         }
-        if (extraLatency == null || extraLatency.isNegative() || extraLatency.compareTo(MAX_EXTRA_LATENCY) > 0) {
-            throw new IllegalArgumentException(
-                    "extra latency must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + extraLatency);
-        }
-        if (requestLatency == null || requestLatency.isNegative() || requestLatency.compareTo(MAX_EXTRA_LATENCY) > 0) {
-            throw new IllegalArgumentException(
-                    "request latency must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + requestLatency);
+        requireLatency("extra latency", extraLatency);
+        requireLatency("request latency", requestLatency);
+    }
+
+    private static void requireLatency(String what, Duration latency) {
+        if (latency == null || latency.isNegative() || latency.compareTo(MAX_EXTRA_LATENCY) > 0) {
+            throw new IllegalArgumentException(what + " must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + latency);
         }
     }
 
