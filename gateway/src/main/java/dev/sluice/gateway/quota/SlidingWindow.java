@@ -57,7 +57,9 @@ public final class SlidingWindow {
     public void advance(long nowMs) {
         long oldest = Math.floorDiv(nowMs, slotMs) - SLOTS;
         if (head == Long.MIN_VALUE || oldest - head >= RING || newest < oldest) {
-            clear();
+            // Nothing charged since the last clear (newest unset): the slots are zero already. An idle
+            // tenant's window is advanced on every request; it need not be wiped each time.
+            if (newest != Long.MIN_VALUE) clear();
         } else {
             for (long i = head; i < oldest; i++) {
                 int k = index(i);
