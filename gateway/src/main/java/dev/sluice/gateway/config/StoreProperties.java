@@ -17,19 +17,47 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param knownKeysRefresh how often, while Redis answers, a replica reloads its copy of the key hashes
  *                         (what it answers key lookups from while Redis is out); rounded to whole probes
  * @param redisDown        how the provider's limits are shared while Redis is out
+ * @param batch            how settlements are sent to Redis: together, off the response path
  */
 @ConfigurationProperties("sluice.store")
 public record StoreProperties(@DefaultValue("500ms") Duration timeout,
                               @DefaultValue("2s") Duration startupTimeout,
                               @DefaultValue("500ms") Duration probeInterval,
                               @DefaultValue("30s") Duration knownKeysRefresh,
-                              @DefaultValue RedisDown redisDown) {
+                              @DefaultValue RedisDown redisDown,
+                              @DefaultValue Batch batch) {
     public StoreProperties {
         Checks.positive("sluice.store.timeout", timeout);
         Checks.positive("sluice.store.startup-timeout", startupTimeout);
         Checks.positive("sluice.store.probe-interval", probeInterval);
         Checks.positive("sluice.store.known-keys-refresh", knownKeysRefresh);
         redisDown = redisDown == null ? new RedisDown(4) : redisDown;
+        batch = batch == null ? new Batch(Duration.ofMillis(20), 64) : batch;
+    }
+
+    /** The settings before batches had their own (tests, and code that builds settings by hand). */
+    public StoreProperties(Duration timeout, Duration startupTimeout, Duration probeInterval, Duration knownKeysRefresh,
+                           RedisDown redisDown) {
+        this(timeout, startupTimeout, probeInterval, knownKeysRefresh, redisDown, null);
+    }
+
+    /**
+     * Settlements (a served call's usage against its estimate, a provider budget's releases and
+     * corrections) wait up to {@code every}, or until {@code max} of one tenant or one budget wait,
+     * and go to Redis together in one call: one round trip per batch instead of one per request.
+     * A crash loses what waits (docs/operations.md says what that costs).
+     *
+     * @param every how long a settlement may wait (at most 1s)
+     * @param max   this many waiting settlements go at once
+     */
+    public record Batch(@DefaultValue("20ms") Duration every, @DefaultValue("64") int max) {
+        public Batch {
+            Checks.within("sluice.store.batch.every", every, Duration.ofSeconds(1));
+            if (every.toMillis() < 1) {
+                throw new IllegalArgumentException("sluice.store.batch.every must be at least 1ms, was " + Checks.show(every));
+            }
+            Checks.atLeast("sluice.store.batch.max", max, 1);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.CalibrationProperties;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.FairShareProperties;
+import dev.sluice.gateway.config.SliceProperties;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
 import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
@@ -39,14 +40,21 @@ public class DispatchConfiguration {
         return ProviderClock.system();
     }
 
+    /**
+     * In memory, the budget itself (no round trip to save). With Redis, this replica's slices of
+     * the shared budget ({@link ReplicaLeases}) over Redis, or over this replica's share while
+     * Redis is out; closing it sends the last settlements and gives the slices back.
+     */
     @Bean
     ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
                                             ProviderClock clock, StoreState state, MeterRegistry meters,
-                                            StoreProperties settings) {
-        return mode == StoreMode.REDIS
-                ? new FallbackProviderBudgetStore(new RedisProviderBudgetStore(redis.getObject()), clock.clock(), state,
-                        settings.timeout(), settings.redisDown().replicas(), meters)
-                : new InMemoryProviderBudgetStore(clock.clock());
+                                            StoreProperties settings, SliceProperties slices) {
+        if (mode != StoreMode.REDIS) return new InMemoryProviderBudgetStore(clock.clock());
+        ProviderBudgetStore shared = new FallbackProviderBudgetStore(new RedisProviderBudgetStore(redis.getObject()),
+                clock.clock(), state, settings.timeout(), settings.redisDown().replicas(), meters);
+        if (!slices.enabled()) return shared;
+        return new ReplicaLeases(shared, slices.horizon(), slices.slotTtl(), settings.batch().every(), settings.batch().max(),
+                clock.clock(), Schedulers.newSingle("sluice-slices", true));
     }
 
     /** Shared by every replica through Redis; failures are {@link ProviderCalibration}'s to absorb (own ratio). */

@@ -114,6 +114,21 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         });
     }
 
+    /**
+     * A slice from Redis, or while it is out from this replica's share. A slice is spent where it
+     * was granted; settlements that reach the other store meanwhile correct a charge it does not
+     * have, which the window's bounds absorb (a flap costs at most one slice of accuracy).
+     */
+    @Override
+    public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
+        return sharedOr(Mono.defer(() -> shared.lease(key, limits, ask)), () -> {
+            BudgetLimits mine = share(limits);
+            localShares.put(key, mine);
+            meters.counter("sluice.budget.local", "budget", key).increment();
+            return local.lease(key, mine, ask);
+        });
+    }
+
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
         if (localLeases.remove(leaseId)) return local.release(key, leaseId);

@@ -68,12 +68,14 @@ final class LeaseSettlement {
                       long durationMs, long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        boolean moves = ProviderBudget.movesLater(lease.chargedAtMs(), countedByMs);
+        // A call spent from a replica's early slice moves at least to when it could be counted.
+        long counted = Math.max(countedByMs, lease.countsFromMs());
+        boolean moves = ProviderBudget.movesLater(lease.chargedAtMs(), counted);
         // One store call at most; none when there is nothing to settle. The split windows are settled
         // in the charge's own slot (moving them too is not done yet: see the closing note of issue 15).
         Mono<Void> adjust = inputDelta != 0 || outputDelta != 0
                 ? budget.adjust(lease.chargedAtMs(), tokenDelta, 0, inputDelta, outputDelta)
-                : moves ? budget.settle(lease.chargedAtMs(), countedByMs, lease.job().tokens(), tokenDelta)
+                : moves ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
                 : tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));

@@ -124,6 +124,120 @@ public final class ProviderBudget {
         return new BudgetDecision(refusal == null, refusal, wait, snapshot(limits, nowMs));
     }
 
+    /**
+     * A replica's slice of this budget, in one step ({@link SliceAsk}): its queued settlements
+     * applied, its previous slice's unspent rest given back, the slots its calls use kept (even
+     * above a lowered limit: those calls are running), and then, unless paused or refused, a new
+     * slice charged like one call's admission (at now plus the count delay) and spare slots.
+     * Where room is scarce (less than twice the wanted amount) only the need is granted, so
+     * slices shrink to single calls as the budget fills and no replica sits on room another needs.
+     */
+    public SliceGrant lease(BudgetLimits limits, SliceAsk ask, long nowMs) {
+        window.advance(nowMs);
+        sweep(nowMs);
+        boolean limitIn = limits.inputTokensPerMinute() > 0;
+        boolean limitOut = limits.outputTokensPerMinute() > 0;
+        if (limitIn) input.advance(nowMs);
+        if (limitOut) output.advance(nowMs);
+        for (BudgetSettlement s : ask.settlements()) apply(s, nowMs);
+        Amounts back = ask.giveBack();
+        if (!back.isZero()) adjust(nowMs, ask.giveBackAtMs(), -back.tokens(), -back.requests(), -back.input(), -back.output());
+
+        // Slots: the ones in use stay held and are renewed; spares are given back, then taken again if they fit.
+        int keep = Math.min(ask.slotsHeld(), ask.slotsInUse());
+        for (int i = keep + 1; i <= ask.slotsHeld(); i++) leases.remove(SliceAsk.slotId(ask.replica(), i));
+        if (ask.renewSlots()) for (int i = 1; i <= keep; i++) leases.put(SliceAsk.slotId(ask.replica(), i), nowMs + ask.slotTtlMs());
+        long slotRoom = Math.max(0, (long) limits.maxInFlight() - leases.size());
+
+        long capT = SlidingWindow.cap(limits.tokensPerMinute());
+        long capR = SlidingWindow.cap(limits.requestsPerMinute());
+        long capI = SlidingWindow.cap(limits.inputTokensPerMinute());
+        long capO = SlidingWindow.cap(limits.outputTokensPerMinute());
+        Amounts need = ask.need();
+        BudgetRefusal refusal = null;
+        long wait = 0;
+        if (need.tokens() > capT) {
+            refusal = BudgetRefusal.TOKENS;
+            wait = -1;
+        } else if (limitIn && need.input() > capI) {
+            refusal = BudgetRefusal.INPUT_TOKENS;
+            wait = -1;
+        } else if (limitOut && need.output() > capO) {
+            refusal = BudgetRefusal.OUTPUT_TOKENS;
+            wait = -1;
+        } else {
+            Refusal r = new Refusal();
+            if (pausedUntilMs > nowMs && (!need.isZero() || ask.needSlot())) r.block(BudgetRefusal.PAUSED, pausedUntilMs - nowMs);
+            if (need.tokens() > capT - window.usedTokens()) {
+                r.block(BudgetRefusal.TOKENS, window.waitMs(nowMs, need.tokens(), 0, capT, Long.MAX_VALUE));
+            }
+            if (need.requests() > capR - window.usedRequests()) {
+                r.block(BudgetRefusal.REQUESTS, window.waitMs(nowMs, 0, need.requests(), Long.MAX_VALUE, capR));
+            }
+            if (ask.needSlot() && slotRoom < 1) r.block(BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs());
+            if (limitIn && need.input() > capI - input.usedTokens()) {
+                r.block(BudgetRefusal.INPUT_TOKENS, input.waitMs(nowMs, need.input(), 0, capI, Long.MAX_VALUE));
+            }
+            if (limitOut && need.output() > capO - output.usedTokens()) {
+                r.block(BudgetRefusal.OUTPUT_TOKENS, output.waitMs(nowMs, need.output(), 0, capO, Long.MAX_VALUE));
+            }
+            refusal = r.refusal;
+            wait = r.wait;
+        }
+        long chargedAt = nowMs + limits.countDelayMs();
+        Amounts granted = Amounts.ZERO;
+        int held = keep;
+        if (refusal == null && pausedUntilMs <= nowMs) {
+            Amounts want = ask.want();
+            granted = new Amounts(
+                    grant(need.requests(), want.requests(), capR - window.usedRequests()),
+                    grant(need.tokens(), want.tokens(), capT - window.usedTokens()),
+                    limitIn ? grant(need.input(), want.input(), capI - input.usedTokens()) : 0,
+                    limitOut ? grant(need.output(), want.output(), capO - output.usedTokens()) : 0);
+            if (granted.tokens() > 0 || granted.requests() > 0) window.charge(chargedAt, granted.tokens(), granted.requests());
+            if (granted.input() > 0) input.charge(chargedAt, granted.input(), 0);
+            if (granted.output() > 0) output.charge(chargedAt, granted.output(), 0);
+            long spare = grant(ask.needSlot() ? 1 : 0, Math.max(0, ask.wantSlots() - keep), slotRoom);
+            for (int i = 1; i <= spare; i++) leases.put(SliceAsk.slotId(ask.replica(), keep + i), nowMs + ask.slotTtlMs());
+            held = keep + (int) spare;
+        }
+        return new SliceGrant(refusal == null, refusal, wait, granted, chargedAt, held, snapshot(limits, nowMs));
+    }
+
+    /**
+     * How much of {@code want} to grant with {@code room} left: all of it while room is
+     * plentiful, only {@code need} once room is under twice the want (the caller checked that
+     * the need fits), never more than the room.
+     */
+    static long grant(long need, long want, long room) {
+        if (room <= 0) return Math.min(need, Math.max(0, room));
+        long w = Math.max(need, want);
+        if (room / 2 < w) return Math.min(need, room);
+        return w;
+    }
+
+    /** Applies one queued settlement, as {@link #settle} or {@link #adjust} would have. */
+    private void apply(BudgetSettlement s, long nowMs) {
+        if (s.moves()) {
+            settle(nowMs, s.chargedAtMs(), s.countedByMs(), s.chargedTokens(), s.deltaTokens());
+        } else {
+            adjust(nowMs, s.chargedAtMs(), s.deltaTokens(), s.deltaRequests(), s.deltaInput(), s.deltaOutput());
+        }
+    }
+
+    /** The constraint that frees last among those that block, as {@link #tryAcquire} picks it. */
+    private static final class Refusal {
+        BudgetRefusal refusal;
+        long wait;
+
+        void block(BudgetRefusal r, long w) {
+            if (refusal == null || w > wait) {
+                refusal = r;
+                wait = w;
+            }
+        }
+    }
+
     /** Frees the slot; true if {@code leaseId} held one that had not expired. Idempotent. */
     public boolean release(String leaseId, long nowMs) {
         Long expiresAt = leases.remove(leaseId);

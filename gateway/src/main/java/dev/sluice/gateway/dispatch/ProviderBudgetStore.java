@@ -48,6 +48,13 @@ public interface ProviderBudgetStore {
         return tryAcquire(key, limits, tokens, leaseId, needSchedule);
     }
 
+    /**
+     * A replica's slice, in one atomic step ({@link SliceAsk}, {@link ProviderBudget#lease}): its
+     * settlements applied, its unspent rest given back, its slots kept or renewed, a new slice
+     * taken. What {@link ReplicaLeases} spends from locally, so most calls need no round trip.
+     */
+    Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask);
+
     /** Frees the lease's slot. Idempotent: true only for the call that freed a live slot. */
     Mono<Boolean> release(String key, String leaseId);
 

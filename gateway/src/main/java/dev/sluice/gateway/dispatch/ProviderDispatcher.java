@@ -265,7 +265,7 @@ public final class ProviderDispatcher {
     /** The lease to the waiting caller, or back to the budget if the caller has left. Any thread. */
     private void handOver(Ticket ticket, Job job, String leaseId, BudgetDecision decision) {
         long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
-        Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued);
+        Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued, decision.countsFromMs());
         leases.taken(lease);
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
             pending.run(leases.release(lease)); // the client left while the lease was being taken

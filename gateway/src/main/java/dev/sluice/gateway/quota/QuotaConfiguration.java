@@ -10,6 +10,7 @@ import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import reactor.core.scheduler.Schedulers;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -31,26 +32,30 @@ public class QuotaConfiguration {
     QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
                               QuotaClock clock, StoreProperties store, StoreState state, ObjectProvider<RedisWatch> watch,
                               ConfigRegistry config) {
-        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, store.timeout(), state, watch, store.startupTimeout());
+        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, store, state, watch);
         limiter.registerMeters(config.current().tiers().values());
         return limiter;
     }
 
     private static QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                                             QuotaClock clock, Duration timeout, StoreState state, ObjectProvider<RedisWatch> watch,
-                                             Duration startupTimeout) {
+                                             QuotaClock clock, StoreProperties settings, StoreState state,
+                                             ObjectProvider<RedisWatch> watch) {
+        Duration timeout = settings.timeout();
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
             RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
             watch.getObject(); // probes Redis once: no warm-up wait when it is down
             if (state.up()) {
                 try {
-                    shared.warmUp().block(startupTimeout);
+                    shared.warmUp().block(settings.startupTimeout());
                 } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
                     log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
                 }
             }
-            return new QuotaLimiter(shared, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
+            // Settlements in batches, off the request path: admission stays the request's one round trip.
+            QuotaStore batched = new BatchedSettlements(shared, timeout, settings.batch().every(), settings.batch().max(),
+                    java.time.Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
+            return new QuotaLimiter(batched, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
                     java.time.Clock.systemUTC());
         }
         return new QuotaLimiter(local, null, timeout, meters);

@@ -160,4 +160,15 @@ public final class QuotaLimiter {
     private Counter counter(String name, String... tags) {
         return meters.counter(name, tags);
     }
+
+    /** Shutdown (the bean's inferred destroy method): settlements still waiting in a batch go to the store. */
+    public void close() {
+        if (store instanceof BatchedSettlements batched) {
+            try {
+                batched.close(Duration.ofSeconds(2));
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(QuotaLimiter.class).warn("Quota settlements not sent at shutdown: {}", e.toString());
+            }
+        }
+    }
 }

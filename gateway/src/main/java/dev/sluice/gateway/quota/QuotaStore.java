@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.config.WindowLimit;
 import java.util.List;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -15,6 +16,17 @@ public interface QuotaStore {
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
     Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests);
+
+    /** One charge's correction, for {@link #adjustAll}. */
+    record Correction(long chargedAtMs, long deltaTokens, long deltaRequests) {
+    }
+
+    /** Several corrections of one tenant's charges, in one step where the store can (one round trip in Redis). */
+    default Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
+        return Flux.fromIterable(corrections)
+                .concatMap(c -> adjust(tenantId, windows, c.chargedAtMs(), c.deltaTokens(), c.deltaRequests()))
+                .then();
+    }
 
     /** The windows' state now, charging nothing. */
     Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows);

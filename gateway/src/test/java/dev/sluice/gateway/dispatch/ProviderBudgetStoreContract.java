@@ -556,4 +556,117 @@ abstract class ProviderBudgetStoreContract {
         assertThat(maxHolding.get()).isLessThanOrEqualTo(8);
         assertThat(store.snapshot(key, limits).block().inFlight()).isZero();
     }
+
+    // A replica's slice (ProviderBudgetStore.lease): what ReplicaLeases spends from without a round trip.
+
+    SliceGrant lease(BudgetLimits limits, SliceAsk ask) {
+        return store.lease(key, limits, ask).block(Duration.ofSeconds(5));
+    }
+
+    static SliceAsk ask(String replica, Amounts need, boolean needSlot, Amounts want, int inUse, int held, int wantSlots) {
+        return new SliceAsk(replica, List.of(), Amounts.ZERO, 0, need, needSlot, want, inUse, held, wantSlots, 10_000, true);
+    }
+
+    @Test
+    void aSliceIsChargedLikeTheCallsItCoversAndItsRestGoesBack() {
+        SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(100, 0, 0), true, new Amounts(4, 400, 0, 0), 0, 0, 2));
+        assertThat(g.admitted()).isTrue();
+        assertThat(g.granted()).isEqualTo(new Amounts(4, 400, 0, 0));
+        assertThat(g.chargedAtMs()).isEqualTo(T0);
+        assertThat(g.slotsHeld()).as("3 slots free: under twice the 2 wanted, only the one needed").isEqualTo(1);
+        assertThat(snapshot().usedTokens()).isEqualTo(400);
+        assertThat(snapshot().usedRequests()).isEqualTo(4);
+        assertThat(snapshot().inFlight()).isEqualTo(1);
+
+        // One call was spent (100 tokens, a request, a slot in use): the rest goes back, the spare slot too.
+        at(300);
+        SliceGrant back = lease(LIMITS, new SliceAsk("r1", List.of(), new Amounts(3, 300, 0, 0), g.chargedAtMs(),
+                Amounts.ZERO, false, Amounts.ZERO, 1, 1, 1, 10_000, false));
+        assertThat(back.admitted()).isTrue();
+        assertThat(back.granted()).isEqualTo(Amounts.ZERO);
+        assertThat(back.slotsHeld()).isEqualTo(1);
+        assertThat(snapshot().usedTokens()).isEqualTo(100);
+        assertThat(snapshot().usedRequests()).isEqualTo(1);
+        assertThat(snapshot().inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void whereRoomIsScarceASliceIsOnlyTheNeed() {
+        assertThat(acquire(700).admitted()).isTrue();
+        SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(100, 0, 0), true, new Amounts(3, 200, 0, 0), 0, 0, 2));
+        assertThat(g.admitted()).isTrue();
+        assertThat(g.granted()).as("300 tokens left, under twice the 200 wanted; 9 requests left, plenty for 3")
+                .isEqualTo(new Amounts(3, 100, 0, 0));
+        assertThat(g.slotsHeld()).as("one slot left after the call's, under twice the 2 wanted").isEqualTo(1);
+    }
+
+    @Test
+    void aNeedThatDoesNotFitTakesNothingAndSaysWhenItWill() {
+        assertThat(acquire(900).admitted()).isTrue();
+        at(5_000);
+        SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(200, 0, 0), true, new Amounts(5, 1000, 0, 0), 0, 0, 3));
+        assertThat(g.admitted()).isFalse();
+        assertThat(g.refusal()).isEqualTo(BudgetRefusal.TOKENS);
+        assertThat(g.waitMs()).isEqualTo(ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS - 5_000);
+        assertThat(g.granted()).isEqualTo(Amounts.ZERO);
+        assertThat(g.slotsHeld()).isZero();
+        assertThat(snapshot().usedTokens()).isEqualTo(900);
+        assertThat(snapshot().inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void theSettlementsAnAskCarriesAreApplied() {
+        BudgetDecision a = acquire(300);
+        BudgetDecision b = acquire(200);
+        at(4_000);
+        SliceAsk ask = new SliceAsk("r1", List.of(
+                BudgetSettlement.adjust(a.chargedAtMs(), -100, 0, 0, 0),          // a used 200, not 300
+                new BudgetSettlement(b.chargedAtMs(), T0 + 3_500, 200, 50, 0, 0, 0)), // b counted at 3.5 s, used 250
+                Amounts.ZERO, 0, Amounts.ZERO, false, Amounts.ZERO, 0, 0, 0, 10_000, false);
+        assertThat(lease(LIMITS, ask).admitted()).isTrue();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.usedTokens()).isEqualTo(450);
+        assertThat(s.usedRequests()).isEqualTo(2);
+        assertThat(s.leaving()).as("b's charge moved to the slot it was counted in")
+                .contains(new BudgetSnapshot.Leaving(T0 + 3_000 + ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS, 250, 1));
+    }
+
+    @Test
+    void heldSlotsBindEveryReplicaAndExpireWhenNotRenewed() {
+        ProviderBudgetStore other = replica(store, clock);
+        SliceGrant mine = lease(LIMITS, ask("r1", Amounts.call(10, 0, 0), true, Amounts.call(10, 0, 0), 0, 0, 1));
+        assertThat(mine.slotsHeld()).isEqualTo(1);
+        assertThat(acquire(10).admitted()).isTrue();
+        assertThat(acquire(10).admitted()).isTrue();
+        BudgetDecision full = other.tryAcquire(key, LIMITS, 10, "other").block(Duration.ofSeconds(5));
+        assertThat(full.admitted()).isFalse();
+        assertThat(full.refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
+
+        at(10_000); // the slot's ttl: the replica holding it said nothing since (it died)
+        assertThat(other.tryAcquire(key, LIMITS, 10, "other").block(Duration.ofSeconds(5)).admitted()).isTrue();
+    }
+
+    @Test
+    void slotsInUseStayHeldWhenTheLimitFallsAndNoSpareIsTaken() {
+        SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(10, 0, 0), true, Amounts.call(10, 0, 0), 0, 0, 3));
+        assertThat(g.slotsHeld()).isEqualTo(1); // 3 free: under twice the 3 wanted, only the need
+        SliceGrant h = lease(LIMITS, ask("r1", Amounts.ZERO, true, Amounts.ZERO, 1, 1, 3));
+        assertThat(h.slotsHeld()).isEqualTo(2);
+        BudgetLimits lowered = LIMITS.withMaxInFlight(1);
+        SliceGrant k = lease(lowered, ask("r1", Amounts.ZERO, false, Amounts.ZERO, 2, 2, 3));
+        assertThat(k.slotsHeld()).as("both in use: kept above the lowered limit, none added").isEqualTo(2);
+        assertThat(snapshot().inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void aPauseGrantsNothingNewButStillAppliesAndRenews() {
+        store.pause(key, 2_000).block(Duration.ofSeconds(5));
+        SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(10, 0, 0), true, Amounts.call(10, 0, 0), 0, 0, 1));
+        assertThat(g.admitted()).isFalse();
+        assertThat(g.refusal()).isEqualTo(BudgetRefusal.PAUSED);
+        assertThat(g.waitMs()).isEqualTo(2_000);
+        SliceGrant renewal = lease(LIMITS, ask("r1", Amounts.ZERO, false, new Amounts(5, 50, 0, 0), 0, 0, 0));
+        assertThat(renewal.admitted()).isTrue();
+        assertThat(renewal.granted()).isEqualTo(Amounts.ZERO);
+    }
 }

@@ -116,6 +116,11 @@ class SilentBudgetStoreTest {
         }
 
         @Override
+        public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
+            return inner.lease(key, limits, ask);
+        }
+
+        @Override
         public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
                                  long deltaOutput) {
             return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);

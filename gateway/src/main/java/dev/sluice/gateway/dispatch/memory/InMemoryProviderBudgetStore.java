@@ -5,6 +5,8 @@ import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.ProviderBudget;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.SliceAsk;
+import dev.sluice.gateway.dispatch.SliceGrant;
 import java.time.Clock;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -34,6 +36,11 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
                                            String leaseId, boolean needSchedule) {
         return Mono.fromSupplier(() -> withBudget(key,
                 b -> b.tryAcquire(limits, tokens, inputTokens, outputTokens, leaseId, clock.millis())));
+    }
+
+    @Override
+    public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.lease(limits, ask, clock.millis())));
     }
 
     @Override

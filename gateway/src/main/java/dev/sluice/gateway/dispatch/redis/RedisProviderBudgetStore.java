@@ -1,10 +1,14 @@
 package dev.sluice.gateway.dispatch.redis;
 
+import dev.sluice.gateway.dispatch.Amounts;
 import dev.sluice.gateway.dispatch.BudgetDecision;
 import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetRefusal;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.BudgetSettlement;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.SliceAsk;
+import dev.sluice.gateway.dispatch.SliceGrant;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
 import java.util.ArrayList;
@@ -29,6 +33,8 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> ACQUIRE = script("budget_acquire", List.class);
     private static final RedisScript<Long> RELEASE = script("budget_release", Long.class);
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> LEASE = script("budget_lease", List.class);
     private static final RedisScript<Long> ADJUST = script("budget_adjust", Long.class);
     private static final RedisScript<Long> SETTLE = script("budget_settle", Long.class);
     private static final RedisScript<Long> PAUSE = script("budget_pause", Long.class);
@@ -111,6 +117,42 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
                     num(raw, 7), num(raw, 8), num(raw, 9) == 1 ? leaving(raw, 12) : null, num(raw, 10), num(raw, 11));
             return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
         });
+    }
+
+    @Override
+    public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
+        List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key), inputWindowKey(key), outputWindowKey(key));
+        List<String> args = new ArrayList<>(28 + 7 * ask.settlements().size());
+        args.add(now());
+        args.add(ask.replica());
+        add(args, limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), limits.inputTokensPerMinute(),
+                limits.outputTokensPerMinute(), limits.countDelayMs(), limits.inFlightHintMs(), ask.slotTtlMs(),
+                ask.slotsInUse(), ask.slotsHeld(), ask.wantSlots(), ask.needSlot() ? 1 : 0);
+        add(args, ask.need());
+        add(args, ask.want());
+        args.add(Long.toString(ask.giveBackAtMs()));
+        add(args, ask.giveBack());
+        args.add(ask.renewSlots() ? "1" : "0");
+        args.add(Integer.toString(ask.settlements().size()));
+        for (BudgetSettlement b : ask.settlements()) {
+            add(args, b.chargedAtMs(), b.countedByMs(), b.chargedTokens(), b.deltaTokens(), b.deltaRequests(), b.deltaInput(),
+                    b.deltaOutput());
+        }
+        return redis.execute(LEASE, keys, args).next().map(raw -> {
+            int refusal = (int) num(raw, 2);
+            BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
+                    num(raw, 7), num(raw, 8), leaving(raw, 17), num(raw, 9), num(raw, 10));
+            Amounts granted = new Amounts(num(raw, 13), num(raw, 14), num(raw, 15), num(raw, 16));
+            return new SliceGrant(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), granted, num(raw, 11), (int) num(raw, 12), s);
+        });
+    }
+
+    private static void add(List<String> args, long... values) {
+        for (long v : values) args.add(Long.toString(v));
+    }
+
+    private static void add(List<String> args, Amounts a) {
+        add(args, a.requests(), a.tokens(), a.input(), a.output());
     }
 
     @Override

@@ -113,6 +113,28 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     @Override
+    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
+        if (corrections.isEmpty()) return Mono.empty();
+        Correction first = corrections.get(0);
+        List<String> keys = new ArrayList<>(windows.size());
+        List<String> args = new ArrayList<>(4 + windows.size() + 3 * corrections.size());
+        args.add(now());
+        args.add(Long.toString(first.chargedAtMs()));
+        args.add(Long.toString(first.deltaTokens()));
+        args.add(Long.toString(first.deltaRequests()));
+        for (WindowLimit w : windows) {
+            keys.add(key(tenantId, w.name()));
+            args.add(Long.toString(w.seconds() * 1000));
+        }
+        for (Correction c : corrections.subList(1, corrections.size())) {
+            args.add(Long.toString(c.chargedAtMs()));
+            args.add(Long.toString(c.deltaTokens()));
+            args.add(Long.toString(c.deltaRequests()));
+        }
+        return redis.execute(ADJUST, keys, args).then();
+    }
+
+    @Override
     public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
         return acquire(tenantId, windows, 0, 0).map(QuotaDecision::windows);
     }

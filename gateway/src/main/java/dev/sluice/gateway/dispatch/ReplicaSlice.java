@@ -1,0 +1,255 @@
+package dev.sluice.gateway.dispatch;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * This replica's slice of one shared provider budget: requests, tokens and in-flight slots taken
+ * from the store in one call ({@link ProviderBudgetStore#lease}) and spent here without a round
+ * trip, with the settlements queued until the next call. The pure core of {@link ReplicaLeases}:
+ * every method takes the store's time, and the class is a monitor (the dispatch loop spends,
+ * answer threads release and settle, the flusher asks).
+ *
+ * <p>How much it holds follows use: a slice is what was spent in the last horizon, slots are the
+ * calls in flight plus a few spare; an idle replica asks for nothing, so it holds nothing after
+ * its next call. The slice is given back whole on every call and a fresh one taken: it is never
+ * older than the flush interval under traffic, and never older than the horizon at all.
+ */
+final class ReplicaSlice {
+    /** How the slices are sized and how often they are refreshed. */
+    record Terms(long horizonMs, long slotTtlMs, long flushEveryMs, int flushMax) {
+        Terms {
+            if (horizonMs < 1 || slotTtlMs < 1 || flushEveryMs < 1 || flushMax < 1) {
+                throw new IllegalArgumentException("slice terms must be positive: horizon " + horizonMs + " ms, slot ttl "
+                        + slotTtlMs + " ms, flush every " + flushEveryMs + " ms, flush max " + flushMax);
+            }
+        }
+    }
+
+    /** A time long past that differences with store times cannot overflow. */
+    private static final long NEVER = Long.MIN_VALUE / 4;
+
+    private final Terms terms;
+    private Amounts left = Amounts.ZERO;
+    private long chargedAtMs;
+    private long takenAtMs = NEVER;
+    private int held;
+    private int inUse;
+    private final Set<String> live = new HashSet<>();
+    private List<BudgetSettlement> queued = new ArrayList<>();
+    private long firstQueuedAtMs;
+    private BudgetSnapshot shared;
+    private long lastCallAtMs = NEVER;
+    private long renewedAtMs = NEVER;
+    private boolean calling;
+    private BudgetLimits limits;
+    // Use over the last two horizons, to size the next slice by.
+    private Amounts spentNow = Amounts.ZERO;
+    private Amounts spentBefore = Amounts.ZERO;
+    private long periodStartMs = NEVER;
+    private int dispatchedNow;
+    private int dispatchedBefore;
+
+    ReplicaSlice(Terms terms) {
+        this.terms = terms;
+    }
+
+    /**
+     * Spends one call from the slice, if it covers it now: unexpired, not paused, a free slot held,
+     * under the concurrency limit. Returns the admission, or null (ask the store).
+     */
+    synchronized BudgetDecision trySpend(Amounts call, String leaseId, BudgetLimits limits, long nowMs) {
+        this.limits = limits;
+        if (shared == null || calling || nowMs - takenAtMs >= terms.horizonMs() || !left.covers(call)) return null;
+        if (inUse >= held || inUse >= limits.maxInFlight() || shared.pausedUntilMs() > nowMs) return null;
+        if (!live.add(leaseId)) return null;
+        left = left.minus(call);
+        inUse++;
+        count(call, nowMs);
+        return new BudgetDecision(true, null, 0, view(limits, nowMs), chargedAtMs);
+    }
+
+    private void count(Amounts call, long nowMs) {
+        roll(nowMs);
+        spentNow = spentNow.plus(call);
+        dispatchedNow++;
+    }
+
+    private void roll(long nowMs) {
+        if (nowMs - periodStartMs >= 2 * terms.horizonMs()) { // first use, or idle two horizons: nothing recent
+            spentBefore = Amounts.ZERO;
+            spentNow = Amounts.ZERO;
+            dispatchedBefore = 0;
+            dispatchedNow = 0;
+            periodStartMs = nowMs;
+        } else if (nowMs - periodStartMs >= terms.horizonMs()) {
+            spentBefore = spentNow;
+            dispatchedBefore = dispatchedNow;
+            spentNow = Amounts.ZERO;
+            dispatchedNow = 0;
+            periodStartMs += terms.horizonMs();
+        }
+    }
+
+    /** The call ended here: its slot is free for this replica's next call. True once per lease. */
+    synchronized boolean release(String leaseId) {
+        if (!live.remove(leaseId)) return false;
+        inUse--;
+        return true;
+    }
+
+    /** Queues a settlement for the next call; true when the queue is full and should go now. */
+    synchronized boolean queue(BudgetSettlement settlement, long localNowMs) {
+        if (queued.isEmpty()) firstQueuedAtMs = localNowMs;
+        queued.add(settlement);
+        return queued.size() >= terms.flushMax();
+    }
+
+    /** Whether the timer should make a call now: settlements waiting, an old slice, spare slots idle, slots to renew. */
+    synchronized boolean due(long nowMs, long localNowMs) {
+        if (calling || limits == null) return false;
+        if (!queued.isEmpty() && localNowMs - firstQueuedAtMs >= terms.flushEveryMs()) return true;
+        if (!left.isZero() && nowMs - takenAtMs >= terms.horizonMs()) return true;
+        if (held > 0 && nowMs - renewedAtMs >= terms.slotTtlMs() / 3) return true;
+        return held > inUse + spare(nowMs) && nowMs - lastCallAtMs >= terms.horizonMs();
+    }
+
+    /** Whether the slice runs low after a spend: the next call is best made before a job waits on it. */
+    synchronized boolean low(long nowMs) {
+        if (calling) return false;
+        Amounts want = want(Amounts.ZERO, nowMs);
+        return left.tokens() * 2 < want.tokens() || left.requests() * 2 < want.requests() || held - inUse < 1;
+    }
+
+    synchronized BudgetLimits limits() {
+        return limits;
+    }
+
+    synchronized boolean calling() {
+        return calling;
+    }
+
+    private reactor.core.publisher.Mono<SliceGrant> running;
+
+    /** The call under way (set by {@link ReplicaLeases} right after {@link #ask}). */
+    synchronized reactor.core.publisher.Mono<SliceGrant> running() {
+        return running;
+    }
+
+    synchronized void running(reactor.core.publisher.Mono<SliceGrant> call) {
+        running = call;
+    }
+
+    /** The call under way, or null when none is. */
+    synchronized reactor.core.publisher.Mono<SliceGrant> runningCall() {
+        return calling ? running : null;
+    }
+
+    /**
+     * The next call's ask, and the call under way from here: the unspent rest goes back with it
+     * (nothing is spent from it meanwhile), the queued settlements go with it.
+     */
+    synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs) {
+        this.limits = limits;
+        calling = true;
+        boolean renew = nowMs - renewedAtMs >= terms.slotTtlMs() / 3;
+        int wantSlots = inUse + (needSlot ? 1 : 0) + spare(nowMs);
+        SliceAsk ask = new SliceAsk(replica, queued, left, chargedAtMs, need, needSlot, want(need, nowMs), inUse, held,
+                wantSlots, terms.slotTtlMs(), renew);
+        queued = new ArrayList<>();
+        left = Amounts.ZERO;
+        return ask;
+    }
+
+    /** Sized by use: what was spent in the busier of the last two horizons, and the need on top. */
+    private Amounts want(Amounts need, long nowMs) {
+        roll(nowMs);
+        return spentNow.max(spentBefore).plus(need);
+    }
+
+    /** Spare slots: none when idle, else half the calls in flight or those dispatched lately, at least two. */
+    private int spare(long nowMs) {
+        roll(nowMs);
+        int recent = Math.max(dispatchedNow, dispatchedBefore);
+        if (recent == 0 && inUse == 0) return 0;
+        return Math.max(2, Math.max(inUse, recent) / 2);
+    }
+
+    /** The store answered: the new slice, the slots held, the budget as it is now. */
+    synchronized void granted(SliceGrant grant, boolean renewed) {
+        calling = false;
+        shared = grant.snapshot();
+        left = grant.granted();
+        chargedAtMs = grant.chargedAtMs();
+        takenAtMs = grant.snapshot().nowMs();
+        lastCallAtMs = takenAtMs;
+        if (renewed) renewedAtMs = takenAtMs;
+        else if (held == 0) renewedAtMs = takenAtMs; // spares taken now are fresh
+        held = grant.slotsHeld();
+    }
+
+    /**
+     * The call failed or went unanswered: its settlements and the rest it gave back may or may not
+     * have landed (at most one batch is lost; the rest stays counted, the safe side). The slots
+     * held are kept as they were: they expire in the store unless a later call renews them.
+     */
+    synchronized void failed() {
+        calling = false;
+    }
+
+    /** A pause this replica set (an upstream 429): no more spending from the slice until it ends. */
+    synchronized void paused(long untilMs) {
+        if (shared != null && untilMs > shared.pausedUntilMs()) {
+            shared = new BudgetSnapshot(shared.limits(), shared.nowMs(), shared.usedRequests(), shared.usedTokens(),
+                    shared.inFlight(), untilMs, shared.resetMs(), shared.leaving(), shared.usedInputTokens(),
+                    shared.usedOutputTokens());
+        }
+    }
+
+    /** The budget at {@code nowMs} as this replica last saw it, its unspent slice and spare slots counted as free. */
+    synchronized BudgetSnapshot view(BudgetLimits limits, long nowMs) {
+        return shared == null ? null : unspent(shared.withLimits(limits)).agedBy(nowMs - shared.nowMs());
+    }
+
+    /** A store snapshot with this replica's unspent slice and spare slots taken out of the used. */
+    synchronized BudgetSnapshot unspent(BudgetSnapshot s) {
+        List<BudgetSnapshot.Leaving> leaving = s.leaving();
+        if (leaving != null && (left.tokens() > 0 || left.requests() > 0)) {
+            long leavesAt = (Math.floorDiv(chargedAtMs, ProviderBudget.SLOT_MS) + ProviderBudget.HELD) * ProviderBudget.SLOT_MS;
+            List<BudgetSnapshot.Leaving> out = new ArrayList<>(leaving.size());
+            for (BudgetSnapshot.Leaving l : leaving) {
+                if (l.atMs() == leavesAt) {
+                    long t = Math.max(0, l.tokens() - left.tokens());
+                    long r = Math.max(0, l.requests() - left.requests());
+                    if (t > 0 || r > 0) out.add(new BudgetSnapshot.Leaving(l.atMs(), t, r));
+                } else {
+                    out.add(l);
+                }
+            }
+            leaving = out;
+        }
+        int inFlight = Math.max(0, s.inFlight() - held + inUse);
+        return new BudgetSnapshot(s.limits(), s.nowMs(), Math.max(0, s.usedRequests() - left.requests()),
+                Math.max(0, s.usedTokens() - left.tokens()), inFlight, s.pausedUntilMs(), s.resetMs(), leaving,
+                Math.max(0, s.usedInputTokens() - left.input()), Math.max(0, s.usedOutputTokens() - left.output()));
+    }
+
+    /** What this replica holds (tests, and the give-back at shutdown). */
+    synchronized Amounts left() {
+        return left;
+    }
+
+    synchronized int held() {
+        return held;
+    }
+
+    synchronized int inUse() {
+        return inUse;
+    }
+
+    synchronized int queued() {
+        return queued.size();
+    }
+}

@@ -1,0 +1,152 @@
+package dev.sluice.gateway.quota;
+
+import dev.sluice.gateway.config.WindowLimit;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The shared quota store with its settlements sent in batches: a served request's correction
+ * (actual tokens against the estimate) waits up to {@code every}, or until {@code max} of one
+ * tenant wait, and goes with the tenant's others in one call ({@link QuotaStore#adjustAll}: one
+ * script, one round trip, whatever the batch). Admission and peeks go straight through, and so
+ * do refunds (a request that never reached the provider gives its request back at once: the
+ * tenant may retry at once).
+ *
+ * <p>What it costs: a tenant's window shows the estimate instead of the usage for up to
+ * {@code every} after the answer; a crash loses the corrections waiting (at most one batch per
+ * tenant), which then stay charged at their estimates until they leave the window.
+ */
+public final class BatchedSettlements implements QuotaStore {
+    private static final Logger log = LoggerFactory.getLogger(BatchedSettlements.class);
+
+    private record Tenant(String id, List<WindowLimit> windows) {
+    }
+
+    private static final class Batch {
+        final List<Correction> corrections = new ArrayList<>();
+        long firstAtMs;
+    }
+
+    private final QuotaStore store;
+    private final Duration timeout;
+    private final long everyMs;
+    private final int max;
+    private final Clock clock;
+    private final Map<Tenant, Batch> waiting = new ConcurrentHashMap<>();
+    private final Disposable flusher;
+    private final Scheduler timer;
+
+    public BatchedSettlements(QuotaStore store, Duration timeout, Duration every, int max, Clock clock, Scheduler timer) {
+        if (every.toMillis() < 1 || max < 1) throw new IllegalArgumentException("batch every must be at least 1ms and max at least 1");
+        this.store = store;
+        this.timeout = timeout;
+        this.everyMs = every.toMillis();
+        this.max = max;
+        this.clock = clock;
+        this.timer = timer;
+        this.flusher = timer == null ? null : timer.schedulePeriodically(() -> flush(false), everyMs, everyMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        return store.acquire(tenantId, windows, tokens, requests);
+    }
+
+    @Override
+    public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+        return store.peek(tenantId, windows);
+    }
+
+    @Override
+    public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
+        if (deltaTokens == 0) return Mono.empty();
+        Tenant t = new Tenant(tenantId, windows);
+        List<Correction> full = null;
+        Batch b = waiting.computeIfAbsent(t, k -> new Batch());
+        synchronized (b) {
+            if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
+            b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
+            if (b.corrections.size() >= max) full = take(b);
+        }
+        if (full != null) send(t, full);
+        return Mono.empty();
+    }
+
+    @Override
+    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
+        return store.adjustAll(tenantId, windows, corrections);
+    }
+
+    private static List<Correction> take(Batch b) {
+        List<Correction> out = new ArrayList<>(b.corrections);
+        b.corrections.clear();
+        return out;
+    }
+
+    /** Sends what has waited long enough (or everything); drops tenants with nothing waiting. */
+    void flush(boolean all) {
+        long now = clock.millis();
+        waiting.forEach((t, b) -> {
+            List<Correction> due = null;
+            synchronized (b) {
+                if (b.corrections.isEmpty()) {
+                    waiting.remove(t, b);
+                } else if (all || now - b.firstAtMs >= everyMs) {
+                    due = take(b);
+                }
+            }
+            if (due != null) send(t, due);
+        });
+    }
+
+    private Mono<Void> send(Tenant t, List<Correction> corrections) {
+        Mono<Void> call = store.adjustAll(t.id(), t.windows(), corrections).timeout(timeout)
+                .doOnError(e -> log.warn("Quota settlements of tenant {} not applied ({}): {} corrections lost; those requests stay "
+                        + "charged at their estimates", t.id(), e.toString(), corrections.size()))
+                .onErrorResume(e -> Mono.empty())
+                .cache();
+        call.subscribe();
+        return call;
+    }
+
+    /** Shutdown: what waits is sent, waiting at most {@code wait}. */
+    public void close(Duration wait) {
+        if (flusher != null) flusher.dispose();
+        List<Mono<Void>> sends = new ArrayList<>();
+        waiting.forEach((t, b) -> {
+            List<Correction> due;
+            synchronized (b) {
+                due = b.corrections.isEmpty() ? null : take(b);
+            }
+            if (due != null) sends.add(send(t, due));
+        });
+        try {
+            Flux.merge(sends).then().block(wait);
+        } finally {
+            if (timer != null) timer.dispose();
+        }
+    }
+
+    /** Corrections waiting (tests). */
+    int waiting() {
+        int n = 0;
+        for (Batch b : waiting.values()) {
+            synchronized (b) {
+                n += b.corrections.size();
+            }
+        }
+        return n;
+    }
+}
