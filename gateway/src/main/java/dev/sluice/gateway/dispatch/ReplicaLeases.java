@@ -80,7 +80,7 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         }
         Amounts call = Amounts.call(tokens, limits.inputTokensPerMinute() > 0 ? inputTokens : 0,
                 limits.outputTokensPerMinute() > 0 ? outputTokens : 0);
-        return acquire(key, slice(key), limits, call, leaseId, true);
+        return Mono.defer(() -> acquire(key, slice(key), limits, call, leaseId, true));
     }
 
     private Mono<BudgetDecision> acquire(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId,
@@ -148,16 +148,20 @@ public final class ReplicaLeases implements ProviderBudgetStore {
 
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
-        ReplicaSlice s = slices.get(key);
-        return Mono.just(s != null && s.release(leaseId));
+        return Mono.fromSupplier(() -> {
+            ReplicaSlice s = slices.get(key);
+            return s != null && s.release(leaseId);
+        });
     }
 
+    /** Queued for the next call (sent at once when the batch is full); done when queued, not when sent. */
     private Mono<Void> queue(String key, BudgetSettlement settlement) {
-        ReplicaSlice s = slice(key);
-        if (s.queue(settlement, clock.millis()) && s.limits() != null) {
-            send(key, s, s.limits(), Amounts.ZERO, false).subscribe(g -> { }, e -> { });
-        }
-        return Mono.empty();
+        return Mono.fromRunnable(() -> {
+            ReplicaSlice s = slice(key);
+            if (s.queue(settlement, clock.millis()) && s.limits() != null) {
+                send(key, s, s.limits(), Amounts.ZERO, false).subscribe(g -> { }, e -> { });
+            }
+        });
     }
 
     @Override

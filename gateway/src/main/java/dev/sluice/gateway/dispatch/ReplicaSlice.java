@@ -49,8 +49,8 @@ final class ReplicaSlice {
     private Amounts spentNow = Amounts.ZERO;
     private Amounts spentBefore = Amounts.ZERO;
     private long periodStartMs = NEVER;
-    private int dispatchedNow;
-    private int dispatchedBefore;
+    private int peakNow; // the most calls in flight at once, this horizon and the one before
+    private int peakBefore;
 
     ReplicaSlice(Terms terms) {
         this.terms = terms;
@@ -74,21 +74,21 @@ final class ReplicaSlice {
     private void count(Amounts call, long nowMs) {
         roll(nowMs);
         spentNow = spentNow.plus(call);
-        dispatchedNow++;
+        peakNow = Math.max(peakNow, inUse);
     }
 
     private void roll(long nowMs) {
         if (nowMs - periodStartMs >= 2 * terms.horizonMs()) { // first use, or idle two horizons: nothing recent
             spentBefore = Amounts.ZERO;
             spentNow = Amounts.ZERO;
-            dispatchedBefore = 0;
-            dispatchedNow = 0;
+            peakBefore = 0;
+            peakNow = inUse;
             periodStartMs = nowMs;
         } else if (nowMs - periodStartMs >= terms.horizonMs()) {
             spentBefore = spentNow;
-            dispatchedBefore = dispatchedNow;
+            peakBefore = peakNow;
             spentNow = Amounts.ZERO;
-            dispatchedNow = 0;
+            peakNow = inUse;
             periodStartMs += terms.horizonMs();
         }
     }
@@ -169,12 +169,15 @@ final class ReplicaSlice {
         return spentNow.max(spentBefore).plus(need);
     }
 
-    /** Spare slots: none when idle, else half the calls in flight or those dispatched lately, at least two. */
+    /**
+     * Spare slots beyond those in use: up to the recent peak of calls in flight, and a quarter of
+     * it (at least one) more, so a pace that holds steady rarely finds every slot taken; none once idle.
+     */
     private int spare(long nowMs) {
         roll(nowMs);
-        int recent = Math.max(dispatchedNow, dispatchedBefore);
-        if (recent == 0 && inUse == 0) return 0;
-        return Math.max(2, Math.max(inUse, recent) / 2);
+        int peak = Math.max(peakNow, peakBefore);
+        if (peak == 0 && inUse == 0) return 0;
+        return Math.max(0, peak - inUse) + Math.max(1, peak / 4);
     }
 
     /** The store answered: the new slice, the slots held, the budget as it is now. */

@@ -72,16 +72,17 @@ public final class BatchedSettlements implements QuotaStore {
     public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
         if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
         if (deltaTokens == 0) return Mono.empty();
-        Tenant t = new Tenant(tenantId, windows);
-        List<Correction> full = null;
-        Batch b = waiting.computeIfAbsent(t, k -> new Batch());
-        synchronized (b) {
-            if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
-            b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
-            if (b.corrections.size() >= max) full = take(b);
-        }
-        if (full != null) send(t, full);
-        return Mono.empty();
+        return Mono.fromRunnable(() -> {
+            Tenant t = new Tenant(tenantId, windows);
+            List<Correction> full = null;
+            Batch b = waiting.computeIfAbsent(t, k -> new Batch());
+            synchronized (b) {
+                if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
+                b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
+                if (b.corrections.size() >= max) full = take(b);
+            }
+            if (full != null) send(t, full);
+        });
     }
 
     @Override
