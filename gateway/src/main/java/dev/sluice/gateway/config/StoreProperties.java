@@ -35,12 +35,6 @@ public record StoreProperties(@DefaultValue("500ms") Duration timeout,
         batch = batch == null ? new Batch(Duration.ofMillis(20), 64) : batch;
     }
 
-    /** The settings before batches had their own (tests, and code that builds settings by hand). */
-    public StoreProperties(Duration timeout, Duration startupTimeout, Duration probeInterval, Duration knownKeysRefresh,
-                           RedisDown redisDown) {
-        this(timeout, startupTimeout, probeInterval, knownKeysRefresh, redisDown, null);
-    }
-
     /**
      * Settlements (a served call's usage against its estimate, a provider budget's releases and
      * corrections) wait up to {@code every}, or until {@code max} of one tenant or one budget wait,

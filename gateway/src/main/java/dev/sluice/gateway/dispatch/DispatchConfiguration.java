@@ -6,6 +6,7 @@ import dev.sluice.gateway.config.CalibrationProperties;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.FairShareProperties;
 import dev.sluice.gateway.config.SliceProperties;
+import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
 import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
@@ -90,6 +91,11 @@ public class DispatchConfiguration {
         // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
         // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
         return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
+    }
+
+    @Bean
+    ShutdownDrain.FlushBatches flushBatches(ProviderBudgetStore budgets, QuotaLimiter quota) {
+        return new ShutdownDrain.FlushBatches(budgets, quota);
     }
 
     @Bean

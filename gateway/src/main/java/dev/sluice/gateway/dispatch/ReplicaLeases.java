@@ -110,14 +110,18 @@ public final class ReplicaLeases implements ProviderBudgetStore {
      * its end whoever waits on it, so a caller that leaves cannot lose a batch.
      */
     private Mono<SliceGrant> send(String key, ReplicaSlice s, BudgetLimits limits, Amounts need, boolean needSlot) {
+        return send(key, s, limits, need, needSlot, false);
+    }
+
+    private Mono<SliceGrant> send(String key, ReplicaSlice s, BudgetLimits limits, Amounts need, boolean needSlot, boolean last) {
         SliceAsk ask;
         synchronized (s) {
             if (s.calling()) {
                 Mono<SliceGrant> running = s.running();
-                return need.isZero() && !needSlot ? running
-                        : running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> send(key, s, limits, need, needSlot)));
+                return need.isZero() && !needSlot && !last ? running
+                        : running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> send(key, s, limits, need, needSlot, last)));
             }
-            ask = s.ask(replica, need, needSlot, limits, storeNow());
+            ask = s.ask(replica, need, needSlot, limits, storeNow(), last);
             long sentAt = clock.millis();
             Mono<SliceGrant> call = store.lease(key, limits, ask)
                     .doOnNext(g -> {
@@ -205,26 +209,21 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         return store.lease(key, limits, ask);
     }
 
-    /** Shutdown (the bean's destroy method): {@link #close(Duration)} with two seconds to send, then the timer stops. */
+    /** The bean's destroy method: the flusher stops (the last batch went in {@link #flushAll}, while Redis still answered). */
     public void close() {
-        try {
-            close(Duration.ofSeconds(2));
-        } catch (RuntimeException e) {
-            log.warn("Slices not given back at shutdown ({}); they leave the window and their slots expire on their own", e.toString());
-        } finally {
-            if (timer != null) timer.dispose();
-        }
+        if (flusher != null) flusher.dispose();
+        if (timer != null) timer.dispose();
     }
 
     /**
-     * Shutdown: every slice's settlements sent and its unspent rest and spare slots given back,
-     * waiting at most {@code wait}; then no more flushes.
+     * Shutdown, before the Redis client stops: every slice's settlements sent and its unspent rest
+     * and spare slots given back, waiting at most {@code wait}. The flusher keeps running: a
+     * context stopped and started again (as test contexts are) spends from new slices.
      */
-    public void close(Duration wait) {
-        if (flusher != null) flusher.dispose();
+    public void flushAll(Duration wait) {
         Mono.when(slices.entrySet().stream()
                         .filter(e -> e.getValue().limits() != null)
-                        .map(e -> send(e.getKey(), e.getValue(), e.getValue().limits(), Amounts.ZERO, false)
+                        .map(e -> send(e.getKey(), e.getValue(), e.getValue().limits(), Amounts.ZERO, false, true)
                                 .onErrorResume(x -> Mono.empty()))
                         .toList())
                 .block(wait);

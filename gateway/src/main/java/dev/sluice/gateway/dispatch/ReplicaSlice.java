@@ -152,12 +152,17 @@ final class ReplicaSlice {
      * (nothing is spent from it meanwhile), the queued settlements go with it.
      */
     synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs) {
+        return ask(replica, need, needSlot, limits, nowMs, false);
+    }
+
+    /** @param last shutdown: nothing new is taken and every spare slot goes back */
+    synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs, boolean last) {
         this.limits = limits;
         calling = true;
         boolean renew = nowMs - renewedAtMs >= terms.slotTtlMs() / 3;
-        int wantSlots = inUse + (needSlot ? 1 : 0) + spare(nowMs);
-        SliceAsk ask = new SliceAsk(replica, queued, left, chargedAtMs, need, needSlot, want(need, nowMs), inUse, held,
-                wantSlots, terms.slotTtlMs(), renew);
+        int wantSlots = last ? inUse : inUse + (needSlot ? 1 : 0) + spare(nowMs);
+        SliceAsk ask = new SliceAsk(replica, queued, left, chargedAtMs, need, needSlot, last ? need : want(need, nowMs), inUse,
+                held, wantSlots, terms.slotTtlMs(), renew);
         queued = new ArrayList<>();
         left = Amounts.ZERO;
         return ask;

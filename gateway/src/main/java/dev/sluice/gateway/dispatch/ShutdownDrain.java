@@ -112,4 +112,31 @@ public final class ShutdownDrain {
             return 1_024; // after the web server (DEFAULT_PHASE - 2048), before the Redis client (phase 0)
         }
     }
+
+    /**
+     * After the background calls, before the Redis client stops: the settlements waiting in
+     * batches are sent, and this replica's slices and spare slots given back, so the next replica
+     * finds only what was spent.
+     */
+    public static final class FlushBatches extends Phase {
+        private final ProviderBudgetStore budgets;
+        private final dev.sluice.gateway.quota.QuotaLimiter quota;
+
+        FlushBatches(ProviderBudgetStore budgets, dev.sluice.gateway.quota.QuotaLimiter quota) {
+            this.budgets = budgets;
+            this.quota = quota;
+        }
+
+        @Override
+        void drain() {
+            quota.flushSettlements(Duration.ofSeconds(2));
+            if (budgets instanceof ReplicaLeases leases) leases.flushAll(Duration.ofSeconds(2));
+            say("Shutdown: batched settlements sent, slices given back");
+        }
+
+        @Override
+        public int getPhase() {
+            return 512; // after FlushPendingWork (1024), before the Redis client (phase 0)
+        }
+    }
 }

@@ -122,9 +122,11 @@ public final class BatchedSettlements implements QuotaStore {
         return call;
     }
 
-    /** Shutdown: what waits is sent, waiting at most {@code wait}. */
-    public void close(Duration wait) {
-        if (flusher != null) flusher.dispose();
+    /**
+     * Shutdown, before the Redis client stops: what waits is sent, waiting at most {@code wait}.
+     * The flusher keeps running (a context stopped and started again settles as before).
+     */
+    public void flushAll(Duration wait) {
         List<Mono<Void>> sends = new ArrayList<>();
         waiting.forEach((t, b) -> {
             List<Correction> due;
@@ -133,11 +135,13 @@ public final class BatchedSettlements implements QuotaStore {
             }
             if (due != null) sends.add(send(t, due));
         });
-        try {
-            Flux.merge(sends).then().block(wait);
-        } finally {
-            if (timer != null) timer.dispose();
-        }
+        Flux.merge(sends).then().block(wait);
+    }
+
+    /** The flusher stops (the bean's end). */
+    public void close() {
+        if (flusher != null) flusher.dispose();
+        if (timer != null) timer.dispose();
     }
 
     /** Corrections waiting (tests). */

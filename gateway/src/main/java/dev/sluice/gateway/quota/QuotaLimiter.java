@@ -161,14 +161,13 @@ public final class QuotaLimiter {
         return meters.counter(name, tags);
     }
 
-    /** Shutdown (the bean's inferred destroy method): settlements still waiting in a batch go to the store. */
+    /** Shutdown, before the Redis client stops: settlements still waiting in a batch go to the store. */
+    public void flushSettlements(Duration wait) {
+        if (store instanceof BatchedSettlements batched) batched.flushAll(wait);
+    }
+
+    /** The bean's inferred destroy method: the batches' flusher stops. */
     public void close() {
-        if (store instanceof BatchedSettlements batched) {
-            try {
-                batched.close(Duration.ofSeconds(2));
-            } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(QuotaLimiter.class).warn("Quota settlements not sent at shutdown: {}", e.toString());
-            }
-        }
+        if (store instanceof BatchedSettlements batched) batched.close();
     }
 }
