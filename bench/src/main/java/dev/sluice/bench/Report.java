@@ -64,8 +64,8 @@ final class Report {
         double directBest = direct.highestSustained();
         for (Arm arm : arms) {
             double best = arm.highestSustained();
-            sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %5.2fx direct%s%n", arm.key, arm.label, best,
-                    directBest == 0 ? Double.NaN : best / directBest, ceiling(arm)));
+            sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %6s direct%s%n", arm.key, arm.label, best,
+                    directBest == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", best / directBest), ceiling(arm)));
         }
         sb.append(String.format(Locale.ROOT, "%nCPU per request over each arm's whole run (us; arm JVM without / with its JIT "
                 + "compiler), Redis CPU and commands per request%n"));
