@@ -24,6 +24,7 @@ final class Arm implements AutoCloseable {
     boolean warmedUp;
     /** The rate at which this arm first missed p99 < 5 ms or had errors; 0 while it has not. */
     double firstFailedRate;
+    private boolean closed;
 
     Arm(String key, String label, ChildProcess process, URI url, String apiKey) {
         this.key = key;
@@ -43,21 +44,18 @@ final class Arm implements AutoCloseable {
         long ok;
         long errors;
         double seconds;
-        /** CPU of the arm's threads other than the JIT compiler's. */
-        long armCpuNs;
-        /** CPU of the arm's JIT compiler threads: near zero once the arm is warm. */
-        long jitCpuNs;
-        long redisCpuNs;
-        long providerCpuNs;
-        long driverCpuNs;
-        long redisCalls;
-        long redisEvalsha;
+        /** What the slices cost, added up (CPU of each process, Redis commands, wall clock): see {@link Readings}. */
+        Readings cost = Readings.ZERO;
+        /** The 1-minute load average at the end of each slice. */
+        final List<Double> load1PerRound = new ArrayList<>();
 
         Measured(double rate) {
             this.rate = rate;
         }
 
-        void add(OpenLoop.Step step) {
+        void add(OpenLoop.Step step, Readings sliceCost, double load1) {
+            cost = cost.plus(sliceCost);
+            load1PerRound.add(load1);
             latencyUs.add(step.latencyUs());
             sendLagUs.add(step.sendLagUs());
             step.failures().forEach((k, v) -> failures.merge(k, v, Long::sum));
@@ -81,7 +79,20 @@ final class Arm implements AutoCloseable {
         }
 
         double perRequestUs(long ns) {
-            return sent == 0 || ns < 0 ? Double.NaN : ns / 1000.0 / sent;
+            return Readings.perRequestUs(ns, sent);
+        }
+
+        double perRequest(long count) {
+            return Readings.perRequest(count, sent);
+        }
+
+        /** The mean 1-minute load average over this rate's slices. */
+        double meanLoad1() {
+            return load1PerRound.stream().mapToDouble(Double::doubleValue).filter(x -> x >= 0).average().orElse(Double.NaN);
+        }
+
+        Curves.Point point() {
+            return new Curves.Point(rate, ms(50), ms(99), passes(), sent, cost.redisEvalsha());
         }
     }
 
@@ -91,16 +102,18 @@ final class Arm implements AutoCloseable {
 
     /** The highest rate passed with every lower rate passed too; 0 when none. */
     double highestSustained() {
-        double best = 0;
-        for (Measured m : byRate.values()) {
-            if (!m.passes()) break;
-            best = m.rate;
-        }
-        return best;
+        return curve().highestSustained();
     }
 
+    Curves.Curve curve() {
+        return new Curves.Curve(key, label, byRate.values().stream().map(Measured::point).toList());
+    }
+
+    /** Stops the arm's process and its load generator's connections; the figures stay. Idempotent. */
     @Override
     public void close() {
+        if (closed) return;
+        closed = true;
         load.close();
         if (process != null) process.close();
     }

@@ -32,11 +32,19 @@ import java.util.Map;
  * </ol>
  * Load is open loop at fixed rates ({@link OpenLoop}); at each rate every arm is measured in
  * {@code rounds} slices, the order of the arms rotated from one slice to the next, so that noise
- * from elsewhere on the machine spreads over all arms. "Added" latency is an arm's percentile minus
+ * from elsewhere on the machine spreads over all arms ({@code -Dsluice.bench.order=interleaved}, the
+ * default). With {@code -Dsluice.bench.order=alone} each arm instead runs by itself: started,
+ * warmed up, taken through every rate and round, and stopped before the next one starts, so that no
+ * idle arm's JVM shares the CPUs with it; the direct arm goes last, at the rates the others reached.
+ * For each slice the driver records each process's CPU time, Redis's commands and the machine's
+ * load average ({@link Readings}). "Added" latency is an arm's percentile minus
  * the direct arm's at the same rate. An arm sustains a rate when its p99 is under 5 ms with no
  * error there and at every lower rate. Run with:
  * <pre>./mvnw -q -pl gateway,bench package -Dmaven.test.skip=true -Poverhead-bench</pre>
- * It prints the tables and writes {@code bench/target/overhead/overhead.json}. See docs/performance.md.
+ * It prints the tables and the judged summary ({@link Verdict}) and writes
+ * {@code bench/target/overhead/overhead.json} and its chart, {@code overhead.png} ({@link OverheadChart});
+ * {@code -Dsluice.bench.chart-from=<overhead.json>} only redraws the chart from a JSON written earlier.
+ * See docs/performance.md.
  */
 public final class OverheadBenchmark {
     static final double P99_LIMIT_MS = 5.0;
@@ -64,6 +72,8 @@ public final class OverheadBenchmark {
     private final String jfr = System.getProperty("sluice.bench.jfr", "");
     /** Only these arms besides direct, e.g. {@code sluice} when profiling. */
     private final List<String> only = List.of(System.getProperty("sluice.bench.arms", "scg,scg-rrl,sluice").split(","));
+    /** {@code interleaved} (every arm at each rate in turn) or {@code alone} (one arm through every rate, the others stopped). */
+    private final String order = order(System.getProperty("sluice.bench.order", "interleaved"));
 
     private final List<ChildProcess> infrastructure = new ArrayList<>();
     private final List<Arm> arms = new ArrayList<>();
@@ -72,9 +82,21 @@ public final class OverheadBenchmark {
     private RedisClient redisClient;
     private StatefulRedisConnection<String, String> redisProbe;
     private int sluicePort;
+    private int redisPort;
+    private String upstream;
 
     public static void main(String[] args) {
         OpenLoop.quietLogging();
+        String chartFrom = System.getProperty("sluice.bench.chart-from", "");
+        if (!chartFrom.isBlank()) { // redraw only: no gateway, no arms
+            try {
+                say("Written: %s", OverheadChart.redraw(Path.of(chartFrom)));
+                System.exit(0);
+            } catch (Exception e) {
+                e.printStackTrace();
+                System.exit(1);
+            }
+        }
         int status = 0;
         OverheadBenchmark bench = new OverheadBenchmark();
         try {
@@ -96,27 +118,62 @@ public final class OverheadBenchmark {
         long started = System.nanoTime();
         Map<String, Object> machine = Report.machine();
         machine.put("load_average_before", Report.loadAverage());
+        machine.put("load_1min_before", Report.load1());
         machine.put("pinned", pin ? "load generator + fake provider on CPU 0; arm + Redis on CPU 1" : "no");
         if (pin) pinSelf();
-        say("Overhead benchmark%s: rates %s req/s, %d round(s) of %d s per arm and rate, warm-up %d s per arm",
-                quick ? " (quick)" : "", rates, rounds, slice.toSeconds(), warmUp.toSeconds());
-        say("[1/4] starting redis-server, the fake provider and the arms (logs in %s)...", out.resolve("logs"));
-        startAll();
-        say("[2/4] checking every arm answers as it should...");
-        check();
-        say("[3/4] warming up each arm at %.0f req/s until its JIT settles (at most %d s)...", warmUpRate, warmUp.toSeconds());
-        for (Arm arm : arms) warmUp(arm);
-        say("[4/4] measuring...");
-        measure();
-        Map<String, Object> sluiceCounters = sluiceCounters();
+        say("Overhead benchmark%s: rates %s req/s, %d round(s) of %d s per arm and rate, warm-up %d s per arm, arms %s",
+                quick ? " (quick)" : "", rates, rounds, slice.toSeconds(), warmUp.toSeconds(), order);
+        Map<String, Object> sluiceCounters = order.equals("alone") ? runAlone() : runInterleaved();
         machine.put("load_average_after", Report.loadAverage());
+        machine.put("load_1min_after", Report.load1());
         machine.put("benchmark_seconds", Math.round((System.nanoTime() - started) / 1e9));
         Report report = new Report(arms, rates, settings(), machine, sluiceCounters);
         System.out.print(report.table());
         Files.createDirectories(out);
         Path json = out.resolve("overhead.json");
         Files.writeString(json, report.json());
-        say("Written: %s", json);
+        say("Written: %s, %s", json, OverheadChart.drawFrom(json)); // from the JSON, as a redraw would
+    }
+
+    /** Every arm started at once, and measured at each rate in turn. */
+    private Map<String, Object> runInterleaved() throws Exception {
+        say("[1/4] starting redis-server, the fake provider and the arms (logs in %s)...", out.resolve("logs"));
+        startInfrastructure();
+        for (String key : List.of("scg", "scg-rrl", "sluice")) if (only.contains(key)) startArm(key);
+        say("[2/4] checking every arm answers as it should...");
+        for (Arm arm : arms) check(arm);
+        say("[3/4] warming up each arm at %.0f req/s until its JIT settles (at most %d s)...", warmUpRate, warmUp.toSeconds());
+        for (Arm arm : arms) warmUp(arm);
+        say("[4/4] measuring...");
+        measure();
+        return sluiceCounters();
+    }
+
+    /**
+     * One arm at a time: started, checked, warmed up, taken through the rates, stopped. The direct
+     * arm goes last, at the rates some other arm was measured at, with no arm's JVM alive.
+     */
+    private Map<String, Object> runAlone() throws Exception {
+        say("[1/2] starting redis-server and the fake provider (logs in %s)...", out.resolve("logs"));
+        startInfrastructure();
+        Map<String, Object> sluiceCounters = new LinkedHashMap<>();
+        say("[2/2] each arm alone: start, check, warm up at %.0f req/s (at most %d s), measure, stop...", warmUpRate,
+                warmUp.toSeconds());
+        for (String key : List.of("scg", "scg-rrl", "sluice")) {
+            if (!only.contains(key)) continue;
+            Arm arm = startArm(key);
+            check(arm);
+            warmUp(arm);
+            measureAlone(arm, rates);
+            if (key.equals("sluice")) sluiceCounters = sluiceCounters();
+            arm.close();
+        }
+        Arm direct = arms.get(0);
+        List<Double> reached = rates.stream().filter(r -> arms.stream().anyMatch(a -> a != direct && a.byRate.containsKey(r))).toList();
+        check(direct);
+        warmUp(direct);
+        measureAlone(direct, reached);
+        return sluiceCounters;
     }
 
     /**
@@ -145,6 +202,7 @@ public final class OverheadBenchmark {
 
     private Map<String, Object> settings() {
         Map<String, Object> s = new LinkedHashMap<>();
+        s.put("order", order);
         s.put("rates", rates);
         s.put("rounds", rounds);
         s.put("slice_seconds", slice.toMillis() / 1000.0);
@@ -162,17 +220,16 @@ public final class OverheadBenchmark {
 
     // ------------------------------------------------------------------ processes
 
-    private void startAll() throws Exception {
+    /** Redis, the fake provider, and the direct arm (which has no process). */
+    private void startInfrastructure() throws Exception {
         Path logs = out.resolve("logs");
-        String armCpus = pin ? "1" : null;
-        int redisPort = ChildProcess.freePort();
+        redisPort = ChildProcess.freePort();
         Path redisDir = Files.createTempDirectory("sluice-bench-redis");
         redis = ChildProcess.start("redis", List.of("redis-server", "--port", Integer.toString(redisPort), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", redisDir.toString()), logs, armCpus);
+                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", redisDir.toString()), logs, armCpus());
         infrastructure.add(redis);
         redis.awaitPort(redisPort, Duration.ofSeconds(10));
-        String redisUrl = "redis://127.0.0.1:" + redisPort;
-        redisClient = RedisClient.create(redisUrl);
+        redisClient = RedisClient.create(redisUrl());
         redisProbe = redisClient.connect();
 
         int providerPort = ChildProcess.freePort();
@@ -180,41 +237,61 @@ public final class OverheadBenchmark {
                 Integer.toString(providerPort)), "provider"), logs, pin ? "0" : null);
         infrastructure.add(provider);
         provider.awaitPort(providerPort, Duration.ofSeconds(30));
-        String upstream = "http://127.0.0.1:" + providerPort;
-
+        upstream = "http://127.0.0.1:" + providerPort;
         arms.add(new Arm("direct", "direct to the fake provider", null, URI.create(upstream + "/v1/chat/completions"), API_KEY));
-        if (only.contains("scg")) {
-            int port = ChildProcess.freePort();
-            ChildProcess p = ChildProcess.start("scg", javaCommand(List.of("-cp", classPath(), ScgArm.class.getName(),
-                    "--server.port=" + port, "--bench.upstream=" + upstream), "scg"), logs, armCpus);
-            arms.add(new Arm("scg", "bare Spring Cloud Gateway", p, URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"), API_KEY));
-            await(p, port); // one at a time: three JVMs starting at once on 2 CPUs starve each other
+    }
+
+    /** Starts one arm's JVM and waits until it listens: one at a time, as JVMs starting together on 2 CPUs starve each other. */
+    private Arm startArm(String key) throws Exception {
+        Path logs = out.resolve("logs");
+        int port = ChildProcess.freePort();
+        Arm arm;
+        switch (key) {
+            case "scg" -> arm = new Arm("scg", "bare Spring Cloud Gateway", ChildProcess.start("scg", javaCommand(List.of(
+                    "-cp", classPath(), ScgArm.class.getName(), "--server.port=" + port, "--bench.upstream=" + upstream), "scg"),
+                    logs, armCpus()), url(port), API_KEY);
+            case "scg-rrl" -> arm = new Arm("scg-rrl", "SCG + RequestRateLimiter (RedisRateLimiter)", ChildProcess.start("scg-rrl",
+                    javaCommand(List.of("-cp", classPath(), ScgArm.class.getName(), "--server.port=" + port,
+                            "--bench.upstream=" + upstream, "--spring.profiles.active=rate-limited",
+                            "--spring.data.redis.url=" + redisUrl()), "scg-rrl"), logs, armCpus()), url(port), API_KEY);
+            case "sluice" -> {
+                sluicePort = port;
+                Path tiers = writeTiers(upstream + "/v1");
+                arm = new Arm("sluice", "Sluice (Redis quotas, full path)", ChildProcess.start("sluice", javaCommand(List.of(
+                        "-jar", gatewayJar,
+                        "--server.port=" + port,
+                        "--spring.data.redis.url=" + redisUrl(),
+                        "--sluice.provider.url=" + upstream + "/v1",
+                        "--sluice.tiers.path=" + tiers,
+                        "--sluice.demo.tenants=true",
+                        // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as through a proxy.
+                        "--sluice.edge.max-connections-per-client=0",
+                        "--logging.level.root=WARN"), "sluice"), logs, armCpus()), url(port), API_KEY);
+            }
+            default -> throw new IllegalArgumentException("no arm " + key);
         }
-        if (only.contains("scg-rrl")) {
-            int port = ChildProcess.freePort();
-            ChildProcess p = ChildProcess.start("scg-rrl", javaCommand(List.of("-cp", classPath(), ScgArm.class.getName(),
-                    "--server.port=" + port, "--bench.upstream=" + upstream, "--spring.profiles.active=rate-limited",
-                    "--spring.data.redis.url=" + redisUrl), "scg-rrl"), logs, armCpus);
-            arms.add(new Arm("scg-rrl", "SCG + RequestRateLimiter (RedisRateLimiter)", p,
-                    URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"), API_KEY));
-            await(p, port);
+        arms.add(arm);
+        await(arm.process, port);
+        return arm;
+    }
+
+    private static URI url(int port) {
+        return URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+    }
+
+    private String redisUrl() {
+        return "redis://127.0.0.1:" + redisPort;
+    }
+
+    private String armCpus() {
+        return pin ? "1" : null;
+    }
+
+    private static String order(String value) {
+        if (!value.equals("interleaved") && !value.equals("alone")) {
+            throw new IllegalArgumentException("-Dsluice.bench.order must be interleaved or alone, got " + value);
         }
-        if (only.contains("sluice")) {
-            sluicePort = ChildProcess.freePort();
-            Path tiers = writeTiers(upstream + "/v1");
-            ChildProcess p = ChildProcess.start("sluice", javaCommand(List.of("-jar", gatewayJar,
-                    "--server.port=" + sluicePort,
-                    "--spring.data.redis.url=" + redisUrl,
-                    "--sluice.provider.url=" + upstream + "/v1",
-                    "--sluice.tiers.path=" + tiers,
-                    "--sluice.demo.tenants=true",
-                    // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as through a proxy.
-                    "--sluice.edge.max-connections-per-client=0",
-                    "--logging.level.root=WARN"), "sluice"), logs, armCpus);
-            arms.add(new Arm("sluice", "Sluice (Redis quotas, full path)", p,
-                    URI.create("http://127.0.0.1:" + sluicePort + "/v1/chat/completions"), API_KEY));
-            await(p, sluicePort);
-        }
+        return value;
     }
 
     private static void await(ChildProcess p, int port) {
@@ -292,19 +369,27 @@ public final class OverheadBenchmark {
 
     // ------------------------------------------------------------------ checks
 
-    /** Every arm answers the fake provider's body; the two limiters show they ran. */
-    private void check() {
-        for (Arm arm : arms) {
-            OpenLoop.Answer a = arm.load.once();
-            if (a.status() != 200 || !a.body().equals(FakeProvider.RESPONSE)) {
-                throw new IllegalStateException(arm.key + " answered " + a.status() + " " + a.headers() + " " + a.body());
+    /** The arm answers the fake provider's body; the two limiters show they ran. */
+    private static void check(Arm arm) {
+        OpenLoop.Answer a = null;
+        for (int attempt = 1; a == null; attempt++) {
+            try {
+                a = arm.load.once();
+            } catch (RuntimeException e) {
+                // A JVM's first request loads and compiles its whole path: on a busy machine that can
+                // outlast the request timeout. A second or third is the check; three misses are a fault.
+                if (attempt == 3) throw new IllegalStateException(arm.key + " did not answer three requests", e);
+                say("  %s: no answer to request %d (%s), again...", arm.key, attempt, e);
             }
-            if (arm.key.equals("scg-rrl") && !a.headers().containsKey("x-ratelimit-remaining")) {
-                throw new IllegalStateException("scg-rrl: RedisRateLimiter did not run (no X-RateLimit-Remaining): " + a.headers());
-            }
-            if (arm.key.equals("sluice") && !"bench".equals(a.headers().get("x-sluice-tier"))) {
-                throw new IllegalStateException("sluice: the tenant path did not run (no X-Sluice-Tier: bench): " + a.headers());
-            }
+        }
+        if (a.status() != 200 || !a.body().equals(FakeProvider.RESPONSE)) {
+            throw new IllegalStateException(arm.key + " answered " + a.status() + " " + a.headers() + " " + a.body());
+        }
+        if (arm.key.equals("scg-rrl") && !a.headers().containsKey("x-ratelimit-remaining")) {
+            throw new IllegalStateException("scg-rrl: RedisRateLimiter did not run (no X-RateLimit-Remaining): " + a.headers());
+        }
+        if (arm.key.equals("sluice") && !"bench".equals(a.headers().get("x-sluice-tier"))) {
+            throw new IllegalStateException("sluice: the tenant path did not run (no X-Sluice-Tier: bench): " + a.headers());
         }
     }
 
@@ -330,8 +415,8 @@ public final class OverheadBenchmark {
 
     // ------------------------------------------------------------------ measuring
 
+    /** Every active arm at each rate, the order rotated from slice to slice. */
     private void measure() {
-        Arm direct = arms.get(0);
         for (int r = 0; r < rates.size(); r++) {
             double rate = rates.get(r);
             List<Arm> here = arms.stream().filter(a -> a.active).toList();
@@ -345,46 +430,61 @@ public final class OverheadBenchmark {
                 }
             }
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %6.0f req/s:", rate));
-            for (Arm arm : here) {
-                Arm.Measured m = arm.at(rate);
-                line.append(String.format(Locale.ROOT, "  %s p50 %.2f p99 %.2f ms%s", arm.key, m.ms(50), m.ms(99),
-                        m.errors > 0 ? " (" + m.errors + " errors)" : ""));
-                boolean firstMiss = !m.passes() && arm.firstFailedRate == 0;
-                if (firstMiss) arm.firstFailedRate = rate;
-                // An arm far past its limit stops. Otherwise every arm runs up to alwaysUpTo, so that
-                // there are rates to compare them at, and past it stops at its second miss (one
-                // miss can be the machine's, not the arm's).
-                if (arm != direct && (hopeless(m) || (!m.passes() && rate >= alwaysUpTo && !firstMiss))) arm.active = false;
-            }
+            for (Arm arm : here) line.append(endOfRate(arm, rate));
             say("%s  (load %s)", line, Report.loadAverage());
         }
+    }
+
+    /** One arm through {@code rates}, every round of a rate in a row, until it stops. */
+    private void measureAlone(Arm arm, List<Double> rates) {
+        for (double rate : rates) {
+            Arm.Measured m = arm.at(rate);
+            for (int round = 0; round < rounds; round++) {
+                if (round > 0 && hopeless(m)) break;
+                slice(arm, m, rate);
+            }
+            say("  %6.0f req/s:%s  (load %s)", rate, endOfRate(arm, rate), Report.loadAverage());
+            if (!arm.active) break;
+        }
+    }
+
+    /** Decides, once a rate is measured, whether the arm goes on to the next; says how it did. */
+    private String endOfRate(Arm arm, double rate) {
+        Arm.Measured m = arm.at(rate);
+        boolean firstMiss = !m.passes() && arm.firstFailedRate == 0;
+        if (firstMiss) arm.firstFailedRate = rate;
+        // An arm far past its limit stops. Otherwise every arm runs up to alwaysUpTo, so that
+        // there are rates to compare them at, and past it stops at its second miss (one
+        // miss can be the machine's, not the arm's).
+        if (!arm.key.equals("direct") && (hopeless(m) || (!m.passes() && rate >= alwaysUpTo && !firstMiss))) arm.active = false;
+        return String.format(Locale.ROOT, "  %s p50 %.2f p99 %.2f ms%s", arm.key, m.ms(50), m.ms(99),
+                m.errors > 0 ? " (" + m.errors + " errors)" : "");
     }
 
     private static boolean hopeless(Arm.Measured m) {
         return m.errors > m.sent / 100 || m.ms(99) > 20 * P99_LIMIT_MS;
     }
 
-    /** One slice: settle at the rate (not recorded), then measure, with the CPU each process spent meanwhile. */
+    /**
+     * One slice: settle at the rate (not recorded), then measure, with what each process spent
+     * meanwhile and the machine's load at its end.
+     */
     private void slice(Arm arm, Arm.Measured m, double rate) {
         if (arm.process != null) arm.process.checkAlive();
         arm.load.run(rate, settle);
-        long armCpu = arm.process == null ? 0 : arm.process.cpuNanos();
-        long armJit = arm.process == null ? 0 : arm.process.jitCpuNanos();
-        long redisCpu = redis.cpuNanos();
-        long providerCpu = provider.cpuNanos();
-        long driverCpu = ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
-        long[] redisBefore = redisCalls();
+        Readings before = readings(arm);
         OpenLoop.Step step = arm.load.run(rate, slice);
-        long[] redisAfter = redisCalls();
-        m.add(step);
-        long jit = arm.process == null ? 0 : arm.process.jitCpuNanos() - armJit;
-        m.jitCpuNs += jit;
-        m.armCpuNs += arm.process == null ? 0 : arm.process.cpuNanos() - armCpu - jit;
-        m.redisCpuNs += redis.cpuNanos() - redisCpu;
-        m.providerCpuNs += provider.cpuNanos() - providerCpu;
-        m.driverCpuNs += ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L) - driverCpu;
-        m.redisCalls += redisAfter[0] - redisBefore[0];
-        m.redisEvalsha += redisAfter[1] - redisBefore[1];
+        m.add(step, readings(arm).minus(before), Report.load1());
+    }
+
+    /** Every counter a slice's cost is the growth of; the direct arm has no process (-1: no CPU of its own). */
+    private Readings readings(Arm arm) {
+        long jit = arm.process == null ? -1 : arm.process.jitCpuNanos();
+        long all = arm.process == null ? -1 : arm.process.cpuNanos();
+        long[] calls = redisCalls();
+        return new Readings(all < 0 || jit < 0 ? -1 : all - jit, jit, redis.cpuNanos(), provider.cpuNanos(),
+                ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L), calls[0], calls[1],
+                System.nanoTime());
     }
 
     /** Commands Redis has run so far: all of them, and EVALSHA alone (from INFO commandstats). */

@@ -34,25 +34,29 @@ final class Report {
 
     String table() {
         StringBuilder sb = new StringBuilder("\n");
-        sb.append(String.format(Locale.ROOT, "Latency per arm and rate (ms, open loop, from each request's due time; "
-                + "+p50/+p99: minus the direct arm's at that rate;%n armCPU, redisCPU: CPU per request of the arm's JVM, "
-                + "JIT compiler threads left out, and of redis-server; redis/req: EVALSHA and all commands, scripts' own included)%n"));
-        sb.append(String.format(Locale.ROOT, "%-8s %-8s %7s %7s %7s %7s %7s %7s %8s %7s %8s %8s %13s%n", "rate/s", "arm", "p50",
-                "p99", "p99.9", "max", "+p50", "+p99", "p99/dir", "errors", "armCPU", "redisCPU", "redis/req"));
+        sb.append(String.format(Locale.ROOT, "Latency per arm and rate (ms, open loop, from each request's due time; arms %s; "
+                + "+p50/+p99: minus the direct arm's at that rate;%n armCPU, redisCPU: CPU per request (us) of the arm's JVM, "
+                + "JIT compiler threads left out, and of redis-server; gen%%: the load generator's CPU, %% of one core;%n"
+                + " redis/req: EVALSHA and all commands, scripts' own included; load: 1-min load average at the slices' ends, "
+                + "mean; %s cores)%n", settings.get("order"), machine.get("cores")));
+        sb.append(String.format(Locale.ROOT, "%-7s %-8s %7s %7s %7s %7s %7s %7s %8s %6s %7s %8s %5s %13s %5s%n", "rate/s", "arm", "p50",
+                "p99", "p99.9", "max", "+p50", "+p99", "p99/dir", "errors", "armCPU", "redisCPU", "gen%", "redis/req", "load"));
         for (double rate : rates) {
             Arm.Measured d = direct.byRate.get(rate);
             if (d == null) continue;
             for (Arm arm : arms) {
                 Arm.Measured m = arm.byRate.get(rate);
                 if (m == null) continue;
-                sb.append(String.format(Locale.ROOT, "%-8.0f %-8s %7.2f %7.2f %7.2f %7.1f %7s %7s %8s %7d %6.0fus %6.0fus %13s%s%n",
+                Readings c = m.cost;
+                sb.append(String.format(Locale.ROOT, "%-7.0f %-8s %7.2f %7.2f %7.2f %7.1f %7s %7s %8s %6d %7s %8s %5s %13s %5.2f%s%n",
                         rate, arm.key, m.ms(50), m.ms(99), m.ms(99.9), m.maxMs(),
                         arm == direct ? "" : signed(m.ms(50) - d.ms(50)), arm == direct ? "" : signed(m.ms(99) - d.ms(99)),
                         arm == direct ? "" : String.format(Locale.ROOT, "%.2fx", m.ms(99) / d.ms(99)), m.errors,
-                        m.perRequestUs(m.armCpuNs), m.perRequestUs(m.redisCpuNs),
-                        m.redisCalls < m.sent / 10 ? "" : String.format(Locale.ROOT, "%.1f EVALSHA %.0f", (double) m.redisEvalsha / m.sent,
-                                (double) m.redisCalls / m.sent),
-                        m.passes() ? "" : "  <- misses p99 < 5 ms / no errors"));
+                        us(m.perRequestUs(c.armCpuNs())), us(m.perRequestUs(c.redisCpuNs())),
+                        fixed(100 * Readings.cores(c.driverCpuNs(), c.wallNs()), 0),
+                        c.redisCalls() < m.sent / 10 ? "" : String.format(Locale.ROOT, "%.2f EVALSHA %.0f", m.perRequest(c.redisEvalsha()),
+                                m.perRequest(c.redisCalls())),
+                        m.meanLoad1(), m.passes() ? "" : "  <- misses p99 < 5 ms / no errors"));
             }
         }
         sb.append(String.format(Locale.ROOT, "%nHighest rate sustained (p99 < %.0f ms and no errors there and at every lower rate)%n",
@@ -60,19 +64,23 @@ final class Report {
         double directBest = direct.highestSustained();
         for (Arm arm : arms) {
             double best = arm.highestSustained();
-            sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %5.2fx direct%s%n", arm.key, arm.label, best,
-                    directBest == 0 ? Double.NaN : best / directBest, ceiling(arm)));
+            sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %6s direct%s%n", arm.key, arm.label, best,
+                    directBest == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", best / directBest), ceiling(arm)));
         }
-        sb.append(String.format(Locale.ROOT, "%nSluice's added latency against bare SCG's at each rate both were measured at "
-                + "(the target: added p99 within 1.5x of SCG's)%n"));
-        for (Map<String, Object> row : sluiceVsScg()) {
-            sb.append(String.format(Locale.ROOT, "  %6.0f req/s: added p50 %s vs %s ms (%.2fx), added p99 %s vs %s ms (%.2fx)%s%n",
-                    row.get("rate"), signed((double) row.get("sluice_added_p50_ms")), signed((double) row.get("scg_added_p50_ms")),
-                    row.get("p50_ratio"), signed((double) row.get("sluice_added_p99_ms")), signed((double) row.get("scg_added_p99_ms")),
-                    row.get("p99_ratio"), (boolean) row.get("both_sustain") ? "" : "  (one of them misses p99 < 5 ms here)"));
+        sb.append(String.format(Locale.ROOT, "%nCPU per request over each arm's whole run (us; arm JVM without / with its JIT "
+                + "compiler), Redis CPU and commands per request%n"));
+        for (Arm arm : arms) {
+            Readings c = total(arm);
+            long sent = sent(arm);
+            sb.append(String.format(Locale.ROOT, "  %-8s arm %7s / %7s   redis %6s   EVALSHA %5s   commands %5s   (%d requests)%n",
+                    arm.key, us(Readings.perRequestUs(c.armCpuNs(), sent)), us(Readings.perRequestUs(c.armTotalCpuNs(), sent)),
+                    us(Readings.perRequestUs(c.redisCpuNs(), sent)), fixed(Readings.perRequest(c.redisEvalsha(), sent), 2),
+                    fixed(Readings.perRequest(c.redisCalls(), sent), 1), sent));
         }
-        sb.append(String.format(Locale.ROOT, "%nMachine: %s; load average before %s, after %s; %s s%n", machine.get("cpu"),
-                machine.get("load_average_before"), machine.get("load_average_after"), machine.get("benchmark_seconds")));
+        sb.append('\n').append(verdict().text());
+        sb.append(String.format(Locale.ROOT, "%nMachine: %s; arms %s; load average before %s, after %s; %s s%n", machine.get("cpu"),
+                settings.get("order"), machine.get("load_average_before"), machine.get("load_average_after"),
+                machine.get("benchmark_seconds")));
         if (!sluiceCounters.isEmpty()) sb.append("Sluice counters: ").append(sluiceCounters).append('\n');
         return sb.toString();
     }
@@ -113,12 +121,45 @@ final class Report {
         return rows;
     }
 
+    List<Curves.Curve> curves() {
+        return arms.stream().map(Arm::curve).toList();
+    }
+
+    Verdict verdict() {
+        return Verdict.of(curves());
+    }
+
+    /** What an arm's slices cost, over every rate. */
+    private static Readings total(Arm arm) {
+        Readings t = Readings.ZERO;
+        for (Arm.Measured m : arm.byRate.values()) t = t.plus(m.cost);
+        return t;
+    }
+
+    private static long sent(Arm arm) {
+        return arm.byRate.values().stream().mapToLong(m -> m.sent).sum();
+    }
+
     private Arm find(String key) {
         return arms.stream().filter(a -> a.key.equals(key)).findFirst().orElse(null);
     }
 
     private static String signed(double ms) {
         return String.format(Locale.ROOT, "%+.2f", ms);
+    }
+
+    private static String us(double us) {
+        return fixed(us, 0);
+    }
+
+    /** A figure with {@code decimals}, or "-" when unknown. */
+    private static String fixed(double x, int decimals) {
+        return Double.isFinite(x) ? String.format(Locale.ROOT, "%." + decimals + "f", x) : "-";
+    }
+
+    /** JSON has no NaN: an unknown figure is null. */
+    private static Double finite(double x) {
+        return Double.isFinite(x) ? x : null;
     }
 
     // ------------------------------------------------------------------ JSON
@@ -138,12 +179,22 @@ final class Report {
             a.put("highest_sustained_rate", arm.highestSustained());
             a.put("highest_sustained_vs_direct", directBest == 0 ? null : arm.highestSustained() / directBest);
             a.put("first_failed_rate", arm.firstFailedRate == 0 ? null : arm.firstFailedRate);
+            Readings c = total(arm);
+            long sent = sent(arm);
+            a.put("requests_measured", sent);
+            a.put("arm_cpu_us_per_request", finite(Readings.perRequestUs(c.armCpuNs(), sent)));
+            a.put("arm_cpu_with_jit_us_per_request", finite(Readings.perRequestUs(c.armTotalCpuNs(), sent)));
+            a.put("redis_cpu_us_per_request", finite(Readings.perRequestUs(c.redisCpuNs(), sent)));
+            a.put("load_generator_cpu_us_per_request", finite(Readings.perRequestUs(c.driverCpuNs(), sent)));
+            a.put("redis_commands_per_request", finite(Readings.perRequest(c.redisCalls(), sent)));
+            a.put("redis_evalsha_per_request", finite(Readings.perRequest(c.redisEvalsha(), sent)));
             List<Map<String, Object>> perRate = new ArrayList<>();
             for (Arm.Measured m : arm.byRate.values()) perRate.add(rate(arm, m));
             a.put("rates", perRate);
             byArm.put(arm.key, a);
         }
         root.put("arms", byArm);
+        root.put("judged", verdict().json());
         root.put("sluice_vs_scg", sluiceVsScg());
         root.put("sluice_counters", sluiceCounters);
         return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(root) + "\n";
@@ -172,13 +223,21 @@ final class Report {
             r.put("p99_vs_direct", m.ms(99) / d.ms(99));
         }
         r.put("send_lag_p99_ms", m.sendLagUs.getValueAtPercentile(99) / 1000.0);
-        r.put("arm_cpu_us_per_request", m.perRequestUs(m.armCpuNs));
-        r.put("arm_jit_cpu_ms", m.jitCpuNs / 1e6);
-        r.put("redis_cpu_us_per_request", m.perRequestUs(m.redisCpuNs));
-        r.put("provider_cpu_us_per_request", m.perRequestUs(m.providerCpuNs));
-        r.put("load_generator_cpu_us_per_request", m.perRequestUs(m.driverCpuNs));
-        r.put("redis_commands_per_request", m.sent == 0 ? 0 : (double) m.redisCalls / m.sent);
-        r.put("redis_evalsha_per_request", m.sent == 0 ? 0 : (double) m.redisEvalsha / m.sent);
+        Readings c = m.cost;
+        r.put("arm_cpu_us_per_request", finite(m.perRequestUs(c.armCpuNs())));
+        r.put("arm_cpu_with_jit_us_per_request", finite(m.perRequestUs(c.armTotalCpuNs())));
+        r.put("arm_jit_cpu_ms", c.armJitNs() < 0 ? null : c.armJitNs() / 1e6);
+        r.put("redis_cpu_us_per_request", finite(m.perRequestUs(c.redisCpuNs())));
+        r.put("provider_cpu_us_per_request", finite(m.perRequestUs(c.providerCpuNs())));
+        r.put("load_generator_cpu_us_per_request", finite(m.perRequestUs(c.driverCpuNs())));
+        r.put("load_generator_cpu_share_of_one_core", finite(Readings.cores(c.driverCpuNs(), c.wallNs())));
+        r.put("redis_commands", c.redisCalls());
+        r.put("redis_evalsha", c.redisEvalsha());
+        r.put("redis_commands_per_request", finite(m.perRequest(c.redisCalls())));
+        r.put("redis_evalsha_per_request", finite(m.perRequest(c.redisEvalsha())));
+        r.put("measured_seconds", c.wallNs() / 1e9);
+        r.put("load_1min_per_round", m.load1PerRound);
+        r.put("load_1min_mean", finite(m.meanLoad1()));
         return r;
     }
 
@@ -187,6 +246,7 @@ final class Report {
     static Map<String, Object> machine() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("cpu", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " CPUs");
+        m.put("cores", Runtime.getRuntime().availableProcessors());
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         m.put("note", "the load generator, the fake provider, the arm under test, the idle arms and redis-server share these CPUs");
@@ -202,6 +262,15 @@ final class Report {
             // not Linux
         }
         return System.getProperty("os.arch");
+    }
+
+    /** The 1-minute load average; -1 where /proc/loadavg is missing. */
+    static double load1() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     static String loadAverage() {
