@@ -184,4 +184,68 @@ class BudgetTwinsTest {
             assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
         }
     }
+
+    /**
+     * Replica slices (budget_lease.lua against ProviderBudget.lease): random asks from three
+     * replicas, each carrying settlements, the rest of its last slice and its slots, mixed with
+     * plain admissions and pauses; every answer and every snapshot the same from both stores.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77, 1234})
+    void theSliceScriptAnswersExactlyAsTheCore(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
+        ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
+        String key = "twin-slice" + UUID.randomUUID() + ":*";
+        BudgetLimits limits = new BudgetLimits(60, 30_000, 8, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
+        String[] replicas = {"a", "b", "c"};
+        int[] held = new int[3];
+        Amounts[] left = {Amounts.ZERO, Amounts.ZERO, Amounts.ZERO};
+        long[] leftAt = new long[3];
+        List<Long> chargedAt = new ArrayList<>();
+        for (int step = 0; step < 250; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            int op = random.nextInt(10);
+            String what = "step " + step + " op " + op;
+            if (op < 6) {
+                int r = random.nextInt(3);
+                List<BudgetSettlement> settlements = new ArrayList<>();
+                for (int k = random.nextInt(4); k > 0 && !chargedAt.isEmpty(); k--) {
+                    long at = chargedAt.get(random.nextInt(chargedAt.size()));
+                    long countedBy = random.nextInt(3) == 0 ? Long.MIN_VALUE : at + random.nextInt(5_000) - 1_000;
+                    settlements.add(random.nextBoolean()
+                            ? new BudgetSettlement(at, countedBy, 1 + random.nextInt(2_000), random.nextInt(2_000) - 1_000, 0, 0, 0)
+                            : BudgetSettlement.adjust(at, -random.nextInt(500), random.nextInt(4) == 0 ? -1 : 0, 0, 0));
+                }
+                boolean giveBack = random.nextBoolean();
+                Amounts need = random.nextInt(3) == 0 ? Amounts.ZERO : Amounts.call(1 + random.nextInt(3_000), 0, 0);
+                Amounts want = new Amounts(random.nextInt(10), random.nextInt(12_000), 0, 0);
+                int inUse = random.nextInt(held[r] + 1);
+                SliceAsk ask = new SliceAsk(replicas[r], settlements, giveBack ? left[r] : Amounts.ZERO, leftAt[r], need,
+                        random.nextBoolean(), want, inUse, held[r], inUse + random.nextInt(4), 5_000, random.nextBoolean());
+                SliceGrant m = memory.lease(key, limits, ask).block();
+                SliceGrant g = redis.lease(key, limits, ask).block();
+                assertThat(g).as(what).isEqualTo(m);
+                held[r] = m.slotsHeld();
+                if (!m.granted().isZero()) {
+                    left[r] = m.granted();
+                    leftAt[r] = m.chargedAtMs();
+                    chargedAt.add(m.chargedAtMs());
+                } else if (giveBack) {
+                    left[r] = Amounts.ZERO;
+                }
+            } else if (op < 8) {
+                long tokens = 1 + random.nextInt(3_000);
+                String id = "l" + step;
+                BudgetDecision m = memory.tryAcquire(key, limits, tokens, id).block();
+                assertThat(redis.tryAcquire(key, limits, tokens, id).block()).as(what).isEqualTo(m);
+                if (m.admitted()) chargedAt.add(m.chargedAtMs());
+            } else {
+                long pause = random.nextInt(3_000);
+                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
+            }
+            assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
+        }
+    }
 }
