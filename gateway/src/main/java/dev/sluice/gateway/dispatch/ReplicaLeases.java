@@ -85,23 +85,45 @@ public final class ReplicaLeases implements ProviderBudgetStore {
 
     private Mono<BudgetDecision> acquire(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId,
                                          boolean mayAsk) {
-        BudgetDecision spent = s.trySpend(call, leaseId, limits, storeNow());
-        if (spent != null) {
-            if (s.low(storeNow())) send(key, s, limits, Amounts.ZERO, false).subscribe(g -> { }, e -> { });
-            return Mono.just(spent);
-        }
+        BudgetDecision spent = spend(key, s, limits, call, leaseId);
+        if (spent != null) return Mono.just(spent);
         Mono<SliceGrant> running = s.runningCall();
-        if (running != null) { // a refresh is under way: its slice may cover this call
-            return running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> acquire(key, s, limits, call, leaseId, mayAsk)));
-        }
-        if (!mayAsk) { // granted, and spent by nobody else, yet not spendable: only a pause or a lowered limit between
-            BudgetSnapshot view = s.view(limits, storeNow());
-            return Mono.just(new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(), view != null ? view
-                    : new BudgetSnapshot(limits, storeNow(), 0, 0, 0, 0, 0, List.of())));
-        }
+        if (running == null) return mayAsk ? ask(key, s, limits, call, leaseId) : notNow(s, limits);
+        // A refresh is under way: its slice may cover this call. The flusher starts nothing meanwhile,
+        // so once it ends this call's own ask goes next (else, on a full budget, where refreshes grant
+        // nothing, a steady flow of them could keep the call waiting).
+        s.awaitingAsk(true);
+        return running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> {
+            s.awaitingAsk(false);
+            BudgetDecision after = spend(key, s, limits, call, leaseId);
+            if (after != null) return Mono.just(after);
+            return mayAsk ? ask(key, s, limits, call, leaseId) : notNow(s, limits);
+        }));
+    }
+
+    /** Spends from the slice, and starts a refresh ahead of need when it runs low; null when it cannot cover the call. */
+    private BudgetDecision spend(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId) {
+        BudgetDecision spent = s.trySpend(call, leaseId, limits, storeNow());
+        if (spent != null && s.low(storeNow())) send(key, s, limits, Amounts.ZERO, false).subscribe(g -> { }, e -> { });
+        return spent;
+    }
+
+    /** This call's own ask, then the call spent from what it granted, or the store's refusal. */
+    private Mono<BudgetDecision> ask(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId) {
         return send(key, s, limits, call, true).flatMap(grant -> grant.admitted()
                 ? acquire(key, s, limits, call, leaseId, false)
                 : Mono.just(new BudgetDecision(false, grant.refusal(), grant.waitMs(), s.unspent(grant.snapshot()))));
+    }
+
+    /** Granted, yet not spendable now (a pause or a lowered limit came between): wait as for a slot. */
+    private BudgetDecision notNowDecision(ReplicaSlice s, BudgetLimits limits) {
+        BudgetSnapshot view = s.view(limits, storeNow());
+        return new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(), view != null ? view
+                : new BudgetSnapshot(limits, storeNow(), 0, 0, 0, 0, 0, List.of()));
+    }
+
+    private Mono<BudgetDecision> notNow(ReplicaSlice s, BudgetLimits limits) {
+        return Mono.just(notNowDecision(s, limits));
     }
 
     /**

@@ -44,6 +44,7 @@ final class ReplicaSlice {
     private long lastCallAtMs = NEVER;
     private long renewedAtMs = NEVER;
     private boolean calling;
+    private int awaitingAsk; // calls waiting to make their own ask once the refresh under way ends
     private BudgetLimits limits;
     // Use over the last two horizons, to size the next slice by.
     private Amounts spentNow = Amounts.ZERO;
@@ -109,7 +110,7 @@ final class ReplicaSlice {
 
     /** Whether the timer should make a call now: settlements waiting, an old slice, spare slots idle, slots to renew. */
     synchronized boolean due(long nowMs, long localNowMs) {
-        if (calling || limits == null) return false;
+        if (calling || limits == null || awaitingAsk > 0) return false;
         if (!queued.isEmpty() && localNowMs - firstQueuedAtMs >= terms.flushEveryMs()) return true;
         if (!left.isZero() && nowMs - takenAtMs >= terms.horizonMs()) return true;
         if (held > 0 && nowMs - renewedAtMs >= terms.slotTtlMs() / 3) return true;
@@ -125,6 +126,11 @@ final class ReplicaSlice {
 
     synchronized BudgetLimits limits() {
         return limits;
+    }
+
+    /** A call waits for the refresh under way to make its own ask: the flusher holds off meanwhile. */
+    synchronized void awaitingAsk(boolean waiting) {
+        awaitingAsk = Math.max(0, awaitingAsk + (waiting ? 1 : -1));
     }
 
     synchronized boolean calling() {

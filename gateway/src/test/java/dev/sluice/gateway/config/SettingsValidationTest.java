@@ -32,7 +32,7 @@ class SettingsValidationTest {
             assertThat(context).hasNotFailed();
             StoreProperties store = context.getBean(StoreProperties.class);
             assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofMillis(500),
-                    Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(20), 64)));
+                    Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(50), 64)));
             assertThat(context.getBean(DispatchProperties.class))
                     .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250)));
             assertThat(context.getBean(UpstreamProperties.class))

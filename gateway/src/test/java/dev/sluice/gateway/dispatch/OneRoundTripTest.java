@@ -25,9 +25,11 @@ import reactor.core.publisher.Flux;
 /**
  * Issue 16's budget of Redis work, on the whole request path against a real Redis: a served call
  * costs its tenant's admission, and the provider budget's slice calls and the batched settlements
- * together cost well under one more; and every call still ends settled to its usage.
+ * together cost well under one more; and every call still ends settled to its usage. The batches
+ * go by size here (a second's wait, 64 a batch): how many calls share a timed batch depends on the
+ * machine's pace, which a test on shared cores does not control; the benchmark measures that.
  */
-@RedisGatewayTest
+@RedisGatewayTest(properties = "sluice.store.batch.every=1s")
 class OneRoundTripTest {
     static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
     static final FakeUpstream UPSTREAM = FakeUpstream.answering(ANSWER);
@@ -73,7 +75,7 @@ class OneRoundTripTest {
         });
         long perHundred = (evalsha() - before - peeks.get()) * 100 / n;
         System.out.printf("[one-trip] %d calls: %.2f EVALSHA per call%n", n, perHundred / 100.0);
-        assertThat(perHundred).as("EVALSHA per 100 calls").isLessThanOrEqualTo(150);
+        assertThat(perHundred).as("EVALSHA per 100 calls").isLessThanOrEqualTo(125);
     }
 
     private static void call(WebClient client, TestTenants.Created tenant, String body, int n, int concurrency) {
