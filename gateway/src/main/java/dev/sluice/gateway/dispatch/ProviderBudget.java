@@ -56,63 +56,10 @@ public final class ProviderBudget {
         boolean limitOut = limits.outputTokensPerMinute() > 0;
         if (limitIn) input.advance(nowMs);
         if (limitOut) output.advance(nowMs);
-        BudgetRefusal refusal = null;
-        long wait = 0;
-        long capT = SlidingWindow.cap(limits.tokensPerMinute());
-        long capR = SlidingWindow.cap(limits.requestsPerMinute());
-        long capI = SlidingWindow.cap(limits.inputTokensPerMinute());
-        long capO = SlidingWindow.cap(limits.outputTokensPerMinute());
-        if (tokens > capT) {
-            refusal = BudgetRefusal.TOKENS;
-            wait = -1;
-        } else if (limitIn && inputTokens > capI) {
-            refusal = BudgetRefusal.INPUT_TOKENS;
-            wait = -1;
-        } else if (limitOut && outputTokens > capO) {
-            refusal = BudgetRefusal.OUTPUT_TOKENS;
-            wait = -1;
-        } else {
-            // Each constraint frees at its own time; the call fits when the last of them has.
-            if (pausedUntilMs > nowMs) {
-                refusal = BudgetRefusal.PAUSED;
-                wait = pausedUntilMs - nowMs;
-            }
-            if (tokens > capT - window.usedTokens()) {
-                long w = window.waitMs(nowMs, tokens, 0, capT, Long.MAX_VALUE);
-                if (refusal == null || w > wait) {
-                    refusal = BudgetRefusal.TOKENS;
-                    wait = w;
-                }
-            }
-            if (1 > capR - window.usedRequests()) {
-                long w = window.waitMs(nowMs, 0, 1, Long.MAX_VALUE, capR);
-                if (refusal == null || w > wait) {
-                    refusal = BudgetRefusal.REQUESTS;
-                    wait = w;
-                }
-            }
-            if (leases.size() >= limits.maxInFlight()) {
-                long w = limits.inFlightHintMs();
-                if (refusal == null || w > wait) {
-                    refusal = BudgetRefusal.IN_FLIGHT;
-                    wait = w;
-                }
-            }
-            if (limitIn && inputTokens > capI - input.usedTokens()) {
-                long w = input.waitMs(nowMs, inputTokens, 0, capI, Long.MAX_VALUE);
-                if (refusal == null || w > wait) {
-                    refusal = BudgetRefusal.INPUT_TOKENS;
-                    wait = w;
-                }
-            }
-            if (limitOut && outputTokens > capO - output.usedTokens()) {
-                long w = output.waitMs(nowMs, outputTokens, 0, capO, Long.MAX_VALUE);
-                if (refusal == null || w > wait) {
-                    refusal = BudgetRefusal.OUTPUT_TOKENS;
-                    wait = w;
-                }
-            }
-        }
+        Refusal r = refusal(limits, Amounts.call(tokens, inputTokens, outputTokens), true,
+                (long) limits.maxInFlight() - leases.size(), true, nowMs);
+        BudgetRefusal refusal = r.refusal;
+        long wait = r.wait;
         if (refusal == null) {
             // Stamped when the provider may count it: it then leaves this window no sooner than the provider's.
             long at = nowMs + limits.countDelayMs();
@@ -149,41 +96,14 @@ public final class ProviderBudget {
         if (ask.renewSlots()) for (int i = 1; i <= keep; i++) leases.put(SliceAsk.slotId(ask.replica(), i), nowMs + ask.slotTtlMs());
         long slotRoom = Math.max(0, (long) limits.maxInFlight() - leases.size());
 
+        Amounts need = ask.need();
+        Refusal r = refusal(limits, need, ask.needSlot(), slotRoom, !need.isZero() || ask.needSlot(), nowMs);
+        BudgetRefusal refusal = r.refusal;
+        long wait = r.wait;
         long capT = SlidingWindow.cap(limits.tokensPerMinute());
         long capR = SlidingWindow.cap(limits.requestsPerMinute());
         long capI = SlidingWindow.cap(limits.inputTokensPerMinute());
         long capO = SlidingWindow.cap(limits.outputTokensPerMinute());
-        Amounts need = ask.need();
-        BudgetRefusal refusal = null;
-        long wait = 0;
-        if (need.tokens() > capT) {
-            refusal = BudgetRefusal.TOKENS;
-            wait = -1;
-        } else if (limitIn && need.input() > capI) {
-            refusal = BudgetRefusal.INPUT_TOKENS;
-            wait = -1;
-        } else if (limitOut && need.output() > capO) {
-            refusal = BudgetRefusal.OUTPUT_TOKENS;
-            wait = -1;
-        } else {
-            Refusal r = new Refusal();
-            if (pausedUntilMs > nowMs && (!need.isZero() || ask.needSlot())) r.block(BudgetRefusal.PAUSED, pausedUntilMs - nowMs);
-            if (need.tokens() > capT - window.usedTokens()) {
-                r.block(BudgetRefusal.TOKENS, window.waitMs(nowMs, need.tokens(), 0, capT, Long.MAX_VALUE));
-            }
-            if (need.requests() > capR - window.usedRequests()) {
-                r.block(BudgetRefusal.REQUESTS, window.waitMs(nowMs, 0, need.requests(), Long.MAX_VALUE, capR));
-            }
-            if (ask.needSlot() && slotRoom < 1) r.block(BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs());
-            if (limitIn && need.input() > capI - input.usedTokens()) {
-                r.block(BudgetRefusal.INPUT_TOKENS, input.waitMs(nowMs, need.input(), 0, capI, Long.MAX_VALUE));
-            }
-            if (limitOut && need.output() > capO - output.usedTokens()) {
-                r.block(BudgetRefusal.OUTPUT_TOKENS, output.waitMs(nowMs, need.output(), 0, capO, Long.MAX_VALUE));
-            }
-            refusal = r.refusal;
-            wait = r.wait;
-        }
         long chargedAt = nowMs + limits.countDelayMs();
         Amounts granted = Amounts.ZERO;
         int held = keep;
@@ -223,6 +143,45 @@ public final class ProviderBudget {
         } else {
             adjust(nowMs, s.chargedAtMs(), s.deltaTokens(), s.deltaRequests(), s.deltaInput(), s.deltaOutput());
         }
+    }
+
+    /**
+     * What keeps {@code need} (and a slot, when {@code needSlot}) from being taken now, the
+     * constraint that frees last; nothing when it fits. A need larger than a whole cap never fits
+     * (wait -1). Each constraint frees at its own time; the need fits when the last of them has.
+     */
+    private Refusal refusal(BudgetLimits limits, Amounts need, boolean needSlot, long slotRoom, boolean pauseBlocks,
+                            long nowMs) {
+        boolean limitIn = limits.inputTokensPerMinute() > 0;
+        boolean limitOut = limits.outputTokensPerMinute() > 0;
+        long capT = SlidingWindow.cap(limits.tokensPerMinute());
+        long capR = SlidingWindow.cap(limits.requestsPerMinute());
+        long capI = SlidingWindow.cap(limits.inputTokensPerMinute());
+        long capO = SlidingWindow.cap(limits.outputTokensPerMinute());
+        Refusal r = new Refusal();
+        if (need.tokens() > capT) {
+            r.block(BudgetRefusal.TOKENS, -1);
+        } else if (limitIn && need.input() > capI) {
+            r.block(BudgetRefusal.INPUT_TOKENS, -1);
+        } else if (limitOut && need.output() > capO) {
+            r.block(BudgetRefusal.OUTPUT_TOKENS, -1);
+        } else {
+            if (pausedUntilMs > nowMs && pauseBlocks) r.block(BudgetRefusal.PAUSED, pausedUntilMs - nowMs);
+            if (need.tokens() > capT - window.usedTokens()) {
+                r.block(BudgetRefusal.TOKENS, window.waitMs(nowMs, need.tokens(), 0, capT, Long.MAX_VALUE));
+            }
+            if (need.requests() > capR - window.usedRequests()) {
+                r.block(BudgetRefusal.REQUESTS, window.waitMs(nowMs, 0, need.requests(), Long.MAX_VALUE, capR));
+            }
+            if (needSlot && slotRoom < 1) r.block(BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs());
+            if (limitIn && need.input() > capI - input.usedTokens()) {
+                r.block(BudgetRefusal.INPUT_TOKENS, input.waitMs(nowMs, need.input(), 0, capI, Long.MAX_VALUE));
+            }
+            if (limitOut && need.output() > capO - output.usedTokens()) {
+                r.block(BudgetRefusal.OUTPUT_TOKENS, output.waitMs(nowMs, need.output(), 0, capO, Long.MAX_VALUE));
+            }
+        }
+        return r;
     }
 
     /** The constraint that frees last among those that block, as {@link #tryAcquire} picks it. */
