@@ -36,7 +36,7 @@ public final class UsageExtractor {
             while (p.nextToken() == JsonToken.PROPERTY_NAME) {
                 boolean isUsage = p.currentName().equals("usage");
                 if (p.nextToken() == JsonToken.START_OBJECT && isUsage) {
-                    usage = fromUsageNode(JSON.readTree(p));
+                    usage = readUsage(p);
                 } else {
                     p.skipChildren();
                 }
@@ -45,6 +45,39 @@ public final class UsageExtractor {
         } catch (JacksonException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * {@link #fromUsageNode} of the object {@code p} is at (its START_OBJECT), read from the
+     * parser without building a tree: this runs for every answer. Leaves {@code p} at the
+     * object's END_OBJECT. As in a tree, a key given twice counts with its last value.
+     */
+    static Optional<Usage> readUsage(JsonParser p) {
+        long input = -1, output = -1, prompt = -1, completion = -1, total = -1;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            long count = -1;
+            if (value == JsonToken.VALUE_NUMBER_INT) {
+                // BIG_INTEGER only past a long: no count, as canConvertToLong says of the tree's node.
+                JsonParser.NumberType type = p.getNumberType();
+                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) count = Math.max(-1, p.getLongValue());
+            } else {
+                p.skipChildren();
+            }
+            switch (name) {
+                case "input_tokens" -> input = count;
+                case "output_tokens" -> output = count;
+                case "prompt_tokens" -> prompt = count;
+                case "completion_tokens" -> completion = count;
+                case "total_tokens" -> total = count;
+                default -> { }
+            }
+        }
+        if (input >= 0) return Optional.of(new Usage(input, Math.max(output, 0)));
+        if (prompt < 0) return Optional.empty();
+        long completionTokens = completion >= 0 ? completion : total >= 0 ? Math.max(0, total - prompt) : 0;
+        return Optional.of(new Usage(prompt, completionTokens));
     }
 
     /** A {@code usage} object in any of the shapes above; empty when it has no counts. */
