@@ -27,10 +27,15 @@ public final class UsageExtractor {
      * ({@code usage.input_tokens}, {@code usage.output_tokens}).
      */
     public static Optional<Usage> fromJson(byte[] body) {
-        if (body == null || body.length == 0) return Optional.empty();
+        return body == null ? Optional.empty() : fromJson(body, body.length);
+    }
+
+    /** {@link #fromJson(byte[])} of the first {@code length} bytes of {@code body}. */
+    static Optional<Usage> fromJson(byte[] body, int length) {
+        if (length == 0) return Optional.empty();
         // Walks the top level and builds a tree only for "usage", which OpenAI writes last: a long
         // completion's text is skipped over, not materialised.
-        try (JsonParser p = JSON.createParser(body)) {
+        try (JsonParser p = JSON.createParser(body, 0, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) return Optional.empty();
             Optional<Usage> usage = Optional.empty();
             while (p.nextToken() == JsonToken.PROPERTY_NAME) {
