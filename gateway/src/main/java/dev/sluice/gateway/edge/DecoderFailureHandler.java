@@ -63,12 +63,30 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
 
     /** Why {@code uri} is no URI, or null when it is one. */
     static String invalidTarget(String uri) {
+        if (isPlainTarget(uri)) return null;
         try {
             new URI(uri);
             return null;
         } catch (URISyntaxException e) {
             return e.getReason();
         }
+    }
+
+    /**
+     * A path and query of characters that are valid anywhere after a leading slash: a URI with no
+     * need to parse it, which would otherwise cost a {@code java.net.URI} on every request.
+     * Anything else (percent escapes, brackets, a fragment, {@code //}) is left to the parser.
+     */
+    static boolean isPlainTarget(String uri) {
+        int n = uri.length();
+        if (n == 0 || uri.charAt(0) != '/' || (n > 1 && uri.charAt(1) == '/')) return false;
+        for (int i = 1; i < n; i++) {
+            char c = uri.charAt(i);
+            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "-._~/?=&+,;:@!$'()*".indexOf(c) >= 0;
+            if (!plain) return false;
+        }
+        return true;
     }
 
     @Override

@@ -4,7 +4,6 @@ import dev.sluice.gateway.estimate.Endpoint;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.springframework.http.HttpStatus;
 
 /**
@@ -20,12 +19,6 @@ public final class ApiSurface {
             "threads", "realtime", "evals", "containers", "conversations");
     /** OpenAI's API uses only these; any other method name, invented ones included, is refused. */
     static final List<String> PROXIED_METHODS = List.of("GET", "POST", "DELETE");
-    /**
-     * A path segment as OpenAI's ids and names are written (file-abc, ft:gpt-4o:org::id,
-     * vs_abc, gpt-4.1): no percent-encoding, no backslash, no empty or dot-only segment, so the
-     * path cannot be read two ways by a proxy, a provider or a router.
-     */
-    private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9._~:@-]+");
 
     /** A refusal: status, OpenAI error code, message, and for 405 the methods allowed. */
     public record Refusal(HttpStatus status, String code, String message, String param, String allow) {
@@ -83,9 +76,27 @@ public final class ApiSurface {
         if (rawPath == null || !(rawPath.equals("/v1") || rawPath.startsWith("/v1/"))) return null;
         String[] segments = rawPath.split("/", -1);
         for (int i = 1; i < segments.length; i++) {
-            String s = segments[i];
-            if (!SEGMENT.matcher(s).matches() || s.chars().allMatch(c -> c == '.')) return null;
+            if (!isPlainSegment(segments[i])) return null;
         }
         return segments;
     }
+
+    /**
+     * A path segment as OpenAI's ids and names are written (file-abc, ft:gpt-4o:org::id,
+     * vs_abc, gpt-4.1): {@code [A-Za-z0-9._~:@-]+}, no percent-encoding, no backslash, no empty
+     * or dot-only segment, so the path cannot be read two ways by a proxy, a provider or a
+     * router. By hand, not a regex and a stream: this runs for every request.
+     */
+    static boolean isPlainSegment(String s) {
+        boolean dotsOnly = true;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c != '.') dotsOnly = false;
+            boolean allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '~' || c == ':' || c == '@' || c == '-';
+            if (!allowed) return false;
+        }
+        return !s.isEmpty() && !dotsOnly;
+    }
+
 }

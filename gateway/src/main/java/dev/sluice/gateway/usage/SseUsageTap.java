@@ -227,7 +227,7 @@ public final class SseUsageTap {
                     case "usage" -> {
                         if (value == JsonToken.START_OBJECT) {
                             hasUsageObject = true;
-                            UsageExtractor.fromUsageNode(JSON.readTree(p)).ifPresent(u -> usage = u);
+                            UsageExtractor.readUsage(p).ifPresent(u -> usage = u);
                         } else {
                             p.skipChildren();
                         }
@@ -330,7 +330,7 @@ public final class SseUsageTap {
         while (p.nextToken() == JsonToken.PROPERTY_NAME) {
             boolean isUsage = p.currentName().equals("usage");
             if (p.nextToken() == JsonToken.START_OBJECT && isUsage) {
-                found = UsageExtractor.fromUsageNode(JSON.readTree(p)).orElse(found);
+                found = UsageExtractor.readUsage(p).orElse(found);
             } else {
                 p.skipChildren();
             }

@@ -27,16 +27,21 @@ public final class UsageExtractor {
      * ({@code usage.input_tokens}, {@code usage.output_tokens}).
      */
     public static Optional<Usage> fromJson(byte[] body) {
-        if (body == null || body.length == 0) return Optional.empty();
+        return body == null ? Optional.empty() : fromJson(body, body.length);
+    }
+
+    /** {@link #fromJson(byte[])} of the first {@code length} bytes of {@code body}. */
+    static Optional<Usage> fromJson(byte[] body, int length) {
+        if (length == 0) return Optional.empty();
         // Walks the top level and builds a tree only for "usage", which OpenAI writes last: a long
         // completion's text is skipped over, not materialised.
-        try (JsonParser p = JSON.createParser(body)) {
+        try (JsonParser p = JSON.createParser(body, 0, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) return Optional.empty();
             Optional<Usage> usage = Optional.empty();
             while (p.nextToken() == JsonToken.PROPERTY_NAME) {
                 boolean isUsage = p.currentName().equals("usage");
                 if (p.nextToken() == JsonToken.START_OBJECT && isUsage) {
-                    usage = fromUsageNode(JSON.readTree(p));
+                    usage = readUsage(p);
                 } else {
                     p.skipChildren();
                 }
@@ -45,6 +50,39 @@ public final class UsageExtractor {
         } catch (JacksonException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * {@link #fromUsageNode} of the object {@code p} is at (its START_OBJECT), read from the
+     * parser without building a tree: this runs for every answer. Leaves {@code p} at the
+     * object's END_OBJECT. As in a tree, a key given twice counts with its last value.
+     */
+    static Optional<Usage> readUsage(JsonParser p) {
+        long input = -1, output = -1, prompt = -1, completion = -1, total = -1;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            long count = -1;
+            if (value == JsonToken.VALUE_NUMBER_INT) {
+                // BIG_INTEGER only past a long: no count, as canConvertToLong says of the tree's node.
+                JsonParser.NumberType type = p.getNumberType();
+                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) count = Math.max(-1, p.getLongValue());
+            } else {
+                p.skipChildren();
+            }
+            switch (name) {
+                case "input_tokens" -> input = count;
+                case "output_tokens" -> output = count;
+                case "prompt_tokens" -> prompt = count;
+                case "completion_tokens" -> completion = count;
+                case "total_tokens" -> total = count;
+                default -> { }
+            }
+        }
+        if (input >= 0) return Optional.of(new Usage(input, Math.max(output, 0)));
+        if (prompt < 0) return Optional.empty();
+        long completionTokens = completion >= 0 ? completion : total >= 0 ? Math.max(0, total - prompt) : 0;
+        return Optional.of(new Usage(prompt, completionTokens));
     }
 
     /** A {@code usage} object in any of the shapes above; empty when it has no counts. */

@@ -2,7 +2,8 @@ package dev.sluice.gateway.usage;
 
 import dev.sluice.gateway.api.RequestAttribute;
 import com.knuddels.jtokkit.api.Encoding;
-import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Optional;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -63,20 +64,32 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
             }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())))
                     .doOnComplete(() -> completed = true);
         }
-        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        JsonCopy copy = new JsonCopy();
         return body.map(buffer -> {
             DataBuffer b = (DataBuffer) buffer;
-            int n = b.readableByteCount();
-            if (copy.size() + n <= MAX_JSON_COPY) {
-                byte[] bytes = new byte[n];
-                b.toByteBuffer(b.readPosition(), java.nio.ByteBuffer.wrap(bytes), 0, n);
-                copy.writeBytes(bytes);
-            }
+            copy.add(b);
             return b;
         }).doOnComplete(() -> {
-            jsonUsage = UsageExtractor.fromJson(copy.toByteArray()).orElse(null);
+            jsonUsage = UsageExtractor.fromJson(copy.bytes, copy.size).orElse(null);
             completed = true;
         });
+    }
+
+    /**
+     * The answer's bytes, copied once from each buffer straight into one array sized for them
+     * (a JSON answer is usually one buffer): no per-buffer array, no final copy to read it.
+     */
+    private static final class JsonCopy {
+        byte[] bytes = new byte[0];
+        int size;
+
+        void add(DataBuffer b) {
+            int n = b.readableByteCount();
+            if (size + n > MAX_JSON_COPY) return;
+            if (size + n > bytes.length) bytes = Arrays.copyOf(bytes, Math.min(MAX_JSON_COPY, Math.max(size + n, 2 * bytes.length)));
+            b.toByteBuffer(b.readPosition(), ByteBuffer.wrap(bytes), size, n);
+            size += n;
+        }
     }
 
     /** The usage the upstream reported, once the answer has passed. */

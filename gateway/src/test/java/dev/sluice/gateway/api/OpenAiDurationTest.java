@@ -96,4 +96,29 @@ class OpenAiDurationTest {
             assertThat(OpenAiDuration.parseMillis(OpenAiDuration.format(millis))).as("%d ms", millis).isEqualTo(millis);
         }
     }
+
+    /** The long-arithmetic reading of common values answers exactly what the BigDecimal one does. */
+    @Test
+    void theFastReadingAgreesWithTheExactOne() {
+        Random random = new Random(16);
+        String[] units = {"h", "m", "s", "ms", "us", "\u00b5s", "\u03bcs", "ns", "", "x", "."};
+        for (int i = 0; i < 200_000; i++) {
+            StringBuilder v = new StringBuilder();
+            int parts = 1 + random.nextInt(3);
+            for (int p = 0; p < parts; p++) {
+                if (random.nextInt(8) != 0) v.append(digits(random, random.nextInt(12)));
+                if (random.nextInt(3) == 0) v.append('.').append(digits(random, random.nextInt(12)));
+                v.append(units[random.nextInt(units.length)]);
+            }
+            String text = v.toString();
+            if (text.isBlank()) continue;
+            assertThat(OpenAiDuration.parseMillis(text)).as(text).isEqualTo(OpenAiDuration.exactMillis(text));
+        }
+    }
+
+    private static String digits(Random random, int count) {
+        StringBuilder d = new StringBuilder();
+        for (int k = 0; k < count; k++) d.append((char) ('0' + random.nextInt(10)));
+        return d.toString();
+    }
 }

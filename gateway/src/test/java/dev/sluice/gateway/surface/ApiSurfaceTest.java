@@ -52,4 +52,20 @@ class ApiSurfaceTest {
         }
         assertThat(ApiSurface.check("POST", "/v1/audio/transcriptions", "multipart/form-data; boundary=x")).isNull();
     }
+
+    /** The hand-written segment check accepts exactly what the pattern it replaced accepted. */
+    @Test
+    void segmentCheckAgreesWithItsPattern() {
+        java.util.regex.Pattern segment = java.util.regex.Pattern.compile("[A-Za-z0-9._~:@-]+");
+        String alphabet = "aZ09._~:@-%/\\ \u00e9+!*'()[]#?=&$,;";
+        java.util.Random random = new java.util.Random(16);
+        for (int i = 0; i < 100_000; i++) {
+            StringBuilder s = new StringBuilder();
+            int length = random.nextInt(6);
+            for (int k = 0; k < length; k++) s.append(random.nextInt(3) == 0 ? '.' : alphabet.charAt(random.nextInt(alphabet.length())));
+            String text = s.toString();
+            boolean expected = segment.matcher(text).matches() && !text.chars().allMatch(c -> c == '.');
+            assertThat(ApiSurface.isPlainSegment(text)).as("'%s'", text).isEqualTo(expected);
+        }
+    }
 }

@@ -69,4 +69,29 @@ class UsageExtractorTest {
     void nullBodyIsEmptyToo() {
         assertThat(UsageExtractor.fromJson(null)).isEmpty();
     }
+
+    /** Reading usage from the parser answers what reading it as a tree did, on any mix of fields and values. */
+    @Test
+    void readingFromTheParserAgreesWithTheTree() throws Exception {
+        java.util.Random random = new java.util.Random(16);
+        String[] names = {"input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached", "details"};
+        String[] values = {"0", "7", "13", "-3", "2.5", "1e3", "null", "true", "\"12\"", "9223372036854775807",
+                "9223372036854775808", "{\"a\":[1,{\"b\":2}]}", "[1,2]", "{}", "2147483648"};
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder usage = new StringBuilder("{");
+            int fields = random.nextInt(7);
+            for (int f = 0; f < fields; f++) {
+                if (f > 0) usage.append(',');
+                usage.append('"').append(names[random.nextInt(names.length)]).append("\":").append(values[random.nextInt(values.length)]);
+            }
+            String json = usage.append('}').toString();
+            java.util.Optional<Usage> tree = UsageExtractor.fromUsageNode(UsageExtractor.JSON.readTree(json));
+            try (tools.jackson.core.JsonParser p = UsageExtractor.JSON.createParser(json)) {
+                p.nextToken();
+                assertThat(UsageExtractor.readUsage(p)).as(json).isEqualTo(tree);
+                assertThat(p.currentToken()).isEqualTo(tools.jackson.core.JsonToken.END_OBJECT);
+            }
+            assertThat(extract("{\"id\":\"x\",\"usage\":" + json + ",\"z\":[1]}")).as(json).isEqualTo(tree);
+        }
+    }
 }
