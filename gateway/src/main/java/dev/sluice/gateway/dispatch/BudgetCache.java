@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.support.Deadline;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -119,7 +120,7 @@ final class BudgetCache {
     }
 
     private <T> Mono<T> bounded(Mono<T> call) {
-        return call.timeout(timeout);
+        return Deadline.within(call, timeout);
     }
 
     /** A store call the loop needs a value from: bounded, and an empty answer is an error too. */

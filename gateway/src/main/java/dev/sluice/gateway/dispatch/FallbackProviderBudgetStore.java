@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -73,7 +74,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     private <T> Mono<T> sharedOr(Mono<T> call, java.util.function.Supplier<Mono<T>> fallback) {
         if (!state.up()) return fallback.get();
-        return call.timeout(timeout).onErrorResume(e -> {
+        return Deadline.within(call, timeout).onErrorResume(e -> {
             state.failed(e);
             return fallback.get();
         });

@@ -52,6 +52,13 @@ public final class ProviderDispatcher {
     private final Map<String, Ticket> tickets = new HashMap<>();
     private boolean pumping;
     private boolean pumpAgain;
+    /** A pump is scheduled and has not started: frees meanwhile need no other. */
+    private final java.util.concurrent.atomic.AtomicBoolean pumpQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The loop's thread (a single-thread scheduler), seen by the pump; an answer there goes on inline. */
+    private volatile Thread loopThread;
+    /** How deep answers on the loop go on inline before the next is scheduled (bounds the stack). */
+    private static final int MAX_INLINE = 16;
+    private int inline;
     private Disposable wakeUp;
     /** The line's length, written on the loop, read by the depth gauge. */
     private volatile int depth;
@@ -90,7 +97,7 @@ public final class ProviderDispatcher {
         this.clock = clock;
         this.loop = loop;
         this.budget = new BudgetCache(key, store, storeTimeout, clock);
-        this.leases = new LeaseSettlement(budget, aimd, clock, pending, () -> loop.schedule(this::pump),
+        this.leases = new LeaseSettlement(budget, aimd, clock, pending, this::pumpSoon,
                 (tenant, delta) -> loop.schedule(() -> queue.reconcile(tenant, delta)));
         this.queueWait = DispatcherMeters.register(meters, key, this, aimd, leases.inFlight());
     }
@@ -192,8 +199,15 @@ public final class ProviderDispatcher {
         return budget.capacity(limits(), leases.meanCallMs());
     }
 
+    /** A slot was freed (any thread): one pump on the loop, however many frees come before it runs. */
+    private void pumpSoon() {
+        if (pumpQueued.compareAndSet(false, true)) loop.schedule(this::pump);
+    }
+
     /** Dispatch what fits, in turn, until the head does not fit; then wait for room. On {@code loop} only. */
     private void pump() {
+        pumpQueued.set(false);
+        loopThread = Thread.currentThread();
         if (pumping) {
             pumpAgain = true;
             return;
@@ -251,7 +265,18 @@ public final class ProviderDispatcher {
             // On the store's reply thread: an admitted job's caller goes on from here at once (the
             // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
             if (decision.admitted()) handOver(ticket, job, leaseId, decision);
-            loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered));
+            if (Thread.currentThread() == loopThread && inline < MAX_INLINE) {
+                // Answered at once on the loop (spent from the replica's slice, or the in-memory
+                // budget): go on here instead of a task hop per call, a few calls deep at most.
+                inline++;
+                try {
+                    afterAcquire(job, decision, view, limits, remembered);
+                } finally {
+                    inline--;
+                }
+            } else {
+                loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered));
+            }
         }, error -> loop.schedule(() -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
             // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.

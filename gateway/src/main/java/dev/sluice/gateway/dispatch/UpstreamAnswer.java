@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.estimate.Endpoint;
@@ -202,7 +203,7 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         Duration limit;
         if (stream) {
             limit = timeouts.streamIdle();
-            timed = body.timeout(limit);
+            timed = Deadline.idle(body, limit);
         } else {
             limit = timeouts.body();
             // The deadline on the timers' own clock (a virtual one in a test that replaces Reactor's schedulers).

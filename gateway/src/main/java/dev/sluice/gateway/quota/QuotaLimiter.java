@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.RedisDownPolicy;
@@ -100,8 +101,7 @@ public final class QuotaLimiter {
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
         List<WindowLimit> windows = tier.windows();
         if (!state.up()) return fallback(DOWN, tenantId, tier, windows, tokens); // no second timeout per request
-        return store.acquire(tenantId, windows, tokens, 1)
-                .timeout(storeTimeout)
+        return Deadline.within(store.acquire(tenantId, windows, tokens, 1), storeTimeout)
                 .map(d -> outcome(store, tenantId, windows, d, tokens))
                 .onErrorResume(e -> {
                     state.failed(e);
@@ -118,7 +118,7 @@ public final class QuotaLimiter {
 
     /** The windows' state without charging (for headers on refusals made elsewhere, usage series). */
     public Mono<List<WindowUsage>> peek(String tenantId, Tier tier) {
-        return store.peek(tenantId, tier.windows()).timeout(storeTimeout);
+        return Deadline.within(store.peek(tenantId, tier.windows()), storeTimeout);
     }
 
     private Outcome outcome(QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {

@@ -38,6 +38,8 @@ public class SettleFilter implements GlobalFilter, Ordered {
     // Looked up once: at zero from start for the dashboard, and no registry lookup per request.
     private final Counter estimatedTokens;
     private final Counter actualTokens;
+    /** Each tier's spend counter, looked up once (a registry lookup per answer showed in the profile). */
+    private final java.util.Map<String, Counter> spendByTier = new java.util.concurrent.ConcurrentHashMap<>();
 
     public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
         this.estimator = estimator;
@@ -122,7 +124,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
         if (used == null) return;
         ModelLimits limits = SluiceAttributes.config(exchange).providers().get(0).limitsFor(SluiceAttributes.MODEL.get(exchange));
         if (limits == null) return;
-        meters.counter("sluice.spend.usd", "tier", SluiceAttributes.tier(exchange).name())
+        spendByTier.computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter("sluice.spend.usd", "tier", tier))
                 .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
     }
 
