@@ -93,12 +93,18 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         // so once it ends this call's own ask goes next (else, on a full budget, where refreshes grant
         // nothing, a steady flow of them could keep the call waiting).
         s.awaitingAsk(true);
+        // Once, whether the wait ends or its caller gives up (a timeout cancels it): a count left
+        // up would hold the flusher off for good.
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable end = () -> {
+            if (ended.compareAndSet(false, true)) s.awaitingAsk(false);
+        };
         return running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> {
-            s.awaitingAsk(false);
+            end.run();
             BudgetDecision after = spend(key, s, limits, call, leaseId);
             if (after != null) return Mono.just(after);
             return mayAsk ? ask(key, s, limits, call, leaseId) : notNow(s, limits);
-        }));
+        })).doFinally(signal -> end.run());
     }
 
     /** Spends from the slice, and starts a refresh ahead of need when it runs low; null when it cannot cover the call. */

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * A replica spending from its slice ({@link ReplicaLeases}) over the in-memory store, on a fake
@@ -23,11 +24,15 @@ class ReplicaLeasesTest {
     final FakeClock clock = new FakeClock(T0);
     final InMemoryProviderBudgetStore inner = new InMemoryProviderBudgetStore(clock);
     final AtomicInteger leaseCalls = new AtomicInteger();
+    /** When set, the next lease call answers only once this sink emits (a slow store). */
+    volatile Sinks.Empty<Void> hold;
     final ProviderBudgetStore counted = new SilentBudgetStoreTest.Delegating(inner) {
         @Override
         public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
             leaseCalls.incrementAndGet();
-            return inner.lease(key, limits, ask);
+            Sinks.Empty<Void> h = hold;
+            hold = null;
+            return h == null ? inner.lease(key, limits, ask) : h.asMono().then(inner.lease(key, limits, ask));
         }
     };
     final ReplicaLeases leases = new ReplicaLeases(counted, Duration.ofSeconds(1), Duration.ofSeconds(10),
@@ -139,5 +144,24 @@ class ReplicaLeasesTest {
         assertThat(late.admitted()).isTrue();
         assertThat(late.chargedAtMs()).as("the slice's stamp").isLessThan(late.nowMs());
         assertThat(late.countsFromMs()).isEqualTo(late.nowMs());
+    }
+
+    @Test
+    void aCallerThatGivesUpWhileARefreshIsUnderWayDoesNotHoldTheFlusherOff() {
+        BudgetDecision a = acquire(100, "a");
+        leases.adjust(KEY, a.chargedAtMs(), -10, 0).block(T);
+        Sinks.Empty<Void> slow = Sinks.empty();
+        hold = slow;
+        clock.advance(50);
+        leases.flushDue(); // the refresh hangs on the slow store
+        // A call arrives meanwhile, waits on the refresh, and its caller gives up (a timeout cancels it).
+        leases.tryAcquire(KEY, LIMITS, 100, "b").subscribe().dispose();
+        slow.tryEmitEmpty();
+
+        int before = leaseCalls.get();
+        leases.adjust(KEY, a.chargedAtMs(), -10, 0).block(T);
+        clock.advance(50);
+        leases.flushDue();
+        assertThat(leaseCalls.get()).as("the next batch still goes on time").isEqualTo(before + 1);
     }
 }
