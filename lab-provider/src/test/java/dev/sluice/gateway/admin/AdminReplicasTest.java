@@ -36,10 +36,18 @@ class AdminReplicasTest {
         b = replica();
     }
 
+    /**
+     * Two replicas in one JVM share Reactor Netty's global event loops: closing the first once cut
+     * a connection of the second mid-answer (a clean-clone CI run), and the second's graceful
+     * shutdown then waited its whole 120 s phase for a request that could no longer end, failing
+     * the class on {@link #stop}'s timeout. Separate processes (production) do not share them; here
+     * the phase is bounded instead.
+     */
     static GatewayReplica replica() {
         return GatewayReplica.builder().redis(DATABASE)
                 .properties("sluice.lab.latency=20ms", "sluice.admin.user=ops", "sluice.admin.password=pw-for-replicas",
-                        "sluice.tiers.poll-interval=500ms", "sluice.abuse.sampler.enabled=false")
+                        "sluice.tiers.poll-interval=500ms", "sluice.abuse.sampler.enabled=false",
+                        "spring.lifecycle.timeout-per-shutdown-phase=10s")
                 .start();
     }
 
