@@ -42,6 +42,8 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     private volatile long offsetMs;
     private final Disposable flusher;
     private final Scheduler timer;
+    /** Set by {@link #flushAll} at shutdown: a settlement that comes after it is sent at once. */
+    private volatile boolean direct;
 
     public ReplicaLeases(ProviderBudgetStore store, Duration horizon, Duration slotTtl, Duration flushEvery, int flushMax,
                          Clock clock, Scheduler timer) {
@@ -190,8 +192,9 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     private Mono<Void> queue(String key, BudgetSettlement settlement) {
         return Mono.fromRunnable(() -> {
             ReplicaSlice s = slice(key);
-            if (s.queue(settlement, clock.millis()) && s.limits() != null) {
-                send(key, s, s.limits(), Amounts.ZERO, false).subscribe(g -> { }, e -> { });
+            if ((s.queue(settlement, clock.millis()) || direct) && s.limits() != null) {
+                // After the shutdown's flush, nothing new is taken with it: only settled and given back.
+                send(key, s, s.limits(), Amounts.ZERO, false, direct).subscribe(g -> { }, e -> { });
             }
         });
     }
@@ -249,12 +252,18 @@ public final class ReplicaLeases implements ProviderBudgetStore {
      * context stopped and started again (as test contexts are) spends from new slices.
      */
     public void flushAll(Duration wait) {
+        direct = true;
         Mono.when(slices.entrySet().stream()
                         .filter(e -> e.getValue().limits() != null)
                         .map(e -> send(e.getKey(), e.getValue(), e.getValue().limits(), Amounts.ZERO, false, true)
                                 .onErrorResume(x -> Mono.empty()))
                         .toList())
                 .block(wait);
+    }
+
+    /** Batches again (a context started after a stop). */
+    public void resume() {
+        direct = false;
     }
 
     /** This replica's slice of a budget (tests). */

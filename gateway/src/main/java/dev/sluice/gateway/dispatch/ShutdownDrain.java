@@ -127,6 +127,14 @@ public final class ShutdownDrain {
             this.quota = quota;
         }
 
+        /** A stop is not always the end (test contexts are stopped and started again): batch again. */
+        @Override
+        public void start() {
+            quota.resumeBatches();
+            if (budgets instanceof ReplicaLeases leases) leases.resume();
+            super.start();
+        }
+
         @Override
         void drain() {
             quota.flushSettlements(Duration.ofSeconds(2));

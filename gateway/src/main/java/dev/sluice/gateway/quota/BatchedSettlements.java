@@ -46,6 +46,8 @@ public final class BatchedSettlements implements QuotaStore {
     private final Map<Tenant, Batch> waiting = new ConcurrentHashMap<>();
     private final Disposable flusher;
     private final Scheduler timer;
+    /** Set by {@link #flushAll} at shutdown: a settlement that comes after it goes at once, not into a batch. */
+    private volatile boolean direct;
 
     public BatchedSettlements(QuotaStore store, Duration timeout, Duration every, int max, Clock clock, Scheduler timer) {
         if (every.toMillis() < 1 || max < 1) throw new IllegalArgumentException("batch every must be at least 1ms and max at least 1");
@@ -70,7 +72,7 @@ public final class BatchedSettlements implements QuotaStore {
 
     @Override
     public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
+        if (deltaRequests != 0 || direct) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
         if (deltaTokens == 0) return Mono.empty();
         return Mono.fromRunnable(() -> {
             Tenant t = new Tenant(tenantId, windows);
@@ -127,6 +129,7 @@ public final class BatchedSettlements implements QuotaStore {
      * The flusher keeps running (a context stopped and started again settles as before).
      */
     public void flushAll(Duration wait) {
+        direct = true; // a call ending after this (its answer was the last thing before shutdown) settles at once
         List<Mono<Void>> sends = new ArrayList<>();
         waiting.forEach((t, b) -> {
             List<Correction> due;
@@ -136,6 +139,11 @@ public final class BatchedSettlements implements QuotaStore {
             if (due != null) sends.add(send(t, due));
         });
         Flux.merge(sends).then().block(wait);
+    }
+
+    /** Batches again (a context started after a stop). */
+    public void resume() {
+        direct = false;
     }
 
     /** The flusher stops (the bean's end). */

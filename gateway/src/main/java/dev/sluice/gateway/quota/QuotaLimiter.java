@@ -166,6 +166,11 @@ public final class QuotaLimiter {
         if (store instanceof BatchedSettlements batched) batched.flushAll(wait);
     }
 
+    /** Batches again after {@link #flushSettlements} (a context started after a stop). */
+    public void resumeBatches() {
+        if (store instanceof BatchedSettlements batched) batched.resume();
+    }
+
     /** The bean's inferred destroy method: the batches' flusher stops. */
     public void close() {
         if (store instanceof BatchedSettlements batched) batched.close();

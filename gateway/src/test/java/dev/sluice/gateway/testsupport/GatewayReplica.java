@@ -106,6 +106,12 @@ public final class GatewayReplica implements AutoCloseable {
         }
 
         public GatewayReplica start() {
+            // Replicas in one JVM share Reactor Netty's global loops: closing one has cut another's
+            // connection mid-answer (AdminReplicasTest, TwoReplicasShareTheQuotaTest in clean-clone CI
+            // runs), and that replica's graceful shutdown then waited its whole 120 s phase for a request
+            // that could no longer end. A test's close is bounded instead; one that sets its own keeps it.
+            String phase = "--spring.lifecycle.timeout-per-shutdown-phase=";
+            if (args.stream().noneMatch(a -> a.startsWith(phase))) args.add(phase + "10s");
             return new GatewayReplica(new SpringApplicationBuilder(SluiceApplication.class).run(args.toArray(String[]::new)));
         }
     }
