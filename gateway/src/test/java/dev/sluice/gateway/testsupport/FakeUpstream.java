@@ -62,8 +62,17 @@ public final class FakeUpstream implements AutoCloseable {
         return requests;
     }
 
+    /**
+     * Stops the server. A connection a closed gateway still holds open (seen in clean-clone runs of
+     * this round, after a gateway's shutdown phase gave up on a request) must not fail the teardown:
+     * it is reported and the stop goes on.
+     */
     @Override
     public void close() {
-        server.disposeNow();
+        try {
+            server.disposeNow();
+        } catch (IllegalStateException e) {
+            System.err.println("FakeUpstream: stopped with connections still open: " + e.getMessage());
+        }
     }
 }
