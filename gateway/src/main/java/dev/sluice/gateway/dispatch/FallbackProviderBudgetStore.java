@@ -94,10 +94,9 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
                                            String leaseId, boolean needSchedule) {
         if (!state.up()) return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
-        return Mono.defer(() -> limits.split()
+        return Deadline.within(Mono.defer(() -> limits.split()
                         ? shared.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule)
-                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule))
-                .timeout(timeout)
+                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)), timeout)
                 .onErrorResume(e -> {
                     state.failed(e);
                     pendingReleases.put(leaseId, key); // the shared acquire may have landed: free its slot later

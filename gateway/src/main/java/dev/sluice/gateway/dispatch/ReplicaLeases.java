@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -52,7 +54,7 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         this.clock = clock;
         this.timer = timer;
         this.flusher = timer == null ? null
-                : timer.schedulePeriodically(this::flushDue, terms.flushEveryMs(), terms.flushEveryMs(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                : timer.schedulePeriodically(this::flushDue, terms.flushEveryMs(), terms.flushEveryMs(), TimeUnit.MILLISECONDS);
     }
 
     private ReplicaSlice slice(String key) {
@@ -97,7 +99,7 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         s.awaitingAsk(true);
         // Once, whether the wait ends or its caller gives up (a timeout cancels it): a count left
         // up would hold the flusher off for good.
-        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ended = new AtomicBoolean();
         Runnable end = () -> {
             if (ended.compareAndSet(false, true)) s.awaitingAsk(false);
         };
@@ -124,14 +126,10 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     }
 
     /** Granted, yet not spendable now (a pause or a lowered limit came between): wait as for a slot. */
-    private BudgetDecision notNowDecision(ReplicaSlice s, BudgetLimits limits) {
-        BudgetSnapshot view = s.view(limits, storeNow());
-        return new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(), view != null ? view
-                : new BudgetSnapshot(limits, storeNow(), 0, 0, 0, 0, 0, List.of()));
-    }
-
     private Mono<BudgetDecision> notNow(ReplicaSlice s, BudgetLimits limits) {
-        return Mono.just(notNowDecision(s, limits));
+        BudgetSnapshot view = s.view(limits, storeNow());
+        return Mono.just(new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(), view != null ? view
+                : new BudgetSnapshot(limits, storeNow(), 0, 0, 0, 0, 0, List.of())));
     }
 
     /**
@@ -146,8 +144,8 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     private Mono<SliceGrant> send(String key, ReplicaSlice s, BudgetLimits limits, Amounts need, boolean needSlot, boolean last) {
         SliceAsk ask;
         synchronized (s) {
-            if (s.calling()) {
-                Mono<SliceGrant> running = s.running();
+            Mono<SliceGrant> running = s.runningCall();
+            if (running != null) {
                 return need.isZero() && !needSlot && !last ? running
                         : running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> send(key, s, limits, need, needSlot, last)));
             }

@@ -133,17 +133,9 @@ final class ReplicaSlice {
         awaitingAsk = Math.max(0, awaitingAsk + (waiting ? 1 : -1));
     }
 
-    synchronized boolean calling() {
-        return calling;
-    }
-
     private reactor.core.publisher.Mono<SliceGrant> running;
 
-    /** The call under way (set by {@link ReplicaLeases} right after {@link #ask}). */
-    synchronized reactor.core.publisher.Mono<SliceGrant> running() {
-        return running;
-    }
-
+    /** The call under way, set by {@link ReplicaLeases} right after {@link #ask}. */
     synchronized void running(reactor.core.publisher.Mono<SliceGrant> call) {
         running = call;
     }
@@ -250,20 +242,8 @@ final class ReplicaSlice {
                 Math.max(0, s.usedInputTokens() - left.input()), Math.max(0, s.usedOutputTokens() - left.output()));
     }
 
-    /** What this replica holds (tests, and the give-back at shutdown). */
-    synchronized Amounts left() {
-        return left;
-    }
-
+    /** The slots this replica holds (tests). */
     synchronized int held() {
         return held;
-    }
-
-    synchronized int inUse() {
-        return inUse;
-    }
-
-    synchronized int queued() {
-        return queued.size();
     }
 }

@@ -151,15 +151,4 @@ public final class BatchedSettlements implements QuotaStore {
         if (flusher != null) flusher.dispose();
         if (timer != null) timer.dispose();
     }
-
-    /** Corrections waiting (tests). */
-    int waiting() {
-        int n = 0;
-        for (Batch b : waiting.values()) {
-            synchronized (b) {
-                n += b.corrections.size();
-            }
-        }
-        return n;
-    }
 }
