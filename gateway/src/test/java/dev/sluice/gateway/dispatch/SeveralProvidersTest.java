@@ -211,6 +211,8 @@ class SeveralProvidersTest {
             assertThat(r.getStatus().value()).isEqualTo(200);
             assertThat(servedBy(r)).isEqualTo("secondary");
             assertThat(r.getResponseBody()).doesNotContain("acct_123");
+            assertThat(r.getResponseHeaders().get("Content-Type")).as("the failed attempt's headers are gone").hasSize(1);
+            assertThat(r.getResponseHeaders().get(DispatchFilter.PROVIDER_HEADER)).hasSize(1);
         }
         assertThat(ERRORING.requests()).hasSize(3);
         assertThat(meters.find("sluice.provider.circuit").tag("provider", "erroring").gauge().value()).as("open").isEqualTo(1.0);
