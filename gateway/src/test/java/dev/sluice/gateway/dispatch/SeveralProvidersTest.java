@@ -57,6 +57,11 @@ class SeveralProvidersTest {
         String tiers = """
                 tiers:
                   pro: {tokens-per-minute: 1000000, requests-per-minute: 10000, priority: 2}
+                  small:
+                    tokens-per-minute: 1000
+                    requests-per-minute: 100
+                    priority: 3
+                    downgrade: {gpt-4o: gpt-4o-mini}
                 providers:
                   - name: primary
                     base-url: %s
@@ -201,6 +206,22 @@ class SeveralProvidersTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
                         .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+    }
+
+    @Test
+    void aDowngradesTargetIsRoutedLikeAnyModel() throws Exception {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "downgraded", "small");
+        PRIMARY.requests().clear();
+        // 850 of the tier's 1 000 tokens a minute: above the ladder's 80 %, so gpt-4o goes as gpt-4o-mini.
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(r.getResponseHeaders().getFirst("X-Sluice-Degraded")).contains("to=gpt-4o-mini");
+        assertThat(servedBy(r)).as("gpt-4o-mini's route").isEqualTo("primary");
+        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body()).as("its own name there, not gpt-4o's upstream-model")
+                .contains("\"model\":\"gpt-4o-mini\"");
     }
 
     @Test
