@@ -45,6 +45,8 @@ class SeveralProvidersTest {
         return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
     });
     static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    static final FakeUpstream PUSHY = FakeUpstream.start((req, res) -> res.status(429).header("retry-after", "30")
+            .header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
     static final FakeUpstream ERRORING = FakeUpstream.start((req, res) -> res.status(500)
             .header("content-type", "application/json").sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
 
@@ -76,10 +78,15 @@ class SeveralProvidersTest {
                       gpt-4o-mini: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100, price-per-million-tokens: 2.0}
                       flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
                       broken: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
+                      limited: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
                   - name: dead
                     base-url: http://127.0.0.1:%d/v1
                     models:
                       flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
+                  - name: pushy
+                    base-url: %s
+                    models:
+                      limited: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
                   - name: erroring
                     base-url: %s
                     models:
@@ -88,11 +95,12 @@ class SeveralProvidersTest {
                   gpt-4o-mini: [primary, secondary]
                   flaky: [dead, secondary]
                   broken: [erroring, secondary]
+                  limited: [pushy, secondary]
                 demo-tenants:
                   - id: demo-pro
                     tier: pro
                     key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
-                """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, ERRORING.baseUrl());
+                """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, PUSHY.baseUrl(), ERRORING.baseUrl());
         Path file = Path.of("target", "several-providers", "tiers.yaml");
         Files.createDirectories(file.getParent());
         Files.writeString(file, tiers, StandardCharsets.UTF_8);
@@ -105,6 +113,7 @@ class SeveralProvidersTest {
         PRIMARY.close();
         SECONDARY.close();
         ERRORING.close();
+        PUSHY.close();
     }
 
     @Autowired
@@ -171,6 +180,17 @@ class SeveralProvidersTest {
             HOLD = false;
             RELEASE.tryEmitEmpty();
         }
+    }
+
+    @Test
+    void aProviderThatAnswers429IsPausedAndTheRequestSpillsToTheNextAtOnce() {
+        long started = System.nanoTime();
+        EntityExchangeResult<String> r = chat("limited", "hello");
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).as("not back in the paused provider's line for 30 s").isEqualTo("secondary");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertThat(PUSHY.requests()).hasSize(1);
+        assertThat(count("sluice.upstream.retries", "429", "pushy")).isEqualTo(1);
     }
 
     @Test
@@ -270,7 +290,7 @@ class SeveralProvidersTest {
         client.get().uri("/v1/models").header("Authorization", "Bearer sk-sluice-demo-pro").exchange()
                 .expectStatus().isOk()
                 .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((java.util.List<Object>) ids)
-                        .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini"))
+                        .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini", "limited"))
                 .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by").isEqualTo("primary");
     }
 }
