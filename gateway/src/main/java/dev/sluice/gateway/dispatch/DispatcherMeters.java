@@ -20,7 +20,7 @@ final class DispatcherMeters {
 
     /** Registers the gauges, which read {@code dispatcher} as they are scraped, and returns the queue-wait timer. */
     static Timer register(MeterRegistry meters, String key, ProviderDispatcher dispatcher, AimdLimit aimd, AtomicInteger inFlight) {
-        List<Tag> budget = tags(key);
+        List<Tag> budget = List.of(Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
         meters.gauge("sluice.queue.depth", budget, dispatcher, ProviderDispatcher::depth);
         meters.gauge("sluice.concurrency.limit", budget, aimd, AimdLimit::limit);
         meters.gauge("sluice.inflight", budget, inFlight);
@@ -44,26 +44,6 @@ final class DispatcherMeters {
                 .register(meters);
         return Timer.builder("sluice.queue.wait").tags(budget).publishPercentileHistogram()
                 .description("Time requests wait in the dispatch queue").register(meters);
-    }
-
-    /** {@code budget}, {@code provider} and {@code model} of the budget named {@code key}. */
-    static List<Tag> tags(String key) {
-        return List.of(Tag.of("budget", key), Tag.of("provider", providerOf(key)), Tag.of("model", modelOf(key)));
-    }
-
-    /**
-     * The provider of a budget key ({@link ProviderBudgetStore#key}): up to its first ':'. Model
-     * names may hold ':' (fine-tuned OpenAI models, Ollama tags); provider names, by convention, do not.
-     */
-    static String providerOf(String key) {
-        int colon = key.indexOf(':');
-        return colon < 0 ? key : key.substring(0, colon);
-    }
-
-    /** The model (or "*", the provider's catch-all) of a budget key. */
-    static String modelOf(String key) {
-        int colon = key.indexOf(':');
-        return colon < 0 ? "*" : key.substring(colon + 1);
     }
 
     private static List<Tag> with(List<Tag> tags, String key, String value) {
