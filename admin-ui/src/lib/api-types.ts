@@ -1045,7 +1045,7 @@ export interface components {
              */
             host: string;
             /**
-             * @description failing: skipped after 429s, 5xx or connection errors (circuit open); probing: a trial call decides whether it is back (half-open); paused: one of its budgets waits out the retry-after of the provider's own 429; else healthy.
+             * @description failing: stepped around after failed calls in a row (connection errors, timeouts, 5xx; circuit open), its routes spill to their next provider; probing: one call tests whether it is back; paused: one of its budgets waits out the retry-after of the provider's own 429; else healthy.
              * @enum {string}
              */
             state: "healthy" | "paused" | "failing" | "probing";
@@ -1053,10 +1053,10 @@ export interface components {
              * @description The provider's circuit (sluice_provider_circuit); null where this replica has none for it.
              * @enum {string|null}
              */
-            circuit: "closed" | "open" | "half-open" | null;
+            circuit: "closed" | "open" | "probing" | null;
             /** @description The longest pause left among its budgets (0 when none is paused). */
             pausedForMs: number;
-            /** @description Its share of the answers all providers served over the overview's last minute (every status but 429, 5xx, timeout and unreachable), on this replica; null when none served any. */
+            /** @description Its share of the answers (2xx) all providers served over the overview's last minute, on this replica; null when none served any. */
             shareLastMinute: number | null;
             /** @description Its answers by HTTP status (or timeout, unreachable), as sluice_upstream_responses_total{provider}. */
             answers: {

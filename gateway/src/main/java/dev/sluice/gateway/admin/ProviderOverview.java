@@ -22,9 +22,9 @@ final class ProviderOverview {
     static final String BUILT_IN = "built-in simulator";
     /** Totals key prefix: {@code answers/<status>/<provider>} (a status never holds '/'). */
     private static final String ANSWERS = "answers/";
-    /** {@code sluice.provider.circuit}: 0 closed, 1 open (skipped after failures), 2 half-open (probing). */
+    /** {@code sluice.provider.circuit}: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
     static final String CIRCUIT_GAUGE = "sluice.provider.circuit";
-    private static final String[] CIRCUITS = {"closed", "open", "half-open"};
+    private static final String[] CIRCUITS = {"closed", "open", "probing"};
 
     private ProviderOverview() {
     }
@@ -71,7 +71,7 @@ final class ProviderOverview {
     /** What an operator acts on: a failing provider is skipped, a paused one waits out its own 429. */
     static String state(String circuit, long pausedForMs) {
         if ("open".equals(circuit)) return "failing";
-        if ("half-open".equals(circuit)) return "probing";
+        if ("probing".equals(circuit)) return "probing";
         return pausedForMs > 0 ? "paused" : "healthy";
     }
 
@@ -98,13 +98,11 @@ final class ProviderOverview {
         }
     }
 
-    /** Answers the provider served to tenants: every status but push-backs (429), its failures (5xx) and no answer. */
+    /** Answers the provider served: its 2xx (push-backs, failures and calls without an answer are not traffic it took). */
     static long served(Map<String, Long> byStatus) {
         long n = 0;
         for (Map.Entry<String, Long> e : byStatus.entrySet()) {
-            String s = e.getKey();
-            boolean failed = s.equals("429") || s.startsWith("5") || !s.chars().allMatch(Character::isDigit);
-            if (!failed) n += e.getValue();
+            if (e.getKey().length() == 3 && e.getKey().startsWith("2")) n += e.getValue();
         }
         return n;
     }
