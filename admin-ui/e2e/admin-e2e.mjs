@@ -87,7 +87,7 @@ try {
   await providerRow.getByText('built-in simulator').waitFor();
   await page.waitForFunction(() => document.querySelector('table.providers tr[aria-label="Provider default"] td:nth-child(3)')?.textContent?.startsWith('100%'), null, { timeout: 20_000 });
   check((await providerRow.locator('.badge').textContent()) === 'healthy', 'the one provider is healthy');
-  log(`the providers table lists default (built-in simulator): ${(await providerRow.textContent()).replace(/\s+/g, ' ')}`);
+  log(`the providers table lists default (built-in simulator): ${(await providerRow.innerText()).replace(/\s+/g, ' ')}`);
   await shot(page, 'overview');
 
   // ---- tiers: a bad value at its field, then an edit, someone else's save, a diff ---------------

@@ -168,7 +168,7 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
 export function ProvidersTable({ providers, span }: { providers: ProviderView[]; span: string }) {
   if (providers.length === 0) return null;
   return (
-    <article className="card" aria-labelledby="providers-title">
+    <article className="card providers" aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
       <table className="providers">
         <thead>
