@@ -1067,6 +1067,15 @@ export interface components {
                     [key: string]: number;
                 };
             };
+            /** @description Its calls tried again, by why (sluice_upstream_retries_total{provider}): 429 and 503 after it pushed back, failover when a call to it failed before an answer and went on to the route's next provider. */
+            retries: {
+                lastMinute: {
+                    [key: string]: number;
+                };
+                sinceStart: {
+                    [key: string]: number;
+                };
+            };
             budgets: components["schemas"]["Budget"][];
         };
         Budget: {

@@ -31,6 +31,7 @@ const providers: ProviderView[] = [
     pausedForMs: 4_200,
     shareLastMinute: 0.25,
     answers: { lastMinute: { '200': 30, '429': 2 }, sinceStart: { '200': 300, '429': 2 } },
+    retries: { lastMinute: { '429': 2, failover: 0 }, sinceStart: { '429': 2, failover: 0 } },
     budgets: [
       budget({ budget: 'primary:gpt-4o-mini', utilisation: { tokens: 0.97, requests: 0.31 }, inFlight: 4, concurrencyLimit: 7, pausedForMs: 4_200 }),
       budget({ budget: 'primary:*', utilisation: { tokens: 0.05, requests: 0.012 } }),
@@ -44,6 +45,7 @@ const providers: ProviderView[] = [
     pausedForMs: 0,
     shareLastMinute: 0.75,
     answers: { lastMinute: { '200': 90 }, sinceStart: { '200': 90 } },
+    retries: { lastMinute: {}, sinceStart: {} },
     budgets: [budget({ budget: 'secondary:*', utilisation: { tokens: 0.4, requests: 0.2 }, inFlight: 12, concurrencyLimit: 194 })],
   },
   {
@@ -53,7 +55,8 @@ const providers: ProviderView[] = [
     circuit: 'open',
     pausedForMs: 0,
     shareLastMinute: null,
-    answers: { lastMinute: { '503': 5 }, sinceStart: { '503': 5 } },
+    answers: { lastMinute: { '200': 0 }, sinceStart: { '200': 0 } },
+    retries: { lastMinute: { failover: 5 }, sinceStart: { failover: 5 } },
     budgets: [],
   },
 ];
@@ -83,8 +86,8 @@ describe('the providers table', () => {
     expect(providerState({ state: 'paused', pausedForMs: 200 }).text).toBe('paused 1 s');
   });
 
-  it('shows each share of the traffic, and its answers', () => {
-    expect(rows(html).map((c) => c[2])).toEqual(['25% 32 answers', '75% 90 answers', '– 5 answers']);
+  it('shows each share of the traffic, its answers and the calls that failed over from it', () => {
+    expect(rows(html).map((c) => c[2])).toEqual(['25% 32 answers', '75% 90 answers', '– 0 answers, 5 failed over']);
     expect(html).toContain('Share of traffic, last minute');
   });
 

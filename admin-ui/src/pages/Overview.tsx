@@ -192,7 +192,8 @@ export function ProvidersTable({ providers, span }: { providers: ProviderView[];
         <tbody>
           {providers.map((p) => {
             const state = providerState(p);
-            const served = Object.values(p.answers.lastMinute).reduce((a, n) => a + n, 0);
+            const answers = Object.values(p.answers.lastMinute).reduce((a, n) => a + n, 0);
+            const failedOver = p.retries?.lastMinute.failover ?? 0;
             return (
               <tr key={p.name} aria-label={`Provider ${p.name}`}>
                 <th scope="row">
@@ -204,7 +205,9 @@ export function ProvidersTable({ providers, span }: { providers: ProviderView[];
                 </td>
                 <td className="num">
                   {formatPercent(p.shareLastMinute)}
-                  <div className="muted small">{formatCount(served)} answers</div>
+                  <div className="muted small">
+                    {formatCount(answers)} answers{failedOver > 0 ? `, ${formatCount(failedOver)} failed over` : ''}
+                  </div>
                 </td>
                 <PerBudget budgets={p.budgets} value={(b) => formatPercent(b.utilisation.tokens, b.utilisation.tokens > 0 && b.utilisation.tokens < 0.1 ? 1 : 0)} />
                 <PerBudget budgets={p.budgets} value={(b) => formatPercent(b.utilisation.requests, b.utilisation.requests > 0 && b.utilisation.requests < 0.1 ? 1 : 0)} />

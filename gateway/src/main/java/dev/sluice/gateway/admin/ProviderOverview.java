@@ -20,8 +20,9 @@ import java.util.TreeMap;
  */
 final class ProviderOverview {
     static final String BUILT_IN = "built-in simulator";
-    /** Totals key prefix: {@code answers/<status>/<provider>} (a status never holds '/'). */
+    /** Totals key prefixes: {@code answers/<status>/<provider>}, {@code retries/<status>/<provider>} (a status never holds '/'). */
     private static final String ANSWERS = "answers/";
+    private static final String RETRIES = "retries/";
     /** {@code sluice.provider.circuit}: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
     static final String CIRCUIT_GAUGE = "sluice.provider.circuit";
     private static final String[] CIRCUITS = {"closed", "open", "probing"};
@@ -29,11 +30,16 @@ final class ProviderOverview {
     private ProviderOverview() {
     }
 
-    /** Adds the provider's answers by status to the totals the overview's window keeps. */
+    /** Adds each provider's answers and retries by status to the totals the overview's window keeps. */
     static void totals(MeterRegistry meters, Map<String, Double> t) {
-        for (Counter c : meters.find("sluice.upstream.responses").counters()) {
+        byStatus(meters, "sluice.upstream.responses", ANSWERS, t);
+        byStatus(meters, "sluice.upstream.retries", RETRIES, t);
+    }
+
+    private static void byStatus(MeterRegistry meters, String counter, String prefix, Map<String, Double> t) {
+        for (Counter c : meters.find(counter).counters()) {
             String provider = c.getId().getTag("provider");
-            if (provider != null) t.merge(ANSWERS + c.getId().getTag("status") + "/" + provider, c.count(), Double::sum);
+            if (provider != null) t.merge(prefix + c.getId().getTag("status") + "/" + provider, c.count(), Double::sum);
         }
     }
 
@@ -42,8 +48,10 @@ final class ProviderOverview {
      */
     static List<Object> list(MeterRegistry meters, SluiceConfig snapshot, Map<String, Double> totals,
                              MeterWindow.Delta last, List<Map<String, Object>> budgets) {
-        Map<String, Map<String, Long>> lastMinute = byProvider(last.change());
-        Map<String, Map<String, Long>> sinceStart = byProvider(totals);
+        Map<String, Map<String, Long>> lastMinute = byProvider(last.change(), ANSWERS);
+        Map<String, Map<String, Long>> sinceStart = byProvider(totals, ANSWERS);
+        Map<String, Map<String, Long>> retriedLastMinute = byProvider(last.change(), RETRIES);
+        Map<String, Map<String, Long>> retriedSinceStart = byProvider(totals, RETRIES);
         long servedByAll = lastMinute.values().stream().mapToLong(ProviderOverview::served).sum();
         List<Object> out = new ArrayList<>();
         for (ProviderSettings p : snapshot.providers()) {
@@ -62,6 +70,12 @@ final class ProviderOverview {
             answers.put("lastMinute", answered);
             answers.put("sinceStart", sinceStart.getOrDefault(p.name(), Map.of()));
             m.put("answers", answers);
+            // A call that fails before its answer and goes on to the route's next provider is a retry
+            // ("failover"), not an answer: it is how a failing provider shows in the counts.
+            Map<String, Object> retries = new LinkedHashMap<>();
+            retries.put("lastMinute", retriedLastMinute.getOrDefault(p.name(), Map.of()));
+            retries.put("sinceStart", retriedSinceStart.getOrDefault(p.name(), Map.of()));
+            m.put("retries", retries);
             m.put("budgets", own);
             out.add(m);
         }
@@ -107,11 +121,11 @@ final class ProviderOverview {
         return n;
     }
 
-    private static Map<String, Map<String, Long>> byProvider(Map<String, Double> values) {
+    private static Map<String, Map<String, Long>> byProvider(Map<String, Double> values, String prefix) {
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();
         values.forEach((k, v) -> {
-            if (!k.startsWith(ANSWERS)) return;
-            String rest = k.substring(ANSWERS.length());
+            if (!k.startsWith(prefix)) return;
+            String rest = k.substring(prefix.length());
             int slash = rest.indexOf('/');
             out.computeIfAbsent(rest.substring(slash + 1), p -> new TreeMap<>()).merge(rest.substring(0, slash), Math.round(v), Long::sum);
         });
