@@ -57,6 +57,11 @@ class SeveralProvidersTest {
         String tiers = """
                 tiers:
                   pro: {tokens-per-minute: 1000000, requests-per-minute: 10000, priority: 2}
+                  small:
+                    tokens-per-minute: 1000
+                    requests-per-minute: 100
+                    priority: 3
+                    downgrade: {gpt-4o: gpt-4o-mini}
                 providers:
                   - name: primary
                     base-url: %s
@@ -107,6 +112,15 @@ class SeveralProvidersTest {
 
     @Autowired
     MeterRegistry meters;
+
+    @Autowired
+    dev.sluice.gateway.quota.QuotaLimiter limiter;
+
+    @Autowired
+    dev.sluice.gateway.tenant.TenantStore tenants;
+
+    @Autowired
+    dev.sluice.gateway.config.ConfigRegistry config;
 
     EntityExchangeResult<String> chat(String model, String content) {
         return client.mutate().responseTimeout(Duration.ofSeconds(20)).build()
@@ -169,6 +183,48 @@ class SeveralProvidersTest {
     }
 
     @Test
+    void theTenantIsChargedOnceWhateverProviderServesAndThePriceIsTheServingProvidersOwn() {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "several", "pro");
+        var pro = config.current().tier("pro").orElseThrow();
+        var spend = meters.find("sluice.spend.usd").tag("tier", "pro").counter();
+        double spentBefore = spend == null ? 0 : spend.count();
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(servedBy(r)).as("the dead provider failed it first").isEqualTo("secondary");
+        // The answer's usage is 9 tokens: charged once, settled to it, whatever the first attempt cost.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(9));
+        assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
+                .as("flaky has no price at secondary: 0").isZero();
+        EntityExchangeResult<String> priced = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o-mini\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        double price = "primary".equals(servedBy(priced)) ? 1.0 : 2.0;
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
+                        .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+    }
+
+    @Test
+    void aDowngradesTargetIsRoutedLikeAnyModel() throws Exception {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "downgraded", "small");
+        PRIMARY.requests().clear();
+        // 850 of the tier's 1 000 tokens a minute: above the ladder's 80 %, so gpt-4o goes as gpt-4o-mini.
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(r.getResponseHeaders().getFirst("X-Sluice-Degraded")).contains("to=gpt-4o-mini");
+        assertThat(servedBy(r)).as("gpt-4o-mini's route").isEqualTo("primary");
+        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body()).as("its own name there, not gpt-4o's upstream-model")
+                .contains("\"model\":\"gpt-4o-mini\"");
+    }
+
+    @Test
     void a5xxIsServedByTheNextProviderAndThreeInARowOpenTheFailingOnesCircuit() {
         ERRORING.requests().clear();
         for (int i = 0; i < 3; i++) {
@@ -176,6 +232,8 @@ class SeveralProvidersTest {
             assertThat(r.getStatus().value()).isEqualTo(200);
             assertThat(servedBy(r)).isEqualTo("secondary");
             assertThat(r.getResponseBody()).doesNotContain("acct_123");
+            assertThat(r.getResponseHeaders().get("Content-Type")).as("the failed attempt's headers are gone").hasSize(1);
+            assertThat(r.getResponseHeaders().get(DispatchFilter.PROVIDER_HEADER)).hasSize(1);
         }
         assertThat(ERRORING.requests()).hasSize(3);
         assertThat(meters.find("sluice.provider.circuit").tag("provider", "erroring").gauge().value()).as("open").isEqualTo(1.0);
