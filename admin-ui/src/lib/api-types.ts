@@ -1194,9 +1194,15 @@ export interface components {
                         "tokens-per-minute": number;
                         "max-in-flight": number;
                         "price-per-million-tokens": number;
+                        /** @description The provider's own name for the model, where it differs. */
+                        "upstream-model"?: string;
                     };
                 };
             }[];
+            /** @description Model → the names of the providers that serve it, in the order they are tried. A model without a route goes to the providers that list it (or "*"), in document order. */
+            routes?: {
+                [key: string]: string[];
+            };
             "demo-tenants": {
                 id: string;
                 tier: string;
