@@ -36,7 +36,8 @@ import reactor.core.publisher.Mono;
  * doing, read from its own Micrometer meters (the ones Prometheus scrapes), so the page and
  * the dashboards never disagree. Counters are per replica; the budget utilisation is the
  * shared budget's, fleet-wide. "Last minute" comes from snapshots of the counters taken every
- * few seconds ({@link MeterWindow}).
+ * few seconds ({@link MeterWindow}). Each provider's part (state, share, budgets) is
+ * {@link ProviderOverview}'s.
  */
 final class OverviewHandler {
     /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
