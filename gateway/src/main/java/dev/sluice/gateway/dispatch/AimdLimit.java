@@ -25,7 +25,13 @@ public final class AimdLimit {
         OVERLOAD,
         TIMEOUT,
         /** 429: the budget pauses too, but it also says we pushed too hard. */
-        RATE_LIMITED;
+        RATE_LIMITED,
+        /**
+         * No answer for a reason that says nothing of load (the connection refused or reset): the
+         * provider's circuit's business, not a sample. A provider that was down must not come
+         * back at the floor.
+         */
+        FAILED;
 
         boolean isDrop() {
             return this != SUCCESS;
@@ -86,6 +92,7 @@ public final class AimdLimit {
      * @return the limit now
      */
     public synchronized int onSample(long nowMs, Outcome outcome, int inFlight) {
+        if (outcome == Outcome.FAILED) return tick(nowMs);
         tick(nowMs);
         if (intervalStartMs == Long.MIN_VALUE) intervalStartMs = nowMs;
         samples++;

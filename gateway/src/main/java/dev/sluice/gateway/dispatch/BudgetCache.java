@@ -69,14 +69,22 @@ final class BudgetCache {
         return s.agedBy(clock.millis() - lastAtMs);
     }
 
-    /** What the door reads: the last budget seen (old, perhaps: what left the window since is gone). */
-    Door.Capacity capacity(BudgetLimits limits, long meanCallMs) {
+    /**
+     * What the door reads: the last budget seen (old, perhaps: what left the window since is
+     * gone). Past {@link #REMEMBERED_VIEW_MS} its calls in flight are no more than this replica's
+     * own ({@code inFlightHere}): a budget nobody has chosen since (a provider stepped around, then
+     * back) must not look busy for ever with calls that ended long ago.
+     */
+    Door.Capacity capacity(BudgetLimits limits, long meanCallMs, int inFlightHere) {
         BudgetSnapshot s = last;
         if (s == null) {
             return new Door.Capacity(limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), meanCallMs,
                     0, 0, 0, 0, List.of());
         }
-        return Door.Capacity.of(s.withLimits(limits).agedBy(clock.millis() - lastAtMs), meanCallMs);
+        long age = clock.millis() - lastAtMs;
+        BudgetSnapshot aged = s.withLimits(limits).agedBy(age);
+        if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere) aged = aged.withInFlight(Math.max(0, inFlightHere));
+        return Door.Capacity.of(aged, meanCallMs);
     }
 
     Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {

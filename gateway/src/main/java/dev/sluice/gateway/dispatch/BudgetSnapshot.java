@@ -87,7 +87,11 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
 
     /** The same budget with one call fewer in flight (this replica gave a slot back). */
     public BudgetSnapshot lessOneInFlight() {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, Math.max(0, inFlight - 1), pausedUntilMs, resetMs,
+        return withInFlight(Math.max(0, inFlight - 1));
+    }
+
+    public BudgetSnapshot withInFlight(int calls) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, calls, pausedUntilMs, resetMs,
                 leaving, usedInputTokens, usedOutputTokens);
     }
 

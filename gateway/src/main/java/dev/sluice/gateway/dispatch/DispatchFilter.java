@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
@@ -196,11 +197,16 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 "The model '" + model + "' does not exist or you do not have access to it.", "model");
     }
 
+    /** No answer in time (the concurrency limit's evidence), as opposed to no answer at all (refused, reset). */
+    private static boolean isTimeout(Throwable e) {
+        return e instanceof java.util.concurrent.TimeoutException
+                || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
+    }
+
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
     private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
-        boolean timeout = e instanceof java.util.concurrent.TimeoutException
-                || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
+        boolean timeout = isTimeout(e);
         String provider = SluiceAttributes.PROVIDER.get(exchange);
         responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider).increment();
         ServerWebExchangeUtils.reset(exchange);
@@ -223,13 +229,15 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         boolean mayFailOver = attempt < dispatchers.settings().maxAttempts() && r.hasAnotherThan(name);
         UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
         AtomicBoolean ended = new AtomicBoolean();
+        AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
         return r.chain.filter(exchange.mutate().response(answer).build())
+                .doOnError(error::set)
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, connection refused): give the slot back.
                     if (ended.compareAndSet(false, true)) {
-                        AimdLimit.Outcome outcome = signal == reactor.core.publisher.SignalType.ON_ERROR
-                                ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+                        AimdLimit.Outcome outcome = signal != reactor.core.publisher.SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
+                                : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
                         // its usage arrived settles the input and output windows from it.
                         Usage used = usageOf(exchange);

@@ -213,6 +213,13 @@ public final class ProviderDispatcher {
             long now = d.clock.millis();
             Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
             DoorDecision decision = d.door.admit(job, d.capacity(), maxWaitMs);
+            if (decision.accepted() && decision.estimatedWaitMs() <= spillMs && d.health.probeDue(now)) {
+                // A provider stepped around comes back only through a probe, and only a request sent
+                // there probes it: one that can start it soon enough takes it, even behind an earlier one.
+                chosen = c;
+                chosenJob = job;
+                break;
+            }
             if (!decision.accepted()) {
                 if (refusal == null || sooner(decision, refusal)) refusal = decision;
                 continue;
@@ -288,7 +295,7 @@ public final class ProviderDispatcher {
 
     /** The budget for the door: a failing provider's circuit counts as a pause. */
     private Door.Capacity capacity() {
-        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs());
+        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs(), leases.inFlight().get());
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }
@@ -382,6 +389,11 @@ public final class ProviderDispatcher {
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
         budget.tryAcquire(limits, job, leaseId, queue.depth() > 0).subscribe(decision -> {
+            // The budget as it is now, this dispatch included: the door counts it from here, not
+            // from the pump's snapshot, which a burst of dispatches leaves behind. Remembered before
+            // the lease is handed over: a call that fails at once gives its slot back after this,
+            // not before it (its release would be overwritten, and the slot look taken for ever).
+            budget.remember(decision.snapshot());
             // On the store's reply thread: an admitted job's caller goes on from here at once (the
             // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
             if (decision.admitted()) handOver(ticket, job, leaseId, decision);
@@ -423,9 +435,6 @@ public final class ProviderDispatcher {
 
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
     private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered) {
-        // The budget as it is now, this dispatch included: the door counts it from here, not
-        // from the pump's snapshot, which a burst of dispatches leaves behind.
-        budget.remember(decision.snapshot());
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, wait as told.
             queue.requeueAtHead(job);

@@ -61,6 +61,11 @@ public final class ProviderHealth {
         };
     }
 
+    /** Open, and its period is over: the next call to it is the probe. */
+    public synchronized boolean probeDue(long nowMs) {
+        return state == State.OPEN && openUntilMs <= nowMs;
+    }
+
     /**
      * A call is about to start: true if it may. Past an open period (or a probe that never
      * reported) this call becomes the probe, and the next ones wait for its outcome.

@@ -118,6 +118,30 @@ class RouteChoiceTest {
     }
 
     @Test
+    void aFailingProviderWhosePeriodIsOverIsProbedByTheNextRequestEvenBehindAnEarlierProviderThatFits() {
+        ProviderHealth secondaryHealth = secondary.health();
+        for (int i = 0; i < 3; i++) secondaryHealth.failed(clock.millis());
+        assertThat(secondaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.OPEN);
+        assertThat(enter("a", SPILL_MS, MAX_WAIT_MS).budgetKey()).isEqualTo("primary:m");
+        clock.advance(1_000); // the secondary's period is over; the primary's one slot is still taken
+        Lease probe = enter("probe", SPILL_MS, MAX_WAIT_MS);
+        assertThat(probe.budgetKey()).isEqualTo("secondary:m");
+        assertThat(secondaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.PROBING);
+    }
+
+    @Test
+    void aSlotGivenBackAsSoonAsItIsHandedOverIsNotSeenAsTakenAfterwards() {
+        // A call that fails at once (a refused connection) gives its slot back before the dispatch
+        // loop has finished with its acquire: the budget this replica remembers must not keep it.
+        Lease done = ProviderDispatcher.enter(route("fast-fail"), MAX_WAIT_MS, SPILL_MS, false)
+                .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, 0, Long.MIN_VALUE).thenReturn(lease))
+                .block(Duration.ofSeconds(5));
+        assertThat(done.budgetKey()).isEqualTo("primary:m");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(primary.seenNow().inFlight()).isZero());
+        assertThat(enter("next", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("free again: the first of the route").isEqualTo("primary:m");
+    }
+
+    @Test
     void aClientThatLeavesWhileWaitingLeavesTheLineItWasPlacedIn() {
         enter("a", SPILL_MS, MAX_WAIT_MS);
         Disposable sub = ProviderDispatcher.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> { }, e -> { });
