@@ -8,6 +8,8 @@ import dev.sluice.gateway.dispatch.DispatchFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.surface.ModelsFilter;
+import dev.sluice.gateway.surface.ModelRouteFilter;
+import dev.sluice.gateway.dispatch.UpstreamCredentialsFilter;
 import dev.sluice.gateway.auth.TenantAuthenticationFilter;
 import dev.sluice.gateway.usage.SettleFilter;
 import java.util.Comparator;
@@ -38,11 +40,11 @@ class RequestPathStagesTest {
                 .toList();
 
         assertThat(ours).extracting(Object::getClass).containsExactly(
-                TenantAuthenticationFilter.class, ModelsFilter.class, EstimateFilter.class, QuotaFilter.class,
-                LadderFilter.class, SettleFilter.class, DispatchFilter.class);
+                TenantAuthenticationFilter.class, ModelsFilter.class, EstimateFilter.class, ModelRouteFilter.class, QuotaFilter.class,
+                LadderFilter.class, SettleFilter.class, DispatchFilter.class, UpstreamCredentialsFilter.class);
         assertThat(ours).extracting(RequestPathStagesTest::order).containsExactly(
-                FilterOrder.AUTHENTICATE, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.QUOTA,
-                FilterOrder.LADDER, FilterOrder.SETTLE, FilterOrder.DISPATCH);
+                FilterOrder.AUTHENTICATE, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.ROUTE, FilterOrder.QUOTA,
+                FilterOrder.LADDER, FilterOrder.SETTLE, FilterOrder.DISPATCH, FilterOrder.UPSTREAM_CREDENTIALS);
     }
 
     private static int order(GlobalFilter filter) {

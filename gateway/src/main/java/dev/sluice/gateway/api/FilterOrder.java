@@ -8,10 +8,12 @@ package dev.sluice.gateway.api;
  * AUTHENTICATE  auth/TenantAuthenticationFilter     key → tenant, tier, configuration snapshot
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
+ * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
  * SETTLE        usage/SettleFilter                  read the answer's usage, settle the charge once
- * DISPATCH      dispatch/DispatchFilter             fair lanes, provider budget, the call upstream
+ * DISPATCH      dispatch/DispatchFilter             the route's provider, fair lanes, its budget, the call (failover)
+ * (10001)       dispatch/UpstreamCredentialsFilter  the chosen provider's URL and key
  * </pre>
  */
 public final class FilterOrder {
@@ -19,13 +21,16 @@ public final class FilterOrder {
     /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
     public static final int MODELS = -950;
     public static final int ESTIMATE = -900;
+    /** Before anything is charged: a model no provider serves is a 404. */
+    public static final int ROUTE = -850;
     /** Reserves the quota. */
     public static final int QUOTA = -800;
     public static final int LADDER = -790;
     /** Inside the ladder (its refusals are not settled: nothing was charged) and around dispatch (its answer is). */
     public static final int SETTLE = -780;
     public static final int DISPATCH = -700;
-    public static final int UPSTREAM_CREDENTIALS = 9000;
+    /** After Spring Cloud Gateway's RouteToRequestUrlFilter (10000): the chosen provider's URL replaces the route's. */
+    public static final int UPSTREAM_CREDENTIALS = 10001;
 
     private FilterOrder() {
     }

@@ -27,6 +27,8 @@ public final class SluiceAttributes {
     public static final RequestAttribute<RequestOptions> OPTIONS = new RequestAttribute<>("sluice.options");
     /** The model the upstream is asked for (after a downgrade, the cheaper one). */
     public static final RequestAttribute<String> MODEL = new RequestAttribute<>("sluice.model");
+    /** The provider the call went to (its last attempt's), set by the dispatch stage. */
+    public static final RequestAttribute<String> PROVIDER = new RequestAttribute<>("sluice.provider");
     /**
      * Set when the gateway answered without sending the request to the provider (busy, larger than
      * the provider admits): the settle stage gives the whole charge back before that answer goes out.

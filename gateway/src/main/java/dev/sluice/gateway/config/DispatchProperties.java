@@ -2,6 +2,7 @@ package dev.sluice.gateway.config;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -20,6 +21,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                         way to the provider and how far the provider's clock may run behind. A
  *                         provider budget's charge is stamped that much later, so it leaves the
  *                         gateway's rolling minute no sooner than the provider's; in [0, 1s]
+ * @param spillWait        where a model has several providers: a request goes to the first on its
+ *                         route that can start it within this, else to the one that can start it soonest
+ * @param failover         when a provider counts as failing, and how long it is stepped around
  */
 @ConfigurationProperties("sluice.dispatch")
 public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
@@ -27,7 +31,10 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
                                  @DefaultValue("10m") Duration lease,
                                  @DefaultValue("3") int maxAttempts,
                                  @DefaultValue("2s") Duration storeTimeout,
-                                 @DefaultValue("250ms") Duration countDelay) {
+                                 @DefaultValue("250ms") Duration countDelay,
+                                 @DefaultValue("500ms") Duration spillWait,
+                                 @DefaultValue Failover failover) {
+    @ConstructorBinding // the one Spring binds; the shorter one is for tests
     public DispatchProperties {
         Checks.atLeast("sluice.dispatch.queue-capacity", queueCapacity, 1);
         // Negated so that NaN fails too.
@@ -38,5 +45,39 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
         Checks.atLeast("sluice.dispatch.max-attempts", maxAttempts, 1);
         Checks.positive("sluice.dispatch.store-timeout", storeTimeout);
         Checks.within("sluice.dispatch.count-delay", countDelay, Duration.ofSeconds(1));
+        Checks.within("sluice.dispatch.spill-wait", spillWait, Duration.ofMinutes(10));
+        failover = failover == null ? new Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10)) : failover;
+    }
+
+    /** The defaults, as Spring binds them with nothing set (tests build the record directly). */
+    public DispatchProperties(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout,
+                              Duration countDelay) {
+        this(queueCapacity, interactiveFloor, lease, maxAttempts, storeTimeout, countDelay, Duration.ofMillis(500), null);
+    }
+
+    /**
+     * {@code sluice.dispatch.failover.*}: when a provider counts as failing, and how long it is
+     * stepped around (its budgets send nothing, its routes spill to the next provider).
+     *
+     * @param failures     calls in a row that failed (connection refused or reset, no answer in
+     *                     time, a 5xx other than 503) before the provider is stepped around
+     * @param cooldown     how long it is stepped around the first time; then one call probes it
+     * @param maxCooldown  the longest it is stepped around: each failed probe doubles the period up to this
+     * @param probeTimeout how long a probe may go unanswered before another call probes
+     */
+    public record Failover(@DefaultValue("3") int failures,
+                           @DefaultValue("1s") Duration cooldown,
+                           @DefaultValue("10s") Duration maxCooldown,
+                           @DefaultValue("10s") Duration probeTimeout) {
+        public Failover {
+            Checks.atLeast("sluice.dispatch.failover.failures", failures, 1);
+            Checks.positive("sluice.dispatch.failover.cooldown", cooldown);
+            Checks.positive("sluice.dispatch.failover.max-cooldown", maxCooldown);
+            Checks.positive("sluice.dispatch.failover.probe-timeout", probeTimeout);
+            if (maxCooldown.compareTo(cooldown) < 0) {
+                throw new IllegalArgumentException("sluice.dispatch.failover.max-cooldown (" + maxCooldown
+                        + ") must be at least cooldown (" + cooldown + ")");
+            }
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.gateway.config;
 
-import dev.sluice.gateway.config.SluiceProperties;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -29,7 +28,7 @@ public class TierConfiguration {
         }
         List<ProviderSettings> providers = new ArrayList<>(config.providers());
         ProviderSettings first = providers.get(0);
-        providers.set(0, new ProviderSettings(first.name(), url, first.apiKeyEnv(), first.headroom(), first.models()));
-        return new SluiceConfig(config.tiers(), config.ladder(), config.abuse(), providers, config.demoTenants());
+        providers.set(0, first.withBaseUrl(url));
+        return config.withProviders(providers);
     }
 }

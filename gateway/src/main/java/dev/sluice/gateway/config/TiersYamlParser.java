@@ -25,7 +25,7 @@ public final class TiersYamlParser {
     /** Tier and tenant names: lower-case letters, digits, ".", "_" or "-", at most 64. */
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
-    private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "demo-tenants");
+    private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "routes", "demo-tenants");
     private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",
             "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down");
     /** A window is kept as 60 slots in milliseconds: a year is plenty, and nothing near it can overflow. */
@@ -33,11 +33,12 @@ public final class TiersYamlParser {
     private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
     private static final Set<String> LADDER_KEYS = Set.of("downgrade-above", "delay-min-ms", "delay-max-ms", "max-delay-ms", "max-held");
     private static final Set<String> ABUSE_KEYS = Set.of("threshold", "consecutive-minutes", "history-hours");
+    private static final Pattern PROVIDER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     /** The only environment variables a provider's key may be read from. */
     public static final String PROVIDER_KEY_ENV_PREFIX = "SLUICE_PROVIDER_";
     private static final Set<String> PROVIDER_KEYS = Set.of("name", "base-url", "api-key-env", "headroom", "models");
     private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "input-tokens-per-minute",
-            "output-tokens-per-minute", "max-in-flight", "price-per-million-tokens");
+            "output-tokens-per-minute", "max-in-flight", "price-per-million-tokens", "upstream-model");
     private static final Set<String> TENANT_KEYS = Set.of("id", "tier", "key-sha256", "suspended");
 
     private TiersYamlParser() {
@@ -97,6 +98,10 @@ public final class TiersYamlParser {
             }
         }
 
+        Map<String, List<String>> routes = doc.containsKey("routes") && y.problems().isEmpty()
+                ? routes(y, doc.get("routes"), providers) : Map.of();
+        if (y.problems().isEmpty()) servedDowngrades(y, doc.get("tiers"), tiers, providers, routes);
+
         List<DemoTenant> tenants = new ArrayList<>();
         if (doc.containsKey("demo-tenants")) {
             List<Node> nodes = y.sequence("demo-tenants", doc.get("demo-tenants"));
@@ -112,7 +117,61 @@ public final class TiersYamlParser {
             }
         }
         if (!y.problems().isEmpty()) return null;
-        return new SluiceConfig(tiers, ladder, abuse, providers, tenants);
+        return new SluiceConfig(tiers, ladder, abuse, providers, routes, tenants);
+    }
+
+    /**
+     * {@code routes:} model → the providers to try, in order. Every name must be a provider that
+     * serves the model (lists it, or "*"): a route to a provider without limits for it could not
+     * be budgeted. Checked once the providers are known, so each problem names its line.
+     */
+    private static Map<String, List<String>> routes(YamlNodes y, Node node, List<ProviderSettings> providers) {
+        Map<String, List<String>> routes = new LinkedHashMap<>();
+        Map<String, ProviderSettings> byName = new LinkedHashMap<>();
+        providers.forEach(p -> byName.put(p.name(), p));
+        y.mapping("routes", node).forEach((model, listNode) -> {
+            String path = "routes." + model;
+            if (model.equals(ProviderSettings.ANY_MODEL)) {
+                y.problem(path, listNode, "a route names one model; a model without a route goes to the providers that serve it, in document order");
+                return;
+            }
+            List<Node> names = y.sequence(path, listNode);
+            if (names.isEmpty() && listNode instanceof org.yaml.snakeyaml.nodes.SequenceNode) {
+                y.problem(path, listNode, "names no provider: list at least one, in the order to try them");
+            }
+            List<String> route = new ArrayList<>();
+            for (int i = 0; i < names.size(); i++) {
+                Node n = names.get(i);
+                String at = path + "[" + i + "]";
+                String name = n instanceof org.yaml.snakeyaml.nodes.ScalarNode sc ? sc.getValue() : "";
+                ProviderSettings p = byName.get(name);
+                if (p == null) {
+                    y.problem(at, n, "unknown provider '" + name + "' (known: " + String.join(", ", byName.keySet()) + ")");
+                } else if (route.contains(name)) {
+                    y.problem(at, n, "names provider '" + name + "' twice");
+                } else if (!p.serves(model)) {
+                    y.problem(at, n, "provider '" + name + "' has no limits for '" + model + "' (list it under its models, or \"*\")");
+                } else {
+                    route.add(name);
+                }
+            }
+            routes.put(model, route);
+        });
+        return routes;
+    }
+
+    /** A downgrade's target is routed like any model: some provider must serve it, or every downgrade would be a 404. */
+    private static void servedDowngrades(YamlNodes y, Node tiersNode, Map<String, Tier> tiers, List<ProviderSettings> providers,
+                                         Map<String, List<String>> routes) {
+        SluiceConfig probe = new SluiceConfig(tiers, LadderSettings.defaults(), AbuseSettings.defaults(), providers, routes, List.of());
+        Map<String, Node> tierNodes = y.mapping("tiers", tiersNode);
+        tiers.forEach((name, tier) -> tier.downgrade().forEach((from, to) -> {
+            if (!probe.route(to).isEmpty()) return;
+            Node at = y.mapping("tiers." + name, tierNodes.get(name)).get("downgrade");
+            Node target = at == null ? null : y.mapping("tiers." + name + ".downgrade", at).get(from);
+            y.problem("tiers." + name + ".downgrade." + from, target, "no provider serves '" + to
+                    + "' (list it under a provider's models, or give a provider \"*\")");
+        }));
     }
 
     private static Tier tier(YamlNodes y, String name, Node node) {
@@ -212,6 +271,10 @@ public final class TiersYamlParser {
         y.onlyKeys(path, m, PROVIDER_KEYS);
         int before = y.problems().size();
         String name = y.string(path, m, "name", "provider", true);
+        if (!PROVIDER_NAME.matcher(name).matches()) {
+            // It is a metric label, a budget key's prefix (provider:model) and the X-Sluice-Provider header's value.
+            y.problem(path + ".name", m.get("name"), "provider names are letters, digits, '.', '_' or '-' (at most 64), got '" + name + "'");
+        }
         String baseUrl = y.string(path, m, "base-url", "", false).trim();
         if (!baseUrl.isEmpty() && !(baseUrl.startsWith("http://") || baseUrl.startsWith("https://"))) {
             y.problem(path + ".base-url", m.get("base-url"), "must start with http:// or https://, got '" + baseUrl + "'");
@@ -227,6 +290,7 @@ public final class TiersYamlParser {
         }
         double headroom = y.number(path, m, "headroom", 1.0, 0.01, 1.0);
         Map<String, ModelLimits> models = new LinkedHashMap<>();
+        Map<String, String> upstreamModels = new LinkedHashMap<>();
         if (!m.containsKey("models")) y.problem(path + ".models", node, "is required: the provider's limits per model (\"*\" for any)");
         else y.mapping(path + ".models", m.get("models")).forEach((model, mn) -> {
             String mp = path + ".models." + model;
@@ -242,12 +306,22 @@ public final class TiersYamlParser {
             }
             long inFlight = y.positiveLong(mp, lm, "max-in-flight", null);
             double price = y.number(mp, lm, "price-per-million-tokens", 0.0, 0.0, 1_000_000.0);
+            if (lm.containsKey("upstream-model")) {
+                String upstream = y.string(mp, lm, "upstream-model", "", false).trim();
+                if (model.equals(ProviderSettings.ANY_MODEL)) {
+                    y.problem(mp + ".upstream-model", lm.get("upstream-model"), "would send every model under one name: give it per model");
+                } else if (upstream.isEmpty()) {
+                    y.problem(mp + ".upstream-model", lm.get("upstream-model"), "must name the provider's model or deployment");
+                } else {
+                    upstreamModels.put(model, upstream);
+                }
+            }
             if (tpm > 0 || itpm > 0 || otpm > 0) {
                 models.put(model, new ModelLimits(rpm, tpm, (int) Math.min(inFlight, Integer.MAX_VALUE), price, itpm, otpm));
             }
         });
         if (y.problems().size() > before) return null;
-        return new ProviderSettings(name, baseUrl, keyEnv, headroom, models);
+        return new ProviderSettings(name, baseUrl, keyEnv, headroom, models, upstreamModels);
     }
 
     private static DemoTenant demoTenant(YamlNodes y, String path, Node node, Map<String, Tier> tiers) {

@@ -90,8 +90,16 @@ final class BudgetCache {
                 : store.tryAcquire(key, limits, job.tokens(), leaseId, needSchedule));
     }
 
+    /**
+     * Gives a slot back. The remembered budget counts it free at once: the door (and a route
+     * choosing among providers) must not read a slot this replica has just freed as taken until
+     * the next store call.
+     */
     Mono<Boolean> release(String leaseId) {
-        return bounded(store.release(key, leaseId));
+        return bounded(store.release(key, leaseId)).doOnSubscribe(s -> {
+            BudgetSnapshot known = last;
+            if (known != null) last = known.lessOneInFlight(); // a race with remember() loses one decrement: the next call corrects it
+        });
     }
 
     Mono<Void> adjustTokens(long chargedAtMs, long deltaTokens) {

@@ -78,6 +78,12 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         return limits.outputTokensPerMinute() == 0 ? 0 : (double) usedOutputTokens / limits.outputTokensPerMinute();
     }
 
+    /** The same budget with one call fewer in flight (this replica gave a slot back). */
+    public BudgetSnapshot lessOneInFlight() {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, Math.max(0, inFlight - 1), pausedUntilMs, resetMs,
+                leaving, usedInputTokens, usedOutputTokens);
+    }
+
     /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
     public BudgetSnapshot withLimits(BudgetLimits other) {
         return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,

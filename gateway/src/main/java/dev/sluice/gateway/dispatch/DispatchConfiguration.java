@@ -7,6 +7,7 @@ import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.FairShareProperties;
 import dev.sluice.gateway.config.SliceProperties;
 import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
 import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
@@ -124,7 +125,7 @@ public class DispatchConfiguration {
 
     @Bean
     DispatchFilter dispatchFilter(Dispatchers dispatchers, MeterRegistry meters, StageCounter stages,
-                                  ProviderClock clock, UpstreamTimeouts timeouts) {
-        return new DispatchFilter(dispatchers, clock.clock(), meters, stages, timeouts);
+                                  ProviderClock clock, UpstreamTimeouts timeouts, RequestRewriter rewriter, UpstreamTargets targets) {
+        return new DispatchFilter(dispatchers, clock.clock(), meters, stages, timeouts, rewriter, targets);
     }
 }

@@ -17,7 +17,15 @@ import dev.sluice.gateway.usage.UsageRecordingResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.estimate.RequestRewriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,97 +40,160 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * Protects the provider: a request admitted by its tenant's quota waits its turn in the fair
- * queue of its provider budget, goes when the shared budget has room, and gives its slot back
- * when the call ends. A provider 429 pauses the budget for every replica and sends the request
- * back to the head of its lane (a bounded number of times); a 503 lowers the adaptive
- * concurrency limit and does the same. Neither reaches the tenant raw.
+ * Protects the providers: a request admitted by its tenant's quota goes to a provider of its
+ * model's route (the first that can start it within the spill wait, else the soonest), waits
+ * its turn in the fair queue of that provider's budget, goes when the shared budget has room,
+ * and gives its slot back when the call ends. A provider 429 pauses the budget for every
+ * replica and sends the request back in line (a bounded number of times); a 503 lowers the
+ * adaptive concurrency limit and does the same. Neither reaches the tenant raw. A call that
+ * fails before its answer begins (refused, reset, a 5xx, no answer in time) counts against the
+ * provider's circuit ({@link ProviderHealth}) and goes to the route's next provider. The tenant
+ * is charged once, whichever provider serves; {@value #PROVIDER_HEADER} names it.
  */
 public class DispatchFilter implements GlobalFilter, Ordered {
+    private static final Logger log = LoggerFactory.getLogger(DispatchFilter.class);
+    /** Names the provider that served the answer (its last attempt's). */
+    public static final String PROVIDER_HEADER = "X-Sluice-Provider";
+    /** How many times a waiting request may be sent to another line because its provider started failing. */
+    private static final int MAX_SPILLS = 4;
+    private static final Throwable NO_FAILURE = new Throwable("no failure", null, false, false) { };
     private final Dispatchers dispatchers;
     private final Clock clock;
     private final MeterRegistry meters;
     private final StageCounter stages;
     private final UpstreamTimeouts timeouts;
-    private final Map<String, Counter> responses = new ConcurrentHashMap<>();
-    private final Counter retried429;
-    private final Counter retried503;
+    private final RequestRewriter rewriter;
+    private final UpstreamTargets targets;
+    private final Map<String, Map<String, Counter>> responses = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, Counter>> retries = new ConcurrentHashMap<>();
     /** A 503 without retry-after is tried again after this, not at once. */
     static final long DEFAULT_OVERLOAD_WAIT_MS = 500;
 
     public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, StageCounter stages,
-                          UpstreamTimeouts timeouts) {
+                          UpstreamTimeouts timeouts, RequestRewriter rewriter, UpstreamTargets targets) {
         this.stages = stages;
         this.dispatchers = dispatchers;
         this.clock = clock;
         this.meters = meters;
         this.timeouts = timeouts;
-        // The statuses the alerts watch, at zero from start (docs/metrics.md lists the rest as they come).
-        for (String status : List.of("200", "429", "503", "timeout", "unreachable")) responses(status);
-        // Registered at zero, so a dashboard's rate() sees the first retry. Only a 429 or a 503 is tried again.
-        this.retried429 = retries("429");
-        this.retried503 = retries("503");
+        this.rewriter = rewriter;
+        this.targets = targets;
+        // The statuses the alerts watch and the retries, at zero from start for every provider, so a
+        // dashboard's rate() sees the first (docs/metrics.md lists the rest as they come).
+        for (ProviderSettings p : dispatchers.providers()) {
+            for (String status : List.of("200", "429", "503", "timeout", "unreachable")) responses(status, p.name());
+            for (String status : List.of("429", "503", "failover")) retries(status, p.name());
+        }
     }
 
-    /** Looked up once per status, not in the registry on every answer. */
-    private Counter responses(String status) {
-        return responses.computeIfAbsent(status, s -> meters.counter("sluice.upstream.responses", "status", s));
+    /** Looked up once per status and provider, not in the registry on every answer. */
+    private Counter responses(String status, String provider) {
+        return responses.computeIfAbsent(provider, p -> new ConcurrentHashMap<>()).computeIfAbsent(status,
+                s -> meters.counter("sluice.upstream.responses", "status", s, "provider", provider));
     }
 
-    private Counter retries(String status) {
-        return Counter.builder("sluice.upstream.retries").tag("status", status)
-                .description("Calls tried again after the provider pushed back").register(meters);
+    /** Calls tried again: after a 429 or a 503 (same provider, or the route's choice), or on another provider after a failure. */
+    private Counter retries(String status, String provider) {
+        return retries.computeIfAbsent(provider, p -> new ConcurrentHashMap<>()).computeIfAbsent(status,
+                s -> Counter.builder("sluice.upstream.retries").tag("status", s).tag("provider", provider)
+                        .description("Calls tried again after the provider pushed back or failed").register(meters));
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
         String model = SluiceAttributes.MODEL.get(exchange);
-        ProviderDispatcher dispatcher = dispatchers.forModel(model);
-        if (dispatcher == null) { // the provider publishes no limits to protect
-            return chain.filter(exchange.mutate().response(new UpstreamAnswer(exchange, timeouts, false, clock)).build())
-                    .onErrorResume(e -> upstreamFailed(exchange, e));
-        }
-
-        Tenant tenant = SluiceAttributes.tenant(exchange);
+        List<ProviderSettings> providers = SluiceAttributes.config(exchange).route(model);
+        if (providers.isEmpty()) return modelNotFound(exchange, model);
         Tier tier = SluiceAttributes.tier(exchange);
-        BudgetLimits limits = dispatcher.limits();
-        if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
-            return tooLargeForProvider(exchange, tier, estimate, "tokens", estimate.totalTokens(), limits.tokensPerMinute());
-        }
-        boolean limitIn = limits.inputTokensPerMinute() > 0;
-        boolean limitOut = limits.outputTokensPerMinute() > 0;
-        if (limitIn && estimate.promptTokens() > SlidingWindow.cap(limits.inputTokensPerMinute())) {
-            return tooLargeForProvider(exchange, tier, estimate, "input tokens", estimate.promptTokens(), limits.inputTokensPerMinute());
-        }
-        if (limitOut && estimate.maxOutputTokens() > SlidingWindow.cap(limits.outputTokensPerMinute())) {
-            return tooLargeForProvider(exchange, tier, estimate, "output tokens", estimate.maxOutputTokens(),
-                    limits.outputTokensPerMinute());
-        }
         RequestOptions options = SluiceAttributes.OPTIONS.get(exchange);
         long now = clock.millis();
-        // The provider budget is charged what the provider will count: the prompt at the learned
-        // ratio. Never past the minute's cap: what the estimate says fits must stay servable.
+        Routed routed = new Routed(exchange, chain, model, SluiceAttributes.REQUEST_BODY.get(exchange), now + options.maxWaitMs());
+        TooLarge tooLarge = null;
+        for (ProviderSettings provider : providers) {
+            ProviderDispatcher dispatcher = dispatchers.forModel(provider, model);
+            if (dispatcher == null) continue; // the provider publishes no limits to protect
+            BudgetLimits limits = dispatcher.limits();
+            TooLarge over = TooLarge.of(estimate, limits);
+            if (over != null) {
+                if (tooLarge == null) tooLarge = over;
+                continue; // another provider of the route may admit it
+            }
+            routed.add(provider, dispatcher, jobFor(exchange, dispatcher, limits, estimate, options, now));
+        }
+        if (routed.candidates.isEmpty()) {
+            if (tooLarge != null) return tooLargeForProvider(exchange, tier, estimate, tooLarge);
+            return unbudgeted(routed, providers.get(0));
+        }
+        return dispatch(routed, 1, options.maxWaitMs())
+                .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
+                .onErrorResume(e -> upstreamFailed(exchange, e));
+    }
+
+    /**
+     * What a call costs {@code dispatcher}'s budget: the prompt at that budget's learned ratio
+     * (what the provider will count) and max_tokens, never past the minute's cap (what the
+     * estimate says fits must stay servable); split where the provider limits input and output apart.
+     */
+    private Job jobFor(ServerWebExchange exchange, ProviderDispatcher dispatcher, BudgetLimits limits, RequestEstimate estimate,
+                       RequestOptions options, long now) {
         double ratio = dispatchers.calibration().ratio(dispatcher.key());
         long charge = Math.min(SlidingWindow.cap(limits.tokensPerMinute()), TokenCalibration.charge(
                 estimate.promptTokens(), estimate.maxOutputTokens(), ratio));
-        Job job = Job.of(exchange.getRequest().getId(), tenant.id(), tier.priority(),
+        Job job = Job.of(exchange.getRequest().getId(), SluiceAttributes.tenant(exchange).id(), SluiceAttributes.tier(exchange).priority(),
                 options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, charge, now, now + options.maxWaitMs());
-        if (limitIn || limitOut) {
-            // Where input and output are limited apart: the calibrated prompt, and max_tokens reserved
-            // as the provider reserves it (settled to what was written when the answer says).
-            job = job.withSplit(
-                    limitIn ? Math.min(SlidingWindow.cap(limits.inputTokensPerMinute()),
-                            TokenCalibration.charge(estimate.promptTokens(), 0, ratio)) : 0,
-                    limitOut ? Math.max(0, estimate.maxOutputTokens()) : 0);
-        }
-        AtomicLong waited = new AtomicLong();
-        // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
-        return dispatcher.submit(job, options.maxWaitMs())
-                .publishOn(RequestLoop.of(exchange))
-                .flatMap(lease -> call(exchange, chain, dispatcher, lease, waited, 1))
-                .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
+        boolean limitIn = limits.inputTokensPerMinute() > 0;
+        boolean limitOut = limits.outputTokensPerMinute() > 0;
+        if (!limitIn && !limitOut) return job;
+        // The calibrated prompt, and max_tokens reserved as the provider reserves it (settled to what was written).
+        return job.withSplit(
+                limitIn ? Math.min(SlidingWindow.cap(limits.inputTokensPerMinute()),
+                        TokenCalibration.charge(estimate.promptTokens(), 0, ratio)) : 0,
+                limitOut ? Math.max(0, estimate.maxOutputTokens()) : 0);
+    }
+
+    /**
+     * Into the line of a budget of the route (the first that can start it within the spill
+     * wait, else the soonest), then the call. A request whose line's provider starts failing
+     * while it waits was never sent: it is routed again.
+     */
+    private Mono<Void> dispatch(Routed r, int attempt, long maxWaitMs) {
+        return dispatchers.submit(r.untried(), maxWaitMs)
+                // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
+                .publishOn(RequestLoop.of(r.exchange))
+                .flatMap(lease -> call(r, lease, attempt))
+                .onErrorResume(ProviderFailingException.class, failing -> r.spilled++ < MAX_SPILLS
+                        ? dispatch(r, attempt, r.waitLeftMs(clock.millis()))
+                        : Mono.error(GatewayBusyException.providersFailing(r.waitLeftMs(clock.millis()))));
+    }
+
+    /** A call no budget guards (it names no model and the provider lists no "*"): straight to the provider. */
+    private Mono<Void> unbudgeted(Routed r, ProviderSettings provider) {
+        ServerWebExchange exchange = r.exchange;
+        toProvider(r, provider);
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, false, false, status -> { }, clock);
+        return r.chain.filter(exchange.mutate().response(answer).build())
+                .doOnSuccess(done -> responses(Integer.toString(answer.status()), provider.name()).increment())
                 .onErrorResume(e -> upstreamFailed(exchange, e));
+    }
+
+    /** This attempt goes to {@code provider}: its URL and key, the model under its own name, and the answer says who served it. */
+    private void toProvider(Routed r, ProviderSettings provider) {
+        SluiceAttributes.PROVIDER.set(r.exchange, provider.name());
+        UpstreamTargets.ATTRIBUTE.set(r.exchange, targets.of(provider));
+        if (r.body != null) {
+            String upstreamModel = provider.upstreamModel(r.model);
+            SluiceAttributes.REQUEST_BODY.set(r.exchange, upstreamModel == null || upstreamModel.equals(r.model)
+                    ? r.body : rewriter.withModel(r.body, upstreamModel));
+        }
+        r.exchange.getResponse().getHeaders().set(PROVIDER_HEADER, provider.name());
+    }
+
+    /** 404 model_not_found: no provider serves this model (a downgrade's target is checked when tiers.yaml is read). */
+    private static Mono<Void> modelNotFound(ServerWebExchange exchange, String model) {
+        SluiceAttributes.NEVER_SENT.set(exchange, true);
+        return OpenAiErrors.invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
+                "The model '" + model + "' does not exist or you do not have access to it.", "model");
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
@@ -130,7 +201,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
         boolean timeout = e instanceof java.util.concurrent.TimeoutException
                 || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
-        responses(timeout ? "timeout" : "unreachable").increment();
+        String provider = SluiceAttributes.PROVIDER.get(exchange);
+        responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider).increment();
         ServerWebExchangeUtils.reset(exchange);
         return timeout
                 ? OpenAiErrors.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "server_error", "upstream_timeout",
@@ -139,22 +211,20 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                         "The provider could not be reached.");
     }
 
-    /** One attempt at the provider with {@code lease}; a push-back goes back in line and comes here again. */
-    private Mono<Void> call(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher, Lease lease,
-                            AtomicLong waited, int attempt) {
-        long queued = waited.addAndGet(lease.queuedMs());
+    /** One attempt at the provider with {@code lease}; a push-back goes back in line, a failure to the next provider. */
+    private Mono<Void> call(Routed r, Lease lease, int attempt) {
+        ServerWebExchange exchange = r.exchange;
+        ProviderDispatcher dispatcher = r.dispatcherOf(lease);
+        ProviderSettings provider = r.providerOf(dispatcher);
+        String name = provider.name();
+        toProvider(r, provider);
+        long queued = r.waited.addAndGet(lease.queuedMs());
         if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
-        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true, clock);
+        boolean mayFailOver = attempt < dispatchers.settings().maxAttempts() && r.hasAnotherThan(name);
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
         AtomicBoolean ended = new AtomicBoolean();
         long started = clock.millis();
-        return chain.filter(exchange.mutate().response(answer).build())
-                .then(Mono.defer(() -> {
-                    ended.set(true);
-                    correctFromProvider(dispatcher, answer);
-                    responses(Integer.toString(answer.status())).increment();
-                    if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
-                    return pushedBack(exchange, chain, dispatcher, lease, answer, waited, attempt);
-                }))
+        return r.chain.filter(exchange.mutate().response(answer).build())
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, connection refused): give the slot back.
                     if (ended.compareAndSet(false, true)) {
@@ -166,7 +236,52 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                         dispatcher.finish(lease, outcome, 0, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
                                 clock.millis() - started, answer.countedByMs()).subscribe();
                     }
+                })
+                // The call's own failure, as a value: what follows (a retry, another provider) has failures of its own.
+                .then(Mono.just(NO_FAILURE))
+                .onErrorResume(e -> Mono.just(e))
+                .flatMap(failure -> {
+                    if (failure != NO_FAILURE) return failedCall(r, name, attempt, failure);
+                    ended.set(true);
+                    correctFromProvider(dispatcher, answer);
+                    responses(Integer.toString(answer.status()), name).increment();
+                    if (answer.failedOver()) {
+                        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, 0, clock.millis() - started,
+                                answer.countedByMs()).subscribe();
+                        return failedOver(r, name, attempt);
+                    }
+                    if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
+                    return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
+    }
+
+    /** The provider's status as its headers arrive: alive (any answer but a 5xx other than 503) or failing. */
+    private void seen(String provider, int status) {
+        if (status >= 500 && status != 503) dispatchers.failed(provider);
+        else dispatchers.answered(provider);
+    }
+
+    /**
+     * The call failed before an answer (refused, reset, no answer in time): the provider is
+     * failing. Nothing reached the client yet, so another provider of the route gets the call;
+     * without one, the client gets 502 or 504.
+     */
+    private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
+        if (e instanceof GatewayBusyException) return Mono.error(e);
+        dispatchers.failed(provider);
+        boolean open = !r.exchange.getResponse().isCommitted() && attempt < dispatchers.settings().maxAttempts()
+                && r.hasAnotherThan(provider);
+        if (!open) return Mono.error(e);
+        log.warn("The call to provider {} failed ({}); trying the next on the route", provider, e.toString());
+        return failedOver(r, provider, attempt);
+    }
+
+    /** To the route's other providers, with what is left of the caller's wait. */
+    private Mono<Void> failedOver(Routed r, String provider, int attempt) {
+        r.tried.add(provider);
+        retries("failover", provider).increment();
+        resetForRetry(r.exchange);
+        return dispatch(r, attempt + 1, r.waitLeftMs(clock.millis()));
     }
 
     private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
@@ -212,8 +327,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return used.completionTokens() - lease.job().outputTokens();
     }
 
-    private Mono<Void> pushedBack(ServerWebExchange exchange, GatewayFilterChain chain, ProviderDispatcher dispatcher,
-                                  Lease lease, UpstreamAnswer answer, AtomicLong waited, int attempt) {
+    private Mono<Void> pushedBack(Routed r, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer, int attempt) {
+        ServerWebExchange exchange = r.exchange;
+        String provider = dispatcher.provider();
         long pause = answer.retryAfterMs() > 0 ? answer.retryAfterMs() : 1_000;
         boolean tooMany = answer.status() == 429;
         Mono<Void> settle = tooMany
@@ -223,7 +339,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         // waits here, out of line and holding no slot, for what the provider asked.
         long wait = tooMany ? 0 : answer.retryAfterMs() >= 0 ? answer.retryAfterMs() : DEFAULT_OVERLOAD_WAIT_MS;
         long left = lease.job().deadlineMs() - clock.millis();
-        if (attempt >= dispatchers.settings().maxAttempts() || wait > left) {
+        if (attempt >= dispatchers.settings().maxAttempts() || wait > left && !r.hasAnotherThan(provider)) {
             long retry = tooMany ? pause : Math.max(wait, DEFAULT_OVERLOAD_WAIT_MS);
             GatewayBusyException why = wait > left ? GatewayBusyException.overloadedPastMaxWait(wait, retry)
                     : GatewayBusyException.pushedBackEveryTime(attempt, retry);
@@ -232,13 +348,21 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 return busy(exchange, SluiceAttributes.tier(exchange), why);
             }));
         }
-        (tooMany ? retried429 : retried503).increment();
+        retries(tooMany ? "429" : "503", provider).increment();
+        if (r.candidates.size() > 1) {
+            // Several providers: the route chooses again. The 429's pause is in this budget now, so
+            // another provider that can start the call sooner takes it; a 503's wait is taken there instead.
+            return settle.then(Mono.defer(() -> {
+                resetForRetry(exchange);
+                return dispatch(r, attempt + 1, r.waitLeftMs(clock.millis()));
+            }));
+        }
         return settle.then(wait > 0 ? Mono.delay(java.time.Duration.ofMillis(wait)).then() : Mono.<Void>empty())
                 .then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())
                     .publishOn(RequestLoop.of(exchange))
-                    .flatMap(next -> call(exchange, chain, dispatcher, next, waited, attempt + 1));
+                    .flatMap(next -> call(r, next, attempt + 1));
         }));
     }
 
@@ -255,18 +379,94 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     /**
      * 400 request_too_large: more tokens than the provider admits in a whole minute (in total, or
-     * of input or of output where it limits them apart). No wait would help, so not a retryable
-     * 503; the tenant's charge is given back (it was never sent).
+     * of input or of output where it limits them apart), on every provider of the route. No wait
+     * would help, so not a retryable 503; the tenant's charge is given back (it was never sent).
      */
-    private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, String unit,
-                                           long requested, long limit) {
+    private Mono<Void> tooLargeForProvider(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, TooLarge over) {
         stages.count(SluiceAttributes.tenant(exchange).id(), tier.name(), Stage.TOO_LARGE);
         SluiceAttributes.NEVER_SENT.set(exchange, true);
+        String unit = over.unit();
         String message = String.format("This request needs %d %s (prompt %d + up to %d output) but the provider admits at "
                         + "most %d %s per minute, so it can never be served. Lower max_tokens or shorten the input.",
-                requested, unit, estimate.promptTokens(), estimate.maxOutputTokens(), limit, unit);
+                over.requested(), unit, estimate.promptTokens(), estimate.maxOutputTokens(), over.limit(), unit);
         return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
-                message, Map.of("limit_" + unit.replace(' ', '_'), limit, "requested_" + unit.replace(' ', '_'), requested));
+                message, Map.of("limit_" + unit.replace(' ', '_'), over.limit(), "requested_" + unit.replace(' ', '_'), over.requested()));
+    }
+
+    /** What a request needs beyond a budget's whole minute, or null when it fits. */
+    record TooLarge(String unit, long requested, long limit) {
+        static TooLarge of(RequestEstimate estimate, BudgetLimits limits) {
+            if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
+                return new TooLarge("tokens", estimate.totalTokens(), limits.tokensPerMinute());
+            }
+            if (limits.inputTokensPerMinute() > 0 && estimate.promptTokens() > SlidingWindow.cap(limits.inputTokensPerMinute())) {
+                return new TooLarge("input tokens", estimate.promptTokens(), limits.inputTokensPerMinute());
+            }
+            if (limits.outputTokensPerMinute() > 0 && estimate.maxOutputTokens() > SlidingWindow.cap(limits.outputTokensPerMinute())) {
+                return new TooLarge("output tokens", estimate.maxOutputTokens(), limits.outputTokensPerMinute());
+            }
+            return null;
+        }
+    }
+
+    /**
+     * One request's way through its route: the budgets that can take it (in route order, each
+     * with the job as it charges), the providers that failed it, and the original body (each
+     * provider may know the model by its own name).
+     */
+    private static final class Routed {
+        final ServerWebExchange exchange;
+        final GatewayFilterChain chain;
+        final String model;
+        final byte[] body;
+        final long deadlineMs;
+        final List<ProviderDispatcher.Candidate> candidates = new ArrayList<>(2);
+        final Map<String, ProviderSettings> providers = new HashMap<>(4);
+        final Set<String> tried = new HashSet<>(2);
+        final AtomicLong waited = new AtomicLong();
+        int spilled;
+
+        Routed(ServerWebExchange exchange, GatewayFilterChain chain, String model, byte[] body, long deadlineMs) {
+            this.exchange = exchange;
+            this.chain = chain;
+            this.model = model;
+            this.body = body;
+            this.deadlineMs = deadlineMs;
+        }
+
+        void add(ProviderSettings provider, ProviderDispatcher dispatcher, Job job) {
+            candidates.add(new ProviderDispatcher.Candidate(dispatcher, job));
+            providers.put(dispatcher.key(), provider);
+        }
+
+        /** The route less the providers that failed this request; all of it when every one has. */
+        List<ProviderDispatcher.Candidate> untried() {
+            if (tried.isEmpty()) return candidates;
+            List<ProviderDispatcher.Candidate> left = new ArrayList<>(candidates.size());
+            for (ProviderDispatcher.Candidate c : candidates) if (!tried.contains(c.dispatcher().provider())) left.add(c);
+            return left.isEmpty() ? candidates : left;
+        }
+
+        boolean hasAnotherThan(String provider) {
+            for (ProviderDispatcher.Candidate c : candidates) {
+                String p = c.dispatcher().provider();
+                if (!p.equals(provider) && !tried.contains(p)) return true;
+            }
+            return false;
+        }
+
+        ProviderDispatcher dispatcherOf(Lease lease) {
+            for (ProviderDispatcher.Candidate c : candidates) if (c.dispatcher().key().equals(lease.budgetKey())) return c.dispatcher();
+            throw new IllegalStateException("a lease of budget " + lease.budgetKey() + " outside the route");
+        }
+
+        ProviderSettings providerOf(ProviderDispatcher dispatcher) {
+            return providers.get(dispatcher.key());
+        }
+
+        long waitLeftMs(long nowMs) {
+            return Math.max(0, deadlineMs - nowMs);
+        }
     }
 
     /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back (it was never sent). */

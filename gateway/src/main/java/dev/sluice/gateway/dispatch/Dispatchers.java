@@ -4,20 +4,26 @@ import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@link ProviderDispatcher} per provider budget (provider and model, or the provider's
- * catch-all), created on first use, all sharing one loop thread. Limits are read from the
+ * catch-all), created on first use, all sharing one loop thread (so a request can choose among a
+ * route's budgets in one step), and one {@link ProviderHealth} per provider. Limits are read from the
  * configuration in force at each use, so a tiers.yaml edit applies to the next dispatch.
  */
 public final class Dispatchers {
+    private static final Logger log = LoggerFactory.getLogger(Dispatchers.class);
     private final ProviderBudgetStore store;
     private final ConfigRegistry config;
     private final DispatchProperties settings;
@@ -25,6 +31,8 @@ public final class Dispatchers {
     private final Scheduler loop;
     private final MeterRegistry meters;
     private final Map<String, ProviderDispatcher> byKey = new ConcurrentHashMap<>();
+    private final Map<String, ProviderHealth> health = new ConcurrentHashMap<>();
+    private final ProviderHealth.Settings healthSettings;
     private final PendingWork pending;
     private final ProviderCalibration calibration;
     private volatile boolean closed;
@@ -39,32 +47,85 @@ public final class Dispatchers {
         this.clock = clock;
         this.loop = loop;
         this.meters = meters;
+        DispatchProperties.Failover f = settings.failover();
+        this.healthSettings = new ProviderHealth.Settings(f.failures(), f.cooldown().toMillis(), f.maxCooldown().toMillis(),
+                f.probeTimeout().toMillis());
     }
 
-    /** The dispatcher for {@code model} at the upstream provider, or null when the provider publishes no limits for it. */
+    /** The dispatcher for {@code model} at the first provider, or null when it publishes no limits for it. */
     public ProviderDispatcher forModel(String model) {
-        ProviderSettings provider = config.current().providers().get(0);
+        return forModel(config.current().providers().get(0), model);
+    }
+
+    /** The dispatcher for {@code model} at {@code provider}, or null when the provider publishes no limits for it. */
+    public ProviderDispatcher forModel(ProviderSettings provider, String model) {
         if (provider.limitsFor(model) == null) return null; // every request asks: a lookup, not the budget's limits built
         String key = ProviderBudgetStore.key(provider, model);
+        ProviderDispatcher known = byKey.get(key);
+        if (known != null) return known;
         return byKey.computeIfAbsent(key, k -> {
             calibration.register(k); // its ratio gauge, at the default from start
             BudgetLimits initial = limitsOf(provider, model);
-            ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(model, initial),
+            String name = provider.name();
+            ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(name, model, initial),
                     new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
                     settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters,
-                    pending);
+                    pending, health(name));
             if (closed) d.close().subscribe(); // created during shutdown: closed from the start
             return d;
         });
     }
 
     /**
-     * A dispatcher for every model the provider lists ("*" included), made now rather than on
+     * The circuit of provider {@code name}, shared by its budgets: created on first use, with a
+     * gauge (0 closed, 1 open, 2 probing).
+     */
+    public ProviderHealth health(String name) {
+        return health.computeIfAbsent(name, n -> {
+            ProviderHealth h = new ProviderHealth(healthSettings);
+            Gauge.builder("sluice.provider.circuit", h, x -> x.state(clock.millis()).ordinal())
+                    .tag("provider", n).description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
+                    .register(meters);
+            return h;
+        });
+    }
+
+    /** A call to {@code provider} showed it alive: a circuit that closes lets its lines go at once. */
+    public void answered(String provider) {
+        if (health(provider).answered()) {
+            log.info("Provider {} answers again: its circuit is closed", provider);
+            byKey.values().forEach(d -> {
+                if (d.provider().equals(provider)) d.wake();
+            });
+        }
+    }
+
+    /** A call to {@code provider} failed: a circuit that opens sends its waiting requests to be routed again. */
+    public void failed(String provider) {
+        ProviderHealth h = health(provider);
+        if (h.failed(clock.millis())) {
+            log.warn("Provider {} is failing: stepped around for {} ms, then probed", provider, h.blockedForMs(clock.millis()));
+            byKey.values().forEach(d -> {
+                if (d.provider().equals(provider)) d.spillWaiting();
+            });
+        }
+    }
+
+    /**
+     * A dispatcher for every model every provider lists ("*" included), made now rather than on
      * its first request: their meters (queue wait, depth, in flight, budget use) are on the
      * dashboard from start. Budgets of models added later still come on first use.
      */
     public void createConfigured() {
-        config.current().providers().get(0).models().keySet().forEach(this::forModel);
+        for (ProviderSettings p : config.current().providers()) {
+            health(p.name());
+            p.models().keySet().forEach(model -> forModel(p, model));
+        }
+    }
+
+    /** Into the line of one of {@code route}'s budgets: see {@link ProviderDispatcher#enter} (spill wait from the settings). */
+    public Mono<Lease> submit(List<ProviderDispatcher.Candidate> route, long maxWaitMs) {
+        return ProviderDispatcher.enter(route, maxWaitMs, settings.spillWait().toMillis(), false);
     }
 
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */
@@ -79,8 +140,10 @@ public final class Dispatchers {
         byKey.values().forEach(ProviderDispatcher::open);
     }
 
-    private BudgetLimits limitsNow(String model, BudgetLimits fallback) {
-        BudgetLimits now = limitsOf(config.current().providers().get(0), model);
+    /** The limits in force: the provider's as configured now, or the first ones if it left the configuration. */
+    private BudgetLimits limitsNow(String provider, String model, BudgetLimits fallback) {
+        ProviderSettings p = config.current().provider(provider).orElse(null);
+        BudgetLimits now = p == null ? null : limitsOf(p, model);
         return now == null ? fallback : now;
     }
 
@@ -92,6 +155,11 @@ public final class Dispatchers {
     /** Every budget's dispatcher made so far. */
     public java.util.Collection<ProviderDispatcher> all() {
         return byKey.values();
+    }
+
+    /** The providers configured now. */
+    public List<ProviderSettings> providers() {
+        return config.current().providers();
     }
 
     public DispatchProperties settings() {

@@ -64,6 +64,12 @@ public final class Door {
                     s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving);
         }
 
+        /** The same budget, paused for {@code ms} (a failing provider's circuit). */
+        public Capacity pausedFor(long ms) {
+            return new Capacity(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests,
+                    inFlight, Math.max(0, ms), leaving);
+        }
+
         /** What batch may use: each limit less the interactive reserve (see {@link BudgetView#admits}). */
         public Capacity forBatch(double interactiveFloor) {
             return new Capacity(

@@ -65,6 +65,12 @@ public final class GatewayBusyException extends RuntimeException {
                 + "X-Sluice-Max-Wait.", 0, -1, retryAfterMs);
     }
 
+    /** Every line this request was sent to belonged to a provider that started failing. */
+    static GatewayBusyException providersFailing(long retryAfterMs) {
+        return new GatewayBusyException("The providers for this model are failing; retry the request.", 0, -1,
+                Math.max(1_000, Math.min(retryAfterMs, 10_000)));
+    }
+
     /** The provider pushed back on every attempt. */
     static GatewayBusyException pushedBackEveryTime(int attempts, long retryAfterMs) {
         return new GatewayBusyException("The provider is pushing back; this request was tried " + attempts + " times.",

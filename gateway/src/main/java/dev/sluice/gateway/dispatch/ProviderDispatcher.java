@@ -46,6 +46,7 @@ public final class ProviderDispatcher {
     private final Scheduler loop;
     private final Timer queueWait;
     private final PendingWork pending;
+    private final ProviderHealth health;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
     private volatile boolean closing;
 
@@ -65,14 +66,19 @@ public final class ProviderDispatcher {
     /** Whether this budget's lanes wait for other replicas' ({@link LaneSharing}); on the loop. */
     private HoldBack hold = HoldBack.NONE;
 
-    /** A waiting job and the one place its lease (or its refusal) is delivered. */
+    /**
+     * A waiting request and the one place its lease (or its refusal) is delivered. Which budget's
+     * line it waits in is chosen on the loop ({@link #enter}); {@code owner} says which, once placed.
+     */
     private static final class Ticket {
-        final Job job;
         final Sinks.One<Lease> sink = Sinks.one();
         final AtomicReference<Lease> state = new AtomicReference<>(); // set once: the lease, or CANCELLED
-        Ticket(Job job) {
-            this.job = job;
-        }
+        volatile ProviderDispatcher owner;
+        volatile Job job; // as the owner charges it
+    }
+
+    /** A budget that can take a request, and the request's job as that budget charges it. */
+    public record Candidate(ProviderDispatcher dispatcher, Job job) {
     }
 
     private static final Lease CANCELLED = new Lease("", "", null, 0, 0);
@@ -87,6 +93,15 @@ public final class ProviderDispatcher {
     public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
                               int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
                               MeterRegistry meters, PendingWork pending) {
+        this(key, store, configured, aimd, capacity, interactiveFloor, storeTimeout, clock, loop, meters, pending,
+                new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
+    }
+
+    /** @param health the provider's circuit, shared by its budgets (one per model) */
+    public ProviderDispatcher(String key, ProviderBudgetStore store, Supplier<BudgetLimits> configured, AimdLimit aimd,
+                              int capacity, double interactiveFloor, Duration storeTimeout, Clock clock, Scheduler loop,
+                              MeterRegistry meters, PendingWork pending, ProviderHealth health) {
+        this.health = health;
         this.pending = pending;
         this.key = key;
         this.configured = configured;
@@ -116,6 +131,20 @@ public final class ProviderDispatcher {
         return key;
     }
 
+    /** The provider's name (provider names hold no ':'). */
+    public String provider() {
+        return key.substring(0, key.indexOf(':'));
+    }
+
+    /** The model, or "*" for the provider's catch-all budget. */
+    public String model() {
+        return key.substring(key.indexOf(':') + 1);
+    }
+
+    public ProviderHealth health() {
+        return health;
+    }
+
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
     BudgetLimits limits() {
         return configured.get().withMaxInFlight(aimd.limit());
@@ -127,64 +156,122 @@ public final class ProviderDispatcher {
      * Cancelling (the client left) takes the job out of line before it reaches the provider.
      */
     public Mono<Lease> submit(Job job, long maxWaitMs) {
-        return enter(job, maxWaitMs, false);
+        return enter(List.of(new Candidate(this, job)), maxWaitMs, 0, false);
     }
 
     /** Back to the head of its lane after the provider pushed back, without asking the door again. */
     public Mono<Lease> resubmit(Job job) {
-        return enter(job, Long.MAX_VALUE, true);
+        return enter(List.of(new Candidate(this, job)), Long.MAX_VALUE, 0, true);
     }
 
-    private Mono<Lease> enter(Job job, long maxWaitMs, boolean atHead) {
-        Ticket ticket = new Ticket(job);
+    /**
+     * Into the line of one of {@code route}'s budgets, all on one loop: the first whose door
+     * says the job can start within {@code spillMs}, else the one that can start it soonest.
+     * Busy only when every budget's door refuses (the soonest retry is given). Fails with
+     * {@link ProviderFailingException} when the chosen provider starts failing while the job
+     * waits: the caller routes it again.
+     */
+    static Mono<Lease> enter(List<Candidate> route, long maxWaitMs, long spillMs, boolean atHead) {
+        Ticket ticket = new Ticket();
+        Scheduler loop = route.get(0).dispatcher().loop;
         return Mono.defer(() -> {
-                    loop.schedule(() -> admit(ticket, maxWaitMs, atHead));
+                    loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
                     return ticket.sink.asMono();
                 })
                 .doOnCancel(() -> {
                     Lease was = ticket.state.getAndUpdate(s -> s == null ? CANCELLED : s);
                     if (was == null) {
                         loop.schedule(() -> {
-                            queue.remove(job.id());
-                            tickets.remove(job.id());
-                            depth = queue.depth();
+                            ProviderDispatcher owner = ticket.owner;
+                            if (owner != null) owner.forget(ticket);
                         });
                     } else if (was != CANCELLED) {
-                        pending.run(leases.release(was)); // dispatched as the client left: give the slot back
+                        ProviderDispatcher owner = ticket.owner; // set before any lease is handed over
+                        owner.pending.run(owner.leases.release(was)); // dispatched as the client left: give the slot back
                     }
                 });
     }
 
-    private void admit(Ticket ticket, long maxWaitMs, boolean atHead) {
-        Job job = ticket.job;
+    /** On the loop: choose the budget (see {@link #enter}) and queue the job there, or refuse it. */
+    private static void place(Ticket ticket, List<Candidate> route, long maxWaitMs, long spillMs, boolean atHead) {
         if (ticket.state.get() == CANCELLED) return;
-        if (closing) {
-            ticket.state.set(CANCELLED);
-            ticket.sink.tryEmitError(GatewayBusyException.shuttingDown());
+        if (atHead) {
+            Candidate only = route.get(0);
+            only.dispatcher().queue(ticket, only.job(), true);
             return;
         }
-        if (!atHead) {
+        Candidate chosen = null;
+        Job chosenJob = null;
+        DoorDecision best = null;
+        DoorDecision refusal = null;
+        boolean anyOpen = false;
+        for (Candidate c : route) {
+            ProviderDispatcher d = c.dispatcher();
+            if (d.closing) continue;
+            anyOpen = true;
             // The hop onto this loop is the gateway's time, not the caller's wait: the wait counts from here.
-            long now = clock.millis();
-            if (maxWaitMs < Long.MAX_VALUE - now) job = job.withDeadlineAtLeast(now + maxWaitMs);
-            DoorDecision d = door.admit(job, capacity(), maxWaitMs);
-            if (!d.accepted()) {
-                ticket.state.set(CANCELLED);
-                ticket.sink.tryEmitError(GatewayBusyException.refusedAtTheDoor(d, maxWaitMs));
-                return;
+            long now = d.clock.millis();
+            Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
+            DoorDecision decision = d.door.admit(job, d.capacity(), maxWaitMs);
+            if (!decision.accepted()) {
+                if (refusal == null || decision.retryAfterMs() >= 0 && decision.retryAfterMs() < refusal.retryAfterMs()) {
+                    refusal = decision;
+                }
+                continue;
             }
+            if (best == null || decision.estimatedWaitMs() < best.estimatedWaitMs()) {
+                best = decision;
+                chosen = c;
+                chosenJob = job;
+            }
+            if (decision.estimatedWaitMs() <= spillMs) {
+                best = decision;
+                chosen = c;
+                chosenJob = job;
+                break; // the first on the route that can start it soon enough
+            }
+        }
+        if (!anyOpen) {
+            fail(ticket, GatewayBusyException.shuttingDown());
+        } else if (chosen == null) {
+            fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
+        } else {
+            chosen.dispatcher().queue(ticket, chosenJob, false);
+        }
+    }
+
+    private static void fail(Ticket ticket, RuntimeException why) {
+        ticket.state.set(CANCELLED);
+        ticket.sink.tryEmitError(why);
+    }
+
+    /** Queues an admitted job here (on the loop), making room in a full line if the door allowed it. */
+    private void queue(Ticket ticket, Job job, boolean atHead) {
+        if (closing) {
+            fail(ticket, GatewayBusyException.shuttingDown());
+            return;
+        }
+        if (atHead) {
+            queue.requeueAtHead(job);
+        } else {
             queue.victimFor(job).ifPresent(this::pushOut);
             if (!queue.enqueue(job)) {
-                ticket.state.set(CANCELLED);
-                ticket.sink.tryEmitError(GatewayBusyException.queueFull(d.position()));
+                fail(ticket, GatewayBusyException.queueFull(queue.position(job.id()).orElse(queue.depth())));
                 return;
             }
-        } else {
-            queue.requeueAtHead(job);
         }
+        ticket.job = job;
+        ticket.owner = this;
         tickets.put(job.id(), ticket);
         depth = queue.depth();
         pump();
+    }
+
+    /** The client left while its job waited here. On the loop. */
+    private void forget(Ticket ticket) {
+        String id = ticket.job.id();
+        if (tickets.remove(id, ticket)) queue.remove(id);
+        depth = queue.depth();
     }
 
     /** A full queue's place goes to a tenant with less in line: the longest lane's last job leaves it, busy. */
@@ -195,8 +282,32 @@ public final class ProviderDispatcher {
         if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(GatewayBusyException.pushedOut(position));
     }
 
+    /** The budget for the door: a failing provider's circuit counts as a pause. */
     private Door.Capacity capacity() {
-        return budget.capacity(limits(), leases.meanCallMs());
+        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs());
+        long blocked = health.blockedForMs(clock.millis());
+        return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
+    }
+
+    /** Pumps soon: the provider's circuit closed, its line may go. Any thread. */
+    void wake() {
+        pumpSoon();
+    }
+
+    /**
+     * The provider started failing: every job waiting here leaves the line with
+     * {@link ProviderFailingException}, so its caller routes it again (to another provider, or
+     * back here to wait out the circuit). Calls in flight go on.
+     */
+    void spillWaiting() {
+        loop.schedule(() -> {
+            for (Job job : queue.inServiceOrder()) {
+                queue.remove(job.id());
+                Ticket t = tickets.remove(job.id());
+                if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(new ProviderFailingException(provider()));
+            }
+            depth = queue.depth();
+        });
     }
 
     /** A slot was freed (any thread): one pump on the loop, however many frees come before it runs. */
@@ -242,6 +353,11 @@ public final class ProviderDispatcher {
      *                   (other replicas may have freed room since)
      */
     private void dispatchFrom(BudgetView view, BudgetLimits limits, boolean remembered) {
+        long blocked = health.blockedForMs(clock.millis());
+        if (blocked > 0) { // the provider is failing: nothing goes until a probe may
+            stopPumping(Math.max(20, Math.min(blocked, 1_000)), null);
+            return;
+        }
         queue.holdAbove(hold.aboveAt(clock.millis()));
         Optional<Job> next = queue.next(view);
         depth = queue.depth();
@@ -292,6 +408,7 @@ public final class ProviderDispatcher {
         long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
         Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued, decision.countsFromMs());
         leases.taken(lease);
+        health.tryStart(decision.nowMs()); // past an open period, this call is the probe
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
             pending.run(leases.release(lease)); // the client left while the lease was being taken
         } else {

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.concurrent.TimeoutException;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -37,6 +38,8 @@ import reactor.netty.http.client.HttpClientResponse;
  * <ul>
  * <li>a 429 or 503 is the provider pushing back: its body is drained and dropped, nothing is
  * committed, so the request can go back in line and try again;</li>
+ * <li>where another provider can serve the call, any other 5xx is held back the same way, to
+ * be tried there;</li>
  * <li>a 5xx, the provider refusing the gateway's own key (401/403), or a 200 that is not JSON
  * where JSON was asked for, becomes a gateway error in OpenAI's shape: the provider's body
  * never reaches the tenant (it may name the gateway's account), and a tenant cannot fix the
@@ -56,6 +59,9 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private final ServerWebExchange exchange;
     private final UpstreamTimeouts timeouts;
     private final boolean mayRetry;
+    private final boolean mayFailOver;
+    private final IntConsumer statusSeen;
+    private volatile boolean failedOver;
     private volatile boolean pushedBack;
     private volatile long retryAfterMs = -1;
     private volatile int status;
@@ -73,10 +79,22 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
      * @param clock    the provider budget's clock, to stamp when the answer's headers arrived
      */
     UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, Clock clock) {
+        this(exchange, timeouts, mayRetry, false, status -> { }, clock);
+    }
+
+    /**
+     * @param mayFailOver a 5xx other than 503 is held back too ({@link #failedOver()}): another
+     *                    provider on the route can serve the call
+     * @param statusSeen  told the provider's status as soon as its headers arrive (the provider's health)
+     */
+    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, boolean mayFailOver,
+                   IntConsumer statusSeen, Clock clock) {
         super(exchange.getResponse());
         this.exchange = exchange;
         this.timeouts = timeouts;
         this.mayRetry = mayRetry;
+        this.mayFailOver = mayFailOver;
+        this.statusSeen = statusSeen;
         this.clock = clock;
     }
 
@@ -92,7 +110,13 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     private Mono<Void> answer(Flux<DataBuffer> body, boolean flushEach) {
         inspect();
+        statusSeen.accept(status);
         if (pushedBack) return drain(body).then();
+        if (mayFailOver && status >= 500 && status != 503) {
+            failedOver = true;
+            return drain(body).doOnNext(text -> log.warn("The provider answered {}; trying the next on the route: {}", status, text))
+                    .then();
+        }
         if (status == 401 || status == 403) {
             return drain(body).flatMap(text -> {
                 log.error("The provider refused the gateway's API key ({}): check the provider's api-key-env. It said: {}",
@@ -271,6 +295,11 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     boolean pushedBack() {
         return pushedBack;
+    }
+
+    /** A 5xx held back for another provider to serve the call (nothing was sent to the client). */
+    boolean failedOver() {
+        return failedOver;
     }
 
     int status() {

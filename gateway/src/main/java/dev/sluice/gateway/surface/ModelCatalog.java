@@ -9,8 +9,9 @@ import java.util.TreeMap;
 
 /**
  * The models a tenant can name, from the configuration in force: every model a provider lists
- * limits for (not the "*" catch-all) and every model of a tier's downgrade map, both the
- * models it downgrades and their cheaper targets. Each is owned by the provider that serves it.
+ * limits for (not the "*" catch-all), every model with a route, and every model of a tier's
+ * downgrade map, both the models it downgrades and their cheaper targets: the union over all
+ * providers, each listed once and owned by the first provider of its route.
  * Written in OpenAI's shape ({@code object: list} of {@code object: model}) so SDKs and chat
  * front ends that list models first work without a call to the provider. Pure.
  */
@@ -26,9 +27,10 @@ public final class ModelCatalog {
         Map<String, String> owners = new TreeMap<>();
         for (ProviderSettings p : config.providers()) {
             for (String model : p.models().keySet()) {
-                if (!model.equals(ProviderSettings.ANY_MODEL)) owners.putIfAbsent(model, p.name());
+                if (!model.equals(ProviderSettings.ANY_MODEL)) owners.putIfAbsent(model, config.providerFor(model).name());
             }
         }
+        config.routes().keySet().forEach(model -> owners.putIfAbsent(model, config.providerFor(model).name()));
         for (Tier tier : config.tiers().values()) {
             tier.downgrade().forEach((from, to) -> {
                 owners.putIfAbsent(from, config.providerFor(from).name());

@@ -17,6 +17,11 @@ public class SurfaceConfiguration {
     }
 
     @Bean
+    ModelRouteFilter modelRouteFilter() {
+        return new ModelRouteFilter();
+    }
+
+    @Bean
     ModelsFilter modelsFilter() {
         return new ModelsFilter();
     }

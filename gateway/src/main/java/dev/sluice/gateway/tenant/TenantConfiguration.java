@@ -55,7 +55,8 @@ public class TenantConfiguration {
     }
 
     static boolean demoEnabled(SluiceConfig config, SluiceProperties props) {
-        boolean labProvider = config.providers().get(0).baseUrl().isEmpty();
+        // Only where nothing real is configured: the demo keys are printed in the README.
+        boolean labProvider = config.providers().stream().allMatch(p -> p.baseUrl().isEmpty());
         boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
         return enabled && !config.demoTenants().isEmpty();
     }

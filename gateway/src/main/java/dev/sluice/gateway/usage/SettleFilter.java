@@ -118,11 +118,13 @@ public class SettleFilter implements GlobalFilter, Ordered {
         return reservation.settle(actual).onErrorResume(e -> Mono.empty());
     }
 
-    /** The answer's usage at the price of the model the provider ran. */
+    /** The answer's usage at the price of the model at the provider that served it. */
     private void spend(ServerWebExchange exchange, UsageRecordingResponse response) {
         Usage used = response.usage().orElse(null);
         if (used == null) return;
-        ModelLimits limits = SluiceAttributes.config(exchange).providers().get(0).limitsFor(SluiceAttributes.MODEL.get(exchange));
+        String served = SluiceAttributes.PROVIDER.get(exchange);
+        ModelLimits limits = served == null ? null : SluiceAttributes.config(exchange).provider(served)
+                .map(p -> p.limitsFor(SluiceAttributes.MODEL.get(exchange))).orElse(null);
         if (limits == null) return;
         spendByTier.computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter("sluice.spend.usd", "tier", tier))
                 .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);

@@ -104,6 +104,49 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void routesOrderTheProvidersOfAModelAndOtherModelsGoToTheProvidersThatServeThemInDocumentOrder() {
+        String yaml = """
+                tiers:
+                  free: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                providers:
+                  - name: primary
+                    models:
+                      gpt-4o-mini: {requests-per-minute: 150, tokens-per-minute: 30000, max-in-flight: 20}
+                      gpt-4o: {requests-per-minute: 150, tokens-per-minute: 30000, max-in-flight: 20, upstream-model: prod-gpt4o}
+                  - name: secondary
+                    base-url: https://example.openai.azure.com/openai/v1
+                    api-key-env: SLUICE_PROVIDER_AZURE_KEY
+                    models:
+                      "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200}
+                routes:
+                  gpt-4o-mini: [secondary, primary]
+                """;
+        SluiceConfig config = TiersYamlParser.parse("two", yaml);
+        assertThat(config.route("gpt-4o-mini")).extracting(ProviderSettings::name).as("the route's order")
+                .containsExactly("secondary", "primary");
+        assertThat(config.route("gpt-4o")).extracting(ProviderSettings::name).as("no route: document order")
+                .containsExactly("primary", "secondary");
+        assertThat(config.route("llama-3")).extracting(ProviderSettings::name).as("only the catch-all serves it")
+                .containsExactly("secondary");
+        assertThat(config.route(null)).extracting(ProviderSettings::name).as("no model: the first provider")
+                .containsExactly("primary");
+        ProviderSettings primary = config.provider("primary").orElseThrow();
+        assertThat(primary.upstreamModel("gpt-4o")).isEqualTo("prod-gpt4o");
+        assertThat(primary.upstreamModel("gpt-4o-mini")).isEqualTo("gpt-4o-mini");
+        assertThat(config.withProviders(config.providers()).routes()).isEqualTo(config.routes());
+
+        SluiceConfig noCatchAll = TiersYamlParser.parse("one", """
+                tiers:
+                  free: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                providers:
+                  - name: only
+                    models:
+                      gpt-4o: {requests-per-minute: 150, tokens-per-minute: 30000, max-in-flight: 20}
+                """);
+        assertThat(noCatchAll.route("gpt-5")).as("404 model_not_found").isEmpty();
+    }
+
+    @Test
     void everyProblemInADocumentIsReportedAtOnce() {
         String yaml = """
                 tiers:

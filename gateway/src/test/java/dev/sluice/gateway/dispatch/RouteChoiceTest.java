@@ -1,0 +1,128 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.quota.FakeClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Spillover before the 429: a request goes to the first budget of its route that can start it
+ * within the spill wait, else to the one that can start it soonest; busy only when every
+ * budget's door refuses; a failing provider's circuit counts as a pause, and its waiting
+ * requests are handed back to be routed again.
+ */
+class RouteChoiceTest {
+    static final BudgetLimits ONE_AT_A_TIME = new BudgetLimits(600, 120_000, 1, 60_000);
+    static final BudgetLimits ROOMY = new BudgetLimits(6_000, 1_200_000, 10, 60_000);
+    static final long SPILL_MS = 500;
+    static final long MAX_WAIT_MS = 60_000;
+
+    final FakeClock clock = new FakeClock(1_000_000);
+    final Scheduler loop = Schedulers.newSingle("route-choice-test", true);
+    final InMemoryProviderBudgetStore store = new InMemoryProviderBudgetStore(clock);
+    final ProviderHealth primaryHealth = new ProviderHealth(new ProviderHealth.Settings(1, 1_000, 1_000, 1_000));
+    final ProviderDispatcher primary = dispatcher("primary:m", ONE_AT_A_TIME, primaryHealth);
+    final ProviderDispatcher secondary = dispatcher("secondary:m", ONE_AT_A_TIME,
+            new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
+
+    ProviderDispatcher dispatcher(String key, BudgetLimits limits, ProviderHealth health) {
+        return new ProviderDispatcher(key, store, () -> limits, new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight())),
+                100, 0.1, Duration.ofSeconds(2), clock, loop, new SimpleMeterRegistry(), dev.sluice.gateway.api.PendingWork.untracked(),
+                health);
+    }
+
+    @AfterEach
+    void stop() {
+        loop.dispose();
+    }
+
+    Job page(String id) {
+        long now = clock.millis();
+        return Job.of(id, "tenant", 1, JobClass.INTERACTIVE, 100, now, now + MAX_WAIT_MS);
+    }
+
+    List<ProviderDispatcher.Candidate> route(String id) {
+        return List.of(new ProviderDispatcher.Candidate(primary, page(id)), new ProviderDispatcher.Candidate(secondary, page(id)));
+    }
+
+    Lease enter(String id, long spillMs, long maxWaitMs) {
+        return ProviderDispatcher.enter(route(id), maxWaitMs, spillMs, false).block(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void theFirstProviderServesWhileItCanStartTheCallWithinTheSpillWaitThenTheNextTakesIt() {
+        assertThat(enter("a", SPILL_MS, MAX_WAIT_MS).budgetKey()).isEqualTo("primary:m");
+        // The primary's one slot is taken: its door says about a call's time (2 s), past the spill wait.
+        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("spilled before any 429").isEqualTo("secondary:m");
+        assertThat(primary.depth()).isZero();
+    }
+
+    @Test
+    void whenNoProviderCanStartItWithinTheSpillWaitTheSoonestTakesIt() {
+        enter("a", SPILL_MS, MAX_WAIT_MS);
+        enter("b", SPILL_MS, MAX_WAIT_MS); // both slots taken now
+        AtomicReference<Object> third = new AtomicReference<>();
+        ProviderDispatcher.enter(route("c"), MAX_WAIT_MS, SPILL_MS, false).subscribe(third::set, third::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() + secondary.depth() == 1);
+        assertThat(primary.depth()).as("equal waits: the first of the route").isEqualTo(1);
+        assertThat(third.get()).as("waiting, not refused").isNull();
+    }
+
+    @Test
+    void busyOnlyWhenEveryProvidersDoorRefusesWithTheSoonestRetry() {
+        enter("a", SPILL_MS, MAX_WAIT_MS);
+        enter("b", SPILL_MS, MAX_WAIT_MS);
+        AtomicReference<Object> refused = new AtomicReference<>();
+        ProviderDispatcher.enter(route("c"), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() != null);
+        assertThat(refused.get()).isInstanceOfSatisfying(GatewayBusyException.class, busy -> {
+            assertThat(busy.estimatedWaitMs()).isEqualTo(2_000);
+            assertThat(busy.retryAfterMs()).isEqualTo(1_900);
+        });
+        assertThat(primary.depth() + secondary.depth()).isZero();
+    }
+
+    @Test
+    void aFailingProviderIsSteppedAroundAndItsWaitingRequestsAreRoutedAgain() {
+        Lease first = enter("a", SPILL_MS, MAX_WAIT_MS);
+        // One waits in the primary's line (a spill wait longer than the call's time keeps it there).
+        AtomicReference<Object> waiting = new AtomicReference<>();
+        Disposable sub = ProviderDispatcher.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(waiting::set, waiting::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
+
+        assertThat(primaryHealth.failed(clock.millis())).as("the circuit opens").isTrue();
+        primary.spillWaiting();
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiting.get() != null);
+        assertThat(waiting.get()).isInstanceOf(ProviderFailingException.class);
+        assertThat(primary.depth()).isZero();
+
+        primary.finish(first, AimdLimit.Outcome.TIMEOUT, 0, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("free, but failing: stepped around")
+                .isEqualTo("secondary:m");
+        sub.dispose();
+
+        clock.advance(1_000);
+        assertThat(enter("probe", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("the cooldown is over: the probe goes")
+                .isEqualTo("primary:m");
+        assertThat(primaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.PROBING);
+    }
+
+    @Test
+    void aClientThatLeavesWhileWaitingLeavesTheLineItWasPlacedIn() {
+        enter("a", SPILL_MS, MAX_WAIT_MS);
+        Disposable sub = ProviderDispatcher.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> { }, e -> { });
+        await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
+        sub.dispose();
+        await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 0);
+    }
+}

@@ -1,0 +1,218 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.GatewayTest;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * Several providers over real HTTP: each model goes along its route, with each provider's own
+ * key and model name; a full provider spills to the next before any 429; a refused connection
+ * or a 5xx is served by the next provider and counts against the failing one's circuit; a
+ * model no provider serves is a 404; the answer names who served it.
+ */
+@GatewayTest(properties = {
+        "sluice.demo.tenants=true",
+        "SLUICE_PROVIDER_PRIMARY_KEY=sk-primary",
+        "SLUICE_PROVIDER_SECONDARY_KEY=sk-secondary",
+        // A failing provider stays stepped around for the whole class: the circuit test counts its calls.
+        "sluice.dispatch.failover.cooldown=10m",
+        "sluice.dispatch.failover.max-cooldown=10m"})
+class SeveralProvidersTest {
+    /** The primary's answers wait on this while {@link #HOLD} is set, so a test can keep its one slot busy. */
+    static final Sinks.Empty<Void> RELEASE = Sinks.empty();
+    static volatile boolean HOLD;
+    static final FakeUpstream PRIMARY = FakeUpstream.start((req, res) -> {
+        Mono<Void> gate = HOLD && req.body().contains("hold me") ? RELEASE.asMono() : Mono.empty();
+        return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
+    });
+    static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    static final FakeUpstream ERRORING = FakeUpstream.start((req, res) -> res.status(500)
+            .header("content-type", "application/json").sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
+
+    @DynamicPropertySource
+    static void providers(DynamicPropertyRegistry registry) throws IOException {
+        int dead;
+        try (ServerSocket s = new ServerSocket(0)) {
+            dead = s.getLocalPort(); // closed at once: nothing listens there
+        }
+        String tiers = """
+                tiers:
+                  pro: {tokens-per-minute: 1000000, requests-per-minute: 10000, priority: 2}
+                providers:
+                  - name: primary
+                    base-url: %s
+                    api-key-env: SLUICE_PROVIDER_PRIMARY_KEY
+                    models:
+                      gpt-4o-mini: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 1, price-per-million-tokens: 1.0}
+                      gpt-4o: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10, upstream-model: prod-gpt-4o}
+                  - name: secondary
+                    base-url: %s
+                    api-key-env: SLUICE_PROVIDER_SECONDARY_KEY
+                    models:
+                      gpt-4o-mini: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100, price-per-million-tokens: 2.0}
+                      flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
+                      broken: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
+                  - name: dead
+                    base-url: http://127.0.0.1:%d/v1
+                    models:
+                      flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
+                  - name: erroring
+                    base-url: %s
+                    models:
+                      broken: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
+                routes:
+                  gpt-4o-mini: [primary, secondary]
+                  flaky: [dead, secondary]
+                  broken: [erroring, secondary]
+                demo-tenants:
+                  - id: demo-pro
+                    tier: pro
+                    key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
+                """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, ERRORING.baseUrl());
+        Path file = Path.of("target", "several-providers", "tiers.yaml");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, tiers, StandardCharsets.UTF_8);
+        registry.add("sluice.tiers.path", () -> file.toAbsolutePath().toString());
+    }
+
+    @AfterAll
+    static void stop() {
+        RELEASE.tryEmitEmpty();
+        PRIMARY.close();
+        SECONDARY.close();
+        ERRORING.close();
+    }
+
+    @Autowired
+    WebTestClient client;
+
+    @Autowired
+    MeterRegistry meters;
+
+    EntityExchangeResult<String> chat(String model, String content) {
+        return client.mutate().responseTimeout(Duration.ofSeconds(20)).build()
+                .post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"" + model + "\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"" + content + "\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+    }
+
+    static String servedBy(EntityExchangeResult<String> r) {
+        return r.getResponseHeaders().getFirst(DispatchFilter.PROVIDER_HEADER);
+    }
+
+    double count(String meter, String status, String provider) {
+        var c = meters.find(meter).tag("status", status).tag("provider", provider).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void theFirstProviderOfTheRouteServesWithItsOwnKeyAndTheAnswerSaysSo() throws Exception {
+        PRIMARY.requests().clear();
+        EntityExchangeResult<String> r = chat("gpt-4o-mini", "hello");
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).isEqualTo("primary");
+        FakeUpstream.Recorded seen = PRIMARY.requests().poll(5, TimeUnit.SECONDS);
+        assertThat(seen.headers().get("Authorization")).isEqualTo("Bearer sk-primary");
+        assertThat(seen.path()).isEqualTo("/openai/v1/chat/completions");
+    }
+
+    @Test
+    void aFullProviderSpillsToTheNextBeforeAny429() throws Exception {
+        HOLD = true;
+        try {
+            Mono<EntityExchangeResult<String>> held = Mono.fromCallable(() -> chat("gpt-4o-mini", "hold me"))
+                    .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()).cache();
+            held.subscribe();
+            // The primary's one slot is taken by the held call: the next cannot start within the spill wait there.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PRIMARY.requests().stream()
+                    .anyMatch(x -> x.body().contains("hold me")));
+            SECONDARY.requests().clear();
+            EntityExchangeResult<String> spilled = chat("gpt-4o-mini", "next");
+            assertThat(spilled.getStatus().value()).isEqualTo(200);
+            assertThat(servedBy(spilled)).isEqualTo("secondary");
+            assertThat(SECONDARY.requests().poll(5, TimeUnit.SECONDS).headers().get("Authorization")).isEqualTo("Bearer sk-secondary");
+            RELEASE.tryEmitEmpty();
+            assertThat(servedBy(held.block(Duration.ofSeconds(10)))).isEqualTo("primary");
+        } finally {
+            HOLD = false;
+            RELEASE.tryEmitEmpty();
+        }
+    }
+
+    @Test
+    void aProviderThatRefusesTheConnectionIsSteppedAroundWithinTheSameRequest() {
+        double before = count("sluice.upstream.retries", "failover", "dead");
+        EntityExchangeResult<String> r = chat("flaky", "hello");
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).isEqualTo("secondary");
+        assertThat(count("sluice.upstream.retries", "failover", "dead")).isEqualTo(before + 1);
+    }
+
+    @Test
+    void a5xxIsServedByTheNextProviderAndThreeInARowOpenTheFailingOnesCircuit() {
+        ERRORING.requests().clear();
+        for (int i = 0; i < 3; i++) {
+            EntityExchangeResult<String> r = chat("broken", "call " + i);
+            assertThat(r.getStatus().value()).isEqualTo(200);
+            assertThat(servedBy(r)).isEqualTo("secondary");
+            assertThat(r.getResponseBody()).doesNotContain("acct_123");
+        }
+        assertThat(ERRORING.requests()).hasSize(3);
+        assertThat(meters.find("sluice.provider.circuit").tag("provider", "erroring").gauge().value()).as("open").isEqualTo(1.0);
+
+        EntityExchangeResult<String> r = chat("broken", "after");
+        assertThat(servedBy(r)).isEqualTo("secondary");
+        assertThat(ERRORING.requests()).as("stepped around: not called again").hasSize(3);
+        assertThat(meters.find("sluice.provider.circuit").tag("provider", "primary").gauge().value()).isZero();
+    }
+
+    @Test
+    void eachProviderGetsTheModelUnderItsOwnName() throws Exception {
+        PRIMARY.requests().clear();
+        EntityExchangeResult<String> r = chat("gpt-4o", "hello");
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).isEqualTo("primary");
+        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body()).contains("\"model\":\"prod-gpt-4o\"");
+    }
+
+    @Test
+    void aModelNoProviderServesIsA404BeforeAnythingIsChargedOrSent() {
+        SECONDARY.requests().clear();
+        client.post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"claude-nope\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")
+                .exchange().expectStatus().isNotFound()
+                .expectBody().jsonPath("$.error.code").isEqualTo("model_not_found")
+                .jsonPath("$.error.param").isEqualTo("model");
+        assertThat(SECONDARY.requests()).isEmpty();
+    }
+
+    @Test
+    void theModelListIsTheUnionOfEveryProvidersModelsWithoutAnUpstreamCall() {
+        client.get().uri("/v1/models").header("Authorization", "Bearer sk-sluice-demo-pro").exchange()
+                .expectStatus().isOk()
+                .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((java.util.List<Object>) ids)
+                        .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini"))
+                .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by").isEqualTo("primary");
+    }
+}
