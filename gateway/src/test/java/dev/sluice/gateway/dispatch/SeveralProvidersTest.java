@@ -108,6 +108,15 @@ class SeveralProvidersTest {
     @Autowired
     MeterRegistry meters;
 
+    @Autowired
+    dev.sluice.gateway.quota.QuotaLimiter limiter;
+
+    @Autowired
+    dev.sluice.gateway.tenant.TenantStore tenants;
+
+    @Autowired
+    dev.sluice.gateway.config.ConfigRegistry config;
+
     EntityExchangeResult<String> chat(String model, String content) {
         return client.mutate().responseTimeout(Duration.ofSeconds(20)).build()
                 .post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
@@ -169,6 +178,32 @@ class SeveralProvidersTest {
     }
 
     @Test
+    void theTenantIsChargedOnceWhateverProviderServesAndThePriceIsTheServingProvidersOwn() {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "several", "pro");
+        var pro = config.current().tier("pro").orElseThrow();
+        var spend = meters.find("sluice.spend.usd").tag("tier", "pro").counter();
+        double spentBefore = spend == null ? 0 : spend.count();
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(servedBy(r)).as("the dead provider failed it first").isEqualTo("secondary");
+        // The answer's usage is 9 tokens: charged once, settled to it, whatever the first attempt cost.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(9));
+        assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
+                .as("flaky has no price at secondary: 0").isZero();
+        EntityExchangeResult<String> priced = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o-mini\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        double price = "primary".equals(servedBy(priced)) ? 1.0 : 2.0;
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
+                        .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+    }
+
+    @Test
     void a5xxIsServedByTheNextProviderAndThreeInARowOpenTheFailingOnesCircuit() {
         ERRORING.requests().clear();
         for (int i = 0; i < 3; i++) {
@@ -176,6 +211,8 @@ class SeveralProvidersTest {
             assertThat(r.getStatus().value()).isEqualTo(200);
             assertThat(servedBy(r)).isEqualTo("secondary");
             assertThat(r.getResponseBody()).doesNotContain("acct_123");
+            assertThat(r.getResponseHeaders().get("Content-Type")).as("the failed attempt's headers are gone").hasSize(1);
+            assertThat(r.getResponseHeaders().get(DispatchFilter.PROVIDER_HEADER)).hasSize(1);
         }
         assertThat(ERRORING.requests()).hasSize(3);
         assertThat(meters.find("sluice.provider.circuit").tag("provider", "erroring").gauge().value()).as("open").isEqualTo(1.0);
