@@ -53,7 +53,7 @@ final class TwoProviders {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return withoutTopLevel(shipped, List.of("providers", "routes"))
+        return downgradesTo(MODEL, withoutTopLevel(shipped, List.of("providers", "routes")))
                 + "\n# Issue 17's judged setup (written by the lab): two providers of " + MODEL + ", the primary first.\n"
                 + "providers:\n" + primary.yaml(headroom) + secondary.yaml(headroom)
                 + "routes:\n  " + MODEL + ": [" + primary.name() + ", " + secondary.name() + "]\n";
@@ -68,6 +68,24 @@ final class TwoProviders {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Keeps only the tiers' downgrades to {@code model}: a downgrade to a model no provider serves is refused, and these
+     * providers serve one model (the crowd's tenants are enterprise, whose usage never reaches a downgrade anyway).
+     */
+    static String downgradesTo(String model, String yaml) {
+        List<String> kept = new ArrayList<>();
+        int downgradeIndent = -1;
+        for (String line : yaml.split("\n", -1)) {
+            int indent = line.length() - line.stripLeading().length();
+            String content = line.replaceFirst("\\s+#.*$", "").strip();
+            if (downgradeIndent >= 0 && !content.isEmpty() && indent <= downgradeIndent) downgradeIndent = -1;
+            if (downgradeIndent >= 0 && content.contains(":") && !content.substring(content.indexOf(':') + 1).strip().equals(model)) continue;
+            if (content.equals("downgrade:")) downgradeIndent = indent;
+            kept.add(line);
+        }
+        return String.join("\n", kept);
     }
 
     /** Drops each named top-level block: its key line and what follows up to the next line starting in column 0. */
