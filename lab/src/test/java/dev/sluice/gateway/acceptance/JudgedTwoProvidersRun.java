@@ -334,6 +334,9 @@ class JudgedTwoProvidersRun {
         if (killed >= 0) {
             long until = restored >= 0 ? restored : crowdMs;
             r.put("killedAtMs", killed);
+            // What the kill cut: the most calls the primary had in flight in the second of its death (its own count).
+            JsonNode lastSeconds = primaryLives.get(0).path("perSecond");
+            r.put("primaryInFlightAtKill", lastSeconds.isEmpty() ? 0 : lastSeconds.get(lastSeconds.size() - 1).path("inFlight").asLong());
             r.put("longestGapAfterKillMs", longestGap(doneMs, killed, until));
             // The crowd's own rhythm (a minute's budget spent in seconds, then a wait for its turn) leaves gaps too:
             // the same span's longest gap before the kill is the yardstick.
@@ -396,7 +399,7 @@ class JudgedTwoProvidersRun {
         JudgedRun.row(md, "served pages per tenant (Jain)", r.get("servedPagesPerTenant")
                 + String.format(Locale.ROOT, " (%.4f)", (double) r.get("jainServedPages")), "");
         if (r.containsKey("killedAtMs")) {
-            JudgedRun.row(md, "primary killed at", r.get("killedAtMs") + " ms", "");
+            JudgedRun.row(md, "primary killed at; its calls in flight then", r.get("killedAtMs") + " ms; " + r.get("primaryInFlightAtKill"), "");
             JudgedRun.row(md, "first answer after the kill; first from the secondary to a page sent after it",
                     r.get("firstAnswerAfterKillMs") + " ms; " + r.get("firstSecondaryAnswerToAPageSentAfterKillMs") + " ms", "a few s");
             JudgedRun.row(md, "longest gap in answers after the kill (until the restore); same span before it",
