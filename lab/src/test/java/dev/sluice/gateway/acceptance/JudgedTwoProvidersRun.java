@@ -255,6 +255,15 @@ class JudgedTwoProvidersRun {
         p.put("maxInFlight", max(lives, "maxInFlight"));
         p.put("busiest60sTokens", max(lives, "busiest60sTokens"));
         p.put("lives", lives.size());
+        // Each life's seconds (from its start or reset): calls that arrived, the most in flight, its refusals.
+        List<List<Map<String, Long>>> seconds = new ArrayList<>();
+        for (JsonNode life : lives) {
+            List<Map<String, Long>> rows = new ArrayList<>();
+            life.path("perSecond").forEach(x -> rows.add(Map.of("requests", x.path("requests").asLong(),
+                    "inFlight", x.path("inFlight").asLong(), "r429", x.path("r429").asLong(), "r503", x.path("r503").asLong())));
+            seconds.add(rows);
+        }
+        p.put("perSecondByLife", seconds);
         return p;
     }
 
