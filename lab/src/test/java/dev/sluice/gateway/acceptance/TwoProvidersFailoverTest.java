@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,9 +134,12 @@ class TwoProvidersFailoverTest {
         primary = provider(primaryPort, 2, 44, PRIMARY_KEY);
         long restoredAt = SeedCrowd.sinceMs(start);
         // (e) its circuit's probe goes within the longest cooldown; the probe's success closes it.
-        await().atMost(MAX_COOLDOWN.plus(MARGIN)).conditionEvaluationListener(c -> {
-            if (c.getRemainingTimeInMS() <= c.getPollInterval().toMillis()) System.out.println("[two-providers] " + gatewayState(gateway));
-        }).until(() -> served(replies, PRIMARY, restoredAt) > 0);
+        try {
+            await().atMost(MAX_COOLDOWN.plus(MARGIN)).until(() -> served(replies, PRIMARY, restoredAt) > 0);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("the primary, back at " + restoredAt + " ms, served nothing within " + MAX_COOLDOWN.plus(MARGIN)
+                    + "; the gateway's view: " + gatewayState(gateway), e);
+        }
         long backAfter = replies.stream().filter(r -> r.status() == 200 && PRIMARY.equals(r.provider()) && r.doneMs() > restoredAt)
                 .mapToLong(Reply::doneMs).min().orElseThrow() - restoredAt;
 
