@@ -83,6 +83,11 @@ try {
   const passedRow = page.locator('tr.stage-passed td').first();
   await page.waitForFunction(() => Number(document.querySelector('tr.stage-passed td')?.textContent?.replace(/,/g, '') ?? 0) >= 3, null, { timeout: 20_000 });
   log(`overview shows passed decisions (${await passedRow.textContent()}) and the default:* budget; it refreshes on its own`);
+  const providerRow = page.locator('table.providers tr[aria-label="Provider default"]');
+  await providerRow.getByText('built-in simulator').waitFor();
+  await page.waitForFunction(() => document.querySelector('table.providers tr[aria-label="Provider default"] td:nth-child(3)')?.textContent?.startsWith('100%'), null, { timeout: 20_000 });
+  check((await providerRow.locator('.badge').textContent()) === 'healthy', 'the one provider is healthy');
+  log(`the providers table lists default (built-in simulator): ${(await providerRow.innerText()).replace(/\s+/g, ' ')}`);
   await shot(page, 'overview');
 
   // ---- tiers: a bad value at its field, then an edit, someone else's save, a diff ---------------

@@ -1033,10 +1033,61 @@ export interface components {
                 };
             };
             openFlags: number | null;
+            /** @description Every provider of the tiers document, in its order. */
+            providers: components["schemas"]["Provider"][];
+        };
+        Provider: {
+            /** @example primary */
+            name: string;
+            /**
+             * @description The base URL's host (and port, when it names one); never its path, user info or the key. "built-in simulator" for the lab provider.
+             * @example api.openai.com
+             */
+            host: string;
+            /**
+             * @description failing: stepped around after failed calls in a row (connection errors, timeouts, 5xx; circuit open), its routes spill to their next provider; probing: one call tests whether it is back; paused: one of its budgets waits out the retry-after of the provider's own 429; else healthy.
+             * @enum {string}
+             */
+            state: "healthy" | "paused" | "failing" | "probing";
+            /**
+             * @description The provider's circuit (sluice_provider_circuit); null where this replica has none for it.
+             * @enum {string|null}
+             */
+            circuit: "closed" | "open" | "probing" | null;
+            /** @description The longest pause left among its budgets (0 when none is paused). */
+            pausedForMs: number;
+            /** @description Its share of the answers (2xx) all providers served over the overview's last minute, on this replica; null when none served any. */
+            shareLastMinute: number | null;
+            /** @description Its answers by HTTP status (or timeout, unreachable), as sluice_upstream_responses_total{provider}. */
+            answers: {
+                lastMinute: {
+                    [key: string]: number;
+                };
+                sinceStart: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Its calls tried again, by why (sluice_upstream_retries_total{provider}): 429 and 503 after it pushed back, failover when a call to it failed before an answer and went on to the route's next provider. */
+            retries: {
+                lastMinute: {
+                    [key: string]: number;
+                };
+                sinceStart: {
+                    [key: string]: number;
+                };
+            };
+            budgets: components["schemas"]["Budget"][];
         };
         Budget: {
             /** @example default:* */
             budget: string;
+            /** @example default */
+            provider: string | null;
+            /**
+             * @description The model, or "*" for the provider's catch-all.
+             * @example *
+             */
+            model: string | null;
             utilisation: {
                 tokens: number;
                 requests: number;
@@ -1048,6 +1099,8 @@ export interface components {
             /** @description The configured limit (max-in-flight × headroom) the adaptive one starts from. */
             maxInFlight: number | null;
             queueDepth: number;
+            /** @description Time left in a pause the provider asked for (a 429's retry-after), as this replica last saw the budget; 0 when not paused. */
+            pausedForMs: number;
             queueWaitP95Ms: components["schemas"]["P95"];
             pricePerMillionTokens: number | null;
             /**
@@ -1141,9 +1194,15 @@ export interface components {
                         "tokens-per-minute": number;
                         "max-in-flight": number;
                         "price-per-million-tokens": number;
+                        /** @description The provider's own name for the model, where it differs. */
+                        "upstream-model"?: string;
                     };
                 };
             }[];
+            /** @description Model → the names of the providers that serve it, in the order they are tried. A model without a route goes to the providers that list it (or "*"), in document order. */
+            routes?: {
+                [key: string]: string[];
+            };
             "demo-tenants": {
                 id: string;
                 tier: string;

@@ -18,14 +18,18 @@ export const STAGE_LABELS: Record<string, string> = {
 
 export type BudgetView = Schemas['Budget'];
 export type Overview = Schemas['Overview'];
+export type ProviderView = Schemas['Provider'];
 
 /** Requests that finished the ladder in the window (a delayed request also counts its outcome). */
 export function requestsIn(decisions: Record<string, number>): number {
   return ['passed', 'downgraded', 'rejected', 'too-large', 'store-unavailable'].reduce((s, k) => s + (decisions[k] ?? 0), 0);
 }
 
-/** The provider looks like the bottleneck when its budget is nearly spent or the queue waits long. */
+/** A provider failing, or the provider looking like the bottleneck: its budget nearly spent or the queue waiting long. */
 export function bottleneck(o: Overview): string | null {
+  for (const p of o.providers ?? []) {
+    if (p.state === 'failing') return `The provider ${p.name} is failing: it is skipped, and its models go to the next provider on their route.`;
+  }
   for (const b of o.budgets) {
     const u = Math.max(b.utilisation.tokens, b.utilisation.requests);
     if (u >= 0.9) return `The provider budget ${b.budget} is ${Math.round(u * 100)}% used: the provider is the bottleneck.`;
@@ -47,4 +51,24 @@ export function providerCount(ratio: number): string {
 export function pushBounded<T>(list: T[], value: T, n: number): T[] {
   const out = [...list, value];
   return out.length > n ? out.slice(out.length - n) : out;
+}
+
+/** A provider's state in words, and how it looks: paused says for how long (whole seconds, rounded up). */
+export function providerState(p: Pick<ProviderView, 'state' | 'pausedForMs'>): { text: string; kind: 'good' | 'warn' | 'bad' } {
+  switch (p.state) {
+    case 'failing':
+      return { text: 'failing: skipped', kind: 'bad' };
+    case 'probing':
+      return { text: 'probing', kind: 'warn' };
+    case 'paused':
+      return { text: `paused ${Math.max(1, Math.ceil(p.pausedForMs / 1000))} s`, kind: 'warn' };
+    default:
+      return { text: 'healthy', kind: 'good' };
+  }
+}
+
+/** A budget's model as an operator reads it: the catch-all is "any other model". */
+export function budgetModel(b: Pick<BudgetView, 'model' | 'budget'>): string {
+  const model = b.model ?? b.budget.slice(b.budget.indexOf(':') + 1);
+  return model === '*' ? 'any other model' : model;
 }

@@ -2,7 +2,19 @@ import { useEffect, useState } from 'react';
 import { Trend } from '../components/Charts';
 import { ErrorNotice, Loading, Notice } from '../components/States';
 import { formatCount, formatMs, formatPercent, formatTime, formatUsd } from '../lib/format';
-import { bottleneck, providerCount, pushBounded, requestsIn, STAGE_LABELS, STAGES, type Overview } from '../lib/overview';
+import {
+  bottleneck,
+  budgetModel,
+  providerCount,
+  providerState,
+  pushBounded,
+  requestsIn,
+  STAGE_LABELS,
+  STAGES,
+  type BudgetView,
+  type Overview,
+  type ProviderView,
+} from '../lib/overview';
 import { useLoad } from '../lib/useApi';
 
 const REFRESH_MS = 5000;
@@ -71,6 +83,8 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
         </Kpi>
         <Kpi label={`Spend, ${span}`} value={formatUsd(o.spend.usdLastMinute)} note={`${formatCount(o.spend.tokensLastMinute)} billed tokens; ${formatUsd(o.spend.usdSinceStart)} since start`} />
       </div>
+      {/* A gateway older than the providers list (a rolling upgrade) sends none. */}
+      <ProvidersTable providers={o.providers ?? []} span={span} />
       <div className="two-col">
         <article className="card" aria-labelledby="dec-title">
           <h2 id="dec-title">Decisions per stage</h2>
@@ -147,6 +161,80 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
         </div>
       </div>
     </>
+  );
+}
+
+/** One row per provider, in the tiers document's order: where it is, whether it takes calls, its share, its budgets' use. */
+export function ProvidersTable({ providers, span }: { providers: ProviderView[]; span: string }) {
+  if (providers.length === 0) return null;
+  return (
+    <article className="card providers" aria-labelledby="providers-title">
+      <h2 id="providers-title">Providers</h2>
+      <table className="providers">
+        <thead>
+          <tr>
+            <th scope="col">Provider</th>
+            <th scope="col">State</th>
+            <th scope="col" className="num" title="Answers it served (not 429, 5xx or no answer) of all providers' answers, on this replica">
+              Share of traffic, {span}
+            </th>
+            <th scope="col" className="num">
+              Tokens this minute
+            </th>
+            <th scope="col" className="num">
+              Requests this minute
+            </th>
+            <th scope="col" className="num">
+              In flight
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {providers.map((p) => {
+            const state = providerState(p);
+            const answers = Object.values(p.answers.lastMinute).reduce((a, n) => a + n, 0);
+            const failedOver = p.retries?.lastMinute.failover ?? 0;
+            return (
+              <tr key={p.name} aria-label={`Provider ${p.name}`}>
+                <th scope="row">
+                  {p.name}
+                  <div className="muted small">{p.host}</div>
+                </th>
+                <td>
+                  <span className={`badge ${state.kind}`}>{state.text}</span>
+                </td>
+                <td className="num">
+                  {formatPercent(p.shareLastMinute)}
+                  <div className="muted small">
+                    {formatCount(answers)} answers{failedOver > 0 ? `, ${formatCount(failedOver)} failed over` : ''}
+                  </div>
+                </td>
+                <PerBudget budgets={p.budgets} value={(b) => formatPercent(b.utilisation.tokens, b.utilisation.tokens > 0 && b.utilisation.tokens < 0.1 ? 1 : 0)} />
+                <PerBudget budgets={p.budgets} value={(b) => formatPercent(b.utilisation.requests, b.utilisation.requests > 0 && b.utilisation.requests < 0.1 ? 1 : 0)} />
+                <PerBudget budgets={p.budgets} value={(b) => `${formatCount(b.inFlight)} / ${formatCount(b.concurrencyLimit)}`} />
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </article>
+  );
+}
+
+/** A figure per budget; the model is named only where a provider has more than one budget. */
+function PerBudget({ budgets, value }: { budgets: BudgetView[]; value: (b: BudgetView) => string }) {
+  if (budgets.length === 0) return <td className="num muted">no call yet</td>;
+  if (budgets.length === 1) return <td className="num">{value(budgets[0])}</td>;
+  return (
+    <td className="num">
+      <ul>
+        {budgets.map((b) => (
+          <li key={b.budget}>
+            <span className="muted">{budgetModel(b)}:</span> {value(b)}
+          </li>
+        ))}
+      </ul>
+    </td>
   );
 }
 

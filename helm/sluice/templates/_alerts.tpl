@@ -38,14 +38,14 @@ in different namespaces alert apart; no expression uses a tenant id (none is a l
         description: "Sluice sends no more than the limits in tiers.yaml allow, so sustained 429s mean the provider's real limits are lower than configured, or something else spends the same key. Tenants do not see these (they are absorbed and retried), but they cost latency and shrink the adaptive concurrency limit."
         runbook: docs/operations.md#sluiceupstream429sustained
     - alert: SluiceUpstreamFailing
-      expr: sum by (namespace) (rate(sluice_upstream_responses_total{status=~"5..|timeout|unreachable"}[5m])) / sum by (namespace) (rate(sluice_upstream_responses_total[5m])) > {{ $r.upstreamFailureRatio }}
+      expr: sum by (namespace, provider) (rate(sluice_upstream_responses_total{status=~"5..|timeout|unreachable"}[5m])) / sum by (namespace, provider) (rate(sluice_upstream_responses_total[5m])) > {{ $r.upstreamFailureRatio }}
       for: 5m
       labels:
         severity: warning
         {{- with $r.ruleLabels }}{{ toYaml . | nindent 8 }}{{ end }}
       annotations:
         summary: {{ printf "%s of provider calls fail (5xx, timeout or unreachable)" "{{ $value | humanizePercentage }}" | quote }}
-        description: "Tenants get 502/504 for these. Check the provider's status page and SLUICE_PROVIDER_URL."
+        description: "Tenants get 502/504 for these unless another provider of the route serves them. Check the provider's status page and its base-url (SLUICE_PROVIDER_URL for the first)."
         runbook: docs/operations.md#sluiceupstreamfailing
     - alert: SluiceRedisFallback
       expr: sum by (namespace, tier, policy) (rate(sluice_store_fallback_total[5m])) > 0

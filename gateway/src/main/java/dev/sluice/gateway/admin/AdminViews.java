@@ -80,6 +80,8 @@ final class AdminViews {
                 if (l.outputTokensPerMinute() > 0) lm.put("output-tokens-per-minute", l.outputTokensPerMinute());
                 lm.put("max-in-flight", l.maxInFlight());
                 lm.put("price-per-million-tokens", l.pricePerMillionTokens());
+                String upstream = p.upstreamModels().get(e.getKey());
+                if (upstream != null) lm.put("upstream-model", upstream);
                 models.put(e.getKey(), lm);
             });
             pm.put("models", models);
@@ -98,6 +100,7 @@ final class AdminViews {
         m.put("ladder", ladder);
         m.put("abuse", abuse);
         m.put("providers", providers);
+        m.put("routes", c.routes());
         m.put("demo-tenants", demo);
         return m;
     }

@@ -36,7 +36,8 @@ import reactor.core.publisher.Mono;
  * doing, read from its own Micrometer meters (the ones Prometheus scrapes), so the page and
  * the dashboards never disagree. Counters are per replica; the budget utilisation is the
  * shared budget's, fleet-wide. "Last minute" comes from snapshots of the counters taken every
- * few seconds ({@link MeterWindow}).
+ * few seconds ({@link MeterWindow}). Each provider's part (state, share, budgets) is
+ * {@link ProviderOverview}'s.
  */
 final class OverviewHandler {
     /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
@@ -101,7 +102,7 @@ final class OverviewHandler {
         for (Gauge g : meters.find("sluice.inflight").gauges()) budgets.add(g.getId().getTag("budget"));
         m.put("queueWaitP95Ms", waitP95(totals, last, ""));
 
-        List<Object> budgetViews = new ArrayList<>();
+        List<Map<String, Object>> budgetViews = new ArrayList<>();
         for (String b : budgets) budgetViews.add(budget(b, totals, last, snapshot));
         m.put("budgets", budgetViews);
 
@@ -120,12 +121,16 @@ final class OverviewHandler {
 
         Gauge open = meters.find("sluice.abuse.flags.open").gauge();
         m.put("openFlags", open == null ? null : Math.round(open.value()));
+        m.put("providers", ProviderOverview.list(meters, snapshot, totals, last, budgetViews));
         return m;
     }
 
     private Map<String, Object> budget(String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
         Map<String, Object> b = new LinkedHashMap<>();
         b.put("budget", budget);
+        Gauge inFlight = meters.find("sluice.inflight").tag("budget", budget).gauge();
+        b.put("provider", inFlight == null ? null : inFlight.getId().getTag("provider"));
+        b.put("model", inFlight == null ? null : inFlight.getId().getTag("model"));
         Map<String, Object> utilisation = new LinkedHashMap<>();
         utilisation.put("tokens", round(gauge("sluice.budget.utilisation", budget, "tokens"), 4));
         utilisation.put("requests", round(gauge("sluice.budget.utilisation", budget, "requests"), 4));
@@ -139,20 +144,19 @@ final class OverviewHandler {
         b.put("utilisation", utilisation);
         b.put("inFlight", Math.round(gauge("sluice.inflight", budget, null)));
         b.put("concurrencyLimit", Math.round(gauge("sluice.concurrency.limit", budget, null)));
-        ProviderSettings provider = providerOf(budget, snapshot);
-        ModelLimits limits = provider == null ? null : provider.models().get(budget.substring(budget.indexOf(':') + 1));
+        ProviderSettings provider = providerOf((String) b.get("provider"), snapshot);
+        ModelLimits limits = provider == null ? null : provider.models().get((String) b.get("model"));
         b.put("maxInFlight", limits == null ? null : BudgetLimits.of(limits, provider.headroom(), Duration.ofMinutes(1)).maxInFlight());
         b.put("queueDepth", Math.round(gauge("sluice.queue.depth", budget, null)));
+        b.put("pausedForMs", Math.round(gauge("sluice.budget.paused", budget, null) * 1000));
         b.put("queueWaitP95Ms", waitP95(totals, last, budget));
         b.put("pricePerMillionTokens", limits == null ? null : limits.pricePerMillionTokens());
-        b.put("tokenRatio", round(tokenRatio(budget), 4));
+        b.put("tokenRatio", round(tokenRatio((String) b.get("provider"), (String) b.get("model")), 4));
         return b;
     }
 
-    private static ProviderSettings providerOf(String budget, SluiceConfig snapshot) {
-        int colon = budget.indexOf(':');
-        if (colon < 0) return null;
-        String name = budget.substring(0, colon);
+    private static ProviderSettings providerOf(String name, SluiceConfig snapshot) {
+        if (name == null) return null;
         return snapshot.providers().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
     }
 
@@ -161,16 +165,18 @@ final class OverviewHandler {
         for (ProviderSettings p : snapshot.providers()) {
             new TreeMap<>(p.models()).forEach((model, l) -> prices.add(String.format(Locale.ROOT, "%s:%s $%.2f", p.name(), model, l.pricePerMillionTokens())));
         }
+        List<String> builtIn = snapshot.providers().stream().filter(p -> p.baseUrl().isEmpty()).map(ProviderSettings::name).toList();
+        String free = builtIn.isEmpty() ? ""
+                : snapshot.providers().size() == 1 ? "; the built-in lab provider bills nothing real"
+                : "; " + String.join(", ", builtIn) + (builtIn.size() == 1 ? " is" : " are") + " the built-in lab provider, which bills nothing real";
         return "Spend is the tokens each provider answer reported × price-per-million-tokens from the tiers document ("
-                + String.join(", ", prices) + " per million" + (snapshot.providers().get(0).baseUrl().isEmpty()
-                ? "; the built-in lab provider bills nothing real)." : ").");
+                + String.join(", ", prices) + " per million" + free + ").";
     }
 
     /** The provider's count per estimated token the budget is charged with; 1 (the estimate) if not registered. */
-    private double tokenRatio(String budget) {
-        int colon = budget.indexOf(':');
-        Gauge g = colon < 0 ? null : meters.find(ProviderCalibration.GAUGE)
-                .tag("provider", budget.substring(0, colon)).tag("model", budget.substring(colon + 1)).gauge();
+    private double tokenRatio(String provider, String model) {
+        Gauge g = provider == null || model == null ? null
+                : meters.find(ProviderCalibration.GAUGE).tag("provider", provider).tag("model", model).gauge();
         double v = g == null ? 1 : g.value();
         return Double.isFinite(v) ? v : 1;
     }
@@ -188,6 +194,7 @@ final class OverviewHandler {
         Map<String, Double> t = new LinkedHashMap<>();
         for (Counter c : meters.find("sluice.decisions").counters()) t.merge(DECISIONS + c.getId().getTag("stage"), c.count(), Double::sum);
         for (Counter c : meters.find("sluice.upstream.responses").counters()) t.merge(UPSTREAM + c.getId().getTag("status"), c.count(), Double::sum);
+        ProviderOverview.totals(meters, t);
         for (Counter c : meters.find("sluice.spend.usd").counters()) t.merge("spend", c.count(), Double::sum);
         for (Counter c : meters.find("sluice.tokens.actual").counters()) t.merge("tokens", c.count(), Double::sum);
         for (Timer timer : meters.find("sluice.queue.wait").timers()) {

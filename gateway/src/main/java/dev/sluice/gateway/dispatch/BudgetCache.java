@@ -119,8 +119,19 @@ final class BudgetCache {
         return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
     }
 
+    /**
+     * Pauses the budget for every replica. The remembered budget is paused at once: the door and
+     * a route choosing again must see it before the next store call, or a request pushed back by a
+     * 429 would join this same line again instead of spilling to the route's next provider.
+     */
     Mono<Long> pause(long pauseMs) {
-        return bounded(store.pause(key, pauseMs));
+        return bounded(store.pause(key, pauseMs)).doOnSubscribe(s -> {
+            BudgetSnapshot known = last;
+            if (known == null) return;
+            long now = clock.millis();
+            last = known.agedBy(now - lastAtMs).pausedAtLeastFor(pauseMs);
+            lastAtMs = now;
+        });
     }
 
     Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {

@@ -78,6 +78,13 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         return limits.outputTokensPerMinute() == 0 ? 0 : (double) usedOutputTokens / limits.outputTokensPerMinute();
     }
 
+    /** The same budget paused at least {@code ms} from its {@code nowMs} (a 429 this replica just got). */
+    public BudgetSnapshot pausedAtLeastFor(long ms) {
+        long until = nowMs + Math.max(0, Math.min(ms, Long.MAX_VALUE - nowMs));
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, Math.max(pausedUntilMs, until), resetMs,
+                leaving, usedInputTokens, usedOutputTokens);
+    }
+
     /** The same budget with one call fewer in flight (this replica gave a slot back). */
     public BudgetSnapshot lessOneInFlight() {
         return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, Math.max(0, inFlight - 1), pausedUntilMs, resetMs,

@@ -1,37 +1,52 @@
 package dev.sluice.gateway.dispatch;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
-/** The meters of one provider budget's dispatcher, tagged with the budget (docs/metrics.md). */
+/**
+ * The meters of one provider budget's dispatcher (docs/metrics.md). Each carries the budget
+ * ({@code provider:model}, which dashboards and alerts already read) and, beside it, the
+ * {@code provider} and {@code model} apart, so a query can sum or compare providers without
+ * parsing the budget's name.
+ */
 final class DispatcherMeters {
     private DispatcherMeters() {
     }
 
     /** Registers the gauges, which read {@code dispatcher} as they are scraped, and returns the queue-wait timer. */
     static Timer register(MeterRegistry meters, String key, ProviderDispatcher dispatcher, AimdLimit aimd, AtomicInteger inFlight) {
-        Tag budget = Tag.of("budget", key);
-        meters.gauge("sluice.queue.depth", List.of(budget), dispatcher, ProviderDispatcher::depth);
-        meters.gauge("sluice.concurrency.limit", List.of(budget), aimd, AimdLimit::limit);
-        meters.gauge("sluice.inflight", List.of(budget), inFlight);
-        meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "tokens")), dispatcher,
+        List<Tag> budget = List.of(Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
+        meters.gauge("sluice.queue.depth", budget, dispatcher, ProviderDispatcher::depth);
+        meters.gauge("sluice.concurrency.limit", budget, aimd, AimdLimit::limit);
+        meters.gauge("sluice.inflight", budget, inFlight);
+        meters.gauge("sluice.budget.utilisation", with(budget, "unit", "tokens"), dispatcher,
                 d -> d.seenNow().tokenUtilisation());
-        meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "requests")), dispatcher,
+        meters.gauge("sluice.budget.utilisation", with(budget, "unit", "requests"), dispatcher,
                 d -> d.seenNow().requestUtilisation());
         // Only where the provider limits input and output apart (as declared at start).
         BudgetLimits limits = dispatcher.limits();
         if (limits.inputTokensPerMinute() > 0) {
-            meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "input_tokens")), dispatcher,
+            meters.gauge("sluice.budget.utilisation", with(budget, "unit", "input_tokens"), dispatcher,
                     d -> d.seenNow().inputUtilisation());
         }
         if (limits.outputTokensPerMinute() > 0) {
-            meters.gauge("sluice.budget.utilisation", List.of(budget, Tag.of("unit", "output_tokens")), dispatcher,
+            meters.gauge("sluice.budget.utilisation", with(budget, "unit", "output_tokens"), dispatcher,
                     d -> d.seenNow().outputUtilisation());
         }
-        return Timer.builder("sluice.queue.wait").tag("budget", key).publishPercentileHistogram()
+        // A provider's 429 pauses its budget for every replica: how long is left, as this replica last saw it.
+        Gauge.builder("sluice.budget.paused", dispatcher, d -> d.seenNow().pausedForMs() / 1000.0).tags(budget)
+                .baseUnit("seconds").description("Time left in the pause the provider asked for (0 when not paused)")
+                .register(meters);
+        return Timer.builder("sluice.queue.wait").tags(budget).publishPercentileHistogram()
                 .description("Time requests wait in the dispatch queue").register(meters);
+    }
+
+    private static List<Tag> with(List<Tag> tags, String key, String value) {
+        return Stream.concat(tags.stream(), Stream.of(Tag.of(key, value))).toList();
     }
 }

@@ -52,11 +52,6 @@ public final class Dispatchers {
                 f.probeTimeout().toMillis());
     }
 
-    /** The dispatcher for {@code model} at the first provider, or null when it publishes no limits for it. */
-    public ProviderDispatcher forModel(String model) {
-        return forModel(config.current().providers().get(0), model);
-    }
-
     /** The dispatcher for {@code model} at {@code provider}, or null when the provider publishes no limits for it. */
     public ProviderDispatcher forModel(ProviderSettings provider, String model) {
         if (provider.limitsFor(model) == null) return null; // every request asks: a lookup, not the budget's limits built

@@ -214,9 +214,7 @@ public final class ProviderDispatcher {
             Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
             DoorDecision decision = d.door.admit(job, d.capacity(), maxWaitMs);
             if (!decision.accepted()) {
-                if (refusal == null || decision.retryAfterMs() >= 0 && decision.retryAfterMs() < refusal.retryAfterMs()) {
-                    refusal = decision;
-                }
+                if (refusal == null || sooner(decision, refusal)) refusal = decision;
                 continue;
             }
             if (best == null || decision.estimatedWaitMs() < best.estimatedWaitMs()) {
@@ -238,6 +236,12 @@ public final class ProviderDispatcher {
         } else {
             chosen.dispatcher().queue(ticket, chosenJob, false);
         }
+    }
+
+    /** The refusal to tell when all refuse: the soonest retry; "never fits" (-1) only when no other. */
+    private static boolean sooner(DoorDecision a, DoorDecision b) {
+        if (a.retryAfterMs() < 0) return false;
+        return b.retryAfterMs() < 0 || a.retryAfterMs() < b.retryAfterMs();
     }
 
     private static void fail(Ticket ticket, RuntimeException why) {

@@ -45,6 +45,8 @@ class SeveralProvidersTest {
         return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
     });
     static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    static final FakeUpstream PUSHY = FakeUpstream.start((req, res) -> res.status(429).header("retry-after", "30")
+            .header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
     static final FakeUpstream ERRORING = FakeUpstream.start((req, res) -> res.status(500)
             .header("content-type", "application/json").sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
 
@@ -57,6 +59,11 @@ class SeveralProvidersTest {
         String tiers = """
                 tiers:
                   pro: {tokens-per-minute: 1000000, requests-per-minute: 10000, priority: 2}
+                  small:
+                    tokens-per-minute: 1000
+                    requests-per-minute: 100
+                    priority: 3
+                    downgrade: {gpt-4o: gpt-4o-mini}
                 providers:
                   - name: primary
                     base-url: %s
@@ -71,10 +78,15 @@ class SeveralProvidersTest {
                       gpt-4o-mini: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100, price-per-million-tokens: 2.0}
                       flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
                       broken: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
+                      limited: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 100}
                   - name: dead
                     base-url: http://127.0.0.1:%d/v1
                     models:
                       flaky: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
+                  - name: pushy
+                    base-url: %s
+                    models:
+                      limited: {requests-per-minute: 6000, tokens-per-minute: 1000000, max-in-flight: 10}
                   - name: erroring
                     base-url: %s
                     models:
@@ -83,11 +95,12 @@ class SeveralProvidersTest {
                   gpt-4o-mini: [primary, secondary]
                   flaky: [dead, secondary]
                   broken: [erroring, secondary]
+                  limited: [pushy, secondary]
                 demo-tenants:
                   - id: demo-pro
                     tier: pro
                     key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
-                """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, ERRORING.baseUrl());
+                """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, PUSHY.baseUrl(), ERRORING.baseUrl());
         Path file = Path.of("target", "several-providers", "tiers.yaml");
         Files.createDirectories(file.getParent());
         Files.writeString(file, tiers, StandardCharsets.UTF_8);
@@ -100,6 +113,7 @@ class SeveralProvidersTest {
         PRIMARY.close();
         SECONDARY.close();
         ERRORING.close();
+        PUSHY.close();
     }
 
     @Autowired
@@ -169,6 +183,17 @@ class SeveralProvidersTest {
     }
 
     @Test
+    void aProviderThatAnswers429IsPausedAndTheRequestSpillsToTheNextAtOnce() {
+        long started = System.nanoTime();
+        EntityExchangeResult<String> r = chat("limited", "hello");
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).as("not back in the paused provider's line for 30 s").isEqualTo("secondary");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertThat(PUSHY.requests()).hasSize(1);
+        assertThat(count("sluice.upstream.retries", "429", "pushy")).isEqualTo(1);
+    }
+
+    @Test
     void aProviderThatRefusesTheConnectionIsSteppedAroundWithinTheSameRequest() {
         double before = count("sluice.upstream.retries", "failover", "dead");
         EntityExchangeResult<String> r = chat("flaky", "hello");
@@ -201,6 +226,22 @@ class SeveralProvidersTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
                         .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+    }
+
+    @Test
+    void aDowngradesTargetIsRoutedLikeAnyModel() throws Exception {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "downgraded", "small");
+        PRIMARY.requests().clear();
+        // 850 of the tier's 1 000 tokens a minute: above the ladder's 80 %, so gpt-4o goes as gpt-4o-mini.
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(r.getResponseHeaders().getFirst("X-Sluice-Degraded")).contains("to=gpt-4o-mini");
+        assertThat(servedBy(r)).as("gpt-4o-mini's route").isEqualTo("primary");
+        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body()).as("its own name there, not gpt-4o's upstream-model")
+                .contains("\"model\":\"gpt-4o-mini\"");
     }
 
     @Test
@@ -249,7 +290,7 @@ class SeveralProvidersTest {
         client.get().uri("/v1/models").header("Authorization", "Bearer sk-sluice-demo-pro").exchange()
                 .expectStatus().isOk()
                 .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((java.util.List<Object>) ids)
-                        .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini"))
+                        .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini", "limited"))
                 .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by").isEqualTo("primary");
     }
 }

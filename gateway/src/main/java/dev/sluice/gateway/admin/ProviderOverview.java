@@ -1,0 +1,138 @@
+package dev.sluice.gateway.admin;
+
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.SluiceConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The overview's {@code providers}: one entry per provider of the tiers document, in its order,
+ * with where it is (the host, never the key or the path), the state an operator acts on
+ * (healthy, paused by its own 429, failing or probing after failures), its share of the answers
+ * and its budgets. Read from the same meters Prometheus scrapes, as the rest of the overview.
+ */
+final class ProviderOverview {
+    static final String BUILT_IN = "built-in simulator";
+    /** Totals key prefixes: {@code answers/<status>/<provider>}, {@code retries/<status>/<provider>} (a status never holds '/'). */
+    private static final String ANSWERS = "answers/";
+    private static final String RETRIES = "retries/";
+    /** {@code sluice.provider.circuit}: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
+    static final String CIRCUIT_GAUGE = "sluice.provider.circuit";
+    private static final String[] CIRCUITS = {"closed", "open", "probing"};
+
+    private ProviderOverview() {
+    }
+
+    /** Adds each provider's answers and retries by status to the totals the overview's window keeps. */
+    static void totals(MeterRegistry meters, Map<String, Double> t) {
+        byStatus(meters, "sluice.upstream.responses", ANSWERS, t);
+        byStatus(meters, "sluice.upstream.retries", RETRIES, t);
+    }
+
+    private static void byStatus(MeterRegistry meters, String counter, String prefix, Map<String, Double> t) {
+        for (Counter c : meters.find(counter).counters()) {
+            String provider = c.getId().getTag("provider");
+            if (provider != null) t.merge(prefix + c.getId().getTag("status") + "/" + provider, c.count(), Double::sum);
+        }
+    }
+
+    /**
+     * @param budgets every budget's view (as in the overview's {@code budgets}), each with its {@code provider}
+     */
+    static List<Object> list(MeterRegistry meters, SluiceConfig snapshot, Map<String, Double> totals,
+                             MeterWindow.Delta last, List<Map<String, Object>> budgets) {
+        Map<String, Map<String, Long>> lastMinute = byProvider(last.change(), ANSWERS);
+        Map<String, Map<String, Long>> sinceStart = byProvider(totals, ANSWERS);
+        Map<String, Map<String, Long>> retriedLastMinute = byProvider(last.change(), RETRIES);
+        Map<String, Map<String, Long>> retriedSinceStart = byProvider(totals, RETRIES);
+        long servedByAll = lastMinute.values().stream().mapToLong(ProviderOverview::served).sum();
+        List<Object> out = new ArrayList<>();
+        for (ProviderSettings p : snapshot.providers()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", p.name());
+            m.put("host", host(p.baseUrl()));
+            List<Map<String, Object>> own = budgets.stream().filter(b -> p.name().equals(b.get("provider"))).toList();
+            long pausedForMs = own.stream().mapToLong(b -> ((Number) b.get("pausedForMs")).longValue()).max().orElse(0);
+            String circuit = circuit(meters, p.name());
+            m.put("state", state(circuit, pausedForMs));
+            m.put("circuit", circuit);
+            m.put("pausedForMs", pausedForMs);
+            Map<String, Long> answered = lastMinute.getOrDefault(p.name(), Map.of());
+            m.put("shareLastMinute", servedByAll == 0 ? null : round4((double) served(answered) / servedByAll));
+            Map<String, Object> answers = new LinkedHashMap<>();
+            answers.put("lastMinute", answered);
+            answers.put("sinceStart", sinceStart.getOrDefault(p.name(), Map.of()));
+            m.put("answers", answers);
+            // A call that fails before its answer and goes on to the route's next provider is a retry
+            // ("failover"), not an answer: it is how a failing provider shows in the counts.
+            Map<String, Object> retries = new LinkedHashMap<>();
+            retries.put("lastMinute", retriedLastMinute.getOrDefault(p.name(), Map.of()));
+            retries.put("sinceStart", retriedSinceStart.getOrDefault(p.name(), Map.of()));
+            m.put("retries", retries);
+            m.put("budgets", own);
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** What an operator acts on: a failing provider is skipped, a paused one waits out its own 429. */
+    static String state(String circuit, long pausedForMs) {
+        if ("open".equals(circuit)) return "failing";
+        if ("probing".equals(circuit)) return "probing";
+        return pausedForMs > 0 ? "paused" : "healthy";
+    }
+
+    /** The circuit's state from its gauge; null where the gateway has none for the provider. */
+    private static String circuit(MeterRegistry meters, String provider) {
+        Gauge g = meters.find(CIRCUIT_GAUGE).tag("provider", provider).gauge();
+        if (g == null || !Double.isFinite(g.value())) return null;
+        int v = (int) Math.round(g.value());
+        return v >= 0 && v < CIRCUITS.length ? CIRCUITS[v] : null;
+    }
+
+    /**
+     * Where the provider is, without what a base URL may carry besides (user info, the API
+     * path): its host, and its port when it names one (two local providers differ only there).
+     */
+    static String host(String baseUrl) {
+        if (baseUrl == null || baseUrl.isEmpty()) return BUILT_IN;
+        try {
+            URI u = URI.create(baseUrl);
+            if (u.getHost() == null) return "(no host)";
+            return u.getPort() < 0 ? u.getHost() : u.getHost() + ":" + u.getPort();
+        } catch (IllegalArgumentException e) {
+            return "(no host)";
+        }
+    }
+
+    /** Answers the provider served: its 2xx (push-backs, failures and calls without an answer are not traffic it took). */
+    static long served(Map<String, Long> byStatus) {
+        long n = 0;
+        for (Map.Entry<String, Long> e : byStatus.entrySet()) {
+            if (e.getKey().length() == 3 && e.getKey().startsWith("2")) n += e.getValue();
+        }
+        return n;
+    }
+
+    private static Map<String, Map<String, Long>> byProvider(Map<String, Double> values, String prefix) {
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        values.forEach((k, v) -> {
+            if (!k.startsWith(prefix)) return;
+            String rest = k.substring(prefix.length());
+            int slash = rest.indexOf('/');
+            out.computeIfAbsent(rest.substring(slash + 1), p -> new TreeMap<>()).merge(rest.substring(0, slash), Math.round(v), Long::sum);
+        });
+        return out;
+    }
+
+    private static double round4(double v) {
+        return Math.round(v * 10_000) / 10_000.0;
+    }
+}
