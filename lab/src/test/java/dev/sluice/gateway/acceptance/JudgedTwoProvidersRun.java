@@ -185,7 +185,8 @@ class JudgedTwoProvidersRun {
                 List<JsonNode> primaryLives = new ArrayList<>(primary.deadLives);
                 primaryLives.add(primary.process.get().stats());
                 Map<String, Object> report = report(opt, List.copyOf(replies), primaryLives, secondary.stats(), primary,
-                        upstreamResponses(g), List.copyOf(queueDepth), crowdMs, SeedCrowd.sinceMs(began));
+                        byProviderAndStatus(g, "sluice.upstream.responses"), byProviderAndStatus(g, "sluice.upstream.retries"),
+                        List.copyOf(queueDepth), crowdMs, SeedCrowd.sinceMs(began));
                 write(out, opt.run(), report);
                 if (opt.strict()) {
                     assertThat(report.get("judged")).as("judged (see the table)").isEqualTo("PASS");
@@ -226,10 +227,13 @@ class JudgedTwoProvidersRun {
         return kill.then(restore).subscribe(null, e -> System.out.println("[judged] the primary's schedule failed: " + e));
     }
 
-    /** {@code sluice.upstream.responses} by provider, then status: what the gateway heard from each. */
-    static Map<String, Map<String, Long>> upstreamResponses(GatewayReplica g) {
+    /**
+     * A counter by provider, then status: {@code sluice.upstream.responses} (what the gateway heard from each) or
+     * {@code sluice.upstream.retries} (calls tried again; {@code failover}: on the next provider after a failure).
+     */
+    static Map<String, Map<String, Long>> byProviderAndStatus(GatewayReplica g, String counter) {
         Map<String, Map<String, Long>> r = new TreeMap<>();
-        for (Counter c : g.bean(MeterRegistry.class).find("sluice.upstream.responses").counters()) {
+        for (Counter c : g.bean(MeterRegistry.class).find(counter).counters()) {
             r.computeIfAbsent(Objects.toString(c.getId().getTag("provider")), k -> new TreeMap<>())
                     .merge(Objects.toString(c.getId().getTag("status")), (long) c.count(), Long::sum);
         }
@@ -295,7 +299,8 @@ class JudgedTwoProvidersRun {
     }
 
     static Map<String, Object> report(Options opt, List<Reply> replies, List<JsonNode> primaryLives, JsonNode secondaryStats,
-                                      PrimaryLife primary, Map<String, Map<String, Long>> upstream, List<Integer> queueDepth,
+                                      PrimaryLife primary, Map<String, Map<String, Long>> upstream,
+                                      Map<String, Map<String, Long>> retries, List<Integer> queueDepth,
                                       long crowdMs, long runMs) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("run", opt.run());
@@ -310,6 +315,7 @@ class JudgedTwoProvidersRun {
         providers.put(SECONDARY, provider(SECONDARY, replies, List.of(secondaryStats), SECONDARY_RPM, SECONDARY_TPM, SECONDARY_IN_FLIGHT));
         r.put("providers", providers);
         r.put("gatewayUpstreamResponses", upstream);
+        r.put("gatewayUpstreamRetries", retries);
 
         List<Reply> served = replies.stream().filter(x -> x.status() == 200).toList();
         r.put("pagesSent", replies.size());
@@ -399,6 +405,8 @@ class JudgedTwoProvidersRun {
             JudgedRun.row(md, e.getKey() + ": 429 / 503 it answered", p.get("rejected429") + " / " + p.get("rejected503"), "0 / 0");
         }
         JudgedRun.row(md, "gateway's sluice.upstream.responses {provider: {status: n}}", String.valueOf(r.get("gatewayUpstreamResponses")), "");
+        JudgedRun.row(md, "gateway's sluice.upstream.retries (failover: tried on the next provider)",
+                String.valueOf(r.get("gatewayUpstreamRetries")), "");
         JudgedRun.row(md, "pages served / sent", r.get("pagesServed") + " / " + r.get("pagesSent"), "");
         JudgedRun.row(md, "primary alone in the time: min(TPM × min / page tokens, RPM × min)", String.format(Locale.ROOT,
                 "min(%d × %.2f / %.0f, %d × %.2f) = %.0f", PRIMARY_TPM, (double) r.get("crowdMinutes"), (double) r.get("meanPageTokens"),

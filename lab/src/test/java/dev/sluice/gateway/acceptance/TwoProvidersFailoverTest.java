@@ -174,9 +174,12 @@ class TwoProvidersFailoverTest {
         assertThat(all).as(story).allSatisfy(r -> assertThat(r.status()).as("%s", r.body()).isEqualTo(200));
         assertThat(all).as("nothing served by a dead primary")
                 .noneMatch(r -> PRIMARY.equals(r.provider()) && r.sentMs() > killedAt && r.doneMs() < restoredAt);
-        // The gateway's metrics carry the provider.
-        assertThat(gateway.bean(MeterRegistry.class).find("sluice.upstream.responses").counters())
+        // The gateway's metrics carry the provider, and count the calls the death sent on to the secondary.
+        MeterRegistry meters = gateway.bean(MeterRegistry.class);
+        assertThat(meters.find("sluice.upstream.responses").counters())
                 .extracting(c -> c.getId().getTag("provider")).contains(PRIMARY, SECONDARY);
+        assertThat(meters.find("sluice.upstream.retries").tags("provider", PRIMARY, "status", "failover").counter())
+                .as("failovers from the primary").isNotNull().satisfies(c -> assertThat(c.count()).isPositive());
     }
 
     /** The gateway's view of each provider (circuit, calls in flight, concurrency limit, line), for a failure's message. */
