@@ -3,10 +3,14 @@ package dev.sluice.gateway.testsupport;
 import dev.sluice.gateway.SluiceApplication;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -67,6 +71,7 @@ public final class GatewayReplica implements AutoCloseable {
     public static final class Builder {
         // The lab provider's own port at 0 as well: where lab-provider is on the classpath, two replicas would collide on it.
         private final List<String> args = new ArrayList<>(List.of("--server.port=0", "--sluice.lab.port=0"));
+        private final Map<String, Object> environment = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -99,6 +104,16 @@ public final class GatewayReplica implements AutoCloseable {
             return this;
         }
 
+        /**
+         * An environment variable as the replica sees it ({@code SLUICE_TIERS_PATH}, a provider's key), bound the
+         * way Spring binds the process's own (relaxed names) but seen by this replica only: a JVM cannot set its
+         * own environment. Command-line properties still win over it, as they do over the real environment.
+         */
+        public Builder environment(String name, Object value) {
+            environment.put(name, String.valueOf(value)); // the environment holds text only
+            return this;
+        }
+
         /** More properties, each {@code name=value} (as in {@code @SpringBootTest(properties = ...)}). */
         public Builder properties(String... nameEqualsValue) {
             for (String p : nameEqualsValue) args.add(p.startsWith("--") ? p : "--" + p);
@@ -112,7 +127,16 @@ public final class GatewayReplica implements AutoCloseable {
             // that could no longer end. A test's close is bounded instead; one that sets its own keeps it.
             String phase = "--spring.lifecycle.timeout-per-shutdown-phase=";
             if (args.stream().noneMatch(a -> a.startsWith(phase))) args.add(phase + "10s");
-            return new GatewayReplica(new SpringApplicationBuilder(SluiceApplication.class).run(args.toArray(String[]::new)));
+            SpringApplicationBuilder app = new SpringApplicationBuilder(SluiceApplication.class);
+            if (!environment.isEmpty()) {
+                // Named "...-systemEnvironment" so that Boot maps SLUICE_TIERS_PATH to sluice.tiers.path, as for the real one.
+                Map<String, Object> variables = Map.copyOf(environment);
+                app.initializers(ctx -> ctx.getEnvironment().getPropertySources().addAfter(
+                        StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                        new SystemEnvironmentPropertySource("replica-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                variables)));
+            }
+            return new GatewayReplica(app.run(args.toArray(String[]::new)));
         }
     }
 }

@@ -112,13 +112,8 @@ class JudgedRun {
         Options opt = Options.parse(System.getProperty("judged.args", ""));
         long began = System.nanoTime();
 
-        // The provider's factor: a numeric --count-factor is its count relative to the gateway's own estimate of a
-        // page (so 1.15 counts 15 % more than Sluice estimates); chars4 is characters / 4 as it is (~+10 % on prose).
-        TokenEstimator estimator = new TokenEstimator();
-        String sample = PageText.chatBody("tenant-1", 1, 1);
-        long estimatedPrompt = estimator.estimate("/v1/chat/completions", sample.getBytes(StandardCharsets.UTF_8), 4096).promptTokens();
-        double charsPerToken4 = PageText.text("tenant-1", 1, 1).length() / 4.0;
-        double providerFactor = opt.countFactor().equals("chars4") ? 1.0 : Double.parseDouble(opt.countFactor()) * estimatedPrompt / charsPerToken4;
+        long estimatedPrompt = estimatedPrompt();
+        double providerFactor = providerFactor(opt.countFactor());
 
         Path out = Path.of("target/judged");
         Files.createDirectories(out);
@@ -175,6 +170,22 @@ class JudgedRun {
         } finally {
             gateways.forEach(GatewayReplica::close);
         }
+    }
+
+    /** The gateway's own estimate of a page's prompt tokens. */
+    static long estimatedPrompt() {
+        String sample = PageText.chatBody("tenant-1", 1, 1);
+        return new TokenEstimator().estimate("/v1/chat/completions", sample.getBytes(StandardCharsets.UTF_8), 4096).promptTokens();
+    }
+
+    /**
+     * The provider's {@code --count-factor} for a {@code --count-factor} of the run: a number is the provider's count
+     * relative to the gateway's own estimate of a page (so 1.15 counts 15 % more than Sluice estimates); chars4 is
+     * characters / 4 as it is (~+10 % on prose).
+     */
+    static double providerFactor(String countFactor) {
+        double charsPerToken4 = PageText.text("tenant-1", 1, 1).length() / 4.0;
+        return countFactor.equals("chars4") ? 1.0 : Double.parseDouble(countFactor) * estimatedPrompt() / charsPerToken4;
     }
 
     /** One tenant's books, each of 100 pages sent at once, the next after every answer and a think, until {@code stopAt}. */

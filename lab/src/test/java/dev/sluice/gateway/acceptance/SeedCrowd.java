@@ -49,6 +49,8 @@ final class SeedCrowd {
     static final int REQUESTS_PER_MINUTE = 600;
     static final int MAX_IN_FLIGHT = 20;
     static final double HEADROOM = 0.97; // tiers.yaml's
+    /** Who served an answer (issue 17): every answer a provider served carries it. */
+    static final String PROVIDER_HEADER = "X-Sluice-Provider";
 
 
     private SeedCrowd() {
@@ -204,8 +206,16 @@ final class SeedCrowd {
         return out;
     }
 
-    /** What the client saw for one page; times in ms since the crowd started. */
-    record Reply(Page page, int status, long sentMs, long doneMs, long queueWaitMs, String retryAfter, String body) {
+    /**
+     * What the client saw for one page; times in ms since the crowd started. {@code provider} is the answer's
+     * {@code X-Sluice-Provider} (who served it), null when it carried none.
+     */
+    record Reply(Page page, int status, long sentMs, long doneMs, long queueWaitMs, String retryAfter, String body,
+                 String provider) {
+        Reply(Page page, int status, long sentMs, long doneMs, long queueWaitMs, String retryAfter, String body) {
+            this(page, status, sentMs, doneMs, queueWaitMs, retryAfter, body, null);
+        }
+
         /** When the gateway let it go to the provider: sent + the time it waited in line. */
         long dispatchedMs() {
             return sentMs + queueWaitMs;
@@ -277,7 +287,8 @@ final class SeedCrowd {
                         .responseSingle((res, body) -> body.asString().defaultIfEmpty("").map(b -> {
                             String wait = res.responseHeaders().get("X-Sluice-Queue-Wait-Ms");
                             return new Reply(page, res.status().code(), sent, sinceMs(startNanos),
-                                    wait == null ? 0 : Long.parseLong(wait), res.responseHeaders().get("Retry-After"), b);
+                                    wait == null ? 0 : Long.parseLong(wait), res.responseHeaders().get("Retry-After"), b,
+                                    res.responseHeaders().get(PROVIDER_HEADER));
                         }));
             });
         }

@@ -64,8 +64,16 @@ public final class IndependentProvider implements AutoCloseable {
 
     /** Starts it on a free port with {@code flags} ({@code --tpm=300000}, ...); its stderr goes to ours. */
     public static IndependentProvider start(String... flags) {
+        return startOn(0, flags);
+    }
+
+    /**
+     * Starts it on {@code port} (0: a free one) with {@code flags}: a provider that was {@link #kill() killed}
+     * comes back where its clients (the gateway's tiers file) expect it.
+     */
+    public static IndependentProvider startOn(int port, String... flags) {
         // Its stdin stays open to us: if this JVM is killed rather than closed, the pipe closes and the provider exits.
-        List<String> command = new ArrayList<>(List.of("node", script().toString(), "--port=0", "--exit-with-stdin=1"));
+        List<String> command = new ArrayList<>(List.of("node", script().toString(), "--port=" + port, "--exit-with-stdin=1"));
         command.addAll(List.of(flags));
         Process process;
         try {
@@ -125,6 +133,19 @@ public final class IndependentProvider implements AutoCloseable {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * SIGKILL, as a crash or an OOM kill would: no goodbye to its clients, whose connections the OS resets.
+     * Returns once the process is gone, so its port can be bound again.
+     */
+    public void kill() {
+        try {
+            if (!process.destroyForcibly().waitFor(10, TimeUnit.SECONDS)) throw new IllegalStateException("the provider outlived SIGKILL");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
