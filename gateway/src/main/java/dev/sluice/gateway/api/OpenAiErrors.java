@@ -28,6 +28,12 @@ public final class OpenAiErrors {
     }
 
     /** A 4xx about the request itself, naming the offending field when known. */
+    /** 404 model_not_found, as OpenAI words it: the model is unknown here (listing, or no provider serves it). */
+    public static Mono<Void> modelNotFound(ServerWebExchange exchange, String model) {
+        return invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
+                "The model '" + model + "' does not exist or you do not have access to it.", "model");
+    }
+
     public static Mono<Void> invalidRequest(ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
         return write(exchange, status, "invalid_request_error", code, message, param, Map.of());
     }

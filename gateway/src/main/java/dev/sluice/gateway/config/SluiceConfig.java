@@ -72,6 +72,13 @@ public record SluiceConfig(
         return out;
     }
 
+    /** Whether some provider serves {@code model}: {@code !route(model).isEmpty()}, without building the route. */
+    public boolean serves(String model) {
+        if (model == null || routes.containsKey(model)) return true;
+        for (ProviderSettings p : providers) if (p.serves(model)) return true;
+        return false;
+    }
+
     /** The provider a model is listed under (the first of its route), for the model list's {@code owned_by}. */
     public ProviderSettings providerFor(String model) {
         List<ProviderSettings> route = route(model);

@@ -193,8 +193,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     /** 404 model_not_found: no provider serves this model (a downgrade's target is checked when tiers.yaml is read). */
     private static Mono<Void> modelNotFound(ServerWebExchange exchange, String model) {
         SluiceAttributes.NEVER_SENT.set(exchange, true);
-        return OpenAiErrors.invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
-                "The model '" + model + "' does not exist or you do not have access to it.", "model");
+        return OpenAiErrors.modelNotFound(exchange, model);
     }
 
     /** No answer in time (the concurrency limit's evidence), as opposed to no answer at all (refused, reset). */

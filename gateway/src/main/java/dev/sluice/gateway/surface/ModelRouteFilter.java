@@ -6,7 +6,6 @@ import dev.sluice.gateway.api.SluiceAttributes;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
@@ -20,9 +19,8 @@ public final class ModelRouteFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         String model = SluiceAttributes.MODEL.get(exchange);
-        if (model == null || !SluiceAttributes.config(exchange).route(model).isEmpty()) return chain.filter(exchange);
-        return OpenAiErrors.invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
-                "The model '" + model + "' does not exist or you do not have access to it.", "model");
+        if (model == null || SluiceAttributes.config(exchange).serves(model)) return chain.filter(exchange);
+        return OpenAiErrors.modelNotFound(exchange, model);
     }
 
     @Override

@@ -35,8 +35,7 @@ public final class ModelsFilter implements GlobalFilter, Ordered {
         if (list) return json(exchange.getResponse(), catalog.listJson());
         String id = path.substring(ONE.length()); // ApiSurface let only plain segments through: no decoding needed
         if (!catalog.contains(id)) {
-            return OpenAiErrors.invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
-                    "The model '" + id + "' does not exist or you do not have access to it.", "model");
+            return OpenAiErrors.modelNotFound(exchange, id);
         }
         return json(exchange.getResponse(), catalog.modelJson(id));
     }
