@@ -57,7 +57,6 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     public static final String PROVIDER_HEADER = "X-Sluice-Provider";
     /** How many times a waiting request may be sent to another line because its provider started failing. */
     private static final int MAX_SPILLS = 4;
-    private static final Throwable NO_FAILURE = new Throwable("no failure", null, false, false) { };
     private final Dispatchers dispatchers;
     private final Clock clock;
     private final MeterRegistry meters;
@@ -244,11 +243,10 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                                 clock.millis() - started, answer.countedByMs()).subscribe();
                     }
                 })
-                // The call's own failure, as a value: what follows (a retry, another provider) has failures of its own.
-                .then(Mono.just(NO_FAILURE))
-                .onErrorResume(e -> Mono.just(e))
-                .flatMap(failure -> {
-                    if (failure != NO_FAILURE) return failedCall(r, name, attempt, failure);
+                // The call's own failure, as a signal: what follows (a retry, another provider) has failures of its own.
+                .materialize()
+                .flatMap(signal -> {
+                    if (signal.isOnError()) return failedCall(r, name, attempt, signal.getThrowable());
                     ended.set(true);
                     correctFromProvider(dispatcher, answer);
                     responses(Integer.toString(answer.status()), name).increment();
