@@ -78,7 +78,7 @@ public final class Dispatchers {
     public ProviderHealth health(String name) {
         return health.computeIfAbsent(name, n -> {
             ProviderHealth h = new ProviderHealth(healthSettings);
-            Gauge.builder("sluice.provider.circuit", h, x -> x.state(clock.millis()).ordinal())
+            Gauge.builder("sluice.provider.circuit", h, x -> x.state().ordinal())
                     .tag("provider", n).description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
                     .register(meters);
             return h;

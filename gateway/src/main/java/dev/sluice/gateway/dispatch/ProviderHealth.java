@@ -48,7 +48,7 @@ public final class ProviderHealth {
         this.cooldownMs = settings.cooldownMs();
     }
 
-    public synchronized State state(long nowMs) {
+    public synchronized State state() {
         return state;
     }
 

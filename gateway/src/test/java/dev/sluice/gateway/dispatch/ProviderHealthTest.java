@@ -17,7 +17,7 @@ class ProviderHealthTest {
         assertThat(health.blockedForMs(10)).isZero();
         assertThat(health.failed(20)).as("the third opens it, once").isTrue();
 
-        assertThat(health.state(20)).isEqualTo(State.OPEN);
+        assertThat(health.state()).isEqualTo(State.OPEN);
         assertThat(health.blockedForMs(20)).isEqualTo(1_000);
         assertThat(health.blockedForMs(520)).isEqualTo(500);
         assertThat(health.tryStart(1_019)).isFalse();
@@ -32,7 +32,7 @@ class ProviderHealthTest {
         assertThat(health.answered()).as("it was closed: nothing to reopen").isFalse();
         health.failed(2);
         health.failed(3);
-        assertThat(health.state(3)).isEqualTo(State.CLOSED);
+        assertThat(health.state()).isEqualTo(State.CLOSED);
         assertThat(health.failed(4)).isTrue();
     }
 
@@ -40,12 +40,12 @@ class ProviderHealthTest {
     void afterTheCooldownOneCallProbesAndItsAnswerClosesTheCircuit() {
         open(0);
         assertThat(health.tryStart(1_000)).as("the probe").isTrue();
-        assertThat(health.state(1_000)).isEqualTo(State.PROBING);
+        assertThat(health.state()).isEqualTo(State.PROBING);
         assertThat(health.tryStart(1_001)).as("the others wait for the probe").isFalse();
         assertThat(health.blockedForMs(1_001)).isEqualTo(4_999);
 
         assertThat(health.answered()).as("closed by the probe's answer").isTrue();
-        assertThat(health.state(1_100)).isEqualTo(State.CLOSED);
+        assertThat(health.state()).isEqualTo(State.CLOSED);
         assertThat(health.tryStart(1_100)).isTrue();
         assertThat(health.blockedForMs(1_100)).isZero();
     }

@@ -114,19 +114,19 @@ class RouteChoiceTest {
         clock.advance(1_000);
         assertThat(enter("probe", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("the cooldown is over: the probe goes")
                 .isEqualTo("primary:m");
-        assertThat(primaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.PROBING);
+        assertThat(primaryHealth.state()).isEqualTo(ProviderHealth.State.PROBING);
     }
 
     @Test
     void aFailingProviderWhosePeriodIsOverIsProbedByTheNextRequestEvenBehindAnEarlierProviderThatFits() {
         ProviderHealth secondaryHealth = secondary.health();
         for (int i = 0; i < 3; i++) secondaryHealth.failed(clock.millis());
-        assertThat(secondaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.OPEN);
+        assertThat(secondaryHealth.state()).isEqualTo(ProviderHealth.State.OPEN);
         assertThat(enter("a", SPILL_MS, MAX_WAIT_MS).budgetKey()).isEqualTo("primary:m");
         clock.advance(1_000); // the secondary's period is over; the primary's one slot is still taken
         Lease probe = enter("probe", SPILL_MS, MAX_WAIT_MS);
         assertThat(probe.budgetKey()).isEqualTo("secondary:m");
-        assertThat(secondaryHealth.state(clock.millis())).isEqualTo(ProviderHealth.State.PROBING);
+        assertThat(secondaryHealth.state()).isEqualTo(ProviderHealth.State.PROBING);
     }
 
     @Test
