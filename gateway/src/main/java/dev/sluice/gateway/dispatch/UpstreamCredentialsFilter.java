@@ -18,16 +18,10 @@ import reactor.core.publisher.Mono;
  * route into a request URL, and replaces that URL: one route serves every provider.
  */
 public final class UpstreamCredentialsFilter implements GlobalFilter, Ordered {
-    private final UpstreamTargets targets;
-
-    UpstreamCredentialsFilter(UpstreamTargets targets) {
-        this.targets = targets;
-    }
-
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        UpstreamTarget chosen = UpstreamTargets.ATTRIBUTE.get(exchange);
-        UpstreamTarget target = chosen != null ? chosen : targets.first();
+        UpstreamTarget target = UpstreamTargets.ATTRIBUTE.get(exchange);
+        if (target == null) return Mono.error(new IllegalStateException("no provider chosen for " + exchange.getRequest().getPath()));
         ServerHttpRequest original = exchange.getRequest();
         String rawQuery = original.getURI().getRawQuery();
         String path = target.pathFor(original.getURI().getRawPath());

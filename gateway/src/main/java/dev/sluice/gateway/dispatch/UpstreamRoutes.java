@@ -38,8 +38,8 @@ public class UpstreamRoutes {
     }
 
     @Bean
-    UpstreamCredentialsFilter upstreamCredentialsFilter(UpstreamTargets targets) {
-        return new UpstreamCredentialsFilter(targets);
+    UpstreamCredentialsFilter upstreamCredentialsFilter() {
+        return new UpstreamCredentialsFilter();
     }
 
     @Bean

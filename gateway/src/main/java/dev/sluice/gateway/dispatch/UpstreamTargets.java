@@ -42,11 +42,6 @@ public final class UpstreamTargets {
         return target;
     }
 
-    /** The first provider's target: for calls that name no model. */
-    public UpstreamTarget first() {
-        return of(config.current().providers().get(0));
-    }
-
     private UpstreamTarget resolve(ProviderSettings provider) {
         if (provider.baseUrl().isEmpty()) {
             BuiltInUpstream upstream = builtIn.getIfAvailable();
