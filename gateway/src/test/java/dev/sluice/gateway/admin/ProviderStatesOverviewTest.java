@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,9 +43,6 @@ class ProviderStatesOverviewTest {
         try (ServerSocket s = new ServerSocket(0)) {
             down = s.getLocalPort(); // closed at once: nothing listens there
         }
-        String shipped = Files.readString(Path.of("../tiers.yaml"));
-        int from = shipped.indexOf("\nproviders:");
-        int to = shipped.indexOf("\n# Demo tenants");
         String limits = "{requests-per-minute: 600, tokens-per-minute: 100000, max-in-flight: 10}";
         String providers = """
 
@@ -69,10 +65,8 @@ class ProviderStatesOverviewTest {
                   gpt-4o-mini: [busy]
                   gpt-4o: [down, backup]
                 """.formatted(BUSY.baseUrl(), limits, down, limits, BACKUP.baseUrl(), limits, limits, limits);
-        Path file = Path.of("target", "provider-states-overview-tiers.yaml");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, shipped.substring(0, from) + providers + shipped.substring(to));
-        registry.add("sluice.tiers.path", () -> file.toAbsolutePath().toString());
+        String file = TestTiers.shippedWithProviders("provider-states-overview-tiers.yaml", providers);
+        registry.add("sluice.tiers.path", () -> file);
     }
 
     @AfterAll

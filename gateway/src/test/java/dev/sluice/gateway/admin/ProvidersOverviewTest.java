@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,11 +33,6 @@ class ProvidersOverviewTest {
     /** tiers.yaml as shipped, its one provider replaced by two: gpt-4o-mini on primary, anything on secondary. */
     @DynamicPropertySource
     static void twoProviders(DynamicPropertyRegistry registry) throws IOException {
-        String shipped = Files.readString(Path.of("../tiers.yaml"));
-        int from = shipped.indexOf("\nproviders:");
-        int to = shipped.indexOf("\n# Demo tenants");
-        assertThat(from).isPositive();
-        assertThat(to).isGreaterThan(from);
         String providers = """
 
                 providers:
@@ -52,10 +46,8 @@ class ProvidersOverviewTest {
                     models:
                       "*": {requests-per-minute: 1200, tokens-per-minute: 200000, max-in-flight: 20, price-per-million-tokens: 2.0}
                 """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl());
-        Path file = Path.of("target", "two-providers-overview-tiers.yaml");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, shipped.substring(0, from) + providers + shipped.substring(to));
-        registry.add("sluice.tiers.path", () -> file.toAbsolutePath().toString());
+        String file = TestTiers.shippedWithProviders("two-providers-overview-tiers.yaml", providers);
+        registry.add("sluice.tiers.path", () -> file);
     }
 
     @AfterAll
