@@ -81,21 +81,8 @@ class JudgedRun {
         }
 
         static Options parse(String args) {
-            Map<String, String> o = new LinkedHashMap<>(Map.of("replicas", "1", "count-factor", "1.15", "seconds", "90"));
-            boolean strict = false;
-            for (String a : args.trim().split("\\s+")) {
-                if (a.isEmpty()) continue;
-                if (a.equals("--strict")) {
-                    strict = true;
-                    continue;
-                }
-                String[] kv = a.replaceFirst("^--", "").split("=", 2);
-                if (kv.length != 2 || !(o.containsKey(kv[0]) || kv[0].equals("run") || kv[0].equals("provider-flags"))) {
-                    throw new IllegalArgumentException("unknown option " + a
-                            + "; known: --replicas= --count-factor= --seconds= --run= --provider-flags= --strict");
-                }
-                o.put(kv[0], kv[1]);
-            }
+            Map<String, String> o = options(args, "replicas", "1", "count-factor", "1.15", "seconds", "90");
+            boolean strict = o.containsKey("strict");
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
             String run = o.getOrDefault("run", "r" + replicas + "-f" + o.get("count-factor") + "-" + seconds + "s");
@@ -103,6 +90,33 @@ class JudgedRun {
             return new Options(replicas, o.get("count-factor"), seconds, run, strict,
                     flags.isEmpty() ? List.of() : List.of(flags.split(",")));
         }
+    }
+
+    /**
+     * The judged runners' {@code --name=value} options: the given names with their defaults (name,
+     * value, name, value…), plus {@code --run=}, {@code --provider-flags=} and {@code --strict} (as
+     * {@code strict}). An unknown option is refused, naming the known ones.
+     */
+    static Map<String, String> options(String args, String... defaults) {
+        Map<String, String> o = new LinkedHashMap<>();
+        for (int i = 0; i < defaults.length; i += 2) o.put(defaults[i], defaults[i + 1]);
+        StringBuilder known = new StringBuilder();
+        o.keySet().forEach(k -> known.append("--").append(k).append("= "));
+        known.append("--run= --provider-flags= --strict");
+        for (String a : args.trim().split("\\s+")) {
+            if (a.isEmpty()) continue;
+            if (a.equals("--strict")) {
+                o.put("strict", "true");
+                continue;
+            }
+            String[] kv = a.replaceFirst("^--", "").split("=", 2);
+            if (kv.length != 2 || kv[0].equals("strict")
+                    || !(o.containsKey(kv[0]) || kv[0].equals("run") || kv[0].equals("provider-flags"))) {
+                throw new IllegalArgumentException("unknown option " + a + "; known: " + known);
+            }
+            o.put(kv[0], kv[1]);
+        }
+        return o;
     }
 
     @Test

@@ -95,22 +95,9 @@ class JudgedTwoProvidersRun {
         }
 
         static Options parse(String args) {
-            Map<String, String> o = new LinkedHashMap<>(Map.of("count-factor", "1.15", "seconds", "90",
-                    "kill-primary-at", "0", "restore-primary-at", "0"));
-            boolean strict = false;
-            for (String a : args.trim().split("\\s+")) {
-                if (a.isEmpty()) continue;
-                if (a.equals("--strict")) {
-                    strict = true;
-                    continue;
-                }
-                String[] kv = a.replaceFirst("^--", "").split("=", 2);
-                if (kv.length != 2 || !(o.containsKey(kv[0]) || kv[0].equals("run") || kv[0].equals("provider-flags"))) {
-                    throw new IllegalArgumentException("unknown option " + a + "; known: --count-factor= --seconds= --kill-primary-at="
-                            + " --restore-primary-at= --run= --provider-flags= --strict");
-                }
-                o.put(kv[0], kv[1]);
-            }
+            Map<String, String> o = JudgedRun.options(args, "count-factor", "1.15", "seconds", "90",
+                    "kill-primary-at", "0", "restore-primary-at", "0");
+            boolean strict = o.containsKey("strict");
             int seconds = Integer.parseInt(o.get("seconds"));
             int kill = Integer.parseInt(o.get("kill-primary-at"));
             int restore = Integer.parseInt(o.get("restore-primary-at"));
