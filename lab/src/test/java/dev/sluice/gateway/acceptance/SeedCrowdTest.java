@@ -138,9 +138,13 @@ class SeedCrowdTest {
         assertThat(used).isBetween(0.95, 1.0);
         assertThat(stats.maxInFlightSeen()).isLessThanOrEqualTo((int) (SeedCrowd.MAX_IN_FLIGHT * SeedCrowd.HEADROOM));
 
-        // 3. Equal tenants, equal service, while all five have pages waiting (every page reached the gateway
-        // before the provider had taken a few): how far into the provider's calls (its own call numbers) each
-        // tenant had been served a book's worth of tokens. Equal service is equal rates: tokens / calls.
+        // 3. Equal tenants, equal service: the tokens each tenant had been served (from the first provider call) by
+        // the call that completed the first tenant's book. The queue's counters (FairQueue, virtual token counter)
+        // count every call from the first, so a tenant whose pages happened to reach the first calls is served
+        // less afterwards until the others have caught up: what is equal is the running total, not the service
+        // after some later call. (This test once counted only calls after the last page had arrived; on a loaded
+        // machine the first ~19 calls went unevenly and the catch-up inside that window read as unfairness,
+        // Jain 0.944, while the totals were level.) Equal service is equal totals: tokens by call `to`.
         Map<String, Long> bookDoneAt = new TreeMap<>();
         for (String t : crowd.keySet()) {
             List<Reply> its = served.stream().filter(r -> r.page().tenant().equals(t))
@@ -148,20 +152,19 @@ class SeedCrowdTest {
             assertThat(its).hasSize(PAGES);
             bookDoneAt.put(t, its.get(PAGES - 1).providerOrder());
         }
-        // Count only provider calls made while every tenant was backlogged: after the last page reached the
-        // gateway (on a loaded machine the crowd's pages take a few calls to arrive) and before the first
-        // tenant's book was done. Within that interval equal tenants must have had equal tokens.
-        long from = takenBeforeAllArrived;
         long to = bookDoneAt.values().stream().mapToLong(Long::longValue).min().orElseThrow();
-        Map<String, Double> rate = new TreeMap<>();
+        Map<String, Long> early = new TreeMap<>();
+        Map<String, Double> total = new TreeMap<>();
         for (String t : crowd.keySet()) {
-            rate.put(t, (double) served.stream().filter(r -> r.page().tenant().equals(t))
-                    .filter(r -> r.providerOrder() > from && r.providerOrder() <= to).mapToLong(Reply::tokens).sum());
+            List<Reply> its = served.stream().filter(r -> r.page().tenant().equals(t)).toList();
+            early.put(t, its.stream().filter(r -> r.providerOrder() <= takenBeforeAllArrived).count());
+            total.put(t, (double) its.stream().filter(r -> r.providerOrder() <= to).mapToLong(Reply::tokens).sum());
         }
-        double jain = SeedCrowd.jain(rate.values());
-        report("provider calls taken before every page had arrived: %d; each tenant's %d pages served by call %s; "
-                + "tokens per tenant over calls %d..%d %s; Jain's index %.4f", takenBeforeAllArrived, PAGES, bookDoneAt,
-                from + 1, to, rate, jain);
+        double jain = SeedCrowd.jain(total.values());
+        report("provider calls taken before every page had arrived: %d, pages each: %s; each tenant's %d pages served "
+                + "by call %s; tokens per tenant by call %d %s; Jain's index %.4f", takenBeforeAllArrived, early, PAGES,
+                bookDoneAt, to, total, jain);
+        // Every lane joined well before the first book was done, so the counters had the time to level a head start.
         assertThat(takenBeforeAllArrived).as("all waiting well before the first book was done")
                 .isLessThan(to / 2);
         assertThat(jain).isGreaterThanOrEqualTo(0.99);
