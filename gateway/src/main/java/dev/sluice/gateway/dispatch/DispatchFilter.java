@@ -201,6 +201,18 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
     }
 
+    /**
+     * No connection was made: refused, or the connect timed out (Netty's exceptions for both are
+     * {@link java.net.ConnectException}s). Nothing reached the provider. A reset or a closed
+     * connection is not this: the request may have arrived.
+     */
+    static boolean neverConnected(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException) return true;
+        }
+        return false;
+    }
+
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
     private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
@@ -232,8 +244,13 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return r.chain.filter(exchange.mutate().response(answer).build())
                 .doOnError(error::set)
                 .doFinally(signal -> {
-                    // Cancelled (client gone) or failed (timeout, connection refused): give the slot back.
+                    // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
+                    // a connection never made is refunded whole, it cost the provider nothing.
                     if (ended.compareAndSet(false, true)) {
+                        if (signal == reactor.core.publisher.SignalType.ON_ERROR && neverConnected(error.get())) {
+                            dispatcher.notSent(lease).subscribe();
+                            return;
+                        }
                         AimdLimit.Outcome outcome = signal != reactor.core.publisher.SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after

@@ -99,7 +99,21 @@ final class LeaseSettlement {
      * fills with calls that never happened), free the slot.
      */
     Mono<Void> overloaded(Lease lease) {
-        aimd.onSample(clock.millis(), AimdLimit.Outcome.OVERLOAD, inFlightHere.get());
+        return refunded(lease, AimdLimit.Outcome.OVERLOAD);
+    }
+
+    /**
+     * No connection was made (refused, or the connect timed out): nothing reached the provider,
+     * so nothing it counts was spent. Give back the whole charge, or an outage's failed attempts
+     * keep the provider's minute full after it returns; a reset, by contrast, may have been
+     * counted, and keeps its charge.
+     */
+    Mono<Void> notSent(Lease lease) {
+        return refunded(lease, AimdLimit.Outcome.FAILED);
+    }
+
+    private Mono<Void> refunded(Lease lease, AimdLimit.Outcome outcome) {
+        aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         return detached(refund(lease)
                 .onErrorResume(e -> Mono.empty())
                 .then(Mono.defer(() -> release(lease))));

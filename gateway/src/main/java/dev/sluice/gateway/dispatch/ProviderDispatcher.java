@@ -585,6 +585,11 @@ public final class ProviderDispatcher {
         return leases.overloaded(lease);
     }
 
+    /** The connection was never made: the attempt is refunded whole (see {@link LeaseSettlement#notSent}). */
+    public Mono<Void> notSent(Lease lease) {
+        return leases.notSent(lease);
+    }
+
     public Mono<Void> correct(long remainingRequests, long remainingTokens, long resetMs) {
         return leases.correct(limits(), remainingRequests, remainingTokens, resetMs);
     }

@@ -26,7 +26,8 @@ import reactor.core.publisher.Sinks;
 /**
  * Several providers over real HTTP: each model goes along its route, with each provider's own
  * key and model name; a full provider spills to the next before any 429; a refused connection
- * or a 5xx is served by the next provider and counts against the failing one's circuit; a
+ * or a 5xx is served by the next provider and counts against the failing one's circuit (a
+ * refused connection costs the failing one's budget nothing); a
  * model no provider serves is a 404; the answer names who served it.
  */
 @GatewayTest(properties = {
@@ -123,6 +124,12 @@ class SeveralProvidersTest {
     MeterRegistry meters;
 
     @Autowired
+    Dispatchers dispatchers;
+
+    @Autowired
+    ProviderBudgetStore store;
+
+    @Autowired
     dev.sluice.gateway.quota.QuotaLimiter limiter;
 
     @Autowired
@@ -200,6 +207,14 @@ class SeveralProvidersTest {
         assertThat(r.getStatus().value()).isEqualTo(200);
         assertThat(servedBy(r)).isEqualTo("secondary");
         assertThat(count("sluice.upstream.retries", "failover", "dead")).isEqualTo(before + 1);
+        // Nothing reached the dead provider, so its minute keeps nothing of the attempt: no request, no token, no slot.
+        ProviderDispatcher dead = dispatchers.all().stream().filter(d -> d.key().equals("dead:flaky")).findFirst().orElseThrow();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            BudgetSnapshot budget = store.snapshot(dead.key(), dead.limits()).block();
+            assertThat(budget.usedRequests()).isZero();
+            assertThat(budget.usedTokens()).isZero();
+            assertThat(budget.inFlight()).isZero();
+        });
     }
 
     @Test
