@@ -34,6 +34,9 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
                                  @DefaultValue("250ms") Duration countDelay,
                                  @DefaultValue("500ms") Duration spillWait,
                                  @DefaultValue Failover failover) {
+    /** The longest failover period: they become milliseconds, and a longer one means "never", better said otherwise. */
+    private static final Duration DAY = Duration.ofDays(1);
+
     @ConstructorBinding // the one Spring binds; the shorter one is for tests
     public DispatchProperties {
         Checks.atLeast("sluice.dispatch.queue-capacity", queueCapacity, 1);
@@ -46,7 +49,7 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
         Checks.positive("sluice.dispatch.store-timeout", storeTimeout);
         Checks.within("sluice.dispatch.count-delay", countDelay, Duration.ofSeconds(1));
         Checks.within("sluice.dispatch.spill-wait", spillWait, Duration.ofMinutes(10));
-        failover = failover == null ? new Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10)) : failover;
+        failover = failover == null ? new Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ZERO) : failover;
     }
 
     /** The defaults, as Spring binds them with nothing set (tests build the record directly). */
@@ -63,17 +66,27 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
      *                     time, a 5xx other than 503) before the provider is stepped around
      * @param cooldown     how long it is stepped around the first time; then one call probes it
      * @param maxCooldown  the longest it is stepped around: each failed probe doubles the period up to this
-     * @param probeTimeout how long a probe may go unanswered before another call probes
+     * @param probeTimeout how long a probe may go unanswered before another call probes; a probe
+     *                     whose route has another provider goes there after this, as a failure
+     * @param firstByteTimeout where the route has another provider: how long a call may wait for
+     *                     its provider's status and headers before it counts as failed and goes to
+     *                     the next one. 0 (the default): the HTTP client's {@code response-timeout}.
+     *                     The provider may have started the work, so the call stays charged there;
+     *                     set it above the longest time to first byte of a healthy provider
      */
     public record Failover(@DefaultValue("3") int failures,
                            @DefaultValue("1s") Duration cooldown,
                            @DefaultValue("10s") Duration maxCooldown,
-                           @DefaultValue("10s") Duration probeTimeout) {
+                           @DefaultValue("10s") Duration probeTimeout,
+                           @DefaultValue("0s") Duration firstByteTimeout) {
         public Failover {
             Checks.atLeast("sluice.dispatch.failover.failures", failures, 1);
-            Checks.positive("sluice.dispatch.failover.cooldown", cooldown);
-            Checks.positive("sluice.dispatch.failover.max-cooldown", maxCooldown);
-            Checks.positive("sluice.dispatch.failover.probe-timeout", probeTimeout);
+            Checks.within("sluice.dispatch.failover.cooldown", Checks.positive("sluice.dispatch.failover.cooldown", cooldown), DAY);
+            Checks.within("sluice.dispatch.failover.max-cooldown",
+                    Checks.positive("sluice.dispatch.failover.max-cooldown", maxCooldown), DAY);
+            Checks.within("sluice.dispatch.failover.probe-timeout",
+                    Checks.positive("sluice.dispatch.failover.probe-timeout", probeTimeout), DAY);
+            Checks.within("sluice.dispatch.failover.first-byte-timeout", firstByteTimeout, DAY);
             if (maxCooldown.compareTo(cooldown) < 0) {
                 throw new IllegalArgumentException("sluice.dispatch.failover.max-cooldown (" + maxCooldown
                         + ") must be at least cooldown (" + cooldown + ")");

@@ -16,7 +16,9 @@ import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.sluice.gateway.config.DispatchProperties;
 import java.time.Clock;
+import java.time.Duration;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import java.util.ArrayList;
@@ -241,7 +243,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
-        return r.chain.filter(exchange.mutate().response(answer).build())
+        return firstByteWithin(r.chain.filter(exchange.mutate().response(answer).build()), answer,
+                        firstByteTimeout(name, mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
@@ -275,6 +278,31 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
+    }
+
+    /**
+     * How long this call may wait for its provider's status and headers before it goes to the
+     * next provider (0: as long as the HTTP client waits). Only where there is a next provider:
+     * alone, waiting is the better deal. A probe of a failing provider gets the probe timeout.
+     */
+    private Duration firstByteTimeout(String provider, boolean mayFailOver) {
+        if (!mayFailOver) return Duration.ZERO;
+        DispatchProperties.Failover failover = dispatchers.settings().failover();
+        Duration configured = failover.firstByteTimeout();
+        if (dispatchers.health(provider).state() != ProviderHealth.State.PROBING) return configured;
+        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0 ? failover.probeTimeout() : configured;
+    }
+
+    /**
+     * The call, failed with a {@link java.util.concurrent.TimeoutException} if the provider's
+     * headers have not arrived within {@code timeout} (and cancelled: the connection is closed).
+     * Once the answer has begun the timer has no say; what follows is {@link UpstreamTimeouts}'.
+     */
+    private static Mono<Void> firstByteWithin(Mono<Void> call, UpstreamAnswer answer, Duration timeout) {
+        if (timeout.isZero()) return call;
+        return call.timeout(Mono.delay(timeout).flatMap(t -> answer.begun() ? Mono.never() : Mono.just(t)),
+                Mono.error(() -> new java.util.concurrent.TimeoutException("no status and headers from the provider within "
+                        + timeout.toMillis() + " ms")));
     }
 
     /** The provider's status as its headers arrive: alive (any answer but a 5xx other than 503) or failing. */

@@ -302,6 +302,11 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         return failedOver;
     }
 
+    /** The provider's status and headers have arrived (its first byte): what a first-byte timeout waits for. */
+    boolean begun() {
+        return status != 0;
+    }
+
     int status() {
         return status;
     }

@@ -102,6 +102,17 @@ class SettingsValidationTest {
         failsNaming("sluice.dispatch.store-timeout", "-2s");
         failsNaming("sluice.dispatch.count-delay", "-1ms");
         failsNaming("sluice.dispatch.count-delay", "2s");
+        failsNaming("sluice.dispatch.spill-wait", "-1ms");
+        failsNaming("sluice.dispatch.failover.failures", "0");
+        failsNaming("sluice.dispatch.failover.cooldown", "0s");
+        failsNaming("sluice.dispatch.failover.cooldown", "9223372036854775807s");
+        failsNaming("sluice.dispatch.failover.probe-timeout", "2d");
+        failsNaming("sluice.dispatch.failover.first-byte-timeout", "-1s");
+        failsNaming("sluice.dispatch.failover.first-byte-timeout", "9223372036854775807ms");
+        runner.withPropertyValues("sluice.dispatch.failover.cooldown=5s", "sluice.dispatch.failover.max-cooldown=2s")
+                .run(context -> assertThat(messages(context.getStartupFailure())).contains("sluice.dispatch.failover.max-cooldown"));
+        runner.withPropertyValues("sluice.dispatch.failover.first-byte-timeout=20s").run(context ->
+                assertThat(context.getBean(DispatchProperties.class).failover().firstByteTimeout()).isEqualTo(Duration.ofSeconds(20)));
     }
 
     @Test

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.TestTiers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -97,15 +95,9 @@ class SeveralProvidersTest {
                   flaky: [dead, secondary]
                   broken: [erroring, secondary]
                   limited: [pushy, secondary]
-                demo-tenants:
-                  - id: demo-pro
-                    tier: pro
-                    key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
                 """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl(), dead, PUSHY.baseUrl(), ERRORING.baseUrl());
-        Path file = Path.of("target", "several-providers", "tiers.yaml");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, tiers, StandardCharsets.UTF_8);
-        registry.add("sluice.tiers.path", () -> file.toAbsolutePath().toString());
+        String file = TestTiers.written("several-providers/tiers.yaml", tiers + TestTiers.DEMO_PRO);
+        registry.add("sluice.tiers.path", () -> file);
     }
 
     @AfterAll

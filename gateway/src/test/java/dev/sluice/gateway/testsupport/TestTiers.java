@@ -7,6 +7,14 @@ import java.nio.file.Path;
 
 /** Tiers files for whole-app tests, written under target/ (a test never rewrites a tracked file). */
 public final class TestTiers {
+    /** A demo tenant of tier {@code pro} whose key is {@code sk-sluice-demo-pro}: the last section of a test's tiers file. */
+    public static final String DEMO_PRO = """
+            demo-tenants:
+              - id: demo-pro
+                tier: pro
+                key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
+            """;
+
     private TestTiers() {
     }
 
@@ -20,9 +28,14 @@ public final class TestTiers {
         int from = shipped.indexOf("\nproviders:");
         int to = shipped.indexOf("\n# Demo tenants");
         if (from < 0 || to < from) throw new IllegalStateException("tiers.yaml no longer has its providers before its demo tenants");
+        return written(name, shipped.substring(0, from) + providers + shipped.substring(to));
+    }
+
+    /** {@code yaml} written to target/{@code name}; the file's absolute path, for {@code sluice.tiers.path}. */
+    public static String written(String name, String yaml) throws IOException {
         Path file = Path.of("target", name);
         Files.createDirectories(file.getParent());
-        Files.writeString(file, shipped.substring(0, from) + providers + shipped.substring(to), StandardCharsets.UTF_8);
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
         return file.toAbsolutePath().toString();
     }
 }
