@@ -43,7 +43,13 @@ class SeveralProvidersTest {
         Mono<Void> gate = HOLD && req.body().contains("hold me") ? RELEASE.asMono() : Mono.empty();
         return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
     });
-    static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    /** The secondary answers a stream as a provider streams one, its usage in the last chunk. */
+    static final String STREAM = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
+            + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":4,\"total_tokens\":12}}\n\n"
+            + "data: [DONE]\n\n";
+    static final FakeUpstream SECONDARY = FakeUpstream.start((req, res) -> req.body().contains("\"stream\":true")
+            ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
+            : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
     static final FakeUpstream PUSHY = FakeUpstream.start((req, res) -> res.status(429).header("retry-after", "30")
             .header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
     static final FakeUpstream ERRORING = FakeUpstream.start((req, res) -> res.status(500)
@@ -233,6 +239,25 @@ class SeveralProvidersTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
                         .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+    }
+
+    @Test
+    void aStreamFailsOverWholeAndIsSettledFromTheServingProvidersUsage() {
+        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "streamer", "pro");
+        var pro = config.current().tier("pro").orElseThrow();
+        // flaky goes to the dead provider first (unless its circuit is already open), then to the secondary.
+        EntityExchangeResult<String> r = client.post().uri("/v1/chat/completions").header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"flaky\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                        + "\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange().expectBody(String.class).returnResult();
+        assertThat(r.getStatus().value()).isEqualTo(200);
+        assertThat(servedBy(r)).isEqualTo("secondary");
+        assertThat(r.getResponseHeaders().getContentType().toString()).startsWith("text/event-stream");
+        assertThat(r.getResponseBody()).as("the secondary's stream, whole, and nothing else").isEqualTo(STREAM);
+        // Charged once: the estimate is replaced by the stream's usage (12 tokens), whatever the failed attempt cost.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(12));
     }
 
     @Test
