@@ -9,6 +9,7 @@ import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;
+import dev.sluice.gateway.support.Causes;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.config.Tier;
@@ -209,10 +210,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * connection is not this: the request may have arrived.
      */
     static boolean neverConnected(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.ConnectException) return true;
-        }
-        return false;
+        return Causes.any(e, t -> t instanceof java.net.ConnectException);
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.edge;
 
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.support.Causes;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import org.slf4j.Logger;
@@ -59,12 +60,8 @@ public class EdgeErrors implements WebExceptionHandler {
     }
 
     static boolean timedOut(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof io.netty.handler.timeout.ReadTimeoutException) return true;
-            if (t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException")) return true;
-            if (t.getCause() == t) break;
-        }
-        return false;
+        return Causes.any(ex, t -> t instanceof io.netty.handler.timeout.ReadTimeoutException
+                || t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException"));
     }
 
     private static boolean alreadyAnswered(ServerWebExchange exchange) {
@@ -73,22 +70,13 @@ public class EdgeErrors implements WebExceptionHandler {
     }
 
     static boolean clientHungUp(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (DisconnectedClientHelper.isClientDisconnectedException(t)) return true;
-            if (t instanceof PrematureChannelClosureException) return true;
-            if (t instanceof java.nio.channels.ClosedChannelException) return true;
-            String name = t.getClass().getName();
-            if (name.equals("reactor.netty.channel.AbortedException")) return true;
-            if (t.getCause() == t) break;
-        }
-        return false;
+        return Causes.any(ex, t -> DisconnectedClientHelper.isClientDisconnectedException(t)
+                || t instanceof PrematureChannelClosureException
+                || t instanceof java.nio.channels.ClosedChannelException
+                || t.getClass().getName().equals("reactor.netty.channel.AbortedException"));
     }
 
     static Throwable decoding(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof DecoderException) return t;
-            if (t.getCause() == t) break;
-        }
-        return null;
+        return Causes.find(ex, t -> t instanceof DecoderException);
     }
 }
