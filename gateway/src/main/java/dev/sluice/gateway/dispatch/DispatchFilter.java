@@ -242,7 +242,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
         return firstByteWithin(r.chain.filter(exchange.mutate().response(answer).build()), answer,
-                        firstByteTimeout(name, mayFailOver))
+                        firstByteTimeout(lease.probe(), mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
@@ -283,11 +283,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * next provider (0: as long as the HTTP client waits). Only where there is a next provider:
      * alone, waiting is the better deal. A probe of a failing provider gets the probe timeout.
      */
-    private Duration firstByteTimeout(String provider, boolean mayFailOver) {
+    private Duration firstByteTimeout(boolean probe, boolean mayFailOver) {
         if (!mayFailOver) return Duration.ZERO;
         DispatchProperties.Failover failover = dispatchers.settings().failover();
         Duration configured = failover.firstByteTimeout();
-        if (dispatchers.health(provider).state() != ProviderHealth.State.PROBING) return configured;
+        if (!probe) return configured;
         return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0 ? failover.probeTimeout() : configured;
     }
 

@@ -422,9 +422,9 @@ public final class ProviderDispatcher {
     /** The lease to the waiting caller, or back to the budget if the caller has left. Any thread. */
     private void handOver(Ticket ticket, Job job, String leaseId, BudgetDecision decision) {
         long queued = Math.max(0, decision.nowMs() - job.enqueuedAtMs());
-        Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued, decision.countsFromMs());
+        boolean probe = health.startsAsProbe(decision.nowMs()); // past an open period, this call is the probe
+        Lease lease = new Lease(key, leaseId, job, decision.chargedAtMs(), queued, decision.countsFromMs(), probe);
         leases.taken(lease);
-        health.tryStart(decision.nowMs()); // past an open period, this call is the probe
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
             pending.run(leases.release(lease)); // the client left while the lease was being taken
         } else {

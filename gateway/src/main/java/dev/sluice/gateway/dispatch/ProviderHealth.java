@@ -78,6 +78,11 @@ public final class ProviderHealth {
         return true;
     }
 
+    /** {@link #tryStart}, saying whether this call is the probe (it started while the circuit was not closed). */
+    public synchronized boolean startsAsProbe(long nowMs) {
+        return state != State.CLOSED && tryStart(nowMs);
+    }
+
     /** The provider answered (any status that shows it alive). True when this closed the circuit. */
     public synchronized boolean answered() {
         failedInARow = 0;

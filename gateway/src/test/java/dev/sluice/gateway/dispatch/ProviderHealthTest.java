@@ -37,6 +37,15 @@ class ProviderHealthTest {
     }
 
     @Test
+    void aCallKnowsWhetherItIsTheProbe() {
+        assertThat(health.startsAsProbe(0)).as("closed: an ordinary call").isFalse();
+        open(0);
+        assertThat(health.startsAsProbe(1_000)).as("the first call past the open period").isTrue();
+        assertThat(health.state()).isEqualTo(State.PROBING);
+        assertThat(health.startsAsProbe(1_001)).as("the others may not start, let alone probe").isFalse();
+    }
+
+    @Test
     void afterTheCooldownOneCallProbesAndItsAnswerClosesTheCircuit() {
         open(0);
         assertThat(health.tryStart(1_000)).as("the probe").isTrue();
