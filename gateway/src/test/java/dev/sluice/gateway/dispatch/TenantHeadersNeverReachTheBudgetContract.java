@@ -11,9 +11,14 @@ import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -36,6 +41,13 @@ import reactor.core.publisher.Mono;
 abstract class TenantHeadersNeverReachTheBudgetContract {
     static final long T0 = 1_960_000_000_000L;
     static final FakeClock CLOCK = new FakeClock(T0);
+    /**
+     * A model with gpt-4o-mini's limits and a budget of this test's own. With Redis, database 0's
+     * budgets are shared with every other test's gateway still alive in the JVM, whose slices are
+     * taken and given back while this test counts (a clean-clone run saw 139 k tokens leave
+     * default:gpt-4o-mini during it).
+     */
+    static final String MODEL = "gpt-4o-mini-tenant-headers";
 
     /** No x-ratelimit-* and no usage: the estimate stands, so the budget's count is known exactly. */
     static FakeUpstream upstreamWithoutHeaders() {
@@ -69,8 +81,14 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
         // window for that on a loaded CI machine.
         SluiceConfig before = config.current();
         LadderSettings l = before.ladder();
+        List<ProviderSettings> providers = new ArrayList<>(before.providers());
+        ProviderSettings first = providers.get(0);
+        Map<String, ModelLimits> models = new LinkedHashMap<>(first.models());
+        models.put(MODEL, first.limitsFor("gpt-4o-mini"));
+        providers.set(0, new ProviderSettings(first.name(), first.baseUrl(), first.apiKeyEnv(), first.headroom(), models,
+                first.upstreamModels()));
         config.replace(new SluiceConfig(before.tiers(), new LadderSettings(l.downgradeAbove(), 2_000, 2_000, 2_000, l.maxHeld()),
-                before.abuse(), before.providers(), before.demoTenants()));
+                before.abuse(), providers, before.demoTenants()));
         try {
             heldRequest();
         } finally {
@@ -81,7 +99,7 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
     void heldRequest() throws Exception {
         CLOCK.set(T0);
         String key = TestTenants.create(tenants, "held", "free").key();
-        long before = budget().usedTokens(); // the budget's window is on real time; other tests may have charged it
+        long before = budget().usedTokens(); // the budget's window is on real time: an earlier run of this test may have charged it
         int inFlight = budget().inFlight();
 
         assertThat(chat(key, 9_000).getStatusCode().value()).isEqualTo(200); // 9 000 of the free minute's 10 000
@@ -108,17 +126,17 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
     ResponseEntity<String> chat(String key, int maxTokens) {
         return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
                 .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + maxTokens
+                .bodyValue("{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens
                         + ",\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}")
                 .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(20));
     }
 
     BudgetLimits limits() {
-        return BudgetLimits.of(config.current().providers().get(0), "gpt-4o-mini", Duration.ofMinutes(10));
+        return BudgetLimits.of(config.current().providers().get(0), MODEL, Duration.ofMinutes(10));
     }
 
     BudgetSnapshot budget() {
         ProviderSettings provider = config.current().providers().get(0);
-        return budgets.snapshot(ProviderBudgetStore.key(provider, "gpt-4o-mini"), limits()).block(Duration.ofSeconds(5));
+        return budgets.snapshot(ProviderBudgetStore.key(provider, MODEL), limits()).block(Duration.ofSeconds(5));
     }
 }
