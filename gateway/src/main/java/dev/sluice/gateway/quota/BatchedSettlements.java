@@ -72,18 +72,25 @@ public final class BatchedSettlements implements QuotaStore {
 
     @Override
     public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        if (deltaRequests != 0 || direct) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
+        if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
         if (deltaTokens == 0) return Mono.empty();
-        return Mono.fromRunnable(() -> {
+        // Whether to batch is decided when the settlement runs, not when it was asked for: shutdown may begin between.
+        return Mono.defer(() -> {
+            if (direct) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, 0);
             Tenant t = new Tenant(tenantId, windows);
             List<Correction> full = null;
+            boolean straggler;
             Batch b = waiting.computeIfAbsent(t, k -> new Batch());
             synchronized (b) {
                 if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
                 b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
-                if (b.corrections.size() >= max) full = take(b);
+                // flushAll (which sets direct before it drains) may have drained this batch just before the add.
+                straggler = direct;
+                if (straggler || b.corrections.size() >= max) full = take(b);
             }
-            if (full != null) send(t, full);
+            if (full == null) return Mono.<Void>empty();
+            Mono<Void> sent = send(t, full);
+            return straggler ? sent : Mono.<Void>empty(); // at shutdown the caller waits for it, as for a direct one
         });
     }
 
