@@ -58,6 +58,41 @@ public final class RequestRewriter {
         return apply(body, edits);
     }
 
+    /**
+     * Adds {@code "field": cap} when the body sets no output limit under {@code field} (absent or
+     * null), so the reservation made for the request's default output is a bound the provider
+     * keeps, not a guess. A body that sets the field is returned as it is.
+     */
+    public byte[] withOutputCap(byte[] body, String field, long cap) {
+        Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(field, "field");
+        if (cap < 1) throw new IllegalArgumentException("cap < 1");
+        List<Edit> edits = new ArrayList<>();
+        try (JsonParser p = openObject(body)) {
+            long lastValueEnd = p.currentLocation().getByteOffset();
+            int fields = 0;
+            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+                fields++;
+                boolean isField = p.currentName().equals(field);
+                JsonToken value = p.nextToken();
+                long start = p.currentTokenLocation().getByteOffset();
+                p.skipChildren();
+                long end = endOfValue(p);
+                // A null limit is no limit: replace it, as every duplicate (parsers disagree on which wins).
+                if (isField && value != JsonToken.VALUE_NULL) return body;
+                if (isField) edits.add(new Edit(start, end, bytes(Long.toString(cap))));
+                lastValueEnd = end;
+            }
+            if (edits.isEmpty()) {
+                edits.add(new Edit(lastValueEnd, lastValueEnd,
+                        bytes((fields > 0 ? "," : "") + "\"" + field + "\":" + cap)));
+            }
+        } catch (JacksonException e) {
+            throw JsonBodies.notJson(e.getLocation());
+        }
+        return apply(body, edits);
+    }
+
     /** Replaces the model (the downgrade stage), or adds it when the body has none. */
     public byte[] withModel(byte[] body, String model) {
         Objects.requireNonNull(body, "body");

@@ -47,6 +47,11 @@ public final class TokenEstimator {
     /** OpenAI's bounds on {@code n} and {@code best_of}. */
     static final long MAX_CHOICES = 128;
     static final long MAX_BEST_OF = 20;
+    /** OpenAI's bound on {@code n} for images. */
+    static final long MAX_IMAGES = 10;
+    /** OpenAI's defaults when these endpoints' bodies name no model. */
+    static final String DEFAULT_IMAGE_MODEL = "dall-e-2";
+    static final String DEFAULT_MODERATION_MODEL = "omni-moderation-latest";
 
     private final ModelEncodings encodings;
 
@@ -70,6 +75,15 @@ public final class TokenEstimator {
         if (endpoint == Endpoint.OTHER) return RequestEstimate.other();
 
         ObjectNode root = JsonBodies.parseObject(body);
+        switch (endpoint) {
+            case BATCHES -> {
+                return batch(root);
+            }
+            case MODERATIONS, IMAGES -> {
+                if (absent(root.get("model"))) root.put("model", endpoint == Endpoint.IMAGES ? DEFAULT_IMAGE_MODEL : DEFAULT_MODERATION_MODEL);
+            }
+            default -> { }
+        }
         String model = requireModel(root);
         TokenCounter counter = new TokenCounter(encodings.forModel(model));
         boolean stream = endpoint != Endpoint.EMBEDDINGS && optionalBoolean(root.get("stream"), "stream");
@@ -97,6 +111,25 @@ public final class TokenEstimator {
                 prompt = textOrTokenInputs(root.get("input"), "input", counter).tokens();
                 return new RequestEstimate(endpoint, model, prompt, 0, false, false);
             }
+            case MODERATIONS -> {
+                JsonNode input = root.get("input");
+                prompt = input != null && input.isArray() && !input.isEmpty() && input.get(0).isObject()
+                        ? contentTokens(input, "input", counter) // multimodal parts
+                        : textOrTokenInputs(input, "input", counter).tokens();
+                return new RequestEstimate(endpoint, model, prompt, 0, false, false);
+            }
+            case IMAGES -> {
+                prompt = counter.count(requiredString(root, "prompt"));
+                long n = positiveInteger(root, "n", 1, MAX_IMAGES);
+                long perImage = ImageTokens.perImage(optionalString(root, "size"), optionalString(root, "quality"));
+                return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perImage, n), false, false);
+            }
+            case SPEECH -> {
+                String input = requiredString(root, "input");
+                // Speech is priced per character: one output token stands for one character spoken.
+                return new RequestEstimate(endpoint, model, counter.count(input), input.codePointCount(0, input.length()),
+                        optionalString(root, "stream_format") != null && "sse".equals(optionalString(root, "stream_format")), false);
+            }
             case RESPONSES -> {
                 prompt = responsesPrompt(root, counter);
                 outputs = 1;
@@ -107,6 +140,27 @@ public final class TokenEstimator {
         long limit = positiveInteger(root, limitField, 0, MAX_OUTPUT_TOKENS);
         long perOutput = limit > 0 ? limit : defaultMaxOutputTokens;
         return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage);
+    }
+
+    /** A batch's cost is its input file's, known from the upload: here only the body's shape is checked. */
+    private static RequestEstimate batch(ObjectNode root) {
+        requiredString(root, "input_file_id");
+        requiredString(root, "endpoint");
+        return new RequestEstimate(Endpoint.BATCHES, null, 0, 0, false, false);
+    }
+
+    private static String requiredString(ObjectNode root, String param) {
+        JsonNode node = root.get(param);
+        if (absent(node)) throw missing(param);
+        if (!node.isString()) throw invalidType(param, "a string", node);
+        return node.stringValue();
+    }
+
+    private static String optionalString(ObjectNode root, String param) {
+        JsonNode node = root.get(param);
+        if (absent(node)) return null;
+        if (!node.isString()) throw invalidType(param, "a string", node);
+        return node.stringValue();
     }
 
     private static String requireModel(ObjectNode root) {
