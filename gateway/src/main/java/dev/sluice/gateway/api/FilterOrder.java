@@ -8,6 +8,7 @@ package dev.sluice.gateway.api;
  * AUTHENTICATE  auth/TenantAuthenticationFilter     key → tenant, tier, configuration snapshot
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
+ * OWNERSHIP     objects/ObjectOwnershipFilter       a tenant's own files, batches, responses…; a batch's file estimate
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
@@ -21,6 +22,11 @@ public final class FilterOrder {
     /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
     public static final int MODELS = -950;
     public static final int ESTIMATE = -900;
+    /**
+     * After the body is read, before anything is charged: another tenant's object is a 404, and a
+     * batch's estimate (its input file's) replaces the estimate stage's placeholder before ROUTE and QUOTA read it.
+     */
+    public static final int OWNERSHIP = -875;
     /** Before anything is charged: a model no provider serves is a 404. */
     public static final int ROUTE = -850;
     /** Reserves the quota. */

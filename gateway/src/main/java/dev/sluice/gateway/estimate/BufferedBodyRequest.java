@@ -14,14 +14,14 @@ import reactor.core.publisher.Flux;
  * holds when the upstream call subscribes, so a later stage (the model downgrade) rewrites the
  * body by replacing that attribute, and the length header always matches.
  */
-final class BufferedBodyRequest extends ServerHttpRequestDecorator {
+public final class BufferedBodyRequest extends ServerHttpRequestDecorator {
     private final ServerWebExchange exchange;
     private final DataBufferFactory buffers;
     /** The request moves from thread to thread but is only ever on one at a time. */
     private HttpHeaders headers;
     private byte[] headersFor;
 
-    BufferedBodyRequest(ServerHttpRequest delegate, ServerWebExchange exchange, DataBufferFactory buffers) {
+    public BufferedBodyRequest(ServerHttpRequest delegate, ServerWebExchange exchange, DataBufferFactory buffers) {
         super(delegate);
         this.exchange = exchange;
         this.buffers = buffers;

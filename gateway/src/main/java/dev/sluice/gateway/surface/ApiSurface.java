@@ -65,7 +65,7 @@ public final class ApiSurface {
      * (charset), or a {@code +json} type. No Content-Type at all is taken as JSON too: the body
      * is parsed as JSON either way, and minimal clients omit it.
      */
-    static boolean isJson(String contentType) {
+    public static boolean isJson(String contentType) {
         if (contentType == null || contentType.isBlank()) return true;
         String type = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
         return type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
