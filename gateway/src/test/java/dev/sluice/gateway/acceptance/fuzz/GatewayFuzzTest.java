@@ -65,10 +65,13 @@ class GatewayFuzzTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);
         if (id != null) REACHED_PROVIDER.add(id);
-        return Mono.from(res.header("content-type", "application/json")
-            .sendString(Mono.just("{\"id\":\"f1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
+        // A list where the gateway reads one (GET /v1/files: filtered to the tenant's own objects), else a chat answer.
+        String answer = req.method().equals("GET") && req.path().endsWith("/v1/files") ? "{\"object\":\"list\",\"data\":[]}"
+                : "{\"id\":\"f1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
                     + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")))
+                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}";
+        return Mono.from(res.header("content-type", "application/json")
+            .sendString(Mono.just(answer)))
                 .doOnSuccess(v -> {
                     if (id != null) PROVIDER_ANSWERED.add(id);
                 });
