@@ -69,7 +69,8 @@ class ObjectOwnershipTest {
     /** The shared account: every object is there for whoever asks, as at the real provider. */
     static Publisher<Void> provider(FakeUpstream.Recorded req, HttpServerResponse res) {
         String path = req.path().replaceFirst("^/openai", "").replaceFirst("\\?.*$", "");
-        String[] s = path.split("/");
+        // The id is the fourth segment; the two segments of chat/completions count as one here.
+        String[] s = path.replaceFirst("^/v1/chat/completions", "/v1/chat.completions").split("/");
         String m = req.method();
         int n = SEQ.incrementAndGet();
         if (m.equals("POST") && path.equals("/v1/files")) {
@@ -92,6 +93,16 @@ class ObjectOwnershipTest {
             }
             return json(res, object);
         }
+        if (m.equals("POST") && path.equals("/v1/vector_stores")) {
+            return json(res, created(new ArrayList<>(), "vs_" + n, "{\"id\":\"vs_" + n + "\",\"object\":\"vector_store\"}"));
+        }
+        if (m.equals("POST") && path.equals("/v1/chat/completions")) {
+            String id = "chatcmpl-" + n;
+            return json(res, created(new ArrayList<>(), id, "{\"id\":\"" + id + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+                    + "\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}"));
+        }
+        if (m.equals("GET") && path.equals("/v1/containers")) return json(res, "{\"object\":\"list\",\"first_id\":\"cntr_1\"}");
+        if (m.equals("POST") && path.equals("/v1/assistants")) return json(res, "{\"object\":\"assistant\"}");
         if (m.equals("GET") && path.equals("/v1/files")) return json(res, list(FILES));
         if (m.equals("GET") && path.equals("/v1/batches")) return json(res, list(BATCHES));
         if (s.length >= 4) {
@@ -327,6 +338,44 @@ class ObjectOwnershipTest {
         assertThat(call("POST", "/v1/batches", free, body).status()).isEqualTo(200);
         assertThat(used(free, "free")).isGreaterThan(20L * 256);
         assertThat(call("POST", "/v1/batches", free, body).status()).isEqualTo(429);
+    }
+
+    @Test
+    void aBodyThatIsNotCountedMayStillNameOnlyTheCallersObjects() {
+        String file = idOf(upload(a, "assistants", "knowledge"));
+        UPSTREAM.requests().clear();
+        Answer refused = call("POST", "/v1/vector_stores", b, "{\"name\":\"kb\",\"file_ids\":[\"" + file + "\"]}");
+        assertThat(refused.status()).isEqualTo(404);
+        assertThat(refused.json().at("/error/param").stringValue()).isEqualTo("file_ids[0]");
+        assertThat(UPSTREAM.requests()).isEmpty();
+
+        String store = idOf(call("POST", "/v1/vector_stores", a, "{\"name\":\"kb\",\"file_ids\":[\"" + file + "\"]}"));
+        assertThat(UPSTREAM.requests().poll().body()).as("the body read here still reaches the provider whole").contains(file);
+        Answer tool = call("POST", "/v1/responses", b, "{\"model\":\"gpt-4o\",\"input\":\"q\","
+                + "\"tools\":[{\"type\":\"file_search\",\"vector_store_ids\":[\"" + store + "\"]}]}");
+        assertThat(tool.status()).isEqualTo(404);
+        assertThat(tool.json().at("/error/message").stringValue()).isEqualTo("No such VectorStore object: " + store);
+        assertThat(call("GET", "/v1/vector_stores/" + store, b, null).status()).isEqualTo(404);
+        assertThat(call("GET", "/v1/vector_stores/" + store, a, null).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aStoredChatCompletionIsItsCreatorsAndAnUnstoredOneIsNotRecorded() {
+        String body = "{\"model\":\"gpt-4o\",%s\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        String stored = idOf(call("POST", "/v1/chat/completions", a, String.format(body, "\"store\":true,")));
+        String unstored = idOf(call("POST", "/v1/chat/completions", a, String.format(body, "")));
+        assertThat(call("GET", "/v1/chat/completions/" + stored, a, null).status()).isEqualTo(200);
+        assertThat(call("GET", "/v1/chat/completions/" + stored, b, null).status()).isEqualTo(404);
+        assertThat(call("GET", "/v1/chat/completions/" + unstored, a, null).status()).as("never stored: nobody's").isEqualTo(404);
+    }
+
+    @Test
+    void anAnswerOfTheWrongShapeFailsClosed() {
+        Answer list = call("GET", "/v1/containers", a, null);
+        assertThat(list.status()).isEqualTo(502);
+        assertThat(list.body()).doesNotContain("cntr_1").contains("upstream_error");
+        Answer create = call("POST", "/v1/assistants", a, "{\"model\":\"gpt-4o\"}");
+        assertThat(create.status()).as("a create whose answer names no id").isEqualTo(502);
     }
 
     @Test
