@@ -3,6 +3,7 @@ package dev.sluice.gateway.objects;
 import static dev.sluice.gateway.objects.ObjectJson.JSON;
 
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.BufferedBodyRequest;
@@ -83,7 +84,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                 && ApiSurface.isJson(request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
         if (target == null && !namesObjects) return chain.filter(exchange);
 
-        Mono<ServerWebExchange> checked = ownsPathObject(target, tenant)
+        Mono<ServerWebExchange> checked = ownsPathObject(exchange, target, tenant)
                 .then(upload ? upload(exchange, target, tenant)
                         : namesObjects ? withOwnReferences(exchange, target, tenant)
                         : Mono.fromSupplier(() -> watched(exchange, target, ObjectRecord.ownedBy(tenant.id()))));
@@ -93,9 +94,10 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
     }
 
     /** The path's object is the caller's, or a 404. */
-    private Mono<Void> ownsPathObject(ObjectRequest target, Tenant tenant) {
+    private Mono<Void> ownsPathObject(ServerWebExchange exchange, ObjectRequest target, Tenant tenant) {
         if (target == null || target.action() != Action.OBJECT) return Mono.empty();
         return store.owner(target.id())
+                .publishOn(RequestLoop.of(exchange)) // off Lettuce's reply thread: the rest of the request is not its work
                 .filter(r -> r.owner().equals(tenant.id()))
                 .switchIfEmpty(Mono.error(() -> OwnershipRefusal.noSuch(target.family().objectName(), target.id(), "id")))
                 .then();
@@ -112,7 +114,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                 return unstoredCreate ? read.exchange() : watched(read.exchange(), target, ObjectRecord.ownedBy(tenant.id()));
             });
             if (refs.isEmpty() && !batch) return next;
-            return store.owners(refs.stream().map(Reference::id).toList()).flatMap(owners -> {
+            return store.owners(refs.stream().map(Reference::id).toList()).publishOn(RequestLoop.of(exchange)).flatMap(owners -> {
                 for (Reference ref : refs) {
                     ObjectRecord r = owners.get(ref.id());
                     if (r == null || !r.owner().equals(tenant.id())) {
@@ -206,7 +208,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                     BatchFileEstimator.Estimated estimated = batchFiles.estimate(file.content(), tier.defaultMaxTokens());
                     ServerWebExchange sent = rewrapped(exchange, form.with("file", estimated.file()));
                     return watched(sent, target, new ObjectRecord(tenant.id(), estimated.estimate()));
-                }));
+                })
+                .publishOn(RequestLoop.of(exchange)));
     }
 
     /**
@@ -219,7 +222,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
         if (!watch) return exchange;
         return exchange.mutate()
                 .request(new IdentityEncoded(exchange.getRequest()))
-                .response(new OwnershipResponse(exchange.getResponse(), target, claim, store))
+                .response(new OwnershipResponse(exchange.getResponse(), target, claim, store, RequestLoop.of(exchange)))
                 .build();
     }
 

@@ -18,6 +18,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -36,13 +37,18 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     private final ObjectRequest target;
     private final ObjectRecord claim;
     private final ObjectOwnership store;
+    private final Scheduler loop;
 
-    /** @param claim the record a create's id gets (the caller as owner, a batch file's estimate) */
-    OwnershipResponse(ServerHttpResponse delegate, ObjectRequest target, ObjectRecord claim, ObjectOwnership store) {
+    /**
+     * @param claim the record a create's id gets (the caller as owner, a batch file's estimate)
+     * @param loop  the request's event loop: a list page is cut and written there, not on Lettuce's reply thread
+     */
+    OwnershipResponse(ServerHttpResponse delegate, ObjectRequest target, ObjectRecord claim, ObjectOwnership store, Scheduler loop) {
         super(delegate);
         this.target = target;
         this.claim = claim;
         this.store = store;
+        this.loop = loop;
     }
 
     @Override
@@ -103,7 +109,7 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
                 yield claimed(id, claim).then(claimRevealed(ObjectRules.revealedIds(target.family(), answer))).then(pass(bytes));
             }
             case OBJECT -> claimRevealed(ObjectRules.revealedIds(target.family(), answer)).then(pass(bytes));
-            case LIST -> store.owners(ObjectRules.pageIds(answer)).flatMap(owners -> {
+            case LIST -> store.owners(ObjectRules.pageIds(answer)).publishOn(loop).flatMap(owners -> {
                 JsonNode own = ObjectRules.ownPage(answer, id -> owns(owners.get(id)));
                 List<String> revealed = new ArrayList<>();
                 own.get("data").forEach(item -> revealed.addAll(ObjectRules.revealedIds(target.family(), item)));
