@@ -21,24 +21,26 @@ public record ObjectRecord(String owner, BatchFileEstimate estimate) {
         return new ObjectRecord(owner, null);
     }
 
-
-    /** One line of text, tab-separated (ids and model names hold no tab): cheap to read on Lettuce's thread. */
+    /**
+     * One line of text, tab-separated, cheap to read on Lettuce's thread. The model (a tenant's
+     * string) comes last, so a tab in it cannot shift the other fields.
+     */
     public String encode() {
         StringBuilder s = new StringBuilder(64).append(VERSION).append('\t').append(owner);
         if (estimate != null) {
-            s.append('\t').append(estimate.model()).append('\t').append(estimate.promptTokens())
-                    .append('\t').append(estimate.outputTokens()).append('\t').append(estimate.lines());
+            s.append('\t').append(estimate.promptTokens()).append('\t').append(estimate.outputTokens())
+                    .append('\t').append(estimate.lines()).append('\t').append(estimate.model());
         }
         return s.toString();
     }
 
     /** The record {@link #encode()} wrote; an error for anything else (the caller fails closed). */
     public static ObjectRecord decode(String text) {
-        String[] f = text.split("\t", -1);
+        String[] f = text.split("\t", 6);
         if (!VERSION.equals(f[0]) || (f.length != 2 && f.length != 6)) {
             throw new IllegalArgumentException("not an object record: " + text);
         }
         if (f.length == 2) return new ObjectRecord(f[1], null);
-        return new ObjectRecord(f[1], new BatchFileEstimate(f[2], Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5])));
+        return new ObjectRecord(f[1], new BatchFileEstimate(f[5], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
     }
 }

@@ -134,8 +134,10 @@ class ObjectRulesTest {
     void aRecordSurvivesItsEncoding() {
         ObjectRecord plain = ObjectRecord.ownedBy("t-1");
         ObjectRecord batch = new ObjectRecord("t-2", new BatchFileEstimate("gpt-4o-mini", 10, 20, 3));
+        ObjectRecord tabbed = new ObjectRecord("t-3", new BatchFileEstimate("odd\tmodel", 1, 2, 3));
         assertThat(ObjectRecord.decode(plain.encode())).isEqualTo(plain);
         assertThat(ObjectRecord.decode(batch.encode())).isEqualTo(batch);
+        assertThat(ObjectRecord.decode(tabbed.encode())).isEqualTo(tabbed);
         assertThatThrownBy(() -> ObjectRecord.decode("garbage")).isInstanceOf(IllegalArgumentException.class);
     }
 }
