@@ -98,6 +98,11 @@ class ObjectOwnershipTest {
         }
         if (m.equals("POST") && path.equals("/v1/chat/completions")) {
             String id = "chatcmpl-" + n;
+            if (req.body().contains("\"stream\":true")) {
+                OBJECTS.put(id, "{\"id\":\"" + id + "\",\"object\":\"chat.completion\"}");
+                String chunk = "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n";
+                return res.header("content-type", "text/event-stream").sendString(Flux.just(chunk).concatWith(HELD.asFlux()), StandardCharsets.UTF_8);
+            }
             return json(res, created(new ArrayList<>(), id, "{\"id\":\"" + id + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
                     + "\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}"));
         }
@@ -367,6 +372,18 @@ class ObjectOwnershipTest {
         assertThat(call("GET", "/v1/chat/completions/" + stored, a, null).status()).isEqualTo(200);
         assertThat(call("GET", "/v1/chat/completions/" + stored, b, null).status()).isEqualTo(404);
         assertThat(call("GET", "/v1/chat/completions/" + unstored, a, null).status()).as("never stored: nobody's").isEqualTo(404);
+    }
+
+    @Test
+    void aStoredChatStreamsIdIsClaimedFromItsFirstChunk() {
+        String first = client().post().uri("/v1/chat/completions").header("Authorization", "Bearer " + a.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"stream\":true,\"store\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .retrieve().bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10));
+        String id = ObjectJson.JSON.readTree(first).get("id").stringValue();
+
+        assertThat(call("GET", "/v1/chat/completions/" + id, a, null).status()).isEqualTo(200);
+        assertThat(call("GET", "/v1/chat/completions/" + id, b, null).status()).isEqualTo(404);
     }
 
     @Test
