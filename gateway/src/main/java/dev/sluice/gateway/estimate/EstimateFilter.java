@@ -67,6 +67,10 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         }
         // Ask for usage on every stream so it can be reconciled; the tap removes the extra chunk.
         byte[] forwarded = estimate.gatewayMustRequestUsage() ? rewriter.withIncludeUsage(body) : body;
+        // The reservation counted the tier's default output: make it the provider's limit too.
+        if (estimate.uncappedField() != null) {
+            forwarded = rewriter.withOutputCap(forwarded, estimate.uncappedField(), tier.defaultMaxTokens());
+        }
         RequestEstimate.ATTRIBUTE.set(exchange, estimate);
         SluiceAttributes.REQUEST_BODY.set(exchange, forwarded);
         if (estimate.model() != null) SluiceAttributes.MODEL.set(exchange, estimate.model());

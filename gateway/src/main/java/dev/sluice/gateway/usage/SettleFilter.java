@@ -3,6 +3,7 @@ package dev.sluice.gateway.usage;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaReservation;
@@ -85,16 +86,38 @@ public class SettleFilter implements GlobalFilter, Ordered {
                 .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), signal, erredBeforeAnswer.get())));
     }
 
-    /** What this request really cost, as best known when it ended. */
+    /**
+     * What this request really cost, as best known when it ended:
+     * <ul>
+     * <li>an operation that generates nothing (a read, a list, a delete): no tokens, whatever
+     * usage its answer shows (a stored response's usage is that of the call that made it);</li>
+     * <li>the usage the provider reported; for a stream, with the output that passed to the
+     * client if that was more (a usage chunk early in the stream, followed by more text);</li>
+     * <li>a served answer without usage: the reservation, or what passed if more;</li>
+     * <li>an answer cut short (the client left, the provider stalled): the prompt and what passed;</li>
+     * <li>a failure: the prompt, which the provider may have processed.</li>
+     * </ul>
+     * "What passed" is the prompt plus the output text the gateway forwarded, counted with the
+     * tokenizer that estimated the prompt. Nothing here is capped by the reservation: the tenant
+     * pays for what it received.
+     */
     static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, SignalType signal, HttpStatus status) {
-        Usage usage = response.usage().orElse(null);
-        if (usage != null) return usage.totalTokens();
+        if (estimate.endpoint() == Endpoint.OTHER) return 0;
         boolean ok = status != null && status.is2xxSuccessful();
-        if (ok && response.completed() && signal == SignalType.ON_COMPLETE) {
-            return estimate.totalTokens(); // served, but no usage reported: keep the (pessimistic) estimate
-        }
-        // Cut short, failed, or refused upstream: the prompt (it may have been processed) and what was sent.
-        return Math.min(estimate.totalTokens(), estimate.promptTokens() + response.observedOutputTokens());
+        Usage usage = response.usage().orElse(null);
+        if (!ok) return usage != null ? usage.totalTokens() : estimate.promptTokens();
+        // A JSON answer's usage is its last word; a stream's may come before the end of its text.
+        if (usage != null && !response.streamed()) return usage.totalTokens();
+        long output = response.observedOutputTokens();
+        if (usage != null) return saturatedSum(usage.promptTokens(), Math.max(usage.completionTokens(), output));
+        long passed = saturatedSum(estimate.promptTokens(), output);
+        if (response.completed() && signal == SignalType.ON_COMPLETE) return Math.max(estimate.totalTokens(), passed);
+        return passed;
+    }
+
+    private static long saturatedSum(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     /**
