@@ -222,4 +222,23 @@ class SettlementTest {
         assertThat(answer).startsWith("502").contains("upstream_error").doesNotContain("org-SECRET");
         settlesTo(promptOf("/v1/chat/completions", body));
     }
+
+    @Test
+    void imagesWithoutUsageAreChargedTheirStandInPerImage() {
+        String body = "{\"model\":\"dall-e-3\",\"prompt\":\"a lighthouse\",\"n\":10,\"size\":\"1024x1024\"}";
+        post("/v1/images/generations", body);
+        settlesTo(estimator.estimate("/v1/images/generations", body.getBytes(StandardCharsets.UTF_8), 1).totalTokens());
+        assertThat(used()).isGreaterThanOrEqualTo(10 * 4160);
+    }
+
+    @Test
+    void speechIsChargedPerCharacter() {
+        String input = "x".repeat(4096);
+        String body = "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}";
+        byte[] audio = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/audio/speech")
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToMono(byte[].class).block(Duration.ofSeconds(10));
+        assertThat(audio).hasSize(4096); // audio passes as it came: a speech answer is not JSON
+        settlesTo(promptOf("/v1/audio/speech", body) + 4096);
+    }
 }

@@ -3,6 +3,7 @@ package dev.sluice.gateway.testsupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -71,6 +72,14 @@ public final class HonestUpstream implements AutoCloseable {
         String id = (path.endsWith("/responses") ? "resp_" : "chatcmpl-") + IDS.incrementAndGet();
         long completion = n * each;
         boolean responses = path.endsWith("/responses");
+        if (path.endsWith("/images/generations")) { // dall-e answers: no usage
+            String image = "{\"url\":\"https://images.example/1.png\"}";
+            return res.header("content-type", "application/json").sendString(Mono.just(
+                    "{\"created\":1,\"data\":[" + String.join(",", Collections.nCopies((int) n, image)) + "]}"));
+        }
+        if (path.endsWith("/audio/speech")) {
+            return res.header("content-type", "audio/mpeg").sendByteArray(Mono.just(new byte[4096]));
+        }
         if (mode.equals("error-200")) {
             return res.header("content-type", "application/json").sendString(Mono.just(
                     "{\"error\":{\"message\":\"Organization org-SECRET has exceeded its quota\",\"type\":\"insufficient_quota\",\"code\":null}}"));
