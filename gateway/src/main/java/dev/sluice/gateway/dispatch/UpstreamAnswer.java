@@ -5,7 +5,6 @@ import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
-import dev.sluice.gateway.usage.UsageRecordingResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -288,9 +287,8 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
                 log.warn("Upstream stalled: {}", what);
             }
             if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
-            // Committed already: the client learns why in the stream itself, and pays for what it got.
-            UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
-            if (usage != null) usage.markCut();
+            // Committed already: the client learns why in the stream itself (the settle stage charges
+            // the reservation, or what passed if more: the provider may still be writing).
             if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
             String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
             String event = boundary + "data: "

@@ -31,8 +31,6 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     private final Encoding encoding;
     private volatile SseUsageTap tap;
     private volatile JsonCopy json;
-    private volatile boolean completed;
-    private volatile boolean cut;
 
     public UsageRecordingResponse(ServerHttpResponse delegate, boolean stripUsageChunk, Encoding encoding) {
         super(delegate);
@@ -61,12 +59,11 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
                 buffer.read(in);
                 DataBufferUtils.release(buffer);
                 return bufferFactory().wrap(sse.feed(in));
-            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())))
-                    .doOnComplete(() -> completed = true);
+            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())));
         }
         if (type != null && !MediaType.APPLICATION_JSON.isCompatibleWith(type) && !type.getSubtype().endsWith("+json")) {
             // Audio, images as bytes: nothing to read a usage or a text from.
-            return body.map(buffer -> (DataBuffer) buffer).doOnComplete(() -> completed = true);
+            return body.map(buffer -> (DataBuffer) buffer);
         }
         JsonCopy copy = new JsonCopy();
         json = copy;
@@ -74,7 +71,7 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
             DataBuffer b = (DataBuffer) buffer;
             copy.add(b);
             return b;
-        }).doOnComplete(() -> completed = true);
+        });
     }
 
     /**
@@ -137,21 +134,9 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
         return j == null ? 0 : j.outputTokens(encoding);
     }
 
-    /** The answer is an event stream (read event by event), not a JSON document. */
-    public boolean streamed() {
-        return tap != null;
-    }
-
-    /** The whole answer reached the client (not cut short by a stalled upstream). */
-    public boolean completed() {
-        return completed && !cut;
-    }
-
-    /**
-     * The upstream stalled and the gateway ended the answer itself (with an error event): what
-     * reached the client is charged, not the estimate, although the body ended normally.
-     */
-    public void markCut() {
-        cut = true;
+    /** Output streamed after the provider's last usage report (0 for JSON answers, whose usage is their last word). */
+    public long outputTokensAfterUsage() {
+        SseUsageTap t = tap;
+        return t == null ? 0 : t.outputTokensAfterUsage();
     }
 }

@@ -192,11 +192,18 @@ class SettlementTest {
     }
 
     @Test
-    void aStreamTheClientCutsIsChargedAtLeastWhatItReceived() {
+    void aStreamTheClientCutsBeforeItsUsageIsChargedItsReservation() {
         String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":3000,", "mode:no-usage");
         stream("/v1/chat/completions", body, 20); // 20 events of 50 tokens, then the client leaves
+        settlesTo(promptOf("/v1/chat/completions", body) + 3000);
+    }
+
+    @Test
+    void aStreamTheClientCutsPastItsReservationIsChargedWhatItReceived() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":100,", "mode:no-usage mode:ignore-cap");
+        stream("/v1/chat/completions", body, 40); // 40 events of 50 tokens from a provider that ignores the cap
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(used()).isGreaterThanOrEqualTo(promptOf("/v1/chat/completions", body) + 20 * 50));
+                assertThat(used()).isGreaterThanOrEqualTo(promptOf("/v1/chat/completions", body) + 39 * 50));
     }
 
     @Test
