@@ -39,6 +39,7 @@ class ApiSurfaceHolesTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"object\":\"list\",\"data\":[]}");
     /** Small, so an upload past it is quick to send. */
     static final int FILE_LIMIT = 64 * 1024;
+    static final int JSON_LIMIT = 32 * 1024;
 
     @DynamicPropertySource
     static void gateway(DynamicPropertyRegistry registry) throws IOException {
@@ -64,6 +65,7 @@ class ApiSurfaceHolesTest {
         registry.add("sluice.tiers.path", () -> file);
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
         registry.add("sluice.surface.max-file-bytes", () -> FILE_LIMIT);
+        registry.add("sluice.max-request-bytes", () -> JSON_LIMIT);
     }
 
     @AfterAll
@@ -215,19 +217,42 @@ class ApiSurfaceHolesTest {
         assertNothingChargedOrSent();
     }
 
+    static byte[] chunked(byte[] body) {
+        ByteArrayOutputStream chunked = new ByteArrayOutputStream();
+        for (int at = 0; at < body.length; at += 8192) {
+            int n = Math.min(8192, body.length - at);
+            chunked.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII), 0, Integer.toHexString(n).length() + 2);
+            chunked.write(body, at, n);
+            chunked.write('\r');
+            chunked.write('\n');
+        }
+        chunked.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return chunked.toByteArray();
+    }
+
+    @Test
+    void aJsonBodyOverItsLimitIs413DeclaredOrStreamed() throws IOException {
+        String big = "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"" + "y".repeat(JSON_LIMIT) + "\"}]}";
+        assertError(raw("POST", "/v1/chat/completions", "application/json", big), 413, "request_too_large");
+        Answer streamed = send(head("POST", "/v1/chat/completions", "application/json") + "Transfer-Encoding: chunked\r\n\r\n",
+                chunked(big.getBytes(StandardCharsets.US_ASCII)));
+        assertError(streamed, 413, "request_too_large");
+        assertNothingChargedOrSent();
+    }
+
+    @Test
+    void aBodyOnAnOperationThatTakesNoneIsNotForwarded() throws Exception {
+        assertThat(raw("GET", "/v1/files/file-abc", "application/json", "{\"smuggled\":true}").status()).isEqualTo(200);
+        FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, TimeUnit.SECONDS);
+        assertThat(seen.path()).isEqualTo("/openai/v1/files/file-abc");
+        assertThat(seen.body()).isEmpty();
+    }
+
     @Test
     void aChunkedUploadIsCutWith413WhereItPassesTheLimit() throws Exception {
         byte[] big = multipart(FILE_LIMIT * 2);
-        ByteArrayOutputStream chunked = new ByteArrayOutputStream();
-        for (int at = 0; at < big.length; at += 8192) {
-            int n = Math.min(8192, big.length - at);
-            chunked.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            chunked.write(big, at, n);
-            chunked.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-        }
-        chunked.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         Answer a = send(head("POST", "/v1/files", "multipart/form-data; boundary=b") + "Transfer-Encoding: chunked\r\n\r\n",
-                chunked.toByteArray());
+                chunked(big));
         assertError(a, 413, "request_too_large");
         assertThat(UPSTREAM.requests().poll(1, TimeUnit.SECONDS)).as("a whole upload never reached the provider").isNull();
 
