@@ -66,9 +66,15 @@ public final class EndpointTable {
     private static final Set<String> LIST = Set.of("limit", "after", "before", "order");
 
     private final List<Operation> operations;
+    /** Each operation with its template split once: matching runs for every request. */
+    private final List<Compiled> compiled;
+
+    private record Compiled(Operation op, List<String> segments) {
+    }
 
     private EndpointTable(List<Operation> operations) {
         this.operations = List.copyOf(operations);
+        this.compiled = this.operations.stream().map(o -> new Compiled(o, o.segments())).toList();
     }
 
     /** What a request line matched: an operation, a known path with other methods, or nothing. */
@@ -247,19 +253,19 @@ public final class EndpointTable {
      * segments wins, as the provider routes it.
      */
     public Match match(String method, List<String> segments) {
-        Operation best = null;
+        Compiled best = null;
         int bestLiterals = -1;
         Set<String> allowed = new LinkedHashSet<>();
-        for (Operation op : operations) {
-            int literals = literalsMatching(op.segments(), segments);
+        for (Compiled c : compiled) {
+            int literals = literalsMatching(c.segments(), segments);
             if (literals < 0) continue;
-            allowed.add(op.method());
-            if (op.method().equals(method) && literals > bestLiterals) {
-                best = op;
+            allowed.add(c.op().method());
+            if (c.op().method().equals(method) && literals > bestLiterals) {
+                best = c;
                 bestLiterals = literals;
             }
         }
-        if (best != null) return new Found(new MatchedOperation(best, ids(best.segments(), segments)));
+        if (best != null) return new Found(new MatchedOperation(best.op(), ids(best.segments(), segments)));
         if (!allowed.isEmpty()) return new WrongMethod(List.copyOf(allowed));
         return new Unknown();
     }
