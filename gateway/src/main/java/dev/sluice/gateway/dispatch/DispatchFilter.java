@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestBodyTooLarge;
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -224,8 +225,17 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
+    /**
+     * The client's body passed its operation's limit as it streamed and the surface cut it: the
+     * provider did nothing wrong (no failure counted, no other provider tried).
+     */
+    private static boolean cutByTheSurface(Throwable e) {
+        return Causes.any(e, t -> t instanceof RequestBodyTooLarge);
+    }
+
     private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
+        if (cutByTheSurface(e)) return Mono.error(e); // the surface answers it: 413
         boolean timeout = isTimeout(e);
         String provider = SluiceAttributes.PROVIDER.get(exchange);
         responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider).increment();
@@ -325,7 +335,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * without one, the client gets 502 or 504.
      */
     private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
-        if (e instanceof GatewayBusyException) return Mono.error(e);
+        if (e instanceof GatewayBusyException || cutByTheSurface(e)) return Mono.error(e);
         dispatchers.failed(provider);
         boolean open = !r.exchange.getResponse().isCommitted() && attempt < dispatchers.settings().maxAttempts()
                 && r.hasAnotherThan(provider);
