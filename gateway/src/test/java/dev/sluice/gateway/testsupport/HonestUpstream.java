@@ -7,7 +7,9 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.reactivestreams.Publisher;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import reactor.core.publisher.Flux;
@@ -36,6 +38,8 @@ public final class HonestUpstream implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern MODE = Pattern.compile("mode:([a-z0-9-]+)");
     private static final AtomicLong IDS = new AtomicLong();
+    /** Tokens written and billed, prompt included, per account named in the request body. */
+    private final ConcurrentHashMap<String, AtomicLong> billed = new ConcurrentHashMap<>();
 
     private final FakeUpstream server;
 
@@ -55,12 +59,24 @@ public final class HonestUpstream implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Everything this upstream wrote for chat, completions and Responses requests whose body
+     * names {@code account:NAME}: it bills
+     * the whole answer when it starts writing, whether or not the client stays for it.
+     */
+    public long billedTo(String account) {
+        AtomicLong total = billed.get(account);
+        return total == null ? 0 : total.get();
+    }
+
     /** What the provider wrote (and billed) for a request of this shape, prompt included. */
     public static long billed(long n, long capOrZero) {
         return PROMPT_TOKENS + n * (capOrZero > 0 ? capOrZero : UNCAPPED_TOKENS);
     }
 
-    private static org.reactivestreams.Publisher<Void> answer(String path, String body, HttpServerResponse res) {
+    private static final Pattern ACCOUNT = Pattern.compile("account:([a-z0-9-]+)");
+
+    private Publisher<Void> answer(String path, String body, HttpServerResponse res) {
         JsonNode req = JSON.readTree(body.isEmpty() ? "{}" : body);
         Matcher m = MODE.matcher(body);
         Set<String> modes = new HashSet<>();
@@ -72,6 +88,10 @@ public final class HonestUpstream implements AutoCloseable {
         String id = (path.endsWith("/responses") ? "resp_" : "chatcmpl-") + IDS.incrementAndGet();
         long completion = n * each;
         boolean responses = path.endsWith("/responses");
+        Matcher account = ACCOUNT.matcher(body);
+        if (account.find() && (responses || path.endsWith("/completions")) && !mode.equals("error-200")) {
+            billed.computeIfAbsent(account.group(1), a -> new AtomicLong()).addAndGet(PROMPT_TOKENS + completion);
+        }
         if (path.endsWith("/images/generations")) { // dall-e answers: no usage
             String image = "{\"url\":\"https://images.example/1.png\"}";
             return res.header("content-type", "application/json").sendString(Mono.just(
