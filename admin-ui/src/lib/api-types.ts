@@ -1169,6 +1169,10 @@ export interface components {
                     "allow-no-downgrade": boolean;
                     /** @enum {string} */
                     "redis-down": "fail-open" | "fail-closed";
+                    /** @description The endpoint families open to the tier (models is always open), the default filled in. */
+                    endpoints: ("chat" | "completions" | "embeddings" | "responses" | "moderations" | "images" | "audio" | "files" | "batches" | "uploads" | "vector_stores" | "assistants" | "threads" | "fine_tuning" | "realtime" | "evals" | "containers" | "conversations")[];
+                    /** @description True when the tier lists its endpoints (every operation of each family is open); false for the default, whose operations that spend unmetered or mint credentials stay closed. */
+                    "endpoints-listed": boolean;
                 };
             };
             ladder: {

@@ -10,6 +10,7 @@ import {
   removeWindow,
   scalarOf,
   setDowngrade,
+  setEndpoints,
   setScalar,
   tierFieldPaths,
   tierNames,
@@ -102,6 +103,32 @@ describe('editing through the form', () => {
     const pro = addWindow(DOC, 'pro');
     expect(parse(pro).doc!.toJS().tiers.pro.windows).toEqual([{ name: 'hour', seconds: 3600, tokens: 6_000_000, requests: 36_000 }]);
     expect(parse(removeWindow(DOC, 'free', 0)).doc!.toJS().tiers.free.windows).toBeUndefined();
+  });
+});
+
+describe('the endpoints a tier opens', () => {
+  it('reads the list, blank for the default', () => {
+    const withList = setEndpoints(DOC, 'pro', 'chat, files');
+    expect(readTier(parse(withList).doc!, 'pro').endpoints).toBe('chat, files');
+    expect(readTier(parse(withList).doc!, 'free').endpoints).toBe('');
+  });
+
+  it('writes the box as a list and removes it when blank, keeping unknown names for the gateway to name', () => {
+    const written = setEndpoints(DOC, 'pro', 'chat,  realtime\nnot-a-family');
+    expect(parse(written).doc!.toJS().tiers.pro.endpoints).toEqual(['chat', 'realtime', 'not-a-family']);
+    expect(written).toContain('endpoints: [ chat, realtime, not-a-family ]');
+    expect(written).toContain('# top comment');
+    const removed = setEndpoints(written, 'pro', '  ');
+    expect(parse(removed).doc!.getIn(['tiers', 'pro', 'endpoints'])).toBeUndefined();
+  });
+
+  it('puts a problem with a listed family at the endpoints field', () => {
+    const form = readTier(parse(setEndpoints(DOC, 'free', 'chat, organization')).doc!, 'free');
+    const { byField } = problemsByField(
+      [{ field: 'tiers.free.endpoints[1]', line: 15, message: "unknown endpoint family 'organization'" }],
+      tierFieldPaths(form),
+    );
+    expect(byField.get('tiers.free.endpoints')).toHaveLength(1);
   });
 });
 

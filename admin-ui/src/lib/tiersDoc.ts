@@ -55,6 +55,8 @@ export interface TierForm {
   'default-max-tokens': string;
   'allow-no-downgrade': string;
   'redis-down': string;
+  /** The endpoint families the tier lists, comma-separated; blank: the default. */
+  endpoints: string;
   /** One `from: to` per line. */
   downgrade: string;
   windows: WindowForm[];
@@ -72,6 +74,7 @@ export function readTier(doc: Document, name: string): TierForm {
   const get = (k: string) => (isMap(t) ? text(t.get(k, true)) : '');
   const downgrade = isMap(t) ? t.get('downgrade') : null;
   const windows = isMap(t) ? t.get('windows') : null;
+  const endpoints = isMap(t) ? t.get('endpoints') : null;
   return {
     name,
     'tokens-per-minute': get('tokens-per-minute'),
@@ -81,6 +84,7 @@ export function readTier(doc: Document, name: string): TierForm {
     'default-max-tokens': get('default-max-tokens'),
     'allow-no-downgrade': get('allow-no-downgrade'),
     'redis-down': get('redis-down'),
+    endpoints: isSeq(endpoints) ? endpoints.items.map((e) => text(e)).join(', ') : get('endpoints'),
     downgrade: isMap(downgrade)
       ? downgrade.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join('\n')
       : '',
@@ -182,6 +186,25 @@ export function setDowngrade(yamlText: string, tier: string, box: string): strin
   return doc.toString();
 }
 
+/**
+ * Writes the endpoints box (`chat, files` or one per line) as the tier's list, or removes the
+ * field when blank (the default). A name the gateway does not know is kept: it names the problem.
+ */
+export function setEndpoints(yamlText: string, tier: string, box: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const names = box.split(/[\s,]+/).map((n) => n.trim()).filter((n) => n !== '');
+  const path = ['tiers', tier, 'endpoints'];
+  if (names.length === 0) {
+    doc.deleteIn(path);
+  } else {
+    const seq = doc.createNode(names);
+    seq.flow = true;
+    doc.setIn(path, seq);
+  }
+  return doc.toString();
+}
+
 export function addWindow(yamlText: string, tier: string): string {
   const { doc } = parse(yamlText);
   if (!doc) return yamlText;
@@ -235,7 +258,7 @@ export function problemsByField(problems: FieldProblem[], fields: string[]): { b
 /** Every form field path of a tier, as the gateway names them. */
 export function tierFieldPaths(form: TierForm): string[] {
   const base = `tiers.${form.name}`;
-  const out = [base, ...NUMBER_FIELDS.map((f) => `${base}.${f}`), `${base}.allow-no-downgrade`, `${base}.redis-down`, `${base}.downgrade`, `${base}.windows`];
+  const out = [base, ...NUMBER_FIELDS.map((f) => `${base}.${f}`), `${base}.allow-no-downgrade`, `${base}.redis-down`, `${base}.endpoints`, `${base}.downgrade`, `${base}.windows`];
   form.windows.forEach((_, i) => WINDOW_FIELDS.forEach((f) => out.push(`${base}.windows[${i}].${f}`)));
   return out;
 }

@@ -16,6 +16,7 @@ import {
   rebase,
   removeWindow,
   setDowngrade,
+  setEndpoints,
   setScalar,
   tierFieldPaths,
   tierNames,
@@ -394,6 +395,15 @@ function TierFieldset({ form, text, onChange, byField, onLine }: {
           options={[['', '(default: fail-open)'], ['fail-open', 'fail-open'], ['fail-closed', 'fail-closed']]}
           problems={byField.get(`${base}.redis-down`)}
           onCommit={(v) => onChange(setScalar(text, ['tiers', form.name, 'redis-down'], v))}
+        />
+        <Field
+          id={`${base}.endpoints`}
+          label="endpoints"
+          help="Families opened whole, e.g. chat, files, realtime. Blank: the default (metered and free operations of chat … batches)."
+          value={form.endpoints}
+          problems={byField.get(`${base}.endpoints`)}
+          onCommit={(v) => onChange(setEndpoints(text, form.name, v))}
+          inputMode="text"
         />
       </div>
       <DowngradeField id={`${base}.downgrade`} value={form.downgrade} problems={byField.get(`${base}.downgrade`)} onCommit={(box) => onChange(setDowngrade(text, form.name, box))} />

@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.DispatchFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
+import dev.sluice.gateway.surface.EndpointAccessFilter;
 import dev.sluice.gateway.surface.ModelsFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
 import dev.sluice.gateway.dispatch.UpstreamCredentialsFilter;
@@ -41,10 +42,12 @@ class RequestPathStagesTest {
                 .toList();
 
         assertThat(ours).extracting(Object::getClass).containsExactly(
-                TenantAuthenticationFilter.class, ModelsFilter.class, EstimateFilter.class, ObjectOwnershipFilter.class, ModelRouteFilter.class, QuotaFilter.class,
+                TenantAuthenticationFilter.class, EndpointAccessFilter.class, ModelsFilter.class, EstimateFilter.class,
+                ObjectOwnershipFilter.class, ModelRouteFilter.class, QuotaFilter.class,
                 LadderFilter.class, SettleFilter.class, DispatchFilter.class, UpstreamCredentialsFilter.class);
         assertThat(ours).extracting(RequestPathStagesTest::order).containsExactly(
-                FilterOrder.AUTHENTICATE, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.OWNERSHIP, FilterOrder.ROUTE, FilterOrder.QUOTA,
+                FilterOrder.AUTHENTICATE, FilterOrder.ENDPOINTS, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.OWNERSHIP,
+                FilterOrder.ROUTE, FilterOrder.QUOTA,
                 FilterOrder.LADDER, FilterOrder.SETTLE, FilterOrder.DISPATCH, FilterOrder.UPSTREAM_CREDENTIALS);
     }
 

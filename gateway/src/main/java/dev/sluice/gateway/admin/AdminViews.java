@@ -7,6 +7,7 @@ import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.config.DemoTenant;
+import dev.sluice.gateway.config.Family;
 import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
@@ -125,6 +126,10 @@ final class AdminViews {
         m.put("downgrade", new java.util.TreeMap<>(t.downgrade()));
         m.put("allow-no-downgrade", t.allowNoDowngrade());
         m.put("redis-down", t.redisDown().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        // The families open, defaults filled in; endpoints-listed false: the default, whose unmetered
+        // and credential operations stay closed.
+        m.put("endpoints", t.endpoints().families().stream().sorted().map(Family::wireName).toList());
+        m.put("endpoints-listed", t.endpoints().listed());
         return m;
     }
 

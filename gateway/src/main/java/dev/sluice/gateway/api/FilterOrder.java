@@ -6,6 +6,7 @@ package dev.sluice.gateway.api;
  * and above.
  * <pre>
  * AUTHENTICATE  auth/TenantAuthenticationFilter     key → tenant, tier, configuration snapshot
+ * ENDPOINTS     surface/EndpointAccessFilter        403 endpoint_not_allowed for an operation the tier does not open
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
  * OWNERSHIP     objects/ObjectOwnershipFilter       a tenant's own files, batches, responses…; a batch's file estimate
@@ -19,6 +20,8 @@ package dev.sluice.gateway.api;
  */
 public final class FilterOrder {
     public static final int AUTHENTICATE = -1000;
+    /** Once the tier is known, before anything is read or charged: the tier opens the operation, or 403. */
+    public static final int ENDPOINTS = -975;
     /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
     public static final int MODELS = -950;
     public static final int ESTIMATE = -900;

@@ -10,6 +10,8 @@ import org.springframework.web.server.ServerWebExchange;
  * identity and options are here; the rest is declared beside its type, so that this class needs
  * none of the stages:
  * <ul>
+ *   <li>{@code MatchedOperation.ATTRIBUTE}: the operation the request is, its family, kind and
+ *       id segments (surface, before authentication);</li>
  *   <li>{@code RequestEstimate.ATTRIBUTE}: what the request may cost (estimate);</li>
  *   <li>{@code QuotaLimiter.Outcome.ATTRIBUTE}: the quota's first answer (reserve, read by the ladder);</li>
  *   <li>{@code QuotaReservation.ATTRIBUTE}: the charge to settle (ladder, read by settle);</li>

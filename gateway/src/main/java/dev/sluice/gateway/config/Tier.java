@@ -9,6 +9,7 @@ import java.util.Objects;
  * One tier's limits. Over any 60 s sliding window a tenant is admitted at most
  * {@code tokensPerMinute × burstAllowance} tokens (and likewise requests); the longer
  * windows cap the sustained rate so the burst buys short bursts, not a higher rate.
+ * {@code endpoints} is which of the tenant API's operations the tier opens.
  */
 public record Tier(
         String name,
@@ -20,7 +21,8 @@ public record Tier(
         List<WindowLimit> longerWindows,
         Map<String, String> downgrade,
         boolean allowNoDowngrade,
-        RedisDownPolicy redisDown) {
+        RedisDownPolicy redisDown,
+        EndpointAccess endpoints) {
 
     public Tier {
         Objects.requireNonNull(name, "name");
@@ -33,6 +35,15 @@ public record Tier(
         longerWindows = List.copyOf(longerWindows);
         downgrade = Map.copyOf(downgrade);
         Objects.requireNonNull(redisDown, "redisDown");
+        Objects.requireNonNull(endpoints, "endpoints");
+    }
+
+    /** A tier that does not list its endpoints: {@link EndpointAccess#DEFAULT}. */
+    public Tier(String name, long tokensPerMinute, long requestsPerMinute, double burstAllowance, int priority,
+                long defaultMaxTokens, List<WindowLimit> longerWindows, Map<String, String> downgrade,
+                boolean allowNoDowngrade, RedisDownPolicy redisDown) {
+        this(name, tokensPerMinute, requestsPerMinute, burstAllowance, priority, defaultMaxTokens, longerWindows, downgrade,
+                allowNoDowngrade, redisDown, EndpointAccess.DEFAULT);
     }
 
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */

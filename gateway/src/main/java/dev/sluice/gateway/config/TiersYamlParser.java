@@ -2,11 +2,14 @@ package dev.sluice.gateway.config;
 
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -14,6 +17,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
 
 /**
  * Reads tiers.yaml into a {@link SluiceConfig}. It walks SnakeYAML's node tree rather than
@@ -27,7 +31,7 @@ public final class TiersYamlParser {
 
     private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "routes", "demo-tenants");
     private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",
-            "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down");
+            "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down", "endpoints");
     /** A window is kept as 60 slots in milliseconds: a year is plenty, and nothing near it can overflow. */
     static final long MAX_WINDOW_SECONDS = 366L * 24 * 3600;
     private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
@@ -234,8 +238,35 @@ public final class TiersYamlParser {
         } catch (IllegalArgumentException e) {
             y.problem(path + ".redis-down", m.get("redis-down"), "must be fail-open or fail-closed, got '" + policy + "'");
         }
+        EndpointAccess endpoints = m.containsKey("endpoints") ? endpoints(y, path + ".endpoints", m.get("endpoints")) : EndpointAccess.DEFAULT;
         if (y.problems().size() > before) return null;
-        return new Tier(name, tpm, rpm, burst, (int) priority, defaultMax, windows, downgrade, allowNoDowngrade, redisDown);
+        return new Tier(name, tpm, rpm, burst, (int) priority, defaultMax, windows, downgrade, allowNoDowngrade, redisDown, endpoints);
+    }
+
+    /**
+     * {@code endpoints: [chat, files]}: the families the tier opens, each whole (see
+     * {@link EndpointAccess}). Names as OpenAI's paths write them; models is always open.
+     */
+    private static EndpointAccess endpoints(YamlNodes y, String path, Node node) {
+        List<Node> items = y.sequence(path, node);
+        Set<Family> families = new LinkedHashSet<>();
+        for (int i = 0; i < items.size(); i++) {
+            Node n = items.get(i);
+            String at = path + "[" + i + "]";
+            String name = n instanceof ScalarNode sc ? sc.getValue() : "";
+            if (name.equals(Family.MODELS.wireName())) {
+                y.problem(at, n, "models is always open (the gateway answers it): do not list it");
+                continue;
+            }
+            Optional<Family> family = Family.listable(name);
+            if (family.isEmpty()) {
+                y.problem(at, n, "unknown endpoint family '" + name + "' (known: " + String.join(", ", Arrays.stream(Family.values())
+                        .filter(f -> f != Family.MODELS).map(Family::wireName).toList()) + ")");
+            } else if (!families.add(family.get())) {
+                y.problem(at, n, "names '" + name + "' twice");
+            }
+        }
+        return EndpointAccess.listed(families);
     }
 
     private static LadderSettings ladder(YamlNodes y, Node node) {

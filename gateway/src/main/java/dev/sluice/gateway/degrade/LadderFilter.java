@@ -5,6 +5,7 @@ import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.quota.QuotaLimiter;
@@ -66,7 +67,9 @@ public class LadderFilter implements GlobalFilter, Ordered {
         SluiceConfig config = SluiceAttributes.config(exchange);
         boolean critical = SluiceAttributes.OPTIONS.get(exchange).noDowngrade();
         boolean roomToHold = held.get() < config.ladder().maxHeld();
-        LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), estimate.model(), critical,
+        // A batch's body names no model to swap (its file's lines name theirs): it is never downgraded.
+        String model = estimate.endpoint() == Endpoint.BATCHES ? null : estimate.model();
+        LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), model, critical,
                 mayDelay && roomToHold);
         // The abuse signal reads every answer, refusals and holds included, not a snapshot as the minute ends.
         activity.quotaAnswered(tenant.id(), estimate.totalTokens(), outcome.decision(), step.stage() == Stage.DELAYED);

@@ -3,10 +3,12 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestBodyTooLarge;
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.support.Causes;
@@ -104,7 +106,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        RequestEstimate estimate = providerCost(RequestEstimate.ATTRIBUTE.get(exchange));
         String model = SluiceAttributes.MODEL.get(exchange);
         List<ProviderSettings> providers = SluiceAttributes.config(exchange).route(model);
         if (providers.isEmpty()) return modelNotFound(exchange, model);
@@ -131,6 +133,15 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return dispatch(routed, 1, options.maxWaitMs())
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
+    }
+
+    /**
+     * What the call spends of the provider's per-minute limits. Creating a batch spends a request
+     * of them: its lines run in the provider's batch queue, under limits of their own, over hours
+     * (the tenant's windows are charged the whole batch, at the quota stage).
+     */
+    private static RequestEstimate providerCost(RequestEstimate estimate) {
+        return estimate.endpoint() == Endpoint.BATCHES ? estimate.withCost(estimate.model(), 0, 0) : estimate;
     }
 
     /**
@@ -214,8 +225,17 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     }
 
     /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
+    /**
+     * The client's body passed its operation's limit as it streamed and the surface cut it: the
+     * provider did nothing wrong (no failure counted, no other provider tried).
+     */
+    private static boolean cutByTheSurface(Throwable e) {
+        return Causes.any(e, t -> t instanceof RequestBodyTooLarge);
+    }
+
     private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
+        if (cutByTheSurface(e)) return Mono.error(e); // the surface answers it: 413
         boolean timeout = isTimeout(e);
         String provider = SluiceAttributes.PROVIDER.get(exchange);
         responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider).increment();
@@ -315,7 +335,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * without one, the client gets 502 or 504.
      */
     private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
-        if (e instanceof GatewayBusyException) return Mono.error(e);
+        if (e instanceof GatewayBusyException || cutByTheSurface(e)) return Mono.error(e);
         dispatchers.failed(provider);
         boolean open = !r.exchange.getResponse().isCommitted() && attempt < dispatchers.settings().maxAttempts()
                 && r.hasAnotherThan(provider);
@@ -334,8 +354,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
                                 long started) {
-        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        Usage used = usageOf(exchange);
+        RequestEstimate estimate = providerCost(RequestEstimate.ATTRIBUTE.get(exchange));
+        // A read's answer may show the usage of the call that made the object: not this call's.
+        Usage used = estimate.endpoint() == Endpoint.OTHER || estimate.endpoint() == Endpoint.BATCHES ? null : usageOf(exchange);
         // Providers count prompt + max_tokens at admission and keep it for the minute: only the
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
         // The lease charged the calibrated prompt (what is left after the reserved output).

@@ -14,7 +14,9 @@ import org.springframework.http.HttpHeaders;
  * tenant's {@code X-Sluice-*}, {@code Cookie}, {@code x-api-key}, {@code OpenAI-Organization} /
  * {@code -Project} (which would pick an organisation on our account), {@code Forwarded} /
  * {@code X-Forwarded-*} (the tenant's address is not the provider's business) and hop-by-hop
- * headers do not cross.
+ * headers do not cross. Nor do {@code Accept-Encoding} and {@code Content-Encoding}: the gateway
+ * reads every body it meters, so it asks the provider for compression itself and reads the
+ * answer decompressed (a gzipped answer let through would hide its usage from the settle stage).
  *
  * <p>To the tenant: the body's description, the provider's request id and processing time,
  * and the six {@code x-ratelimit-*} names, which stay only so that {@link UpstreamAnswer} can
@@ -24,11 +26,11 @@ import org.springframework.http.HttpHeaders;
  */
 public final class ProxyHeaders {
     static final Set<String> TO_PROVIDER = Set.of(
-            "accept", "accept-encoding", "content-type", "content-length", "content-encoding",
+            "accept", "content-type", "content-length",
             "user-agent", "openai-beta", "idempotency-key", "authorization");
 
     static final Set<String> TO_TENANT = Set.of(
-            "content-type", "content-length", "content-encoding", "content-disposition", "content-language",
+            "content-type", "content-length", "content-disposition", "content-language",
             "cache-control", "etag", "last-modified",
             "x-request-id", "openai-processing-ms", "openai-version",
             "retry-after", "retry-after-ms",

@@ -5,7 +5,6 @@ import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
-import dev.sluice.gateway.usage.UsageRecordingResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -183,7 +182,8 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     /** The tenant asked one of the counted endpoints for a whole answer: it must be JSON. */
     private boolean expectsJson() {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        return estimate != null && estimate.endpoint() != Endpoint.OTHER && !estimate.stream();
+        return estimate != null && estimate.endpoint() != Endpoint.OTHER && estimate.endpoint() != Endpoint.SPEECH
+                && !estimate.stream();
     }
 
     /** A JSON answer passes; anything else (HTML, text, an empty body) becomes 502, judged on its first bytes. */
@@ -194,9 +194,43 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         }
         return body.switchOnFirst((first, all) -> {
             if (first.isOnError()) return all.then();
-            if (first.hasValue() && startsLikeJson(first.get())) return super.writeWith(all);
+            if (first.hasValue() && startsLikeJson(first.get())) {
+                if (!isErrorObject(first.get())) return super.writeWith(all);
+                return drain(all).flatMap(text -> {
+                    // A 2xx that says it failed is a failure: the tenant gets the gateway's word, not the provider's text.
+                    log.warn("The provider answered {} with an error object: {}", status, text);
+                    return replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider reported an error for this request.");
+                });
+            }
             return unreadable(all, first.hasValue() ? "a body that is not JSON" : "an empty body");
         }).then();
+    }
+
+    private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Whether the body is an OpenAI error object, {@code {"error": ...}}: its first key is
+     * {@code error}, which no answer of a counted endpoint starts with. Judged on the first
+     * buffer, as the JSON check is; a body split before its first key passes.
+     */
+    static boolean isErrorObject(DataBuffer buffer) {
+        int i = skipSpace(buffer, buffer.readPosition());
+        if (i >= buffer.writePosition() || buffer.getByte(i) != '{') return false;
+        i = skipSpace(buffer, i + 1);
+        for (byte b : ERROR_KEY) {
+            if (i >= buffer.writePosition() || buffer.getByte(i++) != b) return false;
+        }
+        i = skipSpace(buffer, i);
+        return i < buffer.writePosition() && buffer.getByte(i) == ':';
+    }
+
+    private static int skipSpace(DataBuffer buffer, int i) {
+        while (i < buffer.writePosition()) {
+            byte b = buffer.getByte(i);
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') break;
+            i++;
+        }
+        return i;
     }
 
     private Mono<Void> unreadable(Flux<DataBuffer> body, String what) {
@@ -253,9 +287,8 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
                 log.warn("Upstream stalled: {}", what);
             }
             if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
-            // Committed already: the client learns why in the stream itself, and pays for what it got.
-            UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
-            if (usage != null) usage.markCut();
+            // Committed already: the client learns why in the stream itself (the settle stage charges
+            // the reservation, or what passed if more: the provider may still be writing).
             if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
             String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
             String event = boundary + "data: "

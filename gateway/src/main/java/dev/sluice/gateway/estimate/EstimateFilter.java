@@ -10,6 +10,7 @@ import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
@@ -39,9 +40,10 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         } catch (RequestOptions.Invalid e) {
             return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
         }
-        if (Endpoint.fromPath(path) == Endpoint.OTHER) {
-            // Other /v1 paths (models, files…) pass through, counted as a request with no tokens.
-            RequestEstimate.ATTRIBUTE.set(exchange, estimator.estimate(path, new byte[0], 0));
+        if (exchange.getRequest().getMethod() != HttpMethod.POST || Endpoint.fromPath(path) == Endpoint.OTHER) {
+            // Other operations (files, reads: GET /v1/chat/completions lists stored ones) pass through,
+            // counted as a request with no tokens.
+            RequestEstimate.ATTRIBUTE.set(exchange, RequestEstimate.other());
             return chain.filter(exchange);
         }
         return DataBufferUtils.join(exchange.getRequest().getBody(), maxBodyBytes)
@@ -67,6 +69,10 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         }
         // Ask for usage on every stream so it can be reconciled; the tap removes the extra chunk.
         byte[] forwarded = estimate.gatewayMustRequestUsage() ? rewriter.withIncludeUsage(body) : body;
+        // The reservation counted the tier's default output: make it the provider's limit too.
+        if (estimate.uncappedField() != null) {
+            forwarded = rewriter.withOutputCap(forwarded, estimate.uncappedField(), tier.defaultMaxTokens());
+        }
         RequestEstimate.ATTRIBUTE.set(exchange, estimate);
         SluiceAttributes.REQUEST_BODY.set(exchange, forwarded);
         if (estimate.model() != null) SluiceAttributes.MODEL.set(exchange, estimate.model());

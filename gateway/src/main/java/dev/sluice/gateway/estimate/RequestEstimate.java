@@ -11,9 +11,13 @@ import java.util.Objects;
  * @param model               the requested model; null only for {@link Endpoint#OTHER}
  * @param clientAskedForUsage the client set {@code stream_options.include_usage: true} itself, so
  *                            the usage chunk must reach it
+ * @param uncappedField       the body's output-limit field when the request set none and the
+ *                            estimate reserved the tier's default in its place: the gateway writes
+ *                            that default into the forwarded body under this name, so the provider
+ *                            cannot write more than was reserved; null otherwise
  */
 public record RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
-                              boolean stream, boolean clientAskedForUsage) {
+                              boolean stream, boolean clientAskedForUsage, String uncappedField) {
     /** Where the estimate stage leaves it for the stages after it. */
     public static final RequestAttribute<RequestEstimate> ATTRIBUTE = new RequestAttribute<>("sluice.estimate");
 
@@ -24,8 +28,18 @@ public record RequestEstimate(Endpoint endpoint, String model, long promptTokens
         }
     }
 
+    public RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
+                           boolean stream, boolean clientAskedForUsage) {
+        this(endpoint, model, promptTokens, maxOutputTokens, stream, clientAskedForUsage, null);
+    }
+
     static RequestEstimate other() {
         return new RequestEstimate(Endpoint.OTHER, null, 0, 0, false, false);
+    }
+
+    /** The same request with another estimate of its cost (a batch priced from its input file). */
+    public RequestEstimate withCost(String model, long promptTokens, long maxOutputTokens) {
+        return new RequestEstimate(endpoint, model, promptTokens, maxOutputTokens, stream, clientAskedForUsage, uncappedField);
     }
 
     /**

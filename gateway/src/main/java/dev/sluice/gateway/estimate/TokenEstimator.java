@@ -139,7 +139,10 @@ public final class TokenEstimator {
         }
         long limit = positiveInteger(root, limitField, 0, MAX_OUTPUT_TOKENS);
         long perOutput = limit > 0 ? limit : defaultMaxOutputTokens;
-        return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage);
+        // Chat's own field is max_completion_tokens (max_tokens is deprecated, and refused by reasoning models).
+        String uncapped = limit > 0 || defaultMaxOutputTokens < 1 ? null
+                : endpoint == Endpoint.CHAT ? "max_completion_tokens" : limitField;
+        return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage, uncapped);
     }
 
     /** A batch's cost is its input file's, known from the upload: here only the body's shape is checked. */

@@ -12,7 +12,7 @@ import dev.sluice.gateway.estimate.InvalidRequestException;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.objects.ObjectRequest.Action;
 import dev.sluice.gateway.objects.ObjectRules.Reference;
-import dev.sluice.gateway.surface.ApiSurface;
+import dev.sluice.gateway.surface.BodyType;
 import dev.sluice.gateway.tenant.Tenant;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +24,6 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -80,7 +79,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
         ObjectRequest target = ObjectRules.classify(method, path);
         boolean upload = target != null && target.family() == ObjectFamily.FILES && target.action() == Action.CREATE;
         boolean namesObjects = "POST".equals(method) && !upload && !NAME_NOTHING.contains(Endpoint.fromPath(path))
-                && ApiSurface.isJson(request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
+                && BodyType.isJson(request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
         if (target == null && !namesObjects) return chain.filter(exchange);
 
         Mono<ServerWebExchange> checked = ownsPathObject(exchange, target, tenant)
@@ -220,24 +219,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
         boolean watch = target.action() != Action.OBJECT || REVEALING.contains(target.family());
         if (!watch) return exchange;
         return exchange.mutate()
-                .request(new IdentityEncoded(exchange.getRequest()))
                 .response(new OwnershipResponse(exchange.getResponse(), target, claim, store, RequestLoop.of(exchange)))
                 .build();
-    }
-
-    /** The request with no Accept-Encoding: the provider answers in plain text the stage can read. */
-    private static final class IdentityEncoded extends ServerHttpRequestDecorator {
-        IdentityEncoded(ServerHttpRequest delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public HttpHeaders getHeaders() {
-            HttpHeaders h = new HttpHeaders();
-            h.putAll(super.getHeaders());
-            h.remove(HttpHeaders.ACCEPT_ENCODING);
-            return HttpHeaders.readOnlyHttpHeaders(h);
-        }
     }
 
     @Override

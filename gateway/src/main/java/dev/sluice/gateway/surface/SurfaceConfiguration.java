@@ -1,14 +1,27 @@
 package dev.sluice.gateway.surface;
 
+import dev.sluice.gateway.config.SluiceProperties;
+import dev.sluice.gateway.config.SurfaceProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 public class SurfaceConfiguration {
 
+    /** JSON bodies within what the estimate stage reads; uploads within sluice.surface.max-file-bytes. */
     @Bean
-    ApiSurfaceFilter apiSurfaceFilter() {
-        return new ApiSurfaceFilter();
+    EndpointTable endpointTable(SluiceProperties sluice, SurfaceProperties surface) {
+        return EndpointTable.openAi(sluice.maxRequestBytes().toBytes(), surface.maxFileBytes().toBytes());
+    }
+
+    @Bean
+    ApiSurfaceFilter apiSurfaceFilter(EndpointTable table) {
+        return new ApiSurfaceFilter(table);
+    }
+
+    @Bean
+    EndpointAccessFilter endpointAccessFilter() {
+        return new EndpointAccessFilter();
     }
 
     @Bean

@@ -3,6 +3,7 @@ package dev.sluice.gateway.usage;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaReservation;
@@ -21,7 +22,6 @@ import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
 
 /**
  * The request path's settle stage: the charge the ladder admitted is settled once with what was
@@ -82,19 +82,40 @@ public class SettleFilter implements GlobalFilter, Ordered {
                 // Read as the error passes, not in doFinally: by then the error handler has answered it.
                 .doOnError(e -> erredBeforeAnswer.set(recording.get() == null || !recording.get().isCommitted()))
                 // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
-                .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), signal, erredBeforeAnswer.get())));
+                .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
-    /** What this request really cost, as best known when it ended. */
-    static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, SignalType signal, HttpStatus status) {
-        Usage usage = response.usage().orElse(null);
-        if (usage != null) return usage.totalTokens();
+    /**
+     * What this request really cost, as best known when it ended:
+     * <ul>
+     * <li>an operation that generates nothing (a read, a list, a delete): no tokens, whatever
+     * usage its answer shows (a stored response's usage is that of the call that made it);</li>
+     * <li>the usage the provider reported, and for a stream the output that passed to the client
+     * after it (a usage chunk early in the stream, followed by more text);</li>
+     * <li>an answer without usage, served whole or cut short (the client left, the provider
+     * stalled): the reservation, or what passed if more; the reservation is a bound the provider
+     * kept, since every request reaches it with an output cap;</li>
+     * <li>a failure: the prompt, which the provider may have processed.</li>
+     * </ul>
+     * "What passed" is the prompt plus the output text the gateway forwarded, counted with the
+     * tokenizer that estimated the prompt. Nothing here is capped by the reservation: the tenant
+     * pays for what it received.
+     */
+    static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, HttpStatus status) {
+        if (estimate.endpoint() == Endpoint.OTHER) return 0;
         boolean ok = status != null && status.is2xxSuccessful();
-        if (ok && response.completed() && signal == SignalType.ON_COMPLETE) {
-            return estimate.totalTokens(); // served, but no usage reported: keep the (pessimistic) estimate
-        }
-        // Cut short, failed, or refused upstream: the prompt (it may have been processed) and what was sent.
-        return Math.min(estimate.totalTokens(), estimate.promptTokens() + response.observedOutputTokens());
+        Usage usage = response.usage().orElse(null);
+        if (!ok) return usage != null ? usage.totalTokens() : estimate.promptTokens();
+        // A stream's usage may come before the end of its text: what followed it is added.
+        if (usage != null) return saturatedSum(usage.totalTokens(), response.outputTokensAfterUsage());
+        // Served or cut short, without a usage: the provider may have written up to the cap it was
+        // given (a client that leaves does not stop every provider), and says nothing more.
+        return Math.max(estimate.totalTokens(), saturatedSum(estimate.promptTokens(), response.observedOutputTokens()));
+    }
+
+    private static long saturatedSum(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     /**
@@ -108,11 +129,11 @@ public class SettleFilter implements GlobalFilter, Ordered {
     }
 
     private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
-                              SignalType signal, boolean erredBeforeAnswer) {
+                              boolean erredBeforeAnswer) {
         if (reservation.isSettled()) return Mono.empty();
         if (failedOnOurSide(response, erredBeforeAnswer)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
         HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
-        long actual = actualTokens(estimate, response, signal, status);
+        long actual = actualTokens(estimate, response, status);
         estimatedTokens.increment(estimate.totalTokens());
         actualTokens.increment(actual);
         return reservation.settle(actual).onErrorResume(e -> Mono.empty());

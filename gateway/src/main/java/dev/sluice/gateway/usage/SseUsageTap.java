@@ -50,6 +50,7 @@ public final class SseUsageTap {
 
     private final StringBuilder uncountedText = new StringBuilder();
     private long countedTokens;
+    private long countedAtUsage;
     private Usage usage;
     private boolean done;
 
@@ -121,6 +122,23 @@ public final class SseUsageTap {
     /** The usage the provider reported, once its chunk or terminal event has passed. */
     public synchronized Optional<Usage> usage() {
         return Optional.ofNullable(usage);
+    }
+
+    /** A usage is the provider's count of everything before it: text after it is counted apart. */
+    private void usageSeen(Usage u) {
+        usage = u;
+        countUncountedText();
+        countedAtUsage = countedTokens;
+    }
+
+    /**
+     * Output tokens streamed after the last usage the provider reported: a provider that reports
+     * its usage before the end of its text reported less than it wrote. 0 without a usage.
+     */
+    public synchronized long outputTokensAfterUsage() {
+        if (usage == null) return 0;
+        countUncountedText();
+        return countedTokens - countedAtUsage;
     }
 
     /** Output tokens in the text streamed so far: what a stream cut short really produced. */
@@ -227,7 +245,7 @@ public final class SseUsageTap {
                     case "usage" -> {
                         if (value == JsonToken.START_OBJECT) {
                             hasUsageObject = true;
-                            UsageExtractor.readUsage(p).ifPresent(u -> usage = u);
+                            UsageExtractor.readUsage(p).ifPresent(this::usageSeen);
                         } else {
                             p.skipChildren();
                         }
@@ -246,7 +264,7 @@ public final class SseUsageTap {
             if (type != null) {
                 if (isTerminal(type)) {
                     done = true;
-                    if (responseUsage != null) usage = responseUsage;
+                    if (responseUsage != null) usageSeen(responseUsage);
                 } else if (delta != null && isCountedDelta(type)) {
                     addText(delta);
                 }

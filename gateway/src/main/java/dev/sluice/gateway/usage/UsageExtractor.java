@@ -1,6 +1,7 @@
 package dev.sluice.gateway.usage;
 
 import java.util.Optional;
+import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -50,6 +51,36 @@ public final class UsageExtractor {
         } catch (JacksonException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /** Keys whose string values are generated text in chat, completions and Responses answers. */
+    private static final Set<String> OUTPUT_TEXT_KEYS =
+            Set.of("content", "text", "refusal", "arguments", "reasoning_content", "reasoning");
+
+    /**
+     * The generated text of a complete answer, for charging one that reports no usage: the
+     * strings under {@code content}, {@code text}, {@code refusal}, {@code arguments} and
+     * reasoning keys anywhere in it (chat choices, completions' {@code text}, Responses' output
+     * parts and function calls), joined. A body cut short gives the text before the cut; one that
+     * is not JSON, the empty string. Never throws.
+     */
+    static String outputText(byte[] body, int length) {
+        StringBuilder text = new StringBuilder();
+        if (length == 0) return "";
+        try (JsonParser p = JSON.createParser(body, 0, length)) {
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t == JsonToken.PROPERTY_NAME && p.currentName().equals("usage")) {
+                    p.nextToken();
+                    p.skipChildren();
+                } else if (t == JsonToken.VALUE_STRING && p.currentName() != null && OUTPUT_TEXT_KEYS.contains(p.currentName())) {
+                    text.append(p.getString());
+                }
+            }
+        } catch (JacksonException | IllegalArgumentException e) {
+            // A cut or broken body: what was read before the break is what passed.
+        }
+        return text.toString();
     }
 
     /**

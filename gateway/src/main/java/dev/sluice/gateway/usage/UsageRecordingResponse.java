@@ -24,15 +24,13 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     /** Where the settle stage leaves it: dispatch reads the usage of the answer it passed on. */
     public static final RequestAttribute<UsageRecordingResponse> ATTRIBUTE = new RequestAttribute<>("sluice.usage");
 
-    /** JSON answers larger than this are not inspected (embeddings of huge batches): the estimate stands. */
+    /** JSON answers larger than this are not inspected (embeddings of huge batches): the reservation stands. */
     static final int MAX_JSON_COPY = 2 * 1024 * 1024;
 
     private final boolean stripUsageChunk;
     private final Encoding encoding;
     private volatile SseUsageTap tap;
-    private volatile Usage jsonUsage;
-    private volatile boolean completed;
-    private volatile boolean cut;
+    private volatile JsonCopy json;
 
     public UsageRecordingResponse(ServerHttpResponse delegate, boolean stripUsageChunk, Encoding encoding) {
         super(delegate);
@@ -61,17 +59,18 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
                 buffer.read(in);
                 DataBufferUtils.release(buffer);
                 return bufferFactory().wrap(sse.feed(in));
-            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())))
-                    .doOnComplete(() -> completed = true);
+            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())));
+        }
+        if (type != null && !MediaType.APPLICATION_JSON.isCompatibleWith(type) && !type.getSubtype().endsWith("+json")) {
+            // Audio, images as bytes: nothing to read a usage or a text from.
+            return body.map(buffer -> (DataBuffer) buffer);
         }
         JsonCopy copy = new JsonCopy();
+        json = copy;
         return body.map(buffer -> {
             DataBuffer b = (DataBuffer) buffer;
             copy.add(b);
             return b;
-        }).doOnComplete(() -> {
-            jsonUsage = UsageExtractor.fromJson(copy.bytes, copy.size).orElse(null);
-            completed = true;
         });
     }
 
@@ -82,13 +81,37 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     private static final class JsonCopy {
         byte[] bytes = new byte[0];
         int size;
+        boolean overflowed;
+        private Optional<Usage> usage;
+        private long outputTokens = -1;
 
-        void add(DataBuffer b) {
+        synchronized void add(DataBuffer b) {
             int n = b.readableByteCount();
-            if (size + n > MAX_JSON_COPY) return;
+            if (size + n > MAX_JSON_COPY) {
+                overflowed = true;
+                return;
+            }
             if (size + n > bytes.length) bytes = Arrays.copyOf(bytes, Math.min(MAX_JSON_COPY, Math.max(size + n, 2 * bytes.length)));
             b.toByteBuffer(b.readPosition(), ByteBuffer.wrap(bytes), size, n);
             size += n;
+        }
+
+        /**
+         * Read from what has passed when first asked, at settlement, not when the body completes:
+         * a client that hangs up as the last bytes go out cancels the answer before its completion
+         * is signalled, and its usage had reached it all the same.
+         */
+        synchronized Optional<Usage> usage() {
+            if (usage == null && !overflowed) usage = UsageExtractor.fromJson(bytes, size);
+            return usage == null ? Optional.empty() : usage;
+        }
+
+        synchronized long outputTokens(Encoding encoding) {
+            if (outputTokens < 0) {
+                String text = overflowed ? "" : UsageExtractor.outputText(bytes, size);
+                outputTokens = text.isEmpty() ? 0 : encoding.countTokensOrdinary(text);
+            }
+            return outputTokens;
         }
     }
 
@@ -96,25 +119,24 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     public Optional<Usage> usage() {
         SseUsageTap t = tap;
         if (t != null) return t.usage();
-        return Optional.ofNullable(jsonUsage);
-    }
-
-    /** Output tokens seen in a stream so far (for a stream cut short). */
-    public long observedOutputTokens() {
-        SseUsageTap t = tap;
-        return t == null ? 0 : t.observedOutputTokens();
-    }
-
-    /** The whole answer reached the client (not cut short by a stalled upstream). */
-    public boolean completed() {
-        return completed && !cut;
+        JsonCopy j = json;
+        return j == null ? Optional.empty() : j.usage();
     }
 
     /**
-     * The upstream stalled and the gateway ended the answer itself (with an error event): what
-     * reached the client is charged, not the estimate, although the body ended normally.
+     * Output tokens in what passed to the client: the text streamed so far, or the generated
+     * text of a JSON answer (counted only when asked: when the answer reported no usage).
      */
-    public void markCut() {
-        cut = true;
+    public long observedOutputTokens() {
+        SseUsageTap t = tap;
+        if (t != null) return t.observedOutputTokens();
+        JsonCopy j = json;
+        return j == null ? 0 : j.outputTokens(encoding);
+    }
+
+    /** Output streamed after the provider's last usage report (0 for JSON answers, whose usage is their last word). */
+    public long outputTokensAfterUsage() {
+        SseUsageTap t = tap;
+        return t == null ? 0 : t.outputTokensAfterUsage();
     }
 }

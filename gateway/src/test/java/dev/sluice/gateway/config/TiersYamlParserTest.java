@@ -53,6 +53,40 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void aTierOpensTheFamiliesItListsWholeAndTheDefaultOnlyTheMeteredAndFreeOperations() throws IOException {
+        String yaml = """
+                tiers:
+                  free: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                  live: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3, endpoints: [chat, realtime, audio]}
+                  none: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3, endpoints: []}
+                providers:
+                  - name: default
+                    models:
+                      "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200}
+                """;
+        SluiceConfig config = TiersYamlParser.parse("endpoints.yaml", yaml);
+        EndpointAccess byDefault = config.tiers().get("free").endpoints();
+        assertThat(byDefault).isEqualTo(EndpointAccess.DEFAULT);
+        assertThat(byDefault.opens(Family.AUDIO, false)).isTrue();
+        assertThat(byDefault.opens(Family.AUDIO, true)).as("a transcription is not in the default").isFalse();
+        assertThat(byDefault.opens(Family.REALTIME, true)).isFalse();
+        assertThat(byDefault.opens(Family.THREADS, false)).isFalse();
+
+        EndpointAccess live = config.tiers().get("live").endpoints();
+        assertThat(live.families()).containsExactlyInAnyOrder(Family.CHAT, Family.REALTIME, Family.AUDIO);
+        assertThat(live.opens(Family.REALTIME, true)).isTrue();
+        assertThat(live.opens(Family.AUDIO, true)).isTrue();
+        assertThat(live.opens(Family.EMBEDDINGS, false)).as("not listed").isFalse();
+
+        EndpointAccess none = config.tiers().get("none").endpoints();
+        assertThat(none.opens(Family.CHAT, false)).isFalse();
+        assertThat(none.opens(Family.MODELS, false)).as("models are always open").isTrue();
+        // The shipped file keeps the default on every tier.
+        SluiceConfig shipped = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml")));
+        assertThat(shipped.tiers().values()).allSatisfy(t -> assertThat(t.endpoints()).isEqualTo(EndpointAccess.DEFAULT));
+    }
+
+    @Test
     void aCapNearLongMaxSaturatesTheDefaultWindowsInsteadOfWrapping() {
         String yaml = """
                 tiers:

@@ -160,18 +160,19 @@ class UpstreamFaultsTest {
 
         assertThat(received).startsWith(CHUNK).contains("\"code\":\"upstream_timeout\"").contains("\"type\":\"server_error\"");
         assertThat(cutAfterMs).as("silence before the cut (idle timeout 400 ms)").isBetween(350L, 1_500L);
-        assertCharged(prompt(body) + output("Hello world"));
+        // No usage came, and the stalled provider may still be writing up to its cap: the reservation stands.
+        assertCharged(prompt(body) + 1000);
         System.out.printf("[faults] stall: stream cut %d ms after its last chunk (total %d ms)%n", cutAfterMs,
                 (end - start) / 1_000_000);
     }
 
     @Test
-    void aStreamTheProviderCutsEndsWithAnErrorEventAndChargesWhatWasSent() {
+    void aStreamTheProviderCutsEndsWithAnErrorEventAndChargesItsReservation() {
         String body = body("cut", true);
         String received = stream(body, new long[1]);
 
         assertThat(received).startsWith(CHUNK).contains("\"code\":\"upstream_error\"").doesNotContain("provider died");
-        assertCharged(prompt(body) + output("Hello world"));
+        assertCharged(prompt(body) + 1000); // no usage came: the cap the provider was given bounds what it billed
     }
 
     @Test
@@ -302,10 +303,6 @@ class UpstreamFaultsTest {
 
     long prompt(String body) {
         return estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).promptTokens();
-    }
-
-    long output(String text) {
-        return estimator.encodingFor("gpt-4o").countTokensOrdinary(text);
     }
 
     double retries503() {

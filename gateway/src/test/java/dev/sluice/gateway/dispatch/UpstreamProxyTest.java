@@ -66,7 +66,8 @@ class UpstreamProxyTest {
 
         assertThat(body).contains("\"total_tokens\":5");
         FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, TimeUnit.SECONDS);
-        assertThat(seen.path()).isEqualTo("/openai/v1/chat/completions?trace=1");
+        // Its own path, without the client's query: POST /v1/chat/completions takes no parameters.
+        assertThat(seen.path()).isEqualTo("/openai/v1/chat/completions");
         assertThat(seen.headers().get("Authorization")).isEqualTo("Bearer sk-provider-secret");
         assertThat(seen.headers().toString()).doesNotContain("sk-sluice-demo-pro");
     }

@@ -84,4 +84,26 @@ class RequestRewriterTest {
         assertThatThrownBy(() -> includeUsage(body)).isInstanceOf(InvalidRequestException.class);
         assertThatThrownBy(() -> model(body, "m")).isInstanceOf(InvalidRequestException.class);
     }
+
+    private String capped(String body) {
+        return new String(rewriter.withOutputCap(body.getBytes(UTF_8), "max_completion_tokens", 256), UTF_8);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "{}|{\"max_completion_tokens\":256}",
+            "{\"model\":\"m\"}|{\"model\":\"m\",\"max_completion_tokens\":256}",
+            "{\"model\":\"m\" , \"n\":2 }|{\"model\":\"m\" , \"n\":2,\"max_completion_tokens\":256 }",
+            "{\"max_completion_tokens\":null,\"n\":1}|{\"max_completion_tokens\":256,\"n\":1}",
+            "{\"max_completion_tokens\":7}|{\"max_completion_tokens\":7}",
+    })
+    void writesTheCapWhereTheBodyHasNoneKeepingEveryOtherByte(String body, String expected) {
+        assertThat(capped(body)).isEqualTo(expected);
+    }
+
+    @Test
+    void theCapKeepsTheRestOfTheBodyByteForByte() {
+        String body = "{\"model\":\"gpt-4o\", " + FIELDS + " }";
+        assertThat(capped(body)).isEqualTo("{\"model\":\"gpt-4o\", " + FIELDS + ",\"max_completion_tokens\":256 }");
+    }
 }

@@ -396,4 +396,56 @@ class TokenEstimatorTest {
         assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"instructions\":[]}", "instructions",
                 "expected a string, but got an array instead.");
     }
+
+    @Test
+    void aRequestWithoutAnOutputCapNamesTheFieldTheDefaultIsWrittenInto() {
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").uncappedField()).isEqualTo("max_completion_tokens");
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":null}").uncappedField()).isEqualTo("max_completion_tokens");
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":5}").uncappedField()).isNull();
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_completion_tokens\":5}").uncappedField()).isNull();
+        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\"}").uncappedField()).isEqualTo("max_tokens");
+        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\"}").uncappedField()).isEqualTo("max_output_tokens");
+        assertThat(estimate("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":\"x\"}").uncappedField()).isNull();
+    }
+
+    @Test
+    void imagesReserveAStandInPerImageBySizeAndQuality() {
+        RequestEstimate ten = estimate("/v1/images/generations",
+                "{\"model\":\"gpt-image-1\",\"prompt\":\"a cat\",\"n\":10,\"size\":\"1024x1024\",\"quality\":\"high\"}");
+        assertThat(ten.maxOutputTokens()).isEqualTo(10 * 4160);
+        assertThat(ten.promptTokens()).isEqualTo(O200K.countTokensOrdinary("a cat"));
+        assertThat(estimate("/v1/images/generations", "{\"model\":\"gpt-image-1\",\"prompt\":\"x\",\"size\":\"1024x1024\",\"quality\":\"low\"}")
+                .maxOutputTokens()).isEqualTo(272);
+        // No size, no quality, no model: the dearest image, for OpenAI's default model.
+        RequestEstimate bare = estimate("/v1/images/generations", "{\"prompt\":\"x\"}");
+        assertThat(bare.model()).isEqualTo("dall-e-2");
+        assertThat(bare.maxOutputTokens()).isEqualTo(6240);
+        assertRejected("/v1/images/generations", "{\"prompt\":\"x\",\"n\":11}", "n", "Expected a value <= 10");
+        assertRejected("/v1/images/generations", "{\"n\":1}", "prompt", "Missing required parameter: 'prompt'.");
+    }
+
+    @Test
+    void speechReservesOneTokenPerCharacterBesideItsText() {
+        String input = "Hello there, général Kenobi 🎉".repeat(10);
+        RequestEstimate speech = estimate("/v1/audio/speech", "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}");
+        assertThat(speech.maxOutputTokens()).isEqualTo(input.codePointCount(0, input.length()));
+        assertThat(speech.promptTokens()).isEqualTo(O200K.countTokensOrdinary(input));
+    }
+
+    @Test
+    void moderationsCountTheirInputAndNameADefaultModel() {
+        RequestEstimate m = estimate("/v1/moderations", "{\"input\":[\"" + USER + "\",\"" + SYSTEM + "\"]}");
+        assertThat(m.model()).isEqualTo("omni-moderation-latest");
+        assertThat(m.promptTokens()).isEqualTo(O200K.countTokensOrdinary(USER) + O200K.countTokensOrdinary(SYSTEM));
+        assertThat(m.maxOutputTokens()).isZero();
+    }
+
+    @Test
+    void aBatchIsCheckedForItsFileAndEndpointAndCostsNothingUntilItsFileIsKnown() {
+        RequestEstimate batch = estimate("/v1/batches",
+                "{\"input_file_id\":\"file-1\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        assertThat(batch.endpoint()).isEqualTo(Endpoint.BATCHES);
+        assertThat(batch.totalTokens()).isZero();
+        assertRejected("/v1/batches", "{\"endpoint\":\"/v1/chat/completions\"}", "input_file_id", "Missing required parameter");
+    }
 }

@@ -28,9 +28,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * Reconciliation where the request does not end well: a client that leaves mid-stream is
- * charged the prompt and what was sent, an upstream failure the prompt; never the whole
- * estimate for good, never nothing, and the reservation never leaks.
+ * Reconciliation where the request does not end well: a client that leaves mid-stream before
+ * the usage is charged its reservation (a bound the provider kept), an upstream failure the
+ * prompt; never nothing, and the reservation never leaks.
  */
 @GatewayTest
 class ReconciliationTest {
@@ -91,19 +91,16 @@ class ReconciliationTest {
     }
 
     @Test
-    void aClientThatLeavesMidStreamIsChargedThePromptAndWhatWasSent() {
+    void aClientThatLeavesMidStreamBeforeTheUsageIsChargedItsReservation() {
         String body = String.format(BODY, "\"stream\":true,", "Write a long story");
         RequestEstimate estimate = estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024);
 
         String first = post(body).retrieve().bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10)); // then cancel
         assertThat(first).contains("Chapter one");
 
-        long sent = estimator.encodingFor("gpt-4o").countTokens("Chapter one begins on a quiet morning");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            long charged = used();
-            assertThat(charged).isLessThan(estimate.totalTokens());
-            assertThat(charged).isBetween(estimate.promptTokens() + 1, estimate.promptTokens() + sent);
-        });
+        // The provider was given a cap of 4,000 and may write all of it after the client left; it
+        // will say no more: the reservation stands, never refunded down to what reached the client.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(used()).isEqualTo(estimate.totalTokens()));
     }
 
     @Test

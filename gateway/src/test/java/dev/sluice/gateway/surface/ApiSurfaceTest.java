@@ -32,12 +32,34 @@ class ApiSurfaceTest {
         assertThat(ApiSurface.check("GET", "/v1/organization/users", null).status().value()).isEqualTo(404);
     }
 
+    /** Only the table's exact paths: a variant of a metered path is not a free pass-through any more. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/v1/chat/Completions", "/v1/chat/completions.", "/v1/Chat/completions", "/v1/chat/completions~",
+            "/v1/embeddings/x", "/v1/files/file-1/content/more", "/v1/chat", "/v1/audio", "/v1/images/generation"})
+    void variantsOfKnownPathsAre404(String path) {
+        ApiSurface.Refusal r = ApiSurface.check("POST", path, "application/json");
+        assertThat(r).as(path).isNotNull();
+        assertThat(r.code()).isEqualTo("unknown_url");
+    }
+
+    @Test
+    void uploadsTakeMultipartAndJsonOperationsJson() {
+        assertThat(ApiSurface.check("POST", "/v1/files", "multipart/form-data; boundary=abc")).isNull();
+        for (String bad : new String[] {null, "application/json", "multipart/form-data", "application/octet-stream"}) {
+            assertThat(ApiSurface.check("POST", "/v1/files", bad).status().value()).as(bad).isEqualTo(415);
+        }
+        assertThat(ApiSurface.check("POST", "/v1/images/edits", "application/json")).isNull();
+        assertThat(ApiSurface.check("POST", "/v1/images/edits", "multipart/form-data; boundary=x")).isNull();
+        assertThat(ApiSurface.check("POST", "/v1/vector_stores", "multipart/form-data; boundary=x").status().value()).isEqualTo(415);
+    }
+
     @Test
     void methodsAreCheckedPerEndpointAndInventedOnesRefused() {
         assertThat(ApiSurface.check("GET", "/v1/responses", null).allow()).isEqualTo("POST");
         assertThat(ApiSurface.check("GET", "/v1/responses/resp_1", null)).isNull(); // retrieve a stored response
         assertThat(ApiSurface.check("POST", "/v1/models", "application/json").allow()).isEqualTo("GET");
-        assertThat(ApiSurface.check("PATCH", "/v1/files", null).allow()).isEqualTo("GET, POST, DELETE");
+        assertThat(ApiSurface.check("PATCH", "/v1/files", null).allow()).isEqualTo("GET, POST");
+        assertThat(ApiSurface.check("POST", "/v1/files/file-1", null).allow()).isEqualTo("GET, DELETE");
         assertThat(ApiSurface.check("BREW", "/v1/files", null).status().value()).isEqualTo(405);
     }
 
@@ -47,7 +69,7 @@ class ApiSurfaceTest {
                 "application/vnd.api+json"}) {
             assertThat(ApiSurface.check("POST", "/v1/embeddings", ok)).as(ok).isNull();
         }
-        for (String bad : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data", "text/json"}) {
+        for (String bad : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/json"}) {
             assertThat(ApiSurface.check("POST", "/v1/embeddings", bad).status().value()).as(bad).isEqualTo(415);
         }
         assertThat(ApiSurface.check("POST", "/v1/audio/transcriptions", "multipart/form-data; boundary=x")).isNull();

@@ -94,4 +94,30 @@ class UsageExtractorTest {
             assertThat(extract("{\"id\":\"x\",\"usage\":" + json + ",\"z\":[1]}")).as(json).isEqualTo(tree);
         }
     }
+
+    private static String text(String json) {
+        byte[] bytes = json.getBytes(UTF_8);
+        return UsageExtractor.outputText(bytes, bytes.length);
+    }
+
+    @Test
+    void theGeneratedTextOfChoicesCompletionsAndResponsesOutput() {
+        assertThat(text("""
+                {"choices":[{"message":{"role":"assistant","content":"one","tool_calls":[{"function":{"name":"f","arguments":"{\\"a\\":1}"}}]}},
+                            {"message":{"role":"assistant","content":null,"refusal":"two"}}],"usage":{"prompt_tokens":1}}"""))
+                .isEqualTo("one{\"a\":1}two");
+        assertThat(text("{\"choices\":[{\"text\":\"legacy\"}]}")).isEqualTo("legacy");
+        assertThat(text("""
+                {"id":"resp_1","output":[{"type":"reasoning","summary":[]},
+                  {"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello","annotations":[]}]},
+                  {"type":"function_call","name":"f","arguments":"{}"}],"text":{"format":{"type":"text"}}}"""))
+                .isEqualTo("hello{}");
+    }
+
+    @Test
+    void aCutOrBrokenBodyGivesTheTextBeforeTheBreak() {
+        assertThat(text("{\"choices\":[{\"message\":{\"content\":\"before\"}},{\"message\":{\"content\":\"aft")).isEqualTo("before");
+        assertThat(text("<html>")).isEmpty();
+        assertThat(text("")).isEmpty();
+    }
 }

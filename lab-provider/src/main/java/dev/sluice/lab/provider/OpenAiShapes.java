@@ -1,6 +1,7 @@
 package dev.sluice.lab.provider;
 
 import dev.sluice.gateway.api.OpenAiDuration;
+import java.util.concurrent.ThreadLocalRandom;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -10,6 +11,12 @@ import tools.jackson.databind.node.ObjectNode;
  * gateways actually read are filled in, but those exactly as OpenAI spells them.
  */
 final class OpenAiShapes {
+    /**
+     * Ends every id, so ids are unique across runs: the gateway records who owns each one, in a
+     * store that outlives this process, and the call numbers restart at 1 with every run.
+     */
+    static final String RUN = "r" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
+
 
     static final String ORGANIZATION = "org-sluice-lab";
 
@@ -100,7 +107,7 @@ final class OpenAiShapes {
         String finish = call.truncated() ? "length" : "stop";
         return switch (request.endpoint()) {
             case CHAT -> {
-                ObjectNode root = header("chatcmpl-lab" + call.id(), "chat.completion", createdSeconds, request.model());
+                ObjectNode root = header("chatcmpl-lab" + call.id() + RUN, "chat.completion", createdSeconds, request.model());
                 ObjectNode choice = root.putArray("choices").addObject();
                 choice.put("index", 0);
                 ObjectNode message = choice.putObject("message");
@@ -158,7 +165,7 @@ final class OpenAiShapes {
     private static ObjectNode response(LabRequest request, LabCall call, long created, long outputTokens,
                                        String progress) {
         ObjectNode root = object();
-        root.put("id", "resp_lab" + call.id());
+        root.put("id", "resp_lab" + call.id() + RUN);
         root.put("object", "response");
         root.put("created_at", created);
         boolean finished = progress.equals("completed");
@@ -214,7 +221,7 @@ final class OpenAiShapes {
     private record ChatStream(LabRequest request, LabCall call, long created) implements StreamRenderer {
 
         private ObjectNode chunk(ObjectNode delta, String finishReason) {
-            ObjectNode root = header("chatcmpl-lab" + call.id(), "chat.completion.chunk", created, request.model());
+            ObjectNode root = header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
             ObjectNode choice = root.putArray("choices").addObject();
             choice.put("index", 0);
             choice.set("delta", delta);
@@ -246,7 +253,7 @@ final class OpenAiShapes {
         public String end() {
             StringBuilder out = new StringBuilder(data(chunk(object(), call.truncated() ? "length" : "stop")));
             if (request.includeUsage()) {
-                ObjectNode last = header("chatcmpl-lab" + call.id(), "chat.completion.chunk", created, request.model());
+                ObjectNode last = header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
                 last.putArray("choices");
                 last.set("usage", usage(call.promptTokens(), call.completionTokens()));
                 out.append(data(last));

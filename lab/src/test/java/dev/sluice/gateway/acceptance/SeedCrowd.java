@@ -229,11 +229,14 @@ final class SeedCrowd {
             return status == 503 && "gateway_busy".equals(error().path("code").asString(""));
         }
 
-        /** The lab numbers its calls as it admits them ({@code chatcmpl-lab<n>}): the order the provider took them in. */
+        /** The lab numbers its calls as it admits them ({@code chatcmpl-lab<n>r<run>}): the order the provider took them in. */
         long providerOrder() {
             String id = JsonMapper.shared().readTree(body).path("id").asString("");
             if (!id.startsWith("chatcmpl-lab")) throw new IllegalStateException("not a lab completion: " + body);
-            return Long.parseLong(id.substring("chatcmpl-lab".length()));
+            String rest = id.substring("chatcmpl-lab".length());
+            int end = 0;
+            while (end < rest.length() && Character.isDigit(rest.charAt(end))) end++;
+            return Long.parseLong(rest.substring(0, end)); // then the run's own suffix
         }
 
         /** Tokens the provider counted for it (prompt + completion). */

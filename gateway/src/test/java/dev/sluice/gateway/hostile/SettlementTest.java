@@ -1,0 +1,251 @@
+package dev.sluice.gateway.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.HonestUpstream;
+import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import reactor.core.publisher.Flux;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * A tenant is charged what the provider wrote for it, whatever the answer's size, {@code n}, or
+ * whether it set a cap: against an upstream that does exactly what it is asked and says so.
+ */
+@GatewayTest
+class SettlementTest {
+    static final HonestUpstream UPSTREAM = HonestUpstream.start();
+
+    @DynamicPropertySource
+    static void upstream(DynamicPropertyRegistry registry) {
+        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
+    }
+
+    @AfterAll
+    static void stop() {
+        UPSTREAM.close();
+    }
+
+    @Value("${local.server.port}")
+    int port;
+    @Autowired
+    TenantStore tenants;
+    @Autowired
+    QuotaLimiter limiter;
+    @Autowired
+    ConfigRegistry config;
+    @Autowired
+    TokenEstimator estimator;
+
+    TestTenants.Created tenant;
+
+    @BeforeEach
+    void tenant() {
+        tenant = TestTenants.create(tenants, "settle", "pro");
+    }
+
+    long used() {
+        return limiter.peek(tenant.id(), config.current().tier("pro").orElseThrow()).block().get(0).usedTokens();
+    }
+
+    String post(String path, String body) {
+        return WebClient.builder().codecs(c -> c.defaultCodecs().maxInMemorySize(64 << 20)).build()
+                .post().uri("http://127.0.0.1:" + port + path)
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(20));
+    }
+
+    void settlesTo(long expected) {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(used()).isEqualTo(expected));
+    }
+
+    @Test
+    void severalChoicesAreChargedAllTheirTokens() {
+        post("/v1/chat/completions", "{\"model\":\"gpt-4o-mini\",\"n\":4,\"max_tokens\":500,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        settlesTo(HonestUpstream.billed(4, 500));
+    }
+
+    @Test
+    void aBigAnswerIsChargedItsUsage() {
+        post("/v1/chat/completions", "{\"model\":\"gpt-4o-mini\",\"max_tokens\":4000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        settlesTo(HonestUpstream.billed(1, 4000));
+    }
+
+    static final String CHAT = "{\"model\":\"gpt-4o-mini\",%s\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}";
+
+    /** The reservation the gateway makes for this chat body on the pro tier. */
+    long reserved(String body) {
+        return estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8),
+                config.current().tier("pro").orElseThrow().defaultMaxTokens()).totalTokens();
+    }
+
+    long promptOf(String path, String body) {
+        return estimator.estimate(path, body.getBytes(StandardCharsets.UTF_8), 1).promptTokens();
+    }
+
+    FakeUpstream.Recorded lastCall() {
+        FakeUpstream.Recorded last = null;
+        for (FakeUpstream.Recorded r; (r = UPSTREAM.server().requests().poll()) != null; ) last = r;
+        return last;
+    }
+
+    @Test
+    void aRequestWithoutACapGetsTheTiersDefaultWrittenIntoTheForwardedBody() {
+        UPSTREAM.server().requests().clear();
+        String body = String.format(CHAT, "", "hi");
+        post("/v1/chat/completions", body);
+        long cap = config.current().tier("pro").orElseThrow().defaultMaxTokens();
+        assertThat(lastCall().body()).contains("\"max_completion_tokens\":" + cap);
+        settlesTo(HonestUpstream.billed(1, cap));
+        assertThat(used()).isLessThanOrEqualTo(reserved(body) + HonestUpstream.PROMPT_TOKENS);
+    }
+
+    @Test
+    void aResponsesJobInTheBackgroundIsCappedAndChargedItsReservation() {
+        UPSTREAM.server().requests().clear();
+        String body = "{\"model\":\"gpt-4o-mini\",\"background\":true,\"input\":\"mode:background\"}";
+        post("/v1/responses", body);
+        long cap = config.current().tier("pro").orElseThrow().defaultMaxTokens();
+        assertThat(lastCall().body()).contains("\"max_output_tokens\":" + cap);
+        settlesTo(promptOf("/v1/responses", body) + cap);
+    }
+
+    @Test
+    void aJsonAnswerWithoutUsageIsChargedTheTextItCarriedWhenThatIsMoreThanTheReservation() {
+        String body = String.format(CHAT, "\"max_tokens\":100,", "mode:no-usage mode:ignore-cap");
+        post("/v1/chat/completions", body);
+        // The provider wrote 4,000 tokens against a cap of 100 and did not say so: the text is counted.
+        settlesTo(promptOf("/v1/chat/completions", body) + HonestUpstream.UNCAPPED_TOKENS);
+    }
+
+    @Test
+    void aJsonAnswerWithoutUsageIsChargedAtLeastItsReservation() {
+        String body = String.format(CHAT, "\"max_tokens\":300,", "mode:no-usage");
+        post("/v1/chat/completions", body);
+        settlesTo(reserved(body));
+    }
+
+    @Test
+    void aClientThatHangsUpAsTheAnswerEndsIsChargedTheAnswersUsage() {
+        String body = String.format(CHAT, "\"max_tokens\":3000,", "mode:slow-end");
+        byte[] whole = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToFlux(DataBuffer.class)
+                .scan(new java.io.ByteArrayOutputStream(), (out, b) -> {
+                    byte[] bytes = new byte[b.readableByteCount()];
+                    b.read(bytes);
+                    DataBufferUtils.release(b);
+                    out.writeBytes(bytes);
+                    return out;
+                })
+                .takeUntil(out -> out.toString(StandardCharsets.UTF_8).trim().endsWith("}}")) // the usage has arrived: leave
+                .last().map(java.io.ByteArrayOutputStream::toByteArray).block(Duration.ofSeconds(10));
+        assertThat(new String(whole, StandardCharsets.UTF_8)).contains("\"usage\"");
+        settlesTo(HonestUpstream.billed(1, 3000));
+    }
+
+    String stream(String path, String body, int events) {
+        Flux<String> flux = WebClient.create().post().uri("http://127.0.0.1:" + port + path)
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToFlux(String.class);
+        return String.join("\n", (events > 0 ? flux.take(events) : flux).collectList().block(Duration.ofSeconds(20)));
+    }
+
+    @Test
+    void aStreamWithoutAUsageChunkIsChargedWhatItStreamed() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":100,", "mode:no-usage mode:ignore-cap");
+        stream("/v1/chat/completions", body, 0);
+        settlesTo(promptOf("/v1/chat/completions", body) + HonestUpstream.UNCAPPED_TOKENS);
+    }
+
+    @Test
+    void aStreamWhoseUsageComesBeforeTheRestOfItsTextIsChargedTheText() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":2000,", "mode:early-usage");
+        stream("/v1/chat/completions", body, 0);
+        // The usage said 50 tokens of output; 2,000 passed: the provider's prompt and the text that passed.
+        settlesTo(HonestUpstream.PROMPT_TOKENS + 2000);
+    }
+
+    @Test
+    void aStreamWhoseUsageComesLateIsChargedTheUsage() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":500,", "mode:late-usage");
+        stream("/v1/chat/completions", body, 0);
+        settlesTo(HonestUpstream.billed(1, 500));
+    }
+
+    @Test
+    void aStreamTheClientCutsBeforeItsUsageIsChargedItsReservation() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":3000,", "mode:no-usage");
+        stream("/v1/chat/completions", body, 20); // 20 events of 50 tokens, then the client leaves
+        settlesTo(promptOf("/v1/chat/completions", body) + 3000);
+    }
+
+    @Test
+    void aStreamTheClientCutsPastItsReservationIsChargedWhatItReceived() {
+        String body = String.format(CHAT, "\"stream\":true,\"max_tokens\":100,", "mode:no-usage mode:ignore-cap");
+        stream("/v1/chat/completions", body, 40); // 40 events of 50 tokens from a provider that ignores the cap
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(used()).isGreaterThanOrEqualTo(promptOf("/v1/chat/completions", body) + 39 * 50));
+    }
+
+    @Test
+    void readingAStoredResponseChargesNoTokens() {
+        String created = post("/v1/responses", "{\"model\":\"gpt-4o-mini\",\"max_output_tokens\":50,\"input\":\"hi\"}");
+        String id = created.substring(created.indexOf("resp_"), created.indexOf('"', created.indexOf("resp_")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> used() > 0);
+        long before = used();
+        String read = WebClient.create().get().uri("http://127.0.0.1:" + port + "/v1/responses/" + id)
+                .header("Authorization", "Bearer " + tenant.key()).retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
+        assertThat(read).contains("\"usage\"");
+        // The read's answer shows the usage of the call that made it: nothing of it is charged again.
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(used()).isEqualTo(before));
+    }
+
+    @Test
+    void anErrorObjectWithStatus200IsA502WithTheProvidersTextHiddenAndOnlyThePromptCharged() {
+        String body = String.format(CHAT, "\"max_tokens\":100,", "mode:error-200");
+        var answer = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .exchangeToMono(r -> r.bodyToMono(String.class).map(text -> r.statusCode().value() + " " + text))
+                .block(Duration.ofSeconds(10));
+        assertThat(answer).startsWith("502").contains("upstream_error").doesNotContain("org-SECRET");
+        settlesTo(promptOf("/v1/chat/completions", body));
+    }
+
+    @Test
+    void imagesWithoutUsageAreChargedTheirStandInPerImage() {
+        String body = "{\"model\":\"dall-e-3\",\"prompt\":\"a lighthouse\",\"n\":10,\"size\":\"1024x1024\"}";
+        post("/v1/images/generations", body);
+        settlesTo(estimator.estimate("/v1/images/generations", body.getBytes(StandardCharsets.UTF_8), 1).totalTokens());
+        assertThat(used()).isGreaterThanOrEqualTo(10 * 4160);
+    }
+
+    @Test
+    void speechIsChargedPerCharacter() {
+        String input = "x".repeat(4096);
+        String body = "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}";
+        byte[] audio = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/audio/speech")
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .retrieve().bodyToMono(byte[].class).block(Duration.ofSeconds(10));
+        assertThat(audio).hasSize(4096); // audio passes as it came: a speech answer is not JSON
+        settlesTo(promptOf("/v1/audio/speech", body) + 4096);
+    }
+}
