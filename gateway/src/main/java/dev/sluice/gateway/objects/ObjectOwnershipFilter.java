@@ -3,6 +3,8 @@ package dev.sluice.gateway.objects;
 import static dev.sluice.gateway.objects.ObjectJson.JSON;
 
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.RequestBodyTooLarge;
+import dev.sluice.gateway.support.Causes;
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.config.Tier;
@@ -45,9 +47,7 @@ import tools.jackson.databind.JsonNode;
  * body is read) and before QUOTA (an unowned reference costs nothing).
  */
 public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
-    /** The largest batch input file estimated (and so buffered); a larger upload passes, and no batch can be made from it here. */
-    public static final int MAX_BATCH_FILE_BYTES = 32 * 1024 * 1024;
-    /** Counted endpoints whose bodies name no object: not read again. */
+        /** Counted endpoints whose bodies name no object: not read again. */
     private static final Set<Endpoint> NAME_NOTHING = Set.of(Endpoint.COMPLETIONS, Endpoint.EMBEDDINGS,
             Endpoint.MODERATIONS, Endpoint.IMAGES, Endpoint.SPEECH);
     /** Families whose objects show ids the provider made for them (output files, result files). */
@@ -87,7 +87,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                         : namesObjects ? withOwnReferences(exchange, target, tenant)
                         : Mono.fromSupplier(() -> watched(exchange, target, ObjectRecord.ownedBy(tenant.id()))));
         return checked.<Object>map(e -> e)
-                .onErrorResume(e -> Mono.just(OwnershipRefusal.of(e)))
+                // A body past the surface's limit is the surface's to answer (413), as for any stage.
+                .onErrorResume(e -> !Causes.any(e, t -> t instanceof RequestBodyTooLarge), e -> Mono.just(OwnershipRefusal.of(e)))
                 .flatMap(o -> o instanceof OwnershipRefusal r ? r.write(exchange) : chain.filter((ServerWebExchange) o));
     }
 

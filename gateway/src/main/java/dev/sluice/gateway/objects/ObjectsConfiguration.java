@@ -2,6 +2,7 @@ package dev.sluice.gateway.objects;
 
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.config.SurfaceProperties;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.objects.memory.InMemoryObjectOwnership;
@@ -26,8 +27,12 @@ public class ObjectsConfiguration {
 
     @Bean
     ObjectOwnershipFilter objectOwnershipFilter(ObjectOwnership store, TokenEstimator estimator, RequestRewriter rewriter,
-                                                SluiceProperties props) {
+                                                SluiceProperties props, SurfaceProperties surface) {
+        // A batch file is read whole to be estimated, within the upload limit the surface enforces. The surface
+        // cuts a body at its limit and answers 413 once the rest is drained; this stage's bound, a byte above,
+        // only backs it up (at the same bound it would answer first, mid-upload, and the client see a reset).
+        long backstop = surface.maxFileBytes().toBytes() + 1;
         return new ObjectOwnershipFilter(store, new BatchFileEstimator(estimator, rewriter),
-                Math.toIntExact(props.maxRequestBytes().toBytes()), ObjectOwnershipFilter.MAX_BATCH_FILE_BYTES);
+                Math.toIntExact(props.maxRequestBytes().toBytes()), (int) Math.min(Integer.MAX_VALUE, backstop));
     }
 }

@@ -69,7 +69,10 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
         MatchedOperation.ATTRIBUTE.set(exchange, matched);
         ServerHttpRequest passed = asTaken(request, op);
         ServerWebExchange next = passed == request ? exchange : exchange.mutate().request(passed).build();
-        return chain.filter(next).onErrorResume(e -> Causes.any(e, t -> t instanceof RequestBodyTooLarge), e -> {
+        // A body the operation takes none of is read and dropped first: left unread, closing the
+        // connection after the answer would reset it, and the client lose the answer.
+        Mono<Void> before = op.body() == BodyType.NONE && hasBody(request) ? drained(request.getBody()) : Mono.empty();
+        return before.then(Mono.defer(() -> chain.filter(next))).onErrorResume(e -> Causes.any(e, t -> t instanceof RequestBodyTooLarge), e -> {
             if (exchange.getResponse().isCommitted()) return Mono.error(e);
             return OpenAiErrors.write(exchange, HttpStatus.CONTENT_TOO_LARGE, "invalid_request_error", "request_too_large",
                     tooLarge(op), Map.of());
@@ -90,10 +93,13 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
             URI rebuilt = UriComponentsBuilder.fromUri(uri).replaceQuery(kept).build(true).toUri();
             r = request.mutate().uri(rebuilt).build();
         }
-        boolean hasBody = request.getHeaders().getContentLength() > 0 || request.getHeaders().containsHeader(HttpHeaders.TRANSFER_ENCODING);
-        if (!hasBody) return r;
+        if (!hasBody(request)) return r;
         if (op.body() == BodyType.NONE) return withoutBody(r);
         return bounded(r, op.maxBodyBytes());
+    }
+
+    private static boolean hasBody(ServerHttpRequest request) {
+        return request.getHeaders().getContentLength() > 0 || request.getHeaders().containsHeader(HttpHeaders.TRANSFER_ENCODING);
     }
 
     /**
@@ -142,8 +148,11 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
             public Flux<DataBuffer> getBody() {
                 return Flux.defer(() -> {
                     long[] seen = {0};
+                    boolean[] crossed = {false};
+                    // One cut only: the buffer that crosses the limit opens the window that holds the whole rest,
+                    // drained before the error (a window per later buffer would stop draining at the first).
                     return super.getBody()
-                            .windowUntil(buffer -> (seen[0] += buffer.readableByteCount()) > limit, true)
+                            .windowUntil(buffer -> !crossed[0] && (crossed[0] = (seen[0] += buffer.readableByteCount()) > limit), true)
                             .index()
                             .concatMap(w -> w.getT1() == 0 ? w.getT2() : drained(w.getT2())
                                     .then(Mono.<DataBuffer>error(new RequestBodyTooLarge(limit))));

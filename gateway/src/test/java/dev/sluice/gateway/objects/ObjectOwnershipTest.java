@@ -8,9 +8,11 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +58,13 @@ class ObjectOwnershipTest {
     static final FakeUpstream UPSTREAM = FakeUpstream.start(ObjectOwnershipTest::provider);
 
     @DynamicPropertySource
-    static void upstream(DynamicPropertyRegistry registry) {
+    static void upstream(DynamicPropertyRegistry registry) throws IOException {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
+        // The families with objects, opened whole on the tiers of tenants a and b (the default opens fewer).
+        String tiers = TestTiers.shippedWithEndpoints("object-ownership/tiers.yaml",
+                "chat, completions, embeddings, responses, files, batches, vector_stores, assistants, threads, "
+                        + "containers, conversations, evals, fine_tuning, uploads", "pro", "enterprise");
+        registry.add("sluice.tiers.path", () -> tiers);
     }
 
     @AfterAll

@@ -31,6 +31,21 @@ public final class TestTiers {
         return written(name, shipped.substring(0, from) + providers + shipped.substring(to));
     }
 
+    /**
+     * tiers.yaml as shipped, with {@code endpoints: [families]} added to each of {@code tiers}
+     * (which then open those families whole); the file's absolute path.
+     */
+    public static String shippedWithEndpoints(String name, String families, String... tiers) throws IOException {
+        String yaml = Files.readString(Path.of("../tiers.yaml"), StandardCharsets.UTF_8);
+        for (String tier : tiers) {
+            String head = "\n  " + tier + ":\n";
+            int at = yaml.indexOf(head);
+            if (at < 0) throw new IllegalStateException("tiers.yaml has no tier " + tier);
+            yaml = yaml.substring(0, at + head.length()) + "    endpoints: [" + families + "]\n" + yaml.substring(at + head.length());
+        }
+        return written(name, yaml);
+    }
+
     /** {@code yaml} written to target/{@code name}; the file's absolute path, for {@code sluice.tiers.path}. */
     public static String written(String name, String yaml) throws IOException {
         Path file = Path.of("target", name);

@@ -62,12 +62,15 @@ class GatewayFuzzTest {
     static final java.util.Set<String> REACHED_PROVIDER = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The case ids whose answer the provider finished writing. */
     static final java.util.Set<String> PROVIDER_ANSWERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    static final java.util.concurrent.atomic.AtomicLong ANSWERS = new java.util.concurrent.atomic.AtomicLong();
     static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);
         if (id != null) REACHED_PROVIDER.add(id);
-        // A list where the gateway reads one (GET /v1/files: filtered to the tenant's own objects), else a chat answer.
-        String answer = req.method().equals("GET") && req.path().endsWith("/v1/files") ? "{\"object\":\"list\",\"data\":[]}"
-                : "{\"id\":\"f1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
+        // A GET that reaches the provider is a list (an object's id is checked first, and nobody owns one here):
+        // the gateway reads it, filtered to the tenant's own objects. Else a chat answer, with an id of its own,
+        // since the gateway records who owns the ids that creations return.
+        String answer = req.method().equals("GET") ? "{\"object\":\"list\",\"data\":[]}"
+                : "{\"id\":\"f" + ANSWERS.incrementAndGet() + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
                     + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
                     + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}";
         return Mono.from(res.header("content-type", "application/json")
