@@ -3,26 +3,16 @@ package dev.sluice.gateway.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.estimate.TokenEstimator;
-import dev.sluice.gateway.quota.QuotaLimiter;
-import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -32,38 +22,15 @@ import org.springframework.web.reactive.function.client.WebClient;
  * reserved or, where the provider wrote more than that, what the provider wrote. Seeded: the seed
  * is printed, and {@code -Dsluice.property.seed=N} replays a run.
  */
-@GatewayTest
-class ChargeBoundsPropertyTest {
-    static final HonestUpstream UPSTREAM = HonestUpstream.start();
+class ChargeBoundsPropertyTest extends HonestGatewayTest {
     static final String[] MODES = {"honest", "no-usage", "early-usage", "late-usage"};
-
-    @DynamicPropertySource
-    static void upstream(DynamicPropertyRegistry registry) {
-        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
-
-    @Value("${local.server.port}")
-    int port;
-    @Autowired
-    TenantStore tenants;
-    @Autowired
-    QuotaLimiter limiter;
-    @Autowired
-    ConfigRegistry config;
-    @Autowired
-    TokenEstimator estimator;
 
     @Test
     void everyShapeIsChargedBetweenWhatWasReceivedAndWhatWasReservedOrWritten() {
         long seed = Long.getLong("sluice.property.seed", System.nanoTime());
         System.out.println("ChargeBoundsPropertyTest seed: " + seed + " (replay with -Dsluice.property.seed=" + seed + ")");
         Random random = new Random(seed);
-        long defaultCap = config.current().tier("pro").orElseThrow().defaultMaxTokens();
+        long defaultCap = defaultCap("pro");
         for (int trial = 0; trial < 30; trial++) {
             int n = 1 + random.nextInt(3);
             long cap = random.nextBoolean() ? 0 : 1 + random.nextInt(600);
@@ -85,7 +52,7 @@ class ChargeBoundsPropertyTest {
             long upper = Math.max(estimate.totalTokens(), Math.max(estimate.promptTokens(), HonestUpstream.PROMPT_TOKENS) + written);
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                long charged = limiter.peek(tenant.id(), config.current().tier("pro").orElseThrow()).block().get(0).usedTokens();
+                long charged = used(tenant, "pro");
                 assertThat(charged).as(shape + " charged, against received output " + receivedTokens)
                         .isGreaterThanOrEqualTo(receivedTokens)
                         .isLessThanOrEqualTo(upper);
@@ -95,7 +62,7 @@ class ChargeBoundsPropertyTest {
 
     /** The answer's bytes as the client read them, leaving after {@code cutAt} bytes. */
     private String receive(String key, String body, int cutAt) {
-        ByteArrayOutputStream out = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+        ByteArrayOutputStream out = WebClient.create().post().uri(url("/v1/chat/completions"))
                 .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToFlux(DataBuffer.class)
                 .scan(new ByteArrayOutputStream(), (acc, b) -> {

@@ -3,10 +3,6 @@ package dev.sluice.gateway.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.quota.QuotaLimiter;
-import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.time.Duration;
@@ -14,13 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -32,30 +23,9 @@ import reactor.core.publisher.Mono;
  * answer when it starts writing (whether the client stays or not), the tenant never makes it
  * write more than its window.
  */
-@GatewayTest
-class FreeTenantCannotOverspendTest {
-    static final HonestUpstream UPSTREAM = HonestUpstream.start();
+class FreeTenantCannotOverspendTest extends HonestGatewayTest {
     /** Long enough that the gateway's count of the prompt is above the provider's (10 tokens). */
     static final String WORDS = "please extract the tables from page seven of the annual report and list them";
-
-    @DynamicPropertySource
-    static void upstream(DynamicPropertyRegistry registry) {
-        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
-
-    @Value("${local.server.port}")
-    int port;
-    @Autowired
-    TenantStore tenants;
-    @Autowired
-    QuotaLimiter limiter;
-    @Autowired
-    ConfigRegistry config;
 
     @Test
     void noMixOfEndpointsMakesTheProviderWriteMoreThanTheTiersWindow() {
@@ -93,7 +63,7 @@ class FreeTenantCannotOverspendTest {
                 }
             }
             boolean cut = stream || kind == 3;
-            calls.add(WebClient.create().post().uri("http://127.0.0.1:" + port + path)
+            calls.add(WebClient.create().post().uri(url(path))
                     .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                     .exchangeToMono(r -> {
                         if (r.statusCode().value() == 429) refused.incrementAndGet();
@@ -106,7 +76,7 @@ class FreeTenantCannotOverspendTest {
         assertThat(refused.get()).as("the attack reached the tier's wall: " + statuses).isPositive();
         long window = config.current().tier("free").orElseThrow().minuteWindow().tokens();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                limiter.peek(tenant.id(), config.current().tier("free").orElseThrow()).block().get(0).usedTokens())
+                used(tenant, "free"))
                 .as("charged (seed " + seed + ")").isLessThanOrEqualTo(window));
         long written = UPSTREAM.billedTo(account.substring("account:".length()));
         System.out.printf("[hostile] free tenant: %d calls, %d refused 429, provider wrote %d of a %d window%n",

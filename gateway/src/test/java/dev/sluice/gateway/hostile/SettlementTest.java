@@ -3,58 +3,24 @@ package dev.sluice.gateway.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.quota.QuotaLimiter;
-import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import reactor.core.publisher.Flux;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * A tenant is charged what the provider wrote for it, whatever the answer's size, {@code n}, or
  * whether it set a cap: against an upstream that does exactly what it is asked and says so.
  */
-@GatewayTest
-class SettlementTest {
-    static final HonestUpstream UPSTREAM = HonestUpstream.start();
-
-    @DynamicPropertySource
-    static void upstream(DynamicPropertyRegistry registry) {
-        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
-
-    @Value("${local.server.port}")
-    int port;
-    @Autowired
-    TenantStore tenants;
-    @Autowired
-    QuotaLimiter limiter;
-    @Autowired
-    ConfigRegistry config;
-    @Autowired
-    TokenEstimator estimator;
-
+class SettlementTest extends HonestGatewayTest {
     TestTenants.Created tenant;
 
     @BeforeEach
@@ -63,12 +29,12 @@ class SettlementTest {
     }
 
     long used() {
-        return limiter.peek(tenant.id(), config.current().tier("pro").orElseThrow()).block().get(0).usedTokens();
+        return used(tenant, "pro");
     }
 
     String post(String path, String body) {
         return WebClient.builder().codecs(c -> c.defaultCodecs().maxInMemorySize(64 << 20)).build()
-                .post().uri("http://127.0.0.1:" + port + path)
+                .post().uri(url(path))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(20));
     }
@@ -94,11 +60,7 @@ class SettlementTest {
     /** The reservation the gateway makes for this chat body on the pro tier. */
     long reserved(String body) {
         return estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8),
-                config.current().tier("pro").orElseThrow().defaultMaxTokens()).totalTokens();
-    }
-
-    long promptOf(String path, String body) {
-        return estimator.estimate(path, body.getBytes(StandardCharsets.UTF_8), 1).promptTokens();
+                defaultCap("pro")).totalTokens();
     }
 
     FakeUpstream.Recorded lastCall() {
@@ -112,7 +74,7 @@ class SettlementTest {
         UPSTREAM.server().requests().clear();
         String body = String.format(CHAT, "", "hi");
         post("/v1/chat/completions", body);
-        long cap = config.current().tier("pro").orElseThrow().defaultMaxTokens();
+        long cap = defaultCap("pro");
         assertThat(lastCall().body()).contains("\"max_completion_tokens\":" + cap);
         settlesTo(HonestUpstream.billed(1, cap));
         assertThat(used()).isLessThanOrEqualTo(reserved(body) + HonestUpstream.PROMPT_TOKENS);
@@ -123,7 +85,7 @@ class SettlementTest {
         UPSTREAM.server().requests().clear();
         String body = "{\"model\":\"gpt-4o-mini\",\"background\":true,\"input\":\"mode:background\"}";
         post("/v1/responses", body);
-        long cap = config.current().tier("pro").orElseThrow().defaultMaxTokens();
+        long cap = defaultCap("pro");
         assertThat(lastCall().body()).contains("\"max_output_tokens\":" + cap);
         settlesTo(promptOf("/v1/responses", body) + cap);
     }
@@ -146,7 +108,7 @@ class SettlementTest {
     @Test
     void aClientThatHangsUpAsTheAnswerEndsIsChargedTheAnswersUsage() {
         String body = String.format(CHAT, "\"max_tokens\":3000,", "mode:slow-end");
-        byte[] whole = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+        byte[] whole = WebClient.create().post().uri(url("/v1/chat/completions"))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToFlux(DataBuffer.class)
                 .scan(new java.io.ByteArrayOutputStream(), (out, b) -> {
@@ -163,7 +125,7 @@ class SettlementTest {
     }
 
     String stream(String path, String body, int events) {
-        Flux<String> flux = WebClient.create().post().uri("http://127.0.0.1:" + port + path)
+        Flux<String> flux = WebClient.create().post().uri(url(path))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToFlux(String.class);
         return String.join("\n", (events > 0 ? flux.take(events) : flux).collectList().block(Duration.ofSeconds(20)));
@@ -212,7 +174,7 @@ class SettlementTest {
         String id = created.substring(created.indexOf("resp_"), created.indexOf('"', created.indexOf("resp_")));
         await().atMost(Duration.ofSeconds(10)).until(() -> used() > 0);
         long before = used();
-        String read = WebClient.create().get().uri("http://127.0.0.1:" + port + "/v1/responses/" + id)
+        String read = WebClient.create().get().uri(url("/v1/responses/" + id))
                 .header("Authorization", "Bearer " + tenant.key()).retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
         assertThat(read).contains("\"usage\"");
         // The read's answer shows the usage of the call that made it: nothing of it is charged again.
@@ -222,7 +184,7 @@ class SettlementTest {
     @Test
     void anErrorObjectWithStatus200IsA502WithTheProvidersTextHiddenAndOnlyThePromptCharged() {
         String body = String.format(CHAT, "\"max_tokens\":100,", "mode:error-200");
-        var answer = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+        var answer = WebClient.create().post().uri(url("/v1/chat/completions"))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .exchangeToMono(r -> r.bodyToMono(String.class).map(text -> r.statusCode().value() + " " + text))
                 .block(Duration.ofSeconds(10));
@@ -242,7 +204,7 @@ class SettlementTest {
     void speechIsChargedPerCharacter() {
         String input = "x".repeat(4096);
         String body = "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}";
-        byte[] audio = WebClient.create().post().uri("http://127.0.0.1:" + port + "/v1/audio/speech")
+        byte[] audio = WebClient.create().post().uri(url("/v1/audio/speech"))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToMono(byte[].class).block(Duration.ofSeconds(10));
         assertThat(audio).hasSize(4096); // audio passes as it came: a speech answer is not JSON
