@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -31,6 +33,7 @@ import tools.jackson.databind.JsonNode;
  * Error answers pass as they are.
  */
 final class OwnershipResponse extends ServerHttpResponseDecorator {
+    private static final Logger log = LoggerFactory.getLogger(OwnershipResponse.class);
     /** The largest JSON answer read whole (a list page of 10,000 objects is a few MB). */
     static final int MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
@@ -122,10 +125,24 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
         return record != null && record.owner().equals(claim.owner());
     }
 
-    /** The id is the caller's now, or the answer is refused: an id recorded for someone else is not handed out. */
+    /**
+     * The id is the caller's now, or the answer is refused: an id recorded for someone else is not
+     * handed out. A generated answer (a response, a stored chat completion) whose id cannot be
+     * recorded because the store is out passes all the same: its text is what the tenant paid for,
+     * and its id, recorded for nobody, reads as a 404 to everyone, its maker included.
+     */
     private Mono<Void> claimed(String id, ObjectRecord record) {
-        return store.claim(id, record).flatMap(held -> held.owner().equals(record.owner()) ? Mono.<Void>empty()
+        Mono<Void> claimed = store.claim(id, record).flatMap(held -> held.owner().equals(record.owner()) ? Mono.<Void>empty()
                 : Mono.error(new ObjectRules.UnexpectedAnswer("The provider answered with an id already recorded for another tenant.")));
+        if (!generated()) return claimed;
+        return claimed.onErrorResume(e -> !(e instanceof ObjectRules.UnexpectedAnswer), e -> {
+            log.warn("Could not record who owns {} ({}): the answer passes, and the object is nobody's", id, e.toString());
+            return Mono.empty();
+        });
+    }
+
+    private boolean generated() {
+        return target.family() == ObjectFamily.RESPONSES || target.family() == ObjectFamily.CHAT_COMPLETIONS;
     }
 
     /** Ids the provider made for an owned object: claimed if nobody has them (one already owned stays its owner's). */

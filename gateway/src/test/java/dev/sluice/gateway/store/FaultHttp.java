@@ -29,6 +29,13 @@ final class FaultHttp {
                 .POST(HttpRequest.BodyPublishers.ofString(CHAT)));
     }
 
+    /** A Responses create (stored, as by default): its id is recorded as the tenant's before the answer goes out. */
+    Answer response(String key) {
+        return send(HttpRequest.newBuilder(URI.create(base + "/v1/responses"))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"gpt-4o-mini\",\"max_output_tokens\":20,\"input\":\"hi\"}")));
+    }
+
     Answer get(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
