@@ -18,6 +18,12 @@ public interface ObjectOwnership {
      */
     Mono<ObjectRecord> claim(String objectId, ObjectRecord record);
 
+    /**
+     * Replaces the record of an id {@code record}'s owner holds (a response's context, known once
+     * its answer has ended); an id nobody holds, or another owner's, is left as it is.
+     */
+    Mono<Void> update(String objectId, ObjectRecord record);
+
     /** The id's record, or empty when nobody owns it. Keeps the record alive (it is in use). */
     Mono<ObjectRecord> owner(String objectId);
 

@@ -15,8 +15,10 @@ import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.objects.ObjectRequest.Action;
 import dev.sluice.gateway.objects.ObjectRules.Reference;
 import dev.sluice.gateway.surface.BodyType;
+import dev.sluice.gateway.usage.UsageRecordingResponse;
 import dev.sluice.gateway.tenant.Tenant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -121,6 +123,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                     }
                 }
                 if (batch) chargeBatch(read.exchange(), refs, owners);
+                withContinuedContext(read.exchange(), refs, owners);
                 return next;
             });
         });
@@ -141,6 +144,22 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
         }
         RequestEstimate.ATTRIBUTE.set(exchange, new RequestEstimate(Endpoint.BATCHES, file.model(), file.promptTokens(),
                 file.outputTokens(), false, false));
+    }
+
+    /**
+     * A response that continues another ({@code previous_response_id}) reads that one's input and
+     * output again as its own input, which its body does not show: the estimate counts it, so the
+     * tenant's windows and the provider's budget are charged what the provider will count.
+     */
+    private static void withContinuedContext(ServerWebExchange exchange, List<Reference> refs, Map<String, ObjectRecord> owners) {
+        RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        if (estimate == null || estimate.endpoint() != Endpoint.RESPONSES) return;
+        long context = refs.stream().filter(r -> r.field().equals("previous_response_id"))
+                .mapToLong(r -> owners.get(r.id()).contextTokens()).sum();
+        if (context <= 0) return;
+        long prompt = estimate.promptTokens() + context;
+        RequestEstimate.ATTRIBUTE.set(exchange, estimate.withCost(estimate.model(), prompt < 0 ? Long.MAX_VALUE : prompt,
+                estimate.maxOutputTokens()));
     }
 
     private record Read(ServerWebExchange exchange, byte[] body) {
@@ -220,7 +239,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
         boolean watch = target.action() != Action.OBJECT || REVEALING.contains(target.family());
         if (!watch) return exchange;
         return exchange.mutate()
-                .response(new OwnershipResponse(exchange.getResponse(), target, claim, store, RequestLoop.of(exchange)))
+                .response(new OwnershipResponse(exchange.getResponse(), target, claim, store, RequestLoop.of(exchange),
+                        () -> Optional.ofNullable(UsageRecordingResponse.ATTRIBUTE.get(exchange)).flatMap(UsageRecordingResponse::usage)))
                 .build();
     }
 

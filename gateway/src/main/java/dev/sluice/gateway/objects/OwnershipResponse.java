@@ -7,6 +7,10 @@ import dev.sluice.gateway.objects.ObjectRequest.Action;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import dev.sluice.gateway.usage.Usage;
+import dev.sluice.gateway.usage.UsageExtractor;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,17 +45,26 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     private final ObjectRecord claim;
     private final ObjectOwnership store;
     private final Scheduler loop;
+    private final Supplier<Optional<Usage>> streamUsage;
 
     /**
-     * @param claim the record a create's id gets (the caller as owner, a batch file's estimate)
-     * @param loop  the request's event loop: a list page is cut and written there, not on Lettuce's reply thread
+     * @param claim       the record a create's id gets (the caller as owner, a batch file's estimate)
+     * @param loop        the request's event loop: a list page is cut and written there, not on Lettuce's reply thread
+     * @param streamUsage the usage a stream reported, once it has passed (the settle stage reads it)
      */
-    OwnershipResponse(ServerHttpResponse delegate, ObjectRequest target, ObjectRecord claim, ObjectOwnership store, Scheduler loop) {
+    OwnershipResponse(ServerHttpResponse delegate, ObjectRequest target, ObjectRecord claim, ObjectOwnership store, Scheduler loop,
+                      Supplier<Optional<Usage>> streamUsage) {
         super(delegate);
         this.target = target;
         this.claim = claim;
         this.store = store;
         this.loop = loop;
+        this.streamUsage = streamUsage;
+    }
+
+    /** A response is continued by its id: what the continuation reads again is its input and output. */
+    private boolean holdsContext() {
+        return target.family() == ObjectFamily.RESPONSES;
     }
 
     @Override
@@ -109,7 +122,8 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
         return switch (target.action()) {
             case CREATE -> {
                 String id = ObjectRules.createdId(target, answer);
-                yield claimed(id, claim).then(claimRevealed(ObjectRules.revealedIds(target.family(), answer))).then(pass(bytes));
+                ObjectRecord record = holdsContext() ? claim.withContext(UsageExtractor.fromJson(bytes).map(Usage::totalTokens).orElse(0L)) : claim;
+                yield claimed(id, record).then(claimRevealed(ObjectRules.revealedIds(target.family(), answer))).then(pass(bytes));
             }
             case OBJECT -> claimRevealed(ObjectRules.revealedIds(target.family(), answer)).then(pass(bytes));
             case LIST -> store.owners(ObjectRules.pageIds(answer)).publishOn(loop).flatMap(owners -> {
@@ -168,7 +182,19 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
         }).concatWith(Mono.defer(() -> {
             byte[] rest = scanner.found() ? new byte[0] : scanner.release(); // no id anywhere: nothing to claim
             return rest.length == 0 ? Mono.empty() : Mono.just(bufferFactory().wrap(rest));
-        })).onErrorResume(e -> Mono.just(bufferFactory().wrap(streamError(e))));
+        })).doOnComplete(() -> rememberContext(scanner.id()))
+                .onErrorResume(e -> Mono.just(bufferFactory().wrap(streamError(e))));
+    }
+
+    /**
+     * A streamed response's context is known at its end, after its id was claimed: recorded then,
+     * in the background (the stream's end does not wait for it; a continuation before it lands is
+     * estimated without it, and charged its usage all the same).
+     */
+    private void rememberContext(String id) {
+        if (id == null || !holdsContext()) return;
+        streamUsage.get().ifPresent(used -> store.update(id, claim.withContext(used.totalTokens()))
+                .onErrorResume(e -> Mono.empty()).subscribe());
     }
 
     /** A stream cannot change its status once it began: the refusal is its one event. */

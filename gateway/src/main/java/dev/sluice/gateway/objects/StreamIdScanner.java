@@ -54,4 +54,9 @@ public final class StreamIdScanner {
     public boolean found() {
         return id != null;
     }
+
+    /** The id found, or null. */
+    public String id() {
+        return id;
+    }
 }

@@ -3,6 +3,7 @@ package dev.sluice.gateway.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.objects.ObjectOwnership;
 import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.FakeUpstream;
@@ -13,6 +14,7 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import reactor.core.publisher.Flux;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -21,6 +23,9 @@ import org.springframework.web.reactive.function.client.WebClient;
  * whether it set a cap: against an upstream that does exactly what it is asked and says so.
  */
 class SettlementTest extends HonestGatewayTest {
+    @Autowired
+    ObjectOwnership ownership;
+
     TestTenants.Created tenant;
 
     @BeforeEach
@@ -209,5 +214,39 @@ class SettlementTest extends HonestGatewayTest {
                 .retrieve().bodyToMono(byte[].class).block(Duration.ofSeconds(10));
         assertThat(audio).hasSize(4096); // audio passes as it came: a speech answer is not JSON
         settlesTo(promptOf("/v1/audio/speech", body) + 4096);
+    }
+
+    /** The tokens the answer's x-ratelimit-remaining-tokens says are left, after this request's reservation. */
+    long remainingAfter(String path, String body) {
+        return WebClient.create().post().uri(url(path))
+                .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .exchangeToMono(r -> r.releaseBody().thenReturn(Long.parseLong(r.headers().asHttpHeaders().getFirst("x-ratelimit-remaining-tokens"))))
+                .block(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aResponseThatContinuesAnotherReservesThePreviousContextItReadsAgain() {
+        String first = post("/v1/responses", "{\"model\":\"gpt-4o-mini\",\"max_output_tokens\":3000,\"input\":\"hi\"}");
+        String id = first.substring(first.indexOf("resp_"), first.indexOf('"', first.indexOf("resp_")));
+        settlesTo(HonestUpstream.billed(1, 3000));
+        long window = config.current().tier("pro").orElseThrow().minuteWindow().tokens();
+        String next = "{\"model\":\"gpt-4o-mini\",\"max_output_tokens\":50,\"previous_response_id\":\"" + id + "\",\"input\":\"more\"}";
+        long reserved = window - HonestUpstream.billed(1, 3000) - remainingAfter("/v1/responses", next);
+        assertThat(reserved).as("the continuation's reservation").isEqualTo(promptOf("/v1/responses", next) + 3010 + 50);
+        // And it is charged what the provider counted: its predecessor's 3,010 again, 10 of its own, 50 written.
+        settlesTo(HonestUpstream.billed(1, 3000) + 3010 + HonestUpstream.PROMPT_TOKENS + 50);
+    }
+
+    @Test
+    void aStreamedResponsesContextIsRecordedAtItsEndForTheNextCall() {
+        String events = stream("/v1/responses", "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"max_output_tokens\":1000,\"input\":\"hi\"}", 0);
+        settlesTo(HonestUpstream.billed(1, 1000));
+        String id = events.substring(events.indexOf("resp_"), events.indexOf('"', events.indexOf("resp_")));
+        long window = config.current().tier("pro").orElseThrow().minuteWindow().tokens();
+        String next = "{\"model\":\"gpt-4o-mini\",\"max_output_tokens\":50,\"previous_response_id\":\"" + id + "\",\"input\":\"more\"}";
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(ownership.owner(id).block(Duration.ofSeconds(5)).contextTokens())
+                .isEqualTo(1010));
+        long reserved = window - HonestUpstream.billed(1, 1000) - remainingAfter("/v1/responses", next);
+        assertThat(reserved).isEqualTo(promptOf("/v1/responses", next) + 1010 + 50);
     }
 }

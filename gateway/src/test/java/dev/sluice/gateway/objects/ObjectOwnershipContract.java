@@ -56,6 +56,19 @@ abstract class ObjectOwnershipContract {
     }
 
     @Test
+    void anOwnerUpdatesItsRecordAndNobodyElseCan() {
+        ObjectRecord a = ObjectRecord.ownedBy("tenant-a");
+        store.claim(id("resp"), a).block(WAIT);
+        store.update(id("resp"), a.withContext(4_010)).block(WAIT);
+        assertThat(store.owner(id("resp")).block(WAIT)).isEqualTo(a.withContext(4_010));
+
+        store.update(id("resp"), ObjectRecord.ownedBy("tenant-b").withContext(1)).block(WAIT);
+        assertThat(store.owner(id("resp")).block(WAIT)).isEqualTo(a.withContext(4_010));
+        store.update(id("unclaimed"), a.withContext(5)).block(WAIT);
+        assertThat(store.owner(id("unclaimed")).block(WAIT)).as("an update claims nothing").isNull();
+    }
+
+    @Test
     void theOwnersOfAPageAreReadInOneCall() {
         store.claim(id("a"), ObjectRecord.ownedBy("tenant-a")).block(WAIT);
         store.claim(id("b"), ObjectRecord.ownedBy("tenant-b")).block(WAIT);

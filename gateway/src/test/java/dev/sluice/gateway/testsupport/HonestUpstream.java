@@ -40,6 +40,8 @@ public final class HonestUpstream implements AutoCloseable {
     private static final AtomicLong IDS = new AtomicLong();
     /** Tokens written and billed, prompt included, per account named in the request body. */
     private final ConcurrentHashMap<String, AtomicLong> billed = new ConcurrentHashMap<>();
+    /** Each response's input and output: what a call continuing it reads again. */
+    private final ConcurrentHashMap<String, Long> contexts = new ConcurrentHashMap<>();
 
     private final FakeUpstream server;
 
@@ -88,9 +90,13 @@ public final class HonestUpstream implements AutoCloseable {
         String id = (path.endsWith("/responses") ? "resp_" : "chatcmpl-") + IDS.incrementAndGet();
         long completion = n * each;
         boolean responses = path.endsWith("/responses");
+        // A continuation reads its predecessor's input and output again, as the provider bills it.
+        String previous = req.path("previous_response_id").asString(null);
+        long prompt = PROMPT_TOKENS + (previous == null ? 0 : contexts.getOrDefault(previous, 0L));
+        if (responses) contexts.put(id, prompt + completion);
         Matcher account = ACCOUNT.matcher(body);
         if (account.find() && (responses || path.endsWith("/completions")) && !mode.equals("error-200")) {
-            billed.computeIfAbsent(account.group(1), a -> new AtomicLong()).addAndGet(PROMPT_TOKENS + completion);
+            billed.computeIfAbsent(account.group(1), a -> new AtomicLong()).addAndGet(prompt + completion);
         }
         if (path.endsWith("/images/generations")) { // dall-e answers: no usage
             String image = "{\"url\":\"https://images.example/1.png\"}";
@@ -105,7 +111,7 @@ public final class HonestUpstream implements AutoCloseable {
                     "{\"error\":{\"message\":\"Organization org-SECRET has exceeded its quota\",\"type\":\"insufficient_quota\",\"code\":null}}"));
         }
         String usage = responses
-                ? "{\"input_tokens\":" + PROMPT_TOKENS + ",\"output_tokens\":" + completion + ",\"total_tokens\":" + (PROMPT_TOKENS + completion) + "}"
+                ? "{\"input_tokens\":" + prompt + ",\"output_tokens\":" + completion + ",\"total_tokens\":" + (prompt + completion) + "}"
                 : "{\"prompt_tokens\":" + PROMPT_TOKENS + ",\"completion_tokens\":" + completion + ",\"total_tokens\":" + (PROMPT_TOKENS + completion) + "}";
         String text = " a".repeat((int) each);
         if (mode.equals("background")) {

@@ -21,6 +21,12 @@ public final class InMemoryObjectOwnership implements ObjectOwnership {
     }
 
     @Override
+    public Mono<Void> update(String objectId, ObjectRecord record) {
+        return Mono.fromRunnable(() -> records.computeIfPresent(objectId,
+                (id, held) -> held.owner().equals(record.owner()) ? record : held));
+    }
+
+    @Override
     public Mono<ObjectRecord> owner(String objectId) {
         return Mono.fromSupplier(() -> records.get(objectId));
     }

@@ -54,6 +54,19 @@ public final class RedisObjectOwnership implements ObjectOwnership {
                                 .switchIfEmpty(Mono.defer(() -> claim(objectId, record)))));
     }
 
+    /**
+     * Read, then written only if the owner is the same: the id is never handed to another tenant
+     * (a claim never replaces a record, and this replaces only its owner's own).
+     */
+    @Override
+    public Mono<Void> update(String objectId, ObjectRecord record) {
+        String key = key(objectId);
+        return guarded(redis.opsForValue().get(key).map(ObjectRecord::decode)
+                .filter(held -> held.owner().equals(record.owner()))
+                .flatMap(held -> redis.opsForValue().set(key, record.encode(), TTL))
+                .then());
+    }
+
     @Override
     public Mono<ObjectRecord> owner(String objectId) {
         return guarded(redis.opsForValue().getAndExpire(key(objectId), TTL).map(ObjectRecord::decode));
