@@ -5,11 +5,11 @@ import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.support.Bodies;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
@@ -46,14 +46,7 @@ public class EstimateFilter implements GlobalFilter, Ordered {
             RequestEstimate.ATTRIBUTE.set(exchange, RequestEstimate.other());
             return chain.filter(exchange);
         }
-        return DataBufferUtils.join(exchange.getRequest().getBody(), maxBodyBytes)
-                .map(buffer -> {
-                    byte[] bytes = new byte[buffer.readableByteCount()];
-                    buffer.read(bytes);
-                    DataBufferUtils.release(buffer);
-                    return bytes;
-                })
-                .defaultIfEmpty(new byte[0])
+        return Bodies.read(exchange.getRequest().getBody(), maxBodyBytes)
                 .flatMap(body -> estimated(exchange, chain, path, body, tier))
                 .onErrorResume(DataBufferLimitException.class, e -> OpenAiErrors.write(exchange, HttpStatus.CONTENT_TOO_LARGE,
                         "invalid_request_error", "request_too_large",

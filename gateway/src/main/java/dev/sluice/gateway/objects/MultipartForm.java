@@ -1,11 +1,11 @@
 package dev.sluice.gateway.objects;
 
+import dev.sluice.gateway.support.Bodies;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -62,12 +62,7 @@ public final class MultipartForm {
             }
         };
         return reader.read(ResolvableType.forClass(Part.class), message, Map.of())
-                .concatMap(part -> DataBufferUtils.join(part.content()).map(b -> {
-                    byte[] bytes = new byte[b.readableByteCount()];
-                    b.read(bytes);
-                    DataBufferUtils.release(b);
-                    return new Field(part.name(), part.headers(), bytes);
-                }).defaultIfEmpty(new Field(part.name(), part.headers(), new byte[0])))
+                .concatMap(part -> Bodies.read(part.content(), -1).map(bytes -> new Field(part.name(), part.headers(), bytes)))
                 .collectList()
                 .map(list -> new MultipartForm(unquoted, List.copyOf(list)));
     }

@@ -4,6 +4,7 @@ import static dev.sluice.gateway.objects.ObjectJson.JSON;
 
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.RequestBodyTooLarge;
+import dev.sluice.gateway.support.Bodies;
 import dev.sluice.gateway.support.Causes;
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -24,7 +25,6 @@ import java.util.Set;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -142,8 +142,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
             throw new InvalidRequestException("The file " + input.id() + " was not uploaded through this gateway with "
                     + "purpose=batch, so what its requests may cost is not known: upload it again with purpose=batch.", "input_file_id");
         }
-        RequestEstimate.ATTRIBUTE.set(exchange, new RequestEstimate(Endpoint.BATCHES, file.model(), file.promptTokens(),
-                file.outputTokens(), false, false));
+        RequestEstimate.ATTRIBUTE.set(exchange, RequestEstimate.ATTRIBUTE.get(exchange)
+                .withCost(file.model(), file.promptTokens(), file.outputTokens()));
     }
 
     /**
@@ -173,14 +173,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
     }
 
     private static Mono<byte[]> readBody(ServerHttpRequest request, int limit) {
-        return DataBufferUtils.join(request.getBody(), limit)
-                .map(buffer -> {
-                    byte[] bytes = new byte[buffer.readableByteCount()];
-                    buffer.read(bytes);
-                    DataBufferUtils.release(buffer);
-                    return bytes;
-                })
-                .defaultIfEmpty(new byte[0]);
+        return Bodies.read(request.getBody(), limit);
     }
 
     private static ServerWebExchange rewrapped(ServerWebExchange exchange, byte[] body) {

@@ -7,6 +7,7 @@ import dev.sluice.gateway.objects.ObjectRequest.Action;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import dev.sluice.gateway.support.Bodies;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageExtractor;
 import java.util.Optional;
@@ -73,14 +74,7 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
         if (isStream()) {
             return target.action() == Action.CREATE ? super.writeWith(claimingFirstId(Flux.from(body))) : super.writeWith(body);
         }
-        return DataBufferUtils.join(body, MAX_ANSWER_BYTES)
-                .map(buffer -> {
-                    byte[] bytes = new byte[buffer.readableByteCount()];
-                    buffer.read(bytes);
-                    DataBufferUtils.release(buffer);
-                    return bytes;
-                })
-                .defaultIfEmpty(new byte[0])
+        return Bodies.read(body, MAX_ANSWER_BYTES)
                 .flatMap(this::answered)
                 .onErrorResume(this::refuse);
     }
@@ -122,7 +116,9 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
         return switch (target.action()) {
             case CREATE -> {
                 String id = ObjectRules.createdId(target, answer);
-                ObjectRecord record = holdsContext() ? claim.withContext(UsageExtractor.fromJson(bytes).map(Usage::totalTokens).orElse(0L)) : claim;
+                // Read from the tree this stage parsed already, not from the bytes again.
+                ObjectRecord record = holdsContext()
+                        ? claim.withContext(UsageExtractor.fromUsageNode(answer.get("usage")).map(Usage::totalTokens).orElse(0L)) : claim;
                 yield claimed(id, record).then(claimRevealed(ObjectRules.revealedIds(target.family(), answer))).then(pass(bytes));
             }
             case OBJECT -> claimRevealed(ObjectRules.revealedIds(target.family(), answer)).then(pass(bytes));

@@ -117,7 +117,7 @@ public final class UsageExtractor {
     }
 
     /** A {@code usage} object in any of the shapes above; empty when it has no counts. */
-    static Optional<Usage> fromUsageNode(JsonNode usage) {
+    public static Optional<Usage> fromUsageNode(JsonNode usage) {
         if (usage == null || !usage.isObject()) return Optional.empty();
         JsonNode input = usage.get("input_tokens");
         if (isCount(input)) {
