@@ -23,8 +23,13 @@ public final class ObjectRules {
             "previous_response_id", "Response", "conversation", "Conversation",
             "vector_store_ids", "VectorStore", "vector_store_id", "VectorStore",
             "assistant_id", "Assistant");
-    /** Strings one of {@link #REFERENCE_FIELDS} holds, or the store flag: a body with none of them is not parsed again. */
-    private static final byte[][] NEEDLES = bytes("file", "_id\"", "_ids\"", "conversation", "\"store\"");
+    /**
+     * How each of {@link #REFERENCE_FIELDS} ends as a key, the store flag, and an escape: a body
+     * with none of them is not parsed again. As keys, not words: a prompt about a "file" is not
+     * read twice. A backslash-u escape in a key spells the same key to the parser: any
+     * such escape sends the body to the parse, so no spelling of a key slips past the scan.
+     */
+    private static final byte[][] NEEDLES = bytes("_id\"", "_ids\"", "_file\"", "\"conversation\"", "\"store\"", "\\u");
 
     /** A body field naming an object: {@code tools[0].vector_store_ids[1]} names vs_abc, a VectorStore. */
     public record Reference(String field, String id, String objectName) {

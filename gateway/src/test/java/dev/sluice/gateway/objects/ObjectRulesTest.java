@@ -72,6 +72,12 @@ class ObjectRulesTest {
         assertThat(ObjectRules.mayNameObjects("{\"model\":\"gpt-4o\",\"input\":\"hi\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
         assertThat(ObjectRules.mayNameObjects("{\"previous_response_id\":\"r\"}".getBytes(StandardCharsets.UTF_8))).isTrue();
         assertThat(ObjectRules.mayNameObjects("{\"store\":true}".getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(ObjectRules.mayNameObjects("{\"training_file\":\"f\"}".getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(ObjectRules.mayNameObjects("{\"conversation\":\"c\"}".getBytes(StandardCharsets.UTF_8))).isTrue();
+        // A key spelled with an escape is the same key to the parser: it cannot slip past the scan.
+        assertThat(ObjectRules.mayNameObjects("{\"previous_response\\u005fid\":\"r\"}".getBytes(StandardCharsets.UTF_8))).isTrue();
+        // Words in a prompt are not keys: the body is not parsed again.
+        assertThat(ObjectRules.mayNameObjects("{\"input\":\"read the file and the conversation log\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
     }
 
     @Test
