@@ -224,7 +224,6 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return Causes.any(e, t -> t instanceof java.net.ConnectException);
     }
 
-    /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
     /**
      * The client's body passed its operation's limit as it streamed and the surface cut it: the
      * provider did nothing wrong (no failure counted, no other provider tried).
@@ -233,6 +232,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         return Causes.any(e, t -> t instanceof RequestBodyTooLarge);
     }
 
+    /** The provider could not be reached or did not answer in time: 502 or 504 in OpenAI's shape. */
     private Mono<Void> upstreamFailed(ServerWebExchange exchange, Throwable e) {
         if (exchange.getResponse().isCommitted()) return Mono.error(e); // mid-stream: nothing left to say
         if (cutByTheSurface(e)) return Mono.error(e); // the surface answers it: 413

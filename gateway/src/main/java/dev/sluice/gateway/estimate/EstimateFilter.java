@@ -41,8 +41,8 @@ public class EstimateFilter implements GlobalFilter, Ordered {
             return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
         }
         if (exchange.getRequest().getMethod() != HttpMethod.POST || Endpoint.fromPath(path) == Endpoint.OTHER) {
-            // Other operations (files, reads: GET /v1/chat/completions lists stored ones) pass through,
-            // counted as a request with no tokens.
+            // Operations that generate nothing (reads, such as the list of stored chat completions at
+            // GET /v1/chat/completions, and object changes) cost a request and no tokens.
             RequestEstimate.ATTRIBUTE.set(exchange, RequestEstimate.other());
             return chain.filter(exchange);
         }
