@@ -1013,6 +1013,7 @@ export interface components {
                 };
             };
             queueWaitP95Ms: components["schemas"]["P95"];
+            waitEstimate?: components["schemas"]["WaitEstimate"];
             budgets: components["schemas"]["Budget"][];
             spend: {
                 usdLastMinute: number;
@@ -1102,6 +1103,7 @@ export interface components {
             /** @description Time left in a pause the provider asked for (a 429's retry-after), as this replica last saw the budget; 0 when not paused. */
             pausedForMs: number;
             queueWaitP95Ms: components["schemas"]["P95"];
+            waitEstimate?: components["schemas"]["WaitEstimate"];
             pricePerMillionTokens: number | null;
             /**
              * @description Prompt tokens the provider counts per token Sluice estimates, learned from its answers' usage and shared by the replicas (sluice_provider_token_ratio). The provider budget is charged prompt × this + max_tokens; the tenant quota is not. sluice.calibration.default-ratio until the first answer.
@@ -1254,6 +1256,13 @@ export interface components {
             /** @description The minute's ceiling pressure (0..1), which the abuse rule reads. */
             pressure: number;
             ceiling: components["schemas"]["Ceiling"];
+        };
+        /** @description The door's estimate against what came true: actual wait in the queue over the estimated wait of each admitted request (waits under 100 ms count as 100 ms), sluice_queue_wait_estimate_ratio. p50 and p95 over a decaying window of about two minutes; for the overview as a whole, the budget with the most samples. 1 is exact; above 1 the wait was longer than told. */
+        WaitEstimate: {
+            p50: number | null;
+            p95: number | null;
+            /** @description Admitted requests measured since start. */
+            samples: number;
         };
         /** @description Milliseconds; null when no request queued in the period. */
         P95: {

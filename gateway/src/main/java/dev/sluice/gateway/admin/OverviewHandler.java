@@ -8,11 +8,14 @@ import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.ProviderCalibration;
+import dev.sluice.gateway.dispatch.DispatcherMeters;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -101,6 +104,7 @@ final class OverviewHandler {
         TreeSet<String> budgets = new TreeSet<>();
         for (Gauge g : meters.find("sluice.inflight").gauges()) budgets.add(g.getId().getTag("budget"));
         m.put("queueWaitP95Ms", waitP95(totals, last, ""));
+        m.put("waitEstimate", waitEstimate(null));
 
         List<Map<String, Object>> budgetViews = new ArrayList<>();
         for (String b : budgets) budgetViews.add(budget(b, totals, last, snapshot));
@@ -150,6 +154,7 @@ final class OverviewHandler {
         b.put("queueDepth", Math.round(gauge("sluice.queue.depth", budget, null)));
         b.put("pausedForMs", Math.round(gauge("sluice.budget.paused", budget, null) * 1000));
         b.put("queueWaitP95Ms", waitP95(totals, last, budget));
+        b.put("waitEstimate", waitEstimate(budget));
         b.put("pricePerMillionTokens", limits == null ? null : limits.pricePerMillionTokens());
         b.put("tokenRatio", round(tokenRatio((String) b.get("provider"), (String) b.get("model")), 4));
         return b;
@@ -206,6 +211,35 @@ final class OverviewHandler {
             }
         }
         return t;
+    }
+
+    /**
+     * The door's estimate against the wait that came true (actual / estimated, per admitted
+     * request): p50 and p95 as Micrometer keeps them (a decaying window of about two minutes).
+     * For one budget, or, for {@code null}, the budget with the most samples (percentiles do
+     * not add). Null values without samples.
+     */
+    private Map<String, Object> waitEstimate(String budget) {
+        DistributionSummary chosen = null;
+        for (DistributionSummary s : meters.find(DispatcherMeters.ESTIMATE_RATIO).summaries()) {
+            if (budget != null && !budget.equals(s.getId().getTag("budget"))) continue;
+            if (chosen == null || s.count() > chosen.count()) chosen = s;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        Double p50 = null;
+        Double p95 = null;
+        long count = 0;
+        if (chosen != null && chosen.count() > 0) {
+            count = chosen.count();
+            for (ValueAtPercentile v : chosen.takeSnapshot().percentileValues()) {
+                if (v.percentile() == 0.5) p50 = round(v.value(), 3);
+                if (v.percentile() == 0.95) p95 = round(v.value(), 3);
+            }
+        }
+        m.put("p50", p50);
+        m.put("p95", p95);
+        m.put("samples", count);
+        return m;
     }
 
     /** The p95 of the queue wait (all budgets when {@code budget} is empty), since start and over the last window. */

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -14,7 +15,7 @@ import java.util.stream.Stream;
  * {@code provider} and {@code model} apart, so a query can sum or compare providers without
  * parsing the budget's name.
  */
-final class DispatcherMeters {
+public final class DispatcherMeters {
     private DispatcherMeters() {
     }
 
@@ -45,6 +46,24 @@ final class DispatcherMeters {
         return Timer.builder("sluice.queue.wait").tags(budget).publishPercentileHistogram()
                 .description("Time requests wait in the dispatch queue").register(meters);
     }
+
+    /**
+     * The door's estimate against what came true: actual wait / estimated wait of each admitted
+     * request as it starts, waits under {@link #ESTIMATE_FLOOR_MS} counted as that (a start
+     * "at once" either way is a ratio of 1, not a division by zero).
+     */
+    static DistributionSummary estimateError(MeterRegistry meters, String key, ProviderDispatcher dispatcher) {
+        return DistributionSummary.builder(ESTIMATE_RATIO)
+                .tags(List.of(Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model())))
+                .serviceLevelObjectives(0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2, 4)
+                .publishPercentiles(0.5, 0.95)
+                .description("Actual wait in the dispatch queue over the door's estimate, per admitted request")
+                .register(meters);
+    }
+
+    /** Read by the admin overview. */
+    public static final String ESTIMATE_RATIO = "sluice.queue.wait.estimate.ratio";
+    static final long ESTIMATE_FLOOR_MS = 100;
 
     private static List<Tag> with(List<Tag> tags, String key, String value) {
         return Stream.concat(tags.stream(), Stream.of(Tag.of(key, value))).toList();

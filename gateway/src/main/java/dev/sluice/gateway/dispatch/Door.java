@@ -20,8 +20,12 @@ import java.util.function.ToLongFunction;
  * 160 ms. Beyond what the window holds now, what is sent as it frees stays a window in turn.
  * Calls drain at {@code inFlightLimit / meanCallMs} per ms (Little's law, seed 002). The
  * wait is the slowest of the three, and at least the rest of a pause. Without a schedule
- * (unknown), the windows are assumed to free as fast as they fill. An estimate, not a
- * promise: later arrivals that are owed service (fair lanes) may still go first.
+ * (unknown), the windows are assumed to free as fast as they fill.
+ *
+ * <p><b>A promise.</b> Admitting a job promises it a start before its deadline. Later arrivals
+ * owed an earlier turn (fair lanes) may go first only where that breaks no firm promise; a
+ * promise made within the last {@link #BURST_MS} gives way instead, answered at once, so a
+ * burst is shared fairly whatever the order its calls reached the door in (see {@link #admit}).
  *
  * <p>Pure; the queue it reads is single-threaded, so call it from the dispatcher.
  */
@@ -87,28 +91,160 @@ public final class Door {
     /** Longest a charge stays in a budget's window: the minute and the slot it was made in. */
     static final long CYCLE_MS = ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS;
 
+    /**
+     * How long after its admission a queued job may still give its place to a newcomer owed an
+     * earlier turn. A burst's calls reach the door one by one over a few hundred milliseconds;
+     * within this span they are decided as one burst would be, in fair order, whoever's came
+     * first. Past it, the job's promise is firm: a newcomer that would push it past its
+     * deadline is refused instead.
+     */
+    static final long BURST_MS = 500;
+
+    /**
+     * How far ahead of its deadline a promise must be predicted to start for the door to count
+     * it kept: the estimate's own error (calls drain as Little's law says, not exactly).
+     */
+    static final long PROMISE_MARGIN_MS = 1_000;
+
     private final FairQueue queue;
+    private final RecentDemand demand = new RecentDemand();
 
     public Door(FairQueue queue) {
         this.queue = queue;
     }
 
+    /** {@link #admit(Job, Capacity, long, long)} at the job's enqueue time. */
+    public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs) {
+        return admit(job, capacity, maxWaitMs, job.enqueuedAtMs());
+    }
+
     /**
      * Whether to queue {@code job}, given the budget now and the longest the caller will wait
      * ({@code X-Sluice-Max-Wait}, default 60 s). Batch jobs are estimated against what batch
-     * may use. A full queue says {@link DoorDecision.Verdict#QUEUE_FULL} only to a tenant
-     * holding about the most of it; anyone else is accepted, and the caller makes room with
-     * {@link FairQueue#victimFor}.
+     * may use. Three checks:
+     * <ol>
+     * <li><b>Its turn, counting those who will be back.</b> The work ahead of it in fair order
+     *     ({@link FairQueue#aheadOf}), plus what each other tenant asked in the last minute and
+     *     has not queued now, up to the job's own turn in counter order ({@link RecentDemand}):
+     *     a closed-loop crowd asks once per book, so whoever is back first must not be promised
+     *     the minute the others will ask for a second later.</li>
+     * <li><b>Promises kept.</b> Its turn may come before jobs admitted earlier (fair lanes). If
+     *     that pushes one of them past its deadline, the job is refused (busy), unless the one
+     *     pushed was admitted within {@link #BURST_MS}: that one is displaced instead
+     *     ({@link DoorDecision#displaced}), answered busy at once.</li>
+     * <li><b>A full queue</b> says {@link DoorDecision.Verdict#QUEUE_FULL} only to a tenant
+     *     holding about the most of it; anyone else is accepted, and the caller makes room with
+     *     {@link FairQueue#victimFor}.</li>
+     * </ol>
+     * Call {@link #asked} for the job too, once it is known which door it asked.
      */
-    public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs) {
-        Capacity c = job.jobClass() == JobClass.BATCH ? capacity.forBatch(queue.interactiveFloor()) : capacity;
+    public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs, long nowMs) {
+        Capacity c = classCapacity(job.jobClass(), capacity);
         WorkAhead ahead = queue.aheadOf(job);
-        DoorDecision d = decide(job.tokens(), ahead, c, maxWaitMs);
+        WorkAhead owed = expectedAhead(job, ahead, nowMs);
+        DoorDecision d = decide(job.tokens(), owed, c, maxWaitMs);
+        if (!d.accepted()) return new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), d.retryAfterMs());
+        d = new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), 0);
+        if (ahead.jobs() < queue.depth()) {
+            DoorDecision kept = keepPromises(job, capacity, maxWaitMs, nowMs, d);
+            if (!kept.accepted()) return kept;
+            d = kept;
+        }
         // A full queue refuses only a tenant that holds about the most of it; anyone else takes the place of the hog's last job.
-        if (d.accepted() && queue.isFull() && queue.victimFor(job).isEmpty()) {
+        if (queue.isFull() && d.displaced().isEmpty() && queue.victimFor(job).isEmpty()) {
             return new DoorDecision(DoorDecision.Verdict.QUEUE_FULL, d.position(), d.estimatedWaitMs(), drainOneMs(ahead, c));
         }
         return d;
+    }
+
+    /** Records that {@code job} asked at this door (admitted or not): see {@link RecentDemand}. */
+    public void asked(Job job, long nowMs) {
+        demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
+    }
+
+    private Capacity classCapacity(JobClass jobClass, Capacity capacity) {
+        return jobClass == JobClass.BATCH ? capacity.forBatch(queue.interactiveFloor()) : capacity;
+    }
+
+    /**
+     * {@code ahead}, plus each other tenant's recent demand that it has not queued, as far as
+     * that demand would come before the job in counter order were it queued now.
+     */
+    private WorkAhead expectedAhead(Job job, WorkAhead ahead, long nowMs) {
+        long turn = queue.tagOf(job);
+        long[] more = new long[2]; // jobs, tokens
+        demand.forEach(nowMs, (tenant, priority, tokens, requests) -> {
+            if (tenant.equals(job.tenant())) return;
+            long unqueued = tokens - queue.queuedTokens(tenant);
+            if (unqueued <= 0) return;
+            long tail = queue.tailTagOf(tenant);
+            if (turn <= tail) return;
+            long before = Math.min(unqueued, (turn - tail) / Math.max(1, priority));
+            if (before <= 0) return;
+            long meanTokens = Math.max(1, tokens / requests);
+            more[0] += (before + meanTokens - 1) / meanTokens;
+            more[1] = LaneShare.clamp(more[1] + before);
+        });
+        return more[1] == 0 ? ahead : ahead.plus((int) Math.min(Integer.MAX_VALUE, more[0]), more[1]);
+    }
+
+    /**
+     * The promises check (see {@link #admit}). A job queued behind the candidate's fair turn,
+     * predicted to start in time without it and late with it, is "pushed". Pushing only jobs
+     * admitted within {@link #BURST_MS}: they are displaced. Pushing a firm one: the candidate
+     * goes right behind the last firm job it would push (its turn deferred, see
+     * {@link DoorDecision#turnAtLeast}), if it can still start within its own wait there;
+     * otherwise it is refused. Inserting the candidate anywhere before a job delays that job
+     * by the same amount, so which jobs it pushes does not depend on where it goes.
+     */
+    private DoorDecision keepPromises(Job job, Capacity capacity, long maxWaitMs, long nowMs, DoorDecision accepted) {
+        List<FairQueue.Turn> order = queue.turnsWith(null);
+        int fair = accepted.position() - 1; // its index among the queued jobs in fair order
+        Capacity own = classCapacity(job.jobClass(), capacity);
+        Capacity batch = classCapacity(JobClass.BATCH, capacity);
+        int lastFirm = -1;
+        List<Integer> pushedInBurst = new ArrayList<>();
+        int jobs = 0;
+        long tokens = 0;
+        int[] jobsAt = new int[order.size() + 1];
+        long[] tokensAt = new long[order.size() + 1];
+        for (int i = 0; i < order.size(); i++) {
+            Job j = order.get(i).job();
+            Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
+            jobsAt[i] = jobs;
+            tokensAt[i] = tokens;
+            if (i >= fair) {
+                long allowed = j.deadlineMs() - nowMs - PROMISE_MARGIN_MS;
+                long without = estimateWaitMs(j.tokens(), new WorkAhead(jobs, tokens), c);
+                long with = estimateWaitMs(j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c);
+                if (without <= allowed && with > allowed) {
+                    if (nowMs - j.enqueuedAtMs() < BURST_MS) pushedInBurst.add(i);
+                    else lastFirm = i;
+                }
+            }
+            jobs++;
+            tokens = LaneShare.clamp(tokens + j.tokens());
+        }
+        jobsAt[order.size()] = jobs;
+        tokensAt[order.size()] = tokens;
+        int at = lastFirm < 0 ? fair : lastFirm + 1;
+        List<Job> displaced = new ArrayList<>();
+        for (int i : pushedInBurst) {
+            if (i < at) continue; // ahead of where the candidate goes: not pushed
+            displaced.add(order.get(i).job());
+        }
+        if (lastFirm < 0) {
+            return new DoorDecision(DoorDecision.Verdict.ACCEPT, accepted.position(), accepted.estimatedWaitMs(), 0,
+                    displaced, Long.MIN_VALUE);
+        }
+        long wait = Math.max(accepted.estimatedWaitMs(),
+                estimateWaitMs(job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own));
+        if (wait > maxWaitMs) {
+            // Asking again once the line ahead has gone: the soonest the end of the line is within the wait.
+            long endWait = estimateWaitMs(job.tokens(), new WorkAhead(jobs, tokens), own);
+            return new DoorDecision(DoorDecision.Verdict.BUSY, accepted.position(), wait, Math.max(1_000, endWait - maxWaitMs));
+        }
+        return new DoorDecision(DoorDecision.Verdict.ACCEPT, at + 1, wait, 0, displaced, order.get(lastFirm).tag() + 1);
     }
 
     /** The decision from numbers alone: the job's tokens, the work ahead, the budget. */

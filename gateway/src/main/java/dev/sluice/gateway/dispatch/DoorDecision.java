@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
+import java.util.List;
+
 /**
  * The door's answer for a new job.
  *
@@ -7,8 +9,23 @@ package dev.sluice.gateway.dispatch;
  * @param estimatedWaitMs predicted time until it is sent
  * @param retryAfterMs    when not accepted: when asking again should get in (no new arrivals
  *                        assumed); -1 for {@link Verdict#TOO_LARGE}; 0 when accepted
+ * @param displaced       accepted: queued jobs, admitted within {@link Door#BURST_MS}, that this
+ *                        one's turn pushes past their deadline; the caller answers them busy
+ *                        now, while that costs their callers nothing
+ * @param turnAtLeast     accepted behind promises its fair turn would have broken: the lowest
+ *                        counter at which it may be served ({@link FairQueue#enqueue(Job, long)});
+ *                        {@code Long.MIN_VALUE}: its fair turn
  */
-public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs) {
+public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs, List<Job> displaced,
+                           long turnAtLeast) {
+
+    public DoorDecision {
+        displaced = List.copyOf(displaced);
+    }
+
+    public DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs) {
+        this(verdict, position, estimatedWaitMs, retryAfterMs, List.of(), Long.MIN_VALUE);
+    }
 
     public enum Verdict {
         /** Queue it. */

@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -37,6 +38,10 @@ import java.util.OptionalLong;
  * counter (never below its own remembered counter, and counted from a monotone floor so that
  * newcomers do not compound it), and a drained lane is remembered while its counter is above
  * that start. The dispatcher gives a quarter of the provider's minute ({@link #forBudget}).
+ *
+ * <p><b>Promises.</b> The door may place a job behind promises its fair turn would break
+ * ({@link #enqueue(Job, long)}): it is served no earlier than at a given counter, and its lane
+ * is charged from its own counter when it goes, so the wait past its turn stays owed to it.
  *
  * <p><b>Weights.</b> A tenant's weight is 1 / its tier's priority: while both wait, a
  * priority-1 tenant is served twice the tokens of a priority-2 one and three times those of a
@@ -74,6 +79,8 @@ public final class FairQueue {
     /** Waiting lanes, and drained lanes whose counter is still ahead of every waiting one. */
     private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
     private final Map<String, Job> queued = new HashMap<>();
+    /** Jobs the door placed behind promises made earlier: the lowest counter at which each may be served. */
+    private final Map<String, Long> turnAtLeast = new HashMap<>();
     private int interactive;
     /** Lanes whose counter is above this wait (across replicas, see {@link HoldBack}); MAX_VALUE: none. */
     private long holdAbove = Long.MAX_VALUE;
@@ -141,8 +148,19 @@ public final class FairQueue {
 
     /** Queues {@code job} at the tail of its tenant's lane; false when the queue is full. */
     public boolean enqueue(Job job) {
+        return enqueue(job, Long.MIN_VALUE);
+    }
+
+    /**
+     * Queues {@code job}, to be served no earlier than when its lane's counter would be
+     * {@code turnAtLeast} (the door's {@link DoorDecision#turnAtLeast}: behind promises made
+     * before it). Its lane is charged from its own counter when it goes, so what it waited
+     * past its fair turn stays owed to it.
+     */
+    public boolean enqueue(Job job, long turnAtLeast) {
         if (queued.size() >= capacity) return false;
         add(job, false);
+        if (turnAtLeast != Long.MIN_VALUE) this.turnAtLeast.put(job.id(), turnAtLeast);
         return true;
     }
 
@@ -208,27 +226,100 @@ public final class FairQueue {
      * what its lane has ahead of it), ties to the older lane. One pass and a sort.
      */
     public List<Job> inServiceOrder() {
+        List<Turn> turns = turnsWith(null);
+        List<Job> order = new ArrayList<>(turns.size());
+        for (Turn t : turns) order.add(t.job());
+        return order;
+    }
+
+    /** A job in predicted service order, and the counter at which its turn comes. */
+    public record Turn(Job job, long tag) {
+    }
+
+    /**
+     * The predicted service order were {@code candidate} enqueued now (null: as it stands): the
+     * door checks with it that a newcomer owed its turn pushes no promise made earlier past
+     * its deadline.
+     */
+    public List<Turn> turnsWith(Job candidate) {
         record Tagged(Job job, long tag, int lane) {
         }
-        List<Tagged> all = new ArrayList<>(queued.size());
+        List<Tagged> all = new ArrayList<>(queued.size() + 1);
         int age = 0;
-        for (Lane lane : lanes.values()) {
-            long tag = lane.served;
+        boolean placed = candidate == null;
+        for (Map.Entry<String, Lane> e : lanes.entrySet()) {
+            Lane lane = e.getValue();
+            long tag = lane.waiting() ? lane.served : startOf(lane);
             for (Job j : lane.interactive) {
+                tag = turnOf(tag, j);
                 all.add(new Tagged(j, tag, age));
                 tag += cost(j);
             }
+            if (!placed && candidate.jobClass() == JobClass.INTERACTIVE && e.getKey().equals(candidate.tenant())) {
+                all.add(new Tagged(candidate, tag, age));
+                tag += cost(candidate);
+                placed = true;
+            }
             for (Job j : lane.batch) {
+                tag = turnOf(tag, j);
                 all.add(new Tagged(j, tag, age));
                 tag += cost(j);
+            }
+            if (!placed && e.getKey().equals(candidate.tenant())) {
+                all.add(new Tagged(candidate, tag, age));
+                placed = true;
             }
             age++;
         }
-        all.sort(java.util.Comparator.comparing((Tagged t) -> t.job().jobClass())
+        if (!placed) all.add(new Tagged(candidate, startOf(null), age));
+        all.sort(Comparator.comparing((Tagged t) -> t.job().jobClass())
                 .thenComparingLong(Tagged::tag).thenComparingInt(Tagged::lane));
-        List<Job> order = new ArrayList<>(all.size());
-        for (Tagged t : all) order.add(t.job());
+        List<Turn> order = new ArrayList<>(all.size());
+        for (Tagged t : all) order.add(new Turn(t.job(), t.tag()));
         return order;
+    }
+
+    /**
+     * The counter at which {@code candidate} would be served were it enqueued now: its lane's
+     * start plus everything its lane has ahead of it, in counter units.
+     */
+    public long tagOf(Job candidate) {
+        Lane own = lanes.get(candidate.tenant());
+        long tag = startOf(own);
+        if (own != null) {
+            if (candidate.jobClass() == JobClass.BATCH) for (Job j : own.interactive) tag = turnOf(tag, j) + cost(j);
+            for (Job j : own.of(candidate.jobClass())) tag = turnOf(tag, j) + cost(j);
+        }
+        return tag;
+    }
+
+    /**
+     * The counter at which {@code tenant}'s next call would start behind what it has queued:
+     * where a call it sent now would start, after its queued ones.
+     */
+    public long tailTagOf(String tenant) {
+        Lane lane = lanes.get(tenant);
+        long tag = startOf(lane);
+        if (lane == null) return tag;
+        for (Job j : lane.interactive) tag = turnOf(tag, j) + cost(j);
+        for (Job j : lane.batch) tag = turnOf(tag, j) + cost(j);
+        return tag;
+    }
+
+    /** Tokens {@code tenant} has queued. */
+    public long queuedTokens(String tenant) {
+        Lane lane = lanes.get(tenant);
+        if (lane == null) return 0;
+        long sum = 0;
+        for (Job j : lane.interactive) sum += j.tokens();
+        for (Job j : lane.batch) sum += j.tokens();
+        return sum;
+    }
+
+    /** Calls {@code tenant} has queued. */
+    public int queuedJobs(String tenant) {
+        Lane lane = lanes.get(tenant);
+        return lane == null ? 0 : lane.size();
     }
 
     /** Whether any queued job's deadline is at or before {@code ms}. */
@@ -407,7 +498,14 @@ public final class FairQueue {
         return job.tokens() * job.priority();
     }
 
+    /** The counter at which {@code job} is served, its lane having reached {@code laneTag} before it. */
+    private long turnOf(long laneTag, Job job) {
+        Long at = turnAtLeast.get(job.id());
+        return at == null ? laneTag : Math.max(laneTag, at);
+    }
+
     private void forget(Job job) {
+        turnAtLeast.remove(job.id());
         queued.remove(job.id());
         if (job.jobClass() == JobClass.INTERACTIVE) interactive--;
     }
@@ -415,9 +513,14 @@ public final class FairQueue {
     /** The waiting lane of class {@code c} with the lowest counter, not held back; ties go to the older lane. */
     private Lane lowest(JobClass c) {
         Lane best = null;
+        long bestTurn = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) {
-            if (lane.served > holdAbove) continue;
-            if (!lane.of(c).isEmpty() && (best == null || lane.served < best.served)) best = lane;
+            if (lane.served > holdAbove || lane.of(c).isEmpty()) continue;
+            long turn = turnOf(lane.served, lane.of(c).peekFirst());
+            if (best == null || turn < bestTurn) {
+                best = lane;
+                bestTurn = turn;
+            }
         }
         return best;
     }
@@ -469,25 +572,25 @@ public final class FairQueue {
     private WorkAhead ahead(Job target, boolean queuedNow) {
         JobClass c = target.jobClass();
         Lane own = lanes.get(target.tenant());
-        long start = startOf(own);
+        long finish = startOf(own); // the counter at the target's turn
         int jobs = 0;
         long tokens = 0;
-        long prefix = 0; // the target lane's tokens served before the target
         if (own != null) {
             if (c == JobClass.BATCH) {
                 for (Job j : own.interactive) {
                     jobs++;
-                    prefix += j.tokens();
+                    tokens += j.tokens();
+                    finish = turnOf(finish, j) + cost(j);
                 }
             }
             for (Job j : own.of(c)) {
                 if (queuedNow && j.id().equals(target.id())) break;
                 jobs++;
-                prefix += j.tokens();
+                tokens += j.tokens();
+                finish = turnOf(finish, j) + cost(j);
             }
         }
-        tokens += prefix;
-        long finish = start + prefix * target.priority();
+        if (queuedNow) finish = turnOf(finish, target);
         boolean older = true;
         for (Lane lane : lanes.values()) {
             if (lane == own) {
@@ -499,14 +602,15 @@ public final class FairQueue {
                 for (Job j : lane.interactive) {
                     jobs++;
                     tokens += j.tokens();
-                    tag += j.tokens() * lane.priority;
+                    tag = turnOf(tag, j) + cost(j);
                 }
             }
             for (Job j : lane.of(c)) {
+                tag = turnOf(tag, j);
                 if (tag > finish || (tag == finish && !older)) break;
                 jobs++;
                 tokens += j.tokens();
-                tag += j.tokens() * lane.priority;
+                tag += cost(j);
             }
         }
         return new WorkAhead(jobs, tokens);

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -45,6 +46,7 @@ public final class ProviderDispatcher {
     private final Clock clock;
     private final Scheduler loop;
     private final Timer queueWait;
+    private final DistributionSummary estimateError;
     private final PendingWork pending;
     private final ProviderHealth health;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
@@ -75,6 +77,7 @@ public final class ProviderDispatcher {
         final AtomicReference<Lease> state = new AtomicReference<>(); // set once: the lease, or CANCELLED
         volatile ProviderDispatcher owner;
         volatile Job job; // as the owner charges it
+        volatile long estimatedWaitMs = -1; // the door's, when it was asked
     }
 
     /** A budget that can take a request, and the request's job as that budget charges it. */
@@ -115,6 +118,7 @@ public final class ProviderDispatcher {
         this.leases = new LeaseSettlement(budget, aimd, clock, pending, this::pumpSoon,
                 (tenant, delta) -> loop.schedule(() -> queue.reconcile(tenant, delta)));
         this.queueWait = DispatcherMeters.register(meters, key, this, aimd, leases.inFlight());
+        this.estimateError = DispatcherMeters.estimateError(meters, key, this);
     }
 
     /** The budget as this replica last saw it, aged to now (see {@link BudgetCache#seenNow}). */
@@ -202,6 +206,7 @@ public final class ProviderDispatcher {
         }
         Candidate chosen = null;
         Job chosenJob = null;
+        DoorDecision chosenDecision = null;
         DoorDecision best = null;
         DoorDecision refusal = null;
         boolean anyOpen = false;
@@ -212,12 +217,13 @@ public final class ProviderDispatcher {
             // The hop onto this loop is the gateway's time, not the caller's wait: the wait counts from here.
             long now = d.clock.millis();
             Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
-            DoorDecision decision = d.door.admit(job, d.capacity(), maxWaitMs);
+            DoorDecision decision = d.door.admit(job, d.capacity(), maxWaitMs, now);
             if (decision.accepted() && decision.estimatedWaitMs() <= spillMs && d.health.probeDue(now)) {
                 // A provider stepped around comes back only through a probe, and only a request sent
                 // there probes it: one that can start it soon enough takes it, even behind an earlier one.
                 chosen = c;
                 chosenJob = job;
+                chosenDecision = decision;
                 break;
             }
             if (!decision.accepted()) {
@@ -228,20 +234,30 @@ public final class ProviderDispatcher {
                 best = decision;
                 chosen = c;
                 chosenJob = job;
+                chosenDecision = decision;
             }
             if (decision.estimatedWaitMs() <= spillMs) {
                 best = decision;
                 chosen = c;
                 chosenJob = job;
+                chosenDecision = decision;
                 break; // the first on the route that can start it soon enough
             }
         }
         if (!anyOpen) {
             fail(ticket, GatewayBusyException.shuttingDown());
-        } else if (chosen == null) {
+            return;
+        }
+        // The ask is remembered by the door it went to, or by the route's first when all refused.
+        Candidate asked = chosen != null ? chosen : route.get(0);
+        asked.dispatcher().door.asked(asked.job(), asked.dispatcher().clock.millis());
+        if (chosen == null) {
             fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
         } else {
-            chosen.dispatcher().queue(ticket, chosenJob, false);
+            ProviderDispatcher d = chosen.dispatcher();
+            for (Job displaced : chosenDecision.displaced()) d.pushOut(displaced);
+            ticket.estimatedWaitMs = chosenDecision.estimatedWaitMs();
+            d.queue(ticket, chosenJob, false, chosenDecision.turnAtLeast());
         }
     }
 
@@ -258,6 +274,10 @@ public final class ProviderDispatcher {
 
     /** Queues an admitted job here (on the loop), making room in a full line if the door allowed it. */
     private void queue(Ticket ticket, Job job, boolean atHead) {
+        queue(ticket, job, atHead, Long.MIN_VALUE);
+    }
+
+    private void queue(Ticket ticket, Job job, boolean atHead, long turnAtLeast) {
         if (closing) {
             fail(ticket, GatewayBusyException.shuttingDown());
             return;
@@ -266,7 +286,7 @@ public final class ProviderDispatcher {
             queue.requeueAtHead(job);
         } else {
             queue.victimFor(job).ifPresent(this::pushOut);
-            if (!queue.enqueue(job)) {
+            if (!queue.enqueue(job, turnAtLeast)) {
                 fail(ticket, GatewayBusyException.queueFull(queue.position(job.id()).orElse(queue.depth())));
                 return;
             }
@@ -429,6 +449,11 @@ public final class ProviderDispatcher {
             pending.run(leases.release(lease)); // the client left while the lease was being taken
         } else {
             queueWait.record(queued, TimeUnit.MILLISECONDS);
+            long estimated = ticket.estimatedWaitMs;
+            if (estimated >= 0) {
+                long floor = DispatcherMeters.ESTIMATE_FLOOR_MS;
+                estimateError.record((double) Math.max(floor, queued) / Math.max(floor, estimated));
+            }
             ticket.sink.tryEmitValue(lease);
         }
     }

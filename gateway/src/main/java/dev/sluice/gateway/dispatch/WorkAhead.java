@@ -10,6 +10,11 @@ package dev.sluice.gateway.dispatch;
 public record WorkAhead(int jobs, long tokens) {
     public static final WorkAhead NONE = new WorkAhead(0, 0);
 
+    /** This work and {@code moreJobs} calls of {@code moreTokens} more. */
+    public WorkAhead plus(int moreJobs, long moreTokens) {
+        return new WorkAhead(jobs + moreJobs, LaneShare.clamp(tokens + moreTokens));
+    }
+
     /** 1 = next to go. */
     public int position() {
         return jobs + 1;

@@ -1,0 +1,117 @@
+package dev.sluice.gateway.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.dispatch.Door.Capacity;
+import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The door keeps its word: a newcomer owed an earlier turn never pushes a firm promise past its
+ * deadline (it goes behind it), a promise only just made gives way to it instead, and a tenant
+ * back first is not promised the share of those who asked in the last span and will be back.
+ * The provider saturated and freeing evenly: page {@code k} in line starts {@code (k + 1) × 160 ms} from now.
+ */
+class DoorPromisesTest {
+    static final long PAGE = 800;
+    static final Capacity SATURATED = DoorTest.SATURATED;
+
+    final FairQueue queue = FairQueue.forBudget(10_000, 0.1, 300_000);
+    final Door door = new Door(queue);
+
+    private void tenantAQueuesTenPagesDueIn(long maxWaitMs) {
+        for (int i = 0; i < 10; i++) {
+            Job job = Job.of("a" + i, "a", 1, JobClass.INTERACTIVE, PAGE, 0, maxWaitMs);
+            DoorDecision d = door.admit(job, SATURATED, maxWaitMs, 0);
+            assertThat(d.accepted()).isTrue();
+            queue.enqueue(job, d.turnAtLeast());
+        }
+    }
+
+    @Test
+    void aNewcomerOwedAnEarlierTurnGoesBehindTheLastFirmPromiseItWouldBreak() {
+        tenantAQueuesTenPagesDueIn(2_600);
+        // At 600 ms, page k of A starts at (k + 1) × 160 ms and must by 2,600 - 600 - the 1 s margin:
+        // pages 0–5 are in time, and B's page first would make page 5 (960 → 1,120 ms) late.
+        Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 60_000);
+        assertThat(queue.aheadOf(b).jobs()).as("b's fair turn: right after A's head (level counters, the older lane first)").isEqualTo(1);
+
+        DoorDecision d = door.admit(b, SATURATED, 60_000, 600);
+
+        assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
+        assertThat(d.displaced()).isEmpty();
+        assertThat(d.position()).as("behind A's page 5").isEqualTo(7);
+        assertThat(d.estimatedWaitMs()).isEqualTo(7 * 160);
+        queue.enqueue(b, d.turnAtLeast());
+        List<Job> order = queue.inServiceOrder();
+        assertThat(order.indexOf(b)).isEqualTo(6);
+        assertThat(order.subList(0, 6)).extracting(Job::id).containsExactly("a0", "a1", "a2", "a3", "a4", "a5");
+        // Served in that order: the deferred job waits its place, then A's later pages.
+        List<String> served = new ArrayList<>();
+        BudgetView roomy = FairQueueTest.ROOMY;
+        for (int i = 0; i < 8; i++) served.add(queue.next(roomy).orElseThrow().id());
+        assertThat(served).containsExactly("a0", "a1", "a2", "a3", "a4", "a5", "b0", "a6");
+    }
+
+    @Test
+    void aPromiseMadeWithinTheBurstGivesWayAndIsAnsweredAtOnce() {
+        tenantAQueuesTenPagesDueIn(2_600);
+        // At 100 ms A's pages are all still within the burst: B takes its fair turn, and the page it makes late leaves.
+        Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 100, 100 + 60_000);
+
+        DoorDecision d = door.admit(b, SATURATED, 60_000, 100);
+
+        assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
+        assertThat(d.position()).isEqualTo(2);
+        assertThat(d.turnAtLeast()).isEqualTo(Long.MIN_VALUE);
+        // Allowed 2,600 - 100 - 1,000 = 1,500 ms: page 8 (1,440 ms) would start at 1,600.
+        assertThat(d.displaced()).extracting(Job::id).containsExactly("a8");
+    }
+
+    @Test
+    void whoIsBackFirstIsPromisedOnlyItsShareOfWhatTheOthersWillAskForAgain() {
+        // Six tenants each asked for a book of 100 pages in the last minute; all of it went (nothing queued).
+        for (int t = 0; t < 6; t++) for (int p = 0; p < 100; p++) door.asked(job("t" + t, t + "-" + p, 0), 0);
+        int admitted = 0;
+        for (int p = 0; p < 100; p++) {
+            Job j = job("t0", "again-" + p, 5_000);
+            DoorDecision d = door.admit(j, SATURATED, 60_000, 5_000);
+            door.asked(j, 5_000);
+            if (d.accepted()) {
+                queue.enqueue(j, d.turnAtLeast());
+                admitted++;
+            }
+        }
+        // About 375 pages start within the minute; six tenants share them: about 62 each.
+        assertThat(admitted).isBetween(55, 70);
+
+        FairQueue alone = FairQueue.forBudget(10_000, 0.1, 300_000);
+        Door fresh = new Door(alone);
+        int admittedAlone = 0;
+        for (int p = 0; p < 100; p++) {
+            Job j = job("t0", "alone-" + p, 5_000);
+            DoorDecision d = fresh.admit(j, SATURATED, 60_000, 5_000);
+            if (d.accepted()) {
+                alone.enqueue(j, d.turnAtLeast());
+                admittedAlone++;
+            }
+        }
+        assertThat(admittedAlone).as("no one else asked: the whole book").isEqualTo(100);
+    }
+
+    @Test
+    void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
+        tenantAQueuesTenPagesDueIn(2_600);
+        // B will wait 1 s at most; behind A's page 5 it would start at 1,120 ms.
+        Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 1_000);
+        DoorDecision d = door.admit(b, SATURATED, 1_000, 600);
+        assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
+        assertThat(d.retryAfterMs()).isPositive();
+    }
+
+    private static Job job(String tenant, String id, long now) {
+        return Job.of(id, tenant, 1, JobClass.INTERACTIVE, PAGE, now, now + 60_000);
+    }
+}
