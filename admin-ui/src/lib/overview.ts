@@ -72,3 +72,14 @@ export function budgetModel(b: Pick<BudgetView, 'model' | 'budget'>): string {
   const model = b.model ?? b.budget.slice(b.budget.indexOf(':') + 1);
   return model === '*' ? 'any other model' : model;
 }
+
+/**
+ * The door's word as the overview's tile shows it: actual wait ÷ the door's estimate, p50 / p95
+ * (1.00 is exact; above it requests waited longer than they were told).
+ */
+export function waitEstimateKpi(o: Pick<Overview, 'waitEstimate'>): { value: string; note: string } {
+  const w = o.waitEstimate;
+  if (w == null || w.p50 == null) return { value: '–', note: 'no request has waited yet' };
+  const ratio = (x: number | null) => (x == null ? '–' : `×${x.toFixed(2)}`);
+  return { value: `${ratio(w.p50)} / ${ratio(w.p95)}`, note: `actual wait ÷ the door's estimate, ${w.samples} requests` };
+}

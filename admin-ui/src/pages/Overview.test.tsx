@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { bottleneck, budgetModel, providerState, type BudgetView, type Overview, type ProviderView } from '../lib/overview';
+import { bottleneck, budgetModel, providerState, waitEstimateKpi, type BudgetView, type Overview, type ProviderView } from '../lib/overview';
 import { ProvidersTable } from './Overview';
 
 function budget(b: Partial<BudgetView> & { budget: string }): BudgetView {
@@ -115,5 +115,18 @@ describe('the overview notice', () => {
   it('reads a budget key whose model the gateway did not split', () => {
     expect(budgetModel({ model: null, budget: 'primary:ft:gpt-4o-mini:acme' })).toBe('ft:gpt-4o-mini:acme');
     expect(budgetModel({ model: '*', budget: 'primary:*' })).toBe('any other model');
+  });
+});
+
+describe('waitEstimateKpi', () => {
+  it('shows the ratio of actual to estimated wait, p50 and p95', () => {
+    expect(waitEstimateKpi({ waitEstimate: { p50: 0.97, p95: 1.18, samples: 1200 } })).toEqual({
+      value: '×0.97 / ×1.18',
+      note: "actual wait ÷ the door's estimate, 1200 requests",
+    });
+  });
+  it('says so when nothing has waited, or the gateway sends no estimate', () => {
+    expect(waitEstimateKpi({ waitEstimate: { p50: null, p95: null, samples: 0 } }).value).toBe('–');
+    expect(waitEstimateKpi({}).note).toBe('no request has waited yet');
   });
 });

@@ -14,6 +14,7 @@ import {
   type BudgetView,
   type Overview,
   type ProviderView,
+  waitEstimateKpi,
 } from '../lib/overview';
 import { useLoad } from '../lib/useApi';
 
@@ -59,11 +60,6 @@ export function OverviewPage() {
   );
 }
 
-/** A ratio such as 1.08 as "×1.08". */
-function formatRatio(x: number | null | undefined): string {
-  return x == null ? '–' : `×${x.toFixed(2)}`;
-}
-
 function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
   const warn = bottleneck(o);
   const total = requestsIn(o.decisions.lastMinute);
@@ -80,7 +76,7 @@ function OverviewBody({ o, trends }: { o: Overview; trends: Trends }) {
           <Trend values={trends.requests} max={Math.max(1, ...trends.requests)} label="Requests per minute, last five minutes" />
         </Kpi>
         <Kpi label="Time in queue, p95" value={formatMs(o.queueWaitP95Ms.lastMinute)} note={o.queueWaitP95Ms.lastMinute === null ? `nothing queued; since start ${formatMs(o.queueWaitP95Ms.sinceStart)}` : `since start ${formatMs(o.queueWaitP95Ms.sinceStart)}`} />
-        <Kpi label="Wait as told, p50 / p95" value={o.waitEstimate?.p50 == null ? '–' : `${formatRatio(o.waitEstimate.p50)} / ${formatRatio(o.waitEstimate.p95)}`} note={o.waitEstimate?.p50 == null ? 'no request has waited yet' : `actual wait ÷ the door's estimate, ${formatCount(o.waitEstimate.samples)} requests`} />
+        <Kpi label="Wait as told, p50 / p95" {...waitEstimateKpi(o)} />
         <Kpi label="Provider budget used" value={o.budgets.length ? formatPercent(used, used < 0.1 ? 1 : 0) : '–'} note="of its minute, the fullest budget">
           <Trend values={trends.utilisation} max={1} label="Highest budget utilisation, last five minutes" />
         </Kpi>

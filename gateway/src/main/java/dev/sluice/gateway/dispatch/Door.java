@@ -1,7 +1,9 @@
 package dev.sluice.gateway.dispatch;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 
 /**
@@ -108,6 +110,8 @@ public final class Door {
 
     private final FairQueue queue;
     private final RecentDemand demand = new RecentDemand();
+    /** The other replicas' demand for this budget, as the last share of the fair queues said (none alone). */
+    private Map<String, LaneShare.Demand> elsewhere = Map.of();
 
     public Door(FairQueue queue) {
         this.queue = queue;
@@ -162,30 +166,50 @@ public final class Door {
         demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
     }
 
+    /** The other replicas' demand for this budget ({@link LaneSharing}); empty when alone or not shared. */
+    public void elsewhere(Map<String, LaneShare.Demand> demandElsewhere) {
+        this.elsewhere = Map.copyOf(demandElsewhere);
+    }
+
+    /** This door's demand, per tenant, for the other replicas' doors. */
+    public List<LaneShare.Demand> demandHere(long nowMs) {
+        List<LaneShare.Demand> out = new ArrayList<>();
+        demand.forEach(nowMs, (tenant, priority, tokens, requests) ->
+                out.add(new LaneShare.Demand(tenant, priority, queue.queuedTokens(tenant), tokens, requests)));
+        return out;
+    }
+
     private Capacity classCapacity(JobClass jobClass, Capacity capacity) {
         return jobClass == JobClass.BATCH ? capacity.forBatch(queue.interactiveFloor()) : capacity;
     }
 
     /**
-     * {@code ahead}, plus each other tenant's recent demand that it has not queued, as far as
-     * that demand would come before the job in counter order were it queued now.
+     * {@code ahead}, plus each other tenant's work not in this queue (queued on other replicas,
+     * and what it asked in the span, here and there, beyond all it has queued), as far as that
+     * work would come before the job in counter order were it queued now.
      */
     private WorkAhead expectedAhead(Job job, WorkAhead ahead, long nowMs) {
+        Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
+        for (LaneShare.Demand here : demandHere(nowMs)) all.merge(here.tenant(), here, LaneShare.Demand::plus);
         long turn = queue.tagOf(job);
-        long[] more = new long[2]; // jobs, tokens
-        demand.forEach(nowMs, (tenant, priority, tokens, requests) -> {
-            if (tenant.equals(job.tenant())) return;
-            long unqueued = tokens - queue.queuedTokens(tenant);
-            if (unqueued <= 0) return;
-            long tail = queue.tailTagOf(tenant);
-            if (turn <= tail) return;
-            long before = Math.min(unqueued, (turn - tail) / Math.max(1, priority));
-            if (before <= 0) return;
-            long meanTokens = Math.max(1, tokens / requests);
-            more[0] += (before + meanTokens - 1) / meanTokens;
-            more[1] = LaneShare.clamp(more[1] + before);
-        });
-        return more[1] == 0 ? ahead : ahead.plus((int) Math.min(Integer.MAX_VALUE, more[0]), more[1]);
+        int moreJobs = 0;
+        long moreTokens = 0;
+        for (LaneShare.Demand d : all.values()) {
+            if (d.tenant().equals(job.tenant())) continue;
+            long queuedHere = queue.queuedTokens(d.tenant());
+            LaneShare.Demand there = elsewhere.get(d.tenant());
+            long queuedThere = there == null ? 0 : there.queuedTokens();
+            long notHere = queuedThere + Math.max(0, d.askedTokens() - queuedHere - queuedThere);
+            if (notHere <= 0) continue;
+            long tail = queue.tailTagOf(d.tenant());
+            if (turn <= tail) continue;
+            long before = Math.min(notHere, (turn - tail) / d.priority());
+            if (before <= 0) continue;
+            long meanTokens = Math.max(1, d.askedRequests() == 0 ? before : d.askedTokens() / d.askedRequests());
+            moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (before + meanTokens - 1) / meanTokens);
+            moreTokens = LaneShare.clamp(moreTokens + before);
+        }
+        return moreTokens == 0 ? ahead : ahead.plus(moreJobs, moreTokens);
     }
 
     /**

@@ -40,6 +40,15 @@ public final class GatewayBusyException extends RuntimeException {
     }
 
     /** The job's deadline passed while it waited in line. */
+    /**
+     * Admitted a moment ago, as part of a burst, then its place went to a tenant owed an earlier
+     * turn (see {@link Door#BURST_MS}): answered at once, before its caller has waited.
+     */
+    static GatewayBusyException gaveWay(int position) {
+        return new GatewayBusyException("The provider is busy: this request's place went to tenants owed an earlier turn "
+                + "who asked at the same moment.", position, -1, 1_000);
+    }
+
     static GatewayBusyException waitedTooLong() {
         return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.", 0, -1, 1_000);
     }

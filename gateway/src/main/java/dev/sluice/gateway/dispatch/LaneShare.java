@@ -1,5 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -33,8 +38,78 @@ public interface LaneShare {
      *                     the TTL); empty when no other replica has anyone waiting
      * @param counters     the shared counter of every tenant reported, after this report
      */
-    record View(OptionalLong othersLowest, Map<String, Long> counters) {
-        public static final View ALONE = new View(OptionalLong.empty(), Map.of());
+    record View(OptionalLong othersLowest, Map<String, Long> counters, Map<String, Demand> elsewhere) {
+        public static final View ALONE = new View(OptionalLong.empty(), Map.of(), Map.of());
+
+        public View {
+            counters = Map.copyOf(counters);
+            elsewhere = Map.copyOf(elsewhere);
+        }
+
+        /** A view with no other replica's demand. */
+        public View(OptionalLong othersLowest, Map<String, Long> counters) {
+            this(othersLowest, counters, Map.of());
+        }
+    }
+
+    /**
+     * One tenant's demand at one replica's door for the budget: what it has queued there and
+     * what it asked there in the door's span ({@link RecentDemand}). Each door counts the others'
+     * ahead of whoever it admits, so a crowd split between replicas is promised one horizon,
+     * not one per replica.
+     */
+    record Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests) {
+        public Demand {
+            if (tenant == null || tenant.isEmpty()) throw new IllegalArgumentException("tenant must not be empty");
+            if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
+            if (queuedTokens < 0 || askedTokens < 0 || askedRequests < 0) {
+                throw new IllegalArgumentException("demand must not be negative: " + queuedTokens + ", " + askedTokens + ", " + askedRequests);
+            }
+        }
+
+        Demand plus(Demand other) {
+            return new Demand(tenant, Math.max(priority, other.priority), clamp(queuedTokens + other.queuedTokens),
+                    clamp(askedTokens + other.askedTokens), (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests));
+        }
+    }
+
+    /** Several replicas' demand, summed per tenant. */
+    static Map<String, Demand> sum(Iterable<List<Demand>> replicas) {
+        Map<String, Demand> out = new HashMap<>();
+        for (List<Demand> one : replicas) for (Demand d : one) out.merge(d.tenant(), d, Demand::plus);
+        return out;
+    }
+
+    /**
+     * One replica's demand as one string (a Redis hash field's value): a line per tenant,
+     * {@code tenant priority queued asked requests}, the tenant URL-encoded so that it holds no
+     * space or line break.
+     */
+    static String encode(List<Demand> demand) {
+        StringBuilder b = new StringBuilder();
+        for (Demand d : demand) {
+            if (!b.isEmpty()) b.append('\n');
+            b.append(URLEncoder.encode(d.tenant(), StandardCharsets.UTF_8)).append(' ').append(d.priority()).append(' ')
+                    .append(d.queuedTokens()).append(' ').append(d.askedTokens()).append(' ').append(d.askedRequests());
+        }
+        return b.toString();
+    }
+
+    /** {@link #encode}'s inverse; a line that does not parse is skipped (a replica of another version). */
+    static List<Demand> decode(String blob) {
+        List<Demand> out = new ArrayList<>();
+        if (blob == null || blob.isEmpty()) return out;
+        for (String line : blob.split("\n")) {
+            String[] f = line.split(" ");
+            if (f.length != 5) continue;
+            try {
+                out.add(new Demand(URLDecoder.decode(f[0], StandardCharsets.UTF_8), Integer.parseInt(f[1]), Long.parseLong(f[2]),
+                        Long.parseLong(f[3]), Integer.parseInt(f[4])));
+            } catch (IllegalArgumentException e) {
+                // skipped, as said
+            }
+        }
+        return out;
     }
 
     /**
@@ -59,6 +134,10 @@ public interface LaneShare {
         return Math.max(-MAX_COUNTER, Math.min(MAX_COUNTER, v));
     }
 
-    /** In one call: reports {@code replica}'s lanes of budget {@code key} at {@code nowMs} and returns the fleet's view. */
-    Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, Terms terms);
+    /**
+     * In one call: reports {@code replica}'s lanes of budget {@code key} at {@code nowMs} and its
+     * door's {@code demand} (kept for the TTL), and returns the fleet's view, the other fresh
+     * replicas' demand summed.
+     */
+    Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms);
 }

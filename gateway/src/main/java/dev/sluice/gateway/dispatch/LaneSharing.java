@@ -26,10 +26,10 @@ import reactor.core.publisher.Mono;
  * makes one more, so the others stop holding back for it at once. A call that fails or times
  * out ({@code storeTimeout}) holds nothing back and its service is reported with the next.
  *
- * <p>The door and its wait estimates stay per replica: they count this replica's line against
- * the whole budget's pace. While this replica's lanes are held back for others', its share of
- * that pace is smaller, so the estimate is a lower bound; a job it accepted that then waits past
- * its caller's limit is answered busy at its deadline, as before.
+ * <p>Each door also tells the others its demand (what each tenant has queued here and asked here
+ * in the door's span), and counts theirs ahead of whoever it admits ({@link Door}): a crowd split
+ * between replicas is promised one horizon of the shared budget, not one per replica. The doors'
+ * own lines stay per replica; a view a tick old is what a door counts with.
  */
 public final class LaneSharing implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LaneSharing.class);
@@ -96,18 +96,20 @@ public final class LaneSharing implements SmartLifecycle {
             d.notShared(List.of()); // Redis down: each replica on its own share of the limits, fair among its own
             return Mono.empty();
         }
-        return d.takeReports().flatMap(reports -> {
-            boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting);
+        return d.takeReports().flatMap(taken -> {
+            List<LaneShare.Report> reports = taken.lanes();
+            boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting) || !taken.demand().isEmpty();
             boolean was = reportedWaiting.getOrDefault(d.key(), false);
-            if (reports.isEmpty() && !was) return Mono.empty();
+            if (reports.isEmpty() && taken.demand().isEmpty() && !was) return Mono.empty();
             long now = clock.millis();
             long slack = HoldBack.slackFor(d.limits().tokensPerMinute());
             calls.incrementAndGet();
-            return Mono.defer(() -> share.publish(d.key(), replica, now, reports, new LaneShare.Terms(ttlMs, d.credit())))
+            return Mono.defer(() -> share.publish(d.key(), replica, now, reports, taken.demand(),
+                            new LaneShare.Terms(ttlMs, d.credit())))
                     .timeout(storeTimeout)
                     .doOnNext(view -> {
                         reportedWaiting.put(d.key(), waiting);
-                        d.shared(view.counters(), HoldBack.of(view.othersLowest(), now, slack, ttlMs));
+                        d.shared(view, HoldBack.of(view.othersLowest(), now, slack, ttlMs));
                     })
                     .onErrorResume(e -> {
                         log.debug("Fair queue of {} not shared: {}", d.key(), e.toString());

@@ -255,7 +255,7 @@ public final class ProviderDispatcher {
             fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
         } else {
             ProviderDispatcher d = chosen.dispatcher();
-            for (Job displaced : chosenDecision.displaced()) d.pushOut(displaced);
+            for (Job displaced : chosenDecision.displaced()) d.giveWay(displaced);
             ticket.estimatedWaitMs = chosenDecision.estimatedWaitMs();
             d.queue(ticket, chosenJob, false, chosenDecision.turnAtLeast());
         }
@@ -302,6 +302,15 @@ public final class ProviderDispatcher {
     private void forget(Ticket ticket) {
         String id = ticket.job.id();
         if (tickets.remove(id, ticket)) queue.remove(id);
+        depth = queue.depth();
+    }
+
+    /** A job admitted within the burst gives its place to one owed an earlier turn: busy, at once. */
+    private void giveWay(Job job) {
+        int position = queue.position(job.id()).orElse(0);
+        if (queue.remove(job.id()).isEmpty()) return;
+        Ticket t = tickets.remove(job.id());
+        if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(GatewayBusyException.gaveWay(position));
         depth = queue.depth();
     }
 
@@ -562,18 +571,23 @@ public final class ProviderDispatcher {
         return queue.credit();
     }
 
-    /** This budget's lanes to report to the other replicas (taken on the loop). */
-    Mono<List<LaneShare.Report>> takeReports() {
+    /** What this budget tells the other replicas at a tick: its lanes' service and its door's demand. */
+    record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {
+    }
+
+    /** This budget's lanes and demand to report to the other replicas (taken on the loop). */
+    Mono<Share> takeReports() {
         return Mono.fromCallable(() -> {
             queue.shareWithOtherReplicas();
-            return queue.takeReports();
+            return new Share(queue.takeReports(), door.demandHere(clock.millis()));
         }).subscribeOn(loop);
     }
 
-    /** The fleet's view: counters rebased, the hold set, and the line tried again under it. */
-    void shared(Map<String, Long> counters, HoldBack hold) {
+    /** The fleet's view: counters rebased, the others' demand to the door, the hold set, and the line tried again under it. */
+    void shared(LaneShare.View view, HoldBack hold) {
         loop.schedule(() -> {
-            queue.rebase(counters);
+            queue.rebase(view.counters());
+            door.elsewhere(view.elsewhere());
             boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
             this.hold = hold;
             if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
@@ -584,6 +598,7 @@ public final class ProviderDispatcher {
     void notShared(List<LaneShare.Report> reports) {
         loop.schedule(() -> {
             queue.restore(reports);
+            door.elsewhere(Map.of());
             boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
             this.hold = HoldBack.NONE;
             if (wasHolding) pump();

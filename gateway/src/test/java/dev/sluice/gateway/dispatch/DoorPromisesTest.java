@@ -102,6 +102,26 @@ class DoorPromisesTest {
     }
 
     @Test
+    void whatOtherReplicasHaveQueuedAndWereAskedCountsAsIfItWereHere() {
+        // Five tenants on another replica: each has 40 pages queued there and asked for 100 in the span.
+        java.util.Map<String, LaneShare.Demand> there = new java.util.HashMap<>();
+        for (int t = 1; t < 6; t++) there.put("t" + t, new LaneShare.Demand("t" + t, 1, 40 * PAGE, 100 * PAGE, 100));
+        door.elsewhere(there);
+        int admitted = 0;
+        for (int p = 0; p < 100; p++) {
+            Job j = job("t0", "here-" + p, 5_000);
+            DoorDecision d = door.admit(j, SATURATED, 60_000, 5_000);
+            door.asked(j, 5_000);
+            if (d.accepted()) {
+                queue.enqueue(j, d.turnAtLeast());
+                admitted++;
+            }
+        }
+        assertThat(admitted).as("its sixth of the minute, as if all six asked here").isBetween(55, 70);
+        assertThat(door.demandHere(5_000)).containsExactly(new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100));
+    }
+
+    @Test
     void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
         tenantAQueuesTenPagesDueIn(2_600);
         // B will wait 1 s at most; behind A's page 5 it would start at 1,120 ms.

@@ -49,7 +49,7 @@ class FairAcrossReplicasTest {
         void tick() {
             if (!sharing || !alive) return;
             List<LaneShare.Report> reports = queue.takeReports();
-            LaneShare.View view = share.publish("lab:*", name, nowMs, reports,
+            LaneShare.View view = share.publish("lab:*", name, nowMs, reports, List.of(),
                     new LaneShare.Terms(TTL_MS, queue.credit())).block(Duration.ofSeconds(1));
             queue.rebase(view.counters());
             hold = HoldBack.of(view.othersLowest(), nowMs, HoldBack.slackFor(TPM), TTL_MS);

@@ -29,7 +29,29 @@ abstract class LaneShareContract {
     }
 
     View publish(String replica, long nowMs, Report... lanes) {
-        return share.publish(key, replica, nowMs, List.of(lanes), TERMS).block(Duration.ofSeconds(5));
+        return share.publish(key, replica, nowMs, List.of(lanes), List.of(), TERMS).block(Duration.ofSeconds(5));
+    }
+
+    View publishDemand(String replica, long nowMs, LaneShare.Demand... demand) {
+        return share.publish(key, replica, nowMs, List.of(), List.of(demand), TERMS).block(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void eachReplicaSeesTheOthersDemandSummedNotItsOwnAndForgetsASilentOneAfterTheTtl() {
+        LaneShare.Demand odd = new LaneShare.Demand("tenant with spaces/é\n", 2, 1_600, 81_000, 100);
+        publishDemand("a", 1_000, new LaneShare.Demand("t1", 1, 800, 8_100, 10), odd);
+        publishDemand("c", 1_100, new LaneShare.Demand("t1", 1, 0, 810, 1));
+        View b = publishDemand("b", 1_200, new LaneShare.Demand("t2", 1, 0, 810, 1));
+        assertThat(b.elsewhere()).containsOnlyKeys("t1", odd.tenant());
+        assertThat(b.elsewhere().get("t1")).isEqualTo(new LaneShare.Demand("t1", 1, 800, 8_910, 11));
+        assertThat(b.elsewhere().get(odd.tenant())).isEqualTo(odd);
+        View a = publishDemand("a", 1_300, new LaneShare.Demand("t1", 1, 0, 8_100, 10));
+        assertThat(a.elsewhere()).as("c's and b's, not its own").containsOnlyKeys("t1", "t2");
+        assertThat(a.elsewhere().get("t1").askedTokens()).isEqualTo(810);
+        // c and b fall silent: past the TTL their demand no longer counts; a's own empty report withdraws it.
+        View later = publishDemand("a", 1_300 + TTL + 1);
+        assertThat(later.elsewhere()).isEmpty();
+        assertThat(publishDemand("b", 1_300 + TTL + 2).elsewhere()).as("a withdrew its demand").isEmpty();
     }
 
     static Report waiting(String tenant, long served) {
@@ -110,7 +132,7 @@ abstract class LaneShareContract {
     @Test
     void budgetsAreApart() {
         publish("a", 1_000, waiting("t1", 800));
-        View other = share.publish(key + "-other", "b", 1_000, List.of(waiting("t2", 0)), TERMS).block(Duration.ofSeconds(5));
+        View other = share.publish(key + "-other", "b", 1_000, List.of(waiting("t2", 0)), List.of(), TERMS).block(Duration.ofSeconds(5));
         assertThat(other.othersLowest()).isEqualTo(OptionalLong.empty());
     }
 }

@@ -37,8 +37,8 @@ class LaneShareTwinsTest {
                 long served = random.nextInt(5) == 0 ? -random.nextLong(0, 500) : random.nextLong(0, 6_000);
                 lanes.add(new Report(t, served, random.nextInt(4) != 0));
             }
-            View fromRedis = redis.publish(key, replica, now, lanes, TERMS).block(Duration.ofSeconds(5));
-            View fromMemory = memory.publish(key, replica, now, lanes, TERMS).block(Duration.ofSeconds(5));
+            View fromRedis = redis.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
+            View fromMemory = memory.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
             assertThat(fromRedis).as("step %d: %s at %d reports %s", step, replica, now, lanes).isEqualTo(fromMemory);
         }
     }

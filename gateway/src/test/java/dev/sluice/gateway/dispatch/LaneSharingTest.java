@@ -32,8 +32,10 @@ class LaneSharingTest {
             new SimpleMeterRegistry());
     final List<List<Report>> calls = new CopyOnWriteArrayList<>();
     final AtomicReference<Mono<View>> answer = new AtomicReference<>(Mono.just(View.ALONE));
-    final LaneShare share = (key, replica, nowMs, lanes, terms) -> {
+    final List<List<LaneShare.Demand>> demands = new CopyOnWriteArrayList<>();
+    final LaneShare share = (key, replica, nowMs, lanes, demand, terms) -> {
         calls.add(lanes);
+        demands.add(demand);
         return answer.get();
     };
     boolean storeUp = true;
@@ -79,9 +81,18 @@ class LaneSharingTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         tick();
         assertThat(calls.get(1)).containsExactly(new Report("b", 100, false));
+        // The door still remembers what a and b asked: it keeps telling the other replicas, with no lanes to report.
+        tick();
+        assertThat(calls).hasSize(3);
+        assertThat(calls.get(2)).isEmpty();
+        assertThat(demands.get(2)).extracting(LaneShare.Demand::tenant).containsExactlyInAnyOrder("a", "b");
+        // Past the door's span the asks are forgotten: once more to withdraw them, then nothing.
+        clock.advance(RecentDemand.SPAN_MS + 1_000);
+        tick();
+        assertThat(demands.get(3)).isEmpty();
         tick();
         tick();
-        assertThat(calls).hasSize(2);
+        assertThat(calls).hasSize(4);
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -59,6 +60,7 @@ class JudgedRun {
     static final int MAX_IN_FLIGHT = 200;
     static final int TENANTS = 6;
     static final int PAGES_PER_BOOK = 100;
+    /** How long a tenant thinks between books, unless {@code --think-ms} says otherwise. */
     static final Duration THINK = Duration.ofSeconds(2);
     /** Its own database on the test Redis, flushed first: the last run's budgets and tenants must not count. */
     static final int DATABASE = 13;
@@ -67,8 +69,12 @@ class JudgedRun {
      * {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --run=<name> --strict
      * --provider-flags=<flag>,<flag>} (more of the provider's own flags, e.g. {@code --ingress-latency-ms=200}), validated here.
      */
-    record Options(int replicas, String countFactor, int seconds, String run, boolean strict, List<String> providerFlags) {
+    record Options(int replicas, String countFactor, int seconds, String run, boolean strict, List<String> providerFlags,
+                   Duration think) {
         Options {
+            if (think.isNegative() || think.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + think.toMillis());
+            }
             if (replicas != 1 && replicas != 2) throw new IllegalArgumentException("--replicas must be 1 or 2, was " + replicas);
             if (!countFactor.equals("chars4") && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
                 throw new IllegalArgumentException("--count-factor must be chars4 or in [0.5, 2], was " + countFactor);
@@ -81,14 +87,15 @@ class JudgedRun {
         }
 
         static Options parse(String args) {
-            Map<String, String> o = options(args, "replicas", "1", "count-factor", "1.15", "seconds", "90");
+            Map<String, String> o = options(args, "replicas", "1", "count-factor", "1.15", "seconds", "90",
+                    "think-ms", String.valueOf(THINK.toMillis()));
             boolean strict = o.containsKey("strict");
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
             String run = o.getOrDefault("run", "r" + replicas + "-f" + o.get("count-factor") + "-" + seconds + "s");
             String flags = o.getOrDefault("provider-flags", "");
             return new Options(replicas, o.get("count-factor"), seconds, run, strict,
-                    flags.isEmpty() ? List.of() : List.of(flags.split(",")));
+                    flags.isEmpty() ? List.of() : List.of(flags.split(",")), Duration.ofMillis(Long.parseLong(o.get("think-ms"))));
         }
     }
 
@@ -166,7 +173,7 @@ class JudgedRun {
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
-                        .flatMap(e -> tenant(client, e.getKey(), e.getValue(), portOf.get(e.getKey()), 1, start, stopAt, replies), TENANTS)
+                        .flatMap(e -> tenant(client, e.getKey(), e.getValue(), portOf.get(e.getKey()), 1, start, stopAt, replies, opt.think()), TENANTS)
                         .then().block(Duration.ofSeconds(opt.seconds() + 600L));
                 long crowdMs = SeedCrowd.sinceMs(start);
                 sampler.dispose();
@@ -205,6 +212,11 @@ class JudgedRun {
     /** One tenant's books, each of 100 pages sent at once, the next after every answer and a think, until {@code stopAt}. */
     static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
                              ConcurrentLinkedQueue<Reply> replies) {
+        return tenant(client, tenant, key, port, book, start, stopAt, replies, THINK);
+    }
+
+    static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
+                             ConcurrentLinkedQueue<Reply> replies, Duration think) {
         return Mono.defer(() -> {
             if (book > 1 && System.nanoTime() >= stopAt) return Mono.empty();
             List<Page> pages = IntStream.rangeClosed(1, PAGES_PER_BOOK).mapToObj(p -> new Page(tenant, key, book, p)).toList();
@@ -213,8 +225,8 @@ class JudgedRun {
                             .onErrorResume(e -> Mono.just(new Reply(p, -1, 0, SeedCrowd.sinceMs(start), 0, null,
                                     "{\"error\":{\"message\":\"" + e.getClass().getSimpleName() + "\"}}"))), PAGES_PER_BOOK)
                     .doOnNext(replies::add)
-                    .then(Mono.delay(THINK))
-                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, replies));
+                    .then(Mono.delay(think))
+                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, replies, think));
         });
     }
 
@@ -295,6 +307,8 @@ class JudgedRun {
             m.put("sent", (long) its.size());
             m.put("served", its.stream().filter(x -> x.status() == 200).count());
             m.put("busy", its.stream().filter(x -> x.status() == 503 && x.busy()).count());
+            // Busy after a wait: admitted by the door, then not started in time (the door broke its word).
+            m.put("busyAfterWaiting", its.stream().filter(x -> x.status() == 503 && x.busy() && x.doneMs() - x.sentMs() >= 1_000).count());
             m.put("rateLimited", its.stream().filter(x -> x.status() == 429).count());
             m.put("other", its.stream().filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy())).count());
             m.put("books", its.stream().map(Reply::book).distinct().count());
@@ -304,6 +318,27 @@ class JudgedRun {
         List<Long> served = perTenant.values().stream().map(m -> m.get("served")).toList();
         r.put("servedPages", served);
         r.put("jainServedPages", SeedCrowd.jain(served));
+        // Why and when the gateway said busy: the door at once, or a promise it did not keep.
+        Map<String, Long> busyWhy = new TreeMap<>();
+        Map<String, Long> busyAfter = new LinkedHashMap<>();
+        for (String b : List.of("<0.1s", "<1s", "<5s", "<30s", ">=30s")) busyAfter.put(b, 0L);
+        for (Reply x : replies) {
+            if (!(x.status() == 503 && x.busy())) continue;
+            String message = x.error().path("message").asString("");
+            busyWhy.merge(message.length() > 60 ? message.substring(0, 60) : message, 1L, Long::sum);
+            long took = x.doneMs() - x.sentMs();
+            busyAfter.merge(took < 100 ? "<0.1s" : took < 1_000 ? "<1s" : took < 5_000 ? "<5s" : took < 30_000 ? "<30s" : ">=30s",
+                    1L, Long::sum);
+        }
+        r.put("busyWhy", busyWhy);
+        r.put("busyAfter", busyAfter);
+        r.put("waitEstimate", gateways.stream().map(g -> g.bean(MeterRegistry.class).find("sluice.queue.wait.estimate.ratio")
+                .summaries().stream().map(x -> {
+                    var snap = x.takeSnapshot();
+                    StringBuilder b = new StringBuilder();
+                    for (var v : snap.percentileValues()) b.append(String.format(Locale.ROOT, "%s%.2f", b.isEmpty() ? "" : "/", v.value()));
+                    return b + " (n=" + x.count() + ")";
+                }).toList()).toList());
         Map<String, Long> others = new LinkedHashMap<>();
         replies.stream().filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
                 .forEach(x -> others.merge(x.status() + " " + x.body().substring(0, Math.min(120, x.body().length())), 1L, Long::sum));
@@ -355,6 +390,13 @@ class JudgedRun {
         Map<String, Map<String, Long>> perTenant = (Map<String, Map<String, Long>>) r.get("perTenant");
         row(md, "refused by the gateway per tenant (busy / 429 / other)", String.join(", ", perTenant.values().stream()
                 .map(m -> m.get("busy") + "/" + m.get("rateLimited") + "/" + m.get("other")).toList()), "");
+        long afterWaiting = perTenant.values().stream().mapToLong(m -> m.get("busyAfterWaiting")).sum();
+        long admittedTotal = ((List<?>) r.get("servedPages")).stream().mapToLong(x -> (Long) x).sum() + afterWaiting;
+        row(md, "busy after waiting ≥ 1 s (admitted, then not started in time) / admitted", String.format(Locale.ROOT,
+                "%d / %d = %.2f %%", afterWaiting, admittedTotal, admittedTotal == 0 ? 0.0 : 100.0 * afterWaiting / admittedTotal), "<= 0.1 %");
+        row(md, "busy answers by time to answer", String.valueOf(r.get("busyAfter")), "");
+        row(md, "busy answers by message", String.valueOf(r.get("busyWhy")), "");
+        row(md, "door's estimate, actual / estimated wait (p50, p95, per replica)", String.valueOf(r.get("waitEstimate")), "±20 % at p95");
         row(md, "gateway's learned ratio (per replica)", String.valueOf(r.get("gatewayLearnedRatio")), "");
         long servedTotal = ((List<?>) r.get("servedPages")).stream().mapToLong(x -> (Long) x).sum();
         // The harness checks itself: every page the client saw served is one the provider answered, and no more.

@@ -1,6 +1,8 @@
 package dev.sluice.gateway.dispatch.memory;
 
 import dev.sluice.gateway.dispatch.LaneShare;
+import dev.sluice.gateway.dispatch.LaneShare.Demand;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,30 +21,42 @@ public final class InMemoryLaneShare implements LaneShare {
     private record Replica(long seenMs, long lowest) {
     }
 
+    private record DemandAt(long seenMs, List<Demand> demand) {
+    }
+
     private static final class Budget {
         long floor;
         final Map<String, Tenant> tenants = new HashMap<>();
         final Map<String, Replica> replicas = new HashMap<>();
+        final Map<String, DemandAt> demand = new HashMap<>();
     }
 
     private final Map<String, Budget> budgets = new HashMap<>();
 
     @Override
-    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, Terms terms) {
+    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
         return Mono.fromSupplier(() -> {
             synchronized (budgets) {
-                return publish(budgets.computeIfAbsent(key, k -> new Budget()), replica, nowMs, lanes, terms);
+                return publish(budgets.computeIfAbsent(key, k -> new Budget()), replica, nowMs, lanes, demand, terms);
             }
         });
     }
 
-    private static View publish(Budget b, String replica, long nowMs, List<Report> lanes, Terms terms) {
+    private static View publish(Budget b, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
         long fresh = nowMs - terms.ttlMs();
+        b.demand.values().removeIf(d -> d.seenMs() < fresh);
+        List<List<Demand>> others = new ArrayList<>();
+        b.demand.forEach((r, d) -> {
+            if (!r.equals(replica)) others.add(d.demand());
+        });
+        if (demand.isEmpty()) b.demand.remove(replica);
+        else b.demand.put(replica, new DemandAt(nowMs, List.copyOf(demand)));
+        Map<String, Demand> elsewhere = LaneShare.sum(others);
         long start = LaneShare.clamp(b.floor - terms.credit());
         b.replicas.values().removeIf(r -> r.seenMs() < fresh);
-        long others = Long.MAX_VALUE;
+        long othersLowest = Long.MAX_VALUE;
         for (Map.Entry<String, Replica> r : b.replicas.entrySet()) {
-            if (!r.getKey().equals(replica)) others = Math.min(others, r.getValue().lowest());
+            if (!r.getKey().equals(replica)) othersLowest = Math.min(othersLowest, r.getValue().lowest());
         }
         // Tenants no one reported waiting within the TTL, not ahead of where they would start again: forgetting them changes nothing.
         b.tenants.values().removeIf(t -> t.seenWaitingMs() < fresh && t.counter() <= start);
@@ -61,8 +75,8 @@ public final class InMemoryLaneShare implements LaneShare {
         }
         if (mine == Long.MAX_VALUE) b.replicas.remove(replica);
         else b.replicas.put(replica, new Replica(nowMs, mine));
-        long level = Math.min(mine, others);
+        long level = Math.min(mine, othersLowest);
         if (level != Long.MAX_VALUE) b.floor = Math.max(b.floor, level);
-        return new View(others == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(others), Map.copyOf(counters));
+        return new View(othersLowest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(othersLowest), counters, elsewhere);
     }
 }

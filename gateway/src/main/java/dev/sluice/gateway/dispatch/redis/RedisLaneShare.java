@@ -36,13 +36,14 @@ public final class RedisLaneShare implements LaneShare {
     }
 
     @Override
-    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, Terms terms) {
-        List<String> args = new ArrayList<>(5 + 3 * lanes.size());
+    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
+        List<String> args = new ArrayList<>(6 + 3 * lanes.size());
         args.add(replica);
         args.add(Long.toString(nowMs));
         args.add(Long.toString(terms.ttlMs()));
         args.add(Long.toString(terms.credit()));
         args.add(Long.toString(KEEP.toMillis()));
+        args.add(LaneShare.encode(demand));
         for (Report lane : lanes) {
             args.add(lane.tenant());
             args.add(Long.toString(LaneShare.clamp(lane.served())));
@@ -54,11 +55,16 @@ public final class RedisLaneShare implements LaneShare {
     }
 
     private static View view(List<?> flat) {
-        if (flat.size() < 2) return View.ALONE;
+        if (flat.size() < 3) return View.ALONE;
         OptionalLong others = ((Number) flat.get(0)).longValue() == 1
                 ? OptionalLong.of(((Number) flat.get(1)).longValue()) : OptionalLong.empty();
+        int demands = ((Number) flat.get(2)).intValue();
+        List<List<Demand>> elsewhere = new ArrayList<>(demands);
+        for (int i = 3; i < 3 + demands; i++) elsewhere.add(LaneShare.decode(String.valueOf(flat.get(i))));
         Map<String, Long> counters = new HashMap<>();
-        for (int i = 2; i + 1 < flat.size(); i += 2) counters.put(String.valueOf(flat.get(i)), ((Number) flat.get(i + 1)).longValue());
-        return new View(others, Map.copyOf(counters));
+        for (int i = 3 + demands; i + 1 < flat.size(); i += 2) {
+            counters.put(String.valueOf(flat.get(i)), ((Number) flat.get(i + 1)).longValue());
+        }
+        return new View(others, counters, LaneShare.sum(elsewhere));
     }
 }
