@@ -75,16 +75,16 @@ final class BudgetCache {
      * own ({@code inFlightHere}): a budget nobody has chosen since (a provider stepped around, then
      * back) must not look busy for ever with calls that ended long ago.
      */
-    Door.Capacity capacity(BudgetLimits limits, long meanCallMs, int inFlightHere) {
+    Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, int inFlightHere) {
         BudgetSnapshot s = last;
         if (s == null) {
             return new Door.Capacity(limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), meanCallMs,
-                    0, 0, 0, 0, List.of());
+                    0, 0, 0, 0, List.of(), moveMs);
         }
         long age = clock.millis() - lastAtMs;
         BudgetSnapshot aged = s.withLimits(limits).agedBy(age);
         if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere) aged = aged.withInFlight(Math.max(0, inFlightHere));
-        return Door.Capacity.of(aged, meanCallMs);
+        return Door.Capacity.of(aged, meanCallMs, moveMs);
     }
 
     Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {

@@ -38,15 +38,23 @@ public final class Door {
      * what is used now, and how long calls take.
      */
     public record Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
-                           long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving) {
+                           long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving,
+                           long moveMs) {
         public Capacity {
             if (tokensPerMinute < 1 || requestsPerMinute < 1 || inFlightLimit < 1) {
                 throw new IllegalArgumentException("capacity rates must be at least 1");
             }
-            if (meanCallMs < 0 || usedTokens < 0 || usedRequests < 0 || inFlight < 0 || pausedForMs < 0) {
+            if (meanCallMs < 0 || usedTokens < 0 || usedRequests < 0 || inFlight < 0 || pausedForMs < 0 || moveMs < 0) {
                 throw new IllegalArgumentException("capacity usage must not be negative");
             }
             leaving = leaving == null ? null : List.copyOf(leaving);
+        }
+
+        /** Charges that stay where they were stamped ({@code moveMs} 0). */
+        public Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
+                        long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving) {
+            this(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests, inFlight,
+                    pausedForMs, leaving, 0);
         }
 
         /** Without the window's schedule: the windows are assumed to free as fast as they fill. */
@@ -58,22 +66,39 @@ public final class Door {
 
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
         public static Capacity of(BudgetSnapshot s, long meanCallMs) {
+            return of(s, meanCallMs, 0);
+        }
+
+        /**
+         * The same, with charges moved {@code moveMs} later at settlement (learned: how much
+         * later than stamped the answers prove the provider counted its calls). A charge made
+         * less than that ago is taken to leave the window that much later than it says now;
+         * every later cycle of the window is that much longer.
+         */
+        public static Capacity of(BudgetSnapshot s, long meanCallMs, long moveMs) {
             BudgetLimits l = s.limits();
             List<Freed> leaving = null; // not read by the store: windowWait assumes an even drain
             if (s.leaving() != null) {
                 leaving = new ArrayList<>(s.leaving().size());
                 for (BudgetSnapshot.Leaving x : s.leaving()) {
-                    leaving.add(new Freed(Math.max(0, x.atMs() - s.nowMs()), x.tokens(), x.requests()));
+                    long inMs = Math.max(0, x.atMs() - s.nowMs());
+                    long age = Math.max(0, CYCLE_MS - inMs);
+                    leaving.add(new Freed(inMs + Math.max(0, moveMs - age), x.tokens(), x.requests()));
                 }
             }
             return new Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs,
-                    s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving);
+                    s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving, Math.max(0, moveMs));
+        }
+
+        /** How long what is sent now stays in the window: a cycle, and the move at settlement. */
+        long cycleMs() {
+            return CYCLE_MS + moveMs;
         }
 
         /** The same budget, paused for {@code ms} (a failing provider's circuit). */
         public Capacity pausedFor(long ms) {
             return new Capacity(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests,
-                    inFlight, Math.max(0, ms), leaving);
+                    inFlight, Math.max(0, ms), leaving, moveMs);
         }
 
         /** What batch may use: each limit less the interactive reserve (see {@link BudgetView#admits}). */
@@ -82,7 +107,7 @@ public final class Door {
                     Math.max(1, tokensPerMinute - BudgetView.reserve(tokensPerMinute, interactiveFloor)),
                     Math.max(1, requestsPerMinute - BudgetView.reserve(requestsPerMinute, interactiveFloor)),
                     (int) Math.max(1, inFlightLimit - BudgetView.reserve(inFlightLimit, interactiveFloor)),
-                    meanCallMs, usedTokens, usedRequests, inFlight, pausedForMs, leaving);
+                    meanCallMs, usedTokens, usedRequests, inFlight, pausedForMs, leaving, moveMs);
         }
     }
 
@@ -284,8 +309,8 @@ public final class Door {
     /** Milliseconds until a job of {@code tokens} with {@code ahead} in front of it is sent. */
     public static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c) {
         long calls = ahead.jobs() + 1L;
-        long tokenWait = windowWait(ahead.tokens() + tokens, c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens);
-        long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests);
+        long tokenWait = windowWait(ahead.tokens() + tokens, c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens, c.cycleMs());
+        long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests, c.cycleMs());
         long slotWait = drain(c.inFlight() + calls - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
         return Math.max(c.pausedForMs(), Math.max(tokenWait, Math.max(requestWait, slotWait)));
     }
@@ -297,8 +322,8 @@ public final class Door {
      */
     public static long earliestSendMs(Job job, Capacity capacity, double interactiveFloor) {
         Capacity c = job.jobClass() == JobClass.BATCH ? capacity.forBatch(interactiveFloor) : capacity;
-        long tokens = windowWait(job.tokens(), c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens);
-        long requests = windowWait(1, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests);
+        long tokens = windowWait(job.tokens(), c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens, c.cycleMs());
+        long requests = windowWait(1, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests, c.cycleMs());
         return Math.max(c.pausedForMs(), Math.max(tokens, requests));
     }
 
@@ -310,7 +335,7 @@ public final class Door {
      * in the same order (the room taken now first, then the current content's schedule).
      * Without a schedule, the window frees at {@code cap} per minute from now.
      */
-    static long windowWait(long need, long used, long cap, List<Freed> leaving, ToLongFunction<Freed> amount) {
+    static long windowWait(long need, long used, long cap, List<Freed> leaving, ToLongFunction<Freed> amount, long cycleMs) {
         long excess = used + need - cap;
         if (excess <= 0) return 0;
         if (leaving == null) return drain(excess, 60_000, cap);
@@ -322,7 +347,7 @@ public final class Door {
         long rest = excess - inWindow;      // beyond what the window holds now
         long cycles = (rest - 1) / cap;     // whole cycles of cap each, after the first
         long last = rest - cycles * cap;    // 1..cap, freed in the cycle after those
-        long shift = (cycles + 1) * CYCLE_MS;
+        long shift = (cycles + 1) * cycleMs;
         long room = Math.max(0, cap - used); // taken now: leaves first in every later cycle
         if (last <= room) return shift;
         last -= room;
@@ -330,7 +355,7 @@ public final class Door {
             last -= amount.applyAsLong(f);
             if (last <= 0) return shift + f.inMs();
         }
-        return shift + CYCLE_MS; // the schedule did not sum to the used count: a cycle more at most
+        return shift + cycleMs; // the schedule did not sum to the used count: a cycle more at most
     }
 
     /** ceil(excess × periodMs / perPeriod), 0 when nothing exceeds. */

@@ -27,6 +27,12 @@ final class LeaseSettlement {
     /** Leases this replica holds; removing one is what makes a release happen once. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private volatile long meanCallMs = 2_000; // seed 000's call; EWMA of what calls really take
+    /**
+     * EWMA of how much later than its stamp an answer proves a call was counted, so how much
+     * later its charge leaves the window than the door reads now. Until answers say, a call's
+     * length: a provider that reports no processing time moves every charge to its answer.
+     */
+    private volatile long moveMs = 2_000;
 
     LeaseSettlement(BudgetCache budget, AimdLimit aimd, Clock clock, PendingWork pending, Runnable slotFreed,
                     BiConsumer<String, Long> tokensCorrected) {
@@ -41,6 +47,10 @@ final class LeaseSettlement {
     /** Calls in flight from this replica, for the concurrency limit and its gauge. */
     AtomicInteger inFlight() {
         return inFlightHere;
+    }
+
+    long moveMs() {
+        return moveMs;
     }
 
     long meanCallMs() {
@@ -71,6 +81,9 @@ final class LeaseSettlement {
         // A call spent from a replica's early slice moves at least to when it could be counted.
         long counted = Math.max(countedByMs, lease.countsFromMs());
         boolean moves = ProviderBudget.movesLater(lease.chargedAtMs(), counted);
+        if (outcome == AimdLimit.Outcome.SUCCESS && countedByMs != Long.MIN_VALUE) {
+            moveMs = (moveMs * 7 + Math.min(60_000, Math.max(0, counted - lease.chargedAtMs()))) / 8;
+        }
         // One store call at most; none when there is nothing to settle. The split windows are settled
         // in the charge's own slot (moving them too is not done yet: see the closing note of issue 15).
         Mono<Void> adjust = inputDelta != 0 || outputDelta != 0

@@ -324,7 +324,7 @@ public final class ProviderDispatcher {
 
     /** The budget for the door: a failing provider's circuit counts as a pause. */
     private Door.Capacity capacity() {
-        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs(), leases.inFlight().get());
+        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs(), leases.moveMs(), leases.inFlight().get());
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }
