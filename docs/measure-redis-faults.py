@@ -3,13 +3,17 @@
 Starts a fake upstream (instant answers), a redis-server and the gateway jar on free ports; creates 20 free and
 2 pro tenants through the admin API; runs 20 req/s (10 free, 10 pro): 30 s warm-up, 30 s control, Redis paused
 30 s (SIGSTOP), 15 s after; then kills Redis, restarts it empty and times until a demo key works again.
-Usage: python3 docs/measure-redis-faults.py <output dir> <gateway jar>. Stops everything it started."""
+Usage: python3 docs/measure-redis-faults.py <output dir> <gateway jar> [sequential]. Stops everything it started.
+sequential: one request at a time instead (the next sent when the last is answered), alternating a free and a pro tenant:
+20 s warm-up, 10 s control, Redis paused 20 s, 10 s after; reports each request's decision time (the upstream answers at
+once, so the time to the answer is the gateway's) during the pause: max, p99 and the first 5 requests after SIGSTOP."""
 import json, os, signal, socket, subprocess, sys, threading, time, urllib.request, urllib.error, base64
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 
 OUT = sys.argv[1]
 os.makedirs(OUT, exist_ok=True)
 JAR = sys.argv[2]
+SEQUENTIAL = len(sys.argv) > 3 and sys.argv[3] == "sequential"
 
 def free_port():
     s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
@@ -60,6 +64,50 @@ def call(method, path, body=None, headers=None, timeout=30):
     except Exception as e:
         return -1, str(e), time.monotonic() - t
 
+def sequential(keys, chat):
+    """One request at a time, free and pro in turn, across a 20 s pause; the first 5 after SIGSTOP and the tail."""
+    rows = []  # (t_start, tier, status, seconds, code)
+    stop = threading.Event()
+    def loop():
+        i = 0
+        while not stop.is_set():
+            tier = "free" if i % 2 == 0 else "pro"
+            key = keys[tier][(i // 2) % len(keys[tier])]
+            t0 = time.monotonic()
+            st, body, dt = call("POST", "/v1/chat/completions", chat, {"Authorization": "Bearer " + key, "content-type": "application/json"})
+            code = ""
+            if st != 200:
+                try: code = json.loads(body)["error"]["code"]
+                except Exception: code = body[:60]
+            rows.append((t0, tier, st, dt, code))
+            i += 1
+    worker = threading.Thread(target=loop, daemon=True); worker.start()
+    time.sleep(20)  # warm-up (not reported)
+    control_at = time.monotonic(); time.sleep(10)
+    pause_at = time.monotonic(); os.kill(redis.pid, signal.SIGSTOP)
+    time.sleep(20)
+    os.kill(redis.pid, signal.SIGCONT); resume_at = time.monotonic()
+    time.sleep(10)
+    stop.set(); worker.join(35)
+    def ms(x): return round(x * 1000)
+    def tail(v):
+        v = sorted(v)
+        return {"n": len(v), "within_1s": sum(1 for x in v if x <= 1.0), "p50_ms": ms(v[len(v) // 2]),
+                "p99_ms": ms(v[min(len(v) - 1, int(0.99 * len(v)))]), "max_ms": ms(v[-1])} if v else {"n": 0}
+    def by(rows):
+        out = {}
+        for _, tier, st, dt, code in rows: out.setdefault(f"{tier}/{st}/{code}", []).append(dt)
+        return {k: tail(v) for k, v in sorted(out.items())}
+    # A request sent before SIGSTOP but still waiting then met the stall too: it counts with the pause.
+    during = [r for r in rows if r[0] + r[3] >= pause_at and r[0] < resume_at]
+    report = {"mode": "sequential, one request at a time, free and pro alternating",
+              "paused_20s": dict(tail([r[3] for r in during]), by_tier_status_code=by(during),
+                                 first_5_after_pause=[{"tier": r[1], "status": r[2], "code": r[4], "ms": ms(r[3]),
+                                                       "sent_ms_after_pause": ms(r[0] - pause_at)} for r in during[:5]]),
+              "control_10s_redis_up": by([r for r in rows if control_at <= r[0] and r[0] + r[3] < pause_at]),
+              "after_resume_10s": by([r for r in rows if r[0] >= resume_at])}
+    print(json.dumps(report, indent=1))
+
 try:
     for _ in range(600):
         if call("GET", "/actuator/health/readiness", timeout=2)[0] == 200: break
@@ -103,6 +151,9 @@ try:
                 st, body, dt = call("GET", path, timeout=30)
                 health.append((time.monotonic(), path, st, dt, body[:80]))
             time.sleep(0.5)
+    if SEQUENTIAL:
+        sequential(keys, CHAT)
+        raise SystemExit(0)
     threading.Thread(target=load, daemon=True).start()
     threading.Thread(target=probe_health, daemon=True).start()
     time.sleep(30)  # warm-up: JIT, connection pools (not reported)

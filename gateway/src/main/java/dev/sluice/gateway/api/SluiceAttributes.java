@@ -1,5 +1,6 @@
 package dev.sluice.gateway.api;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
@@ -36,6 +37,8 @@ public final class SluiceAttributes {
      * the provider admits): the settle stage gives the whole charge back before that answer goes out.
      */
     public static final RequestAttribute<Boolean> NEVER_SENT = new RequestAttribute<>("sluice.neverSent");
+    /** How long the request may still wait on the shared store before it is decided, set as it arrives (authentication). */
+    public static final RequestAttribute<DecisionBudget> DECISION_BUDGET = new RequestAttribute<>("sluice.decisionBudget");
 
     private SluiceAttributes() {
     }
@@ -50,6 +53,12 @@ public final class SluiceAttributes {
 
     public static SluiceConfig config(ServerWebExchange exchange) {
         return CONFIG.get(exchange);
+    }
+
+    /** The request's store budget; none (each call its own timeout) on an exchange no authentication saw. */
+    public static DecisionBudget decisionBudget(ServerWebExchange exchange) {
+        DecisionBudget budget = DECISION_BUDGET.get(exchange);
+        return budget != null ? budget : DecisionBudget.UNLIMITED;
     }
 
     public static boolean neverSent(ServerWebExchange exchange) {

@@ -2,6 +2,7 @@ package dev.sluice.gateway.auth;
 
 import dev.sluice.gateway.api.RequestActivity;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.store.DecisionBudgets;
 import dev.sluice.gateway.tenant.TenantStore;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -10,7 +11,8 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class AuthConfiguration {
     @Bean
-    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity) {
-        return new TenantAuthenticationFilter(tenants, config, activity);
+    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity,
+                                                          DecisionBudgets budgets) {
+        return new TenantAuthenticationFilter(tenants, config, activity, budgets);
     }
 }

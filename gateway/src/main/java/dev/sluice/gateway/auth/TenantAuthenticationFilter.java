@@ -7,6 +7,8 @@ import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.DecisionBudgets;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.SluiceConfig;
@@ -29,11 +31,18 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     private final TenantStore tenants;
     private final ConfigRegistry config;
     private final RequestActivity activity;
+    private final DecisionBudgets budgets;
 
     public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity) {
+        this(tenants, config, activity, null);
+    }
+
+    /** @param budgets each request's store budget, taken here as it arrives; null: none (each call its own timeout) */
+    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
         this.tenants = tenants;
         this.config = config;
         this.activity = activity;
+        this.budgets = budgets;
     }
 
     @Override
@@ -43,8 +52,11 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
             return OpenAiErrors.invalidApiKey(exchange, "Missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key'.");
         }
         String hash = ApiKeys.sha256Hex(key);
+        // The first stage that may wait on the store: the request's budget starts here, for every stage after it too.
+        DecisionBudget budget = budgets == null ? DecisionBudget.UNLIMITED : budgets.start();
+        SluiceAttributes.DECISION_BUDGET.set(exchange, budget);
         // Mono<Void> completes empty, so the unknown-key branch is decided on an Optional, not switchIfEmpty.
-        return tenants.findByKeyHash(hash).map(Optional::of).defaultIfEmpty(Optional.empty())
+        return tenants.findByKeyHash(hash, budget).map(Optional::of).defaultIfEmpty(Optional.empty())
                 // Redis out and the key never seen here: no tier to apply a policy from, so refuse briefly.
                 .onErrorResume(StoreUnavailableException.class, e -> storeUnavailable(exchange).then(Mono.empty()))
                 .flatMap(found -> found.isPresent()

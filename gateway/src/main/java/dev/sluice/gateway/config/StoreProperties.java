@@ -10,6 +10,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param timeout          longest wait for Redis on the request path before the tier's redis-down
  *                         policy answers (chart: storeTimeout, SLUICE_STORE_TIMEOUT)
+ * @param decisionTimeout  longest one request waits on Redis in all before it is decided: each of its store
+ *                         calls (key lookup, quota, the ladder's second ask, ownership, provider budget) waits
+ *                         at most {@code timeout} or what is left of this, and a stage with nothing left applies
+ *                         its Redis-down policy at once. At least {@code timeout}, so a request's first call
+ *                         can always find Redis gone; unset, 750ms (or {@code timeout} if longer)
  * @param startupTimeout   longest wait for Redis at start (probe, seeding the tiers document and the
  *                         demo tenants); past it the gateway starts on its redis-down policies
  * @param probeInterval    how often each replica probes Redis (one EXISTS), to find it gone, back, or
@@ -21,13 +26,31 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("sluice.store")
 public record StoreProperties(@DefaultValue("500ms") Duration timeout,
+                              Duration decisionTimeout,
                               @DefaultValue("2s") Duration startupTimeout,
                               @DefaultValue("500ms") Duration probeInterval,
                               @DefaultValue("30s") Duration knownKeysRefresh,
                               @DefaultValue RedisDown redisDown,
                               @DefaultValue Batch batch) {
+    /**
+     * The default decision budget. A request that meets a stalled Redis pays one store timeout
+     * (500 ms) before the store is marked down; 750 ms leaves a slow but answering Redis room for
+     * two or three calls, and the rest of the gateway's work, under a second.
+     */
+    public static final Duration DEFAULT_DECISION_TIMEOUT = Duration.ofMillis(750);
+
     public StoreProperties {
         Checks.positive("sluice.store.timeout", timeout);
+        if (decisionTimeout == null) {
+            decisionTimeout = timeout.compareTo(DEFAULT_DECISION_TIMEOUT) > 0 ? timeout : DEFAULT_DECISION_TIMEOUT;
+        }
+        Checks.positive("sluice.store.decision-timeout", decisionTimeout);
+        if (decisionTimeout.compareTo(timeout) < 0) {
+            // Every call would then be cut short by the budget, and a cut call does not mark Redis down:
+            // each request would pay its whole budget until the probe noticed.
+            throw new IllegalArgumentException("sluice.store.decision-timeout must be at least sluice.store.timeout ("
+                    + Checks.show(timeout) + "), was " + Checks.show(decisionTimeout));
+        }
         Checks.positive("sluice.store.startup-timeout", startupTimeout);
         Checks.positive("sluice.store.probe-interval", probeInterval);
         Checks.positive("sluice.store.known-keys-refresh", knownKeysRefresh);

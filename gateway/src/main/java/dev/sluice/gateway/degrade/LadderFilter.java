@@ -82,8 +82,10 @@ public class LadderFilter implements GlobalFilter, Ordered {
                 degraded(exchange, "delayed; ms=" + step.delayMs());
                 held.incrementAndGet();
                 // Held on a timer, not a thread; a client that leaves cancels the timer and frees the place.
+                // The second ask waits on the store only for what the first left of the request's budget
+                // (the hold itself is not store time).
                 return Mono.delay(Duration.ofMillis(step.delayMs()))
-                        .then(limiter.acquire(tenant.id(), tier, estimate.totalTokens()))
+                        .then(limiter.acquire(tenant.id(), tier, estimate.totalTokens(), SluiceAttributes.decisionBudget(exchange)))
                         .doFinally(signal -> held.decrementAndGet())
                         .flatMap(retry -> refusals.outright(exchange, retry)
                                 .orElseGet(() -> climb(exchange, chain, retry, false)));

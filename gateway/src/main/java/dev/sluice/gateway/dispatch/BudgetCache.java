@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.support.Deadline;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,6 +12,11 @@ import reactor.core.publisher.Mono;
  * within the store timeout, with an error when the store does not answer: a pump waiting on a
  * silent store would hold the dispatch loop's {@code pumping} flag forever, and a release that
  * never ended would hold the client's response.
+ *
+ * <p>A call made for a waiting request (the head of the line's snapshot, a job's acquire) waits
+ * no longer than that request's {@link DecisionBudget} has left, and is charged to it. When it
+ * is spent, or runs out during the call, the request is served by the Redis-down policy (this
+ * replica's share of the limits, {@link ProviderBudgetStore#tryAcquireOnShare}) without waiting.
  */
 final class BudgetCache {
     /**
@@ -88,14 +94,31 @@ final class BudgetCache {
     }
 
     Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {
-        return answered(store.snapshot(key, limits));
+        return snapshot(limits, DecisionBudget.UNLIMITED);
+    }
+
+    /** @param budget what the request at the head of the line may still wait on the store */
+    Mono<BudgetSnapshot> snapshot(BudgetLimits limits, DecisionBudget budget) {
+        Mono<BudgetSnapshot> onShare = Mono.defer(() -> answered(store.snapshotOfShare(key, limits)));
+        if (budget.spent()) return onShare;
+        return budget.within(nonEmpty(store.snapshot(key, limits)), timeout)
+                .onErrorResume(DecisionBudget.Spent.class, e -> onShare);
     }
 
     /** @param needSchedule the leaving schedule serves the door's estimates for jobs that wait: not needed when none do */
     Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule) {
-        return answered(limits.split()
-                ? store.tryAcquire(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId, needSchedule)
-                : store.tryAcquire(key, limits, job.tokens(), leaseId, needSchedule));
+        return tryAcquire(limits, job, leaseId, needSchedule, DecisionBudget.UNLIMITED);
+    }
+
+    /** @param budget what the job's request may still wait on the store before it is decided */
+    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
+        Mono<BudgetDecision> onShare = Mono.defer(() -> answered(
+                store.tryAcquireOnShare(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId)));
+        if (budget.spent()) return onShare;
+        return budget.within(nonEmpty(limits.split()
+                        ? store.tryAcquire(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId, needSchedule)
+                        : store.tryAcquire(key, limits, job.tokens(), leaseId, needSchedule)), timeout)
+                .onErrorResume(DecisionBudget.Spent.class, e -> onShare);
     }
 
     /**
@@ -152,6 +175,10 @@ final class BudgetCache {
 
     /** A store call the loop needs a value from: bounded, and an empty answer is an error too. */
     private <T> Mono<T> answered(Mono<T> call) {
-        return bounded(call).switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")));
+        return bounded(nonEmpty(call));
+    }
+
+    private static <T> Mono<T> nonEmpty(Mono<T> call) {
+        return call.switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")));
     }
 }

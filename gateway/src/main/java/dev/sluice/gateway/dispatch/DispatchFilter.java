@@ -172,7 +172,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * while it waits was never sent: it is routed again.
      */
     private Mono<Void> dispatch(Routed r, int attempt, long maxWaitMs) {
-        return dispatchers.submit(r.untried(), maxWaitMs)
+        return dispatchers.submit(r.untried(), maxWaitMs, SluiceAttributes.decisionBudget(r.exchange))
                 // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
                 .publishOn(RequestLoop.of(r.exchange))
                 .flatMap(lease -> call(r, lease, attempt))

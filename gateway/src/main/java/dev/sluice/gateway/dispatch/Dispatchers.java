@@ -4,6 +4,7 @@ import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -120,7 +121,12 @@ public final class Dispatchers {
 
     /** Into the line of one of {@code route}'s budgets: see {@link ProviderDispatcher#enter} (spill wait from the settings). */
     public Mono<Lease> submit(List<ProviderDispatcher.Candidate> route, long maxWaitMs) {
-        return ProviderDispatcher.enter(route, maxWaitMs, settings.spillWait().toMillis(), false);
+        return submit(route, maxWaitMs, DecisionBudget.UNLIMITED);
+    }
+
+    /** The same for a request with {@code budget} left to wait on the store before it is sent. */
+    public Mono<Lease> submit(List<ProviderDispatcher.Candidate> route, long maxWaitMs, DecisionBudget budget) {
+        return ProviderDispatcher.enter(route, maxWaitMs, settings.spillWait().toMillis(), false, budget);
     }
 
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */

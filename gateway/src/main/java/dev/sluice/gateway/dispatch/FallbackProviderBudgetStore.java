@@ -1,7 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -15,8 +15,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The shared (Redis) budget, with this replica's share of it when Redis does not answer.
- * <p>Every shared call is bounded by the store timeout; a failure marks {@link StoreState}
- * down and, from then until the probe sees Redis again, calls go to a local
+ * <p>Every shared call is bounded by the store timeout, and ends as soon as the store is marked
+ * down (by this call or any other); a failure marks {@link StoreState} down and, from then until
+ * the probe sees Redis again, calls go to a local
  * {@link InMemoryProviderBudgetStore} holding the provider's limits divided by
  * {@code replicas} (the most replicas that may run at once: each may spend its share with no
  * one to tell). So what a fail-open tier admitted is actually sent, at a pace the provider
@@ -74,10 +75,19 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     private <T> Mono<T> sharedOr(Mono<T> call, java.util.function.Supplier<Mono<T>> fallback) {
         if (!state.up()) return fallback.get();
-        return Deadline.within(call, timeout).onErrorResume(e -> {
+        return bounded(call).onErrorResume(e -> {
             state.failed(e);
             return fallback.get();
         });
+    }
+
+    /**
+     * A shared call within the store timeout, and no longer than the store stays up: a lease
+     * call the slices sent before another call found Redis gone would otherwise hold every
+     * request waiting on it for the rest of its own timeout.
+     */
+    private <T> Mono<T> bounded(Mono<T> call) {
+        return DecisionBudget.UNLIMITED.within(call, timeout, state);
     }
 
     @Override
@@ -94,14 +104,32 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
                                            String leaseId, boolean needSchedule) {
         if (!state.up()) return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
-        return Deadline.within(Mono.defer(() -> limits.split()
+        return bounded(Mono.defer(() -> limits.split()
                         ? shared.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule)
-                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)), timeout)
+                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)))
+                // Given up by its caller (a request with no time left): the shared acquire may still land.
+                .doOnCancel(() -> releaseLater(key, leaseId))
                 .onErrorResume(e -> {
                     state.failed(e);
                     pendingReleases.put(leaseId, key); // the shared acquire may have landed: free its slot later
                     return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
                 });
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
+                                                  long outputTokens, String leaseId) {
+        return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
+    }
+
+    @Override
+    public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
+        return local.snapshot(key, share(limits));
+    }
+
+    /** Frees a shared slot an abandoned acquire may have taken: Redis runs the release after it (one connection, in order). */
+    private void releaseLater(String key, String leaseId) {
+        shared.release(key, leaseId).timeout(timeout.multipliedBy(4)).subscribe(null, e -> pendingReleases.put(leaseId, key));
     }
 
     private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,

@@ -100,4 +100,19 @@ public interface ProviderBudgetStore {
 
     /** The budget now, taking nothing (expired leases are swept). */
     Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits);
+
+    /**
+     * {@link #tryAcquire(String, BudgetLimits, long, long, long, String, boolean)} by the Redis-down
+     * policy, without waiting on the shared store: on this replica's share of the limits. For a
+     * request with no time left to wait on Redis. A store with nothing shared acquires as usual.
+     */
+    default Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
+                                                   long outputTokens, String leaseId) {
+        return tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, true);
+    }
+
+    /** {@link #snapshot} of what {@link #tryAcquireOnShare} acquires from, without waiting on the shared store. */
+    default Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
+        return snapshot(key, limits);
+    }
 }

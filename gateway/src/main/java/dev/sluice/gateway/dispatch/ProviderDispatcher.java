@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -74,10 +75,16 @@ public final class ProviderDispatcher {
      */
     private static final class Ticket {
         final Sinks.One<Lease> sink = Sinks.one();
+        /** What the request may still wait on the store: the budget's calls made for this job are bounded by it. */
+        final DecisionBudget budget;
         final AtomicReference<Lease> state = new AtomicReference<>(); // set once: the lease, or CANCELLED
         volatile ProviderDispatcher owner;
         volatile Job job; // as the owner charges it
         volatile long estimatedWaitMs = -1; // the door's, when it was asked
+
+        Ticket(DecisionBudget budget) {
+            this.budget = budget;
+        }
     }
 
     /** A budget that can take a request, and the request's job as that budget charges it. */
@@ -160,12 +167,15 @@ public final class ProviderDispatcher {
      * Cancelling (the client left) takes the job out of line before it reaches the provider.
      */
     public Mono<Lease> submit(Job job, long maxWaitMs) {
-        return enter(List.of(new Candidate(this, job)), maxWaitMs, 0, false);
+        return enter(List.of(new Candidate(this, job)), maxWaitMs, 0, false, DecisionBudget.UNLIMITED);
     }
 
-    /** Back to the head of its lane after the provider pushed back, without asking the door again. */
+    /**
+     * Back to the head of its lane after the provider pushed back, without asking the door again.
+     * It was sent once: its store calls wait their own timeouts, not a budget it has no more use for.
+     */
     public Mono<Lease> resubmit(Job job) {
-        return enter(List.of(new Candidate(this, job)), Long.MAX_VALUE, 0, true);
+        return enter(List.of(new Candidate(this, job)), Long.MAX_VALUE, 0, true, DecisionBudget.UNLIMITED);
     }
 
     /**
@@ -173,10 +183,18 @@ public final class ProviderDispatcher {
      * says the job can start within {@code spillMs}, else the one that can start it soonest.
      * Busy only when every budget's door refuses (the soonest retry is given). Fails with
      * {@link ProviderFailingException} when the chosen provider starts failing while the job
-     * waits: the caller routes it again.
+     * waits: the caller routes it again. The store calls made for it wait each their own timeout.
      */
     static Mono<Lease> enter(List<Candidate> route, long maxWaitMs, long spillMs, boolean atHead) {
-        Ticket ticket = new Ticket();
+        return enter(route, maxWaitMs, spillMs, atHead, DecisionBudget.UNLIMITED);
+    }
+
+    /**
+     * {@link #enter(List, long, long, boolean)} for a request with {@code budget} left to wait on
+     * the store: the budget's calls made for it (the head's snapshot, its acquire) wait no longer.
+     */
+    static Mono<Lease> enter(List<Candidate> route, long maxWaitMs, long spillMs, boolean atHead, DecisionBudget budget) {
+        Ticket ticket = new Ticket(budget);
         Scheduler loop = route.get(0).dispatcher().loop;
         return Mono.defer(() -> {
                     loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
@@ -379,7 +397,9 @@ public final class ProviderDispatcher {
 
     /** The budget as the store has it now, then dispatch from it. */
     private void fromStore(BudgetLimits limits) {
-        budget.snapshot(limits).publishOn(loop).subscribe(
+        // Asked for the job at the head of the line, whose request waits on it.
+        DecisionBudget head = queue.peek().map(j -> tickets.get(j.id())).map(t -> t.budget).orElse(DecisionBudget.UNLIMITED);
+        budget.snapshot(limits, head).publishOn(loop).subscribe(
                 snapshot -> {
                     budget.remember(snapshot);
                     dispatchFrom(BudgetView.of(snapshot), limits, false);
@@ -417,7 +437,8 @@ public final class ProviderDispatcher {
         Ticket ticket = tickets.get(job.id());
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
-        budget.tryAcquire(limits, job, leaseId, queue.depth() > 0).subscribe(decision -> {
+        DecisionBudget waiting = ticket == null ? DecisionBudget.UNLIMITED : ticket.budget;
+        budget.tryAcquire(limits, job, leaseId, queue.depth() > 0, waiting).subscribe(decision -> {
             // The budget as it is now, this dispatch included: the door counts it from here, not
             // from the pump's snapshot, which a burst of dispatches leaves behind. Remembered before
             // the lease is handed over: a call that fails at once gives its slot back after this,

@@ -40,6 +40,8 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     private final Clock clock;
     private final String replica = UUID.randomUUID().toString();
     private final Map<String, ReplicaSlice> slices = new ConcurrentHashMap<>();
+    /** Leases taken on the store's share ({@link #tryAcquireOnShare}), not from a slice: released there. */
+    private final Map<String, String> outside = new ConcurrentHashMap<>();
     /** Store time less this replica's, from the last answer (Redis TIME against the local clock). */
     private volatile long offsetMs;
     private final Disposable flusher;
@@ -178,11 +180,45 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         });
     }
 
+    /**
+     * Spent from the slice when it covers the call (no round trip either way), else acquired on
+     * the store's share of the limits: a request with no time left to wait for a slice. Such a
+     * lease is released there, not in the slice.
+     */
+    @Override
+    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
+                                                  long outputTokens, String leaseId) {
+        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
+            return Mono.error(new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input "
+                    + inputTokens + ", output " + outputTokens));
+        }
+        Amounts call = Amounts.call(tokens, limits.inputTokensPerMinute() > 0 ? inputTokens : 0,
+                limits.outputTokensPerMinute() > 0 ? outputTokens : 0);
+        return Mono.defer(() -> {
+            ReplicaSlice s = slice(key);
+            // The acquire given up for this may have been spent from the slice just as it was: taken once, not twice.
+            s.release(leaseId);
+            BudgetDecision spent = spend(key, s, limits, call, leaseId);
+            if (spent != null) return Mono.just(spent);
+            return store.tryAcquireOnShare(key, limits, tokens, inputTokens, outputTokens, leaseId).doOnNext(d -> {
+                if (d.admitted()) outside.put(leaseId, key);
+            });
+        });
+    }
+
+    @Override
+    public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
+        ReplicaSlice s = slices.get(key);
+        Mono<BudgetSnapshot> read = store.snapshotOfShare(key, limits);
+        return s == null ? read : read.map(s::unspent);
+    }
+
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
-        return Mono.fromSupplier(() -> {
+        return Mono.defer(() -> {
+            if (outside.remove(leaseId) != null) return store.release(key, leaseId);
             ReplicaSlice s = slices.get(key);
-            return s != null && s.release(leaseId);
+            return Mono.just(s != null && s.release(leaseId));
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.objects;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import java.util.List;
 import java.util.Map;
 import reactor.core.publisher.Mono;
@@ -29,4 +30,17 @@ public interface ObjectOwnership {
 
     /** The records of those ids that have one, in one call (a list page, a body's references). */
     Mono<Map<String, ObjectRecord>> owners(List<String> objectIds);
+
+    /**
+     * {@link #owner} for a request deciding on it: a store that waits on Redis waits at most what is
+     * left of {@code budget}, and fails as if Redis were down once it is spent.
+     */
+    default Mono<ObjectRecord> owner(String objectId, DecisionBudget budget) {
+        return owner(objectId);
+    }
+
+    /** {@link #owners} for a request deciding on them, within what is left of {@code budget}. */
+    default Mono<Map<String, ObjectRecord>> owners(List<String> objectIds, DecisionBudget budget) {
+        return owners(objectIds);
+    }
 }

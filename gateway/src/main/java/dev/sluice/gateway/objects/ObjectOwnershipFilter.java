@@ -15,6 +15,7 @@ import dev.sluice.gateway.estimate.InvalidRequestException;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.objects.ObjectRequest.Action;
 import dev.sluice.gateway.objects.ObjectRules.Reference;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.surface.BodyType;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import dev.sluice.gateway.tenant.Tenant;
@@ -97,7 +98,7 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
     /** The path's object is the caller's, or a 404. */
     private Mono<Void> ownsPathObject(ServerWebExchange exchange, ObjectRequest target, Tenant tenant) {
         if (target == null || target.action() != Action.OBJECT) return Mono.empty();
-        return store.owner(target.id())
+        return store.owner(target.id(), SluiceAttributes.decisionBudget(exchange))
                 .publishOn(RequestLoop.of(exchange)) // off Lettuce's reply thread: the rest of the request is not its work
                 .filter(r -> r.owner().equals(tenant.id()))
                 .switchIfEmpty(Mono.error(() -> OwnershipRefusal.noSuch(target.family().objectName(), target.id(), "id")))
@@ -115,7 +116,8 @@ public final class ObjectOwnershipFilter implements GlobalFilter, Ordered {
                 return unstoredCreate ? read.exchange() : watched(read.exchange(), target, ObjectRecord.ownedBy(tenant.id()));
             });
             if (refs.isEmpty() && !batch) return next;
-            return store.owners(refs.stream().map(Reference::id).toList()).publishOn(RequestLoop.of(exchange)).flatMap(owners -> {
+            DecisionBudget budget = SluiceAttributes.decisionBudget(exchange);
+            return store.owners(refs.stream().map(Reference::id).toList(), budget).publishOn(RequestLoop.of(exchange)).flatMap(owners -> {
                 for (Reference ref : refs) {
                     ObjectRecord r = owners.get(ref.id());
                     if (r == null || !r.owner().equals(tenant.id())) {

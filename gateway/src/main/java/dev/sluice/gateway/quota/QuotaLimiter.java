@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.RequestAttribute;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
@@ -99,17 +100,34 @@ public final class QuotaLimiter {
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
+        return acquire(tenantId, tier, tokens, DecisionBudget.UNLIMITED);
+    }
+
+    /**
+     * The same for a request with {@code budget} left to wait on the store: the call waits at most
+     * that (or the store timeout, if less), and a spent budget goes to the tier's policy at once.
+     */
+    public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens, DecisionBudget budget) {
         List<WindowLimit> windows = tier.windows();
         if (!state.up()) return fallback(DOWN, tenantId, tier, windows, tokens); // no second timeout per request
-        return Deadline.within(store.acquire(tenantId, windows, tokens, 1), storeTimeout)
+        if (budget.spent()) return fallback(SPENT, tenantId, tier, windows, tokens);
+        return budget.within(store.acquire(tenantId, windows, tokens, 1), storeTimeout, state)
                 .map(d -> outcome(store, tenantId, windows, d, tokens))
                 .onErrorResume(e -> {
-                    state.failed(e);
+                    // A call the request's budget cut short says nothing about Redis: only this request falls back.
+                    if (DecisionBudget.marksDown(e)) state.failed(e);
                     return fallback(e, tenantId, tier, windows, tokens);
                 });
     }
 
     private static final Throwable DOWN = new IllegalStateException("Redis marked down by an earlier call") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
+
+    private static final Throwable SPENT = new IllegalStateException("the request's store budget is spent") {
         @Override
         public synchronized Throwable fillInStackTrace() {
             return this;

@@ -30,6 +30,12 @@ public class StoreConfiguration {
         return mode == StoreMode.REDIS ? new StoreState(false, System::currentTimeMillis) : StoreState.alwaysUp();
     }
 
+    /** One per request, taken at authentication: how long its store calls may wait in all. */
+    @Bean
+    DecisionBudgets decisionBudgets(StoreProperties settings) {
+        return DecisionBudgets.of(settings.decisionTimeout());
+    }
+
     /**
      * Created (and probed once, within the start-up timeout) before anything that seeds Redis
      * at start: those skip Redis when this probe found it down, and the watch seeds it later.

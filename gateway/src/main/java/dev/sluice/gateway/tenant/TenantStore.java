@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import java.time.Instant;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -14,6 +15,14 @@ import reactor.core.publisher.Mono;
 public interface TenantStore {
     /** The tenant owning the key with this SHA-256 hash, or empty. */
     Mono<Tenant> findByKeyHash(String keySha256);
+
+    /**
+     * The same for a request: a store that waits on Redis waits at most what is left of
+     * {@code budget}, and answers as if Redis were down once it is spent.
+     */
+    default Mono<Tenant> findByKeyHash(String keySha256, DecisionBudget budget) {
+        return findByKeyHash(keySha256);
+    }
 
     Mono<Tenant> findById(String id);
 

@@ -31,7 +31,7 @@ class SettingsValidationTest {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             StoreProperties store = context.getBean(StoreProperties.class);
-            assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofMillis(500),
+            assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofMillis(750), Duration.ofSeconds(2), Duration.ofMillis(500),
                     Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(50), 64)));
             assertThat(context.getBean(DispatchProperties.class))
                     .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250)));
@@ -88,6 +88,23 @@ class SettingsValidationTest {
         failsNaming("sluice.store.known-keys-refresh", "0s");
         failsNaming("sluice.store.redis-down.replicas", "0");
         failsNaming("sluice.store.redis-down.replicas", "many");
+        failsNaming("sluice.store.decision-timeout", "0ms");
+        failsNaming("sluice.store.decision-timeout", "-1s");
+    }
+
+    @Test
+    void theDecisionBudgetHoldsAtLeastOneStoreTimeout() {
+        // Below the timeout every call would be cut short, and a cut call never marks Redis down.
+        runner.withPropertyValues("sluice.store.timeout=500ms", "sluice.store.decision-timeout=499ms")
+                .run(context -> assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.store.decision-timeout must be at least sluice.store.timeout (500ms), was 499ms"));
+        runner.withPropertyValues("sluice.store.decision-timeout=500ms").run(context ->
+                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofMillis(500)));
+        // Unset, it follows a timeout raised past its default instead of refusing to start.
+        runner.withPropertyValues("sluice.store.timeout=2s").run(context ->
+                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofSeconds(2)));
+        runner.withPropertyValues("sluice.store.timeout=100ms").run(context ->
+                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofMillis(750)));
     }
 
     @Test

@@ -150,5 +150,16 @@ class SilentBudgetStoreTest {
         public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
             return inner.snapshot(key, limits);
         }
+
+        @Override
+        public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
+                                                      long outputTokens, String leaseId) {
+            return inner.tryAcquireOnShare(key, limits, tokens, inputTokens, outputTokens, leaseId);
+        }
+
+        @Override
+        public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
+            return inner.snapshotOfShare(key, limits);
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.gateway.objects.redis.RedisObjectOwnership;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
@@ -35,5 +36,20 @@ class RedisObjectOwnershipTest extends ObjectOwnershipContract {
         ObjectOwnership s = new RedisObjectOwnership(TestRedisTemplates.template(), down, Duration.ofSeconds(2));
         assertThatThrownBy(() -> s.owner(id("x")).block(WAIT))
                 .isInstanceOf(StoreUnavailableException.class);
+    }
+
+    /** A request with no time left to wait on Redis is refused as if it were down; Redis itself is not marked down. */
+    @Test
+    void aRequestWithItsStoreBudgetSpentReadsNoOwner() {
+        StoreState up = new StoreState(true, System::currentTimeMillis);
+        ObjectOwnership s = new RedisObjectOwnership(TestRedisTemplates.template(), up, Duration.ofSeconds(2));
+        store.claim(id("mine"), ObjectRecord.ownedBy("tenant-a")).block(WAIT);
+        DecisionBudget spent = DecisionBudget.of(Duration.ZERO, System::nanoTime);
+        assertThatThrownBy(() -> s.owner(id("mine"), spent).block(WAIT)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> s.owners(List.of(id("mine")), spent).block(WAIT)).isInstanceOf(StoreUnavailableException.class);
+        assertThat(up.up()).isTrue();
+        DecisionBudget left = DecisionBudget.of(Duration.ofMillis(750), System::nanoTime);
+        assertThat(s.owner(id("mine"), left).block(WAIT).owner()).isEqualTo("tenant-a");
+        assertThat(left.waited()).as("the read's wait is taken from the request's budget").isPositive();
     }
 }

@@ -147,6 +147,40 @@ class RedisFaultsTest {
         assertThat(http.chat("sk-sluice-demo-suspended").status()).isEqualTo(403);
     }
 
+    /**
+     * One request at a time as Redis stalls, the first sent before anything has noticed: no
+     * request waits on more than one store timeout's worth (the key lookup, the quota, the
+     * provider budget's refresh sent just before, the ladder's second ask share one budget, and
+     * calls still waiting end when the first one fails). The bound is the product's target, 1 s,
+     * for a 500 ms store timeout.
+     */
+    @Test
+    @Order(3)
+    void requestsSentOneAfterAnotherAsRedisStallsAreEachDecidedWithinASecond() {
+        FaultHttp http = http();
+        await().atMost(Duration.ofSeconds(10)).until(state::up);
+        // Served just before: their settlements go in the provider budget's next refresh, so one is in flight at the pause.
+        assertThat(http.chat("sk-sluice-demo-pro").status()).isEqualTo(200);
+        assertThat(http.chat("sk-sluice-demo-free").status()).isEqualTo(200);
+        REDIS.pause();
+        List<FaultHttp.Answer> pro = new ArrayList<>();
+        List<FaultHttp.Answer> free = new ArrayList<>();
+        try {
+            for (int i = 0; i < 6; i++) {
+                pro.add(http.chat("sk-sluice-demo-pro"));
+                free.add(http.chat("sk-sluice-demo-free"));
+            }
+        } finally {
+            REDIS.resume();
+        }
+        for (FaultHttp.Answer a : pro) assertThat(a.status()).as("pro fails open: %s", a.body()).isEqualTo(200);
+        for (FaultHttp.Answer a : free) assertThat(a.status()).as("free fails closed: %s", a.body()).isEqualTo(503);
+        System.out.printf("Redis stalled under sequential requests: pro %s ms, free %s ms%n",
+                pro.stream().map(FaultHttp.Answer::millis).toList(), free.stream().map(FaultHttp.Answer::millis).toList());
+        assertThat(maxMillis(pro, free)).as("each decided within the target").isLessThan(1_000);
+        await().atMost(Duration.ofSeconds(10)).until(state::up);
+    }
+
     @SafeVarargs
     static long maxMillis(List<FaultHttp.Answer>... lists) {
         long max = 0;

@@ -77,4 +77,21 @@ class RedisTenantStoreTest extends TenantStoreContract {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> here.findByKeyHash(ApiKeys.sha256Hex(ApiKeys.generate()))
                 .block(Duration.ofSeconds(1))).isInstanceOf(StoreUnavailableException.class);
     }
+
+    /** A request with no time left to wait on Redis is answered from the known keys, as while Redis is out, without marking it down. */
+    @Test
+    void aLookupWithItsStoreBudgetSpentIsAnsweredFromTheKnownKeys() {
+        StoreState state = new StoreState(true, System::currentTimeMillis);
+        RedisTenantStore here = new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
+        String id = "budget-" + System.nanoTime();
+        String key = ApiKeys.sha256Hex(ApiKeys.generate());
+        String neverSeen = ApiKeys.sha256Hex(ApiKeys.generate());
+        here.save(new Tenant(id, "pro", false)).then(here.addKey(id, key)).then(here.addKey(id, neverSeen)).block(Duration.ofSeconds(5));
+        here.know(key, new Tenant(id, "pro", false));
+        dev.sluice.gateway.store.DecisionBudget spent = dev.sluice.gateway.store.DecisionBudget.of(Duration.ZERO, System::nanoTime);
+        assertThat(here.findByKeyHash(key, spent).block(Duration.ofSeconds(1))).isEqualTo(new Tenant(id, "pro", false));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> here.findByKeyHash(neverSeen, spent).block(Duration.ofSeconds(1)))
+                .as("in Redis, but not asked: it cannot be told").isInstanceOf(StoreUnavailableException.class);
+        assertThat(state.up()).isTrue();
+    }
 }

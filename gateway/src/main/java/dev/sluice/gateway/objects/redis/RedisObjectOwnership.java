@@ -2,6 +2,7 @@ package dev.sluice.gateway.objects.redis;
 
 import dev.sluice.gateway.objects.ObjectOwnership;
 import dev.sluice.gateway.objects.ObjectRecord;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
@@ -69,23 +70,39 @@ public final class RedisObjectOwnership implements ObjectOwnership {
 
     @Override
     public Mono<ObjectRecord> owner(String objectId) {
-        return guarded(redis.opsForValue().getAndExpire(key(objectId), TTL).map(ObjectRecord::decode));
+        return owner(objectId, DecisionBudget.UNLIMITED);
+    }
+
+    @Override
+    public Mono<ObjectRecord> owner(String objectId, DecisionBudget budget) {
+        return guarded(redis.opsForValue().getAndExpire(key(objectId), TTL).map(ObjectRecord::decode), budget);
     }
 
     @Override
     public Mono<Map<String, ObjectRecord>> owners(List<String> objectIds) {
+        return owners(objectIds, DecisionBudget.UNLIMITED);
+    }
+
+    @Override
+    public Mono<Map<String, ObjectRecord>> owners(List<String> objectIds, DecisionBudget budget) {
         List<String> ids = List.copyOf(new LinkedHashSet<>(objectIds));
         if (ids.isEmpty()) return Mono.just(Map.of());
         return guarded(Flux.fromIterable(ids)
                 .flatMapSequential(id -> redis.opsForValue().getAndExpire(key(id), TTL).map(v -> Map.entry(id, v)), ids.size())
                 .collect(HashMap<String, ObjectRecord>::new, (m, e) -> m.put(e.getKey(), ObjectRecord.decode(e.getValue())))
-                .map(m -> (Map<String, ObjectRecord>) m));
+                .map(m -> (Map<String, ObjectRecord>) m), budget);
     }
 
     private <T> Mono<T> guarded(Mono<T> call) {
+        return guarded(call, DecisionBudget.UNLIMITED);
+    }
+
+    /** Refused as Redis down (the caller answers 503) when it is, or when the request has no time left to wait on it. */
+    private <T> Mono<T> guarded(Mono<T> call, DecisionBudget budget) {
         if (!state.up()) return Mono.error(new StoreUnavailableException("Redis does not answer: object owners cannot be read"));
-        return call.timeout(timeout).doOnError(e -> {
-            if (!(e instanceof IllegalArgumentException)) state.failed(e);
+        if (budget.spent()) return Mono.error(new StoreUnavailableException("no time left to read object owners"));
+        return budget.within(call, timeout, state).doOnError(e -> {
+            if (!(e instanceof IllegalArgumentException) && DecisionBudget.marksDown(e)) state.failed(e);
         });
     }
 }

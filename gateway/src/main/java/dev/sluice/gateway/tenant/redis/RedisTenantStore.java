@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant.redis;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Tenant;
@@ -35,8 +36,8 @@ import reactor.core.publisher.Mono;
  * once, and on the other replicas within that second. Keys not found are not remembered, so a
  * new key works everywhere at once.
  *
- * <p>Redis down: every lookup is bounded by {@code timeout}, and while {@link StoreState} says
- * Redis is down none is sent. The answer then comes from the <em>known</em> keys: every key hash
+ * <p>Redis down: every lookup is bounded by {@code timeout} (or what is left of the request's
+ * {@link DecisionBudget}), and while {@link StoreState} says Redis is down none is sent. The answer then comes from the <em>known</em> keys: every key hash
  * this replica has resolved, and every key of every tenant, reloaded by {@link #refreshKnown()}
  * while Redis answers (hashes and tenant ids only, never a key in clear). A revocation or a
  * suspension made here applies to it at once; one made on another replica at the next refresh.
@@ -95,17 +96,21 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Tenant> findByKeyHash(String keySha256) {
+        return findByKeyHash(keySha256, DecisionBudget.UNLIMITED);
+    }
+
+    @Override
+    public Mono<Tenant> findByKeyHash(String keySha256, DecisionBudget budget) {
         long now = nanoClock.getAsLong();
         Remembered r = byKeyHash.get(keySha256);
         if (r != null && now - r.untilNanos() < 0) return Mono.just(r.tenant());
-        if (!state.up()) return fromKnown(keySha256);
+        if (!state.up() || budget.spent()) return fromKnown(keySha256);
         long changesBefore = changes.get();
-        return redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById)
-                .timeout(timeout)
+        return budget.within(redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById), timeout, state)
                 .doOnNext(t -> remember(keySha256, t, now, changesBefore))
                 .switchIfEmpty(Mono.fromRunnable(() -> known.remove(keySha256)))
                 .onErrorResume(e -> {
-                    state.failed(e);
+                    if (DecisionBudget.marksDown(e)) state.failed(e);
                     return fromKnown(keySha256);
                 });
     }
