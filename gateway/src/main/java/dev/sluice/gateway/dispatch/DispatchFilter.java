@@ -130,6 +130,9 @@ public class DispatchFilter implements GlobalFilter, Ordered {
             if (tooLarge != null) return tooLargeForProvider(exchange, tier, estimate, tooLarge);
             return unbudgeted(routed, providers.get(0));
         }
+        // Nothing reached a provider until a call goes out (toProvider): a client that leaves while
+        // its request waits in line is charged nothing.
+        SluiceAttributes.NEVER_SENT.set(exchange, true);
         return dispatch(routed, 1, options.maxWaitMs())
                 .onErrorResume(GatewayBusyException.class, busy -> busy(exchange, tier, busy))
                 .onErrorResume(e -> upstreamFailed(exchange, e));
@@ -193,6 +196,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     /** This attempt goes to {@code provider}: its URL and key, the model under its own name, and the answer says who served it. */
     private void toProvider(Routed r, ProviderSettings provider) {
+        SluiceAttributes.NEVER_SENT.set(r.exchange, false);
         SluiceAttributes.PROVIDER.set(r.exchange, provider.name());
         UpstreamTargets.ATTRIBUTE.set(r.exchange, targets.of(provider));
         if (r.body != null) {
@@ -270,8 +274,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     if (ended.compareAndSet(false, true)) {
                         if (signal == reactor.core.publisher.SignalType.ON_ERROR && neverConnected(error.get())) {
                             dispatcher.notSent(lease).subscribe();
+                            // No connection, no prompt processed: free, unless an earlier attempt reached a provider.
+                            if (!r.reachedAProvider) SluiceAttributes.NEVER_SENT.set(exchange, true);
                             return;
                         }
+                        r.reachedAProvider = true;
                         AimdLimit.Outcome outcome = signal != reactor.core.publisher.SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
@@ -494,6 +501,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         final Set<String> tried = new HashSet<>(2);
         final AtomicLong waited = new AtomicLong();
         int spilled;
+        /** Whether an attempt made a connection (the provider may have processed the prompt). */
+        volatile boolean reachedAProvider;
 
         Routed(ServerWebExchange exchange, GatewayFilterChain chain, String model, byte[] body, long deadlineMs) {
             this.exchange = exchange;

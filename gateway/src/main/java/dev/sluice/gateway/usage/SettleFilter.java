@@ -82,7 +82,10 @@ public class SettleFilter implements GlobalFilter, Ordered {
                 // Read as the error passes, not in doFinally: by then the error handler has answered it.
                 .doOnError(e -> erredBeforeAnswer.set(recording.get() == null || !recording.get().isCommitted()))
                 // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
-                .doFinally(signal -> pending.run(settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
+                .doFinally(signal -> pending.run(SluiceAttributes.neverSent(exchange)
+                        // Nothing reached a provider (refused, or the client left while it waited in line): nothing to pay.
+                        ? reservation.refundAll().onErrorResume(e -> Mono.empty())
+                        : settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
     /**
