@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class AdmissionSimulationTest {
     /** The seeds CI runs: about a minute on a two-core machine. */
-    static final int CI_SEEDS = 24;
+    static final int CI_SEEDS = 100;
 
     @Test
     @Timeout(value = 6, unit = TimeUnit.HOURS) // a soak's; the CI budget takes about a minute
@@ -89,6 +90,23 @@ class AdmissionSimulationTest {
         System.out.println("[sim] saturated, told 1.35x: " + lied.line());
         assertThat(honest.report().hard()).noneMatch(f -> f.startsWith("(a)"));
         assertThat(lied.report().hard()).anyMatch(f -> f.startsWith("(a)"));
+    }
+
+    /**
+     * Simulation finding 3: a provider that counts 1.3 times the estimate, past what the default
+     * ratio and the headroom cover (1.25 / 0.97 = 1.289), is overrun twice by a minute of small
+     * pages sent at once: as they are sent, before any answer has taught the ratio (the default's
+     * documented reach), and a minute later, when the pages that waited in line meanwhile go out:
+     * each is still charged at the ratio of the moment it joined the line, not the one learned since.
+     */
+    @Test
+    @Disabled("simulation finding 3 (docs/simulation.md): a job waiting in line keeps the ratio it was charged at when it "
+            + "joined; enable with a fix")
+    void jobsThatWaitedInLineAreChargedAtTheRatioLearnedMeanwhile() {
+        Simulation.Result r = Simulation.run(World.calibrationEdge(), null);
+        System.out.println("[sim] calibration edge: " + r.line());
+        assertThat(r.violations()).as("calls over the provider's limits once its first answers are in")
+                .noneMatch(v -> v.atMs() > 10_000);
     }
 
     private static List<Long> seeds() {

@@ -12,7 +12,6 @@ import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -428,8 +427,8 @@ final class Invariants {
         s.append(hard.isEmpty() ? "; (a)-(d) hold" : "; (a)-(d) FAIL " + letters(hard));
         if (!known.isEmpty()) s.append(" (known findings in ").append(knownCount(sim)).append(" requests)");
         s.append(String.format("; (e) %d window(s), worst %.2f of bound", fair.size(), worstFair));
-        s.append(String.format("; (f) %d/%d kept (%.2f%%), %d excluded, wait/estimate p50 %.2f p99 %.2f", p.kept(), p.kept() + p.missed(),
-                100 * p.share(), p.excluded(), p.ratioP50(), p.ratioP99()));
+        s.append(String.format("; (f) %d/%d kept (%.2f%%; %d within the max wait itself), %d excluded, wait/estimate p50 %.2f p99 %.2f",
+                p.kept(), p.kept() + p.missed(), 100 * p.share(), p.keptStrict(), p.excluded(), p.ratioP50(), p.ratioP99()));
         if (!soft.isEmpty()) s.append(" [").append(letters(soft)).append(" reported]");
         return s.toString();
     }
@@ -464,9 +463,5 @@ final class Invariants {
         for (String k : r.report().known()) s.append("  ").append(k).append('\n');
         for (String f : r.report().soft()) s.append("  ").append(f).append('\n');
         return s.toString();
-    }
-
-    static String arrays(long[] a) {
-        return Arrays.toString(a);
     }
 }

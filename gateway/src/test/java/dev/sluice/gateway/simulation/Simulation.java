@@ -162,7 +162,8 @@ final class Simulation {
     }
 
     /** What a run comes to. */
-    record Result(World world, long digest, long events, long simulatedMs, long cpuMs, Invariants.Report report, String thrown) {
+    record Result(World world, long digest, long events, long simulatedMs, long cpuMs, Invariants.Report report, String thrown,
+                  List<SimProvider.Violation> violations) {
         boolean holds() {
             return thrown == null && report.hard().isEmpty();
         }
@@ -208,7 +209,7 @@ final class Simulation {
             sim.dropped.addAll(dropped);
             Invariants.Report report = Invariants.check(sim);
             long cpuMs = (cpuNanos() - cpu) / 1_000_000;
-            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown);
+            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations));
         } finally {
             Hooks.resetOnErrorDropped();
             VirtualTimeScheduler.reset();

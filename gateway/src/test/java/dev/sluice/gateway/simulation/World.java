@@ -170,6 +170,22 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
         return new World(seed, 180_000, List.of(p), g, List.of(tier), List.of(group), 1.0);
     }
 
+    /**
+     * The top of the counting range against the default ratio: a provider that counts 1.3 times
+     * the estimate (the default ratio charges 1.25 until answers teach it; with headroom 0.97 that
+     * covers up to 1.289), slow to answer, and one tenant sending a book of small pages that fills
+     * its minute at once. Simulation finding 3 (docs/simulation.md) replays here.
+     */
+    static World calibrationEdge() {
+        Provider p = new Provider("p1", 3_000, 60_000, 400, 0.97, 1.3, 0, 20, 0, 2_000, 10, 0, 0, 0, 1_000, 0, List.of(), false, false);
+        Gateway g = new Gateway(1, false, false, false, new long[] {0}, 10_000, 3, Duration.ofMillis(500), Duration.ZERO,
+                Duration.ofMillis(250));
+        TierSpec tier = new TierSpec("tier1", 10_000_000, 10_000, 1.0, 1, 256, false, false);
+        Group group = new Group(0, List.of("t1"), "tier1", new Behaviour(Kind.BOOK, 400, 1_000, 0), new Retry(RetryKind.HONOUR, 8, 0),
+                200, 300, 16, 0, 120_000, 0, 0, 1_000);
+        return new World(1, 60_000, List.of(p), g, List.of(tier), List.of(group), 1.0);
+    }
+
     private static Provider provider(SplittableRandom r, String name, long runMs) {
         List<Outage> outages = new ArrayList<>();
         int count = r.nextDouble() < 0.5 ? 0 : 1 + r.nextInt(2);
