@@ -3,12 +3,16 @@ package dev.sluice.gateway.simulation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Admission tested as the best storage systems test themselves (FoundationDB's simulation,
@@ -79,6 +83,22 @@ class AdmissionSimulationTest {
         assertThat(again.events()).isEqualTo(first.events());
         assertThat(again.digest()).as("the trace's digest").isEqualTo(first.digest());
         assertThat(again.report().summary()).isEqualTo(first.report().summary());
+    }
+
+    /**
+     * A run installs its virtual clock as every Reactor scheduler; the tests after it in the same
+     * JVM hold the real ones (cached Spring contexts took them when they were built): they must
+     * come back as they were, running.
+     */
+    @Test
+    void aRunLeavesTheJvmsSchedulersAsItFoundThem() {
+        Scheduler parallel = Schedulers.parallel();
+        Scheduler single = Schedulers.single();
+        Simulation.run(World.saturating(2), null);
+        assertThat(Schedulers.parallel()).isSameAs(parallel);
+        assertThat(Schedulers.single()).isSameAs(single);
+        assertThat(parallel.isDisposed()).isFalse();
+        assertThat(Mono.delay(Duration.ofMillis(5)).block(Duration.ofSeconds(5))).isZero(); // real time again
     }
 
     /** The checks can fail: the same saturated world holds (a) honest, and is caught over the limits told a third more. */

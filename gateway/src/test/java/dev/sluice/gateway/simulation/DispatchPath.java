@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -371,7 +370,6 @@ final class DispatchPath {
         final List<ProviderDispatcher.Candidate> candidates = new ArrayList<>(2);
         final Map<String, ProviderSettings> providers = new HashMap<>(4);
         final Set<String> tried = new HashSet<>(2);
-        final AtomicLong waited = new AtomicLong();
         int spilled;
 
         Routed(Exchange x, long deadlineMs) {

@@ -2,7 +2,6 @@ package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.dispatch.BudgetLimits;
 import dev.sluice.gateway.dispatch.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.ProviderBudgetStore;

@@ -22,7 +22,6 @@ import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.BatchedSettlements;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaReservation;
-import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.Gauge;

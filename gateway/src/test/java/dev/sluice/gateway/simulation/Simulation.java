@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Hooks;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
@@ -189,9 +188,12 @@ final class Simulation {
     static Result run(World world, Path traceFile) {
         Map<String, Level> levels = quietLogs();
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        VirtualTimeScheduler.set(time); // every Schedulers.parallel(), single(), ... is this one now: Mono.delay, timeout(), Flux.interval
+        // Every Schedulers.parallel(), single(), ... is this one now (Mono.delay, timeout(), Flux.interval). Installed with a
+        // snapshot (no virtual one was installed before): reset() puts the JVM's own schedulers back, undisposed, for the tests
+        // that run after this one in the same JVM (their cached contexts hold those schedulers).
+        VirtualTimeScheduler.set(time);
         List<String> dropped = new ArrayList<>();
-        Hooks.onErrorDropped(e -> dropped.add(e.toString()));
+        Runnable unwatch = watchDropped(dropped);
         long cpu = cpuNanos();
         Simulation sim = null;
         String thrown = null;
@@ -211,7 +213,7 @@ final class Simulation {
             long cpuMs = (cpuNanos() - cpu) / 1_000_000;
             return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations));
         } finally {
-            Hooks.resetOnErrorDropped();
+            unwatch.run();
             VirtualTimeScheduler.reset();
             restoreLogs(levels);
         }
@@ -220,6 +222,33 @@ final class Simulation {
     private static long cpuNanos() {
         var bean = ManagementFactory.getThreadMXBean();
         return bean.isCurrentThreadCpuTimeSupported() ? bean.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    /**
+     * Errors Reactor drops (a signal after its stream ended), on this thread, as Reactor logs
+     * them: read from the log rather than through {@code Hooks.onErrorDropped}, whose hooks can
+     * only be reset all at once (the gateway installs one of its own, which tests run after this
+     * one in the same JVM keep).
+     */
+    private static Runnable watchDropped(List<String> dropped) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context)) return () -> { };
+        Thread run = Thread.currentThread();
+        var appender = new ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent>() {
+            @Override
+            protected void append(ch.qos.logback.classic.spi.ILoggingEvent e) {
+                if (e.getThreadName().equals(run.getName()) && e.getLevel().isGreaterOrEqual(Level.ERROR)) {
+                    dropped.add(e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : ": " + e.getThrowableProxy().getMessage()));
+                }
+            }
+        };
+        appender.setContext(context);
+        appender.start();
+        Logger operators = (Logger) LoggerFactory.getLogger("reactor.core.publisher.Operators");
+        operators.addAppender(appender);
+        return () -> {
+            operators.detachAppender(appender);
+            appender.stop();
+        };
     }
 
     /** The production classes log every circuit that opens and every store hiccup: thousands of lines a run, at warn. */
