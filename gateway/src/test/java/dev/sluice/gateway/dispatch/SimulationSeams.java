@@ -1,0 +1,104 @@
+package dev.sluice.gateway.dispatch;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+
+/**
+ * What the whole-system simulation ({@code dev.sluice.gateway.simulation}) reads of the dispatch
+ * package that is not public: package-private members (reached from this test class, in the same
+ * package, so main code needs no accessor), and the door's estimate for a job, which only
+ * {@link ProviderDispatcher}'s private door and capacity know. Those two are read by reflection, so
+ * the main code carries nothing for the simulation; a rename there fails here with its name.
+ */
+public final class SimulationSeams {
+    private static final Field DOOR = field("door");
+    private static final Method CAPACITY = method("capacity");
+
+    private SimulationSeams() {
+    }
+
+    /** The limits the dispatcher charges by now (configured, with its adaptive in-flight cap), as DispatchFilter reads them. */
+    public static BudgetLimits limits(ProviderDispatcher d) {
+        return d.limits();
+    }
+
+    /** Jobs waiting in the dispatcher's line. */
+    public static int depth(ProviderDispatcher d) {
+        return d.depth();
+    }
+
+    /** How long past its deadline a job may still be sent ({@link ProviderDispatcher#DISPATCH_GRACE_MS}). */
+    public static long dispatchGraceMs() {
+        return ProviderDispatcher.DISPATCH_GRACE_MS;
+    }
+
+    /** A 503 without retry-after is tried again after this ({@link DispatchFilter#DEFAULT_OVERLOAD_WAIT_MS}). */
+    public static long defaultOverloadWaitMs() {
+        return DispatchFilter.DEFAULT_OVERLOAD_WAIT_MS;
+    }
+
+    /** See {@link UpstreamAnswer#countedBy}. */
+    public static long countedBy(long headersAtMs, long processingMs, boolean stream) {
+        return UpstreamAnswer.countedBy(headersAtMs, processingMs, stream);
+    }
+
+    /** See {@link DispatchFilter#neverConnected}. */
+    public static boolean neverConnected(Throwable e) {
+        return DispatchFilter.neverConnected(e);
+    }
+
+    /** DispatchFilter's refusals, with their texts and figures. */
+    public static GatewayBusyException providersFailing(long retryAfterMs) {
+        return GatewayBusyException.providersFailing(retryAfterMs);
+    }
+
+    public static GatewayBusyException overloadedPastMaxWait(long waitMs, long retryAfterMs) {
+        return GatewayBusyException.overloadedPastMaxWait(waitMs, retryAfterMs);
+    }
+
+    public static GatewayBusyException pushedBackEveryTime(int attempts, long retryAfterMs) {
+        return GatewayBusyException.pushedBackEveryTime(attempts, retryAfterMs);
+    }
+
+    /** Slots this replica's slice of {@code key} holds in the shared budget; 0 without a slice. */
+    public static int sliceSlotsHeld(ReplicaLeases leases, String key) {
+        ReplicaSlice s = leases.sliceOf(key);
+        return s == null ? 0 : s.held();
+    }
+
+    /**
+     * What the door of {@code d} would answer for {@code job} now, as {@link ProviderDispatcher}'s
+     * route choice asks it: the same job, the same capacity (the budget last seen, the circuit as a
+     * pause), the same wait. On the dispatch loop only, right before the request is placed there.
+     * The door only reads the queue (its monotone floor aside, which any read sets the same).
+     */
+    public static DoorDecision doorFor(ProviderDispatcher d, Job job, long maxWaitMs) {
+        try {
+            Door door = (Door) DOOR.get(d);
+            Door.Capacity capacity = (Door.Capacity) CAPACITY.invoke(d);
+            return door.admit(job, capacity, maxWaitMs);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("the simulation could not ask the door of " + d.key(), e);
+        }
+    }
+
+    private static Field field(String name) {
+        try {
+            Field f = ProviderDispatcher.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return f;
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException("ProviderDispatcher has no field " + name + ": the simulation's door seam needs it", e);
+        }
+    }
+
+    private static Method method(String name) {
+        try {
+            Method m = ProviderDispatcher.class.getDeclaredMethod(name);
+            m.setAccessible(true);
+            return m;
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("ProviderDispatcher has no method " + name + "(): the simulation's door seam needs it", e);
+        }
+    }
+}

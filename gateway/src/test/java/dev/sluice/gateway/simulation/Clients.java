@@ -1,0 +1,166 @@
+package dev.sluice.gateway.simulation;
+
+import dev.sluice.gateway.config.Tier;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+
+/**
+ * The tenants' side: each tenant behaves as its group says (books of pages sent at once with
+ * think time between, a Poisson stream, bursts), tries a refused request again as its client
+ * does (after Retry-After, after its own pause whatever the gateway said, or never), and hangs up
+ * on a share of its requests if they are not answered within its patience. Every try picks a
+ * replica at random, as a load balancer would. Arrivals stop at the end of the run; a retry that
+ * would start after it is given up.
+ */
+final class Clients {
+    private final Simulation sim;
+    private final World world;
+
+    Clients(Simulation sim) {
+        this.sim = sim;
+        this.world = sim.world;
+    }
+
+    void start() {
+        for (World.Group g : world.groups()) {
+            for (String t : g.tenants()) {
+                Tenant tenant = new Tenant(t, g, sim.tierOf(g.tier()), sim.random.split());
+                switch (g.behaviour().kind()) {
+                    case BOOK -> later(World.between(tenant.random, 0, 5_000), tenant::book);
+                    case POISSON -> later(tenant.nextGap(60_000.0 / g.behaviour().perMinute()), tenant::poisson);
+                    case BURSTS -> later(World.between(tenant.random, 0, g.behaviour().gapMs()), tenant::burst);
+                }
+            }
+        }
+    }
+
+    private void later(long ms, Runnable task) {
+        sim.time.schedule(task, Math.max(0, ms), TimeUnit.MILLISECONDS);
+    }
+
+    private boolean open() {
+        return sim.now() < world.runMs();
+    }
+
+    /** One page: a request the tenant wants answered, tried until answered, given up or hung up on. */
+    private static final class Page {
+        final int n;
+        final long prompt;
+        final long maxTokens;
+        final boolean batch;
+        final boolean noDowngrade;
+        int tries;
+        Runnable done;
+
+        Page(int n, long prompt, long maxTokens, boolean batch, boolean noDowngrade) {
+            this.n = n;
+            this.prompt = prompt;
+            this.maxTokens = maxTokens;
+            this.batch = batch;
+            this.noDowngrade = noDowngrade;
+        }
+    }
+
+    private final class Tenant {
+        final String id;
+        final World.Group group;
+        final Tier tier;
+        final SplittableRandom random;
+        int pages;
+        int outstanding; // a book's pages not yet done
+
+        Tenant(String id, World.Group group, Tier tier, SplittableRandom random) {
+            this.id = id;
+            this.group = group;
+            this.tier = tier;
+            this.random = random;
+        }
+
+        long nextGap(double meanMs) {
+            return Math.max(1, Math.round(-meanMs * Math.log(1 - random.nextDouble())));
+        }
+
+        void book() {
+            if (!open()) return;
+            int size = group.behaviour().size();
+            outstanding = size;
+            for (int i = 0; i < size; i++) {
+                Page p = page();
+                p.done = () -> {
+                    if (--outstanding == 0 && open()) later(group.behaviour().gapMs(), this::book);
+                };
+                send(p);
+            }
+        }
+
+        void poisson() {
+            if (!open()) return;
+            Page p = page();
+            p.done = () -> { };
+            send(p);
+            later(nextGap(60_000.0 / group.behaviour().perMinute()), this::poisson);
+        }
+
+        void burst() {
+            if (!open()) return;
+            for (int i = 0; i < group.behaviour().size(); i++) {
+                Page p = page();
+                p.done = () -> { };
+                send(p);
+            }
+            later(nextGap(group.behaviour().gapMs()), this::burst);
+        }
+
+        Page page() {
+            long prompt = World.logBetween(random, group.promptMin(), group.promptMax());
+            long max = group.maxTokens() == 0 ? tier.defaultMaxTokens() : group.maxTokens();
+            return new Page(++pages, prompt, max, random.nextDouble() < group.batchShare(),
+                    random.nextDouble() < group.noDowngradeShare());
+        }
+
+        void send(Page p) {
+            p.tries++;
+            int replica = random.nextInt(sim.replicas.size());
+            Attempt a = new Attempt(id + "-" + p.n + "." + p.tries, id, group.index(), replica, p.prompt, p.maxTokens, p.batch,
+                    p.noDowngrade, group.maxWaitMs(), sim.now());
+            sim.attempts.add(a);
+            sim.trace.event(a.sentAtMs, "send", a.id, replica, p.prompt, p.maxTokens, p.batch ? 1 : 0);
+            Exchange x = new Exchange(a, tier, World.MODEL);
+            x.delivered = () -> {
+                a.answeredAtMs = sim.now();
+                sim.trace.event(a.answeredAtMs, "answered", a.id, a.status, a.retryAfterMs);
+                later(0, () -> answered(p, a));
+            };
+            Disposable call = sim.replicas.get(replica).handle(x)
+                    .doFinally(signal -> a.ended = true)
+                    .subscribe(v -> { }, e -> sim.escaped(a, e));
+            if (group.cancelShare() > 0 && random.nextDouble() < group.cancelShare()) {
+                later(World.between(random, 100, group.patienceMs()), () -> {
+                    if (a.answeredAtMs >= 0 || a.ended) return;
+                    a.cancelled = true;
+                    a.cancelledInLine = a.inLine;
+                    sim.trace.event(sim.now(), "hang-up", a.id, a.inLine ? 1 : 0);
+                    call.dispose();
+                    p.done.run();
+                });
+            }
+        }
+
+        /** The answer reached the client: done, or tried again as the client's policy says. */
+        void answered(Page p, Attempt a) {
+            boolean retryable = a.status == 429 || a.status == 503 || a.status == 502 || a.status == 504;
+            World.Retry retry = group.retry();
+            if (!retryable || retry.kind() == World.RetryKind.NONE || p.tries > retry.maxRetries()) {
+                p.done.run();
+                return;
+            }
+            long wait = retry.kind() == World.RetryKind.HONOUR ? (a.retryAfterMs > 0 ? a.retryAfterMs : 1_000) : retry.retryDelayMs();
+            if (sim.now() + wait >= world.runMs()) {
+                p.done.run(); // the run is over: the client gives up
+                return;
+            }
+            later(wait, () -> send(p));
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package dev.sluice.gateway.simulation;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import dev.sluice.gateway.config.AbuseSettings;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.DispatchProperties;
+import dev.sluice.gateway.config.LadderSettings;
+import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
+import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
+import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * One run of one seed: the world drawn, the gateway's replicas built of the production parts on
+ * one {@link VirtualTimeScheduler} (installed as every Reactor scheduler, so the timeouts and
+ * timers inside those parts run on it too), the tenants let loose for the world's run, then
+ * everything drained, then the invariants checked ({@link Invariants}). No thread, no wall clock:
+ * a seed replays exactly, its trace's digest the proof.
+ */
+final class Simulation {
+    /** After the arrivals stop: how long every request is given to end (the longest max wait is 10 minutes). */
+    static final long DRAIN_MAX_MS = 15 * 60_000;
+    /** After the last request ended: time for slices, batches and leases to be given back. */
+    static final long SETTLE_MS = 30_000;
+
+    final World world;
+    final VirtualTimeScheduler time;
+    final Trace trace;
+    final SplittableRandom random;
+    final Clock storeClock;
+    final InMemoryProviderBudgetStore sharedBudgets;
+    final InMemoryQuotaStore sharedQuota;
+    final InMemoryLaneShare sharedLanes = new InMemoryLaneShare();
+    final OrderedCalibrationStore sharedCalibration = new OrderedCalibrationStore(new InMemoryCalibrationStore());
+    final Map<String, SimProvider> providers = new LinkedHashMap<>();
+    final List<SimProvider.Violation> violations = new ArrayList<>();
+    final List<SimReplica> replicas = new ArrayList<>();
+    final List<Attempt> attempts = new ArrayList<>();
+    final Map<String, Tier> tiers = new LinkedHashMap<>();
+    final List<String> escaped = new ArrayList<>();
+    final List<String> dropped = new ArrayList<>();
+    /** Per tenant and line ({@code tenant@budget}): when its interactive jobs waited there, {start, end} (end -1 while open). */
+    final Map<String, List<long[]>> backlog = new HashMap<>();
+    private final Map<String, Integer> inLine = new HashMap<>();
+    /** Per provider: spans in which its budget was paused or it was out: the door could not know. */
+    final Map<String, List<long[]>> disturbed = new HashMap<>();
+    /** Where the tenants' charges land: the shared store, or the lone replica's own. */
+    QuotaStore auditQuota;
+
+    Simulation(World world, VirtualTimeScheduler time, Trace trace) {
+        this.world = world;
+        this.time = time;
+        this.trace = trace;
+        this.random = new SplittableRandom(world.seed() ^ 0x5DEECE66DL);
+        this.storeClock = new SimClock(time, 0);
+        this.sharedBudgets = new InMemoryProviderBudgetStore(storeClock);
+        this.sharedQuota = new InMemoryQuotaStore(storeClock);
+        this.auditQuota = sharedQuota;
+        for (World.Provider p : world.providers()) {
+            providers.put(p.name(), new SimProvider(p, time, random.split(), trace, violations));
+            List<long[]> spans = new ArrayList<>();
+            for (World.Outage o : p.outages()) spans.add(new long[] {o.fromMs(), o.toMs() + 10_000}); // and the circuit's longest cooldown
+            disturbed.put(p.name(), spans);
+        }
+        for (World.TierSpec t : world.tiers()) tiers.put(t.name(), tier(t));
+        ConfigRegistry config = new ConfigRegistry(config(world, tiers));
+        DispatchProperties settings = settings(world.gateway());
+        for (int i = 0; i < world.gateway().replicas(); i++) replicas.add(new SimReplica(this, i, config, settings, random.split()));
+    }
+
+    long now() {
+        return time.now(TimeUnit.MILLISECONDS);
+    }
+
+    Tier tierOf(String name) {
+        return tiers.get(name);
+    }
+
+    /** The lone replica's own quota store (no Redis): where its charges land. */
+    QuotaStore aloneQuota(Clock clock) {
+        InMemoryQuotaStore own = new InMemoryQuotaStore(clock);
+        auditQuota = own;
+        return own;
+    }
+
+    /**
+     * A job of {@code a} joined ({@code +1}) or left ({@code -1}) the line of budget {@code key}.
+     * The backlog the fairness check reads is kept per tenant and line, for the tenant's
+     * interactive jobs: while any interactive job waits, a line sends no batch job, and fairness
+     * is promised within each class.
+     */
+    void inLine(Attempt a, String key, int delta) {
+        a.inLine = delta > 0;
+        if (a.batch) return;
+        String lane = a.tenant + "@" + key;
+        int before = inLine.getOrDefault(lane, 0);
+        int after = before + delta;
+        inLine.put(lane, after);
+        List<long[]> spans = backlog.computeIfAbsent(lane, t -> new ArrayList<>());
+        if (before == 0 && after > 0) spans.add(new long[] {now(), -1});
+        if (before > 0 && after == 0) spans.get(spans.size() - 1)[1] = now();
+    }
+
+    void disturbed(String provider, long fromMs, long toMs) {
+        disturbed.get(provider).add(new long[] {fromMs, toMs});
+    }
+
+    void escaped(Attempt a, Throwable e) {
+        escaped.add(a.id + ": " + e);
+    }
+
+    boolean allEnded() {
+        for (Attempt a : attempts) if (!a.ended) return false;
+        return true;
+    }
+
+    private static Tier tier(World.TierSpec t) {
+        // Every tier has the hour window tiers.yaml gives by default (60 × its minute): runs are shorter than an hour, so
+        // nothing leaves it and its usage at the end is everything the tenant was charged (the charge check reads it).
+        return new Tier(t.name(), t.tpm(), t.rpm(), t.burst(), t.priority(), t.defaultMaxTokens(),
+                List.of(new WindowLimit("hour", 3_600, 60 * t.tpm(), 60 * t.rpm())),
+                t.downgrade() ? Map.of(World.MODEL, World.CHEAPER) : Map.of(), t.allowNoDowngrade(), RedisDownPolicy.FAIL_OPEN);
+    }
+
+    private static SluiceConfig config(World w, Map<String, Tier> tiers) {
+        List<ProviderSettings> providers = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (World.Provider p : w.providers()) {
+            providers.add(SimReplica.providerSettings(p, w.toldLimits()));
+            names.add(p.name());
+        }
+        return new SluiceConfig(tiers, LadderSettings.defaults(), AbuseSettings.defaults(), providers,
+                Map.of(World.MODEL, names, World.CHEAPER, names), List.of());
+    }
+
+    private static DispatchProperties settings(World.Gateway g) {
+        return new DispatchProperties(g.queueCapacity(), 0.1, Duration.ofMinutes(10), g.maxAttempts(),
+                SimReplica.DISPATCH_STORE_TIMEOUT, g.countDelay(), g.spillWait(),
+                new DispatchProperties.Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10),
+                        g.firstByteTimeout()));
+    }
+
+    /** What a run comes to. */
+    record Result(World world, long digest, long events, long simulatedMs, long cpuMs, Invariants.Report report, String thrown,
+                  List<SimProvider.Violation> violations) {
+        boolean holds() {
+            return thrown == null && report.hard().isEmpty();
+        }
+
+        /** {@link #holds}, and no known finding either. */
+        boolean holdsStrictly() {
+            return holds() && report.known().isEmpty();
+        }
+
+        /** Simulated minutes per CPU second. */
+        double rate() {
+            return cpuMs == 0 ? 0 : (simulatedMs / 60_000.0) / (cpuMs / 1000.0);
+        }
+
+        String line() {
+            return String.format("seed %d: %s; %.1f sim-min in %d ms CPU (%.0f sim-min/s); digest %016x (%d events)%s",
+                    world.seed(), report == null ? "-" : report.summary(), simulatedMs / 60_000.0, cpuMs, rate(), digest, events,
+                    thrown == null ? "" : "; THREW " + thrown);
+        }
+    }
+
+    /** Runs {@code world}; with {@code traceFile}, its events are written there too. */
+    static Result run(World world, Path traceFile) {
+        Map<String, Level> levels = quietLogs();
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        // Every Schedulers.parallel(), single(), ... is this one now (Mono.delay, timeout(), Flux.interval). Installed with a
+        // snapshot (no virtual one was installed before): reset() puts the JVM's own schedulers back, undisposed, for the tests
+        // that run after this one in the same JVM (their cached contexts hold those schedulers).
+        VirtualTimeScheduler.set(time);
+        List<String> dropped = new ArrayList<>();
+        Runnable unwatch = watchDropped(dropped);
+        long cpu = cpuNanos();
+        Simulation sim = null;
+        String thrown = null;
+        try (Trace trace = new Trace(traceFile)) {
+            sim = new Simulation(world, time, trace);
+            new Clients(sim).start();
+            try {
+                time.advanceTimeBy(Duration.ofMillis(world.runMs()));
+                long limit = world.runMs() + DRAIN_MAX_MS;
+                while (!sim.allEnded() && sim.now() < limit) time.advanceTimeBy(Duration.ofSeconds(1));
+                time.advanceTimeBy(Duration.ofMillis(SETTLE_MS));
+            } catch (RuntimeException | AssertionError e) {
+                thrown = e.toString();
+            }
+            sim.dropped.addAll(dropped);
+            Invariants.Report report = Invariants.check(sim);
+            long cpuMs = (cpuNanos() - cpu) / 1_000_000;
+            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations));
+        } finally {
+            unwatch.run();
+            VirtualTimeScheduler.reset();
+            restoreLogs(levels);
+        }
+    }
+
+    private static long cpuNanos() {
+        var bean = ManagementFactory.getThreadMXBean();
+        return bean.isCurrentThreadCpuTimeSupported() ? bean.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    /**
+     * Errors Reactor drops (a signal after its stream ended), on this thread, as Reactor logs
+     * them: read from the log rather than through {@code Hooks.onErrorDropped}, whose hooks can
+     * only be reset all at once (the gateway installs one of its own, which tests run after this
+     * one in the same JVM keep).
+     */
+    private static Runnable watchDropped(List<String> dropped) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context)) return () -> { };
+        Thread run = Thread.currentThread();
+        var appender = new ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent>() {
+            @Override
+            protected void append(ch.qos.logback.classic.spi.ILoggingEvent e) {
+                if (e.getThreadName().equals(run.getName()) && e.getLevel().isGreaterOrEqual(Level.ERROR)) {
+                    dropped.add(e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : ": " + e.getThrowableProxy().getMessage()));
+                }
+            }
+        };
+        appender.setContext(context);
+        appender.start();
+        Logger operators = (Logger) LoggerFactory.getLogger("reactor.core.publisher.Operators");
+        operators.addAppender(appender);
+        return () -> {
+            operators.detachAppender(appender);
+            appender.stop();
+        };
+    }
+
+    /** The production classes log every circuit that opens and every store hiccup: thousands of lines a run, at warn. */
+    private static Map<String, Level> quietLogs() {
+        Map<String, Level> was = new HashMap<>();
+        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext)) return was;
+        for (String name : List.of("dev.sluice", "reactor")) {
+            Logger l = (Logger) LoggerFactory.getLogger(name);
+            was.put(name, l.getLevel());
+            l.setLevel(Level.ERROR);
+        }
+        return was;
+    }
+
+    private static void restoreLogs(Map<String, Level> levels) {
+        levels.forEach((name, level) -> ((Logger) LoggerFactory.getLogger(name)).setLevel(level));
+    }
+}
