@@ -274,11 +274,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     if (ended.compareAndSet(false, true)) {
                         if (signal == reactor.core.publisher.SignalType.ON_ERROR && neverConnected(error.get())) {
                             dispatcher.notSent(lease).subscribe();
-                            // No connection, no prompt processed: free, unless an earlier attempt reached a provider.
-                            if (!r.reachedAProvider) SluiceAttributes.NEVER_SENT.set(exchange, true);
                             return;
                         }
-                        r.reachedAProvider = true;
                         AimdLimit.Outcome outcome = signal != reactor.core.publisher.SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
@@ -343,6 +340,10 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      */
     private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
         if (e instanceof GatewayBusyException || cutByTheSurface(e)) return Mono.error(e);
+        // No connection, no prompt processed: free, unless an earlier attempt reached a provider.
+        // Marked here, before the answer is written: the call's doFinally runs after it.
+        if (!neverConnected(e)) r.reachedAProvider = true;
+        else if (!r.reachedAProvider) SluiceAttributes.NEVER_SENT.set(r.exchange, true);
         dispatchers.failed(provider);
         boolean open = !r.exchange.getResponse().isCommitted() && attempt < dispatchers.settings().maxAttempts()
                 && r.hasAnotherThan(provider);

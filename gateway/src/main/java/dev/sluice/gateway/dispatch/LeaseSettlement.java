@@ -53,6 +53,16 @@ final class LeaseSettlement {
         return moveMs;
     }
 
+    /**
+     * The call time the door counts slots draining with: it rises half-way to a longer call at
+     * once and falls a sixteenth of the way to a shorter one. The door's estimate is a promise,
+     * so it leans long: calls that grow from 2 s to 30 s (long answers) must not be promised as
+     * if they still took 2 s for the next dozen answers.
+     */
+    static long callMsAfter(long callMs, long durationMs) {
+        return durationMs > callMs ? callMs + (durationMs - callMs + 1) / 2 : callMs - (callMs - durationMs) / 16;
+    }
+
     long meanCallMs() {
         return meanCallMs;
     }
@@ -76,7 +86,7 @@ final class LeaseSettlement {
      */
     Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
                       long durationMs, long countedByMs) {
-        if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = (meanCallMs * 7 + durationMs) / 8;
+        if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = callMsAfter(meanCallMs, durationMs);
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         // A call spent from a replica's early slice moves at least to when it could be counted.
         long counted = Math.max(countedByMs, lease.countsFromMs());

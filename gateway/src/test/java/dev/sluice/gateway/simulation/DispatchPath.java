@@ -78,6 +78,7 @@ final class DispatchPath {
             x.neverSent = true; // tooLargeForProvider
             return x.write(400, "too-large-for-provider", -1, null);
         }
+        x.neverSent = true; // nothing reached a provider until a call goes out
         return dispatch(routed, 1, a.maxWaitMs)
                 .onErrorResume(GatewayBusyException.class, busy -> busy(x, busy))
                 .onErrorResume(e -> upstreamFailed(x, e));
@@ -162,6 +163,7 @@ final class DispatchPath {
         ProviderSettings provider = r.providerOf(dispatcher);
         String name = provider.name();
         x.provider = name;
+        x.neverSent = false; // toProvider
         x.queuedMs += lease.queuedMs();
         boolean mayFailOver = attempt < dispatchers.settings().maxAttempts() && r.hasAnotherThan(name);
         Answer answer = new Answer(x, true, mayFailOver, status -> seen(name, status));
@@ -230,6 +232,8 @@ final class DispatchPath {
     /** DispatchFilter.failedCall. */
     private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
         if (e instanceof GatewayBusyException) return Mono.error(e);
+        if (!SimulationSeams.neverConnected(e)) r.reachedAProvider = true;
+        else if (!r.reachedAProvider) r.x.neverSent = true;
         dispatchers.failed(provider);
         boolean open = !r.x.committed && attempt < dispatchers.settings().maxAttempts() && r.hasAnotherThan(provider);
         if (!open) return Mono.error(e);
@@ -371,6 +375,7 @@ final class DispatchPath {
         final Map<String, ProviderSettings> providers = new HashMap<>(4);
         final Set<String> tried = new HashSet<>(2);
         int spilled;
+        boolean reachedAProvider;
 
         Routed(Exchange x, long deadlineMs) {
             this.x = x;

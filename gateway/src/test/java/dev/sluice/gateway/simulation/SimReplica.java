@@ -182,7 +182,8 @@ final class SimReplica {
                     return dispatch.filter(x);
                 })
                 .doOnError(e -> erredBeforeAnswer.set(!recording.get() || !x.committed))
-                .doFinally(signal -> pending.run(settle(x, reservation, recording.get(), erredBeforeAnswer.get())));
+                .doFinally(signal -> pending.run(x.neverSent ? once(a, reservation, 0, true).onErrorResume(e -> Mono.empty())
+                        : settle(x, reservation, recording.get(), erredBeforeAnswer.get())));
     }
 
     /** SettleFilter.settle: once; our own failure refunded; otherwise what the request really cost. */

@@ -24,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -115,8 +114,6 @@ class SimulationFindingsTest {
      * default), so it is settled as a call cut off without usage.
      */
     @Test
-    @Disabled("simulation finding 1 (docs/simulation.md): a request whose client leaves while it waits in line is charged "
-            + "its reservation; enable with the fix")
     void aRequestWhoseClientLeavesWhileItWaitsInLineIsNotCharged() {
         provider(1, before.providers().get(0).baseUrl());
         TestTenants.Created holder = TestTenants.create(tenants, "f1h", "pro");
@@ -145,8 +142,6 @@ class SimulationFindingsTest {
      * is charged.
      */
     @Test
-    @Disabled("simulation finding 2 (docs/simulation.md): a 502 after every connection was refused is charged the prompt; "
-            + "enable with the fix")
     void aRequestNoProviderCouldBeConnectedToIsNotCharged() throws Exception {
         int dead;
         try (ServerSocket s = new ServerSocket(0)) {
