@@ -32,6 +32,7 @@ const DEFAULTS = {
   'extra-latency-ms': 0, // the answer travels this long after the provider settled it
   'retry-after-503-s': 1,
   'keep-alive-ms': 120000, // an idle keep-alive connection is closed after this
+  'processing-ms-header': 1, // 0: answers carry no openai-processing-ms (many OpenAI-compatible servers send none)
   'exit-with-stdin': 0, // 1: exit when stdin closes, so a parent that dies (killed, not stopped) takes it along
   seed: 42,
   'api-key': '', // when set, calls must carry it as a Bearer token
@@ -412,7 +413,7 @@ async function chat(p, req, res) {
         index, message: { role: 'assistant', content: words(perChoice), refusal: null }, logprobs: null, finish_reason: cap !== null && o['completion-ratio'] === 1 ? 'length' : 'stop',
       })),
       usage: usage(),
-    }, { ...common, 'openai-processing-ms': String(Math.round(performance.now() - started)) });
+    }, { ...common, ...(o['processing-ms-header'] ? { 'openai-processing-ms': String(Math.round(performance.now() - started)) } : {}) });
   }
 
   // SSE: chunks spread over the call's latency, each shifted by the answer's extra travel time.

@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
@@ -176,6 +177,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      */
     private Mono<Void> dispatch(Routed r, int attempt, long maxWaitMs) {
         return dispatchers.submit(r.untried(), maxWaitMs, SluiceAttributes.decisionBudget(r.exchange))
+                .doOnNext(lease -> r.handedOverAtMs = clock.millis())
                 // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
                 .publishOn(RequestLoop.of(r.exchange))
                 .flatMap(lease -> call(r, lease, attempt))
@@ -265,7 +267,12 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
-        return firstByteWithin(r.chain.filter(exchange.mutate().response(answer).build()), answer,
+        SentRequest sent = new SentRequest(exchange.getRequest(), clock);
+        long handedOverAtMs = r.handedOverAtMs;
+        // Settled as sent: the count delay runs from when the body left, which under a burst is well after the lease.
+        Supplier<Lease> asSent = () -> lease.sentAfter(SentRequest.countsLaterByMs(handedOverAtMs, sent.sentAtMs(),
+                answer.headersAtMs(), answer.countedByMs() != Long.MIN_VALUE, dispatcher.limits().countDelayMs()));
+        return firstByteWithin(r.chain.filter(exchange.mutate().request(sent).response(answer).build()), answer,
                         firstByteTimeout(lease.probe(), mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
@@ -281,7 +288,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
                         // its usage arrived settles the input and output windows from it.
                         Usage used = usageOf(exchange);
-                        dispatcher.finish(lease, outcome, 0, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
+                        dispatcher.finish(asSent.get(), outcome, 0, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
                                 clock.millis() - started, answer.countedByMs()).subscribe();
                     }
                 })
@@ -293,11 +300,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     correctFromProvider(dispatcher, answer);
                     responses(Integer.toString(answer.status()), name).increment();
                     if (answer.failedOver()) {
-                        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, 0, clock.millis() - started,
+                        dispatcher.finish(asSent.get(), AimdLimit.Outcome.SUCCESS, 0, 0, 0, clock.millis() - started,
                                 answer.countedByMs()).subscribe();
                         return failedOver(r, name, attempt);
                     }
-                    if (!answer.pushedBack()) return finished(exchange, dispatcher, lease, answer, started);
+                    if (!answer.pushedBack()) return finished(exchange, dispatcher, asSent.get(), answer, started);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
     }
@@ -438,6 +445,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 .then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())
+                    .doOnNext(next -> r.handedOverAtMs = clock.millis())
                     .publishOn(RequestLoop.of(exchange))
                     .flatMap(next -> call(r, next, attempt + 1));
         }));
@@ -501,6 +509,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
         final Map<String, ProviderSettings> providers = new HashMap<>(4);
         final Set<String> tried = new HashSet<>(2);
         final AtomicLong waited = new AtomicLong();
+        /** When the current attempt's lease was handed over (this gateway's clock): one attempt at a time. */
+        volatile long handedOverAtMs = Long.MIN_VALUE;
         int spilled;
         /** Whether an attempt made a connection (the provider may have processed the prompt). */
         volatile boolean reachedAProvider;

@@ -70,6 +70,7 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private volatile boolean timedOut;
     private volatile boolean replaced;
     private volatile long countedByMs = Long.MIN_VALUE;
+    private volatile long headersAtMs = Long.MIN_VALUE;
     private final Clock clock;
 
     /**
@@ -149,7 +150,8 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         remainingTokens = number(h.get("x-ratelimit-remaining-tokens"));
         resetMs = Math.max(OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-requests")),
                 OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-tokens")));
-        countedByMs = countedBy(clock.millis(), number(h.get("openai-processing-ms")), isEventStream());
+        headersAtMs = clock.millis();
+        countedByMs = countedBy(headersAtMs, number(h.get("openai-processing-ms")), isEventStream());
         if (mayRetry && (status == 429 || status == 503)) {
             pushedBack = true;
             long ms = number(h.get("retry-after-ms"));
@@ -172,6 +174,11 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     /** See {@link #countedBy}; {@link Long#MIN_VALUE} until the answer's headers came. */
     long countedByMs() {
         return countedByMs;
+    }
+
+    /** When the provider's status and headers arrived; {@link Long#MIN_VALUE} until they came. */
+    long headersAtMs() {
+        return headersAtMs;
     }
 
     private boolean isEventStream() {

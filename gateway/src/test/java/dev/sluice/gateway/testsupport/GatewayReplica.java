@@ -6,9 +6,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -72,6 +75,7 @@ public final class GatewayReplica implements AutoCloseable {
         // The lab provider's own port at 0 as well: where lab-provider is on the classpath, two replicas would collide on it.
         private final List<String> args = new ArrayList<>(List.of("--server.port=0", "--sluice.lab.port=0"));
         private final Map<String, Object> environment = new LinkedHashMap<>();
+        private final List<ApplicationContextInitializer<ConfigurableApplicationContext>> beans = new ArrayList<>();
 
         private Builder() {
         }
@@ -114,6 +118,15 @@ public final class GatewayReplica implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A bean of the replica's own, registered before the configuration's: one the product makes only when
+         * missing ({@code @ConditionalOnMissingBean}), such as a {@code ProviderClock} faster than the wall.
+         */
+        public <T> Builder bean(Class<T> type, Supplier<T> supplier) {
+            beans.add(ctx -> ((GenericApplicationContext) ctx).registerBean(type, supplier));
+            return this;
+        }
+
         /** More properties, each {@code name=value} (as in {@code @SpringBootTest(properties = ...)}). */
         public Builder properties(String... nameEqualsValue) {
             for (String p : nameEqualsValue) args.add(p.startsWith("--") ? p : "--" + p);
@@ -128,6 +141,7 @@ public final class GatewayReplica implements AutoCloseable {
             String phase = "--spring.lifecycle.timeout-per-shutdown-phase=";
             if (args.stream().noneMatch(a -> a.startsWith(phase))) args.add(phase + "10s");
             SpringApplicationBuilder app = new SpringApplicationBuilder(SluiceApplication.class);
+            beans.forEach(app::initializers);
             if (!environment.isEmpty()) {
                 // Named "...-systemEnvironment" so that Boot maps SLUICE_TIERS_PATH to sluice.tiers.path, as for the real one.
                 Map<String, Object> variables = Map.copyOf(environment);

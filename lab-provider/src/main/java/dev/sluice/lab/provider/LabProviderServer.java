@@ -229,7 +229,9 @@ public final class LabProviderServer {
             admission.rateLimits().headers().forEach(res::header);
             res.header("x-request-id", "req_lab" + call.id());
             // As OpenAI does: the time from counting the call to its answer (a stream's headers go at once).
-            res.header("openai-processing-ms", request.stream() ? "0" : Long.toString(call.latencyMillis()));
+            if (ways.statesProcessingTime()) {
+                res.header("openai-processing-ms", request.stream() ? "0" : Long.toString(call.latencyMillis()));
+            }
             long created = Math.floorDiv(now(), 1000); // the provider stamps its answers with its own clock
             return request.stream() ? stream(res, request, call, created) : respondLater(res, request, call, created);
         } catch (RuntimeException e) {

@@ -14,14 +14,23 @@ import java.time.Duration;
  * @param requestLatency the most network time a request takes before the provider counts it, each
  *                     request a random share of it: the gateway has charged its own window that
  *                     much earlier than the provider's, and not by the same amount for every call
+ * @param statesProcessingTime whether a whole (JSON) answer says how long the provider took after counting the call
+ *                     ({@code openai-processing-ms}, as OpenAI sends it); many OpenAI-compatible servers do not,
+ *                     and the gateway then has no proof of when the call was counted
  */
-public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency) {
+public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency,
+                           boolean statesProcessingTime) {
 
     /** Clocks a minute apart are not an offset to model but a broken clock. */
     static final Duration MAX_CLOCK_OFFSET = Duration.ofSeconds(60);
     static final Duration MAX_EXTRA_LATENCY = Duration.ofSeconds(60);
 
     public static final ProviderWays DEFAULT = new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+    /** A provider that states its processing time, as OpenAI does. */
+    public ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency) {
+        this(promptCount, clockOffset, extraLatency, requestLatency, true);
+    }
 
     /** A provider whose requests arrive at once. */
     public ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency) {
@@ -46,18 +55,22 @@ public record ProviderWays(PromptCount promptCount, Duration clockOffset, Durati
     }
 
     public ProviderWays withPromptCount(PromptCount v) {
-        return new ProviderWays(v, clockOffset, extraLatency, requestLatency);
+        return new ProviderWays(v, clockOffset, extraLatency, requestLatency, statesProcessingTime);
     }
 
     public ProviderWays withClockOffset(Duration v) {
-        return new ProviderWays(promptCount, v, extraLatency, requestLatency);
+        return new ProviderWays(promptCount, v, extraLatency, requestLatency, statesProcessingTime);
     }
 
     public ProviderWays withExtraLatency(Duration v) {
-        return new ProviderWays(promptCount, clockOffset, v, requestLatency);
+        return new ProviderWays(promptCount, clockOffset, v, requestLatency, statesProcessingTime);
+    }
+
+    public ProviderWays withStatesProcessingTime(boolean v) {
+        return new ProviderWays(promptCount, clockOffset, extraLatency, requestLatency, v);
     }
 
     public ProviderWays withRequestLatency(Duration v) {
-        return new ProviderWays(promptCount, clockOffset, extraLatency, v);
+        return new ProviderWays(promptCount, clockOffset, extraLatency, v, statesProcessingTime);
     }
 }

@@ -173,7 +173,7 @@ class JudgedRun {
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
-                        .flatMap(e -> tenant(client, e.getKey(), e.getValue(), portOf.get(e.getKey()), 1, start, stopAt, replies, opt.think()), TENANTS)
+                        .flatMap(e -> tenant(client, e.getKey(), e.getValue(), portOf.get(e.getKey()), 1, start, stopAt, opt.think(), replies), TENANTS)
                         .then().block(Duration.ofSeconds(opt.seconds() + 600L));
                 long crowdMs = SeedCrowd.sinceMs(start);
                 sampler.dispose();
@@ -212,11 +212,16 @@ class JudgedRun {
     /** One tenant's books, each of 100 pages sent at once, the next after every answer and a think, until {@code stopAt}. */
     static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
                              ConcurrentLinkedQueue<Reply> replies) {
-        return tenant(client, tenant, key, port, book, start, stopAt, replies, THINK);
+        return tenant(client, tenant, key, port, book, start, stopAt, THINK, replies);
     }
 
+    /**
+     * {@link #tenant(Client, String, String, int, int, long, long, ConcurrentLinkedQueue)} with its own {@code think}
+     * between the last answer (or refusal) of a book and the next book. No page is ever sent again: a 503 or a 429
+     * is that page's answer.
+     */
     static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
-                             ConcurrentLinkedQueue<Reply> replies, Duration think) {
+                             Duration think, ConcurrentLinkedQueue<Reply> replies) {
         return Mono.defer(() -> {
             if (book > 1 && System.nanoTime() >= stopAt) return Mono.empty();
             List<Page> pages = IntStream.rangeClosed(1, PAGES_PER_BOOK).mapToObj(p -> new Page(tenant, key, book, p)).toList();
@@ -226,7 +231,7 @@ class JudgedRun {
                                     "{\"error\":{\"message\":\"" + e.getClass().getSimpleName() + "\"}}"))), PAGES_PER_BOOK)
                     .doOnNext(replies::add)
                     .then(Mono.delay(think))
-                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, replies, think));
+                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, think, replies));
         });
     }
 

@@ -72,11 +72,13 @@ class JudgedTwoProvidersRun {
     static final int PAGES_PER_BOOK = JudgedRun.PAGES_PER_BOOK;
 
     /**
-     * {@code --count-factor=<x>|chars4 --seconds=<n> --kill-primary-at=<s> --restore-primary-at=<s> --run=<name>
-     * --provider-flags=<flag>,<flag> --strict}; a time of 0 means never.
+     * {@code --count-factor=<x>|chars4 --seconds=<n> --think-ms=<n> --kill-primary-at=<s> --restore-primary-at=<s>
+     * --run=<name> --provider-flags=<flag>,<flag> --strict}; a time of 0 means never.
      */
-    record Options(String countFactor, int seconds, int killAt, int restoreAt, String run, boolean strict, List<String> providerFlags) {
+    record Options(String countFactor, int seconds, int thinkMs, int killAt, int restoreAt, String run, boolean strict,
+                   List<String> providerFlags) {
         Options {
+            if (thinkMs < 0 || thinkMs > 60_000) throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + thinkMs);
             if (!countFactor.equals("chars4") && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
                 throw new IllegalArgumentException("--count-factor must be chars4 or in [0.5, 2], was " + countFactor);
             }
@@ -96,15 +98,17 @@ class JudgedTwoProvidersRun {
 
         static Options parse(String args) {
             Map<String, String> o = JudgedRun.options(args, "count-factor", "1.15", "seconds", "90",
-                    "kill-primary-at", "0", "restore-primary-at", "0");
+                    "think-ms", String.valueOf(JudgedRun.THINK.toMillis()), "kill-primary-at", "0", "restore-primary-at", "0");
             boolean strict = o.containsKey("strict");
             int seconds = Integer.parseInt(o.get("seconds"));
             int kill = Integer.parseInt(o.get("kill-primary-at"));
             int restore = Integer.parseInt(o.get("restore-primary-at"));
+            int think = Integer.parseInt(o.get("think-ms"));
             String run = o.getOrDefault("run", "two-f" + o.get("count-factor") + "-" + seconds + "s"
+                    + (think != JudgedRun.THINK.toMillis() ? "-think" + think : "")
                     + (kill > 0 ? "-kill" + kill : "") + (restore > 0 ? "-restore" + restore : ""));
             String flags = o.getOrDefault("provider-flags", "");
-            return new Options(o.get("count-factor"), seconds, kill, restore, run, strict,
+            return new Options(o.get("count-factor"), seconds, think, kill, restore, run, strict,
                     flags.isEmpty() ? List.of() : List.of(flags.split(",")));
         }
     }
@@ -165,7 +169,8 @@ class JudgedTwoProvidersRun {
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
-                        .flatMap(e -> JudgedRun.tenant(client, e.getKey(), e.getValue(), g.port(), 1, start, stopAt, replies), TENANTS)
+                        .flatMap(e -> JudgedRun.tenant(client, e.getKey(), e.getValue(), g.port(), 1, start, stopAt,
+                                Duration.ofMillis(opt.thinkMs()), replies), TENANTS)
                         .then().block(Duration.ofSeconds(opt.seconds() + 600L));
                 long crowdMs = SeedCrowd.sinceMs(start);
                 sampler.dispose();
@@ -242,6 +247,21 @@ class JudgedTwoProvidersRun {
         p.put("answered", sum(lives, "answered"));
         p.put("rejected429", sum(lives, "rejected429"));
         p.put("rejected503", sum(lives, "rejected503"));
+        // Which limit refused (tokens or requests; a 503 is the calls in flight), and when: the first and by second.
+        p.put("rejected429Tokens", sum(lives, "rejected429Tokens"));
+        p.put("rejected429Requests", sum(lives, "rejected429Requests"));
+        p.put("first429AtMs", lives.stream().map(l -> l.path("first429AtMs")).filter(JsonNode::isNumber).map(JsonNode::asLong)
+                .findFirst().orElse(null));
+        Map<String, String> refusedBySecond = new LinkedHashMap<>();
+        for (int life = 0; life < lives.size(); life++) {
+            JsonNode perSecond = lives.get(life).path("perSecond");
+            for (int i = 0; i < perSecond.size(); i++) {
+                long r429 = perSecond.get(i).path("r429").asLong();
+                long r503 = perSecond.get(i).path("r503").asLong();
+                if (r429 + r503 > 0) refusedBySecond.put((lives.size() > 1 ? "life" + (life + 1) + ":" : "") + i + "s", r429 + "/" + r503);
+            }
+        }
+        p.put("refused429And503BySecond", refusedBySecond);
         p.put("rejected4xx", sum(lives, "rejected4xx"));
         p.put("maxInFlight", max(lives, "maxInFlight"));
         p.put("busiest60sTokens", max(lives, "busiest60sTokens"));
@@ -294,6 +314,7 @@ class JudgedTwoProvidersRun {
         r.put("at", Instant.now().toString());
         r.put("countFactor", opt.countFactor());
         r.put("seconds", opt.seconds());
+        r.put("thinkMs", opt.thinkMs());
         r.put("killPrimaryAtS", opt.killAt());
         r.put("restorePrimaryAtS", opt.restoreAt());
         r.put("providerFlags", opt.providerFlags());
@@ -389,7 +410,9 @@ class JudgedTwoProvidersRun {
             JudgedRun.row(md, e.getKey() + " " + p.get("limits") + ": pages served (X-Sluice-Provider)", p.get("pagesServed")
                     + " (its own count: " + p.get("answered") + " answered, over " + p.get("lives") + " life/lives; max in flight "
                     + p.get("maxInFlight") + ", busiest 60 s " + p.get("busiest60sTokens") + " tokens)", "> 0");
-            JudgedRun.row(md, e.getKey() + ": 429 / 503 it answered", p.get("rejected429") + " / " + p.get("rejected503"), "0 / 0");
+            JudgedRun.row(md, e.getKey() + ": 429 / 503 it answered", p.get("rejected429") + " / " + p.get("rejected503")
+                    + " (429 on tokens " + p.get("rejected429Tokens") + ", on requests " + p.get("rejected429Requests")
+                    + "; first at " + p.get("first429AtMs") + " ms; 429/503 by second " + p.get("refused429And503BySecond") + ")", "0 / 0");
         }
         JudgedRun.row(md, "gateway's sluice.upstream.responses {provider: {status: n}}", String.valueOf(r.get("gatewayUpstreamResponses")), "");
         JudgedRun.row(md, "gateway's sluice.upstream.retries (failover: tried on the next provider)",
