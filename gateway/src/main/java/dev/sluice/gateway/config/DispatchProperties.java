@@ -17,10 +17,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                         that died mid-call); above the HTTP client's response timeout
  * @param maxAttempts      tries of one request whose provider answers 503 (each after its retry-after)
  * @param storeTimeout     longest wait for one budget call to the store from the dispatcher's loop
- * @param countDelay       how long after its admission the provider may count a call: the request's
- *                         way to the provider and how far the provider's clock may run behind. A
- *                         provider budget's charge is stamped that much later, so it leaves the
- *                         gateway's rolling minute no sooner than the provider's; in [0, 1s]
+ * @param countDelay       how long after the gateway sent a call the provider may count it: the
+ *                         request's way to the provider and how far the provider's clock may run
+ *                         behind. A provider budget's charge is stamped that much after its
+ *                         admission, and settled at least that much after the sending, so it leaves
+ *                         the gateway's rolling minute no sooner than the provider's; in [0, 1s]
  * @param spillWait        where a model has several providers: a request goes to the first on its
  *                         route that can start it within this, else to the one that can start it soonest
  * @param failover         when a provider counts as failing, and how long it is stepped around
