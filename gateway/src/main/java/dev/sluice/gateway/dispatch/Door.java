@@ -224,7 +224,7 @@ public final class Door {
             long queuedHere = queue.queuedTokens(d.tenant());
             LaneShare.Demand there = elsewhere.get(d.tenant());
             long queuedThere = there == null ? 0 : there.queuedTokens();
-            long notHere = queuedThere + Math.max(0, d.askedTokens() - queuedHere - queuedThere);
+            long notHere = queuedThere + d.askedTokens(); // queued elsewhere, and refused here or there in the span
             if (notHere <= 0) continue;
             long tail = queue.tailTagOf(d.tenant());
             if (turn <= tail) continue;

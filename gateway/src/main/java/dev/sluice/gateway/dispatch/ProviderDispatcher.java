@@ -267,8 +267,8 @@ public final class ProviderDispatcher {
             return;
         }
         // The ask is remembered by the door it went to, or by the route's first when all refused.
-        Candidate asked = chosen != null ? chosen : route.get(0);
-        asked.dispatcher().door.asked(asked.job(), asked.dispatcher().clock.millis());
+        // Only what went unmet is remembered: demand the door could not take counts ahead of whoever comes next.
+        if (chosen == null) route.get(0).dispatcher().door.asked(route.get(0).job(), route.get(0).dispatcher().clock.millis());
         if (chosen == null) {
             fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
         } else {

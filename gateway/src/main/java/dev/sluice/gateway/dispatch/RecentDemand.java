@@ -6,8 +6,9 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * What each tenant asked of one budget's door over the last {@link #SPAN_MS}, admitted or not:
- * the door's guess of what each will ask again soon. A crowd that uploads a book, waits for it
+ * What each tenant asked of one budget's door over the last {@link #SPAN_MS} and was refused:
+ * the door's guess of what each will ask again soon (demand it met is not reserved again, or a
+ * tenant that left would keep a share of the minute nobody uses). A crowd that uploads a book, waits for it
  * and uploads the next asks about once a minute; whoever comes back first must not take the
  * next minute from those still waiting for their answers, so the door keeps their share for
  * them ({@link Door}). Per-second buckets: memory is one small ring per tenant seen in the span.

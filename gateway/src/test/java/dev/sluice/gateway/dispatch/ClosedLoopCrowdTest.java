@@ -112,7 +112,6 @@ class ClosedLoopCrowdTest {
                 tenantOf.put(job.id(), t);
                 DoorDecision d = door.admit(job, Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
                         MAX_WAIT_MS, now);
-                door.asked(job, now);
                 for (Job v : d.displaced()) {
                     queue.remove(v.id());
                     int vt = tenantOf.get(v.id());
@@ -124,6 +123,7 @@ class ClosedLoopCrowdTest {
                     queue.enqueue(job, d.turnAtLeast());
                     admitted++;
                 } else {
+                    door.asked(job, now);
                     outstanding[t]--;
                     refused[t]++;
                 }

@@ -72,7 +72,7 @@ class DoorPromisesTest {
 
     @Test
     void whoIsBackFirstIsPromisedOnlyItsShareOfWhatTheOthersWillAskForAgain() {
-        // Six tenants each asked for a book of 100 pages in the last minute; all of it went (nothing queued).
+        // Six tenants each had a book of 100 pages refused in the last minute: they will be back for it.
         for (int t = 0; t < 6; t++) for (int p = 0; p < 100; p++) door.asked(job("t" + t, t + "-" + p, 0), 0);
         int admitted = 0;
         for (int p = 0; p < 100; p++) {
