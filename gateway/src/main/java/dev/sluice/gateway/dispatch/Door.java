@@ -153,8 +153,8 @@ public final class Door {
      * may use. Three checks:
      * <ol>
      * <li><b>Its turn, counting those who will be back.</b> The work ahead of it in fair order
-     *     ({@link FairQueue#aheadOf}), plus what each other tenant asked in the last minute and
-     *     has not queued now, up to the job's own turn in counter order ({@link RecentDemand}):
+     *     ({@link FairQueue#aheadOf}), plus what each other tenant has queued on other replicas
+     *     and was refused in the door's span, up to the job's own turn in counter order ({@link RecentDemand}):
      *     a closed-loop crowd asks once per book, so whoever is back first must not be promised
      *     the minute the others will ask for a second later.</li>
      * <li><b>Promises kept.</b> Its turn may come before jobs admitted earlier (fair lanes). If
@@ -165,7 +165,7 @@ public final class Door {
      *     holding about the most of it; anyone else is accepted, and the caller makes room with
      *     {@link FairQueue#victimFor}.</li>
      * </ol>
-     * Call {@link #asked} for the job too, once it is known which door it asked.
+     * Call {@link #asked} for a job every door of its route refused.
      */
     public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs, long nowMs) {
         Capacity c = classCapacity(job.jobClass(), capacity);
@@ -186,7 +186,7 @@ public final class Door {
         return d;
     }
 
-    /** Records that {@code job} asked at this door (admitted or not): see {@link RecentDemand}. */
+    /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */
     public void asked(Job job, long nowMs) {
         demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
     }
@@ -210,8 +210,8 @@ public final class Door {
 
     /**
      * {@code ahead}, plus each other tenant's work not in this queue (queued on other replicas,
-     * and what it asked in the span, here and there, beyond all it has queued), as far as that
-     * work would come before the job in counter order were it queued now.
+     * and refused in the span, here and there), as far as that work would come before the job
+     * in counter order were it queued now.
      */
     private WorkAhead expectedAhead(Job job, WorkAhead ahead, long nowMs) {
         Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
@@ -221,7 +221,6 @@ public final class Door {
         long moreTokens = 0;
         for (LaneShare.Demand d : all.values()) {
             if (d.tenant().equals(job.tenant())) continue;
-            long queuedHere = queue.queuedTokens(d.tenant());
             LaneShare.Demand there = elsewhere.get(d.tenant());
             long queuedThere = there == null ? 0 : there.queuedTokens();
             long notHere = queuedThere + d.askedTokens(); // queued elsewhere, and refused here or there in the span
@@ -247,7 +246,7 @@ public final class Door {
      * by the same amount, so which jobs it pushes does not depend on where it goes.
      */
     private DoorDecision keepPromises(Job job, Capacity capacity, long maxWaitMs, long nowMs, DoorDecision accepted) {
-        List<FairQueue.Turn> order = queue.turnsWith(null);
+        List<FairQueue.Turn> order = queue.turns();
         int fair = accepted.position() - 1; // its index among the queued jobs in fair order
         Capacity own = classCapacity(job.jobClass(), capacity);
         Capacity batch = classCapacity(JobClass.BATCH, capacity);

@@ -226,7 +226,7 @@ public final class FairQueue {
      * what its lane has ahead of it), ties to the older lane. One pass and a sort.
      */
     public List<Job> inServiceOrder() {
-        List<Turn> turns = turnsWith(null);
+        List<Turn> turns = turns();
         List<Job> order = new ArrayList<>(turns.size());
         for (Turn t : turns) order.add(t.job());
         return order;
@@ -236,42 +236,26 @@ public final class FairQueue {
     public record Turn(Job job, long tag) {
     }
 
-    /**
-     * The predicted service order were {@code candidate} enqueued now (null: as it stands): the
-     * door checks with it that a newcomer owed its turn pushes no promise made earlier past
-     * its deadline.
-     */
-    public List<Turn> turnsWith(Job candidate) {
+    /** Every queued job in predicted service order with the counter at which its turn comes (see {@link #inServiceOrder}). */
+    public List<Turn> turns() {
         record Tagged(Job job, long tag, int lane) {
         }
-        List<Tagged> all = new ArrayList<>(queued.size() + 1);
+        List<Tagged> all = new ArrayList<>(queued.size());
         int age = 0;
-        boolean placed = candidate == null;
-        for (Map.Entry<String, Lane> e : lanes.entrySet()) {
-            Lane lane = e.getValue();
-            long tag = lane.waiting() ? lane.served : startOf(lane);
+        for (Lane lane : lanes.values()) {
+            long tag = lane.served;
             for (Job j : lane.interactive) {
                 tag = turnOf(tag, j);
                 all.add(new Tagged(j, tag, age));
                 tag += cost(j);
-            }
-            if (!placed && candidate.jobClass() == JobClass.INTERACTIVE && e.getKey().equals(candidate.tenant())) {
-                all.add(new Tagged(candidate, tag, age));
-                tag += cost(candidate);
-                placed = true;
             }
             for (Job j : lane.batch) {
                 tag = turnOf(tag, j);
                 all.add(new Tagged(j, tag, age));
                 tag += cost(j);
             }
-            if (!placed && e.getKey().equals(candidate.tenant())) {
-                all.add(new Tagged(candidate, tag, age));
-                placed = true;
-            }
             age++;
         }
-        if (!placed) all.add(new Tagged(candidate, startOf(null), age));
         all.sort(Comparator.comparing((Tagged t) -> t.job().jobClass())
                 .thenComparingLong(Tagged::tag).thenComparingInt(Tagged::lane));
         List<Turn> order = new ArrayList<>(all.size());

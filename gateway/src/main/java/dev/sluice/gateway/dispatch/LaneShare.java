@@ -54,7 +54,7 @@ public interface LaneShare {
 
     /**
      * One tenant's demand at one replica's door for the budget: what it has queued there and
-     * what it asked there in the door's span ({@link RecentDemand}). Each door counts the others'
+     * what the door refused it there in its span ({@link RecentDemand}; {@code askedTokens}). Each door counts the others'
      * ahead of whoever it admits, so a crowd split between replicas is promised one horizon,
      * not one per replica.
      */

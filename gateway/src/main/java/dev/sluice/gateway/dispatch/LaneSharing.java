@@ -26,8 +26,8 @@ import reactor.core.publisher.Mono;
  * makes one more, so the others stop holding back for it at once. A call that fails or times
  * out ({@code storeTimeout}) holds nothing back and its service is reported with the next.
  *
- * <p>Each door also tells the others its demand (what each tenant has queued here and asked here
- * in the door's span), and counts theirs ahead of whoever it admits ({@link Door}): a crowd split
+ * <p>Each door also tells the others its demand (what each tenant has queued here and was
+ * refused here in the door's span), and counts theirs ahead of whoever it admits ({@link Door}): a crowd split
  * between replicas is promised one horizon of the shared budget, not one per replica. The doors'
  * own lines stay per replica; a view a tick old is what a door counts with.
  */

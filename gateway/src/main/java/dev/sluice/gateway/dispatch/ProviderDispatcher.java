@@ -268,8 +268,8 @@ public final class ProviderDispatcher {
         }
         // The ask is remembered by the door it went to, or by the route's first when all refused.
         // Only what went unmet is remembered: demand the door could not take counts ahead of whoever comes next.
-        if (chosen == null) route.get(0).dispatcher().door.asked(route.get(0).job(), route.get(0).dispatcher().clock.millis());
         if (chosen == null) {
+            route.get(0).dispatcher().door.asked(route.get(0).job(), route.get(0).dispatcher().clock.millis());
             fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
         } else {
             ProviderDispatcher d = chosen.dispatcher();

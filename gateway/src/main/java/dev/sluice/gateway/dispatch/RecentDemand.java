@@ -82,9 +82,6 @@ final class RecentDemand {
         }
     }
 
-    int tenants() {
-        return rings.size();
-    }
 
     @FunctionalInterface
     interface Each {
