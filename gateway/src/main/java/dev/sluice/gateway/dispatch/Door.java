@@ -125,13 +125,13 @@ public final class Door {
      * first. Past it, the job's promise is firm: a newcomer that would push it past its
      * deadline is refused instead.
      */
-    static final long BURST_MS = 500;
+    public static final long BURST_MS = 500;
 
     /**
      * How far ahead of its deadline a promise must be predicted to start for the door to count
      * it kept: the estimate's own error (calls drain as Little's law says, not exactly).
      */
-    static final long PROMISE_MARGIN_MS = 1_000;
+    public static final long PROMISE_MARGIN_MS = 1_000;
 
     private final FairQueue queue;
     private final RecentDemand demand = new RecentDemand();
@@ -252,6 +252,7 @@ public final class Door {
         Capacity batch = classCapacity(JobClass.BATCH, capacity);
         int lastFirm = -1;
         List<Integer> pushedInBurst = new ArrayList<>();
+        long[] pushedWait = new long[order.size()];
         int jobs = 0;
         long tokens = 0;
         int[] jobsAt = new int[order.size() + 1];
@@ -266,6 +267,7 @@ public final class Door {
                 long without = estimateWaitMs(j.tokens(), new WorkAhead(jobs, tokens), c);
                 long with = estimateWaitMs(j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c);
                 if (without <= allowed && with > allowed) {
+                    pushedWait[i] = with;
                     if (nowMs - j.enqueuedAtMs() < BURST_MS) pushedInBurst.add(i);
                     else lastFirm = i;
                 }
@@ -276,10 +278,10 @@ public final class Door {
         jobsAt[order.size()] = jobs;
         tokensAt[order.size()] = tokens;
         int at = lastFirm < 0 ? fair : lastFirm + 1;
-        List<Job> displaced = new ArrayList<>();
+        List<DoorDecision.Displaced> displaced = new ArrayList<>();
         for (int i : pushedInBurst) {
             if (i < at) continue; // ahead of where the candidate goes: not pushed
-            displaced.add(order.get(i).job());
+            displaced.add(new DoorDecision.Displaced(order.get(i).job(), pushedWait[i]));
         }
         if (lastFirm < 0) {
             return new DoorDecision(DoorDecision.Verdict.ACCEPT, accepted.position(), accepted.estimatedWaitMs(), 0,

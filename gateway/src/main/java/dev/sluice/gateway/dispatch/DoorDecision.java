@@ -10,13 +10,14 @@ import java.util.List;
  * @param retryAfterMs    when not accepted: when asking again should get in (no new arrivals
  *                        assumed); -1 for {@link Verdict#TOO_LARGE}; 0 when accepted
  * @param displaced       accepted: queued jobs, admitted within {@link Door#BURST_MS}, that this
- *                        one's turn pushes past their deadline; the caller answers them busy
- *                        now, while that costs their callers nothing
+ *                        one's turn pushes past their deadline, each with its predicted wait
+ *                        behind it; the caller answers them busy now, while that costs their
+ *                        callers nothing
  * @param turnAtLeast     accepted behind promises its fair turn would have broken: the lowest
  *                        counter at which it may be served ({@link FairQueue#enqueue(Job, long)});
  *                        {@code Long.MIN_VALUE}: its fair turn
  */
-public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs, List<Job> displaced,
+public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs, List<Displaced> displaced,
                            long turnAtLeast) {
 
     public DoorDecision {
@@ -25,6 +26,10 @@ public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, 
 
     public DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs) {
         this(verdict, position, estimatedWaitMs, retryAfterMs, List.of(), Long.MIN_VALUE);
+    }
+
+    /** A queued job pushed past its deadline, and its predicted wait (from now) at its new place. */
+    public record Displaced(Job job, long waitMs) {
     }
 
     public enum Verdict {

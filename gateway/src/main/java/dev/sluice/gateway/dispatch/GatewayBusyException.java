@@ -39,16 +39,18 @@ public final class GatewayBusyException extends RuntimeException {
                 + "request made room for a tenant with less in line.", position, -1, 1_000);
     }
 
-    /** The job's deadline passed while it waited in line. */
     /**
      * Admitted a moment ago, as part of a burst, then its place went to a tenant owed an earlier
-     * turn (see {@link Door#BURST_MS}): answered at once, before its caller has waited.
+     * turn (see {@link Door#BURST_MS}): answered at once, before its caller has waited. It says
+     * the wait it would have had behind that tenant, as the door says the wait it refuses.
      */
-    static GatewayBusyException gaveWay(int position) {
+    static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {
         return new GatewayBusyException("The provider is busy: this request's place went to tenants owed an earlier turn "
-                + "who asked at the same moment.", position, -1, 1_000);
+                + "who asked at the same moment; behind them the estimated wait (" + waitMs + " ms) is past its "
+                + "X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs, Math.max(1, waitMs - maxWaitMs));
     }
 
+    /** The job's deadline passed while it waited in line. */
     static GatewayBusyException waitedTooLong() {
         return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.", 0, -1, 1_000);
     }

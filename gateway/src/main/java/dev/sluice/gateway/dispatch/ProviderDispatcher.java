@@ -273,7 +273,7 @@ public final class ProviderDispatcher {
             fail(ticket, GatewayBusyException.refusedAtTheDoor(refusal, maxWaitMs));
         } else {
             ProviderDispatcher d = chosen.dispatcher();
-            for (Job displaced : chosenDecision.displaced()) d.giveWay(displaced);
+            for (DoorDecision.Displaced displaced : chosenDecision.displaced()) d.giveWay(displaced);
             ticket.estimatedWaitMs = chosenDecision.estimatedWaitMs();
             d.queue(ticket, chosenJob, false, chosenDecision.turnAtLeast());
         }
@@ -324,11 +324,14 @@ public final class ProviderDispatcher {
     }
 
     /** A job admitted within the burst gives its place to one owed an earlier turn: busy, at once. */
-    private void giveWay(Job job) {
+    private void giveWay(DoorDecision.Displaced displaced) {
+        Job job = displaced.job();
         int position = queue.position(job.id()).orElse(0);
         if (queue.remove(job.id()).isEmpty()) return;
         Ticket t = tickets.remove(job.id());
-        if (t != null && t.state.compareAndSet(null, CANCELLED)) t.sink.tryEmitError(GatewayBusyException.gaveWay(position));
+        if (t != null && t.state.compareAndSet(null, CANCELLED)) {
+            t.sink.tryEmitError(GatewayBusyException.gaveWay(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
+        }
         depth = queue.depth();
     }
 

@@ -112,7 +112,8 @@ class ClosedLoopCrowdTest {
                 tenantOf.put(job.id(), t);
                 DoorDecision d = door.admit(job, Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
                         MAX_WAIT_MS, now);
-                for (Job v : d.displaced()) {
+                for (DoorDecision.Displaced gone : d.displaced()) {
+                    Job v = gone.job();
                     queue.remove(v.id());
                     int vt = tenantOf.get(v.id());
                     outstanding[vt]--;

@@ -67,7 +67,9 @@ class DoorPromisesTest {
         assertThat(d.position()).isEqualTo(2);
         assertThat(d.turnAtLeast()).isEqualTo(Long.MIN_VALUE);
         // Allowed 2,600 - 100 - 1,000 = 1,500 ms: page 8 (1,440 ms) would start at 1,600.
-        assertThat(d.displaced()).extracting(Job::id).containsExactly("a8");
+        assertThat(d.displaced()).extracting(gone -> gone.job().id()).containsExactly("a8");
+        // And it is told the wait it would have had behind B: 1,600 ms from now.
+        assertThat(d.displaced()).extracting(DoorDecision.Displaced::waitMs).containsExactly(1_600L);
     }
 
     @Test
