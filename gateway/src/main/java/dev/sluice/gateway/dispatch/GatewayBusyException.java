@@ -23,7 +23,8 @@ public final class GatewayBusyException extends RuntimeException {
             case QUEUE_FULL -> "The gateway's queue is full.";
             case TOO_LARGE -> "This request is larger than the provider admits in a minute.";
             default -> "The provider is busy: the estimated wait (" + d.estimatedWaitMs() + " ms) is longer than "
-                    + maxWaitMs + " ms.";
+                    + "the door promises within X-Sluice-Max-Wait (" + maxWaitMs + " ms): " + Door.longestPromisedMs(maxWaitMs)
+                    + " ms, the estimate's margin kept.";
         };
         return new GatewayBusyException(why, d.position(), d.estimatedWaitMs(), d.retryAfterMs());
     }
@@ -46,23 +47,30 @@ public final class GatewayBusyException extends RuntimeException {
      */
     static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {
         return new GatewayBusyException("The provider is busy: this request's place went to tenants owed an earlier turn "
-                + "who asked at the same moment; behind them the estimated wait (" + waitMs + " ms) is past its "
-                + "X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs, Math.max(1, waitMs - maxWaitMs));
+                + "who asked at the same moment; behind them the estimated wait (" + waitMs + " ms) is longer than the door "
+                + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs,
+                Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));
     }
 
     /** The job's deadline passed while it waited in line. */
-    static GatewayBusyException waitedTooLong() {
-        return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line.", 0, -1, 1_000);
+    static GatewayBusyException waitedTooLong(long promisedMs) {
+        return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line" + promised(promisedMs) + ".",
+                0, -1, 1_000);
+    }
+
+    /** What the door had said, so a broken promise reads as one (and its error can be measured from outside). */
+    private static String promised(long promisedMs) {
+        return promisedMs < 0 ? "" : " (the door had estimated " + promisedMs + " ms)";
     }
 
     /**
      * Dead work told early: even the head of the line must wait {@code waitMs} for the budget,
      * longer than this job's {@code maxWaitMs}; asking again after the difference gets in.
      */
-    static GatewayBusyException cannotMakeIt(long maxWaitMs, long waitMs, int position) {
+    static GatewayBusyException cannotMakeIt(long maxWaitMs, long waitMs, int position, long promisedMs) {
         return new GatewayBusyException("The provider is busy: this request cannot be sent within its "
-                + "X-Sluice-Max-Wait (" + maxWaitMs + " ms); the budget has room again in " + waitMs + " ms.",
-                position, waitMs, Math.max(1, waitMs - maxWaitMs));
+                + "X-Sluice-Max-Wait (" + maxWaitMs + " ms); the budget has room again in " + waitMs + " ms"
+                + promised(promisedMs) + ".", position, waitMs, Math.max(1, waitMs - maxWaitMs));
     }
 
     /** The replica is shutting down: another replica will serve the retry. */

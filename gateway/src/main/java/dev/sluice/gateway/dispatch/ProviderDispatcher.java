@@ -528,7 +528,7 @@ public final class ProviderDispatcher {
         for (Job expired : queue.expire(clock.millis() - DISPATCH_GRACE_MS)) {
             Ticket t = tickets.remove(expired.id());
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
-                t.sink.tryEmitError(GatewayBusyException.waitedTooLong());
+                t.sink.tryEmitError(GatewayBusyException.waitedTooLong(t.estimatedWaitMs));
             }
         }
         depth = queue.depth();
@@ -554,7 +554,8 @@ public final class ProviderDispatcher {
             queue.remove(job.id());
             Ticket t = tickets.remove(job.id());
             if (t != null && t.state.compareAndSet(null, CANCELLED)) {
-                t.sink.tryEmitError(GatewayBusyException.cannotMakeIt(job.deadlineMs() - job.enqueuedAtMs(), wait, i + 1));
+                t.sink.tryEmitError(GatewayBusyException.cannotMakeIt(job.deadlineMs() - job.enqueuedAtMs(), wait, i + 1,
+                        t.estimatedWaitMs));
             }
         }
         depth = queue.depth();

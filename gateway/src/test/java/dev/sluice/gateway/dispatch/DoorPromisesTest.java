@@ -32,9 +32,9 @@ class DoorPromisesTest {
 
     @Test
     void aNewcomerOwedAnEarlierTurnGoesBehindTheLastFirmPromiseItWouldBreak() {
-        tenantAQueuesTenPagesDueIn(2_600);
-        // At 600 ms, page k of A starts at (k + 1) × 160 ms and must by 2,600 - 600 - the 1 s margin:
-        // pages 0–5 are in time, and B's page first would make page 5 (960 → 1,120 ms) late.
+        tenantAQueuesTenPagesDueIn(2_700);
+        // At 600 ms, page k of A starts at (k + 1) × 160 ms; the longest promise within the 2,100 ms left is
+        // 1,047 ms (its margin kept): pages 0–5 are in time, and B's page first would make page 5 (960 → 1,120 ms) late.
         Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 60_000);
         assertThat(queue.aheadOf(b).jobs()).as("b's fair turn: right after A's head (level counters, the older lane first)").isEqualTo(1);
 
@@ -57,7 +57,7 @@ class DoorPromisesTest {
 
     @Test
     void aPromiseMadeWithinTheBurstGivesWayAndIsAnsweredAtOnce() {
-        tenantAQueuesTenPagesDueIn(2_600);
+        tenantAQueuesTenPagesDueIn(2_700);
         // At 100 ms A's pages are all still within the burst: B takes its fair turn, and the page it makes late leaves.
         Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 100, 100 + 60_000);
 
@@ -66,7 +66,7 @@ class DoorPromisesTest {
         assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
         assertThat(d.position()).isEqualTo(2);
         assertThat(d.turnAtLeast()).isEqualTo(Long.MIN_VALUE);
-        // Allowed 2,600 - 100 - 1,000 = 1,500 ms: page 8 (1,440 ms) would start at 1,600.
+        // The longest promise within 2,700 - 100 ms is 1,523 ms: page 8 (1,440 ms) would start at 1,600.
         assertThat(d.displaced()).extracting(gone -> gone.job().id()).containsExactly("a8");
         // And it is told the wait it would have had behind B: 1,600 ms from now.
         assertThat(d.displaced()).extracting(DoorDecision.Displaced::waitMs).containsExactly(1_600L);
@@ -125,7 +125,7 @@ class DoorPromisesTest {
 
     @Test
     void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
-        tenantAQueuesTenPagesDueIn(2_600);
+        tenantAQueuesTenPagesDueIn(2_700);
         // B will wait 1 s at most; behind A's page 5 it would start at 1,120 ms.
         Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 1_000);
         DoorDecision d = door.admit(b, SATURATED, 1_000, 600);

@@ -36,10 +36,12 @@ class DoorTest {
         assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(d.position()).isEqualTo(376);
         assertThat(d.estimatedWaitMs()).isEqualTo(60_160);
-        assertThat(d.retryAfterMs()).isEqualTo(160);
-        DoorDecision justInside = Door.decide(PAGE, pages(374), SATURATED, MINUTE);
+        // Back when the wait is one the door promises within a minute, its margin kept: 56,191 ms.
+        assertThat(d.retryAfterMs()).isEqualTo(60_160 - 56_191);
+        DoorDecision justInside = Door.decide(PAGE, pages(350), SATURATED, MINUTE);
         assertThat(justInside.verdict()).isEqualTo(Verdict.ACCEPT);
-        assertThat(justInside.estimatedWaitMs()).isEqualTo(MINUTE);
+        assertThat(justInside.estimatedWaitMs()).isEqualTo(56_160);
+        assertThat(Door.decide(PAGE, pages(351), SATURATED, MINUTE).verdict()).as("56,320 ms").isEqualTo(Verdict.BUSY);
     }
 
     @Test
@@ -47,7 +49,24 @@ class DoorTest {
         DoorDecision d = Door.decide(PAGE, pages(100), SATURATED, 5_000);
         assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(d.estimatedWaitMs()).isEqualTo(16_160);
-        assertThat(d.retryAfterMs()).isEqualTo(11_160);
+        assertThat(d.retryAfterMs()).isEqualTo(16_160 - Door.longestPromisedMs(5_000));
+    }
+
+    @Test
+    void thePromiseKeepsAMarginThatGrowsWithTheEstimateAndNoneForRoomNow() {
+        // A second and a twentieth of the estimate (the estimate itself below a second): the largest e whose
+        // e + margin(e) fits the wait.
+        assertThat(Door.longestPromisedMs(MINUTE)).isEqualTo(56_191);  // 56,191 + 1,000 + 2,809 = 60,000
+        assertThat(Door.longestPromisedMs(5_000)).isEqualTo(3_810);    // 3,810 + 1,000 + 190
+        assertThat(Door.longestPromisedMs(1_000)).isEqualTo(488);      // 488 + 488 + 24
+        assertThat(Door.longestPromisedMs(1)).isZero();
+        assertThat(Door.longestPromisedMs(0)).isZero();
+        assertThat(Door.longestPromisedMs(-5)).isZero();
+        long huge = Door.longestPromisedMs(Long.MAX_VALUE);
+        assertThat(huge).isPositive();
+        assertThat(huge + Door.marginMs(huge)).isPositive();
+        // Room now is a fact: a max wait of 0 still gets in when nothing is ahead.
+        assertThat(Door.decide(PAGE, WorkAhead.NONE, FRESH, 0).verdict()).isEqualTo(Verdict.ACCEPT);
     }
 
     @Test
@@ -150,7 +169,7 @@ class DoorTest {
         DoorDecision d = Door.decide(PAGE, WorkAhead.NONE, burstLeavingIn(58_500), 30_000);
         assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(d.estimatedWaitMs()).isEqualTo(58_500);
-        assertThat(d.retryAfterMs()).isEqualTo(28_500);
+        assertThat(d.retryAfterMs()).isEqualTo(58_500 - Door.longestPromisedMs(30_000));
         // the steady-state arithmetic would have said 160 ms and queued it, to wait out its deadline in line
         assertThat(Door.estimateWaitMs(PAGE, WorkAhead.NONE, SATURATED)).isEqualTo(160);
     }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -253,6 +254,13 @@ class JudgedRun {
         return message.startsWith("The provider is busy: this request cannot be sent") || message.startsWith("The request waited its whole");
     }
 
+    private static String between(String s, String from, String to) {
+        int a = s.indexOf(from);
+        if (a < 0) return "?";
+        int b = s.indexOf(to, a + from.length());
+        return b < 0 ? "?" : s.substring(a + from.length(), b);
+    }
+
     static double gauge(GatewayReplica g, String name) {
         return g.bean(MeterRegistry.class).find(name).gauges().stream().mapToDouble(Gauge::value).sum();
     }
@@ -337,13 +345,26 @@ class JudgedRun {
         for (Reply x : replies) {
             if (!(x.status() == 503 && x.busy())) continue;
             String message = x.error().path("message").asString("");
-            busyWhy.merge(message.length() > 60 ? message.substring(0, 60) : message, 1L, Long::sum);
+            String kind = message.replaceAll("[0-9]+", "N"); // one row per kind of answer, not per figure in it
+            busyWhy.merge(kind.length() > 70 ? kind.substring(0, 70) : kind, 1L, Long::sum);
             long took = x.doneMs() - x.sentMs();
             busyAfter.merge(took < 100 ? "<0.1s" : took < 1_000 ? "<1s" : took < 5_000 ? "<5s" : took < 30_000 ? "<30s" : ">=30s",
                     1L, Long::sum);
         }
         r.put("busyWhy", busyWhy);
         r.put("busyAfter", busyAfter);
+        // Each broken promise, as the gateway told it: when it was sent (ms into the crowd), what the door had
+        // estimated, how long it waited before it was dropped, and the room the budget then reported.
+        long crowdStart = replies.stream().mapToLong(Reply::sentMs).min().orElse(0);
+        List<String> broken = new ArrayList<>();
+        for (Reply x : replies.stream().filter(x -> x.status() == 503 && x.busy() && brokenPromise(x))
+                .sorted(Comparator.comparingLong(Reply::sentMs)).toList()) {
+            String message = x.error().path("message").asString("");
+            broken.add(String.format(Locale.ROOT, "sent %d, estimated %s, dropped after %d, room in %s", x.sentMs() - crowdStart,
+                    between(message, "the door had estimated ", " ms"), x.doneMs() - x.sentMs(),
+                    between(message, "room again in ", " ms")));
+        }
+        r.put("brokenPromises", broken);
         r.put("waitEstimate", gateways.stream().map(g -> g.bean(MeterRegistry.class).find("sluice.queue.wait.estimate.ratio")
                 .summaries().stream().map(x -> {
                     var snap = x.takeSnapshot();
