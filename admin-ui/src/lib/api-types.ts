@@ -1197,7 +1197,11 @@ export interface components {
                 models: {
                     [key: string]: {
                         "requests-per-minute": number;
-                        "tokens-per-minute": number;
+                        "tokens-per-minute"?: number;
+                        /** @description Input metered apart (Anthropic's ITPM). */
+                        "input-tokens-per-minute"?: number;
+                        /** @description Output metered apart (Anthropic's OTPM). */
+                        "output-tokens-per-minute"?: number;
                         "max-in-flight": number;
                         "price-per-million-tokens": number;
                         /** @description The provider's own name for the model, where it differs. */

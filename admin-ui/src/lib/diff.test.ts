@@ -24,6 +24,8 @@ describe('diffLines', () => {
   it('handles empty sides and CRLF', () => {
     expect(diffLines('', 'a\n').map((l) => l.kind)).toEqual(['added']);
     expect(diffLines('a\r\nb\r\n', 'a\nb\n').every((l) => l.kind === 'same')).toBe(true);
+    // A missing final newline is no change either: a textarea's value may or may not end in one.
+    expect(diffLines('a\nb', 'a\nb\n').every((l) => l.kind === 'same')).toBe(true);
     expect(splitLines('')).toEqual([]);
   });
 

@@ -1,5 +1,7 @@
-// A line diff by longest common subsequence: small documents (a tiers.yaml is a few hundred
-// lines), so the O(n·m) table is cheap and the result is the minimal one people expect.
+// A line diff by jsdiff (the `diff` package: Myers' algorithm, minimal, as people expect). It is
+// given the lines as splitLines reads them rather than the texts, so that CRLF and a final
+// newline count as they always have here (jsdiff's diffLines keeps each line's newline).
+import { diffArrays } from 'diff';
 
 export type DiffLine =
   | { kind: 'same'; text: string; oldLine: number; newLine: number }
@@ -14,45 +16,18 @@ export function splitLines(text: string): string[] {
 }
 
 export function diffLines(oldText: string, newText: string): DiffLine[] {
-  const a = splitLines(oldText);
-  const b = splitLines(newText);
-  // Common head and tail first: an edit touches a few lines of a long file.
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const am = a.slice(head, a.length - tail);
-  const bm = b.slice(head, b.length - tail);
-  const n = am.length;
-  const m = bm.length;
-  // lcs[i][j]: length of the LCS of am[i..] and bm[j..]
-  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i][j] = am[i] === bm[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
   const out: DiffLine[] = [];
-  for (let k = 0; k < head; k++) out.push({ kind: 'same', text: a[k], oldLine: k + 1, newLine: k + 1 });
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && am[i] === bm[j]) {
-      out.push({ kind: 'same', text: am[i], oldLine: head + i + 1, newLine: head + j + 1 });
-      i++;
-      j++;
-    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push({ kind: 'added', text: bm[j], newLine: head + j + 1 });
-      j++;
-    } else {
-      out.push({ kind: 'removed', text: am[i], oldLine: head + i + 1 });
-      i++;
+  let oldLine = 1;
+  let newLine = 1;
+  for (const change of diffArrays(splitLines(oldText), splitLines(newText))) {
+    for (const text of change.value) {
+      if (change.removed) out.push({ kind: 'removed', text, oldLine: oldLine++ });
+      else if (change.added) out.push({ kind: 'added', text, newLine: newLine++ });
+      else out.push({ kind: 'same', text, oldLine: oldLine++, newLine: newLine++ });
     }
   }
-  for (let k = 0; k < tail; k++) {
-    out.push({ kind: 'same', text: a[a.length - tail + k], oldLine: a.length - tail + k + 1, newLine: b.length - tail + k + 1 });
-  }
-  // Removals before additions within a changed block reads better: "- old" then "+ new".
+  // Removals before additions within a changed block reads better: "- old" then "+ new". jsdiff
+  // prefers that order between equal diffs but does not promise it, so it is kept here.
   return reorderBlocks(out);
 }
 

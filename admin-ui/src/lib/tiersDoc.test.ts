@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+// A document that sets every field tiers.schema.json names (the gateway's TiersSchemaTest checks it does).
+import full from '../../../gateway/src/test/resources/tiers/full.yaml?raw';
 import {
   addWindow,
+  NUMBER_FIELDS,
   parse,
   parseDowngrade,
   pathName,
@@ -13,7 +16,9 @@ import {
   setEndpoints,
   setScalar,
   tierFieldPaths,
+  TIER_FIELDS,
   tierNames,
+  WINDOW_FIELDS,
 } from './tiersDoc';
 
 const DOC = `# top comment
@@ -54,6 +59,32 @@ describe('reading the document', () => {
     const r = parse('tiers:\n  free: [\n');
     expect(r.doc).toBeNull();
     expect(r.errors[0].line).toBeGreaterThan(0);
+  });
+});
+
+describe("the form's fields, from the gateway's tiers.schema.json", () => {
+  const doc = parse(full).doc!;
+  const tier = doc.toJS().tiers.t;
+  const form = readTier(doc, 't');
+
+  it('reads every field of a tier that sets them all', () => {
+    expect(Object.keys(form).sort()).toEqual(['name', ...Object.keys(tier)].sort());
+    for (const f of TIER_FIELDS.filter((f) => !['windows', 'downgrade', 'endpoints'].includes(f))) {
+      expect(form[f as keyof typeof form], f).toBe(String(tier[f]));
+    }
+    expect(form.endpoints).toBe('chat, files');
+    expect(form.downgrade).toBe('gpt-4o: gpt-4o-mini');
+    expect(WINDOW_FIELDS.map((f) => form.windows[0][f])).toEqual(WINDOW_FIELDS.map((f) => String(tier.windows[0][f])));
+  });
+
+  it('gives each number a box, and only numbers', () => {
+    expect([...NUMBER_FIELDS].sort()).toEqual(Object.keys(tier).filter((f) => typeof tier[f] === 'number').sort());
+  });
+
+  it('places a problem at any field of the tier', () => {
+    const paths = tierFieldPaths(form);
+    for (const f of Object.keys(tier)) expect(paths).toContain(`tiers.t.${f}`);
+    for (const f of Object.keys(tier.windows[0])) expect(paths).toContain(`tiers.t.windows[0].${f}`);
   });
 });
 

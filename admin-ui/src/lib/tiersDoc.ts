@@ -2,6 +2,7 @@
 // so the operator's comments and layout survive a form edit, and the YAML view and the form
 // are two views of one text: the text is the state, the form reads from and writes to it.
 import { Document, isMap, isSeq, isScalar, parseDocument, YAMLMap } from 'yaml';
+import schema from '../../../gateway/src/main/resources/tiers.schema.json';
 import type { FieldProblem } from './api';
 
 export type Path = (string | number)[];
@@ -36,31 +37,26 @@ export function tierNames(doc: Document): string[] {
   return tiers.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key));
 }
 
-export const NUMBER_FIELDS = ['tokens-per-minute', 'requests-per-minute', 'burst-allowance', 'priority', 'default-max-tokens'] as const;
-export const WINDOW_FIELDS = ['name', 'seconds', 'tokens', 'requests'] as const;
+// A tier's fields are those of the gateway's tiers.schema.json, the one list of them (its parser
+// reads it too): the form's fields, their order and the paths problems are placed at follow it.
+const TIER = schema.$defs.tier.properties;
+const WINDOW = schema.$defs.window.properties;
+export type TierField = keyof typeof TIER;
+export type WindowField = keyof typeof WINDOW;
+/** Every field but the windows, which the form edits one row each. */
+export type TierValueField = Exclude<TierField, 'windows'>;
+export const TIER_FIELDS = Object.keys(TIER) as TierField[];
+/** The tier's numbers, in the schema's order: a text box each. */
+export const NUMBER_FIELDS = TIER_FIELDS.filter((f): f is TierValueField => TIER[f].type === 'integer' || TIER[f].type === 'number');
+export const WINDOW_FIELDS = Object.keys(WINDOW) as WindowField[];
 
-export interface WindowForm {
-  name: string;
-  seconds: string;
-  tokens: string;
-  requests: string;
-}
+export type WindowForm = Record<WindowField, string>;
 
-export interface TierForm {
-  name: string;
-  'tokens-per-minute': string;
-  'requests-per-minute': string;
-  'burst-allowance': string;
-  priority: string;
-  'default-max-tokens': string;
-  'allow-no-downgrade': string;
-  'redis-down': string;
-  /** The endpoint families the tier lists, comma-separated; blank: the default. */
-  endpoints: string;
-  /** One `from: to` per line. */
-  downgrade: string;
-  windows: WindowForm[];
-}
+/**
+ * A tier as the form holds it: each field as its text, except `endpoints`, the families
+ * comma-separated (blank: the default), `downgrade`, one `from: to` per line, and the windows.
+ */
+export type TierForm = { name: string; windows: WindowForm[] } & Record<TierValueField, string>;
 
 function text(v: unknown): string {
   if (v === undefined || v === null) return '';
@@ -75,26 +71,16 @@ export function readTier(doc: Document, name: string): TierForm {
   const downgrade = isMap(t) ? t.get('downgrade') : null;
   const windows = isMap(t) ? t.get('windows') : null;
   const endpoints = isMap(t) ? t.get('endpoints') : null;
+  const values = Object.fromEntries(TIER_FIELDS.filter((f) => f !== 'windows').map((f) => [f, get(f)])) as Record<TierValueField, string>;
   return {
+    ...values,
     name,
-    'tokens-per-minute': get('tokens-per-minute'),
-    'requests-per-minute': get('requests-per-minute'),
-    'burst-allowance': get('burst-allowance'),
-    priority: get('priority'),
-    'default-max-tokens': get('default-max-tokens'),
-    'allow-no-downgrade': get('allow-no-downgrade'),
-    'redis-down': get('redis-down'),
     endpoints: isSeq(endpoints) ? endpoints.items.map((e) => text(e)).join(', ') : get('endpoints'),
     downgrade: isMap(downgrade)
       ? downgrade.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join('\n')
       : '',
     windows: isSeq(windows)
-      ? windows.items.map((w) => ({
-          name: isMap(w) ? text(w.get('name', true)) : '',
-          seconds: isMap(w) ? text(w.get('seconds', true)) : '',
-          tokens: isMap(w) ? text(w.get('tokens', true)) : '',
-          requests: isMap(w) ? text(w.get('requests', true)) : '',
-        }))
+      ? windows.items.map((w) => Object.fromEntries(WINDOW_FIELDS.map((f) => [f, isMap(w) ? text(w.get(f, true)) : ''])) as WindowForm)
       : [],
   };
 }
@@ -258,7 +244,7 @@ export function problemsByField(problems: FieldProblem[], fields: string[]): { b
 /** Every form field path of a tier, as the gateway names them. */
 export function tierFieldPaths(form: TierForm): string[] {
   const base = `tiers.${form.name}`;
-  const out = [base, ...NUMBER_FIELDS.map((f) => `${base}.${f}`), `${base}.allow-no-downgrade`, `${base}.redis-down`, `${base}.endpoints`, `${base}.downgrade`, `${base}.windows`];
+  const out = [base, ...TIER_FIELDS.map((f) => `${base}.${f}`)];
   form.windows.forEach((_, i) => WINDOW_FIELDS.forEach((f) => out.push(`${base}.windows[${i}].${f}`)));
   return out;
 }

@@ -29,21 +29,20 @@ public final class TiersYamlParser {
     /** Tier and tenant names: lower-case letters, digits, ".", "_" or "-", at most 64. */
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
-    private static final Set<String> ROOT_KEYS = Set.of("tiers", "ladder", "abuse", "providers", "routes", "demo-tenants");
-    private static final Set<String> TIER_KEYS = Set.of("tokens-per-minute", "requests-per-minute", "burst-allowance",
-            "priority", "default-max-tokens", "windows", "downgrade", "allow-no-downgrade", "redis-down", "endpoints");
+    // Each mapping's known fields are tiers.schema.json's, the one list of them (TiersSchema).
+    private static final Set<String> ROOT_KEYS = TiersSchema.root();
+    private static final Set<String> TIER_KEYS = TiersSchema.fields("tier");
     /** A window is kept as 60 slots in milliseconds: a year is plenty, and nothing near it can overflow. */
     static final long MAX_WINDOW_SECONDS = 366L * 24 * 3600;
-    private static final Set<String> WINDOW_KEYS = Set.of("name", "seconds", "tokens", "requests");
-    private static final Set<String> LADDER_KEYS = Set.of("downgrade-above", "delay-min-ms", "delay-max-ms", "max-delay-ms", "max-held");
-    private static final Set<String> ABUSE_KEYS = Set.of("threshold", "consecutive-minutes", "history-hours");
+    private static final Set<String> WINDOW_KEYS = TiersSchema.fields("window");
+    private static final Set<String> LADDER_KEYS = TiersSchema.fields("ladder");
+    private static final Set<String> ABUSE_KEYS = TiersSchema.fields("abuse");
     private static final Pattern PROVIDER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     /** The only environment variables a provider's key may be read from. */
     public static final String PROVIDER_KEY_ENV_PREFIX = "SLUICE_PROVIDER_";
-    private static final Set<String> PROVIDER_KEYS = Set.of("name", "base-url", "api-key-env", "headroom", "models");
-    private static final Set<String> MODEL_KEYS = Set.of("requests-per-minute", "tokens-per-minute", "input-tokens-per-minute",
-            "output-tokens-per-minute", "max-in-flight", "price-per-million-tokens", "upstream-model");
-    private static final Set<String> TENANT_KEYS = Set.of("id", "tier", "key-sha256", "suspended");
+    private static final Set<String> PROVIDER_KEYS = TiersSchema.fields("provider");
+    private static final Set<String> MODEL_KEYS = TiersSchema.fields("model");
+    private static final Set<String> TENANT_KEYS = TiersSchema.fields("demo-tenant");
 
     private TiersYamlParser() {
     }
