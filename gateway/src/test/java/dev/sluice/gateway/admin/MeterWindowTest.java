@@ -1,6 +1,7 @@
 package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -53,5 +54,31 @@ class MeterWindowTest {
         assertThat(OverviewHandler.p95Ms(v, "default:*")).isEqualTo(100.0);
         assertThat(OverviewHandler.p95Ms(v, "other:*")).isNull();
         assertThat(OverviewHandler.p95Ms(Map.of(), "")).isNull();
+    }
+
+    @Test
+    void waitsPastTheLastBucketReadAsItsBound() {
+        Map<String, Double> v = Map.of(
+                "wait/default:*/count", 100.0,
+                "wait/default:*/le/1000000", 90.0, // ≤ 1 ms; 10 waits were longer than the last bucket
+                "wait/default:*/le/2000000", 90.0);
+        assertThat(OverviewHandler.p95Ms(v, "")).isEqualTo(2.0);
+        assertThat(OverviewHandler.p95Ms(Map.of("wait/default:*/count", 3.0), "")).as("no buckets").isNull();
+    }
+
+    @Test
+    void theP95IsTheBoundToThreeSignificantDigits() {
+        // 95 of 100 waits within 10 ms, the rest within 1 s: the nearest rank, the 95th, is in the first bucket.
+        Map<String, Double> v = Map.of(
+                "wait/default:*/count", 100.0,
+                "wait/default:*/le/10000000", 95.0,
+                "wait/default:*/le/1000000000", 100.0);
+        assertThat(OverviewHandler.p95Ms(v, "")).isEqualTo(10.0);
+        Map<String, Double> slow = Map.of(
+                "wait/default:*/count", 100.0,
+                "wait/default:*/le/10000000", 94.0,
+                "wait/default:*/le/1000000000", 100.0);
+        // HdrHistogram keeps 3 significant digits: 1 s reads as the top of its sub-bucket, 1000.3 ms.
+        assertThat(OverviewHandler.p95Ms(slow, "")).isCloseTo(1000.0, withinPercentage(0.1));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -12,8 +13,8 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -32,10 +33,12 @@ import reactor.core.publisher.Mono;
         // Stepped around for the whole test: no probe turns "failing" into "probing" while it reads the overview.
         "sluice.dispatch.failover.cooldown=10m", "sluice.dispatch.failover.max-cooldown=10m"})
 class ProviderStatesOverviewTest {
-    static final FakeUpstream BUSY = FakeUpstream.start((req, res) -> res.status(429).header("retry-after", "30")
+    @RegisterExtension
+    static final FakeUpstreamExtension BUSY = FakeUpstreamExtension.start((req, res) -> res.status(429).header("retry-after", "30")
             .header("content-type", "application/json")
             .sendString(Mono.just("{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}")));
-    static final FakeUpstream BACKUP = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension BACKUP = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
 
     @DynamicPropertySource
     static void providers(DynamicPropertyRegistry registry) throws IOException {
@@ -67,12 +70,6 @@ class ProviderStatesOverviewTest {
                 """.formatted(BUSY.baseUrl(), limits, down, limits, BACKUP.baseUrl(), limits, limits, limits);
         String file = TestTiers.shippedWithProviders("provider-states-overview-tiers.yaml", providers);
         registry.add("sluice.tiers.path", () -> file);
-    }
-
-    @AfterAll
-    static void stop() {
-        BUSY.close();
-        BACKUP.close();
     }
 
     @Autowired

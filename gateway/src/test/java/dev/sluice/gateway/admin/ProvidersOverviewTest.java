@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -11,8 +12,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -27,8 +28,10 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=two providers test", "sluice.abuse.sampler.enabled=false"})
 class ProvidersOverviewTest {
-    static final FakeUpstream PRIMARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
-    static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension PRIMARY = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension SECONDARY = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
 
     /** tiers.yaml as shipped, its one provider replaced by two: gpt-4o-mini on primary, anything on secondary. */
     @DynamicPropertySource
@@ -48,12 +51,6 @@ class ProvidersOverviewTest {
                 """.formatted(PRIMARY.baseUrl(), SECONDARY.baseUrl());
         String file = TestTiers.shippedWithProviders("two-providers-overview-tiers.yaml", providers);
         registry.add("sluice.tiers.path", () -> file);
-    }
-
-    @AfterAll
-    static void stop() {
-        PRIMARY.close();
-        SECONDARY.close();
     }
 
     @Autowired

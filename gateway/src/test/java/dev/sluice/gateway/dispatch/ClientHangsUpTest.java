@@ -3,7 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ProviderSettings;
@@ -14,8 +14,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -30,16 +30,12 @@ import org.springframework.test.context.DynamicPropertySource;
 @RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class ClientHangsUpTest {
     static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering(ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(ANSWER);
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTiers;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,8 +11,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,8 +37,10 @@ import reactor.core.scheduler.Schedulers;
         // Long enough that the call after the circuit opens is not already the probe.
         "sluice.dispatch.failover.cooldown=3s"})
 class LateProviderTest {
-    static final FakeUpstream SILENT = FakeUpstream.start((req, res) -> Mono.never());
-    static final FakeUpstream SECONDARY = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension SILENT = FakeUpstreamExtension.start((req, res) -> Mono.never());
+    @RegisterExtension
+    static final FakeUpstreamExtension SECONDARY = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
 
     @DynamicPropertySource
     static void providers(DynamicPropertyRegistry registry) throws IOException {
@@ -62,12 +65,6 @@ class LateProviderTest {
                 """.formatted(SILENT.baseUrl(), SILENT.baseUrl(), SECONDARY.baseUrl());
         String file = TestTiers.written("late-provider/tiers.yaml", tiers + TestTiers.DEMO_PRO);
         registry.add("sluice.tiers.path", () -> file);
-    }
-
-    @AfterAll
-    static void stop() {
-        SILENT.close();
-        SECONDARY.close();
     }
 
     @Autowired

@@ -7,14 +7,14 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -32,16 +32,12 @@ import reactor.core.publisher.Flux;
 @RedisGatewayTest(properties = "sluice.store.batch.every=1s")
 class OneRoundTripTest {
     static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering(ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(ANSWER);
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

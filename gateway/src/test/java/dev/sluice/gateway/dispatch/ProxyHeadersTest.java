@@ -3,11 +3,12 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -25,7 +26,8 @@ import reactor.core.publisher.Mono;
         "SLUICE_PROVIDER_API_KEY=sk-provider-secret",
         "sluice.demo.tenants=true"})
 class ProxyHeadersTest {
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> res
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res
             .header("content-type", "application/json")
             .header("set-cookie", "__cf_bm=provider-session; path=/; HttpOnly")
             .header("server", "cloudflare")
@@ -44,11 +46,6 @@ class ProxyHeadersTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTiers;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -39,7 +41,8 @@ class SeveralProvidersTest {
     /** The primary's answers wait on this while {@link #HOLD} is set, so a test can keep its one slot busy. */
     static final Sinks.Empty<Void> RELEASE = Sinks.empty();
     static volatile boolean HOLD;
-    static final FakeUpstream PRIMARY = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension PRIMARY = FakeUpstreamExtension.start((req, res) -> {
         Mono<Void> gate = HOLD && req.body().contains("hold me") ? RELEASE.asMono() : Mono.empty();
         return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
     });
@@ -47,12 +50,15 @@ class SeveralProvidersTest {
     static final String STREAM = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
             + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":4,\"total_tokens\":12}}\n\n"
             + "data: [DONE]\n\n";
-    static final FakeUpstream SECONDARY = FakeUpstream.start((req, res) -> req.body().contains("\"stream\":true")
+    @RegisterExtension
+    static final FakeUpstreamExtension SECONDARY = FakeUpstreamExtension.start((req, res) -> req.body().contains("\"stream\":true")
             ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
             : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
-    static final FakeUpstream PUSHY = FakeUpstream.start((req, res) -> res.status(429).header("retry-after", "30")
+    @RegisterExtension
+    static final FakeUpstreamExtension PUSHY = FakeUpstreamExtension.start((req, res) -> res.status(429).header("retry-after", "30")
             .header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
-    static final FakeUpstream ERRORING = FakeUpstream.start((req, res) -> res.status(500)
+    @RegisterExtension
+    static final FakeUpstreamExtension ERRORING = FakeUpstreamExtension.start((req, res) -> res.status(500)
             .header("content-type", "application/json").sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
 
     @DynamicPropertySource
@@ -109,10 +115,6 @@ class SeveralProvidersTest {
     @AfterAll
     static void stop() {
         RELEASE.tryEmitEmpty();
-        PRIMARY.close();
-        SECONDARY.close();
-        ERRORING.close();
-        PUSHY.close();
     }
 
     @Autowired

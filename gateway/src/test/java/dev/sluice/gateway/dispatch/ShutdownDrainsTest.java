@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -25,8 +25,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
@@ -47,7 +47,8 @@ class ShutdownDrainsTest {
             + "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":20,\"total_tokens\":30}}\n\n";
     static final AtomicInteger STARTED = new AtomicInteger();
     /** A stream of 20 chunks 100 ms apart (2 s): long enough to be cut by a careless shutdown. */
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         STARTED.incrementAndGet();
         Flux<String> chunks = Flux.interval(Duration.ofMillis(100)).take(CHUNKS)
                 .map(i -> "data: {\"id\":\"s\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
@@ -59,11 +60,6 @@ class ShutdownDrainsTest {
         return res.header("content-type", "text/event-stream")
                 .sendString(chunks.concatWith(Flux.just(USAGE, "data: [DONE]\n\n")));
     });
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
 
     /**
      * A Redis database of its own: in the shared one, another test's tiers document (200 in flight)

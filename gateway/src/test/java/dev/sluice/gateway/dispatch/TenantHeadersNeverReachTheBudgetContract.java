@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
@@ -50,8 +50,8 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
     static final String MODEL = "gpt-4o-mini-tenant-headers";
 
     /** No x-ratelimit-* and no usage: the estimate stands, so the budget's count is known exactly. */
-    static FakeUpstream upstreamWithoutHeaders() {
-        return FakeUpstream.answering("{\"id\":\"no-headers\"}");
+    static FakeUpstreamExtension upstreamWithoutHeaders() {
+        return FakeUpstreamExtension.answering("{\"id\":\"no-headers\"}");
     }
 
     @TestConfiguration

@@ -1,8 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -10,12 +10,8 @@ import org.springframework.test.context.DynamicPropertySource;
 @GatewayTest
 @Import(TenantHeadersNeverReachTheBudgetContract.Clocks.class)
 class TenantHeadersNeverReachTheInMemoryBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
-    static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = upstreamWithoutHeaders();
 
     @DynamicPropertySource
     static void stores(DynamicPropertyRegistry registry) {

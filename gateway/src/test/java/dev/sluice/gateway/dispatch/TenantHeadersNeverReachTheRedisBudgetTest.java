@@ -3,7 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -19,12 +19,8 @@ import org.springframework.test.context.DynamicPropertySource;
 @RedisGatewayTest
 @Import({TenantHeadersNeverReachTheBudgetContract.Clocks.class, TenantHeadersNeverReachTheRedisBudgetTest.RedisOnTheFakeClock.class})
 class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
-    static final FakeUpstream UPSTREAM = upstreamWithoutHeaders();
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = upstreamWithoutHeaders();
 
     /** The gateway's Redis quota runs on Redis TIME; this one on the test's clock, so the hold can be timed. */
     @TestConfiguration

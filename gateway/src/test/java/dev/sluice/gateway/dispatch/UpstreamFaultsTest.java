@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaLimiter;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -21,10 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -60,7 +60,8 @@ class UpstreamFaultsTest {
     /** When each fault's calls reached the provider (System.nanoTime). */
     static final Map<String, List<Long>> CALLS = new ConcurrentHashMap<>();
 
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         Matcher m = FAULT.matcher(req.body());
         String fault = m.find() ? m.group(1) : "none";
         List<Long> calls = CALLS.computeIfAbsent(fault, f -> new CopyOnWriteArrayList<>());
@@ -92,11 +93,6 @@ class UpstreamFaultsTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

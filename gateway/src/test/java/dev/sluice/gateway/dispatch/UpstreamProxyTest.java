@@ -3,11 +3,12 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -25,7 +26,8 @@ class UpstreamProxyTest {
     /** The rest of the stream waits on this sink, so the test decides when the upstream finishes. */
     static final Sinks.Many<String> REST_OF_STREAM = Sinks.many().unicast().onBackpressureBuffer();
 
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         if (req.body().contains("\"stream\":true")) {
             Flux<String> first = Flux.just("data: {\"choices\":[{\"delta\":{\"content\":\"first\"}}]}\n\n");
             return res.header("content-type", "text/event-stream")
@@ -38,11 +40,6 @@ class UpstreamProxyTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.io.ByteArrayOutputStream;
@@ -18,8 +18,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,7 +36,8 @@ class CompressedAnswerTest {
     static final String ANSWER = "{\"id\":\"chatcmpl-z\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
             + "{\"role\":\"assistant\",\"content\":\"" + " a".repeat(4000) + "\"},\"finish_reason\":\"stop\"}],"
             + "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":4000,\"total_tokens\":4010}}";
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         String accepts = req.headers().get("accept-encoding");
         if (accepts != null && accepts.contains("gzip")) {
             return res.header("content-type", "application/json").header("content-encoding", "gzip")
@@ -60,11 +61,6 @@ class CompressedAnswerTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

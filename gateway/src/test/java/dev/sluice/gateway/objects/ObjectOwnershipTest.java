@@ -7,6 +7,7 @@ import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.reactivestreams.Publisher;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.io.ByteArrayResource;
@@ -55,7 +57,8 @@ class ObjectOwnershipTest {
     /** A Responses stream's tail, held until the test lets it go. */
     static final Sinks.Many<String> HELD = Sinks.many().multicast().onBackpressureBuffer();
 
-    static final FakeUpstream UPSTREAM = FakeUpstream.start(ObjectOwnershipTest::provider);
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start(ObjectOwnershipTest::provider);
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) throws IOException {
@@ -70,7 +73,6 @@ class ObjectOwnershipTest {
     @AfterAll
     static void stop() {
         HELD.tryEmitComplete();
-        UPSTREAM.close();
     }
 
     /** The shared account: every object is there for whoever asks, as at the real provider. */

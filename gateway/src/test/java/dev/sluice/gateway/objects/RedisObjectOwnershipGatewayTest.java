@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.objects.redis.RedisObjectOwnership;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpMethod;
@@ -24,17 +24,13 @@ import org.springframework.web.reactive.function.client.WebClient;
 @RedisGatewayTest
 class RedisObjectOwnershipGatewayTest {
     static final String RESPONSE = "resp_" + UUID.randomUUID();
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"id\":\"" + RESPONSE + "\",\"object\":\"response\",\"output\":[],"
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"id\":\"" + RESPONSE + "\",\"object\":\"response\",\"output\":[],"
             + "\"usage\":{\"input_tokens\":5,\"output_tokens\":1,\"total_tokens\":6}}");
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

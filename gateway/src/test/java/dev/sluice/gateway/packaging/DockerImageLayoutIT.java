@@ -23,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,6 +47,10 @@ class DockerImageLayoutIT {
 
     @TempDir
     static Path work;
+
+    /** The production image has no simulated provider: it is pointed at one, as in a real deployment. */
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
 
     /** Where the builder stage's "/" is, and the final image's "/". */
     static Path builderRoot;
@@ -146,15 +152,13 @@ class DockerImageLayoutIT {
         assertThat(app.resolve(entrypoint.get(1).replace('.', '/') + ".class")).as("the ENTRYPOINT's launcher").isRegularFile();
 
         int port = freePort();
-        // The production image has no simulated provider: it is pointed at one, as in a real deployment.
-        FakeUpstream upstream = FakeUpstream.answering(FakeUpstream.CHAT_ANSWER);
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         // The image's own JVM options come from JAVA_TOOL_OPTIONS below; these only keep the test small and quick.
         command.addAll(List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1"));
         command.addAll(entrypoint.subList(1, entrypoint.size()));
         // Demo tenants are off by default in front of a real provider; this test calls with the free demo key.
-        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + upstream.baseUrl(), "--sluice.demo.tenants=true"));
+        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + UPSTREAM.baseUrl(), "--sluice.demo.tenants=true"));
         Path log = work.resolve("gateway.log");
         ProcessBuilder pb = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -188,7 +192,6 @@ class DockerImageLayoutIT {
         } finally {
             gateway.destroy(); // SIGTERM, as the kubelet sends it
             if (!gateway.waitFor(30, TimeUnit.SECONDS)) gateway.destroyForcibly();
-            upstream.close();
         }
     }
 

@@ -9,14 +9,14 @@ import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
 
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.config.ConfigRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
@@ -37,7 +37,8 @@ class ReconciliationTest {
     static final String BODY = "{\"model\":\"gpt-4o\",\"max_tokens\":4000,%s\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}";
     static final Sinks.Many<String> HELD = Sinks.many().multicast().onBackpressureBuffer();
 
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         if (req.body().contains("fail")) {
             return res.status(500).header("content-type", "application/json")
                     .sendString(Mono.just("{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}"));
@@ -53,11 +54,6 @@ class ReconciliationTest {
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.estimate.TokenEstimator;
 
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
@@ -30,7 +31,8 @@ import reactor.netty.resources.ConnectionProvider;
  * reports no usage, so every admitted request keeps its full estimate.
  */
 class TwoReplicasShareTheQuotaTest {
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"id\":\"no-usage\"}");
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"id\":\"no-usage\"}");
     static GatewayReplica a;
     static GatewayReplica b;
 
@@ -51,7 +53,6 @@ class TwoReplicasShareTheQuotaTest {
     static void stop() {
         a.close();
         b.close();
-        UPSTREAM.close();
     }
 
     @Test

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.RedisProcess;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -24,7 +25,8 @@ import org.springframework.test.context.DynamicPropertySource;
         "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.abuse.sampler.enabled=false"})
 class GatewayStartsWithoutRedisTest {
     static final RedisProcess REDIS = RedisProcess.notStarted();
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering(FaultHttp.UPSTREAM_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(FaultHttp.UPSTREAM_ANSWER);
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {
@@ -34,7 +36,6 @@ class GatewayStartsWithoutRedisTest {
 
     @AfterAll
     static void stop() {
-        UPSTREAM.close();
         REDIS.close();
     }
 

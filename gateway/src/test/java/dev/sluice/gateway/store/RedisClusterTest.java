@@ -12,7 +12,7 @@ import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisCluster;
 import java.time.Duration;
@@ -25,6 +25,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -45,7 +46,8 @@ class RedisClusterTest {
     static final String PASSWORD = "cluster-test-password";
     /** The fake provider reports 7 tokens of usage: settlement must replace the estimate with it. */
     static final int USED = 7;
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> res.header("content-type", "application/json")
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res.header("content-type", "application/json")
             .sendString(Mono.just("{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[],\"usage\":"
                     + "{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":" + USED + "}}")));
     static TestRedisCluster cluster;
@@ -70,7 +72,6 @@ class RedisClusterTest {
     static void stop() {
         if (gateway != null) gateway.close();
         if (cluster != null) cluster.close();
-        UPSTREAM.close();
     }
 
     static WebTestClient client() {

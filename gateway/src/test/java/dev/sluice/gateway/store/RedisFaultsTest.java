@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tenant.redis.RedisTenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.RedisProcess;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -19,6 +19,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -37,7 +38,8 @@ import org.springframework.test.context.DynamicPropertySource;
 class RedisFaultsTest {
     static final long BOUND_MS = 1_500;
     static final RedisProcess REDIS = RedisProcess.started();
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering(FaultHttp.UPSTREAM_ANSWER);
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(FaultHttp.UPSTREAM_ANSWER);
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {
@@ -47,7 +49,6 @@ class RedisFaultsTest {
 
     @AfterAll
     static void stop() {
-        UPSTREAM.close();
         REDIS.close();
     }
 

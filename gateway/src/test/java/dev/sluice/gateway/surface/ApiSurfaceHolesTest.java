@@ -7,6 +7,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.TestTiers;
@@ -22,9 +23,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -40,10 +41,11 @@ import org.springframework.test.context.DynamicPropertySource;
 class ApiSurfaceHolesTest {
     static final AtomicInteger FILES = new AtomicInteger();
     /** A file made gets an id of its own (the gateway records its owner); anything else is answered a list. */
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> res.header("content-type", "application/json")
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res.header("content-type", "application/json")
             .sendString(Mono.just(req.method().equals("POST") && req.path().endsWith("/v1/files")
                     ? "{\"id\":\"file-h" + FILES.incrementAndGet() + "\",\"object\":\"file\"}"
-                    : "{\"object\":\"list\",\"data\":[]}")));
+                    : "{\"object\":\"list\",\"data\":[]}"))).clearedBeforeEachTest();
     /** Small, so an upload past it is quick to send. */
     static final int FILE_LIMIT = 64 * 1024;
     static final int JSON_LIMIT = 32 * 1024;
@@ -75,11 +77,6 @@ class ApiSurfaceHolesTest {
         registry.add("sluice.max-request-bytes", () -> JSON_LIMIT);
     }
 
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
-    }
-
     @Value("${local.server.port}")
     int port;
     @Autowired
@@ -96,7 +93,6 @@ class ApiSurfaceHolesTest {
     @BeforeEach
     void freshTenant() {
         as("free");
-        UPSTREAM.requests().clear();
     }
 
     void as(String tierName) {

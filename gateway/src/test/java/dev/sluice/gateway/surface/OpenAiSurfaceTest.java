@@ -7,6 +7,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.config.ConfigRegistry;
@@ -21,9 +22,9 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -43,7 +44,8 @@ import reactor.core.publisher.Mono;
 @GatewayTest
 class OpenAiSurfaceTest {
     /** Chat answers with usage: the prompt as 10 tokens and max_tokens (or 5) as the completion; the rest with {}. */
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         if (!req.path().endsWith("/chat/completions")) {
             return res.header("content-type", "application/json").sendString(Mono.just("{\"object\":\"list\",\"data\":[]}"));
         }
@@ -52,16 +54,11 @@ class OpenAiSurfaceTest {
         return res.header("content-type", "application/json").sendString(Mono.just(
                 "{\"id\":\"x\",\"object\":\"chat.completion\",\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":" + completion
                         + ",\"total_tokens\":" + (10 + completion) + "}}"));
-    });
+    }).clearedBeforeEachTest();
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     /** A failure of the gateway's own, after the reservation: the request with this header throws. */
@@ -105,7 +102,6 @@ class OpenAiSurfaceTest {
         TestTenants.Created t = TestTenants.create(tenants, "surface", "free");
         tenant = t.id();
         key = t.key();
-        UPSTREAM.requests().clear();
     }
 
     record Answer(int status, String head, String body) {

@@ -2,11 +2,11 @@ package dev.sluice.gateway.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -19,16 +19,12 @@ import reactor.core.publisher.Mono;
 /** The gateway with Redis configured: tenants live there, keys only as hashes. */
 @RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class RedisTenantAuthenticationTest {
-    static final FakeUpstream UPSTREAM = FakeUpstream.answering("{\"ok\":true}");
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"ok\":true}");
 
     @DynamicPropertySource
     static void props(DynamicPropertyRegistry registry) {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
-    }
-
-    @AfterAll
-    static void stop() {
-        UPSTREAM.close();
     }
 
     @Value("${local.server.port}")

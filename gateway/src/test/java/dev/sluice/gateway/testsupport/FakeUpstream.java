@@ -50,7 +50,12 @@ public final class FakeUpstream implements AutoCloseable {
 
     /** An upstream that answers every call 200 with {@code json}. */
     public static FakeUpstream answering(String json) {
-        return start((req, res) -> res.header("content-type", "application/json").sendString(Mono.just(json)));
+        return start(answerWith(json));
+    }
+
+    /** The handler of {@link #answering}: 200 with {@code json}. */
+    static BiFunction<Recorded, HttpServerResponse, Publisher<Void>> answerWith(String json) {
+        return (req, res) -> res.header("content-type", "application/json").sendString(Mono.just(json));
     }
 
     /** The base URL as an SDK takes it, with a prefix other than /v1 to prove the mapping. */

@@ -99,7 +99,7 @@ public final class GatewayReplica implements AutoCloseable {
             return property("sluice.provider.url", baseUrl);
         }
 
-        public Builder upstream(FakeUpstream upstream) {
+        public Builder upstream(FakeUpstreamExtension upstream) {
             return upstream(upstream.baseUrl());
         }
 

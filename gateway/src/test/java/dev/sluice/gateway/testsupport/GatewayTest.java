@@ -13,7 +13,7 @@ import org.springframework.core.annotation.AliasFor;
 /**
  * A whole gateway on a random port with a {@code WebTestClient} bound to it: the one way a test
  * class says "the real application over real HTTP". Where the provider comes from is the test's:
- * {@code sluice.provider.url} (a {@link FakeUpstream}, or {@link FakeUpstream#NO_UPSTREAM_CALLS}),
+ * {@code sluice.provider.url} (a {@link FakeUpstreamExtension}, or {@link FakeUpstream#NO_UPSTREAM_CALLS}),
  * or, in the lab-provider and lab modules, nothing, and the lab provider is wired in.
  * With {@link RedisGatewayTest} the stores are the shared {@link TestRedis}; here they are in memory.
  *

@@ -10,13 +10,13 @@ import dev.sluice.lab.scenario.LabReport.Failure;
 import dev.sluice.lab.scenario.LabReport.RampResult;
 import dev.sluice.lab.scenario.LabReport.Step;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * What one run of one case did, as it happens: books and their pages, waits, the provider's
@@ -56,8 +56,8 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
     private final List<Step> steps = new ArrayList<>();
     /** Calls admitted since the start, until released: a call admitted before it is not ours to count out. */
     private final Set<LabCall> running = Collections.newSetFromMap(new IdentityHashMap<>());
-    private long[] waits = new long[1024];
-    private int waitCount;
+    /** Every page's wait in ms, to 3 significant digits: its size follows the longest wait, not the page count. */
+    private final Histogram waits = new Histogram(3);
     private long lastAnswerMs;
     private Failure firstFailure;
     private long firstFailureMs = Long.MAX_VALUE;
@@ -104,8 +104,7 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
         if (ok) book.ok++;
         else book.failed++;
         book.billedTokens += Math.max(0, billedTokens);
-        if (waitCount == waits.length) waits = Arrays.copyOf(waits, waits.length * 2);
-        waits[waitCount++] = Math.max(0, answeredMs - submittedMs);
+        waits.recordValue(Math.max(0, answeredMs - submittedMs));
         lastAnswerMs = Math.max(lastAnswerMs, answeredMs);
     }
 
@@ -183,24 +182,15 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
             if (b.ok == b.pages) clean++; // a page never answered (the run was cut) breaks the book too
             else wastedTokens += b.billedTokens;
         }
-        long[] sorted = Arrays.copyOf(waits, waitCount);
-        Arrays.sort(sorted);
         return new CaseResult(id.id(), id.title(), mostUsers.get(), round1(seconds(lastAnswerMs)), pagesSent.get(),
                 provider.rejected429() + provider.rejected503(), books.size(), clean, round4(provider.costUsd()),
                 round4(wastedTokens * pricePerMillionTokens / 1_000_000.0), firstFailure,
-                percentile(sorted, 50), percentile(sorted, 95), busyAnswers.get(), limiterRefusals.get(),
+                waits.getValueAtPercentile(50), waits.getValueAtPercentile(95), busyAnswers.get(), limiterRefusals.get(),
                 provider.limits().tokensPerMinute(), provider.limits().maxInFlight(), timeline.points());
     }
 
     public synchronized RampResult rampResult(CaseId id, LabLimits limits) {
         return new RampResult(id.id(), firstFailure, steps, limits.tokensPerMinute(), limits.maxInFlight(), timeline.points());
-    }
-
-    /** Nearest-rank percentile of sorted values; 0 when there are none. */
-    static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) return 0;
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
     private double seconds(long atMs) {

@@ -7,7 +7,7 @@ import dev.sluice.gateway.acceptance.fuzz.RawHttp.Answer;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.config.ConfigRegistry;
@@ -31,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -63,7 +64,8 @@ class GatewayFuzzTest {
     /** The case ids whose answer the provider finished writing. */
     static final java.util.Set<String> PROVIDER_ANSWERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
     static final java.util.concurrent.atomic.AtomicLong ANSWERS = new java.util.concurrent.atomic.AtomicLong();
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> {
+    @RegisterExtension
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);
         if (id != null) REACHED_PROVIDER.add(id);
         // A GET that reaches the provider is a list (an object's id is checked first, and nobody owns one here):
@@ -118,7 +120,6 @@ class GatewayFuzzTest {
     @AfterAll
     static void stop() {
         if (gateway != null) gateway.close();
-        UPSTREAM.close();
     }
 
     /** One case's verdict: null when the answer is acceptable, else what is wrong with it. */
