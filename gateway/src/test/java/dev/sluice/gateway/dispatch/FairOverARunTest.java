@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,20 +36,28 @@ class FairOverARunTest {
         int[] served = run(FairQueue.forBudget(10_000, 0.1, SEED_AFTER_HEADROOM.tokensPerMinute()), staggerMs);
         double[] x = Arrays.stream(served).asDoubleStream().toArray();
         double jain = DispatchSimulation.jain(x);
-        System.out.printf("[fair-over-a-run] %d ms apart: pages served %s, Jain %.4f%n", staggerMs, Arrays.toString(served), jain);
+        int expired = EXPIRED.getAndSet(0);
+        System.out.printf("[fair-over-a-run] %d ms apart: pages served %s, Jain %.4f, admitted then expired %d%n", staggerMs,
+                Arrays.toString(served), jain, expired);
         assertThat(Arrays.stream(served).sum()).as("the provider kept busy").isGreaterThan(2 * 363);
         assertThat(jain).isGreaterThanOrEqualTo(0.98);
+        assertThat(expired).as("admitted pages that then waited out their max wait").isZero();
     }
 
+    /** Pages that waited their whole max wait in line: promises the door broke. */
+    static final AtomicInteger EXPIRED = new AtomicInteger();
+
     /**
-     * Known gap, kept in view. A second apart, the first three have had a whole book served, and
-     * the first a second book promised, before the last three ask: 200, 200, 200, 100, 100, 100
-     * (Jain 0.90) since the door keeps a margin on its promises ({@link Door#marginMs}). Before
-     * that it was fair here only because the late three took places in the last seconds of the
-     * minute's wait, which the independent crowd's judged run showed are the promises that break.
-     * The gap is the "work promised before the interval" term of the fairness bound
-     * (docs/architecture.md): promises are firm, so a head start promised before the others came is
-     * not taken back, and a 90 s run ends before it is paid back.
+     * Known gap, kept in view. A second apart, the first three have each had a whole book served
+     * before the last three ask, and they come back first: their second books are promised the
+     * windows after, while the last three are still being served their first. When those ask for
+     * their second books, a fair turn ahead would break the first three's firm promises, so the
+     * door defers them behind those, past what it promises within the max wait, and says busy:
+     * 200, 200, 200, 100, 100, 100 (Jain 0.90), none expired. Before the door kept a margin on its
+     * promises it was fair here only by taking places in the last seconds of the wait, the promises
+     * the independent crowd's judged run showed break. This is the "work promised before the
+     * interval" term of the fairness bound (docs/architecture.md): promises are firm, so a head
+     * start already promised is not taken back, and the 90 s run ends before it is paid back.
      */
     @Test
     @Disabled("known gap: a head start promised before the others came is kept; see the Javadoc")
@@ -79,6 +88,7 @@ class FairOverARunTest {
                 it.remove();
             }
             for (Job expired : queue.expire(now)) { // told busy in line: sent again a second later
+                EXPIRED.incrementAndGet();
                 int t = tenantOf.get(expired.id());
                 outstanding[t]--;
                 toSend[t]++;
@@ -96,6 +106,15 @@ class FairOverARunTest {
                     // As ProviderDispatcher uses the door: its turn as decided, and a refusal remembered.
                     DoorDecision d = door.admit(job, Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
                             MAX_WAIT_MS, now);
+                    // A page it displaced (admitted within the burst) is told busy: sent again after its Retry-After.
+                    for (DoorDecision.Displaced gone : d.displaced()) {
+                        queue.remove(gone.job().id());
+                        int g = tenantOf.get(gone.job().id());
+                        outstanding[g]--;
+                        toSend[g]++;
+                        dueAt[g] = Math.max(dueAt[g], now + Math.max(1_000,
+                                gone.waitMs() - Door.longestPromisedMs(MAX_WAIT_MS)));
+                    }
                     if (d.accepted()) {
                         queue.enqueue(job, d.turnAtLeast());
                         outstanding[t]++;
