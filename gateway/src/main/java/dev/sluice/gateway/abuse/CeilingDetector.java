@@ -1,6 +1,7 @@
 package dev.sluice.gateway.abuse;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,7 +81,7 @@ public final class CeilingDetector {
         long from = run.startMs() - CONTEXT_MINUTES * 60_000L;
         List<UsageSample> evidence = new ArrayList<>();
         for (UsageSample s : series) if (s.minuteStartMs() >= from && s.minuteStartMs() <= lastMinuteMs) evidence.add(s);
-        evidence.sort(java.util.Comparator.comparingLong(UsageSample::minuteStartMs));
+        evidence.sort(Comparator.comparingLong(UsageSample::minuteStartMs));
         return Optional.of(new Finding(run, evidence));
     }
 }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.HexFormat;
 
 /**
@@ -34,6 +35,6 @@ public final class ApiKeys {
     public static String generate() {
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
-        return "sk-sluice-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return "sk-sluice-" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }

@@ -11,6 +11,9 @@ import dev.sluice.gateway.testsupport.GatewayReplica;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -150,11 +153,11 @@ final class SeedCrowd {
     /** {@code PUT /_lab/limits} on the lab's own port, as an operator would: new limits from the next call on. */
     static String putLabLimits(LabProviderServer lab, String json) {
         try {
-            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
+            HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
                             .header("content-type", "application/json")
-                            .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                            .PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) throw new IllegalStateException("PUT /_lab/limits: " + r.statusCode() + " " + r.body());
             return r.body();
         } catch (IOException e) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -74,7 +75,7 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         int at = yaml.indexOf(star);
         StringBuilder models = new StringBuilder();
         for (String model : List.of(model("1-vs-5"), model("3-vs-3"))) {
-            models.append(String.format(java.util.Locale.ROOT, """
+            models.append(String.format(Locale.ROOT, """
                           "%s":
                             requests-per-minute: %d
                             tokens-per-minute: %d
