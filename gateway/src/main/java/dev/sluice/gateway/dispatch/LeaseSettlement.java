@@ -73,11 +73,6 @@ final class LeaseSettlement {
         live.add(lease.leaseId());
     }
 
-    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
-    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
-        return finish(lease, outcome, tokenDelta, 0, 0, durationMs, Long.MIN_VALUE);
-    }
-
     /**
      * The call ended: give back the slot, correct the tokens (the input and output windows by
      * their deltas too, 0 where the budget has none), move the charge to when the provider can

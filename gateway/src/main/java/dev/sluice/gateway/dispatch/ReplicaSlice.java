@@ -149,12 +149,9 @@ final class ReplicaSlice {
     /**
      * The next call's ask, and the call under way from here: the unspent rest goes back with it
      * (nothing is spent from it meanwhile), the queued settlements go with it.
+     *
+     * @param last shutdown: nothing new is taken and every spare slot goes back
      */
-    synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs) {
-        return ask(replica, need, needSlot, limits, nowMs, false);
-    }
-
-    /** @param last shutdown: nothing new is taken and every spare slot goes back */
     synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs, boolean last) {
         this.limits = limits;
         calling = true;

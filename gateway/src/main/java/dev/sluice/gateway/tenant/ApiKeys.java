@@ -26,11 +26,6 @@ public final class ApiKeys {
         }
     }
 
-    /** Constant-time comparison of two hex hashes. */
-    public static boolean sameHash(String a, String b) {
-        return MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
-    }
-
     /** A new key, {@code sk-sluice-} and 43 URL-safe base64 characters. Shown to its owner once. */
     public static String generate() {
         byte[] bytes = new byte[32];
