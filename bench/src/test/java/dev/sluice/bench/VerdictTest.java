@@ -7,7 +7,7 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Issue 16's judged summary, from a small fixed overhead.json (the form a redraw reads). */
+/** The judged summary (the overhead criteria, each passed or failed), from a small fixed overhead.json (the form a redraw reads). */
 class VerdictTest {
 
     /** One arm's rates: [rate, p50, p99, passes (1/0), sent, evalsha]. */

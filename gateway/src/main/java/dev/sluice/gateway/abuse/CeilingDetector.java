@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Seed 004's abuse signal, pure: a tenant sitting at or above {@code threshold} of its
+ * The abuse signal, pure: a tenant sitting at or above {@code threshold} of its
  * ceiling for {@code consecutiveMinutes} or more consecutive minutes. A minute's measure is its
  * {@link UsageSample#pressure()}: the {@link CeilingSignal} (a minute refused, held or out of
  * room counts as at the ceiling whatever the window held as it ended). A minute with no sample

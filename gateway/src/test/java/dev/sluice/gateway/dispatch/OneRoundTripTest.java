@@ -24,7 +24,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 
 /**
- * Issue 16's budget of Redis work, on the whole request path against a real Redis: a served call
+ * The budget of Redis work (docs/performance.md), on the whole request path against a real Redis: a served call
  * costs its tenant's admission, and the provider budget's slice calls and the batched settlements
  * together cost well under one more; and every call still ends settled to its usage. The batches
  * go by size here (a second's wait, 64 a batch): how many calls share a timed batch depends on the

@@ -98,7 +98,7 @@ abstract class ProviderBudgetStoreContract {
     }
 
     /**
-     * Issue 15: the provider counts a call when it arrives, up to the count delay after the
+     * The provider counts a call when it arrives, up to the count delay after the
      * admission, and frees it a minute after that. Stamped late, the charge leaves the window no
      * sooner, wherever in its second the admission fell; without the delay it left up to the
      * whole delay sooner (the 429s lab case 4 saw at the minute's turn).

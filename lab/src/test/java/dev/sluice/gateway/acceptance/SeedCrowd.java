@@ -34,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Seed 000's crowd, scaled to run in seconds, and what the acceptance tests need to send it:
  * a lab provider of their own, gateways pointed at it, tenants, books of pages, and a client
- * whose pool is never the bottleneck (seed 000, case 5).
+ * whose pool is never the bottleneck (a bounded pool is a queue of its own, in front of the gateway's).
  *
  * <p><b>The scale.</b> The seed's provider takes 300 000 tokens and 1 500 requests a minute,
  * 200 calls in flight, about 2 s a call; a page is ~800 tokens. Its shape: tokens bind over
@@ -52,7 +52,7 @@ final class SeedCrowd {
     static final int REQUESTS_PER_MINUTE = 600;
     static final int MAX_IN_FLIGHT = 20;
     static final double HEADROOM = 0.97; // tiers.yaml's
-    /** Who served an answer (issue 17): every answer a provider served carries it. */
+    /** Who served an answer, so a route's failover can be checked: every answer a provider served carries it. */
     static final String PROVIDER_HEADER = "X-Sluice-Provider";
 
 

@@ -96,8 +96,8 @@ class TwoReplicasServeEqualTenantsEquallyTest {
      * Not in the default suite (run with {@code -Dfairshare.uneven=true}): every page arrives in the same instant,
      * before the first tick (200 ms) has shared anything, and the door is still per replica, so the lone tenant's
      * replica takes in its whole book on its own view and the share evens out only what follows. Measured on this
-     * machine: Jain 0.76-0.87 (0.68 without the sharing), not the 0.99 of the even split below. A known gap
-     * (issue 15's closing note).
+     * machine: Jain 0.76-0.87 (0.68 without the sharing), not the 0.99 of the even split below. A known gap:
+     * the sharing cannot even out a book a replica took in before its first tick.
      */
     @Test
     @EnabledIfSystemProperty(named = "fairshare.uneven", matches = "true")
