@@ -1,4 +1,4 @@
--- One replica's fair-queue lanes for one provider budget, shared (issue 15, item 5); the Java
+-- One replica's fair-queue lanes for one provider budget, shared so fairness holds across replicas; the Java
 -- twin is InMemoryLaneShare. In one round trip: forgets replicas silent past the TTL, reads the
 -- lowest counter waiting on any other replica, adds this replica's service since its last
 -- report to each tenant's counter (lifting a tenant that starts waiting again to the floor less

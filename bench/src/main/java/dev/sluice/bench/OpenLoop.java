@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,8 +15,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -78,7 +81,7 @@ final class OpenLoop implements AutoCloseable {
         return client.post().uri(path).send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
                 .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
                         .map(text -> new Answer(res.status().code(), res.responseHeaders().entries().stream()
-                                .collect(java.util.stream.Collectors.toMap(e -> e.getKey().toLowerCase(java.util.Locale.ROOT),
+                                .collect(Collectors.toMap(e -> e.getKey().toLowerCase(Locale.ROOT),
                                         Map.Entry::getValue, (a, b) -> a, TreeMap::new)), text)))
                 .block(TIMEOUT.plusSeconds(5));
     }
@@ -150,7 +153,7 @@ final class OpenLoop implements AutoCloseable {
         try (OpenLoop load = new OpenLoop("cli", URI.create(args[0]), args[1], FakeProvider.REQUEST)) {
             for (String rate : args[2].split(",")) {
                 Step s = load.run(Double.parseDouble(rate), Duration.ofSeconds(Long.parseLong(args[3])));
-                System.out.printf(java.util.Locale.ROOT, "%s req/s: sent %d, errors %d %s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms%n",
+                System.out.printf(Locale.ROOT, "%s req/s: sent %d, errors %d %s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms%n",
                         rate, s.sent(), s.errors(), s.failures(), s.latencyUs().getValueAtPercentile(50) / 1000.0,
                         s.latencyUs().getValueAtPercentile(99) / 1000.0, s.latencyUs().getValueAtPercentile(99.9) / 1000.0,
                         s.latencyUs().getMaxValue() / 1000.0);
@@ -162,7 +165,7 @@ final class OpenLoop implements AutoCloseable {
     /** The client logs a line per timeout when an arm is overloaded: the counts say it. */
     static void quietLogging() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+            context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
             context.getLogger("reactor.netty").setLevel(Level.OFF);
         }
     }

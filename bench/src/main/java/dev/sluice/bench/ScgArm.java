@@ -1,5 +1,6 @@
 package dev.sluice.bench;
 
+import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
@@ -20,7 +21,7 @@ public class ScgArm {
     /** Usage: {@code ScgArm --server.port=… --bench.upstream=http://127.0.0.1:… [--spring.profiles.active=rate-limited]}. */
     public static void main(String[] args) {
         SpringApplication app = new SpringApplication(ScgArm.class);
-        app.setDefaultProperties(java.util.Map.of("spring.config.name", "scg-arm"));
+        app.setDefaultProperties(Map.of("spring.config.name", "scg-arm"));
         app.run(args);
     }
 

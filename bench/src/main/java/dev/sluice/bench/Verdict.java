@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Issue 16's judged criteria, from one run's curves:
+ * Whether Sluice's overhead stays within its budget, judged from one run's curves:
  * <ul>
  *   <li>at 250, 500 and 1,000 req/s, Sluice's added p50 and added p99 are each at most 1.5× bare
  *       SCG's and at most SCG + RedisRateLimiter's ("added": the arm's percentile minus the

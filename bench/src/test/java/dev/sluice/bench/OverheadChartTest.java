@@ -9,6 +9,7 @@ import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The chart is drawn, headless, from a fixed run's JSON, as a redraw of an earlier run does. */
 class OverheadChartTest {
@@ -36,7 +37,7 @@ class OverheadChartTest {
         assertThat(image.getWidth()).isEqualTo(OverheadChart.WIDTH);
         assertThat(image.getHeight()).isEqualTo(OverheadChart.HEIGHT);
         // An older JSON (no raw EVALSHA count) still gives the run's figure from its ratio.
-        List<Curves.Curve> curves = Curves.fromJson(tools.jackson.databind.json.JsonMapper.builder().build().readTree(json.toFile()));
+        List<Curves.Curve> curves = Curves.fromJson(JsonMapper.builder().build().readTree(json.toFile()));
         assertThat(curves.get(1).evalshaPerRequest()).isEqualTo(1.0);
     }
 }

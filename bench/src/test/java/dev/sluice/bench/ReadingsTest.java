@@ -1,6 +1,7 @@
 package dev.sluice.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
 
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +16,9 @@ class ReadingsTest {
 
         // 3,000 requests (500/s for 6 s): 600 ms of the arm's CPU is 200 µs each.
         assertThat(Readings.perRequestUs(slice.armCpuNs(), 3_000)).isEqualTo(200.0);
-        assertThat(Readings.perRequestUs(slice.armTotalCpuNs(), 3_000)).isCloseTo(203.33, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(Readings.perRequestUs(slice.armTotalCpuNs(), 3_000)).isCloseTo(203.33, offset(0.01));
         assertThat(Readings.perRequestUs(slice.redisCpuNs(), 3_000)).isEqualTo(50.0);
-        assertThat(Readings.perRequest(slice.redisEvalsha(), 3_000)).isCloseTo(0.6667, org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(Readings.perRequest(slice.redisEvalsha(), 3_000)).isCloseTo(0.6667, offset(1e-4));
         assertThat(Readings.perRequest(slice.redisCalls(), 3_000)).isEqualTo(12.666666666666666);
         // 450 ms of the load generator's CPU over 6 s of wall clock: 7.5% of one core.
         assertThat(Readings.cores(slice.driverCpuNs(), slice.wallNs())).isEqualTo(0.075);

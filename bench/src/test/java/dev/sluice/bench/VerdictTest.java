@@ -3,10 +3,11 @@ package dev.sluice.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Issue 16's judged summary, from a small fixed overhead.json (the form a redraw reads). */
+/** The judged summary (the overhead criteria, each passed or failed), from a small fixed overhead.json (the form a redraw reads). */
 class VerdictTest {
 
     /** One arm's rates: [rate, p50, p99, passes (1/0), sent, evalsha]. */
@@ -14,7 +15,7 @@ class VerdictTest {
         StringBuilder sb = new StringBuilder("\"" + key + "\":{\"label\":\"" + key + "\",\"rates\":[");
         for (int i = 0; i < rates.length; i++) {
             double[] r = rates[i];
-            sb.append(i == 0 ? "" : ",").append(String.format(java.util.Locale.ROOT,
+            sb.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
                     "{\"rate\":%.1f,\"p50_ms\":%s,\"p99_ms\":%s,\"passes\":%s,\"sent\":%d,\"redis_evalsha\":%d}",
                     r[0], r[1], r[2], r[3] == 1, (long) r[4], (long) r[5]));
         }

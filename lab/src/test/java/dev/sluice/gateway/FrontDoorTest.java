@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -134,7 +135,7 @@ class FrontDoorTest {
         byte[] buf = new byte[8192];
         while (true) {
             Matcher m = status.matcher(seen.toString(StandardCharsets.ISO_8859_1));
-            List<Integer> found = new java.util.ArrayList<>();
+            List<Integer> found = new ArrayList<>();
             while (m.find()) found.add(Integer.parseInt(m.group(1)));
             if (found.size() >= count) return found;
             int n = in.read(buf);

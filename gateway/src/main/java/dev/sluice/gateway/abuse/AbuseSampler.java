@@ -58,7 +58,7 @@ public final class AbuseSampler {
         this.clock = clock;
         this.meters = meters;
         // At zero from start: the dashboard's and the alerts' series exist before the first minute is sampled.
-        for (String result : java.util.List.of("sampled", "failed")) meters.counter("sluice.abuse.samples", "result", result);
+        for (String result : List.of("sampled", "failed")) meters.counter("sluice.abuse.samples", "result", result);
         for (String tier : config.get().tiers().keySet()) meters.counter("sluice.abuse.flags.opened", "tier", tier);
     }
 

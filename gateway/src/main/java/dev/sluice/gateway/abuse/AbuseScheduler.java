@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -64,7 +65,7 @@ public final class AbuseScheduler {
             if (!busy.compareAndSet(false, true)) return Mono.empty();
             long first = last == Long.MIN_VALUE ? due : Math.max(last + 60_000L, due - (CATCH_UP_MINUTES - 1) * 60_000L);
             return activity.flush()
-                    .thenMany(Flux.fromStream(java.util.stream.LongStream.iterate(first, m -> m <= due, m -> m + 60_000L).boxed()))
+                    .thenMany(Flux.fromStream(LongStream.iterate(first, m -> m <= due, m -> m + 60_000L).boxed()))
                     .concatMap(minute -> lock.tryAcquire(minute, owner)
                             .flatMap(won -> won ? sampler.sampleMinute(minute) : Mono.empty())
                             .doOnNext(r -> log.debug("Sampled minute {}: {} tenants, {} flags opened",

@@ -32,9 +32,4 @@ public record Ceiling(String window, double fill, double peak, long roomTokens, 
             throw new IllegalArgumentException("a ceiling measure must not be negative");
         }
     }
-
-    /** Whether the minute was at the ceiling under {@code threshold}. */
-    public boolean atCeiling(double threshold) {
-        return pressure >= threshold;
-    }
 }

@@ -1,13 +1,14 @@
 package dev.sluice.gateway.abuse;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Seed 004's abuse signal, pure: a tenant sitting at or above {@code threshold} of its
+ * The abuse signal, pure: a tenant sitting at or above {@code threshold} of its
  * ceiling for {@code consecutiveMinutes} or more consecutive minutes. A minute's measure is its
  * {@link UsageSample#pressure()}: the {@link CeilingSignal} (a minute refused, held or out of
  * room counts as at the ceiling whatever the window held as it ended). A minute with no sample
@@ -80,7 +81,7 @@ public final class CeilingDetector {
         long from = run.startMs() - CONTEXT_MINUTES * 60_000L;
         List<UsageSample> evidence = new ArrayList<>();
         for (UsageSample s : series) if (s.minuteStartMs() >= from && s.minuteStartMs() <= lastMinuteMs) evidence.add(s);
-        evidence.sort(java.util.Comparator.comparingLong(UsageSample::minuteStartMs));
+        evidence.sort(Comparator.comparingLong(UsageSample::minuteStartMs));
         return Optional.of(new Finding(run, evidence));
     }
 }

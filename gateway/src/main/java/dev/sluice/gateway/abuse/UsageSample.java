@@ -1,6 +1,7 @@
 package dev.sluice.gateway.abuse;
 
 import dev.sluice.gateway.api.Stage;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -23,7 +24,7 @@ public record UsageSample(long minuteStartMs, String tier, long tokens, long req
         if (tokens < 0 || requests < 0 || !(utilisation >= 0)) throw new IllegalArgumentException("usage must not be negative");
         Map<String, Long> ordered = new LinkedHashMap<>();
         for (Stage s : Stage.SERIES) ordered.put(s.label(), stages.getOrDefault(s.label(), 0L));
-        stages = java.util.Collections.unmodifiableMap(ordered);
+        stages = Collections.unmodifiableMap(ordered);
     }
 
     public UsageSample(long minuteStartMs, String tier, long tokens, long requests, double utilisation, String window,

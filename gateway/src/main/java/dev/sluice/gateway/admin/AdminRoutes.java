@@ -11,6 +11,7 @@ import java.net.URI;
 import java.time.Duration;
 import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Clock;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,6 +21,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -66,8 +68,8 @@ public class AdminRoutes {
                         .GET("/flags/{id}", flagsHandler::get)
                         .POST("/flags/{id}/review", flagsHandler::review);
                     extensions.orderedStream().forEach(e -> e.addRoutes(api)); // e.g. the lab's runs, where the lab module is
-                    api.GET("/audit", r -> ServerResponse.ok().contentType(org.springframework.http.MediaType.APPLICATION_JSON)
-                                .bodyValue(java.util.Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
+                    api.GET("/audit", r -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
+                                .bodyValue(Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
                         .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
                                 "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml).")));
                 })

@@ -3,6 +3,8 @@ package dev.sluice.gateway.admin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +57,7 @@ public class AdminUiRoutes {
         return RouterFunctions.route()
                 .GET("/admin", r -> ServerResponse.permanentRedirect(URI.create("/admin/")).build())
                 .route(getOrHead("/admin/assets/{file}"), r -> file("assets/" + r.pathVariable("file"), r.pathVariable("file"),
-                        CacheControl.maxAge(java.time.Duration.ofDays(365)).cachePublic().immutable()))
+                        CacheControl.maxAge(Duration.ofDays(365)).cachePublic().immutable()))
                 .route(getOrHead("/admin/**").and(RequestPredicates.path("/admin/api/**").negate()), r -> page(r, index))
                 .build();
     }
@@ -69,7 +71,7 @@ public class AdminUiRoutes {
         String path = r.path();
         String last = path.substring(path.lastIndexOf('/') + 1);
         if (last.contains(".") && !last.equals("index.html")) return file(last, last, CacheControl.noCache());
-        if (index == null) return html(HttpStatus.OK, NOT_BUILT.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        if (index == null) return html(HttpStatus.OK, NOT_BUILT.getBytes(StandardCharsets.UTF_8));
         return html(HttpStatus.OK, index);
     }
 

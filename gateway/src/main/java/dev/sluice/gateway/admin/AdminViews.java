@@ -16,9 +16,12 @@ import dev.sluice.gateway.tiers.TierDocument;
 import dev.sluice.gateway.config.WindowLimit;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The JSON shapes of the admin API, built as ordered maps so the wire format is written down
@@ -52,7 +55,7 @@ final class AdminViews {
     /** The parsed configuration, defaults filled in (e.g. a tier's implicit hour window), in tiers.yaml's names. */
     static Map<String, Object> config(SluiceConfig c) {
         Map<String, Object> tiers = new LinkedHashMap<>();
-        c.tiers().values().stream().sorted(java.util.Comparator.comparingInt(Tier::priority).reversed()
+        c.tiers().values().stream().sorted(Comparator.comparingInt(Tier::priority).reversed()
                 .thenComparing(Tier::name)).forEach(t -> tiers.put(t.name(), tier(t)));
         Map<String, Object> ladder = new LinkedHashMap<>();
         ladder.put("downgrade-above", c.ladder().downgradeAbove());
@@ -123,9 +126,9 @@ final class AdminViews {
             windows.add(wm);
         }
         m.put("windows", windows);
-        m.put("downgrade", new java.util.TreeMap<>(t.downgrade()));
+        m.put("downgrade", new TreeMap<>(t.downgrade()));
         m.put("allow-no-downgrade", t.allowNoDowngrade());
-        m.put("redis-down", t.redisDown().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        m.put("redis-down", t.redisDown().name().toLowerCase(Locale.ROOT).replace('_', '-'));
         // The families open, defaults filled in; endpoints-listed false: the default, whose unmetered
         // and credential operations stay closed.
         m.put("endpoints", t.endpoints().families().stream().sorted().map(Family::wireName).toList());

@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -79,7 +81,7 @@ final class FlagsHandler {
                     .flatMap(f -> {
                         log.info("Flag {} of tenant {}: {} by {}{}", f.id(), f.tenantId(), review.action().wire(), review.by(),
                                 review.tier() == null ? "" : " (to tier " + review.tier() + ")");
-                        Map<String, Object> details = new java.util.LinkedHashMap<>();
+                        Map<String, Object> details = new LinkedHashMap<>();
                         details.put("flag", f.id());
                         details.put("review", review.action().wire());
                         if (review.tier() != null) details.put("tier", review.tier());
@@ -111,7 +113,7 @@ final class FlagsHandler {
             if (tier == null) problems.add(AdminError.FieldProblem.of("tier", "is required to confirm-move-tier: the tier to move the tenant to"));
             else if (!config.current().tiers().containsKey(tier)) {
                 problems.add(AdminError.FieldProblem.of("tier", "unknown tier '" + tier + "' (known: "
-                        + String.join(", ", new java.util.TreeSet<>(config.current().tiers().keySet())) + ")"));
+                        + String.join(", ", new TreeSet<>(config.current().tiers().keySet())) + ")"));
             }
         } else if (rawTier != null && action != null) {
             problems.add(AdminError.FieldProblem.of("tier", "is only given with confirm-move-tier"));
@@ -133,7 +135,7 @@ final class FlagsHandler {
         };
     }
 
-    private Mono<Void> change(String tenantId, java.util.function.UnaryOperator<Tenant> f) {
+    private Mono<Void> change(String tenantId, UnaryOperator<Tenant> f) {
         return tenants.findById(tenantId)
                 .switchIfEmpty(Mono.error(new AdminError(HttpStatus.CONFLICT, "tenant_gone",
                         "The flag was closed but tenant '" + tenantId + "' no longer exists.")))

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -199,13 +200,13 @@ final class TenantsHandler {
         SluiceConfig c = config.current();
         if (!c.tiers().containsKey(tier)) {
             problems.add(AdminError.FieldProblem.of("tier", "unknown tier '" + tier + "' (known: "
-                    + String.join(", ", new java.util.TreeSet<>(c.tiers().keySet())) + ")"));
+                    + String.join(", ", new TreeSet<>(c.tiers().keySet())) + ")"));
         }
     }
 
     private static void unknownFields(Map<String, Object> body, Set<String> allowed, List<AdminError.FieldProblem> problems) {
         for (String k : body.keySet()) {
-            if (!allowed.contains(k)) problems.add(AdminError.FieldProblem.of(k, "unknown field (expected one of " + new java.util.TreeSet<>(allowed) + ")"));
+            if (!allowed.contains(k)) problems.add(AdminError.FieldProblem.of(k, "unknown field (expected one of " + new TreeSet<>(allowed) + ")"));
         }
     }
 

@@ -7,6 +7,7 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.Connection;
 
 /**
  * The event loop of the connection a request came in on, as a scheduler: where its work
@@ -25,7 +26,7 @@ public final class RequestLoop {
     /** The exchange's event loop, or Reactor's parallel scheduler where the server is not Reactor Netty. */
     public static Scheduler of(ServerWebExchange exchange) {
         Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
-        if (nativeRequest instanceof reactor.netty.Connection connection) {
+        if (nativeRequest instanceof Connection connection) {
             return SCHEDULERS.computeIfAbsent(connection.channel().eventLoop(), Schedulers::fromExecutor);
         }
         return Schedulers.parallel();

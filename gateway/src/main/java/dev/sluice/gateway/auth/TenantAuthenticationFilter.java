@@ -33,10 +33,6 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     private final RequestActivity activity;
     private final DecisionBudgets budgets;
 
-    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity) {
-        this(tenants, config, activity, null);
-    }
-
     /** @param budgets each request's store budget, taken here as it arrives; null: none (each call its own timeout) */
     public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
         this.tenants = tenants;

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.config;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ public record SluiceConfig(
             if (names.isEmpty()) throw new IllegalArgumentException("route " + model + " names no provider");
             copied.put(model, List.copyOf(names));
         });
-        routes = java.util.Collections.unmodifiableMap(copied);
+        routes = Collections.unmodifiableMap(copied);
         demoTenants = List.copyOf(demoTenants);
     }
 

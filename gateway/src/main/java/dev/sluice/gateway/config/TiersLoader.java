@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Finds tiers.yaml: the path given, else {@code ./tiers.yaml} in the working directory, else
@@ -25,7 +26,7 @@ public final class TiersLoader {
         if (configuredPath != null && !configuredPath.isBlank()) {
             Path p = Path.of(configuredPath);
             if (!Files.isRegularFile(p)) {
-                throw new ConfigException(p.toString(), java.util.List.of(
+                throw new ConfigException(p.toString(), List.of(
                         new ConfigProblem("(file)", 0, "not found (sluice.tiers.path / SLUICE_TIERS_PATH)")));
             }
             return new Source(p.toString(), read(p));
@@ -48,7 +49,7 @@ public final class TiersLoader {
         try {
             return Files.readString(p, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ConfigException(p.toString(), java.util.List.of(new ConfigProblem("(file)", 0, "unreadable: " + e.getMessage())));
+            throw new ConfigException(p.toString(), List.of(new ConfigProblem("(file)", 0, "unreadable: " + e.getMessage())));
         }
     }
 }

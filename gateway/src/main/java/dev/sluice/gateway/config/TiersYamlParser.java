@@ -3,6 +3,7 @@ package dev.sluice.gateway.config;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -18,6 +19,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * Reads tiers.yaml into a {@link SluiceConfig}. It walks SnakeYAML's node tree rather than
@@ -139,14 +141,14 @@ public final class TiersYamlParser {
                 return;
             }
             List<Node> names = y.sequence(path, listNode);
-            if (names.isEmpty() && listNode instanceof org.yaml.snakeyaml.nodes.SequenceNode) {
+            if (names.isEmpty() && listNode instanceof SequenceNode) {
                 y.problem(path, listNode, "names no provider: list at least one, in the order to try them");
             }
             List<String> route = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 Node n = names.get(i);
                 String at = path + "[" + i + "]";
-                String name = n instanceof org.yaml.snakeyaml.nodes.ScalarNode sc ? sc.getValue() : "";
+                String name = n instanceof ScalarNode sc ? sc.getValue() : "";
                 ProviderSettings p = byName.get(name);
                 if (p == null) {
                     y.problem(at, n, "unknown provider '" + name + "' (known: " + String.join(", ", byName.keySet()) + ")");
@@ -218,12 +220,12 @@ public final class TiersYamlParser {
         if (windows.stream().noneMatch(w -> w.seconds() == 3600)) {
             windows.add(0, new WindowLimit("hour", 3600, times(tpm, 60), times(rpm, 60)));
         }
-        windows.sort(java.util.Comparator.comparingLong(WindowLimit::seconds));
+        windows.sort(Comparator.comparingLong(WindowLimit::seconds));
 
         Map<String, String> downgrade = new LinkedHashMap<>();
         if (m.containsKey("downgrade")) {
             y.mapping(path + ".downgrade", m.get("downgrade")).forEach((from, to) -> {
-                String target = to instanceof org.yaml.snakeyaml.nodes.ScalarNode s ? s.getValue() : "";
+                String target = to instanceof ScalarNode s ? s.getValue() : "";
                 if (target.isBlank()) y.problem(path + ".downgrade." + from, to, "must name the model to downgrade to");
                 else if (target.equals(from)) y.problem(path + ".downgrade." + from, to, "downgrades a model to itself");
                 else downgrade.put(from, target);

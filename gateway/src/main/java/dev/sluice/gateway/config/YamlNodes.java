@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -54,7 +55,7 @@ final class YamlNodes {
     void onlyKeys(String path, Map<String, Node> map, Set<String> allowed) {
         for (Map.Entry<String, Node> e : map.entrySet()) {
             if (!allowed.contains(e.getKey())) {
-                problem(path + "." + e.getKey(), e.getValue(), "unknown field (expected one of " + new java.util.TreeSet<>(allowed) + ")");
+                problem(path + "." + e.getKey(), e.getValue(), "unknown field (expected one of " + new TreeSet<>(allowed) + ")");
             }
         }
     }

@@ -7,7 +7,7 @@ import dev.sluice.gateway.config.Tier;
 import java.util.random.RandomGenerator;
 
 /**
- * Seed 004's staged degradation as a pure decision: most of what users feel as "blocked" is a
+ * Staged degradation as a pure decision: most of what users feel as "blocked" is a
  * brief spike that a short delay or a cheaper model smooths over, so a 429 is the last rung.
  * <ol>
  *   <li>Admitted, and the tightest window is above {@code downgrade-above} after this request:

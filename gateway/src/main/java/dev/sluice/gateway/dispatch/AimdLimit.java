@@ -1,7 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 /**
- * Adaptive concurrency, additive increase / multiplicative decrease (seed 002): call outcomes
+ * Adaptive concurrency, additive increase / multiplicative decrease: call outcomes
  * in, a concurrency limit out. Pure math with time passed in; it holds no permits (the
  * provider budget's in-flight slots do: pass {@link #limit()} through
  * {@link BudgetLimits#withMaxInFlight}).

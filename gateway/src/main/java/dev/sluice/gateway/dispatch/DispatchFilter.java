@@ -20,6 +20,7 @@ import dev.sluice.gateway.usage.UsageRecordingResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.sluice.gateway.config.DispatchProperties;
+import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import dev.sluice.gateway.config.ProviderSettings;
@@ -29,6 +30,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.Map;
@@ -43,8 +45,10 @@ import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Protects the providers: a request admitted by its tenant's quota goes to a provider of its
@@ -217,8 +221,8 @@ public class DispatchFilter implements GlobalFilter, Ordered {
 
     /** No answer in time (the concurrency limit's evidence), as opposed to no answer at all (refused, reset). */
     private static boolean isTimeout(Throwable e) {
-        return e instanceof java.util.concurrent.TimeoutException
-                || e instanceof org.springframework.web.server.ResponseStatusException r && r.getStatusCode().value() == 504;
+        return e instanceof TimeoutException
+                || e instanceof ResponseStatusException r && r.getStatusCode().value() == 504;
     }
 
     /**
@@ -227,7 +231,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
      * connection is not this: the request may have arrived.
      */
     static boolean neverConnected(Throwable e) {
-        return Causes.any(e, t -> t instanceof java.net.ConnectException);
+        return Causes.any(e, t -> t instanceof ConnectException);
     }
 
     /**
@@ -279,11 +283,11 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                     // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
                     // a connection never made is refunded whole, it cost the provider nothing.
                     if (ended.compareAndSet(false, true)) {
-                        if (signal == reactor.core.publisher.SignalType.ON_ERROR && neverConnected(error.get())) {
+                        if (signal == SignalType.ON_ERROR && neverConnected(error.get())) {
                             dispatcher.notSent(lease).subscribe();
                             return;
                         }
-                        AimdLimit.Outcome outcome = signal != reactor.core.publisher.SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
+                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
                         // its usage arrived settles the input and output windows from it.
@@ -330,7 +334,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
     private static Mono<Void> firstByteWithin(Mono<Void> call, UpstreamAnswer answer, Duration timeout) {
         if (timeout.isZero()) return call;
         return call.timeout(Mono.delay(timeout).flatMap(t -> answer.begun() ? Mono.never() : Mono.just(t)),
-                Mono.error(() -> new java.util.concurrent.TimeoutException("no status and headers from the provider within "
+                Mono.error(() -> new TimeoutException("no status and headers from the provider within "
                         + timeout.toMillis() + " ms")));
     }
 
@@ -441,7 +445,7 @@ public class DispatchFilter implements GlobalFilter, Ordered {
                 return dispatch(r, attempt + 1, r.waitLeftMs(clock.millis()));
             }));
         }
-        return settle.then(wait > 0 ? Mono.delay(java.time.Duration.ofMillis(wait)).then() : Mono.<Void>empty())
+        return settle.then(wait > 0 ? Mono.delay(Duration.ofMillis(wait)).then() : Mono.<Void>empty())
                 .then(Mono.defer(() -> {
             resetForRetry(exchange);
             return dispatcher.resubmit(lease.job().nextAttempt())

@@ -8,6 +8,7 @@ import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -154,7 +155,7 @@ public final class Dispatchers {
     }
 
     /** Every budget's dispatcher made so far. */
-    public java.util.Collection<ProviderDispatcher> all() {
+    public Collection<ProviderDispatcher> all() {
         return byKey.values();
     }
 

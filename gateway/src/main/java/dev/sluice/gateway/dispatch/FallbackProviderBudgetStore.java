@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -73,7 +74,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         return limit == 0 ? 0 : Math.max(1, limit / replicas);
     }
 
-    private <T> Mono<T> sharedOr(Mono<T> call, java.util.function.Supplier<Mono<T>> fallback) {
+    private <T> Mono<T> sharedOr(Mono<T> call, Supplier<Mono<T>> fallback) {
         if (!state.up()) return fallback.get();
         return bounded(call).onErrorResume(e -> {
             state.failed(e);

@@ -3,7 +3,8 @@ package dev.sluice.gateway.dispatch;
 import java.util.OptionalLong;
 
 /**
- * Whether this replica's lanes wait for another replica's (issue 15, item 5): the pure
+ * Whether this replica's lanes wait for another replica's, so that equal tenants served by
+ * different replicas get equal shares of one provider budget: the pure
  * decision, time as input. Each replica's {@link FairQueue} is fair among its own tenants;
  * across replicas, a lane whose shared counter is ahead of the lowest counter waiting on
  * another replica by more than {@code slack} is held back, so that the replica with the lagging
@@ -32,9 +33,10 @@ public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs)
 
     /**
      * The slack for a budget of {@code tokensPerMinute}: 2% of its minute (7.5 pages of 800
-     * tokens at seed 000's 300 000). Enough that the counters' staleness between two ticks (a
-     * tenant's share of a fraction of a second of the provider) does not stall a replica at every
-     * tick; little enough that over a run the lone tenant ends within a few pages of the others.
+     * tokens when the provider allows 300 000 a minute). Enough that the counters' staleness
+     * between two ticks (a tenant's share of a fraction of a second of the provider) does not
+     * stall a replica at every tick; little enough that over a run the lone tenant ends within a
+     * few pages of the others.
      */
     public static long slackFor(long tokensPerMinute) {
         return Math.max(1, tokensPerMinute / 50);

@@ -11,7 +11,8 @@ import java.util.OptionalLong;
 import reactor.core.publisher.Mono;
 
 /**
- * Where replicas share their fair queues' counters for one provider budget (issue 15, item 5):
+ * Where replicas share their fair queues' counters for one provider budget, so fairness holds
+ * across replicas and not only within each:
  * Redis (one hash per budget) or this process's memory. Each replica, at each tick, adds what
  * its lanes were served since its last tick to each tenant's shared counter (tokens × priority,
  * the {@link FairQueue}'s unit), says which tenants wait on it, and reads back the tenants'

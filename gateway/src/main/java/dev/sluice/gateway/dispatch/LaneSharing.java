@@ -18,7 +18,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * This replica's side of fairness across replicas (issue 15, item 5). Every {@code every}, for
+ * This replica's side of fairness across replicas. Every {@code every}, for
  * each provider budget with lanes to report, one {@link LaneShare#publish} call: the service
  * its lanes got since the last tick goes into the tenants' shared counters, and the view that
  * comes back rebases the lanes' counters and sets the {@link HoldBack} its dispatcher applies.

@@ -26,7 +26,7 @@ final class LeaseSettlement {
     private final AtomicInteger inFlightHere = new AtomicInteger();
     /** Leases this replica holds; removing one is what makes a release happen once. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
-    private volatile long meanCallMs = 2_000; // seed 000's call; EWMA of what calls really take
+    private volatile long meanCallMs = 2_000; // a typical chat call's 2 s until answers say; EWMA of what calls really take
     /**
      * EWMA of how much later than its stamp an answer proves a call was counted, so how much
      * later its charge leaves the window than the door reads now. Until answers say, a call's
@@ -73,11 +73,6 @@ final class LeaseSettlement {
         live.add(lease.leaseId());
     }
 
-    /** The call ended: give back the slot, correct the tokens, teach the concurrency limit, let the next one go. */
-    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs) {
-        return finish(lease, outcome, tokenDelta, 0, 0, durationMs, Long.MIN_VALUE);
-    }
-
     /**
      * The call ended: give back the slot, correct the tokens (the input and output windows by
      * their deltas too, 0 where the budget has none), move the charge to when the provider can
@@ -95,7 +90,8 @@ final class LeaseSettlement {
             moveMs = (moveMs * 7 + Math.min(60_000, Math.max(0, counted - lease.chargedAtMs()))) / 8;
         }
         // One store call at most; none when there is nothing to settle. The split windows are settled
-        // in the charge's own slot (moving them too is not done yet: see the closing note of issue 15).
+        // in the charge's own slot: moving the input and output windows to when the provider counted the
+        // call is not done yet, so a call with input or output deltas keeps its whole charge in its slot.
         Mono<Void> adjust = inputDelta != 0 || outputDelta != 0
                 ? budget.adjust(lease.chargedAtMs(), tokenDelta, 0, inputDelta, outputDelta)
                 : moves ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)

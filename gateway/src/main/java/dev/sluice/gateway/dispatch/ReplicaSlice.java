@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import reactor.core.publisher.Mono;
 
 /**
  * This replica's slice of one shared provider budget: requests, tokens and in-flight slots taken
@@ -133,27 +134,24 @@ final class ReplicaSlice {
         awaitingAsk = Math.max(0, awaitingAsk + (waiting ? 1 : -1));
     }
 
-    private reactor.core.publisher.Mono<SliceGrant> running;
+    private Mono<SliceGrant> running;
 
     /** The call under way, set by {@link ReplicaLeases} right after {@link #ask}. */
-    synchronized void running(reactor.core.publisher.Mono<SliceGrant> call) {
+    synchronized void running(Mono<SliceGrant> call) {
         running = call;
     }
 
     /** The call under way, or null when none is. */
-    synchronized reactor.core.publisher.Mono<SliceGrant> runningCall() {
+    synchronized Mono<SliceGrant> runningCall() {
         return calling ? running : null;
     }
 
     /**
      * The next call's ask, and the call under way from here: the unspent rest goes back with it
      * (nothing is spent from it meanwhile), the queued settlements go with it.
+     *
+     * @param last shutdown: nothing new is taken and every spare slot goes back
      */
-    synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs) {
-        return ask(replica, need, needSlot, limits, nowMs, false);
-    }
-
-    /** @param last shutdown: nothing new is taken and every spare slot goes back */
     synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs, boolean last) {
         this.limits = limits;
         calling = true;

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.quota.QuotaLimiter;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,9 +121,9 @@ public final class ShutdownDrain {
      */
     public static final class FlushBatches extends Phase {
         private final ProviderBudgetStore budgets;
-        private final dev.sluice.gateway.quota.QuotaLimiter quota;
+        private final QuotaLimiter quota;
 
-        FlushBatches(ProviderBudgetStore budgets, dev.sluice.gateway.quota.QuotaLimiter quota) {
+        FlushBatches(ProviderBudgetStore budgets, QuotaLimiter quota) {
             this.budgets = budgets;
             this.quota = quota;
         }

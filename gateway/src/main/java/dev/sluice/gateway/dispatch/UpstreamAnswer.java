@@ -68,24 +68,17 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private volatile long remainingTokens = -1;
     private volatile long resetMs = -1;
     private volatile boolean timedOut;
-    private volatile boolean replaced;
     private volatile long countedByMs = Long.MIN_VALUE;
     private volatile long headersAtMs = Long.MIN_VALUE;
     private final Clock clock;
 
     /**
-     * @param mayRetry a push-back (429/503) is held back to be tried again; when false (no budget
-     *                 to retry under), a 429 passes as sent and a 503 is an upstream error
-     * @param clock    the provider budget's clock, to stamp when the answer's headers arrived
-     */
-    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, Clock clock) {
-        this(exchange, timeouts, mayRetry, false, status -> { }, clock);
-    }
-
-    /**
+     * @param mayRetry    a push-back (429/503) is held back to be tried again; when false (no budget
+     *                    to retry under), a 429 passes as sent and a 503 is an upstream error
      * @param mayFailOver a 5xx other than 503 is held back too ({@link #failedOver()}): another
      *                    provider on the route can serve the call
      * @param statusSeen  told the provider's status as soon as its headers arrive (the provider's health)
+     * @param clock       the provider budget's clock, to stamp when the answer's headers arrived
      */
     UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, boolean mayFailOver,
                    IntConsumer statusSeen, Clock clock) {
@@ -306,7 +299,6 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
 
     /** The provider's answer is dropped: its headers go, a gateway error takes its place. */
     private Mono<Void> replace(HttpStatus to, String code, String message) {
-        replaced = true;
         Set<String> names = exchange.getAttributeOrDefault(ServerWebExchangeUtils.CLIENT_RESPONSE_HEADER_NAMES, Set.of());
         names.forEach(getHeaders()::remove);
         getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
@@ -354,11 +346,6 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
     /** The answer was cut for silence or slowness. */
     boolean timedOut() {
         return timedOut;
-    }
-
-    /** The provider's answer was replaced by a gateway error. */
-    boolean replaced() {
-        return replaced;
     }
 
     long retryAfterMs() {

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.edge;
 
+import dev.sluice.gateway.api.OpenAiErrors;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -53,7 +54,7 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
     }
 
     private static byte[] refusal() {
-        String body = dev.sluice.gateway.api.OpenAiErrors.body("rate_limit_error", "too_many_connections",
+        String body = OpenAiErrors.body("rate_limit_error", "too_many_connections",
                 "Too many open connections from this address; reuse a connection or close some.");
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         String head = "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\n"

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -91,7 +92,7 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (msg instanceof FullHttpResponse r && r.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.CLIENT_ERROR
+        if (msg instanceof FullHttpResponse r && r.status().codeClass() == HttpStatusClass.CLIENT_ERROR
                 && !r.content().isReadable() && r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)
                 && !r.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
             log.debug("Refused an undecodable request from {}: {}", ctx.channel().remoteAddress(), r.status().code());

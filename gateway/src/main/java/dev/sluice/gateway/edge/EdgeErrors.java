@@ -4,15 +4,19 @@ import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.support.Causes;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.timeout.ReadTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * Errors that are the client's doing, caught before Boot's error handler (which would answer
@@ -60,19 +64,19 @@ public class EdgeErrors implements WebExceptionHandler {
     }
 
     static boolean timedOut(Throwable ex) {
-        return Causes.any(ex, t -> t instanceof io.netty.handler.timeout.ReadTimeoutException
+        return Causes.any(ex, t -> t instanceof ReadTimeoutException
                 || t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException"));
     }
 
     private static boolean alreadyAnswered(ServerWebExchange exchange) {
-        Object nativeResponse = org.springframework.http.server.reactive.ServerHttpResponseDecorator.getNativeResponse(exchange.getResponse());
-        return nativeResponse instanceof reactor.netty.http.server.HttpServerResponse r && r.hasSentHeaders();
+        Object nativeResponse = ServerHttpResponseDecorator.getNativeResponse(exchange.getResponse());
+        return nativeResponse instanceof HttpServerResponse r && r.hasSentHeaders();
     }
 
     static boolean clientHungUp(Throwable ex) {
         return Causes.any(ex, t -> DisconnectedClientHelper.isClientDisconnectedException(t)
                 || t instanceof PrematureChannelClosureException
-                || t instanceof java.nio.channels.ClosedChannelException
+                || t instanceof ClosedChannelException
                 || t.getClass().getName().equals("reactor.netty.channel.AbortedException"));
     }
 

@@ -9,7 +9,10 @@ import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Schedulers;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -19,7 +22,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 @Configuration(proxyBeanMethods = false)
 public class QuotaConfiguration {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(QuotaConfiguration.class);
+    private static final Logger log = LoggerFactory.getLogger(QuotaConfiguration.class);
 
     /** Tests replace it with a fake one. */
     @Bean
@@ -54,9 +57,9 @@ public class QuotaConfiguration {
             }
             // Settlements in batches, off the request path: admission stays the request's one round trip.
             QuotaStore batched = new BatchedSettlements(shared, timeout, settings.batch().every(), settings.batch().max(),
-                    java.time.Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
+                    Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
             return new QuotaLimiter(batched, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
-                    java.time.Clock.systemUTC());
+                    Clock.systemUTC());
         }
         return new QuotaLimiter(local, null, timeout, meters);
     }

@@ -9,8 +9,14 @@ import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -42,19 +48,19 @@ public final class QuotaLimiter {
     private final QuotaStore store;
     private volatile QuotaStore localFallback;
     /** Makes the next outage's local windows (null: keep the same ones). */
-    private final java.util.function.Supplier<QuotaStore> freshLocal;
+    private final Supplier<QuotaStore> freshLocal;
     /** The shared store's time, for the hand-over's charge (Redis TIME is wall-clock time). */
-    private final java.time.Clock clock;
+    private final Clock clock;
     /** Tenants served on the local windows since Redis last answered, with their tier's windows. */
-    private final java.util.Map<String, List<WindowLimit>> servedLocally = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, List<WindowLimit>> servedLocally = new ConcurrentHashMap<>();
     private final Duration storeTimeout;
     private final MeterRegistry meters;
-    private final java.util.concurrent.atomic.AtomicLong lastWarnMs = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong lastWarnMs = new AtomicLong();
     private final StoreState state;
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
-        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, java.time.Clock.systemUTC());
+        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, Clock.systemUTC());
     }
 
     /** @param state shared with the other stages: while it says down, the store is not asked at all */
@@ -64,7 +70,7 @@ public final class QuotaLimiter {
      *                   the next outage starts on fresh ones from here; null: no hand-over
      */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters,
-                        StoreState state, java.util.function.Supplier<QuotaStore> freshLocal, java.time.Clock clock) {
+                        StoreState state, Supplier<QuotaStore> freshLocal, Clock clock) {
         this.store = store;
         this.localFallback = localFallback;
         this.storeTimeout = storeTimeout;
@@ -149,7 +155,7 @@ public final class QuotaLimiter {
      * Every tier's {@code sluice.store.fallback} series at zero, from start: an alert on the first
      * fallback needs the series before it (a counter born at 1 shows no increase).
      */
-    public void registerMeters(java.util.Collection<Tier> tiers) {
+    public void registerMeters(Collection<Tier> tiers) {
         for (Tier tier : tiers) fallbackCounter(tier);
     }
 
@@ -157,7 +163,7 @@ public final class QuotaLimiter {
         return tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
     }
 
-    private io.micrometer.core.instrument.Counter fallbackCounter(Tier tier) {
+    private Counter fallbackCounter(Tier tier) {
         return counter("sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
     }
 

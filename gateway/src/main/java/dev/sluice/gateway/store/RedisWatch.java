@@ -159,8 +159,4 @@ public final class RedisWatch {
                         }))
                 .then(Mono.just(true));
     }
-
-    public long reseeds() {
-        return (long) reseeded.count();
-    }
 }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.HexFormat;
 
 /**
@@ -25,15 +26,10 @@ public final class ApiKeys {
         }
     }
 
-    /** Constant-time comparison of two hex hashes. */
-    public static boolean sameHash(String a, String b) {
-        return MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
-    }
-
     /** A new key, {@code sk-sluice-} and 43 URL-safe base64 characters. Shown to its owner once. */
     public static String generate() {
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
-        return "sk-sluice-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return "sk-sluice-" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }

@@ -9,6 +9,8 @@ import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -63,7 +65,7 @@ public final class TierReloader {
      * {@link #restoreInForce()} seeds an empty store, once it answers.
      */
     public void start(String seedYaml, String seedSource, Duration timeout) {
-        inForce = new TierDocument(seedYaml, 1, seedSource, java.time.Instant.now());
+        inForce = new TierDocument(seedYaml, 1, seedSource, Instant.now());
         TierDocument doc;
         try {
             doc = store.seedIfAbsent(seedYaml, seedSource).block(timeout);
@@ -148,7 +150,7 @@ public final class TierReloader {
 
     /** Both results at zero from start, so an alert on the first refused document sees it rise. */
     private void registerMeters() {
-        for (String result : java.util.List.of("applied", "invalid")) meters.counter("sluice.config.reload", "result", result);
+        for (String result : List.of("applied", "invalid")) meters.counter("sluice.config.reload", "result", result);
     }
 
     private void count(String result) {

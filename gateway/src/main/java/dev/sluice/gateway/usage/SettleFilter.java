@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -39,7 +41,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final Counter estimatedTokens;
     private final Counter actualTokens;
     /** Each tier's spend counter, looked up once (a registry lookup per answer showed in the profile). */
-    private final java.util.Map<String, Counter> spendByTier = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Counter> spendByTier = new ConcurrentHashMap<>();
 
     public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
         this.estimator = estimator;

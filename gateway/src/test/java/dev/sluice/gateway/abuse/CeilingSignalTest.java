@@ -6,6 +6,7 @@ import dev.sluice.gateway.abuse.memory.InMemoryFlagStore;
 import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
 import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
 import dev.sluice.gateway.abuse.memory.LocalSamplerLock;
+import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
 import dev.sluice.gateway.quota.FakeClock;
@@ -89,7 +90,7 @@ class CeilingSignalTest {
             QuotaLimiter.Outcome o = quota.acquire(tenant, free, tokens).block();
             QuotaDecision d = o.decision();
             LadderDecision step = ladder.decide(d, free, config.ladder(), "gpt-4o-mini", false, !retry);
-            activity.quotaAnswered(tenant, tokens, d, step.stage() == dev.sluice.gateway.api.Stage.DELAYED);
+            activity.quotaAnswered(tenant, tokens, d, step.stage() == Stage.DELAYED);
             heldUntil = -1;
             switch (step.stage()) {
                 case DELAYED -> {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /** What every {@link FlagStore} must do (in memory, Redis). */
@@ -142,7 +143,7 @@ abstract class FlagStoreContract {
                         .doOnNext(x -> won.incrementAndGet())
                         .onErrorResume(e -> {
                             refused.incrementAndGet();
-                            return reactor.core.publisher.Mono.empty();
+                            return Mono.empty();
                         }))
                 .sequential().blockLast();
         assertThat(won.get()).isEqualTo(1);

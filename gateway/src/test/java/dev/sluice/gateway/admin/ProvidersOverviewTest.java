@@ -1,6 +1,7 @@
 package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
@@ -119,7 +120,7 @@ class ProvidersOverviewTest {
         assertThat(sb).containsEntry("provider", "secondary").containsEntry("model", "*");
         assertThat(((Number) sb.get("maxInFlight")).intValue()).as("20 × headroom 0.5").isEqualTo(10);
         assertThat(((Map<String, Number>) sb.get("utilisation")).get("requests").doubleValue()).as("1 of 600").isCloseTo(1 / 600.0,
-                org.assertj.core.data.Offset.offset(1e-4));
+                offset(1e-4));
 
         assertThat((List<Object>) o.get("budgets")).as("the flat list as before, both providers' budgets in it").hasSize(2);
         assertThat((String) ((Map<String, Object>) o.get("spend")).get("priceSource"))

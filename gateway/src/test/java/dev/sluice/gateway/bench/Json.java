@@ -2,6 +2,7 @@ package dev.sluice.gateway.bench;
 
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** Just enough JSON for the benchmark's report: maps (in insertion order), lists, strings, numbers, booleans. */
@@ -22,7 +23,7 @@ final class Json {
             string(sb, s);
         } else if (v instanceof Double d) {
             if (d.isNaN() || d.isInfinite()) sb.append("null");
-            else sb.append(Math.abs(d) >= 1e15 || d == Math.rint(d) ? Long.toString(Math.round(d)) : String.format(java.util.Locale.ROOT, "%.4g", d));
+            else sb.append(Math.abs(d) >= 1e15 || d == Math.rint(d) ? Long.toString(Math.round(d)) : String.format(Locale.ROOT, "%.4g", d));
         } else if (v instanceof Number || v instanceof Boolean) {
             sb.append(v);
         } else if (v instanceof Map<?, ?> m) {

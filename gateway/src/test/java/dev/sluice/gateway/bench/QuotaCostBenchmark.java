@@ -10,6 +10,9 @@ import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -35,6 +39,7 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import reactor.core.publisher.Flux;
@@ -177,16 +182,16 @@ public final class QuotaCostBenchmark {
         long before = heapAfterGc();
         for (String id : ids) store.acquire(id, windows, TOKENS, 1).block();
         long after = heapAfterGc();
-        java.lang.ref.Reference.reachabilityFence(store);
+        Reference.reachabilityFence(store);
         row("in memory, JMH ns/op (per thread)", "memory.heap_per_active_tenant", "Java heap per active tenant (3 windows, after GC)",
                 (double) (after - before) / n, "bytes", store.tenantsHeld() + " tenants held");
     }
 
     private static long heapAfterGc() {
-        java.lang.management.MemoryMXBean mx = java.lang.management.ManagementFactory.getMemoryMXBean();
+        MemoryMXBean mx = ManagementFactory.getMemoryMXBean();
         for (int i = 0; i < 3; i++) {
             System.gc();
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+            LockSupport.parkNanos(50_000_000L);
         }
         return mx.getHeapMemoryUsage().getUsed();
     }
@@ -689,7 +694,7 @@ public final class QuotaCostBenchmark {
 
     private static void quietLogging() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
-            ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+            ctx.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
         }
     }
 }

@@ -8,6 +8,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -17,7 +18,7 @@ import java.util.TreeMap;
  */
 final class RedisProbe implements AutoCloseable {
     /** Commands this probe sends (or the stores' warm-up): never counted as the quota's. */
-    private static final java.util.Set<String> OWN = java.util.Set.of("info", "config|resetstat", "ping", "memory|usage",
+    private static final Set<String> OWN = Set.of("info", "config|resetstat", "ping", "memory|usage",
             "object|encoding", "hlen", "pttl", "scan", "unlink", "dbsize", "hello", "client|setinfo", "client|setname", "select");
 
     private final RedisClient client;

@@ -33,7 +33,7 @@ class ConfigurationMetadataTest {
         assertThat(described).as("the gateway's metadata").containsKeys("sluice.store.timeout", "sluice.dispatch.lease",
                 "sluice.upstream.body-timeout", "sluice.abuse.tick", "sluice.max-request-bytes", "sluice.tiers.path",
                 "sluice.admin.user", "sluice.edge.idle-timeout");
-        // The lab's settings move to their own module with the lab (issue 14, item 1).
+        // The lab's settings belong to the lab's modules and are described there.
         Set<String> undescribed = new TreeSet<>();
         described.forEach((name, description) -> {
             if (!name.startsWith("sluice.lab.") && description.isBlank()) undescribed.add(name);

@@ -12,6 +12,7 @@ import dev.sluice.gateway.config.WindowLimit;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class DegradationLadderTest {
@@ -67,7 +68,7 @@ class DegradationLadderTest {
 
     @Test
     void theJitterSpreadsOverTheWholeRange() {
-        var delays = java.util.stream.IntStream.range(0, 500)
+        var delays = IntStream.range(0, 500)
                 .mapToLong(i -> ladder.decide(refused(1), tier(true), LADDER, "m", false, true).delayMs()).summaryStatistics();
         assertThat(delays.getMin()).isLessThan(260);
         assertThat(delays.getMax()).isGreaterThan(740);

@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -134,7 +135,7 @@ class SecondAskWithinTheBudgetTest {
         Decided r = new Decided("free");
         time.advanceTimeBy(Duration.ofMillis(FIRST_ANSWER_MS));
         long second = FIRST_ANSWER_MS + r.heldMs();
-        time.advanceTimeTo(java.time.Instant.ofEpochMilli(second + 349));
+        time.advanceTimeTo(Instant.ofEpochMilli(second + 349));
         assertThat(asks.get()).as("asked again after the hold").isEqualTo(2);
         assertThat(r.decidedAtMs).as("still within what the first ask left").isEqualTo(-1);
         time.advanceTimeBy(Duration.ofMillis(1));
@@ -151,7 +152,7 @@ class SecondAskWithinTheBudgetTest {
         Decided r = new Decided("pro");
         time.advanceTimeBy(Duration.ofMillis(FIRST_ANSWER_MS));
         long second = FIRST_ANSWER_MS + r.heldMs();
-        time.advanceTimeTo(java.time.Instant.ofEpochMilli(second + 350));
+        time.advanceTimeTo(Instant.ofEpochMilli(second + 350));
         assertThat(r.decidedAtMs).isEqualTo(second + 350);
         assertThat(r.budget.waited()).isEqualTo(BUDGET);
         assertThat(r.sent).as("admitted on the local windows").isTrue();

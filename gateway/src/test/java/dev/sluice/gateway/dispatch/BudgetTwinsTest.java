@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +75,7 @@ class BudgetTwinsTest {
         }
     }
 
-    static final long[] EDGES = {0, 1, 1L << 53, Long.MAX_VALUE, dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT};
+    static final long[] EDGES = {0, 1, 1L << 53, Long.MAX_VALUE, SlidingWindow.MAX_AMOUNT};
     static final long[] EDGE_DELTAS = {0, 1, -1, 1L << 53, -(1L << 53), Long.MAX_VALUE, Long.MIN_VALUE};
 
     /** The same, with the edge values an upstream or a hostile request can bring in every argument. */
@@ -155,7 +156,7 @@ class BudgetTwinsTest {
             if (op < 5) {
                 long in = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(3_000);
                 long out = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(1_500);
-                long tokens = Math.min(dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT, in + out < 0 ? Long.MAX_VALUE : in + out);
+                long tokens = Math.min(SlidingWindow.MAX_AMOUNT, in + out < 0 ? Long.MAX_VALUE : in + out);
                 String id = "l" + step;
                 BudgetDecision m = memory.tryAcquire(key, l, tokens, in, out, id, true).block();
                 BudgetDecision r = redis.tryAcquire(key, l, tokens, in, out, id, true).block();

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
- * Seed 000's dispatch loop in simulated time: a {@link FairQueue} drained into a real
+ * The dispatch loop in simulated time: a {@link FairQueue} drained into a real
  * {@link ProviderBudget} (rolling window, leased slots), calls that last {@code callMs}.
  * Every 100 ms: finished calls release their slots, then jobs go while the queue hands them out.
  */

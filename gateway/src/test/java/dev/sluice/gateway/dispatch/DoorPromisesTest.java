@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.dispatch.Door.Capacity;
 import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -107,7 +108,7 @@ class DoorPromisesTest {
     @Test
     void whatOtherReplicasHaveQueuedAndWereAskedCountsAsIfItWereHere() {
         // Five tenants on another replica: each has 40 pages queued there and asked for 100 in the span.
-        java.util.Map<String, LaneShare.Demand> there = new java.util.HashMap<>();
+        Map<String, LaneShare.Demand> there = new HashMap<>();
         for (int t = 1; t < 6; t++) there.put("t" + t, new LaneShare.Demand("t" + t, 1, 40 * PAGE, 100 * PAGE, 100));
         door.elsewhere(there);
         int admitted = 0;

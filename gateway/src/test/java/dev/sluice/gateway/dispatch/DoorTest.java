@@ -165,7 +165,7 @@ class DoorTest {
 
     @Test
     void aWindowFilledByOneBurstFreesNothingUntilTheBurstLeavesIt() {
-        // Seed 000's crowd spent the minute in a few seconds: the next page waits for those to leave, ~a minute.
+        // A crowd spent the minute in a few seconds: the next page waits for those to leave, ~a minute.
         DoorDecision d = Door.decide(PAGE, WorkAhead.NONE, burstLeavingIn(58_500), 30_000);
         assertThat(d.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(d.estimatedWaitMs()).isEqualTo(58_500);

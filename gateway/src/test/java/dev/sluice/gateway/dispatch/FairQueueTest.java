@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.data.Percentage.withPercentage;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +50,7 @@ class FairQueueTest {
         Map<String, Long> served = sim.tokensUntilDone(0, "b");
         assertThat(bothUntil).as("b waited minutes: the budget was the bottleneck").isGreaterThan(120_000);
         assertThat(DispatchSimulation.jain(served.get("a"), served.get("b"))).isGreaterThanOrEqualTo(0.99);
-        assertThat(served.get("a")).isCloseTo(served.get("b"), org.assertj.core.data.Percentage.withPercentage(2));
+        assertThat(served.get("a")).isCloseTo(served.get("b"), withPercentage(2));
     }
 
     @Test

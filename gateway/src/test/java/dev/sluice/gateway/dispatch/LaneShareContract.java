@@ -7,6 +7,7 @@ import dev.sluice.gateway.dispatch.LaneShare.Terms;
 import dev.sluice.gateway.dispatch.LaneShare.View;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,7 +67,7 @@ abstract class LaneShareContract {
     void aReplicaAloneSeesNoOneElseWaitingAndItsTenantsStartACreditBelowTheFloor() {
         View v = publish("a", 1_000, waiting("t1", 800));
         assertThat(v.othersLowest()).isEmpty();
-        assertThat(v.counters()).containsExactly(java.util.Map.entry("t1", -CREDIT + 800));
+        assertThat(v.counters()).containsExactly(Map.entry("t1", -CREDIT + 800));
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -23,7 +24,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 
 /**
- * Issue 16's budget of Redis work, on the whole request path against a real Redis: a served call
+ * The budget of Redis work (docs/performance.md), on the whole request path against a real Redis: a served call
  * costs its tenant's admission, and the provider budget's slice calls and the batched settlements
  * together cost well under one more; and every call still ends settled to its usage. The batches
  * go by size here (a second's wait, 64 a batch): how many calls share a timed batch depends on the
@@ -63,7 +64,7 @@ class OneRoundTripTest {
         List<WindowLimit> windows = config.current().tier("enterprise").orElseThrow().windows();
         RedisQuotaStore quota = new RedisQuotaStore(TestRedisTemplates.template());
         // The batches waiting when the last answer came are part of these calls' cost: counted once sent.
-        java.util.concurrent.atomic.AtomicInteger peeks = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger peeks = new AtomicInteger();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             peeks.incrementAndGet(); // a peek is a script call too: not the calls' cost
             assertThat(quota.peek(tenant.id(), windows).block(Duration.ofSeconds(5)).get(0).usedTokens())

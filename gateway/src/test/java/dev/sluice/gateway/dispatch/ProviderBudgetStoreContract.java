@@ -3,8 +3,10 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.quota.SlidingWindow;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -96,7 +98,7 @@ abstract class ProviderBudgetStoreContract {
     }
 
     /**
-     * Issue 15: the provider counts a call when it arrives, up to the count delay after the
+     * The provider counts a call when it arrives, up to the count delay after the
      * admission, and frees it a minute after that. Stamped late, the charge leaves the window no
      * sooner, wherever in its second the admission fell; without the delay it left up to the
      * whole delay sooner (the 429s lab case 4 saw at the minute's turn).
@@ -244,7 +246,7 @@ abstract class ProviderBudgetStoreContract {
     void adjustmentsPausesAndResetsSaturateAtTheEdges() {
         BudgetDecision first = acquire(600);
         store.adjust(key, first.nowMs(), Long.MAX_VALUE, 0).block();
-        assertThat(snapshot().usedTokens()).isEqualTo(dev.sluice.gateway.quota.SlidingWindow.MAX_AMOUNT);
+        assertThat(snapshot().usedTokens()).isEqualTo(SlidingWindow.MAX_AMOUNT);
         store.adjust(key, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
         assertThat(snapshot().usedTokens()).isZero();
         assertThat(snapshot().usedRequests()).isZero();
@@ -482,7 +484,7 @@ abstract class ProviderBudgetStoreContract {
     void concurrentAdmissionsFromTwoReplicasNeverExceedTheSlots() {
         ProviderBudgetStore[] replicas = {store, replica(store, clock)};
         BudgetLimits limits = new BudgetLimits(100_000, 10_000_000, 20, 120_000);
-        List<String> admitted = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> admitted = Collections.synchronizedList(new ArrayList<>());
         Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
                 .flatMap(i -> replicas[i % 2].tryAcquire(key, limits, 10, "c-" + i)
                         .filter(BudgetDecision::admitted).map(d -> "c-" + i))

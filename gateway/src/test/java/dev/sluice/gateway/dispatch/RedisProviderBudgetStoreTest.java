@@ -1,9 +1,14 @@
 package dev.sluice.gateway.dispatch;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -22,30 +27,30 @@ class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
         return new RedisProviderBudgetStore(secondClient(), clock);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void redisLeavesTheScheduleOutOfAnAcquireWithRoomAndNobodyWaiting() {
-        BudgetDecision d = store.tryAcquire(key, LIMITS, 100, "light", false).block(java.time.Duration.ofSeconds(5));
-        org.assertj.core.api.Assertions.assertThat(d.snapshot().leaving()).isNull();
-        org.assertj.core.api.Assertions.assertThat(Door.Capacity.of(d.snapshot(), 1_000).leaving())
+        BudgetDecision d = store.tryAcquire(key, LIMITS, 100, "light", false).block(Duration.ofSeconds(5));
+        assertThat(d.snapshot().leaving()).isNull();
+        assertThat(Door.Capacity.of(d.snapshot(), 1_000).leaving())
                 .as("the door then assumes an even drain").isNull();
     }
 
     /** Without the input/output split a budget costs what it did: its two windows' keys are never written. */
-    @org.junit.jupiter.api.Test
+    @Test
     void aBudgetWithoutTheSplitNeverWritesTheInputAndOutputKeys() {
-        java.time.Duration t = java.time.Duration.ofSeconds(5);
+        Duration t = Duration.ofSeconds(5);
         ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
         BudgetDecision d = store.tryAcquire(key, LIMITS, 300, "plain").block(t);
         store.adjustTokens(key, d.nowMs(), -100).block(t);
         store.adjust(key, d.nowMs(), -100, -1).block(t);
         store.snapshot(key, LIMITS).block(t);
         store.release(key, "plain").block(t);
-        org.assertj.core.api.Assertions.assertThat(redis.hasKey(RedisProviderBudgetStore.inputWindowKey(key)).block(t)).isFalse();
-        org.assertj.core.api.Assertions.assertThat(redis.hasKey(RedisProviderBudgetStore.outputWindowKey(key)).block(t)).isFalse();
+        assertThat(redis.hasKey(RedisProviderBudgetStore.inputWindowKey(key)).block(t)).isFalse();
+        assertThat(redis.hasKey(RedisProviderBudgetStore.outputWindowKey(key)).block(t)).isFalse();
 
         store.tryAcquire(key, SPLIT, 300, 200, 100, "split", true).block(t);
-        for (String k : java.util.List.of(RedisProviderBudgetStore.inputWindowKey(key), RedisProviderBudgetStore.outputWindowKey(key))) {
-            org.assertj.core.api.Assertions.assertThat(redis.getExpire(k).block(t)).as(k + " expires").isPositive();
+        for (String k : List.of(RedisProviderBudgetStore.inputWindowKey(key), RedisProviderBudgetStore.outputWindowKey(key))) {
+            assertThat(redis.getExpire(k).block(t)).as(k + " expires").isPositive();
         }
     }
 

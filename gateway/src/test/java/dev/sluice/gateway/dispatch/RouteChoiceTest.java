@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -37,7 +38,7 @@ class RouteChoiceTest {
 
     ProviderDispatcher dispatcher(String key, BudgetLimits limits, ProviderHealth health) {
         return new ProviderDispatcher(key, store, () -> limits, new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight())),
-                100, 0.1, Duration.ofSeconds(2), clock, loop, new SimpleMeterRegistry(), dev.sluice.gateway.api.PendingWork.untracked(),
+                100, 0.1, Duration.ofSeconds(2), clock, loop, new SimpleMeterRegistry(), PendingWork.untracked(),
                 health);
     }
 

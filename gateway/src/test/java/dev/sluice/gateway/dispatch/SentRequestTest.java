@@ -7,6 +7,7 @@ import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 
 /**
@@ -56,7 +57,7 @@ class SentRequestTest {
         SentRequest sent = new SentRequest(MockServerHttpRequest.post("/v1/chat/completions").body("{\"model\":\"m\"}"), clock);
         assertThat(sent.sentAtMs()).isEqualTo(NONE);
         clock.advance(1_500);
-        String body = org.springframework.core.io.buffer.DataBufferUtils.join(sent.getBody())
+        String body = DataBufferUtils.join(sent.getBody())
                 .map(b -> b.toString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(5));
         assertThat(body).as("the body passes as it was").isEqualTo("{\"model\":\"m\"}");
         assertThat(sent.sentAtMs()).isEqualTo(T + 1_500);

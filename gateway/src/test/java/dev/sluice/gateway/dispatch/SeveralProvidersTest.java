@@ -1,15 +1,22 @@
 package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
+import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.TestTiers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -22,6 +29,7 @@ import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Several providers over real HTTP: each model goes along its route, with each provider's own
@@ -130,13 +138,13 @@ class SeveralProvidersTest {
     ProviderBudgetStore store;
 
     @Autowired
-    dev.sluice.gateway.quota.QuotaLimiter limiter;
+    QuotaLimiter limiter;
 
     @Autowired
-    dev.sluice.gateway.tenant.TenantStore tenants;
+    TenantStore tenants;
 
     @Autowired
-    dev.sluice.gateway.config.ConfigRegistry config;
+    ConfigRegistry config;
 
     EntityExchangeResult<String> chat(String model, String content) {
         return post("sk-sluice-demo-pro", "{\"model\":\"" + model + "\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\""
@@ -175,10 +183,10 @@ class SeveralProvidersTest {
         HOLD = true;
         try {
             Mono<EntityExchangeResult<String>> held = Mono.fromCallable(() -> chat("gpt-4o-mini", "hold me"))
-                    .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()).cache();
+                    .subscribeOn(Schedulers.boundedElastic()).cache();
             held.subscribe();
             // The primary's one slot is taken by the held call: the next cannot start within the spill wait there.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PRIMARY.requests().stream()
+            await().atMost(Duration.ofSeconds(10)).until(() -> PRIMARY.requests().stream()
                     .anyMatch(x -> x.body().contains("hold me")));
             SECONDARY.requests().clear();
             EntityExchangeResult<String> spilled = chat("gpt-4o-mini", "next");
@@ -213,7 +221,7 @@ class SeveralProvidersTest {
         assertThat(count("sluice.upstream.retries", "failover", "dead")).isEqualTo(before + 1);
         // Nothing reached the dead provider, so its minute keeps nothing of the attempt: no request, no token, no slot.
         ProviderDispatcher dead = dispatchers.all().stream().filter(d -> d.key().equals("dead:flaky")).findFirst().orElseThrow();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             BudgetSnapshot budget = store.snapshot(dead.key(), dead.limits()).block();
             assertThat(budget.usedRequests()).isZero();
             assertThat(budget.usedTokens()).isZero();
@@ -223,27 +231,27 @@ class SeveralProvidersTest {
 
     @Test
     void theTenantIsChargedOnceWhateverProviderServesAndThePriceIsTheServingProvidersOwn() {
-        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "several", "pro");
+        var tenant = TestTenants.create(tenants, "several", "pro");
         var pro = config.current().tier("pro").orElseThrow();
         var spend = meters.find("sluice.spend.usd").tag("tier", "pro").counter();
         double spentBefore = spend == null ? 0 : spend.count();
         EntityExchangeResult<String> r = post(tenant.key(), "{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(servedBy(r)).as("the dead provider failed it first").isEqualTo("secondary");
         // The answer's usage is 9 tokens: charged once, settled to it, whatever the first attempt cost.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(9));
         assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
                 .as("flaky has no price at secondary: 0").isZero();
         EntityExchangeResult<String> priced = post(tenant.key(), "{\"model\":\"gpt-4o-mini\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         double price = "primary".equals(servedBy(priced)) ? 1.0 : 2.0;
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
-                        .isCloseTo(9 * price / 1_000_000.0, org.assertj.core.data.Offset.offset(1e-12)));
+                        .isCloseTo(9 * price / 1_000_000.0, offset(1e-12)));
     }
 
     @Test
     void aStreamFailsOverWholeAndIsSettledFromTheServingProvidersUsage() {
-        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "streamer", "pro");
+        var tenant = TestTenants.create(tenants, "streamer", "pro");
         var pro = config.current().tier("pro").orElseThrow();
         // flaky goes to the dead provider first, then to the secondary. (Three calls in this class go to flaky; a
         // fourth would find the dead provider's circuit open and skip it.)
@@ -256,13 +264,13 @@ class SeveralProvidersTest {
         assertThat(count("sluice.upstream.retries", "failover", "dead")).as("it failed over").isEqualTo(failovers + 1);
         assertThat(r.getResponseBody()).as("the secondary's stream, whole, and nothing else").isEqualTo(STREAM);
         // Charged once: the estimate is replaced by the stream's usage (12 tokens), whatever the failed attempt cost.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(12));
     }
 
     @Test
     void aDowngradesTargetIsRoutedLikeAnyModel() throws Exception {
-        var tenant = dev.sluice.gateway.testsupport.TestTenants.create(tenants, "downgraded", "small");
+        var tenant = TestTenants.create(tenants, "downgraded", "small");
         PRIMARY.requests().clear();
         // 850 of the tier's 1 000 tokens a minute: above the ladder's 80 %, so gpt-4o goes as gpt-4o-mini.
         EntityExchangeResult<String> r = post(tenant.key(), "{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
@@ -318,7 +326,7 @@ class SeveralProvidersTest {
     void theModelListIsTheUnionOfEveryProvidersModelsWithoutAnUpstreamCall() {
         client.get().uri("/v1/models").header("Authorization", "Bearer sk-sluice-demo-pro").exchange()
                 .expectStatus().isOk()
-                .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((java.util.List<Object>) ids)
+                .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((List<Object>) ids)
                         .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini", "limited"))
                 .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by").isEqualTo("primary");
     }

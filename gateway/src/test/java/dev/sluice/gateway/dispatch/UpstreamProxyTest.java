@@ -5,16 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
@@ -31,10 +34,10 @@ class UpstreamProxyTest {
         if (req.body().contains("\"stream\":true")) {
             Flux<String> first = Flux.just("data: {\"choices\":[{\"delta\":{\"content\":\"first\"}}]}\n\n");
             return res.header("content-type", "text/event-stream")
-                    .sendString(first.concatWith(REST_OF_STREAM.asFlux()), java.nio.charset.StandardCharsets.UTF_8);
+                    .sendString(first.concatWith(REST_OF_STREAM.asFlux()), StandardCharsets.UTF_8);
         }
         return res.header("content-type", "application/json")
-                .sendString(reactor.core.publisher.Mono.just("{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}"));
+                .sendString(Mono.just("{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}"));
     });
 
     @DynamicPropertySource
@@ -45,7 +48,7 @@ class UpstreamProxyTest {
     @Value("${local.server.port}")
     int port;
 
-    @org.springframework.beans.factory.annotation.Autowired
+    @Autowired
     ShutdownDrain.CloseTheLines closeTheLines;
 
     WebClient client() {

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -87,7 +88,7 @@ class EdgeTimeoutsTest {
             for (int n; (n = in.read(buf)) != -1; ) out.write(buf, 0, n);
         } catch (SocketTimeoutException e) {
             throw new AssertionError("still open after " + waitMs + " ms; got so far: " + out.toString(StandardCharsets.UTF_8));
-        } catch (java.net.SocketException reset) {
+        } catch (SocketException reset) {
             // closed by a reset: as closed as it gets
         }
         return out.toString(StandardCharsets.UTF_8);
@@ -190,7 +191,7 @@ class EdgeTimeoutsTest {
                     answer.append(new String(buf, 0, n, StandardCharsets.UTF_8));
                 } catch (SocketTimeoutException e) {
                     // nothing yet: trickle on
-                } catch (java.net.SocketException reset) {
+                } catch (SocketException reset) {
                     break;
                 }
             }

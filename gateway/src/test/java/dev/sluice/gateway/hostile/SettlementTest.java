@@ -7,6 +7,7 @@ import dev.sluice.gateway.objects.ObjectOwnership;
 import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.FakeUpstream;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -116,7 +117,7 @@ class SettlementTest extends HonestGatewayTest {
         byte[] whole = WebClient.create().post().uri(url("/v1/chat/completions"))
                 .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
                 .retrieve().bodyToFlux(DataBuffer.class)
-                .scan(new java.io.ByteArrayOutputStream(), (out, b) -> {
+                .scan(new ByteArrayOutputStream(), (out, b) -> {
                     byte[] bytes = new byte[b.readableByteCount()];
                     b.read(bytes);
                     DataBufferUtils.release(b);
@@ -124,7 +125,7 @@ class SettlementTest extends HonestGatewayTest {
                     return out;
                 })
                 .takeUntil(out -> out.toString(StandardCharsets.UTF_8).trim().endsWith("}}")) // the usage has arrived: leave
-                .last().map(java.io.ByteArrayOutputStream::toByteArray).block(Duration.ofSeconds(10));
+                .last().map(ByteArrayOutputStream::toByteArray).block(Duration.ofSeconds(10));
         assertThat(new String(whole, StandardCharsets.UTF_8)).contains("\"usage\"");
         settlesTo(HonestUpstream.billed(1, 3000));
     }

@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -43,7 +44,7 @@ public final class FakeClock extends Clock implements LongSupplier {
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
         return this;
     }
 }

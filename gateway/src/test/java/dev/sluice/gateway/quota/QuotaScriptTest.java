@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 /** The Lua scripts alone against a real Redis: key layout, TTLs, and memory that stays bounded. */
@@ -64,7 +65,7 @@ class QuotaScriptTest {
     long memoryUsage(String key) {
         return redis.execute(c -> c.scriptingCommands().eval(
                         ByteBuffer.wrap("return redis.call('MEMORY','USAGE',KEYS[1])".getBytes(StandardCharsets.UTF_8)),
-                        org.springframework.data.redis.connection.ReturnType.INTEGER, 1,
+                        ReturnType.INTEGER, 1,
                         ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
                 .next().map(o -> ((Number) o).longValue()).block();
     }
@@ -72,7 +73,7 @@ class QuotaScriptTest {
     String eval(String script, String key) {
         return redis.execute(c -> c.scriptingCommands().eval(
                         ByteBuffer.wrap(script.getBytes(StandardCharsets.UTF_8)),
-                        org.springframework.data.redis.connection.ReturnType.VALUE, 1,
+                        ReturnType.VALUE, 1,
                         ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
                 .next().map(o -> o instanceof ByteBuffer b ? StandardCharsets.UTF_8.decode(b).toString() : String.valueOf(o))
                 .block();

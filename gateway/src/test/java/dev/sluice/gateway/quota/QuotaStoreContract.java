@@ -1,6 +1,7 @@
 package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.gateway.config.WindowLimit;
 import java.time.Duration;
@@ -158,7 +159,7 @@ abstract class QuotaStoreContract {
     @Test
     void aNegativeChargeIsRefusedNotTakenAsARefund() {
         assertThat(acquire(600).admitted()).isTrue();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> acquire(-600)).isNotNull();
+        assertThatThrownBy(() -> acquire(-600)).isNotNull();
         assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(600L);
     }
 

@@ -7,11 +7,13 @@ import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -105,7 +107,7 @@ class RedisDownPolicyTest {
     @Test
     void whatAFailOpenTenantUsedDuringAnOutageCountsInTheSharedWindowsAfterIt() {
         InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
-        java.util.concurrent.atomic.AtomicBoolean redisDown = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean redisDown = new AtomicBoolean(true);
         QuotaStore shared = new QuotaStore() { // fails as Redis does while it is out
             @Override
             public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
@@ -122,7 +124,7 @@ class RedisDownPolicyTest {
                 return sharedStandIn.peek(tenantId, windows);
             }
         };
-        dev.sluice.gateway.store.StoreState state = new dev.sluice.gateway.store.StoreState(true, clock::millis);
+        StoreState state = new StoreState(true, clock::millis);
         QuotaLimiter limiter = new QuotaLimiter(shared, new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters, state,
                 () -> new InMemoryQuotaStore(clock), clock);
         Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN); // 1,000 tokens a minute

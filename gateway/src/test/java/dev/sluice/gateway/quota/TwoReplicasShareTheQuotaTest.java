@@ -20,9 +20,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
@@ -65,8 +67,8 @@ class TwoReplicasShareTheQuotaTest {
 
         ConnectionProvider pool = ConnectionProvider.builder("twins").maxConnections(400).pendingAcquireMaxCount(-1).build();
         WebClient http = WebClient.builder()
-                .clientConnector(new org.springframework.http.client.reactive.ReactorClientHttpConnector(
-                        reactor.netty.http.client.HttpClient.create(pool)))
+                .clientConnector(new ReactorClientHttpConnector(
+                        HttpClient.create(pool)))
                 .build();
         List<Integer> statuses = Flux.range(0, 300)
                 .flatMap(i -> http.post().uri("http://127.0.0.1:" + (i % 2 == 0 ? a : b).port() + "/v1/chat/completions")

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.UncheckedIOException;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -35,7 +36,7 @@ class LuaScriptsTest {
     }
 
     private static int occurrences(String text, String part) {
-        return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+        return text.split(Pattern.quote(part), -1).length - 1;
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisCluster;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -213,7 +214,7 @@ class RedisClusterTest {
         activity.requestSeen("cl-abuse", "free");
         activity.stageTaken("cl-abuse", "downgrade");
         activity.flush().block(Duration.ofSeconds(10));
-        Map<String, String> seen = new java.util.HashMap<>(activity.minute(minute).block(Duration.ofSeconds(10)).tierByTenant());
+        Map<String, String> seen = new HashMap<>(activity.minute(minute).block(Duration.ofSeconds(10)).tierByTenant());
         seen.putAll(activity.minute(minute + 60_000L).block(Duration.ofSeconds(10)).tierByTenant()); // in case a minute just ended
         assertThat(seen).containsEntry("cl-abuse", "free");
 

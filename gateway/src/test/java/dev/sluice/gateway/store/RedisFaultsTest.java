@@ -10,6 +10,7 @@ import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.RedisProcess;
 import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.gateway.tiers.TierReloader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ class RedisFaultsTest {
     @Autowired
     StoreState state;
     @Autowired
-    dev.sluice.gateway.tiers.TierReloader reloader;
+    TierReloader reloader;
 
     FaultHttp http() {
         return new FaultHttp(port);

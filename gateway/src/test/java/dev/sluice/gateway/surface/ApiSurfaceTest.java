@@ -2,6 +2,8 @@ package dev.sluice.gateway.surface;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Random;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -78,9 +80,9 @@ class ApiSurfaceTest {
     /** The hand-written segment check accepts exactly what the pattern it replaced accepted. */
     @Test
     void segmentCheckAgreesWithItsPattern() {
-        java.util.regex.Pattern segment = java.util.regex.Pattern.compile("[A-Za-z0-9._~:@-]+");
+        Pattern segment = Pattern.compile("[A-Za-z0-9._~:@-]+");
         String alphabet = "aZ09._~:@-%/\\ \u00e9+!*'()[]#?=&$,;";
-        java.util.Random random = new java.util.Random(16);
+        Random random = new Random(16);
         for (int i = 0; i < 100_000; i++) {
             StringBuilder s = new StringBuilder();
             int length = random.nextInt(6);

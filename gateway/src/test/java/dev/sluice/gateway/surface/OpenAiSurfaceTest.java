@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -28,11 +29,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
@@ -68,8 +71,8 @@ class OpenAiSurfaceTest {
         GlobalFilter failsOnOurSide() {
             class Failing implements GlobalFilter, Ordered {
                 @Override
-                public Mono<Void> filter(org.springframework.web.server.ServerWebExchange exchange,
-                                         org.springframework.cloud.gateway.filter.GatewayFilterChain chain) {
+                public Mono<Void> filter(ServerWebExchange exchange,
+                                         GatewayFilterChain chain) {
                     if (exchange.getRequest().getHeaders().containsHeader("X-Test-Fail")) {
                         return Mono.error(new IllegalStateException("a bug of ours"));
                     }
@@ -208,7 +211,7 @@ class OpenAiSurfaceTest {
     void otherOpenAiEndpointsAreProxiedAndCountedAsARequestWithNoTokens() throws Exception {
         Answer files = raw("GET", "/v1/files?purpose=batch", null, null);
         assertThat(files.status()).as(files.body()).isEqualTo(200);
-        FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, java.util.concurrent.TimeUnit.SECONDS);
+        FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, TimeUnit.SECONDS);
         assertThat(seen.method()).isEqualTo("GET");
         assertThat(seen.path()).isEqualTo("/openai/v1/files?purpose=batch");
 

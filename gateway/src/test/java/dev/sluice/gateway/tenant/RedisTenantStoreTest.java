@@ -1,7 +1,9 @@
 package dev.sluice.gateway.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.redis.RedisTenantStore;
@@ -9,6 +11,7 @@ import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 class RedisTenantStoreTest extends TenantStoreContract {
     @Override
@@ -70,11 +73,11 @@ class RedisTenantStoreTest extends TenantStoreContract {
         assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1))).as("never looked up here, known from the refresh")
                 .isEqualTo(new Tenant(id, "pro", false));
         assertThat(here.knows(revokedThere)).as("revoked on another replica before the refresh").isFalse();
-        here.revokeKey(revokedHere).onErrorResume(e -> reactor.core.publisher.Mono.empty()).subscribe();
+        here.revokeKey(revokedHere).onErrorResume(e -> Mono.empty()).subscribe();
         assertThat(here.knows(revokedHere)).as("revoked here: at once").isFalse();
-        here.save(new Tenant(id, "pro", true)).onErrorResume(e -> reactor.core.publisher.Mono.empty()).subscribe();
+        here.save(new Tenant(id, "pro", true)).onErrorResume(e -> Mono.empty()).subscribe();
         assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1)).suspended()).as("suspended here: at once").isTrue();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> here.findByKeyHash(ApiKeys.sha256Hex(ApiKeys.generate()))
+        assertThatThrownBy(() -> here.findByKeyHash(ApiKeys.sha256Hex(ApiKeys.generate()))
                 .block(Duration.ofSeconds(1))).isInstanceOf(StoreUnavailableException.class);
     }
 
@@ -88,9 +91,9 @@ class RedisTenantStoreTest extends TenantStoreContract {
         String neverSeen = ApiKeys.sha256Hex(ApiKeys.generate());
         here.save(new Tenant(id, "pro", false)).then(here.addKey(id, key)).then(here.addKey(id, neverSeen)).block(Duration.ofSeconds(5));
         here.know(key, new Tenant(id, "pro", false));
-        dev.sluice.gateway.store.DecisionBudget spent = dev.sluice.gateway.store.DecisionBudget.of(Duration.ZERO, System::nanoTime);
+        DecisionBudget spent = DecisionBudget.of(Duration.ZERO, System::nanoTime);
         assertThat(here.findByKeyHash(key, spent).block(Duration.ofSeconds(1))).isEqualTo(new Tenant(id, "pro", false));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> here.findByKeyHash(neverSeen, spent).block(Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> here.findByKeyHash(neverSeen, spent).block(Duration.ofSeconds(1)))
                 .as("in Redis, but not asked: it cannot be told").isInstanceOf(StoreUnavailableException.class);
         assertThat(state.up()).isTrue();
     }

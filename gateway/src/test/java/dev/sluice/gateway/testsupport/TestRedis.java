@@ -1,9 +1,11 @@
 package dev.sluice.gateway.testsupport;
 
 import com.redis.testcontainers.RedisContainer;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -139,14 +142,14 @@ public final class TestRedis {
             } catch (IOException notYet) {
                 // still starting
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+            LockSupport.parkNanos(50_000_000L);
         }
         throw new IllegalStateException("redis-server did not answer PING on port " + port + " within 10 s");
     }
 
     /** An executable from the PATH or the usual system directories, or null. */
     static String findOnPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             Path p = Path.of(dir, name);
             if (Files.isExecutable(p)) return p.toString();
         }
@@ -158,7 +161,7 @@ public final class TestRedis {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         } catch (IOException e) {
             throw new IllegalStateException(e);

@@ -1,5 +1,7 @@
 package dev.sluice.gateway.testsupport;
 
+import java.util.HashMap;
+import java.util.Map;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -11,7 +13,7 @@ public final class TestRedisTemplates {
     private TestRedisTemplates() {
     }
 
-    private static final java.util.Map<Integer, ReactiveStringRedisTemplate> byDatabase = new java.util.HashMap<>();
+    private static final Map<Integer, ReactiveStringRedisTemplate> byDatabase = new HashMap<>();
 
     /**
      * A template on one logical database of the shared test Redis: a gateway started on it (with

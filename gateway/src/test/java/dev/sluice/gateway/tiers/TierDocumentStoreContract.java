@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.FakeClock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ abstract class TierDocumentStoreContract {
     /** Redis came back empty: a replica puts back the document it runs, at its version, so versions keep rising. */
     @Test
     void aRestoredDocumentKeepsItsVersionAndNeverReplacesOneThatExists() {
-        TierDocument inForce = new TierDocument("tiers: {edited: true}", 7, "ops", java.time.Instant.ofEpochMilli(clock.millis()));
+        TierDocument inForce = new TierDocument("tiers: {edited: true}", 7, "ops", Instant.ofEpochMilli(clock.millis()));
         TierDocument restored = store.restoreIfAbsent(inForce).block(Duration.ofSeconds(5));
         assertThat(restored.version()).isEqualTo(7);
         assertThat(restored.yaml()).isEqualTo(inForce.yaml());

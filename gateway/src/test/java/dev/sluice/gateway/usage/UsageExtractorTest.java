@@ -4,9 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 
 class UsageExtractorTest {
     private static Optional<Usage> extract(String json) {
@@ -73,7 +76,7 @@ class UsageExtractorTest {
     /** Reading usage from the parser answers what reading it as a tree did, on any mix of fields and values. */
     @Test
     void readingFromTheParserAgreesWithTheTree() throws Exception {
-        java.util.Random random = new java.util.Random(16);
+        Random random = new Random(16);
         String[] names = {"input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached", "details"};
         String[] values = {"0", "7", "13", "-3", "2.5", "1e3", "null", "true", "\"12\"", "9223372036854775807",
                 "9223372036854775808", "{\"a\":[1,{\"b\":2}]}", "[1,2]", "{}", "2147483648"};
@@ -85,11 +88,11 @@ class UsageExtractorTest {
                 usage.append('"').append(names[random.nextInt(names.length)]).append("\":").append(values[random.nextInt(values.length)]);
             }
             String json = usage.append('}').toString();
-            java.util.Optional<Usage> tree = UsageExtractor.fromUsageNode(UsageExtractor.JSON.readTree(json));
-            try (tools.jackson.core.JsonParser p = UsageExtractor.JSON.createParser(json)) {
+            Optional<Usage> tree = UsageExtractor.fromUsageNode(UsageExtractor.JSON.readTree(json));
+            try (JsonParser p = UsageExtractor.JSON.createParser(json)) {
                 p.nextToken();
                 assertThat(UsageExtractor.readUsage(p)).as(json).isEqualTo(tree);
-                assertThat(p.currentToken()).isEqualTo(tools.jackson.core.JsonToken.END_OBJECT);
+                assertThat(p.currentToken()).isEqualTo(JsonToken.END_OBJECT);
             }
             assertThat(extract("{\"id\":\"x\",\"usage\":" + json + ",\"z\":[1]}")).as(json).isEqualTo(tree);
         }

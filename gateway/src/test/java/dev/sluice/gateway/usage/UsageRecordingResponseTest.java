@@ -4,8 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -16,7 +18,7 @@ import org.springframework.mock.http.server.reactive.MockServerHttpResponse;
 import reactor.core.publisher.Flux;
 
 class UsageRecordingResponseTest {
-    private static final com.knuddels.jtokkit.api.Encoding O200K =
+    private static final Encoding O200K =
             Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
     private static final String ANSWER = "{\"id\":\"chatcmpl-1\",\"choices\":[{\"message\":{\"content\":\"H\u00e9llo, \u4e16\u754c\"}}],"
             + "\"usage\":{\"prompt_tokens\":13,\"completion_tokens\":2,\"total_tokens\":15}}";
@@ -31,7 +33,7 @@ class UsageRecordingResponseTest {
             UsageRecordingResponse response = new UsageRecordingResponse(client, false, O200K);
             List<DataBuffer> chunks = new ArrayList<>();
             for (int at = 0; at < bytes.length; at += cut) {
-                chunks.add(DefaultDataBufferFactory.sharedInstance.wrap(java.util.Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + cut))));
+                chunks.add(DefaultDataBufferFactory.sharedInstance.wrap(Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + cut))));
             }
             response.writeWith(Flux.fromIterable(chunks)).block();
 

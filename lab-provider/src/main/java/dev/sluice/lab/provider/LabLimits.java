@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The limits of the simulated provider (seed 000): what a real provider's tier allows.
+ * The limits of the simulated provider: what a real provider's tier allows ({@link #DEFAULTS}:
+ * 1,500 requests and 300,000 tokens a minute, 200 in flight, calls of about 2 s).
  *
  * @param requestsPerMinute     requests admitted in any rolling {@code window}
  * @param tokensPerMinute       tokens (prompt + requested max output) admitted in any rolling {@code window}

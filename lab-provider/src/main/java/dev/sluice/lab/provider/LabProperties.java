@@ -5,9 +5,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code sluice.lab.*}: where the built-in provider listens, the limits it enforces (seed 000's by
- * default) and its ways (how it counts, its clock, its network; by default those of the estimator and
- * the gateway). Validated when bound, so a bad value stops the start with the field's name.
+ * {@code sluice.lab.*}: where the built-in provider listens, the limits it enforces
+ * ({@link LabLimits#DEFAULTS} by default) and its ways (how it counts, its clock, its network; by
+ * default those of the estimator and the gateway). Validated when bound, so a bad value stops the start with the field's name.
  *
  * <p>{@code tokens-per-minute=0} with {@code input-tokens-per-minute} and/or {@code output-tokens-per-minute}
  * set is a provider with split limits only (Anthropic's ITPM and OTPM).

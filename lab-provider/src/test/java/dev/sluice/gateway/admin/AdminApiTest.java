@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -429,7 +430,7 @@ class AdminApiTest {
 
     Flag openFlag(String tenant) {
         long t = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 20 * 60_000L;
-        List<UsageSample> evidence = java.util.stream.IntStream.range(0, 15)
+        List<UsageSample> evidence = IntStream.range(0, 15)
                 .mapToObj(i -> new UsageSample(t + i * 60_000L, "free", 9_500, 10, 0.95, "minute", Map.of("passed", 10L))).toList();
         Flag f = Flag.open("flag_" + tenant, tenant, "free", Instant.now(),
                 new CeilingDetector.Finding(new CeilingDetector.Run(t, 15), evidence));

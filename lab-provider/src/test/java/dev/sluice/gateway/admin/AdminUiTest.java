@@ -1,6 +1,7 @@
 package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
 
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.UsageHistory;
@@ -117,7 +118,7 @@ class AdminUiTest {
         assertThat(((Number) spend.get("tokensLastMinute")).longValue()).isGreaterThan(0);
         // The lab provider answers 200 tokens: the spend is billed tokens × $3 per million.
         assertThat(((Number) spend.get("usdLastMinute")).doubleValue())
-                .isCloseTo(((Number) spend.get("tokensLastMinute")).longValue() * 3.0 / 1e6, org.assertj.core.data.Offset.offset(1e-5));
+                .isCloseTo(((Number) spend.get("tokensLastMinute")).longValue() * 3.0 / 1e6, offset(1e-5));
         assertThat((String) spend.get("priceSource")).contains("default:* $3.00");
         assertThat(((Map<String, Map<String, Number>>) o.get("upstream")).get("lastMinute").get("200").longValue()).isGreaterThanOrEqualTo(1);
     }

@@ -10,6 +10,9 @@ import dev.sluice.gateway.quota.QuotaClock;
 
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import java.util.concurrent.CompletableFuture;
@@ -47,11 +50,11 @@ class LadderGatewayTest {
 
     /** tiers.yaml as shipped, but a provider roomy enough that only the tenant's limits are under test. */
     @DynamicPropertySource
-    static void roomyProvider(DynamicPropertyRegistry registry) throws java.io.IOException {
-        String yaml = java.nio.file.Files.readString(java.nio.file.Path.of("../tiers.yaml"))
+    static void roomyProvider(DynamicPropertyRegistry registry) throws IOException {
+        String yaml = Files.readString(Path.of("../tiers.yaml"))
                 .replace("tokens-per-minute: 300000", "tokens-per-minute: 100000000");
-        java.nio.file.Path file = java.nio.file.Files.createTempFile("tiers-roomy", ".yaml");
-        java.nio.file.Files.writeString(file, yaml);
+        Path file = Files.createTempFile("tiers-roomy", ".yaml");
+        Files.writeString(file, yaml);
         file.toFile().deleteOnExit();
         registry.add("sluice.tiers.path", file::toString);
     }

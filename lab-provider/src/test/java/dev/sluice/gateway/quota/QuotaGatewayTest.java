@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.lab.provider.LabProviderServer;
 
@@ -111,7 +112,7 @@ class QuotaGatewayTest {
         assertThat(r.getStatusCode().value()).isEqualTo(200);
         long actual = usageTotal(r.getBody());
         assertThat(actual).isLessThan(600); // the lab wrote 500, not 3000
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(actual));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(actual));
         assertThat(minute().usedRequests()).isEqualTo(1);
     }
 
@@ -123,14 +124,14 @@ class QuotaGatewayTest {
         assertThat(r.getBody()).contains("[DONE]").doesNotContain("\"usage\":{");
         long billed = lab.stats().tokensBilled() - billedBefore;
         // settled just after the last byte went out
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(billed));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(billed));
     }
 
     @Test
     void aClientThatAsksForUsageOnAStreamGetsIt() {
         ResponseEntity<String> r = chat(100, true, ",\"stream_options\":{\"include_usage\":true}");
         assertThat(r.getBody()).contains("\"usage\"").contains("[DONE]");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(usageTotal(r.getBody())));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(usageTotal(r.getBody())));
     }
 
     @Test

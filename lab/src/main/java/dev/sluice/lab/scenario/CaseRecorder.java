@@ -162,11 +162,6 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
         return firstFailureMs;
     }
 
-    /** True once anything refused a page. */
-    public synchronized boolean failedYet() {
-        return firstFailure != null;
-    }
-
     private synchronized void failed(long atMs, FailureLimit why) {
         if (atMs < firstFailureMs) {
             firstFailureMs = atMs;

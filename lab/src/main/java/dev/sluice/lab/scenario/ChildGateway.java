@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.context.logging.LoggingApplicationListener;
@@ -63,7 +64,7 @@ final class ChildGateway implements AutoCloseable {
         Path tiers = writeTiers(labBaseUrl, limits, headroom);
         SpringApplication app = new SpringApplication(SluiceApplication.class);
         app.setWebApplicationType(WebApplicationType.REACTIVE);
-        app.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
+        app.setBannerMode(Banner.Mode.OFF);
         app.setLogStartupInfo(false);
         app.setRegisterShutdownHook(false);
         // The host (a gateway, or the command) owns logging: a second initialisation would reset it, and

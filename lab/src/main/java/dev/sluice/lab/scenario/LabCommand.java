@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -105,7 +106,7 @@ public final class LabCommand {
      */
     private static void quietLogging() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+            context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
             context.getLogger("dev.sluice.gateway.store.StoreConfiguration").setLevel(Level.ERROR);
         }
     }

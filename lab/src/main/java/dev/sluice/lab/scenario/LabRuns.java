@@ -5,11 +5,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,7 @@ public final class LabRuns implements AutoCloseable {
         RUNNING, DONE, FAILED;
 
         public String wire() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -111,7 +113,7 @@ public final class LabRuns implements AutoCloseable {
         return Optional.ofNullable(runs.peekFirst());
     }
 
-    private synchronized void update(String id, java.util.function.UnaryOperator<Run> change) {
+    private synchronized void update(String id, UnaryOperator<Run> change) {
         Deque<Run> updated = new ArrayDeque<>();
         for (Run r : runs) updated.addLast(r.id().equals(id) ? change.apply(r) : r);
         runs.clear();

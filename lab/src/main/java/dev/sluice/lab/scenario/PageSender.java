@@ -1,7 +1,10 @@
 package dev.sluice.lab.scenario;
 
 import io.netty.handler.codec.http.HttpMethod;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
@@ -92,7 +95,7 @@ public interface PageSender extends AutoCloseable {
     }
 
     /** Straight to the provider (cases 1, 2 and, behind its limiter, 3): 200 is billed, anything else died. */
-    static PageSender direct(Http http, CaseRecorder recorder, java.time.Clock clock) {
+    static PageSender direct(Http http, CaseRecorder recorder, Clock clock) {
         return new PageSender() {
             @Override
             public Mono<Long> send(int user, String body) {
@@ -108,7 +111,7 @@ public interface PageSender extends AutoCloseable {
     }
 
     /** Case 3: a page takes a token from its user's bucket and the global one, or we refuse it ourselves. */
-    static PageSender limited(PageSender behind, PageLimiter limiter, CaseRecorder recorder, java.time.Clock clock) {
+    static PageSender limited(PageSender behind, PageLimiter limiter, CaseRecorder recorder, Clock clock) {
         return new PageSender() {
             @Override
             public Mono<Long> send(int user, String body) {
@@ -132,7 +135,7 @@ public interface PageSender extends AutoCloseable {
      * one in the pool's own queue, with no fairness, no budget and no door, until its acquire
      * timeout. Nothing else is in front of the provider.
      */
-    static PageSender pooled(Http fixedPool, CaseRecorder recorder, java.time.Clock clock) {
+    static PageSender pooled(Http fixedPool, CaseRecorder recorder, Clock clock) {
         Http http = fixedPool;
         return new PageSender() {
             @Override
@@ -140,7 +143,7 @@ public interface PageSender extends AutoCloseable {
                 return http.post("/v1/chat/completions", body, "authorization", "Bearer sk-lab-user-" + user)
                         .map(reply -> providerAnswer(reply, recorder, clock))
                         // The pool's acquire timeout (reactor-pool's PoolAcquireTimeoutException is one).
-                        .onErrorResume(java.util.concurrent.TimeoutException.class, e -> {
+                        .onErrorResume(TimeoutException.class, e -> {
                             recorder.refused(clock.millis(), FailureLimit.TIMEOUT);
                             return Mono.just(FAILED);
                         });
@@ -159,7 +162,7 @@ public interface PageSender extends AutoCloseable {
      * provider; the client does as told and asks again after its Retry-After, so the book still
      * arrives whole, later. Any other refusal breaks the page.
      */
-    static PageSender throughGateway(Http http, java.util.function.IntFunction<String> keyOf, CaseRecorder recorder,
+    static PageSender throughGateway(Http http, IntFunction<String> keyOf, CaseRecorder recorder,
                                      ScaledClock clock) {
         return new PageSender() {
             @Override
@@ -195,7 +198,7 @@ public interface PageSender extends AutoCloseable {
     }
 
     /** A provider's reply: its refusals are already on record (the provider told the recorder). */
-    private static long providerAnswer(Reply reply, CaseRecorder recorder, java.time.Clock clock) {
+    private static long providerAnswer(Reply reply, CaseRecorder recorder, Clock clock) {
         if (reply.status() == 200) return reply.billedTokens();
         if (reply.status() != 429 && reply.status() != 503) recorder.unexpected(clock.millis());
         return FAILED;

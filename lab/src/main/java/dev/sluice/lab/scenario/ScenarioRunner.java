@@ -10,9 +10,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -71,7 +73,7 @@ public final class ScenarioRunner {
             }
         }
         progress.at(null, done, total);
-        String note = String.format(java.util.Locale.ROOT, SCALE_NOTE, trim(settings.timeFactor()),
+        String note = String.format(Locale.ROOT, SCALE_NOTE, trim(settings.timeFactor()),
                 Math.round(settings.limits().latency().toMillis() / settings.timeFactor()),
                 settings.rampStep().toSeconds());
         return new LabReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), LabReport.Limits.of(settings.limits()),
@@ -211,13 +213,13 @@ public final class ScenarioRunner {
     final class Rig implements AutoCloseable {
         final LabProviderServer lab;
         private final PageSender.Http http;
-        private final java.util.function.IntFunction<String> keyOf;
+        private final IntFunction<String> keyOf;
         private final Runnable afterClose;
         private final String model;
         private final List<AutoCloseable> closing = new ArrayList<>();
 
         /** @param afterClose what closing the rig also does: stop a lab of its own, or note when a shared one was last used */
-        Rig(LabProviderServer lab, PageSender.Http http, java.util.function.IntFunction<String> keyOf, String model,
+        Rig(LabProviderServer lab, PageSender.Http http, IntFunction<String> keyOf, String model,
             Runnable afterClose) {
             this.model = model;
             this.lab = lab;

@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * Everything a lab run needs, in seed units (the provider's minute, a 2 s call), validated when
- * built. {@link #defaults()} is seed 000.
+ * built. {@link #defaults()}: every case and the ramp against {@link LabLimits#DEFAULTS}.
  *
  * @param timeFactor         how many times faster than the wall the run's clock goes (10: a seed minute in 6 s)
  * @param limits             the provider's limits, seed units
@@ -89,7 +89,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
     /** The default time factor: a seed minute in 12 s, a 2 s call in 400 ms (see docs/lab.md for why 5). */
     public static final double DEFAULT_TIME_FACTOR = 5;
 
-    /** Seed 000 at {@link #DEFAULT_TIME_FACTOR}. */
+    /** Every case and the ramp, books of 100 pages, against {@link LabLimits#DEFAULTS}, at {@link #DEFAULT_TIME_FACTOR}. */
     public static ScenarioSettings defaults() {
         LabLimits l = LabLimits.DEFAULTS;
         double perSecond = l.requestsPerMinute() / 60.0;

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,6 +28,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -122,25 +124,25 @@ class FlatLineGatewayTest {
     }
 
     /** The same client with its own request sizes. */
-    Mono<Void> flatLined(String key, int workers, long startMs, long endMs, java.util.function.IntSupplier maxTokens) {
+    Mono<Void> flatLined(String key, int workers, long startMs, long endMs, IntSupplier maxTokens) {
         Mono<Long> one = Mono.defer(() -> send(key, maxTokens.getAsInt()))
                 .flatMap(a -> Mono.delay(CLOCK.realMillis(a[0] == 429 ? a[1] : 500)));
-        return reactor.core.publisher.Flux.range(0, workers)
+        return Flux.range(0, workers)
                 .flatMap(w -> at(startMs + w * 200L).then(one.repeat(() -> CLOCK.millis() < endMs).then()))
                 .then();
     }
 
     /** Every third minute, from its tenth second, 14 requests of about 800 at once (100% and two refused); idle between. */
     Mono<Void> burstAndIdle(String key, long startMs, long endMs, Random r) {
-        return reactor.core.publisher.Flux.range(0, (int) ((endMs - startMs) / (3 * MIN)) + 1)
+        return Flux.range(0, (int) ((endMs - startMs) / (3 * MIN)) + 1)
                 .map(j -> startMs + 10_000 + j * 3 * MIN).filter(t -> t < endMs)
-                .concatMap(t -> at(t).thenMany(reactor.core.publisher.Flux.range(0, 14).flatMap(i -> send(key, 750 + r.nextInt(97)))))
+                .concatMap(t -> at(t).thenMany(Flux.range(0, 14).flatMap(i -> send(key, 750 + r.nextInt(97)))))
                 .then();
     }
 
     /** About 80%: a request of 700-900 tokens every 6 s, give or take half a second, on its schedule whatever the answers take. */
     Mono<Void> steady(String key, long startMs, long endMs, Random r) {
-        return reactor.core.publisher.Flux.range(0, (int) ((endMs - startMs) / 6_000))
+        return Flux.range(0, (int) ((endMs - startMs) / 6_000))
                 .map(k -> startMs + k * 6_000L + r.nextInt(1_001) - 500).filter(t -> t >= startMs && t < endMs)
                 .concatMap(t -> at(t).doOnNext(x -> send(key, 690 + r.nextInt(201)).subscribe()))
                 .then();
@@ -158,7 +160,7 @@ class FlatLineGatewayTest {
         TestTenants.Created seventh = TestTenants.create(tenants, "seventh", "free");
         // Warm the gateway up first (a cold JIT answers in tens of ms, seconds on this clock), on a tenant of its own.
         String warm = TestTenants.create(tenants, "warm-up", "enterprise").key();
-        reactor.core.publisher.Flux.range(0, 120).flatMap(i -> send(warm, 10), 4).blockLast(Duration.ofSeconds(60));
+        Flux.range(0, 120).flatMap(i -> send(warm, 10), 4).blockLast(Duration.ofSeconds(60));
         long start = ActivityBuffer.minuteOf(CLOCK.millis()) + MIN; // on a whole minute, like the detector's
         long end = start + MINUTES * MIN;
         Mono.when(flatLined(f.key(), 2, start, end, new Random(18)), burstAndIdle(b.key(), start, end, new Random(3)),

@@ -11,6 +11,9 @@ import dev.sluice.gateway.testsupport.GatewayReplica;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Seed 000's crowd, scaled to run in seconds, and what the acceptance tests need to send it:
  * a lab provider of their own, gateways pointed at it, tenants, books of pages, and a client
- * whose pool is never the bottleneck (seed 000, case 5).
+ * whose pool is never the bottleneck (a bounded pool is a queue of its own, in front of the gateway's).
  *
  * <p><b>The scale.</b> The seed's provider takes 300 000 tokens and 1 500 requests a minute,
  * 200 calls in flight, about 2 s a call; a page is ~800 tokens. Its shape: tokens bind over
@@ -49,7 +52,7 @@ final class SeedCrowd {
     static final int REQUESTS_PER_MINUTE = 600;
     static final int MAX_IN_FLIGHT = 20;
     static final double HEADROOM = 0.97; // tiers.yaml's
-    /** Who served an answer (issue 17): every answer a provider served carries it. */
+    /** Who served an answer, so a route's failover can be checked: every answer a provider served carries it. */
     static final String PROVIDER_HEADER = "X-Sluice-Provider";
 
 
@@ -150,11 +153,11 @@ final class SeedCrowd {
     /** {@code PUT /_lab/limits} on the lab's own port, as an operator would: new limits from the next call on. */
     static String putLabLimits(LabProviderServer lab, String json) {
         try {
-            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
+            HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
                             .header("content-type", "application/json")
-                            .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                            .PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) throw new IllegalStateException("PUT /_lab/limits: " + r.statusCode() + " " + r.body());
             return r.body();
         } catch (IOException e) {

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -74,7 +75,7 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         int at = yaml.indexOf(star);
         StringBuilder models = new StringBuilder();
         for (String model : List.of(model("1-vs-5"), model("3-vs-3"))) {
-            models.append(String.format(java.util.Locale.ROOT, """
+            models.append(String.format(Locale.ROOT, """
                           "%s":
                             requests-per-minute: %d
                             tokens-per-minute: %d
@@ -95,8 +96,8 @@ class TwoReplicasServeEqualTenantsEquallyTest {
      * Not in the default suite (run with {@code -Dfairshare.uneven=true}): every page arrives in the same instant,
      * before the first tick (200 ms) has shared anything, and the door is still per replica, so the lone tenant's
      * replica takes in its whole book on its own view and the share evens out only what follows. Measured on this
-     * machine: Jain 0.76-0.87 (0.68 without the sharing), not the 0.99 of the even split below. A known gap
-     * (issue 15's closing note).
+     * machine: Jain 0.76-0.87 (0.68 without the sharing), not the 0.99 of the even split below. A known gap:
+     * the sharing cannot even out a book a replica took in before its first tick.
      */
     @Test
     @EnabledIfSystemProperty(named = "fairshare.uneven", matches = "true")

@@ -33,7 +33,7 @@ class SeedCase2AllPagesAtOnceTest {
 
     @BeforeEach
     void start() {
-        // Seed 000's calls take about 2 s; 5 s here keeps the whole burst of 300 in flight together even
+        // The lab provider's calls take about 2 s; 5 s here keeps the whole burst of 300 in flight together even
         // on a loaded 2-core CI box, where firing them can itself take a second or two.
         simulator = new ProviderSimulator(LabLimits.DEFAULTS.withLatency(Duration.ofSeconds(5)));
         server = new LabProviderServer(simulator, 0, Clock.systemUTC());

@@ -131,11 +131,6 @@ public final class RedisTenantStore implements TenantStore {
         return known.containsKey(keySha256);
     }
 
-    /** How many key hashes could be answered without Redis. */
-    public int knownKeys() {
-        return known.size();
-    }
-
     /**
      * Reloads every tenant's key hashes from Redis, so a key never used on this replica still
      * works while Redis is out, and a revocation or suspension made elsewhere reaches the copy.

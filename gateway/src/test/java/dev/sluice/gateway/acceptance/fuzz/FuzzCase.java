@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One generated request. {@code template} names the generator that made it (what failures are
@@ -12,7 +13,7 @@ import java.util.List;
 record FuzzCase(String category, String template, byte[] bytes, Expect expect, boolean finish, boolean head, String shown, String id) {
     /** Carries {@link #id} on every built request, so a hang can be told apart: reached the provider or not. */
     static final String ID_HEADER = "X-Fuzz-Case";
-    private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong IDS = new AtomicLong();
 
     /** What a correct gateway may answer. */
     enum Expect {

@@ -3,8 +3,10 @@ package dev.sluice.gateway.acceptance.fuzz;
 import dev.sluice.gateway.acceptance.fuzz.FuzzCase.Builder;
 import dev.sluice.gateway.acceptance.fuzz.FuzzCase.Expect;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
@@ -158,9 +160,9 @@ final class FuzzCases {
             case 12: {
                 String[] charsets = {"utf-16", "utf-16le", "utf-32", "iso-8859-1", "ebcdic", "nope"};
                 String cs = pick(charsets);
-                java.nio.charset.Charset c;
+                Charset c;
                 try {
-                    c = java.nio.charset.Charset.forName(cs.equals("ebcdic") ? "IBM037" : cs.equals("nope") ? "utf-16" : cs);
+                    c = Charset.forName(cs.equals("ebcdic") ? "IBM037" : cs.equals("nope") ? "utf-16" : cs);
                 } catch (RuntimeException ex) {
                     c = StandardCharsets.UTF_16;
                 }
@@ -461,7 +463,7 @@ final class FuzzCases {
     }
 
     static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }

@@ -22,10 +22,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,10 +63,10 @@ class GatewayFuzzTest {
     static final int STALLS = 5;
 
     /** The case ids the provider saw (see {@link FuzzCase#ID_HEADER}). */
-    static final java.util.Set<String> REACHED_PROVIDER = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    static final Set<String> REACHED_PROVIDER = ConcurrentHashMap.newKeySet();
     /** The case ids whose answer the provider finished writing. */
-    static final java.util.Set<String> PROVIDER_ANSWERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    static final java.util.concurrent.atomic.AtomicLong ANSWERS = new java.util.concurrent.atomic.AtomicLong();
+    static final Set<String> PROVIDER_ANSWERED = ConcurrentHashMap.newKeySet();
+    static final AtomicLong ANSWERS = new AtomicLong();
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);

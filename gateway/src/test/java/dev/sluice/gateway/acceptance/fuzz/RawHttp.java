@@ -1,5 +1,6 @@
 package dev.sluice.gateway.acceptance.fuzz;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +9,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -50,13 +53,13 @@ final class RawHttp {
             } catch (IOException writeFailed) {
                 // The server may answer and close before reading all of a large request: read what it said.
             }
-            Reader in = new Reader(new java.io.BufferedInputStream(s.getInputStream()), s, deadline, received);
+            Reader in = new Reader(new BufferedInputStream(s.getInputStream()), s, deadline, received);
             while (true) {
                 String statusLine = in.line();
                 if (statusLine == null) return new Answer(-1, List.of(), new byte[0], true, false, ms(start));
                 String[] parts = statusLine.split(" ", 3);
                 if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
-                    return new Answer(-2, java.util.Collections.singletonList(new String[] {"status-line", statusLine}), new byte[0], false, false, ms(start));
+                    return new Answer(-2, Collections.singletonList(new String[] {"status-line", statusLine}), new byte[0], false, false, ms(start));
                 }
                 int status = Integer.parseInt(parts[1]);
                 List<String[]> headers = new ArrayList<>();
@@ -71,11 +74,11 @@ final class RawHttp {
             }
         } catch (SocketTimeoutException e) {
             // What had arrived tells a server that never answered from one that stopped half way.
-            return new Answer(-1, java.util.Collections.singletonList(new String[] {"received", Long.toString(received[0])}),
+            return new Answer(-1, Collections.singletonList(new String[] {"received", Long.toString(received[0])}),
                     new byte[0], false, true, ms(start));
         } catch (IOException e) {
             // Reset by the server: it refused the connection's bytes without an answer.
-            return new Answer(-1, java.util.Collections.singletonList(new String[] {"io", e.toString()}), new byte[0], true, false, ms(start));
+            return new Answer(-1, Collections.singletonList(new String[] {"io", e.toString()}), new byte[0], true, false, ms(start));
         }
     }
 
@@ -150,7 +153,7 @@ final class RawHttp {
             byte[] out = new byte[n];
             for (int i = 0; i < n; i++) {
                 int c = read();
-                if (c == -1) return java.util.Arrays.copyOf(out, i);
+                if (c == -1) return Arrays.copyOf(out, i);
                 out[i] = (byte) c;
             }
             return out;
