@@ -2,7 +2,6 @@ package dev.sluice.gateway.config;
 
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -38,7 +37,6 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
     /** The longest failover period: they become milliseconds, and a longer one means "never", better said otherwise. */
     private static final Duration DAY = Duration.ofDays(1);
 
-    @ConstructorBinding // the one Spring binds; the shorter one is for tests
     public DispatchProperties {
         Checks.atLeast("sluice.dispatch.queue-capacity", queueCapacity, 1);
         // Negated so that NaN fails too.
@@ -50,13 +48,6 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
         Checks.positive("sluice.dispatch.store-timeout", storeTimeout);
         Checks.within("sluice.dispatch.count-delay", countDelay, Duration.ofSeconds(1));
         Checks.within("sluice.dispatch.spill-wait", spillWait, Duration.ofMinutes(10));
-        failover = failover == null ? new Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ZERO) : failover;
-    }
-
-    /** The defaults, as Spring binds them with nothing set (tests build the record directly). */
-    public DispatchProperties(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout,
-                              Duration countDelay) {
-        this(queueCapacity, interactiveFloor, lease, maxAttempts, storeTimeout, countDelay, Duration.ofMillis(500), null);
     }
 
     /**

@@ -34,7 +34,9 @@ class SettingsValidationTest {
             assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofMillis(750), Duration.ofSeconds(2), Duration.ofMillis(500),
                     Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(50), 64)));
             assertThat(context.getBean(DispatchProperties.class))
-                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250)));
+                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250),
+                            Duration.ofMillis(500), new DispatchProperties.Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10),
+                            Duration.ofSeconds(10), Duration.ZERO)));
             assertThat(context.getBean(UpstreamProperties.class))
                     .isEqualTo(new UpstreamProperties(Duration.ofSeconds(120), Duration.ofSeconds(120)));
             assertThat(context.getBean(AbuseProperties.class)).isEqualTo(new AbuseProperties(new AbuseProperties.Sampler(true),
