@@ -1,8 +1,10 @@
 package dev.sluice.gateway.config;
 
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * The abuse detector's timing ({@code sluice.abuse.*}); its thresholds are per tier, in tiers.yaml.
@@ -16,19 +18,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param closedFlagRetention how long a closed flag is kept in Redis before it expires
  */
 @ConfigurationProperties("sluice.abuse")
+@Validated
 public record AbuseProperties(@DefaultValue Sampler sampler,
-                              @DefaultValue("2s") Duration settle,
-                              @DefaultValue("1s") Duration tick,
-                              @DefaultValue("1s") Duration shipInterval,
-                              @DefaultValue("30s") Duration openFlagsInterval,
-                              @DefaultValue("90d") Duration closedFlagRetention) {
+                              @DurationMin(nanos = 0) @DefaultValue("2s") Duration settle,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration tick,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration shipInterval,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s") Duration openFlagsInterval,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("90d") Duration closedFlagRetention) {
     public AbuseProperties {
         sampler = sampler == null ? new Sampler(true) : sampler;
-        Checks.notNegative("sluice.abuse.settle", settle);
-        Checks.positive("sluice.abuse.tick", tick);
-        Checks.positive("sluice.abuse.ship-interval", shipInterval);
-        Checks.positive("sluice.abuse.open-flags-interval", openFlagsInterval);
-        Checks.positive("sluice.abuse.closed-flag-retention", closedFlagRetention);
     }
 
     /** @param enabled whether this replica runs the sampler at all (tests that open flags by hand turn it off) */

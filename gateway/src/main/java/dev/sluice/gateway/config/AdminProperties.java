@@ -1,8 +1,13 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * The admin API's credentials, from the environment, and how failed logins are throttled
@@ -13,7 +18,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param login    how failed logins are throttled
  */
 @ConfigurationProperties("sluice.admin")
-public record AdminProperties(@DefaultValue("admin") String user, String password, @DefaultValue Login login) {
+@Validated
+public record AdminProperties(@DefaultValue("admin") String user, String password, @Valid @DefaultValue Login login) {
     public AdminProperties {
         user = user == null || user.isBlank() ? "admin" : user.trim();
         password = password == null ? "" : password;
@@ -25,16 +31,10 @@ public record AdminProperties(@DefaultValue("admin") String user, String passwor
      * @param maxFailuresPerUser    failed logins for one user name within the window, from anywhere
      * @param window                how long a failed login counts, at most 1d
      */
-    public record Login(@DefaultValue("5") int maxFailuresPerAddress, @DefaultValue("20") int maxFailuresPerUser,
-                        @DefaultValue("15m") Duration window) {
+    public record Login(@Min(1) @DefaultValue("5") int maxFailuresPerAddress, @Min(1) @DefaultValue("20") int maxFailuresPerUser,
+                        @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("15m") Duration window) {
         public Login {
             window = window == null ? Duration.ofMinutes(15) : window;
-            Checks.atLeast("sluice.admin.login.max-failures-per-address", maxFailuresPerAddress, 1);
-            Checks.atLeast("sluice.admin.login.max-failures-per-user", maxFailuresPerUser, 1);
-            Checks.positive("sluice.admin.login.window", window);
-            if (window.compareTo(Duration.ofDays(1)) > 0) {
-                throw new IllegalArgumentException("sluice.admin.login.window must be at most 1d, was " + Checks.show(window));
-            }
         }
     }
 }

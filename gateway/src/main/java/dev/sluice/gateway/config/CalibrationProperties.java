@@ -1,8 +1,15 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.Positive;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * How the gateway learns the provider's own token count ({@code sluice.calibration.*}): the ratio
@@ -21,31 +28,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxAge       a replica silent this long (gone, restarted) no longer counts
  */
 @ConfigurationProperties("sluice.calibration")
-public record CalibrationProperties(@DefaultValue("1.25") double defaultRatio,
-                                    @DefaultValue("0.5") double minRatio,
-                                    @DefaultValue("2.0") double maxRatio,
-                                    @DefaultValue("20") int fastSamples,
-                                    @DefaultValue("0.1") double smoothing,
-                                    @DefaultValue("5s") Duration syncEvery,
-                                    @DefaultValue("10m") Duration maxAge) {
-    public CalibrationProperties {
-        // Negated comparisons, so that NaN fails too.
-        if (!(minRatio > 0 && maxRatio >= minRatio && Double.isFinite(maxRatio))) {
-            throw new IllegalArgumentException("sluice.calibration.min-ratio and max-ratio must satisfy 0 < min <= max, were "
-                    + minRatio + " and " + maxRatio);
-        }
-        if (!(defaultRatio >= minRatio && defaultRatio <= maxRatio)) {
-            throw new IllegalArgumentException("sluice.calibration.default-ratio must be within [min-ratio, max-ratio], was "
-                    + defaultRatio);
-        }
-        Checks.atLeast("sluice.calibration.fast-samples", fastSamples, 1);
-        if (!(smoothing > 0 && smoothing <= 1)) {
-            throw new IllegalArgumentException("sluice.calibration.smoothing must be in (0, 1], was " + smoothing);
-        }
-        Checks.positive("sluice.calibration.sync-every", syncEvery);
-        Checks.positive("sluice.calibration.max-age", maxAge);
-        if (maxAge.compareTo(syncEvery) <= 0) {
-            throw new IllegalArgumentException("sluice.calibration.max-age must be longer than sync-every");
-        }
-    }
+@Validated
+@NotLessThan(value = "maxRatio", other = "minRatio")
+@NotLessThan(value = "defaultRatio", other = "minRatio")
+@NotLessThan(value = "maxRatio", other = "defaultRatio")
+@NotLessThan(value = "maxAge", other = "syncEvery", strictly = true)
+public record CalibrationProperties(@Positive /* NaN too */ @DefaultValue("1.25") double defaultRatio,
+                                    @Positive @DefaultValue("0.5") double minRatio,
+                                    @Max(Long.MAX_VALUE) /* finite */ @DefaultValue("2.0") double maxRatio,
+                                    @Min(1) @DefaultValue("20") int fastSamples,
+                                    @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") @DefaultValue("0.1") double smoothing,
+                                    @DurationMin(nanos = 0, inclusive = false) @DefaultValue("5s") Duration syncEvery,
+                                    @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m") Duration maxAge) {
 }

@@ -1,9 +1,15 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * The dispatcher in front of each provider: its fair queue, its slots' leases and retries
@@ -27,38 +33,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param failover         when a provider counts as failing, and how long it is stepped around
  */
 @ConfigurationProperties("sluice.dispatch")
-public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
-                                 @DefaultValue("0.1") double interactiveFloor,
-                                 @DefaultValue("10m") Duration lease,
-                                 @DefaultValue("3") int maxAttempts,
-                                 @DefaultValue("2s") Duration storeTimeout,
-                                 @DefaultValue("250ms") Duration countDelay,
-                                 @DefaultValue("500ms") Duration spillWait,
-                                 @DefaultValue Failover failover) {
-    /** The longest failover period: they become milliseconds, and a longer one means "never", better said otherwise. */
-    private static final Duration DAY = Duration.ofDays(1);
-
-    @ConstructorBinding // the one Spring binds; the shorter one is for tests
-    public DispatchProperties {
-        Checks.atLeast("sluice.dispatch.queue-capacity", queueCapacity, 1);
-        // Negated so that NaN fails too.
-        if (!(interactiveFloor >= 0 && interactiveFloor < 1)) {
-            throw new IllegalArgumentException("sluice.dispatch.interactive-floor must be in [0, 1), was " + interactiveFloor);
-        }
-        Checks.positive("sluice.dispatch.lease", lease);
-        Checks.atLeast("sluice.dispatch.max-attempts", maxAttempts, 1);
-        Checks.positive("sluice.dispatch.store-timeout", storeTimeout);
-        Checks.within("sluice.dispatch.count-delay", countDelay, Duration.ofSeconds(1));
-        Checks.within("sluice.dispatch.spill-wait", spillWait, Duration.ofMinutes(10));
-        failover = failover == null ? new Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ZERO) : failover;
-    }
-
-    /** The defaults, as Spring binds them with nothing set (tests build the record directly). */
-    public DispatchProperties(int queueCapacity, double interactiveFloor, Duration lease, int maxAttempts, Duration storeTimeout,
-                              Duration countDelay) {
-        this(queueCapacity, interactiveFloor, lease, maxAttempts, storeTimeout, countDelay, Duration.ofMillis(500), null);
-    }
-
+@Validated
+public record DispatchProperties(@Min(1) @DefaultValue("10000") int queueCapacity,
+                                 @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) @DefaultValue("0.1") double interactiveFloor,
+                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m") Duration lease,
+                                 @Min(1) @DefaultValue("3") int maxAttempts,
+                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s") Duration storeTimeout,
+                                 @DurationMin(nanos = 0) @DurationMax(seconds = 1) @DefaultValue("250ms") Duration countDelay,
+                                 @DurationMin(nanos = 0) @DurationMax(minutes = 10) @DefaultValue("500ms") Duration spillWait,
+                                 @Valid @DefaultValue Failover failover) {
     /**
      * {@code sluice.dispatch.failover.*}: when a provider counts as failing, and how long it is
      * stepped around (its budgets send nothing, its routes spill to the next provider).
@@ -74,24 +57,13 @@ public record DispatchProperties(@DefaultValue("10000") int queueCapacity,
      *                     the next one. 0 (the default): the HTTP client's {@code response-timeout}.
      *                     The provider may have started the work, so the call stays charged there;
      *                     set it above the longest time to first byte of a healthy provider
+     * The periods are at most 1d: they become milliseconds, and a longer one means "never", better said otherwise.
      */
-    public record Failover(@DefaultValue("3") int failures,
-                           @DefaultValue("1s") Duration cooldown,
-                           @DefaultValue("10s") Duration maxCooldown,
-                           @DefaultValue("10s") Duration probeTimeout,
-                           @DefaultValue("0s") Duration firstByteTimeout) {
-        public Failover {
-            Checks.atLeast("sluice.dispatch.failover.failures", failures, 1);
-            Checks.within("sluice.dispatch.failover.cooldown", Checks.positive("sluice.dispatch.failover.cooldown", cooldown), DAY);
-            Checks.within("sluice.dispatch.failover.max-cooldown",
-                    Checks.positive("sluice.dispatch.failover.max-cooldown", maxCooldown), DAY);
-            Checks.within("sluice.dispatch.failover.probe-timeout",
-                    Checks.positive("sluice.dispatch.failover.probe-timeout", probeTimeout), DAY);
-            Checks.within("sluice.dispatch.failover.first-byte-timeout", firstByteTimeout, DAY);
-            if (maxCooldown.compareTo(cooldown) < 0) {
-                throw new IllegalArgumentException("sluice.dispatch.failover.max-cooldown (" + maxCooldown
-                        + ") must be at least cooldown (" + cooldown + ")");
-            }
-        }
+    @NotLessThan(value = "maxCooldown", other = "cooldown")
+    public record Failover(@Min(1) @DefaultValue("3") int failures,
+                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("1s") Duration cooldown,
+                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s") Duration maxCooldown,
+                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s") Duration probeTimeout,
+                           @DurationMin(nanos = 0) @DurationMax(days = 1) @DefaultValue("0s") Duration firstByteTimeout) {
     }
 }

@@ -1,8 +1,12 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.constraints.PositiveOrZero;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * How long the listener waits on a client, and how many connections one client address may
@@ -20,28 +24,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                                every client shares the proxy's address).
  */
 @ConfigurationProperties("sluice.edge")
-public record EdgeProperties(@DefaultValue("60s") Duration idleTimeout,
-                             @DefaultValue("30s") Duration readTimeout,
-                             @DefaultValue("120s") Duration requestTimeout,
-                             @DefaultValue("1024") int maxConnectionsPerClient) {
-    public EdgeProperties {
-        positive("sluice.edge.idle-timeout", idleTimeout);
-        positive("sluice.edge.read-timeout", readTimeout);
-        positive("sluice.edge.request-timeout", requestTimeout);
-        if (requestTimeout.compareTo(readTimeout) < 0) {
-            throw new IllegalArgumentException("sluice.edge.request-timeout (" + Checks.show(requestTimeout)
-                    + ") must be at least sluice.edge.read-timeout (" + Checks.show(readTimeout) + ")");
-        }
-        if (maxConnectionsPerClient < 0) {
-            throw new IllegalArgumentException("sluice.edge.max-connections-per-client must be 0 (no bound) or more, was "
-                    + maxConnectionsPerClient);
-        }
-    }
-
-    private static void positive(String name, Duration d) {
-        Checks.positive(name, d);
-        if (d.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException(name + " must be at most 1h, was " + Checks.show(d));
-        }
-    }
+@Validated
+@NotLessThan(value = "requestTimeout", other = "readTimeout")
+public record EdgeProperties(@DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("60s") Duration idleTimeout,
+                             @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("30s") Duration readTimeout,
+                             @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("120s") Duration requestTimeout,
+                             @PositiveOrZero @DefaultValue("1024") int maxConnectionsPerClient) {
 }

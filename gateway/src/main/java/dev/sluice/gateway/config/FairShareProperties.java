@@ -1,8 +1,10 @@
 package dev.sluice.gateway.config;
 
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Fairness across replicas ({@code sluice.dispatch.fair-share.*}): with Redis, each replica's fair
@@ -16,15 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param ttl     a replica silent this long (died, or its store calls fail) holds nobody back
  */
 @ConfigurationProperties("sluice.dispatch.fair-share")
+@Validated
+@NotLessThan(value = "ttl", other = "every", times = 2)
 public record FairShareProperties(@DefaultValue("true") boolean enabled,
-                                  @DefaultValue("200ms") Duration every,
-                                  @DefaultValue("1s") Duration ttl) {
-    public FairShareProperties {
-        Checks.positive("sluice.dispatch.fair-share.every", every);
-        Checks.positive("sluice.dispatch.fair-share.ttl", ttl);
-        if (ttl.compareTo(every.multipliedBy(2)) < 0) {
-            throw new IllegalArgumentException("sluice.dispatch.fair-share.ttl must be at least twice every, was " + ttl
-                    + " with every " + every);
-        }
-    }
+                                  @DurationMin(nanos = 0, inclusive = false) @DefaultValue("200ms") Duration every,
+                                  @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration ttl) {
 }

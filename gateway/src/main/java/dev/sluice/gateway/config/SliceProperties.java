@@ -1,8 +1,11 @@
 package dev.sluice.gateway.config;
 
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Replica slices of the shared provider budgets ({@code sluice.dispatch.slices.*}): with Redis,
@@ -18,15 +21,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Settlements go with the next slice call, batched as {@code sluice.store.batch.*} says.
  */
 @ConfigurationProperties("sluice.dispatch.slices")
+@Validated
 public record SliceProperties(@DefaultValue("true") boolean enabled,
-                              @DefaultValue("1s") Duration horizon,
-                              @DefaultValue("10s") Duration slotTtl) {
-    public SliceProperties {
-        Checks.positive("sluice.dispatch.slices.horizon", horizon);
-        Checks.positive("sluice.dispatch.slices.slot-ttl", slotTtl);
-        Checks.within("sluice.dispatch.slices.horizon", horizon, Duration.ofSeconds(10));
-        if (slotTtl.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new IllegalArgumentException("sluice.dispatch.slices.slot-ttl must be at least 1s (slots are renewed every third of it), was " + slotTtl);
-        }
-    }
+                              @DurationMin(nanos = 0, inclusive = false) @DurationMax(seconds = 10) @DefaultValue("1s") Duration horizon,
+                              @DurationMin(seconds = 1) /* renewed every third of it */ @DefaultValue("10s") Duration slotTtl) {
 }

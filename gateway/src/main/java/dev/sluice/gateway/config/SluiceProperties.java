@@ -1,11 +1,14 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.Valid;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DataSizeUnit;
 import org.springframework.util.unit.DataSize;
 import org.springframework.util.unit.DataUnit;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * The gateway's top-level settings, from the environment rather than tiers.yaml:
@@ -19,7 +22,8 @@ import org.springframework.util.unit.DataUnit;
  *                        larger ones get 413 request_too_large
  */
 @ConfigurationProperties("sluice")
-public record SluiceProperties(@DefaultValue Tiers tiers, @DefaultValue Provider provider, @DefaultValue Demo demo,
+@Validated
+public record SluiceProperties(@Valid @DefaultValue Tiers tiers, @DefaultValue Provider provider, @DefaultValue Demo demo,
                                @DefaultValue("8388608") @DataSizeUnit(DataUnit.BYTES) DataSize maxRequestBytes) {
     public SluiceProperties {
         tiers = tiers == null ? new Tiers("", null) : tiers;
@@ -46,10 +50,10 @@ public record SluiceProperties(@DefaultValue Tiers tiers, @DefaultValue Provider
      *                     else the copy in the jar
      * @param pollInterval how often a replica on Redis looks for tiers edits made on other replicas
      */
-    public record Tiers(String path, @DefaultValue("1s") Duration pollInterval) {
+    public record Tiers(String path, @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration pollInterval) {
         public Tiers {
             path = path == null ? "" : path.trim();
-            pollInterval = Checks.positive("sluice.tiers.poll-interval", pollInterval == null ? Duration.ofSeconds(1) : pollInterval);
+            pollInterval = pollInterval == null ? Duration.ofSeconds(1) : pollInterval;
         }
     }
 

@@ -1,8 +1,13 @@
 package dev.sluice.gateway.config;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * How the gateway waits on the shared store (Redis) and what it does while Redis is out
@@ -25,13 +30,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param batch            how settlements are sent to Redis: together, off the response path
  */
 @ConfigurationProperties("sluice.store")
-public record StoreProperties(@DefaultValue("500ms") Duration timeout,
-                              Duration decisionTimeout,
-                              @DefaultValue("2s") Duration startupTimeout,
-                              @DefaultValue("500ms") Duration probeInterval,
-                              @DefaultValue("30s") Duration knownKeysRefresh,
-                              @DefaultValue RedisDown redisDown,
-                              @DefaultValue Batch batch) {
+@Validated
+// Else every call is cut short by the budget, and a cut call never marks Redis down: each request pays its whole budget.
+@NotLessThan(value = "decisionTimeout", other = "timeout")
+public record StoreProperties(@DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms") Duration timeout,
+                              @DurationMin(nanos = 0, inclusive = false) Duration decisionTimeout,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s") Duration startupTimeout,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms") Duration probeInterval,
+                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s") Duration knownKeysRefresh,
+                              @Valid @DefaultValue RedisDown redisDown,
+                              @Valid @DefaultValue Batch batch) {
     /**
      * The default decision budget. A request that meets a stalled Redis pays one store timeout
      * (500 ms) before the store is marked down; 750 ms leaves a slow but answering Redis room for
@@ -40,20 +48,9 @@ public record StoreProperties(@DefaultValue("500ms") Duration timeout,
     public static final Duration DEFAULT_DECISION_TIMEOUT = Duration.ofMillis(750);
 
     public StoreProperties {
-        Checks.positive("sluice.store.timeout", timeout);
-        if (decisionTimeout == null) {
+        if (decisionTimeout == null && timeout != null) {
             decisionTimeout = timeout.compareTo(DEFAULT_DECISION_TIMEOUT) > 0 ? timeout : DEFAULT_DECISION_TIMEOUT;
         }
-        Checks.positive("sluice.store.decision-timeout", decisionTimeout);
-        if (decisionTimeout.compareTo(timeout) < 0) {
-            // Every call would then be cut short by the budget, and a cut call does not mark Redis down:
-            // each request would pay its whole budget until the probe noticed.
-            throw new IllegalArgumentException("sluice.store.decision-timeout must be at least sluice.store.timeout ("
-                    + Checks.show(timeout) + "), was " + Checks.show(decisionTimeout));
-        }
-        Checks.positive("sluice.store.startup-timeout", startupTimeout);
-        Checks.positive("sluice.store.probe-interval", probeInterval);
-        Checks.positive("sluice.store.known-keys-refresh", knownKeysRefresh);
         redisDown = redisDown == null ? new RedisDown(4) : redisDown;
         batch = batch == null ? new Batch(Duration.ofMillis(50), 64) : batch;
     }
@@ -68,14 +65,8 @@ public record StoreProperties(@DefaultValue("500ms") Duration timeout,
      *              about 12 settlements, so a served call costs its admission and about 0.16 more script calls
      * @param max   this many waiting settlements go at once
      */
-    public record Batch(@DefaultValue("50ms") Duration every, @DefaultValue("64") int max) {
-        public Batch {
-            Checks.within("sluice.store.batch.every", every, Duration.ofSeconds(1));
-            if (every.toMillis() < 1) {
-                throw new IllegalArgumentException("sluice.store.batch.every must be at least 1ms, was " + Checks.show(every));
-            }
-            Checks.atLeast("sluice.store.batch.max", max, 1);
-        }
+    public record Batch(@DurationMin(millis = 1) @DurationMax(seconds = 1) @DefaultValue("50ms") Duration every,
+                        @Min(1) @DefaultValue("64") int max) {
     }
 
     /**
@@ -83,9 +74,6 @@ public record StoreProperties(@DefaultValue("500ms") Duration timeout,
      *                 provider's limits divided by this (chart: autoscaling.maxReplicas, else
      *                 replicaCount; SLUICE_STORE_REDIS_DOWN_REPLICAS)
      */
-    public record RedisDown(@DefaultValue("4") int replicas) {
-        public RedisDown {
-            Checks.atLeast("sluice.store.redis-down.replicas", replicas, 1);
-        }
+    public record RedisDown(@Min(1) @DefaultValue("4") int replicas) {
     }
 }

@@ -1,8 +1,10 @@
 package dev.sluice.gateway.config;
 
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * How long an answer that has begun may keep the client and a provider slot waiting
@@ -15,10 +17,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                          past it, 504 upstream_timeout
  */
 @ConfigurationProperties("sluice.upstream")
-public record UpstreamProperties(@DefaultValue("120s") Duration streamIdleTimeout,
-                                 @DefaultValue("120s") Duration bodyTimeout) {
-    public UpstreamProperties {
-        Checks.positive("sluice.upstream.stream-idle-timeout", streamIdleTimeout);
-        Checks.positive("sluice.upstream.body-timeout", bodyTimeout);
-    }
+@Validated
+public record UpstreamProperties(@DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s") Duration streamIdleTimeout,
+                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s") Duration bodyTimeout) {
 }

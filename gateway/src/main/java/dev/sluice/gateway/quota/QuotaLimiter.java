@@ -170,7 +170,7 @@ public final class QuotaLimiter {
     private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
         boolean open = failsOpen(tier);
         fallbackCounter(tier).increment();
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         long last = lastWarnMs.get();
         if (now - last > 10_000 && lastWarnMs.compareAndSet(last, now)) { // one line per 10 s, not per request
             log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");

@@ -8,7 +8,7 @@ import dev.sluice.gateway.abuse.redis.RedisTenantActivity;
 import dev.sluice.gateway.abuse.redis.RedisUsageHistory;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
-import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.config.SluiceConfig;
@@ -42,7 +42,7 @@ class SamplerFleetTest {
         SluiceConfig config = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml")));
         Tier free = config.tier("free").orElseThrow();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        QuotaLimiter quota = new QuotaLimiter(new RedisQuotaStore(redis, clock), null, Duration.ofSeconds(5), meters);
+        QuotaLimiter quota = new QuotaLimiter(new ClockedRedisQuotaStore(redis, clock), null, Duration.ofSeconds(5), meters);
         RedisUsageHistory history = new RedisUsageHistory(redis, ns);
         RedisFlagStore flags = new RedisFlagStore(redis, ns, Duration.ofDays(90));
         List<Replica> replicas = new ArrayList<>();

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.LoggerContext;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.config.Tier;
@@ -209,7 +210,7 @@ public final class QuotaCostBenchmark {
         ReactiveStringRedisTemplate template = TestRedisTemplates.template();
         AtomicLong simClock = new AtomicLong();
         RedisQuotaStore prod = new RedisQuotaStore(template); // Redis TIME, as in production
-        RedisQuotaStore sim = new RedisQuotaStore(template, simClock::get); // simulated time (TestClock-style)
+        RedisQuotaStore sim = new ClockedRedisQuotaStore(template, simClock::get); // simulated time (TestClock-style)
         List<WindowLimit> windows = free.windows();
         try (RedisProbe probe = new RedisProbe(url)) {
             detail.put("redis_url", url);

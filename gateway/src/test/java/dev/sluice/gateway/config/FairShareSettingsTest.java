@@ -36,16 +36,15 @@ class FairShareSettingsTest {
         failsNaming("sluice.dispatch.fair-share.every", "sluice.dispatch.fair-share.every=0s");
         failsNaming("sluice.dispatch.fair-share.ttl", "sluice.dispatch.fair-share.ttl=-1s");
         failsNaming("sluice.dispatch.fair-share.ttl", "sluice.dispatch.fair-share.ttl=300ms");
+        failsNaming("sluice.dispatch.fair-share.ttl must be at least 2 times every (200ms), was 300ms",
+                "sluice.dispatch.fair-share.ttl=300ms");
         failsNaming("sluice.dispatch.fair-share.enabled", "sluice.dispatch.fair-share.enabled=perhaps");
     }
 
     private void failsNaming(String property, String setting) {
         runner.withPropertyValues(setting).run(context -> {
             assertThat(context).hasFailed();
-            Throwable root = context.getStartupFailure();
-            StringBuilder messages = new StringBuilder();
-            for (Throwable t = root; t != null; t = t.getCause()) messages.append(t.getMessage()).append('\n');
-            assertThat(messages.toString()).contains(property);
+            assertThat(SettingsValidationTest.messages(context.getStartupFailure())).contains(property);
         });
     }
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -20,7 +21,8 @@ import org.springframework.util.unit.DataSize;
  */
 class SettingsValidationTest {
     @EnableConfigurationProperties({SluiceProperties.class, StoreProperties.class, DispatchProperties.class,
-            UpstreamProperties.class, AbuseProperties.class, AdminProperties.class, EdgeProperties.class})
+            UpstreamProperties.class, AbuseProperties.class, AdminProperties.class, EdgeProperties.class,
+            CalibrationProperties.class, SliceProperties.class})
     static class AllSettings {
     }
 
@@ -34,7 +36,9 @@ class SettingsValidationTest {
             assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofMillis(750), Duration.ofSeconds(2), Duration.ofMillis(500),
                     Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(50), 64)));
             assertThat(context.getBean(DispatchProperties.class))
-                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250)));
+                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250),
+                            Duration.ofMillis(500), new DispatchProperties.Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10),
+                            Duration.ofSeconds(10), Duration.ZERO)));
             assertThat(context.getBean(UpstreamProperties.class))
                     .isEqualTo(new UpstreamProperties(Duration.ofSeconds(120), Duration.ofSeconds(120)));
             assertThat(context.getBean(AbuseProperties.class)).isEqualTo(new AbuseProperties(new AbuseProperties.Sampler(true),
@@ -97,7 +101,7 @@ class SettingsValidationTest {
         // Below the timeout every call would be cut short, and a cut call never marks Redis down.
         runner.withPropertyValues("sluice.store.timeout=500ms", "sluice.store.decision-timeout=499ms")
                 .run(context -> assertThat(messages(context.getStartupFailure()))
-                        .contains("sluice.store.decision-timeout must be at least sluice.store.timeout (500ms), was 499ms"));
+                        .contains("sluice.store.decision-timeout must be at least timeout (500ms), was 499ms"));
         runner.withPropertyValues("sluice.store.decision-timeout=500ms").run(context ->
                 assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofMillis(500)));
         // Unset, it follows a timeout raised past its default instead of refusing to start.
@@ -172,16 +176,52 @@ class SettingsValidationTest {
         failsNaming("sluice.edge.read-timeout", "-1s");
         failsNaming("sluice.edge.max-connections-per-client", "-1");
         failsNaming("sluice.edge.request-timeout", "eventually");
+        failsNaming("sluice.edge.request-timeout", "2h");
+        runner.withPropertyValues("sluice.edge.read-timeout=10s", "sluice.edge.request-timeout=5s").run(context ->
+                assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.edge.request-timeout must be at least read-timeout (10s), was 5s"));
+        runner.withPropertyValues("sluice.edge.max-connections-per-client=-1").run(context ->
+                assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.edge.max-connections-per-client must be greater than or equal to 0, was -1"));
+        runner.withPropertyValues("sluice.dispatch.count-delay=2s").run(context ->
+                assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.dispatch.count-delay must be shorter than or equal to 1 second, was 2s"));
+    }
+
+    @Test
+    void calibrationAndSliceSettingsRefuseBadValues() {
+        failsNaming("sluice.calibration.min-ratio", "0");
+        failsNaming("sluice.calibration.min-ratio", "NaN");
+        failsNaming("sluice.calibration.max-ratio", "0.4");
+        failsNaming("sluice.calibration.max-ratio", "Infinity");
+        // Above max-ratio: reported on max-ratio, naming the default it must reach.
+        runner.withPropertyValues("sluice.calibration.default-ratio=3").run(context ->
+                assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.calibration.max-ratio must be at least default-ratio (3.0), was 2.0"));
+        failsNaming("sluice.calibration.default-ratio", "NaN");
+        failsNaming("sluice.calibration.fast-samples", "0");
+        failsNaming("sluice.calibration.smoothing", "0");
+        failsNaming("sluice.calibration.smoothing", "1.5");
+        failsNaming("sluice.calibration.sync-every", "0s");
+        failsNaming("sluice.calibration.max-age", "5s");
+        failsNaming("sluice.dispatch.slices.horizon", "0s");
+        failsNaming("sluice.dispatch.slices.horizon", "11s");
+        failsNaming("sluice.dispatch.slices.slot-ttl", "999ms");
+        failsNaming("sluice.store.batch.every", "0ms");
+        failsNaming("sluice.store.batch.every", "2s");
+        failsNaming("sluice.store.batch.max", "0");
+        runner.withPropertyValues("sluice.calibration.max-age=6s", "sluice.dispatch.slices.slot-ttl=1s")
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
     void durationsInMessagesReadAsTheyAreWritten() {
-        assertThat(Checks.show(Duration.ofSeconds(90))).isEqualTo("90s");
-        assertThat(Checks.show(Duration.ofMillis(-1500))).isEqualTo("-1500ms");
-        assertThat(Checks.show(Duration.ofDays(2))).isEqualTo("2d");
-        assertThat(Checks.show(Duration.ZERO)).isEqualTo("0s");
-        assertThat(Checks.show(Duration.ofNanos(1))).isEqualTo("1ns");
-        assertThat(Checks.show(Duration.ofSeconds(Long.MAX_VALUE))).endsWith("s");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofMillis(-1500))).isEqualTo("-1500ms");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofDays(2))).isEqualTo("2d");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ZERO)).isEqualTo("0s");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofNanos(1))).isEqualTo("1ns");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofSeconds(Long.MAX_VALUE))).endsWith("s");
     }
 
     /** The start fails, and the failure (as Boot reports it, causes included) names the property and the value. */
@@ -198,7 +238,7 @@ class SettingsValidationTest {
     private static String[] forms(String value) {
         List<String> forms = new ArrayList<>(List.of("[" + value + "]", "was " + value));
         try {
-            forms.add("was " + Checks.show(DurationStyle.detectAndParse(value)));
+            forms.add("was " + SettingsFailureAnalyzer.show(DurationStyle.detectAndParse(value)));
         } catch (RuntimeException notADuration) {
             // only the written form then
         }
@@ -215,9 +255,12 @@ class SettingsValidationTest {
         return forms.toArray(String[]::new);
     }
 
-    private static String messages(Throwable failure) {
+    /** The causes' messages, and the start-up report of a setting its constraints refuse, as an operator reads it. */
+    static String messages(Throwable failure) {
         List<String> all = new ArrayList<>();
         for (Throwable t = failure; t != null; t = t.getCause()) all.add(String.valueOf(t.getMessage()));
+        FailureAnalysis report = new SettingsFailureAnalyzer().analyze(failure);
+        if (report != null) all.add(report.getDescription());
         return String.join("\n", all);
     }
 }

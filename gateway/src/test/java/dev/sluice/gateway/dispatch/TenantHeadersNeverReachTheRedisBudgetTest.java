@@ -2,7 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
-import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +28,7 @@ class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachT
         @Bean
         @Primary
         QuotaLimiter quotaOnTheFakeClock(ReactiveStringRedisTemplate redis, MeterRegistry meters) {
-            return new QuotaLimiter(new RedisQuotaStore(redis, CLOCK::millis), new InMemoryQuotaStore(CLOCK),
+            return new QuotaLimiter(new ClockedRedisQuotaStore(redis, CLOCK::millis), new InMemoryQuotaStore(CLOCK),
                     Duration.ofSeconds(2), meters);
         }
     }

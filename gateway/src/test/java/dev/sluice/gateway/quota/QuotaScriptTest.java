@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.config.WindowLimit;
 import java.nio.ByteBuffer;
@@ -18,7 +19,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 class QuotaScriptTest {
     final ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
     final FakeClock clock = new FakeClock(1_800_000_000_000L);
-    final RedisQuotaStore store = new RedisQuotaStore(redis, clock);
+    final RedisQuotaStore store = new ClockedRedisQuotaStore(redis, clock);
     final List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 1_000_000_000, 1_000_000_000),
             new WindowLimit("hour", 3600, 1_000_000_000, 1_000_000_000));
     final String tenant = "s-" + UUID.randomUUID();

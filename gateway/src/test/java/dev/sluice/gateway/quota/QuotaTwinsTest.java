@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.store.LuaScripts;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.config.WindowLimit;
@@ -33,7 +34,7 @@ class QuotaTwinsTest {
         Random random = new Random(seed);
         FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
         QuotaStore memory = new InMemoryQuotaStore(clock);
-        QuotaStore redis = new RedisQuotaStore(TestRedisTemplates.template(), clock);
+        QuotaStore redis = new ClockedRedisQuotaStore(TestRedisTemplates.template(), clock);
         String tenant = "twin-" + UUID.randomUUID();
         List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 20_000, 40),
                 new WindowLimit("hour", 3600, 60_000, 200), new WindowLimit("huge", 120, Long.MAX_VALUE, Long.MAX_VALUE));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.store.StoreState;
@@ -16,6 +17,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -23,6 +27,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /** Redis down is a named policy per tier, decided within the store timeout, counted, never a hang. */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisDownPolicyTest {
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final FakeClock clock = new FakeClock(1_900_000_000_000L);
@@ -70,6 +75,41 @@ class RedisDownPolicyTest {
         assertThat(second.admitted()).as("the local limiter still enforces the tier").isFalse();
         assertThat(second.decision().retryAfterMs()).isPositive();
         assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open").count()).isEqualTo(2);
+    }
+
+    /** The one warning per 10 s is timed by the limiter's clock, not the wall clock beside it. */
+    @Test
+    void theOutageWarningIsThrottledOnTheInjectedClock(CapturedOutput output) {
+        QuotaStore refusing = new QuotaStore() {
+            @Override
+            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                return Mono.error(new IllegalStateException("refused"));
+            }
+
+            @Override
+            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                return Mono.error(new IllegalStateException("refused"));
+            }
+
+            @Override
+            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                return Mono.error(new IllegalStateException("refused"));
+            }
+        };
+        QuotaLimiter limiter = new QuotaLimiter(refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock);
+        Tier free = tier("free", RedisDownPolicy.FAIL_CLOSED);
+        int mark = output.getOut().length();
+        limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
+        clock.advance(9_000);
+        limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
+        assertThat(warnings(output, mark)).as("within 10 s of the first").isEqualTo(1);
+        clock.advance(2_000);
+        limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
+        assertThat(warnings(output, mark)).as("11 s on, by the limiter's clock").isEqualTo(2);
+    }
+
+    private static long warnings(CapturedOutput output, int mark) {
+        return output.getOut().substring(mark).lines().filter(l -> l.contains("Quota store did not answer")).count();
     }
 
     @Test
