@@ -196,38 +196,6 @@ public final class Door {
         this.elsewhere = Map.copyOf(demandElsewhere);
     }
 
-    /**
-     * The promises made since the door last heard from the other replicas, checked against what
-     * it hears now ({@link #elsewhere}, then this): a burst reaches every replica at once, and
-     * each door, seeing the shared budget still empty, promised the same next minute. Each queued
-     * job admitted at or after {@code sinceMs} is estimated again with the others' demand ahead
-     * of it in counter order; one that no longer starts within what the door promises gives way
-     * (answered busy by the caller, as {@link DoorDecision#displaced}). The others' doors do the
-     * same from the same shared counters, so each gives up its own jobs past the common line.
-     */
-    public List<DoorDecision.Displaced> review(Capacity capacity, long sinceMs, long nowMs) {
-        if (elsewhere.isEmpty() || queue.depth() == 0) return List.of();
-        Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
-        Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
-        List<DoorDecision.Displaced> out = new ArrayList<>();
-        int jobs = 0;
-        long tokens = 0;
-        for (FairQueue.Turn t : queue.turns()) {
-            Job j = t.job();
-            if (j.enqueuedAtMs() >= sinceMs) {
-                WorkAhead owed = expectedAhead(j, t.tag(), new WorkAhead(jobs, tokens), nowMs);
-                long wait = estimateWaitMs(j.tokens(), owed, classCapacity(j.jobClass(), capacity), tokenSchedule, requestSchedule);
-                if (wait > longestPromisedMs(j.deadlineMs() - nowMs)) {
-                    out.add(new DoorDecision.Displaced(j, wait));
-                    continue; // gone: not ahead of the rest
-                }
-            }
-            jobs++;
-            tokens = LaneShare.clamp(tokens + j.tokens());
-        }
-        return out;
-    }
-
     /** This door's demand, per tenant, for the other replicas' doors. */
     public List<LaneShare.Demand> demandHere(long nowMs) {
         List<LaneShare.Demand> out = new ArrayList<>();
@@ -246,13 +214,9 @@ public final class Door {
      * in counter order were it queued now.
      */
     private WorkAhead expectedAhead(Job job, WorkAhead ahead, long nowMs) {
-        return expectedAhead(job, queue.tagOf(job), ahead, nowMs);
-    }
-
-    /** The same for a job whose turn comes at counter {@code turn} (a queued one: its {@link FairQueue.Turn}). */
-    private WorkAhead expectedAhead(Job job, long turn, WorkAhead ahead, long nowMs) {
         Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
         for (LaneShare.Demand here : demandHere(nowMs)) all.merge(here.tenant(), here, LaneShare.Demand::plus);
+        long turn = queue.tagOf(job);
         int moreJobs = 0;
         long moreTokens = 0;
         for (LaneShare.Demand d : all.values()) {

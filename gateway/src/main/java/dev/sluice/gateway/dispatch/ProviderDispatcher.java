@@ -600,9 +600,6 @@ public final class ProviderDispatcher {
     record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {
     }
 
-    /** When the last view of the other replicas arrived (on the loop). */
-    private long lastSharedAtMs = Long.MIN_VALUE;
-
     /** This budget's lanes and demand to report to the other replicas (taken on the loop). */
     Mono<Share> takeReports() {
         return Mono.fromCallable(() -> {
@@ -616,12 +613,6 @@ public final class ProviderDispatcher {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
-            // Promises made since the last view were made without the others' line: kept only where they still hold.
-            long now = clock.millis();
-            for (DoorDecision.Displaced gone : door.review(capacity(), Math.min(lastSharedAtMs, now - Door.BURST_MS), now)) {
-                giveWay(gone);
-            }
-            lastSharedAtMs = now;
             boolean wasHolding = this.hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
             this.hold = hold;
             if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
