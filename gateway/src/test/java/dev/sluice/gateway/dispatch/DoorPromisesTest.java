@@ -7,6 +7,7 @@ import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -14,6 +14,8 @@ enum BusyKind {
     PUSHED_OUT("The gateway's queue is full and this tenant holds the most of it", false),
     WAITED_TOO_LONG("The request waited its whole", false),
     CANNOT_MAKE_IT("The provider is busy: this request cannot be sent within", false),
+    /** Admitted, then its place given to a turn owed earlier (the burst, or a replica's review): told at once, still not started. */
+    GAVE_WAY("The provider is busy: this request's place went to", false),
     SHUTTING_DOWN("This gateway replica is shutting down", false),
     OVERLOADED("The provider is overloaded and asked to wait", false),
     FAILING("The providers for this model are failing", false),
