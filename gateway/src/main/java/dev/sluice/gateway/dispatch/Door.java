@@ -220,10 +220,10 @@ public final class Door {
         int moreJobs = 0;
         long moreTokens = 0;
         for (LaneShare.Demand d : all.values()) {
+            LaneShare.Demand there = elsewhere.get(d.tenant());
+            long queuedThere = there == null ? 0 : there.queuedTokens();
             if (d.tenant().equals(job.tenant())) {
                 // Its own lane's jobs queued on other replicas joined before it and draw on the same budget.
-                LaneShare.Demand there = elsewhere.get(d.tenant());
-                long queuedThere = there == null ? 0 : there.queuedTokens();
                 if (queuedThere > 0) {
                     long perJob = Math.max(1, job.tokens());
                     moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (queuedThere + perJob - 1) / perJob);
@@ -231,8 +231,6 @@ public final class Door {
                 }
                 continue;
             }
-            LaneShare.Demand there = elsewhere.get(d.tenant());
-            long queuedThere = there == null ? 0 : there.queuedTokens();
             long notHere = queuedThere + d.askedTokens(); // queued elsewhere, and refused here or there in the span
             if (notHere <= 0) continue;
             long tail = queue.tailTagOf(d.tenant());
@@ -264,8 +262,9 @@ public final class Door {
         Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
         Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
         int lastFirm = -1;
-        List<Integer> pushedInBurst = new ArrayList<>();
-        long[] pushedWait = new long[order.size()];
+        record Pushed(int index, DoorDecision.Displaced displaced) {
+        }
+        List<Pushed> pushedInBurst = new ArrayList<>();
         int jobs = 0;
         long tokens = 0;
         int[] jobsAt = new int[order.size() + 1];
@@ -281,8 +280,7 @@ public final class Door {
                 long with = estimateWaitMs(j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c,
                         tokenSchedule, requestSchedule);
                 if (without <= allowed && with > allowed) {
-                    pushedWait[i] = with;
-                    if (nowMs - j.enqueuedAtMs() < BURST_MS) pushedInBurst.add(i);
+                    if (nowMs - j.enqueuedAtMs() < BURST_MS) pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
                 }
             }
@@ -293,9 +291,8 @@ public final class Door {
         tokensAt[order.size()] = tokens;
         int at = lastFirm < 0 ? fair : lastFirm + 1;
         List<DoorDecision.Displaced> displaced = new ArrayList<>();
-        for (int i : pushedInBurst) {
-            if (i < at) continue; // ahead of where the candidate goes: not pushed
-            displaced.add(new DoorDecision.Displaced(order.get(i).job(), pushedWait[i]));
+        for (Pushed p : pushedInBurst) {
+            if (p.index() >= at) displaced.add(p.displaced()); // ahead of where the candidate goes: not pushed
         }
         if (lastFirm < 0) {
             return new DoorDecision(DoorDecision.Verdict.ACCEPT, accepted.position(), accepted.estimatedWaitMs(), 0,
@@ -341,8 +338,7 @@ public final class Door {
     /**
      * How far ahead of its deadline a job estimated to start in {@code estimateMs} must be for the
      * door to promise it: {@link #PROMISE_MARGIN_MS} (the estimate itself when shorter), and a
-     * twentieth of the estimate. The
-     * estimate's error grows with it: a window that frees a second later than its schedule said
+     * twentieth of the estimate. The estimate's error grows with it: a window that frees a second later than its schedule said
      * (charges re-dated at settlement, calls still in flight when the promise was made) errs by
      * seconds on a minute's wait and by nothing on a page sent at once. The judged crowd's broken
      * promises were all estimates of 57–60 s against a 60 s wait, started 1–3 s late.

@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,10 +32,11 @@ class FairOverARunTest {
     @ParameterizedTest(name = "tenants {0} ms apart")
     @ValueSource(longs = {100, 500})
     void equalTenantsAreServedEquallyOverTheRun(long staggerMs) {
-        int[] served = run(FairQueue.forBudget(10_000, 0.1, SEED_AFTER_HEADROOM.tokensPerMinute()), staggerMs);
+        Outcome o = run(FairQueue.forBudget(10_000, 0.1, SEED_AFTER_HEADROOM.tokensPerMinute()), staggerMs);
+        int[] served = o.served();
+        int expired = o.expired();
         double[] x = Arrays.stream(served).asDoubleStream().toArray();
         double jain = DispatchSimulation.jain(x);
-        int expired = EXPIRED.getAndSet(0);
         System.out.printf("[fair-over-a-run] %d ms apart: pages served %s, Jain %.4f, admitted then expired %d%n", staggerMs,
                 Arrays.toString(served), jain, expired);
         assertThat(Arrays.stream(served).sum()).as("the provider kept busy").isGreaterThan(2 * 363);
@@ -44,8 +44,9 @@ class FairOverARunTest {
         assertThat(expired).as("admitted pages that then waited out their max wait").isZero();
     }
 
-    /** Pages that waited their whole max wait in line: promises the door broke. */
-    static final AtomicInteger EXPIRED = new AtomicInteger();
+    /** Pages served per tenant, and pages that waited their whole max wait in line (promises the door broke). */
+    record Outcome(int[] served, int expired) {
+    }
 
     /**
      * Known gap, kept in view. A second apart, the first three have each had a whole book served
@@ -65,8 +66,7 @@ class FairOverARunTest {
         equalTenantsAreServedEquallyOverTheRun(1_000);
     }
 
-    /** Pages served per tenant. */
-    static int[] run(FairQueue queue, long staggerMs) {
+    static Outcome run(FairQueue queue, long staggerMs) {
         Door door = new Door(queue);
         DispatchSimulation sim = new DispatchSimulation(queue, SEED_AFTER_HEADROOM, CALL_MS);
         int[] outstanding = new int[TENANTS];
@@ -78,6 +78,7 @@ class FairOverARunTest {
         List<long[]> calls = new ArrayList<>(); // {ends at, tenant}
         int seen = 0;
         int ids = 0;
+        int expiredPages = 0;
         for (long now = 0; now < RUN_MS || !calls.isEmpty() || queue.depth() > 0; now += DispatchSimulation.TICK_MS) {
             sim.nowMs = now;
             for (var it = calls.iterator(); it.hasNext(); ) {
@@ -88,7 +89,7 @@ class FairOverARunTest {
                 it.remove();
             }
             for (Job expired : queue.expire(now)) { // told busy in line: sent again a second later
-                EXPIRED.incrementAndGet();
+                expiredPages++;
                 int t = tenantOf.get(expired.id());
                 outstanding[t]--;
                 toSend[t]++;
@@ -131,6 +132,6 @@ class FairOverARunTest {
                 calls.add(new long[] {now + CALL_MS, tenantOf.get(sim.sent.get(seen).job().id())});
             }
         }
-        return served;
+        return new Outcome(served, expiredPages);
     }
 }
