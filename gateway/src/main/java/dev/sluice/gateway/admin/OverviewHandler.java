@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Histogram;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -254,9 +253,9 @@ final class OverviewHandler {
     /**
      * The 95th percentile from cumulative histogram buckets: the upper bound of the first
      * bucket that holds 95 % of the samples (an upper bound, as Prometheus'
-     * histogram_quantile would interpolate within it), to HdrHistogram's 3 significant digits:
-     * each bucket's samples are recorded at its bound, those past the last bucket at the last
-     * bound (at least this). Null without samples.
+     * histogram_quantile would interpolate within it). Null without samples. A lookup in the
+     * buckets Micrometer already keeps, not a percentile over samples: refilling an HdrHistogram
+     * from them allocated one per request and only added its rounding.
      */
     static Double p95Ms(Map<String, Double> values, String budget) {
         double count = 0;
@@ -272,19 +271,12 @@ final class OverviewHandler {
             if (what.equals("count")) count += e.getValue();
             else if (what.startsWith("le/")) buckets.merge(Long.parseLong(what.substring(3)), e.getValue(), Double::sum);
         }
-        if (count <= 0 || buckets.isEmpty()) return null;
-        Histogram waits = new Histogram(Math.max(2, buckets.lastKey()), 3);
-        long below = 0;
+        if (count <= 0) return null;
+        double target = Math.ceil(count * 0.95);
         for (Map.Entry<Long, Double> e : buckets.entrySet()) {
-            long cumulative = Math.round(e.getValue());
-            if (cumulative > below) {
-                waits.recordValueWithCount(e.getKey(), cumulative - below);
-                below = cumulative;
-            }
+            if (e.getValue() >= target) return round(e.getKey() / 1e6, 1);
         }
-        long past = Math.round(count) - below;
-        if (past > 0) waits.recordValueWithCount(buckets.lastKey(), past);
-        return round(waits.getValueAtPercentile(95) / 1e6, 1);
+        return buckets.isEmpty() ? null : round(buckets.lastKey() / 1e6, 1); // beyond the last bucket: at least this
     }
 
     private static Map<String, Object> prefixed(Map<String, Double> values, String prefix, List<String> always) {
