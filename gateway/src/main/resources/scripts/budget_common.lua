@@ -1,6 +1,6 @@
 -- Sluice provider budget: the helpers every budget_*.lua script shares. Each script says
 -- "--@include budget_common" and LuaScripts puts this file there, so every operation is still
--- one script, one round trip. The Redis twin of dev.sluice.gateway.dispatch.ProviderBudget; read
+-- one script, one round trip. The Redis twin of dev.sluice.gateway.dispatch.budget.ProviderBudget; read
 -- it for the reasoning. The keys of one budget share its hash tag, e.g. sluice:b:{default:gpt-4o}:
 --   :w  hash: the rolling 60 s window in 61 one-second slots (window_lib.lua)
 --   :l  sorted set: in-flight leases, scored by expiry in ms

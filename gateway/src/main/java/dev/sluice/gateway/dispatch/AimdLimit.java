@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+
 /**
  * Adaptive concurrency, additive increase / multiplicative decrease: call outcomes
  * in, a concurrency limit out. Pure math with time passed in; it holds no permits (the

@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+
 /**
  * What the dispatcher believes a provider budget can take right now: its limits and what is
  * used (a {@link BudgetSnapshot}, plus what this dispatcher has sent since). The fair queue

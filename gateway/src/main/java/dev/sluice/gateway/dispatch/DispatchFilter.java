@@ -8,6 +8,7 @@ import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;

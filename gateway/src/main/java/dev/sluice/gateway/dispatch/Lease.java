@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+
 /**
  * A job's place at the provider: an in-flight slot and the requests and tokens charged to the
  * shared budget at {@code chargedAtMs}. Released exactly once by whoever ends the call.

@@ -1,6 +1,10 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

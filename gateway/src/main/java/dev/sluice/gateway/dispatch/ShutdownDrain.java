@@ -1,6 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import java.time.Duration;
 import org.slf4j.Logger;

@@ -2,7 +2,16 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.DelegatingBudgetStore;
+import dev.sluice.gateway.dispatch.budget.FallbackProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
+import dev.sluice.gateway.dispatch.budget.SliceAsk;
+import dev.sluice.gateway.dispatch.budget.SliceGrant;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
@@ -34,7 +43,7 @@ class BudgetCallsWithinTheRequestBudgetTest {
     final AtomicInteger sharedCalls = new AtomicInteger();
     final AtomicInteger onShare = new AtomicInteger();
     /** Redis stalled: every shared call is sent and never answered; the share answers at once. */
-    final ProviderBudgetStore stalled = new SilentBudgetStoreTest.Delegating(share) {
+    final ProviderBudgetStore stalled = new DelegatingBudgetStore(share) {
         @Override
         public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
             sharedCalls.incrementAndGet();
@@ -103,7 +112,7 @@ class BudgetCallsWithinTheRequestBudgetTest {
 
     @Test
     void aSilentAcquireIsCutAtTheBudgetNotTheDispatchTimeout() {
-        ProviderBudgetStore answersSnapshots = new SilentBudgetStoreTest.Delegating(stalled) {
+        ProviderBudgetStore answersSnapshots = new DelegatingBudgetStore(stalled) {
             @Override
             public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
                 return share.snapshot(key, limits);

@@ -1,5 +1,9 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

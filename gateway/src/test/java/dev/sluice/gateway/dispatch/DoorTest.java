@@ -5,6 +5,8 @@ import static org.assertj.core.data.Percentage.withPercentage;
 
 import dev.sluice.gateway.dispatch.Door.Capacity;
 import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

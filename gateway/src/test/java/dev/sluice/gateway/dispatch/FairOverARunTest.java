@@ -2,6 +2,8 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.data.Percentage.withPercentage;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static dev.sluice.gateway.dispatch.SentRequest.countsLaterByMs;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

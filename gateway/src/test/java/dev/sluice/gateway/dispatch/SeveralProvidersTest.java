@@ -5,6 +5,8 @@ import static org.assertj.core.data.Offset.offset;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;

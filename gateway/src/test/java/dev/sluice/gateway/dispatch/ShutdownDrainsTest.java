@@ -3,7 +3,9 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;

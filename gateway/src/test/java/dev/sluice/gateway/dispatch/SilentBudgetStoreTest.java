@@ -2,7 +2,12 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.DelegatingBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,7 +48,7 @@ class SilentBudgetStoreTest {
     @Test
     void aSnapshotThatNeverAnswersIsGivenUpAndTheJobStillGoes() {
         AtomicInteger snapshots = new AtomicInteger();
-        ProviderBudgetStore store = new Delegating(new InMemoryProviderBudgetStore(clock)) {
+        ProviderBudgetStore store = new DelegatingBudgetStore(new InMemoryProviderBudgetStore(clock)) {
             @Override
             public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
                 return snapshots.getAndIncrement() == 0 ? Mono.never() : super.snapshot(key, limits);
@@ -58,7 +63,7 @@ class SilentBudgetStoreTest {
     void anAcquireThatNeverAnswersHasItsLeaseReleasedAndTheJobIsRetried() {
         AtomicInteger acquires = new AtomicInteger();
         InMemoryProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
-        ProviderBudgetStore store = new Delegating(memory) {
+        ProviderBudgetStore store = new DelegatingBudgetStore(memory) {
             @Override
             public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
                 // The first charge lands in the store but its answer is lost.
@@ -78,7 +83,7 @@ class SilentBudgetStoreTest {
 
     @Test
     void aReleaseThatNeverAnswersDoesNotHoldTheCaller() {
-        ProviderBudgetStore store = new Delegating(new InMemoryProviderBudgetStore(clock)) {
+        ProviderBudgetStore store = new DelegatingBudgetStore(new InMemoryProviderBudgetStore(clock)) {
             @Override
             public Mono<Boolean> release(String key, String leaseId) {
                 return Mono.never();
@@ -88,78 +93,5 @@ class SilentBudgetStoreTest {
         Lease lease = dispatcher.submit(job("j1"), 30_000).block(Duration.ofSeconds(10));
         // Ends after the store timeout instead of never; the slot's lease expires on its own.
         dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
-    }
-
-    /** Passes every call to the store it wraps; each test overrides the call that goes silent. */
-    static class Delegating implements ProviderBudgetStore {
-        final ProviderBudgetStore inner;
-
-        Delegating(ProviderBudgetStore inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-            return inner.tryAcquire(key, limits, tokens, leaseId);
-        }
-
-        @Override
-        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                               String leaseId, boolean needSchedule) {
-            if (!limits.split()) return tryAcquire(key, limits, tokens, leaseId, needSchedule); // through the overridable call
-            return inner.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule);
-        }
-
-        @Override
-        public Mono<Boolean> release(String key, String leaseId) {
-            return inner.release(key, leaseId);
-        }
-
-        @Override
-        public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
-            return inner.lease(key, limits, ask);
-        }
-
-        @Override
-        public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                                 long deltaOutput) {
-            return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
-        }
-
-        @Override
-        public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-            return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests);
-        }
-
-        @Override
-        public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
-            return inner.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens);
-        }
-
-        @Override
-        public Mono<Long> pause(String key, long pauseMs) {
-            return inner.pause(key, pauseMs);
-        }
-
-        @Override
-        public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
-            return inner.correct(key, limits, remainingRequests, remainingTokens, resetMs);
-        }
-
-        @Override
-        public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-            return inner.snapshot(key, limits);
-        }
-
-        @Override
-        public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
-                                                      long outputTokens, String leaseId) {
-            return inner.tryAcquireOnShare(key, limits, tokens, inputTokens, outputTokens, leaseId);
-        }
-
-        @Override
-        public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
-            return inner.snapshotOfShare(key, limits);
-        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSeams;
+import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
@@ -62,8 +65,7 @@ public final class SimulationSeams {
 
     /** Slots this replica's slice of {@code key} holds in the shared budget; 0 without a slice. */
     public static int sliceSlotsHeld(ReplicaLeases leases, String key) {
-        ReplicaSlice s = leases.sliceOf(key);
-        return s == null ? 0 : s.held();
+        return BudgetSeams.sliceSlotsHeld(leases, key);
     }
 
     /**

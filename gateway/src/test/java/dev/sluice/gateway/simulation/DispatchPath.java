@@ -3,7 +3,7 @@ package dev.sluice.gateway.simulation;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.AimdLimit;
-import dev.sluice.gateway.dispatch.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.DoorDecision;
 import dev.sluice.gateway.dispatch.GatewayBusyException;

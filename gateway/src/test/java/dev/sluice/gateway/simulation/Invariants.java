@@ -2,12 +2,12 @@ package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.dispatch.BudgetLimits;
-import dev.sluice.gateway.dispatch.BudgetSnapshot;
-import dev.sluice.gateway.dispatch.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.ProviderDispatcher;
 import dev.sluice.gateway.dispatch.SimulationSeams;
-import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import java.time.Duration;
 import java.util.ArrayList;

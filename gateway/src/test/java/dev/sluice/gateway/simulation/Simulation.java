@@ -13,7 +13,7 @@ import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
-import dev.sluice.gateway.dispatch.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import java.lang.management.ManagementFactory;

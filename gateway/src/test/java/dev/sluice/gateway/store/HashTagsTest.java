@@ -2,7 +2,7 @@ package dev.sluice.gateway.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.Arrays;

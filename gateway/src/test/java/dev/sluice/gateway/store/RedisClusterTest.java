@@ -10,7 +10,7 @@ import dev.sluice.gateway.abuse.SamplerLock;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
-import dev.sluice.gateway.dispatch.redis.RedisProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;

@@ -8,11 +8,20 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.Arrays;
 
 /**
- * The project's capabilities as ArchUnit slices: one node per capability package together with its
- * adapters ({@code dispatch}, {@code dispatch.memory} and {@code dispatch.redis} are one node), in every
- * module: {@code gateway.quota}, {@code lab.provider}, {@code lab.scenario}…
+ * The project's capabilities as ArchUnit slices, at two depths, in every module.
+ *
+ * <ul>
+ *   <li>{@link #noCycles()}: one node per capability with everything below it ({@code gateway.quota},
+ *       {@code gateway.dispatch} with its rooms, {@code lab.provider}, {@code lab.scenario}…).</li>
+ *   <li>{@link #noRoomCycles()}: one node per package at every depth, a package together with its
+ *       {@code memory/} and {@code redis/} adapters ({@code dispatch.budget}, {@code dispatch.budget.memory}
+ *       and {@code dispatch.budget.redis} are one node; {@code dispatch} and {@code dispatch.budget} are two).
+ *       A room below a capability ({@code dispatch.queue}) must not import its parent when the parent
+ *       imports it, nor form a cycle with its sibling rooms.</li>
+ * </ul>
  */
 public final class Capabilities {
     private Capabilities() {
@@ -30,6 +39,11 @@ public final class Capabilities {
         return SlicesRuleDefinition.slices().assignedFrom(CAPABILITY).should().beFreeOfCycles();
     }
 
+    /** Every package at every depth (its adapters with it) imports the others in one direction only. */
+    public static ArchRule noRoomCycles() {
+        return SlicesRuleDefinition.slices().assignedFrom(ROOM).should().beFreeOfCycles();
+    }
+
     /** {@code dev.sluice.<module>.<capability>[.adapter…]} → {@code <module>.<capability>}; top-level classes are not a capability. */
     static final SliceAssignment CAPABILITY = new SliceAssignment() {
         @Override
@@ -42,6 +56,26 @@ public final class Capabilities {
         @Override
         public String getDescription() {
             return "capabilities (a package with its memory/ and redis/ adapters)";
+        }
+    };
+
+    /**
+     * {@code dev.sluice.<module>.<capability>[.<room>…][.memory|.redis]} → that package without its adapter
+     * segment; top-level classes are not a capability.
+     */
+    static final SliceAssignment ROOM = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+            String[] parts = javaClass.getPackageName().split("\\.");
+            if (parts.length < 4 || !parts[0].equals("dev") || !parts[1].equals("sluice")) return SliceIdentifier.ignore();
+            int end = parts.length;
+            while (end > 4 && (parts[end - 1].equals("memory") || parts[end - 1].equals("redis"))) end--;
+            return SliceIdentifier.of(String.join(".", Arrays.copyOfRange(parts, 2, end)));
+        }
+
+        @Override
+        public String getDescription() {
+            return "packages at every depth (a package with its memory/ and redis/ adapters)";
         }
     };
 }

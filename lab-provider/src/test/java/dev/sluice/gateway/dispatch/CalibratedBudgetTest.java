@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;

@@ -1,7 +1,7 @@
 package dev.sluice.lab.scenario;
 
 import dev.sluice.gateway.SluiceApplication;
-import dev.sluice.gateway.dispatch.ProviderClock;
+import dev.sluice.gateway.dispatch.budget.ProviderClock;
 import dev.sluice.lab.provider.LabLimits;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;

@@ -1,0 +1,135 @@
+package dev.sluice.gateway.dispatch.budget;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A provider budget's state at {@code nowMs} (the store's clock: Redis TIME or the local one).
+ *
+ * @param usedRequests  requests in the rolling minute
+ * @param usedTokens    tokens in the rolling minute (estimates, as reconciled so far)
+ * @param inFlight      leases held and not expired
+ * @param pausedUntilMs end of an upstream-requested pause, 0 when not paused
+ * @param resetMs       time from now until everything in the window has left it
+ * @param leaving       when what is in the window leaves it, oldest first: one entry per
+ *                      one-second slot holding usage (its tokens and requests sum to the used
+ *                      ones). A window filled by a burst frees nothing for a whole minute, then
+ *                      everything at once; the door needs to know which (see {@code Door}).
+ *                      Null when the store did not read it (an acquire with room to spare and
+ *                      nobody waiting: {@link ProviderBudgetStore#tryAcquire(String, BudgetLimits,
+ *                      long, String, boolean)}); the door then assumes the window frees evenly.
+ * @param usedInputTokens  prompt tokens in the input window; 0 when the limits have none
+ * @param usedOutputTokens output tokens (reserved, as settled so far) in the output window; 0 when the limits have none
+ */
+public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
+                             long pausedUntilMs, long resetMs, List<Leaving> leaving, long usedInputTokens,
+                             long usedOutputTokens) {
+
+    /** Usage charged in one slot, which leaves the window at {@code atMs} (store time). */
+    public record Leaving(long atMs, long tokens, long requests) {
+    }
+
+    public BudgetSnapshot {
+        leaving = leaving == null ? null : List.copyOf(leaving);
+    }
+
+    /** A budget without input and output windows. */
+    public BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
+                          long pausedUntilMs, long resetMs, List<Leaving> leaving) {
+        this(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving, 0, 0);
+    }
+
+    public long remainingTokens() {
+        return Math.max(0, limits.tokensPerMinute() - usedTokens);
+    }
+
+    public long remainingRequests() {
+        return Math.max(0, limits.requestsPerMinute() - usedRequests);
+    }
+
+    public int freeSlots() {
+        return Math.max(0, limits.maxInFlight() - inFlight);
+    }
+
+    public long pausedForMs() {
+        return Math.max(0, pausedUntilMs - nowMs);
+    }
+
+    public boolean paused() {
+        return pausedUntilMs > nowMs;
+    }
+
+    /** Share of the token window used, for metrics. */
+    public double tokenUtilisation() {
+        return (double) usedTokens / limits.tokensPerMinute();
+    }
+
+    public double requestUtilisation() {
+        return (double) usedRequests / limits.requestsPerMinute();
+    }
+
+    /** Share of the input window used; 0 when the limits have no input window. */
+    public double inputUtilisation() {
+        return limits.inputTokensPerMinute() == 0 ? 0 : (double) usedInputTokens / limits.inputTokensPerMinute();
+    }
+
+    /** Share of the output window used; 0 when the limits have no output window. */
+    public double outputUtilisation() {
+        return limits.outputTokensPerMinute() == 0 ? 0 : (double) usedOutputTokens / limits.outputTokensPerMinute();
+    }
+
+    /** The same budget paused at least {@code ms} from its {@code nowMs} (a 429 this replica just got). */
+    public BudgetSnapshot pausedAtLeastFor(long ms) {
+        long until = nowMs + Math.max(0, Math.min(ms, Long.MAX_VALUE - nowMs));
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, Math.max(pausedUntilMs, until), resetMs,
+                leaving, usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with one call fewer in flight (this replica gave a slot back). */
+    public BudgetSnapshot lessOneInFlight() {
+        return withInFlight(Math.max(0, inFlight - 1));
+    }
+
+    public BudgetSnapshot withInFlight(int calls) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, calls, pausedUntilMs, resetMs,
+                leaving, usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
+    public BudgetSnapshot withLimits(BudgetLimits other) {
+        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
+                usedInputTokens, usedOutputTokens);
+    }
+
+    /**
+     * This snapshot {@code elapsedMs} later, assuming nothing new was charged meanwhile: what
+     * has left the window by then no longer counts. So a snapshot taken while the window was
+     * full does not keep saying "full" after it has emptied. The input and output windows have
+     * no schedule of their own (reading them would cost every acquire): they are charged with the
+     * total, so they count as they were until the total window has emptied (the safe side).
+     */
+    public BudgetSnapshot agedBy(long elapsedMs) {
+        if (elapsedMs <= 0) return this;
+        long now = nowMs + elapsedMs;
+        if (leaving == null) { // without the schedule, only the window's reset says when its content has left
+            boolean gone = elapsedMs >= resetMs;
+            return new BudgetSnapshot(limits, now, gone ? 0 : usedRequests, gone ? 0 : usedTokens, inFlight, pausedUntilMs,
+                    Math.max(0, resetMs - elapsedMs), gone ? List.of() : null, gone ? 0 : usedInputTokens,
+                    gone ? 0 : usedOutputTokens);
+        }
+        long tokens = usedTokens;
+        long requests = usedRequests;
+        List<Leaving> still = new ArrayList<>(leaving.size());
+        for (Leaving l : leaving) {
+            if (l.atMs() <= now) {
+                tokens -= l.tokens();
+                requests -= l.requests();
+            } else {
+                still.add(l);
+            }
+        }
+        boolean gone = still.isEmpty();
+        return new BudgetSnapshot(limits, now, Math.max(0, requests), Math.max(0, tokens), inFlight, pausedUntilMs,
+                Math.max(0, resetMs - elapsedMs), still, gone ? 0 : usedInputTokens, gone ? 0 : usedOutputTokens);
+    }
+}

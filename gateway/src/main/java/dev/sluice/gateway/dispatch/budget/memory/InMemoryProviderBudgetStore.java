@@ -1,0 +1,121 @@
+package dev.sluice.gateway.dispatch.budget.memory;
+
+import dev.sluice.gateway.dispatch.budget.BudgetDecision;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.ProviderBudget;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.SliceAsk;
+import dev.sluice.gateway.dispatch.budget.SliceGrant;
+import java.time.Clock;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import reactor.core.publisher.Mono;
+
+/**
+ * The single-instance store: one {@link ProviderBudget} per key, locked per key (a few array
+ * operations and a map of at most {@code maxInFlight} leases). Idle budgets are evicted, so
+ * memory follows the budgets in use.
+ */
+public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
+    private final Clock clock;
+    private final ConcurrentHashMap<String, ProviderBudget> budgets = new ConcurrentHashMap<>();
+    private volatile long nextSweepMs;
+
+    public InMemoryProviderBudgetStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.tryAcquire(limits, tokens, leaseId, clock.millis())));
+    }
+
+    @Override
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
+                                           String leaseId, boolean needSchedule) {
+        return Mono.fromSupplier(() -> withBudget(key,
+                b -> b.tryAcquire(limits, tokens, inputTokens, outputTokens, leaseId, clock.millis())));
+    }
+
+    @Override
+    public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.lease(limits, ask, clock.millis())));
+    }
+
+    @Override
+    public Mono<Boolean> release(String key, String leaseId) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.release(leaseId, clock.millis())));
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.adjust(clock.millis(), chargedAtMs, deltaTokens, deltaRequests);
+            return null;
+        }));
+    }
+
+    @Override
+    public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.settle(clock.millis(), chargedAtMs, countedByMs, chargedTokens, deltaTokens);
+            return null;
+        }));
+    }
+
+    @Override
+    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
+                             long deltaOutput) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.adjust(clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
+            return null;
+        }));
+    }
+
+    @Override
+    public Mono<Long> pause(String key, long pauseMs) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.pause(clock.millis(), pauseMs)));
+    }
+
+    @Override
+    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+        return Mono.fromRunnable(() -> withBudget(key, b -> {
+            b.correct(limits, clock.millis(), remainingRequests, remainingTokens, resetMs);
+            return null;
+        }));
+    }
+
+    @Override
+    public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.snapshot(limits, clock.millis())));
+    }
+
+    private <T> T withBudget(String key, Function<ProviderBudget, T> action) {
+        sweepIdle();
+        while (true) {
+            ProviderBudget b = budgets.computeIfAbsent(key, k -> new ProviderBudget());
+            synchronized (b) {
+                // The sweeper may have dropped this instance between lookup and lock: act on the live one.
+                if (budgets.get(key) == b) return action.apply(b);
+            }
+        }
+    }
+
+    /** At most once a minute, drop budgets with nothing charged, held or paused. */
+    private void sweepIdle() {
+        long now = clock.millis();
+        if (now < nextSweepMs) return;
+        nextSweepMs = now + 60_000;
+        budgets.forEach((key, b) -> {
+            synchronized (b) {
+                if (b.isIdle(now)) budgets.remove(key, b);
+            }
+        });
+    }
+
+    /** For tests and metrics: budgets with state held. */
+    public int budgetsHeld() {
+        return budgets.size();
+    }
+}
