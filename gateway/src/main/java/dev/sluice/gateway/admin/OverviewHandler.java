@@ -7,7 +7,7 @@ import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
-import dev.sluice.gateway.dispatch.ProviderCalibration;
+import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.DispatcherMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

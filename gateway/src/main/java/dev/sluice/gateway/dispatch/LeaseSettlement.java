@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudget;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -5,6 +5,8 @@ import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

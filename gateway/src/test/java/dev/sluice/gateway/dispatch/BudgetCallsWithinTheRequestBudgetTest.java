@@ -12,6 +12,7 @@ import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import dev.sluice.gateway.dispatch.budget.SliceAsk;
 import dev.sluice.gateway.dispatch.budget.SliceGrant;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;

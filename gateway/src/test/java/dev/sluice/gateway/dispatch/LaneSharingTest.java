@@ -7,6 +7,7 @@ import dev.sluice.gateway.dispatch.LaneShare.Report;
 import dev.sluice.gateway.dispatch.LaneShare.View;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

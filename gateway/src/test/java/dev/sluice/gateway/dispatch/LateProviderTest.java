@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.dispatch.budget.ProviderClock;
+import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;

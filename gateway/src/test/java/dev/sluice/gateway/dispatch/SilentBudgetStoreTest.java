@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.budget.DelegatingBudgetStore;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

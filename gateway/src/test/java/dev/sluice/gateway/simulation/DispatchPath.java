@@ -2,7 +2,7 @@ package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
-import dev.sluice.gateway.dispatch.AimdLimit;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.DoorDecision;
@@ -13,7 +13,7 @@ import dev.sluice.gateway.dispatch.Lease;
 import dev.sluice.gateway.dispatch.ProviderDispatcher;
 import dev.sluice.gateway.dispatch.ProviderFailingException;
 import dev.sluice.gateway.dispatch.SimulationSeams;
-import dev.sluice.gateway.dispatch.TokenCalibration;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.usage.Usage;
 import java.time.Clock;

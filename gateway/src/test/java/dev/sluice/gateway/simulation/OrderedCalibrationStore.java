@@ -1,6 +1,6 @@
 package dev.sluice.gateway.simulation;
 
-import dev.sluice.gateway.dispatch.CalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -7,17 +7,17 @@ import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
-import dev.sluice.gateway.dispatch.CalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.GatewayBusyException;
 import dev.sluice.gateway.dispatch.LaneShare;
 import dev.sluice.gateway.dispatch.LaneSharing;
 import dev.sluice.gateway.dispatch.Lease;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
-import dev.sluice.gateway.dispatch.ProviderCalibration;
+import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.ProviderFailingException;
 import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
-import dev.sluice.gateway.dispatch.TokenCalibration;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.BatchedSettlements;
 import dev.sluice.gateway.quota.QuotaLimiter;
@@ -94,7 +94,7 @@ final class SimReplica {
             leases = null;
             budgets = new InMemoryProviderBudgetStore(clock);
             quota = new QuotaLimiter(sim.aloneQuota(clock), null, STORE_TIMEOUT, meters);
-            calibrationStore = new OrderedCalibrationStore(new dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore());
+            calibrationStore = new OrderedCalibrationStore(new dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore());
         }
         TokenCalibration.Settings cs = TokenCalibration.Settings.DEFAULTS; // sluice.calibration.* defaults
         calibration = new ProviderCalibration(calibrationStore, cs, Duration.ofSeconds(5), Duration.ofMinutes(10), STORE_TIMEOUT, clock,

@@ -11,7 +11,7 @@ import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
-import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.QuotaStore;

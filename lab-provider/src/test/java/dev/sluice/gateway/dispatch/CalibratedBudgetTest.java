@@ -9,6 +9,8 @@ import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;

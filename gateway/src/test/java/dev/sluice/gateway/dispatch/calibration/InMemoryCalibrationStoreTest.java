@@ -1,6 +1,6 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.calibration;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
 
 class InMemoryCalibrationStoreTest extends CalibrationStoreContract {
     @Override

@@ -1,6 +1,6 @@
-package dev.sluice.gateway.dispatch.redis;
+package dev.sluice.gateway.dispatch.calibration.redis;
 
-import dev.sluice.gateway.dispatch.CalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
 import java.util.HashMap;

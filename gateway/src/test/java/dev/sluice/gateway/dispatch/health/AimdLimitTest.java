@@ -1,10 +1,10 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.gateway.dispatch.AimdLimit.Outcome;
-import dev.sluice.gateway.dispatch.AimdLimit.Settings;
+import dev.sluice.gateway.dispatch.health.AimdLimit.Outcome;
+import dev.sluice.gateway.dispatch.health.AimdLimit.Settings;
 import org.junit.jupiter.api.Test;
 
 class AimdLimitTest {

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.health;
 
 /**
  * Whether a provider answers at all, as this replica sees it: a circuit breaker. Pure, with

@@ -1,11 +1,11 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.calibration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.sluice.gateway.dispatch.TokenCalibration.Settings;
-import dev.sluice.gateway.dispatch.TokenCalibration.State;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration.Settings;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration.State;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,9 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.gateway.dispatch.ProviderHealth.State;
+import dev.sluice.gateway.dispatch.health.ProviderHealth.State;
 import org.junit.jupiter.api.Test;
 
 /** The provider's circuit, on explicit times. */

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.health;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 

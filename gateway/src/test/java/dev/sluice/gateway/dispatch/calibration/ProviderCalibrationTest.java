@@ -1,9 +1,9 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.calibration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryCalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,10 +1,10 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.calibration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.dispatch.redis.RedisCalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.redis.RedisCalibrationStore;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;

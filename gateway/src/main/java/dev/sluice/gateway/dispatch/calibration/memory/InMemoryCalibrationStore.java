@@ -1,6 +1,6 @@
-package dev.sluice.gateway.dispatch.memory;
+package dev.sluice.gateway.dispatch.calibration.memory;
 
-import dev.sluice.gateway.dispatch.CalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Mono;

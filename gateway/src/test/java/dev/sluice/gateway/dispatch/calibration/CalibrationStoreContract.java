@@ -1,9 +1,9 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.calibration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.CalibrationStore.Entry;
-import dev.sluice.gateway.dispatch.TokenCalibration.State;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore.Entry;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration.State;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
