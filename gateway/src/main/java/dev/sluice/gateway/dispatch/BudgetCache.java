@@ -4,6 +4,8 @@ import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.support.Deadline;
 import java.time.Clock;

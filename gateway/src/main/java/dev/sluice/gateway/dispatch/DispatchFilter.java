@@ -12,6 +12,8 @@ import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
+import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;

@@ -1,5 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.DoorDecision;
+
 /**
  * The gateway cannot send this request to the provider in time: answered at once with 503
  * gateway_busy, its place in line and the wait. The texts the tenant reads are here, one factory

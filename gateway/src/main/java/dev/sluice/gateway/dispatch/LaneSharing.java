@@ -1,5 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.HoldBack;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.support.Periodic;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.queue.Job;
 import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -13,6 +13,8 @@ import dev.sluice.gateway.dispatch.budget.SliceAsk;
 import dev.sluice.gateway.dispatch.budget.SliceGrant;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;

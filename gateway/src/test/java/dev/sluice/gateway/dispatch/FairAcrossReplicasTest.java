@@ -2,7 +2,13 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
+import dev.sluice.gateway.dispatch.queue.BudgetView;
+import dev.sluice.gateway.dispatch.queue.FairQueue;
+import dev.sluice.gateway.dispatch.queue.HoldBack;
+import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.queue.JobClass;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,8 +3,11 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.dispatch.LaneShare.Report;
-import dev.sluice.gateway.dispatch.LaneShare.View;
+import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.queue.JobClass;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
+import dev.sluice.gateway.dispatch.queue.LaneShare.View;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;

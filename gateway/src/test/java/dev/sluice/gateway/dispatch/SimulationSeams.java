@@ -3,6 +3,9 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSeams;
 import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
+import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.DoorDecision;
+import dev.sluice.gateway.dispatch.queue.Job;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 

@@ -10,7 +10,7 @@ import dev.sluice.gateway.degrade.LadderDecision;
 import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.GatewayBusyException;
-import dev.sluice.gateway.dispatch.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.dispatch.LaneSharing;
 import dev.sluice.gateway.dispatch.Lease;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;

@@ -12,7 +12,7 @@ import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
-import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
+import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;

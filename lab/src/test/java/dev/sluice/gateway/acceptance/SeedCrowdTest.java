@@ -7,7 +7,7 @@ import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
-import dev.sluice.gateway.dispatch.Door;
+import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.lab.provider.LabProviderServer;
 import dev.sluice.lab.provider.LabStats;

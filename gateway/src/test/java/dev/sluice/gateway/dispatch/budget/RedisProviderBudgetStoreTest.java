@@ -2,7 +2,7 @@ package dev.sluice.gateway.dispatch.budget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.Door;
+import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.budget.redis.RedisProviderBudgetStore;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.testsupport.TestRedis;

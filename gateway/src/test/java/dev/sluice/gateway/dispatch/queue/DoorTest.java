@@ -1,10 +1,10 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import dev.sluice.gateway.dispatch.Door.Capacity;
-import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
+import dev.sluice.gateway.dispatch.queue.Door.Capacity;
+import dev.sluice.gateway.dispatch.queue.DoorDecision.Verdict;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import java.util.ArrayList;

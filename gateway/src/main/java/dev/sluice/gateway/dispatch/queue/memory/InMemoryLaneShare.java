@@ -1,7 +1,7 @@
-package dev.sluice.gateway.dispatch.memory;
+package dev.sluice.gateway.dispatch.queue.memory;
 
-import dev.sluice.gateway.dispatch.LaneShare;
-import dev.sluice.gateway.dispatch.LaneShare.Demand;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Demand;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 

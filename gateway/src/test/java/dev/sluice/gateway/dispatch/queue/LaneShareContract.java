@@ -1,10 +1,10 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.LaneShare.Report;
-import dev.sluice.gateway.dispatch.LaneShare.Terms;
-import dev.sluice.gateway.dispatch.LaneShare.View;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Terms;
+import dev.sluice.gateway.dispatch.queue.LaneShare.View;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

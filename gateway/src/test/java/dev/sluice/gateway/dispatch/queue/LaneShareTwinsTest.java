@@ -1,12 +1,12 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.LaneShare.Report;
-import dev.sluice.gateway.dispatch.LaneShare.Terms;
-import dev.sluice.gateway.dispatch.LaneShare.View;
-import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
-import dev.sluice.gateway.dispatch.redis.RedisLaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Terms;
+import dev.sluice.gateway.dispatch.queue.LaneShare.View;
+import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
+import dev.sluice.gateway.dispatch.queue.redis.RedisLaneShare;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.LaneShare.Report;
+import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.redis.RedisLaneShare;
+import dev.sluice.gateway.dispatch.queue.redis.RedisLaneShare;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -194,7 +194,7 @@ public final class Door {
         demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
     }
 
-    /** The other replicas' demand for this budget ({@link LaneSharing}); empty when alone or not shared. */
+    /** The other replicas' demand for this budget ({@code LaneSharing}); empty when alone or not shared. */
     public void elsewhere(Map<String, LaneShare.Demand> demandElsewhere) {
         this.elsewhere = Map.copyOf(demandElsewhere);
     }

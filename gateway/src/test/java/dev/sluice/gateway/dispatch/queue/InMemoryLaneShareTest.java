@@ -1,6 +1,6 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
-import dev.sluice.gateway.dispatch.memory.InMemoryLaneShare;
+import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
 
 class InMemoryLaneShareTest extends LaneShareContract {
     @Override

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -63,7 +63,7 @@ import java.util.OptionalLong;
  * <p><b>Across replicas (issue 15).</b> Each replica has its own queue. With Redis, its
  * dispatcher reports what each lane was served ({@link #takeReports}), takes back each tenant's
  * counter summed over every replica ({@link #rebase}) and holds back lanes ahead of the lowest
- * one waiting elsewhere ({@link #holdAbove}, {@link HoldBack}); see {@link LaneSharing}. Alone,
+ * one waiting elsewhere ({@link #holdAbove}, {@link HoldBack}); see {@code LaneSharing}. Alone,
  * none of this is called and the queue is as above.
  *
  * <p>Single-threaded by contract (one serialized dispatcher drives it); time is an argument.

@@ -1,9 +1,9 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.Door.Capacity;
-import dev.sluice.gateway.dispatch.DoorDecision.Verdict;
+import dev.sluice.gateway.dispatch.queue.Door.Capacity;
+import dev.sluice.gateway.dispatch.queue.DoorDecision.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

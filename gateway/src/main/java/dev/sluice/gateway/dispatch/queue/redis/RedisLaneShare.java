@@ -1,6 +1,6 @@
-package dev.sluice.gateway.dispatch.redis;
+package dev.sluice.gateway.dispatch.queue.redis;
 
-import dev.sluice.gateway.dispatch.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
 /**
  * The work a queued (or would-be) job has ahead of it in service order, as the fair queue
