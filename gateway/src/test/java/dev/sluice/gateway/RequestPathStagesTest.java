@@ -11,7 +11,7 @@ import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
 import dev.sluice.gateway.surface.ModelsFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
-import dev.sluice.gateway.dispatch.UpstreamCredentialsFilter;
+import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.auth.TenantAuthenticationFilter;
 import dev.sluice.gateway.usage.SettleFilter;
 import java.util.Comparator;

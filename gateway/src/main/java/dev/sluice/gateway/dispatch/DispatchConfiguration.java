@@ -14,6 +14,8 @@ import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.upstream.UpstreamTargets;
+import dev.sluice.gateway.dispatch.upstream.UpstreamTimeouts;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.config.StoreProperties;

@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.upstream.SentRequest;
 
 /**
  * A job's place at the provider: an in-flight slot and the requests and tokens charged to the

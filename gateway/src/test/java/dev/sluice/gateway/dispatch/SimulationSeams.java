@@ -6,6 +6,7 @@ import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 

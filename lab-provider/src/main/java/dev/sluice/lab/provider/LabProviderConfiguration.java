@@ -1,6 +1,6 @@
 package dev.sluice.lab.provider;
 
-import dev.sluice.gateway.dispatch.BuiltInUpstream;
+import dev.sluice.gateway.dispatch.upstream.BuiltInUpstream;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 /**
  * An upstream running inside this process, used when no provider URL is configured. The quickstart's

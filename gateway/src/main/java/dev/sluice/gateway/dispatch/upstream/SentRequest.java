@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import java.time.Clock;
@@ -14,11 +14,11 @@ import reactor.core.publisher.Flux;
  * hop to the request's own event loop, the connection and the write, which under a burst (hundreds
  * of calls admitted in the same second on two cores) took seconds, far past the count delay.
  */
-final class SentRequest extends ServerHttpRequestDecorator {
+public final class SentRequest extends ServerHttpRequestDecorator {
     private final Clock clock;
     private volatile long sentAtMs = Long.MIN_VALUE;
 
-    SentRequest(ServerHttpRequest delegate, Clock clock) {
+    public SentRequest(ServerHttpRequest delegate, Clock clock) {
         super(delegate);
         this.clock = clock;
     }
@@ -29,7 +29,7 @@ final class SentRequest extends ServerHttpRequestDecorator {
     }
 
     /** When the whole body had been handed to the connection, on this gateway's clock; {@link Long#MIN_VALUE} if not yet. */
-    long sentAtMs() {
+    public long sentAtMs() {
         return sentAtMs;
     }
 
@@ -49,7 +49,7 @@ final class SentRequest extends ServerHttpRequestDecorator {
      * A proof, where there is one, still moves the charge on its own ({@link UpstreamAnswer#countedBy}).
      * Never negative; 0 when the call was never sent.
      */
-    static long countsLaterByMs(long handedOverAtMs, long sentAtMs, long headersAtMs, boolean proved, long countDelayMs) {
+    public static long countsLaterByMs(long handedOverAtMs, long sentAtMs, long headersAtMs, boolean proved, long countDelayMs) {
         if (sentAtMs == Long.MIN_VALUE) return 0;
         long late = handedOverAtMs == Long.MIN_VALUE ? 0 : Math.max(0, sentAtMs - handedOverAtMs);
         if (proved) return late;

@@ -1,7 +1,8 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.ShutdownDrain;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import dev.sluice.gateway.api.FilterOrder;
 import java.net.URI;

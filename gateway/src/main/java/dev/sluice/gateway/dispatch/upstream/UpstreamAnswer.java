@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.OpenAiDuration;
@@ -51,7 +51,7 @@ import reactor.netty.http.client.HttpClientResponse;
  * as the provider sent them: the exchange's response may already carry the tenant's headers of
  * the same names (a delayed request's refusal wrote them), which are not the provider's count.
  */
-final class UpstreamAnswer extends ServerHttpResponseDecorator {
+public final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private static final Logger log = LoggerFactory.getLogger(UpstreamAnswer.class);
     private static final int LOGGED_BODY_BYTES = 512;
 
@@ -80,7 +80,7 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
      * @param statusSeen  told the provider's status as soon as its headers arrive (the provider's health)
      * @param clock       the provider budget's clock, to stamp when the answer's headers arrived
      */
-    UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, boolean mayFailOver,
+    public UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, boolean mayFailOver,
                    IntConsumer statusSeen, Clock clock) {
         super(exchange.getResponse());
         this.exchange = exchange;
@@ -159,18 +159,18 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
      * without that header proves only "before the whole call ended", too late to be worth
      * holding the charge for: {@link Long#MIN_VALUE}, nothing proved.
      */
-    static long countedBy(long headersAtMs, long processingMs, boolean stream) {
+    public static long countedBy(long headersAtMs, long processingMs, boolean stream) {
         if (processingMs >= 0) return headersAtMs - Math.min(processingMs, headersAtMs);
         return stream ? headersAtMs : Long.MIN_VALUE;
     }
 
     /** See {@link #countedBy}; {@link Long#MIN_VALUE} until the answer's headers came. */
-    long countedByMs() {
+    public long countedByMs() {
         return countedByMs;
     }
 
     /** When the provider's status and headers arrived; {@link Long#MIN_VALUE} until they came. */
-    long headersAtMs() {
+    public long headersAtMs() {
         return headersAtMs;
     }
 
@@ -325,42 +325,42 @@ final class UpstreamAnswer extends ServerHttpResponseDecorator {
         }
     }
 
-    boolean pushedBack() {
+    public boolean pushedBack() {
         return pushedBack;
     }
 
     /** A 5xx held back for another provider to serve the call (nothing was sent to the client). */
-    boolean failedOver() {
+    public boolean failedOver() {
         return failedOver;
     }
 
     /** The provider's status and headers have arrived (its first byte): what a first-byte timeout waits for. */
-    boolean begun() {
+    public boolean begun() {
         return status != 0;
     }
 
-    int status() {
+    public int status() {
         return status;
     }
 
     /** The answer was cut for silence or slowness. */
-    boolean timedOut() {
+    public boolean timedOut() {
         return timedOut;
     }
 
-    long retryAfterMs() {
+    public long retryAfterMs() {
         return retryAfterMs;
     }
 
-    long remainingRequests() {
+    public long remainingRequests() {
         return remainingRequests;
     }
 
-    long remainingTokens() {
+    public long remainingTokens() {
         return remainingTokens;
     }
 
-    long resetMs() {
+    public long resetMs() {
         return resetMs;
     }
 }

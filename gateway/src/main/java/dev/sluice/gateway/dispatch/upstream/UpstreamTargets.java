@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.config.ConfigRegistry;

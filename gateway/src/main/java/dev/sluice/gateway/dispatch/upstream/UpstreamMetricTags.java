@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;

@@ -1,8 +1,9 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.upstream;
 
-import static dev.sluice.gateway.dispatch.SentRequest.countsLaterByMs;
+import static dev.sluice.gateway.dispatch.upstream.SentRequest.countsLaterByMs;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.Lease;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;
