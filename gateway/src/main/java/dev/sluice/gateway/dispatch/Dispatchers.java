@@ -69,10 +69,13 @@ public final class Dispatchers {
             calibration.register(k); // its ratio gauge, at the default from start
             BudgetLimits initial = limitsOf(provider, model);
             String name = provider.name();
-            ProviderDispatcher d = new ProviderDispatcher(k, store, () -> limitsNow(name, model, initial),
-                    new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())),
-                    settings.queueCapacity(), settings.interactiveFloor(), settings.storeTimeout(), clock, loop, meters,
-                    pending, health(name));
+            ProviderDispatcher d = new ProviderDispatcher(DispatcherSettings.of(k, store, () -> limitsNow(name, model, initial),
+                            clock, loop, meters)
+                    .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())))
+                    .withQueue(settings.queueCapacity(), settings.interactiveFloor())
+                    .withStoreTimeout(settings.storeTimeout())
+                    .withPending(pending)
+                    .withHealth(health(name)));
             if (closed) d.close().subscribe(); // created during shutdown: closed from the start
             return d;
         });
@@ -125,14 +128,14 @@ public final class Dispatchers {
         }
     }
 
-    /** Into the line of one of {@code route}'s budgets: see {@link ProviderDispatcher#enter} (spill wait from the settings). */
+    /** Into the line of one of {@code route}'s budgets: see {@link RouteChoice#enter} (spill wait from the settings). */
     public Mono<Lease> submit(List<ProviderDispatcher.Candidate> route, long maxWaitMs) {
         return submit(route, maxWaitMs, DecisionBudget.UNLIMITED);
     }
 
     /** The same for a request with {@code budget} left to wait on the store before it is sent. */
     public Mono<Lease> submit(List<ProviderDispatcher.Candidate> route, long maxWaitMs, DecisionBudget budget) {
-        return ProviderDispatcher.enter(route, maxWaitMs, settings.spillWait().toMillis(), false, budget);
+        return RouteChoice.enter(route, maxWaitMs, settings.spillWait().toMillis(), false, budget);
     }
 
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */

@@ -83,8 +83,9 @@ class BudgetCallsWithinTheRequestBudgetTest {
     }
 
     ProviderDispatcher dispatcher(ProviderBudgetStore store) {
-        return new ProviderDispatcher("lab:*", store, () -> LIMITS, new AimdLimit(AimdLimit.Settings.startingAt(10)),
-                100, 0.1, DISPATCH_STORE_TIMEOUT, clock, time, new SimpleMeterRegistry());
+        return new ProviderDispatcher(DispatcherSettings.of("lab:*", store,
+                () -> LIMITS, clock, time, new SimpleMeterRegistry())
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1).withStoreTimeout(DISPATCH_STORE_TIMEOUT));
     }
 
     DecisionBudget left(long ms) {
@@ -95,7 +96,7 @@ class BudgetCallsWithinTheRequestBudgetTest {
         long now = clock.millis();
         Job job = Job.of(id, "tenant-a", 1, JobClass.INTERACTIVE, 800, now, now + 30_000);
         AtomicReference<Lease> got = new AtomicReference<>();
-        ProviderDispatcher.enter(List.of(new ProviderDispatcher.Candidate(d, job)), 30_000, 0, false, budget).subscribe(got::set);
+        RouteChoice.enter(List.of(new ProviderDispatcher.Candidate(d, job)), 30_000, 0, false, budget).subscribe(got::set);
         return got;
     }
 

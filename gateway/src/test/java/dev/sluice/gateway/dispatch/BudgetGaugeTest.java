@@ -36,8 +36,9 @@ class BudgetGaugeTest {
 
     @Test
     void anIdleReplicasGaugeFallsToZeroOnceItsChargesHaveLeftTheWindow() {
-        ProviderDispatcher dispatcher = new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock), () -> LIMITS,
-                new AimdLimit(AimdLimit.Settings.startingAt(10)), 100, 0.1, Duration.ofSeconds(2), clock, loop, meters);
+        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
+                () -> LIMITS, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
         assertThat(gauge("tokens")).isZero();
 
         long now = clock.millis();
@@ -58,10 +59,12 @@ class BudgetGaugeTest {
     @Test
     void aBudgetWithInputAndOutputLimitsHasAGaugeForEachAndOthersDoNot() {
         BudgetLimits split = new BudgetLimits(600, Long.MAX_VALUE, 10, 60_000, 40_000, 8_000);
-        ProviderDispatcher dispatcher = new ProviderDispatcher("anthropic:*", new InMemoryProviderBudgetStore(clock),
-                () -> split, new AimdLimit(AimdLimit.Settings.startingAt(10)), 100, 0.1, Duration.ofSeconds(2), clock, loop, meters);
-        new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock), () -> LIMITS,
-                new AimdLimit(AimdLimit.Settings.startingAt(10)), 100, 0.1, Duration.ofSeconds(2), clock, loop, meters);
+        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("anthropic:*", new InMemoryProviderBudgetStore(clock),
+                () -> split, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
+        new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
+                () -> LIMITS, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
         assertThat(meters.find("sluice.budget.utilisation").tag("budget", "lab:*").gauges()).as("no split: as before")
                 .extracting(g -> g.getId().getTag("unit")).containsExactlyInAnyOrder("tokens", "requests");
 

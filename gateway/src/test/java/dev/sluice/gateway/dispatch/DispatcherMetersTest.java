@@ -40,8 +40,8 @@ class DispatcherMetersTest {
     }
 
     ProviderDispatcher dispatcher(String key) {
-        return new ProviderDispatcher(key, store, () -> LIMITS, new AimdLimit(AimdLimit.Settings.startingAt(10)), 100, 0.1,
-                Duration.ofSeconds(2), clock, loop, meters);
+        return new ProviderDispatcher(DispatcherSettings.of(key, store, () -> LIMITS, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.quota.FakeClock;
@@ -27,9 +28,9 @@ class FullQueueTest {
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("full-queue-test", true);
-    final ProviderDispatcher dispatcher = new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock),
-            () -> ONE_AT_A_TIME, new AimdLimit(AimdLimit.Settings.startingAt(1)), 3, 0.1, Duration.ofSeconds(2), clock, loop,
-            new SimpleMeterRegistry());
+    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
+            () -> ONE_AT_A_TIME, clock, loop, new SimpleMeterRegistry())
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1))).withQueue(3, 0.1));
 
     @AfterEach
     void stop() {

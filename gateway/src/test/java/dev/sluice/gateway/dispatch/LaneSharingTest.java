@@ -32,9 +32,9 @@ class LaneSharingTest {
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("lane-sharing-test", true);
-    final ProviderDispatcher dispatcher = new ProviderDispatcher("lab:*", new InMemoryProviderBudgetStore(clock),
-            () -> ONE_AT_A_TIME, new AimdLimit(AimdLimit.Settings.startingAt(1)), 100, 0.1, Duration.ofSeconds(2), clock, loop,
-            new SimpleMeterRegistry());
+    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
+            () -> ONE_AT_A_TIME, clock, loop, new SimpleMeterRegistry())
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1))).withQueue(100, 0.1));
     final List<List<Report>> calls = new CopyOnWriteArrayList<>();
     final AtomicReference<Mono<View>> answer = new AtomicReference<>(Mono.just(View.ALONE));
     final List<List<LaneShare.Demand>> demands = new CopyOnWriteArrayList<>();

@@ -3,12 +3,13 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.health.ProviderFailingException;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.quota.FakeClock;
@@ -43,9 +44,8 @@ class RouteChoiceTest {
             new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
 
     ProviderDispatcher dispatcher(String key, BudgetLimits limits, ProviderHealth health) {
-        return new ProviderDispatcher(key, store, () -> limits, new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight())),
-                100, 0.1, Duration.ofSeconds(2), clock, loop, new SimpleMeterRegistry(), PendingWork.untracked(),
-                health);
+        return new ProviderDispatcher(DispatcherSettings.of(key, store, () -> limits, clock, loop, new SimpleMeterRegistry())
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight()))).withQueue(100, 0.1).withHealth(health));
     }
 
     @AfterEach
@@ -63,7 +63,7 @@ class RouteChoiceTest {
     }
 
     Lease enter(String id, long spillMs, long maxWaitMs) {
-        return ProviderDispatcher.enter(route(id), maxWaitMs, spillMs, false).block(Duration.ofSeconds(5));
+        return RouteChoice.enter(route(id), maxWaitMs, spillMs, false).block(Duration.ofSeconds(5));
     }
 
     @Test
@@ -79,7 +79,7 @@ class RouteChoiceTest {
         enter("a", SPILL_MS, MAX_WAIT_MS);
         enter("b", SPILL_MS, MAX_WAIT_MS); // both slots taken now
         AtomicReference<Object> third = new AtomicReference<>();
-        ProviderDispatcher.enter(route("c"), MAX_WAIT_MS, SPILL_MS, false).subscribe(third::set, third::set);
+        RouteChoice.enter(route("c"), MAX_WAIT_MS, SPILL_MS, false).subscribe(third::set, third::set);
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() + secondary.depth() == 1);
         assertThat(primary.depth()).as("equal waits: the first of the route").isEqualTo(1);
         assertThat(third.get()).as("waiting, not refused").isNull();
@@ -90,7 +90,7 @@ class RouteChoiceTest {
         enter("a", SPILL_MS, MAX_WAIT_MS);
         enter("b", SPILL_MS, MAX_WAIT_MS);
         AtomicReference<Object> refused = new AtomicReference<>();
-        ProviderDispatcher.enter(route("c"), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
+        RouteChoice.enter(route("c"), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
         await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() != null);
         assertThat(refused.get()).isInstanceOfSatisfying(GatewayBusyException.class, busy -> {
             assertThat(busy.estimatedWaitMs()).isEqualTo(2_000);
@@ -104,7 +104,7 @@ class RouteChoiceTest {
         Lease first = enter("a", SPILL_MS, MAX_WAIT_MS);
         // One waits in the primary's line (a spill wait longer than the call's time keeps it there).
         AtomicReference<Object> waiting = new AtomicReference<>();
-        Disposable sub = ProviderDispatcher.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(waiting::set, waiting::set);
+        Disposable sub = RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(waiting::set, waiting::set);
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
 
         assertThat(primaryHealth.failed(clock.millis())).as("the circuit opens").isTrue();
@@ -140,7 +140,7 @@ class RouteChoiceTest {
     void aSlotGivenBackAsSoonAsItIsHandedOverIsNotSeenAsTakenAfterwards() {
         // A call that fails at once (a refused connection) gives its slot back before the dispatch
         // loop has finished with its acquire: the budget this replica remembers must not keep it.
-        Lease done = ProviderDispatcher.enter(route("fast-fail"), MAX_WAIT_MS, SPILL_MS, false)
+        Lease done = RouteChoice.enter(route("fast-fail"), MAX_WAIT_MS, SPILL_MS, false)
                 .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, 0, Long.MIN_VALUE).thenReturn(lease))
                 .block(Duration.ofSeconds(5));
         assertThat(done.budgetKey()).isEqualTo("primary:m");
@@ -151,7 +151,7 @@ class RouteChoiceTest {
     @Test
     void aClientThatLeavesWhileWaitingLeavesTheLineItWasPlacedIn() {
         enter("a", SPILL_MS, MAX_WAIT_MS);
-        Disposable sub = ProviderDispatcher.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> { }, e -> { });
+        Disposable sub = RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> { }, e -> { });
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
         sub.dispose();
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 0);

@@ -39,8 +39,9 @@ class SilentBudgetStoreTest {
     }
 
     ProviderDispatcher dispatcher(ProviderBudgetStore store) {
-        return new ProviderDispatcher("lab:*", store, () -> LIMITS, new AimdLimit(AimdLimit.Settings.startingAt(10)),
-                100, 0.1, TIMEOUT, clock, loop, new SimpleMeterRegistry());
+        return new ProviderDispatcher(DispatcherSettings.of("lab:*", store,
+                () -> LIMITS, clock, loop, new SimpleMeterRegistry())
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1).withStoreTimeout(TIMEOUT));
     }
 
     Job job(String id) {

@@ -5,7 +5,9 @@ import dev.sluice.gateway.dispatch.budget.BudgetSeams;
 import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
+import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
+import dev.sluice.gateway.dispatch.upstream.CallFailures;
 import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -34,14 +36,14 @@ public final class SimulationSeams {
         return d.depth();
     }
 
-    /** How long past its deadline a job may still be sent ({@link ProviderDispatcher#DISPATCH_GRACE_MS}). */
+    /** How long past its deadline a job may still be sent ({@link Pump#DISPATCH_GRACE_MS}). */
     public static long dispatchGraceMs() {
-        return ProviderDispatcher.DISPATCH_GRACE_MS;
+        return Pump.DISPATCH_GRACE_MS;
     }
 
-    /** A 503 without retry-after is tried again after this ({@link DispatchFilter#DEFAULT_OVERLOAD_WAIT_MS}). */
+    /** A 503 without retry-after is tried again after this ({@link CallWithFailover#DEFAULT_OVERLOAD_WAIT_MS}). */
     public static long defaultOverloadWaitMs() {
-        return DispatchFilter.DEFAULT_OVERLOAD_WAIT_MS;
+        return CallWithFailover.DEFAULT_OVERLOAD_WAIT_MS;
     }
 
     /** See {@link UpstreamAnswer#countedBy}. */
@@ -49,12 +51,12 @@ public final class SimulationSeams {
         return UpstreamAnswer.countedBy(headersAtMs, processingMs, stream);
     }
 
-    /** See {@link DispatchFilter#neverConnected}. */
+    /** See {@link CallFailures#neverConnected}. */
     public static boolean neverConnected(Throwable e) {
-        return DispatchFilter.neverConnected(e);
+        return CallFailures.neverConnected(e);
     }
 
-    /** DispatchFilter's refusals, with their texts and figures. */
+    /** The dispatch stage's refusals, with their texts and figures. */
     public static GatewayBusyException providersFailing(long retryAfterMs) {
         return GatewayBusyException.providersFailing(retryAfterMs);
     }

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.simulation;
 
-import dev.sluice.gateway.dispatch.GatewayBusyException;
+import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 
 /**
  * Which of {@link GatewayBusyException}'s factories made a refusal, read from its text (the

@@ -6,12 +6,12 @@ import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
-import dev.sluice.gateway.dispatch.GatewayBusyException;
+import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.Lease;
 import dev.sluice.gateway.dispatch.ProviderDispatcher;
-import dev.sluice.gateway.dispatch.ProviderFailingException;
+import dev.sluice.gateway.dispatch.health.ProviderFailingException;
 import dev.sluice.gateway.dispatch.SimulationSeams;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.quota.SlidingWindow;
@@ -32,16 +32,16 @@ import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The dispatch stage of one replica, as {@code dispatch/DispatchFilter} does it, with the
+ * The dispatch stage of one replica, as {@code dispatch/DispatchFilter} and its parts (RouteChoice, CallWithFailover, DispatchRefusals) do it, with the
  * {@code ServerWebExchange} replaced by an {@link Exchange} and Spring Cloud Gateway's proxy call
  * by the simulated provider: route choice through {@link Dispatchers#submit}, the call, failover to
  * the route's next provider, a 429 or 503 back in line, the lease settled through the dispatcher
  * (finish, pushedBack, overloaded, notSent) and the provider's remaining figures through correct.
- * Each method says which of DispatchFilter's it mirrors; keep them in step with it. What the
+ * Each method says which of theirs it mirrors; keep them in step with it. What the
  * filter does only for HTTP (headers, metrics, the body's model rewritten per provider) is left out.
  */
 final class DispatchPath {
-    /** DispatchFilter.MAX_SPILLS. */
+    /** CallWithFailover.MAX_SPILLS. */
     private static final int MAX_SPILLS = 4;
 
     private final SimReplica replica;
@@ -56,7 +56,7 @@ final class DispatchPath {
         this.requestLoop = replica.time;
     }
 
-    /** DispatchFilter.filter: the route's budgets, each job as that budget charges it; too large for all of them: 400. */
+    /** DispatchFilter.filter and RouteChoice.route: the route's budgets, each job as that budget charges it; too large for all of them: 400. */
     Mono<Void> filter(Exchange x) {
         Attempt a = x.attempt;
         List<ProviderSettings> providers = replica.config.current().route(x.model);
@@ -84,7 +84,7 @@ final class DispatchPath {
                 .onErrorResume(e -> upstreamFailed(x, e));
     }
 
-    /** DispatchFilter.jobFor: the prompt at the budget's learned ratio and max_tokens, capped at the minute. */
+    /** RouteChoice.jobFor: the prompt at the budget's learned ratio and max_tokens, capped at the minute. */
     private Job jobFor(Exchange x, ProviderDispatcher dispatcher, BudgetLimits limits, long now) {
         Attempt a = x.attempt;
         double ratio = dispatchers.calibration().ratio(dispatcher.key());
@@ -93,12 +93,12 @@ final class DispatchPath {
                 now + a.maxWaitMs);
     }
 
-    /** DispatchFilter.dispatch: into a line of the route, then the call; a line whose provider starts failing: routed again. */
+    /** CallWithFailover.dispatch: into a line of the route, then the call; a line whose provider starts failing: routed again. */
     private Mono<Void> dispatch(Routed r, int attempt, long maxWaitMs) {
         boolean first = attempt == 1 && r.spilled == 0 && r.tried.isEmpty();
         SimReplica.Wait wait = new SimReplica.Wait(r.x.attempt, first);
         return replica.waiting(wait, submit(r, maxWaitMs, wait))
-                // DispatchFilter hops to the request's own loop here; in the simulation that is another task on the one clock.
+                // CallWithFailover hops to the request's own loop here; in the simulation that is another task on the one clock.
                 .publishOn(requestLoop)
                 .flatMap(lease -> call(r, lease, attempt))
                 .onErrorResume(ProviderFailingException.class, failing -> r.spilled++ < MAX_SPILLS
@@ -120,7 +120,7 @@ final class DispatchPath {
         });
     }
 
-    /** ProviderDispatcher.place's choice, read without placing: the first that starts it within the spill wait, else the soonest. */
+    /** RouteChoice.choose, read without placing: the first that starts it within the spill wait, else the soonest. */
     private void probeDoor(SimReplica.Wait wait, List<ProviderDispatcher.Candidate> route, long maxWaitMs) {
         Attempt a = wait.attempt;
         long spill = dispatchers.settings().spillWait().toMillis();
@@ -156,7 +156,7 @@ final class DispatchPath {
         replica.trace.event(a.placedAtMs, "door", a.id, a.doorAccepted ? 1 : 0, a.doorEstimateMs);
     }
 
-    /** DispatchFilter.call: one attempt at the provider with {@code lease}; a push-back goes back in line, a failure to the next provider. */
+    /** CallWithFailover.call: one attempt at the provider with {@code lease}; a push-back goes back in line, a failure to the next provider. */
     private Mono<Void> call(Routed r, Lease lease, int attempt) {
         Exchange x = r.x;
         ProviderDispatcher dispatcher = r.dispatcherOf(lease);
@@ -202,7 +202,7 @@ final class DispatchPath {
                 });
     }
 
-    /** DispatchFilter.firstByteTimeout. */
+    /** CallWithFailover.firstByteTimeout. */
     private Duration firstByteTimeout(boolean probe, boolean mayFailOver) {
         if (!mayFailOver) return Duration.ZERO;
         DispatchProperties.Failover failover = dispatchers.settings().failover();
@@ -211,25 +211,25 @@ final class DispatchPath {
         return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0 ? failover.probeTimeout() : configured;
     }
 
-    /** DispatchFilter.firstByteWithin. */
+    /** CallWithFailover.firstByteWithin. */
     private static Mono<Void> firstByteWithin(Mono<Void> call, Answer answer, Duration timeout) {
         if (timeout.isZero()) return call;
         return call.timeout(Mono.delay(timeout).flatMap(t -> answer.begun ? Mono.never() : Mono.just(t)),
                 Mono.error(() -> new TimeoutException("no status and headers from the provider within " + timeout.toMillis() + " ms")));
     }
 
-    /** DispatchFilter.seen. */
+    /** CallWithFailover.seen. */
     private void seen(String provider, int status) {
         if (status >= 500 && status != 503) dispatchers.failed(provider);
         else dispatchers.answered(provider);
     }
 
-    /** DispatchFilter.isTimeout. */
+    /** CallFailures.isTimeout. */
     private static boolean isTimeout(Throwable e) {
         return e instanceof TimeoutException;
     }
 
-    /** DispatchFilter.failedCall. */
+    /** CallWithFailover.failedCall. */
     private Mono<Void> failedCall(Routed r, String provider, int attempt, Throwable e) {
         if (e instanceof GatewayBusyException) return Mono.error(e);
         if (!SimulationSeams.neverConnected(e)) r.reachedAProvider = true;
@@ -240,14 +240,14 @@ final class DispatchPath {
         return failedOver(r, provider, attempt);
     }
 
-    /** DispatchFilter.failedOver. */
+    /** CallWithFailover.failedOver. */
     private Mono<Void> failedOver(Routed r, String provider, int attempt) {
         r.tried.add(provider);
         r.x.resetForRetry();
         return dispatch(r, attempt + 1, r.waitLeftMs(clock.millis()));
     }
 
-    /** DispatchFilter.finished: the prompt's difference corrected, the ratio learned, the slot back in the background. */
+    /** CallWithFailover.finished: the prompt's difference corrected, the ratio learned, the slot back in the background. */
     private Mono<Void> finished(Exchange x, ProviderDispatcher dispatcher, Lease lease, Answer answer, long started) {
         Usage used = x.usage;
         long chargedPrompt = Math.max(0, lease.job().tokens() - x.attempt.maxTokens);
@@ -260,7 +260,7 @@ final class DispatchPath {
         return Mono.empty();
     }
 
-    /** DispatchFilter.pushedBack: a 429 pauses the budget and the line waits; a 503 waits here; bounded attempts. */
+    /** CallWithFailover.pushedBack: a 429 pauses the budget and the line waits; a 503 waits here; bounded attempts. */
     private Mono<Void> pushedBack(Routed r, ProviderDispatcher dispatcher, Lease lease, Answer answer, int attempt) {
         Exchange x = r.x;
         String provider = dispatcher.provider();
@@ -296,19 +296,19 @@ final class DispatchPath {
                 }));
     }
 
-    /** DispatchFilter.correctFromProvider. */
+    /** CallWithFailover.correctFromProvider. */
     private static void correctFromProvider(ProviderDispatcher dispatcher, Answer answer) {
         if (answer.remainingRequests < 0 && answer.remainingTokens < 0) return;
         dispatcher.correct(answer.remainingRequests, answer.remainingTokens, Math.max(answer.resetMs, 0)).subscribe();
     }
 
-    /** DispatchFilter.upstreamFailed: no answer from any provider, 502 or 504. */
+    /** DispatchRefusals.upstreamFailed: no answer from any provider, 502 or 504. */
     private Mono<Void> upstreamFailed(Exchange x, Throwable e) {
         if (x.committed) return Mono.error(e);
         return isTimeout(e) ? x.write(504, "504-no-answer-in-time", -1, null) : x.write(502, "502-unreachable", -1, null);
     }
 
-    /** DispatchFilter.busy: 503 gateway_busy, never sent (the settle stage refunds it). */
+    /** DispatchRefusals.busy: 503 gateway_busy, never sent (the settle stage refunds it). */
     private Mono<Void> busy(Exchange x, GatewayBusyException busy) {
         x.neverSent = true;
         long retryMs = Math.max(1, busy.retryAfterMs());
@@ -367,7 +367,7 @@ final class DispatchPath {
         }
     }
 
-    /** DispatchFilter.Routed: one request's way through its route. */
+    /** RoutedRequest: one request's way through its route. */
     private static final class Routed {
         final Exchange x;
         final long deadlineMs;

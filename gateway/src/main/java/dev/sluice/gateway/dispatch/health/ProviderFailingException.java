@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.health;
 
 /**
  * The provider whose line a request waited in started failing (its circuit opened): the

@@ -1,7 +1,5 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
-import dev.sluice.gateway.dispatch.queue.Door;
-import dev.sluice.gateway.dispatch.queue.DoorDecision;
 
 /**
  * The gateway cannot send this request to the provider in time: answered at once with 503
@@ -21,7 +19,7 @@ public final class GatewayBusyException extends RuntimeException {
     }
 
     /** The door refused the job: the line is full, it can never fit, or it would wait past {@code maxWaitMs}. */
-    static GatewayBusyException refusedAtTheDoor(DoorDecision d, long maxWaitMs) {
+    public static GatewayBusyException refusedAtTheDoor(DoorDecision d, long maxWaitMs) {
         String why = switch (d.verdict()) {
             case QUEUE_FULL -> "The gateway's queue is full.";
             case TOO_LARGE -> "This request is larger than the provider admits in a minute.";
@@ -33,12 +31,12 @@ public final class GatewayBusyException extends RuntimeException {
     }
 
     /** The door let the job in, but the line filled before it got there; {@code position} is its place in service order. */
-    static GatewayBusyException queueFull(int position) {
+    public static GatewayBusyException queueFull(int position) {
         return new GatewayBusyException("The gateway's queue is full.", position, -1, 1_000);
     }
 
     /** The queue was full and this tenant held the most of it: its last job made room for a tenant with less in line. */
-    static GatewayBusyException pushedOut(int position) {
+    public static GatewayBusyException pushedOut(int position) {
         return new GatewayBusyException("The gateway's queue is full and this tenant holds the most of it: its latest "
                 + "request made room for a tenant with less in line.", position, -1, 1_000);
     }
@@ -48,7 +46,7 @@ public final class GatewayBusyException extends RuntimeException {
      * turn (see {@link Door#BURST_MS}): answered at once, before its caller has waited. It says
      * the wait it would have had behind that tenant, as the door says the wait it refuses.
      */
-    static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {
+    public static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {
         return new GatewayBusyException("The provider is busy: this request's place went to tenants owed an earlier turn "
                 + "who asked at the same moment; behind them the estimated wait (" + waitMs + " ms) is longer than the door "
                 + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs,
@@ -56,7 +54,7 @@ public final class GatewayBusyException extends RuntimeException {
     }
 
     /** The job's deadline passed while it waited in line. */
-    static GatewayBusyException waitedTooLong(long promisedMs) {
+    public static GatewayBusyException waitedTooLong(long promisedMs) {
         return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line" + promised(promisedMs) + ".",
                 0, -1, 1_000);
     }
@@ -70,31 +68,31 @@ public final class GatewayBusyException extends RuntimeException {
      * Dead work told early: even the head of the line must wait {@code waitMs} for the budget,
      * longer than this job's {@code maxWaitMs}; asking again after the difference gets in.
      */
-    static GatewayBusyException cannotMakeIt(long maxWaitMs, long waitMs, int position, long promisedMs) {
+    public static GatewayBusyException cannotMakeIt(long maxWaitMs, long waitMs, int position, long promisedMs) {
         return new GatewayBusyException("The provider is busy: this request cannot be sent within its "
                 + "X-Sluice-Max-Wait (" + maxWaitMs + " ms); the budget has room again in " + waitMs + " ms"
                 + promised(promisedMs) + ".", position, waitMs, Math.max(1, waitMs - maxWaitMs));
     }
 
     /** The replica is shutting down: another replica will serve the retry. */
-    static GatewayBusyException shuttingDown() {
+    public static GatewayBusyException shuttingDown() {
         return new GatewayBusyException("This gateway replica is shutting down; retry the request.", 0, -1, 1_000);
     }
 
     /** A 503 from the provider asked to wait {@code waitMs}, past what is left of the caller's wait. */
-    static GatewayBusyException overloadedPastMaxWait(long waitMs, long retryAfterMs) {
+    public static GatewayBusyException overloadedPastMaxWait(long waitMs, long retryAfterMs) {
         return new GatewayBusyException("The provider is overloaded and asked to wait " + waitMs + " ms, past this request's "
                 + "X-Sluice-Max-Wait.", 0, -1, retryAfterMs);
     }
 
     /** Every line this request was sent to belonged to a provider that started failing. */
-    static GatewayBusyException providersFailing(long retryAfterMs) {
+    public static GatewayBusyException providersFailing(long retryAfterMs) {
         return new GatewayBusyException("The providers for this model are failing; retry the request.", 0, -1,
                 Math.max(1_000, Math.min(retryAfterMs, 10_000)));
     }
 
     /** The provider pushed back on every attempt. */
-    static GatewayBusyException pushedBackEveryTime(int attempts, long retryAfterMs) {
+    public static GatewayBusyException pushedBackEveryTime(int attempts, long retryAfterMs) {
         return new GatewayBusyException("The provider is pushing back; this request was tried " + attempts + " times.",
                 0, -1, retryAfterMs);
     }
