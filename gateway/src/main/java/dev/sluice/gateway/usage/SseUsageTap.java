@@ -3,7 +3,6 @@ package dev.sluice.gateway.usage;
 import static dev.sluice.gateway.usage.UsageExtractor.JSON;
 
 import com.knuddels.jtokkit.api.Encoding;
-import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,38 +14,27 @@ import tools.jackson.core.JsonToken;
  * Watches a server-sent-events stream as it passes through the gateway, chunk by chunk, and
  * records the usage the provider reports (a chat/completions chunk with {@code usage}, or the
  * Responses API's terminal {@code response.completed} event) and the output text seen so far.
- *
- * <p>Chunks may split anywhere, even inside a UTF-8 character. Each complete event is forwarded
- * as soon as its terminating blank line arrives; only an incomplete trailing event is held back.
- * Events end at a blank line: {@code \n\n}, {@code \r\n\r\n} or a mix (a lone {@code \r} as a line
- * ending is not recognised; an event that grows past {@link #MAX_HELD_EVENT_BYTES} is passed on
- * uninspected rather than held, so even such a stream is never buffered whole).
+ * {@link SseFramer} cuts the stream into events, forwards each as soon as it is complete and
+ * hands this class its data.
  *
  * <p>Cost per event: the {@code data} payload is walked once with a streaming JSON parser that
  * reads only the fields that matter and skips the rest without decoding it; a tree is built only
  * for a {@code usage} object. Responses events name their type first, so reading stops after the
  * first field of any event that is neither a text delta nor terminal (e.g.
- * {@code response.output_text.done}, which repeats the whole text); the event is still forwarded. Output text is appended to a buffer and tokenized in batches
- * of a few KB, not per delta: BPE per tiny delta would cost more and miscount across boundaries.
+ * {@code response.output_text.done}, which repeats the whole text); the event is still forwarded.
+ * Output text is appended to a buffer and tokenized in batches of a few KB, not per delta: BPE
+ * per tiny delta would cost more and miscount across boundaries.
  *
  * <p>Feed it from one subscriber at a time. The methods are synchronized so that a cancel
  * handler on another thread reads a consistent count.
  */
 public final class SseUsageTap {
-    static final int MAX_HELD_EVENT_BYTES = 4 * 1024 * 1024;
     private static final int TEXT_BATCH_CHARS = 4096;
-    private static final int RETAINED_BUFFER_BYTES = 64 * 1024;
-    private static final byte[] EMPTY = new byte[0];
-    private static final byte[] DATA = {'d', 'a', 't', 'a', ':'};
     private static final byte[] DONE = {'[', 'D', 'O', 'N', 'E', ']'};
 
     private final boolean stripUsageChunk;
     private final Encoding encoding;
-
-    private byte[] pending = EMPTY; // the incomplete trailing event, from index 0
-    private int pendingLength;
-    private boolean lineEmpty = true; // nothing but '\r' seen since the last '\n'
-    private boolean passThrough; // the current event is too large to hold: forwarded uninspected
+    private final SseFramer framer = new SseFramer(this::readData);
 
     private final StringBuilder uncountedText = new StringBuilder();
     private long countedTokens;
@@ -66,57 +54,14 @@ public final class SseUsageTap {
 
     /** The bytes to forward now; may be {@code chunk} itself, which the caller must not modify. */
     public synchronized byte[] feed(byte[] chunk) {
-        if (chunk == null || chunk.length == 0) return EMPTY;
-        byte[] data;
-        int scanFrom;
-        if (pendingLength == 0) {
-            data = chunk;
-            scanFrom = 0;
-        } else {
-            ensureCapacity(pendingLength + chunk.length);
-            System.arraycopy(chunk, 0, pending, pendingLength, chunk.length);
-            data = pending;
-            scanFrom = pendingLength;
-            pendingLength += chunk.length;
-        }
-        int length = data == chunk ? chunk.length : pendingLength;
-
-        Forwarder out = new Forwarder(data);
-        int eventStart = 0;
-        for (int i = scanFrom; i < length; i++) {
-            byte b = data[i];
-            if (b == '\n') {
-                if (lineEmpty) {
-                    int eventEnd = i + 1;
-                    if (passThrough) passThrough = false;
-                    else if (inspect(data, eventStart, eventEnd)) out.drop(eventStart, eventEnd);
-                    eventStart = eventEnd;
-                }
-                lineEmpty = true;
-            } else if (b != '\r') {
-                lineEmpty = false;
-            }
-        }
-        int forwardEnd = eventStart;
-        if (passThrough || length - eventStart > MAX_HELD_EVENT_BYTES) {
-            passThrough = true;
-            forwardEnd = length;
-        }
-        byte[] forwarded = out.upTo(forwardEnd, chunk); // before hold(), which reuses the buffer
-        hold(data, forwardEnd, length);
-        return forwarded;
+        return framer.feed(chunk);
     }
 
     /** At the end of the stream: whatever was held (an event missing its blank line), inspected too. */
     public synchronized byte[] finish() {
-        byte[] rest = Arrays.copyOf(pending, pendingLength);
-        pendingLength = 0;
-        pending = EMPTY;
-        boolean drop = rest.length > 0 && !passThrough && inspect(rest, 0, rest.length);
-        passThrough = false;
-        lineEmpty = true;
+        byte[] rest = framer.finish();
         countUncountedText();
-        return drop ? EMPTY : rest;
+        return rest;
     }
 
     /** The usage the provider reported, once its chunk or terminal event has passed. */
@@ -152,61 +97,11 @@ public final class SseUsageTap {
         return done;
     }
 
-    private void hold(byte[] data, int from, int to) {
-        int rest = to - from;
-        if (data == pending) {
-            System.arraycopy(pending, from, pending, 0, rest);
-        } else if (rest > 0) {
-            ensureCapacity(rest);
-            System.arraycopy(data, from, pending, 0, rest);
-        }
-        pendingLength = rest;
-        if (rest == 0 && pending.length > RETAINED_BUFFER_BYTES) pending = EMPTY;
-    }
-
-    private void ensureCapacity(int capacity) {
-        if (pending.length < capacity) {
-            pending = Arrays.copyOf(pending, Math.max(capacity, Math.max(1024, pending.length * 2)));
-        }
-    }
-
-    /** Records what the event [start, end) tells; returns whether it is the usage chunk to strip. */
-    private boolean inspect(byte[] event, int start, int end) {
-        int from = -1;
-        int to = -1;
-        ByteArrayOutputStream joined = null; // several data lines form one payload (rare)
-        int lineStart = start;
-        while (lineStart < end) {
-            int lineEnd = lineStart;
-            while (lineEnd < end && event[lineEnd] != '\n') lineEnd++;
-            int contentEnd = lineEnd > lineStart && event[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
-            if (startsWith(event, lineStart, contentEnd, DATA)) {
-                int valueStart = lineStart + DATA.length;
-                if (valueStart < contentEnd && event[valueStart] == ' ') valueStart++;
-                if (from < 0) {
-                    from = valueStart;
-                    to = contentEnd;
-                } else {
-                    if (joined == null) {
-                        joined = new ByteArrayOutputStream();
-                        joined.write(event, from, to - from);
-                    }
-                    joined.write('\n');
-                    joined.write(event, valueStart, contentEnd - valueStart);
-                }
-            }
-            lineStart = lineEnd + 1;
-        }
-        byte[] payload = event;
-        if (joined != null) {
-            payload = joined.toByteArray();
-            from = 0;
-            to = payload.length;
-        }
-        if (from < 0) return false;
+    /** Records what an event's data tells; returns whether it is the usage chunk to strip. */
+    private boolean readData(byte[] payload, int from, int to) {
         while (from < to && isSpace(payload[from])) from++;
         while (to > from && isSpace(payload[to - 1])) to--;
-        if (to - from == DONE.length && startsWith(payload, from, to, DONE)) {
+        if (Arrays.equals(payload, from, to, DONE, 0, DONE.length)) {
             done = true;
             return false;
         }
@@ -380,42 +275,7 @@ public final class SseUsageTap {
         uncountedText.setLength(0);
     }
 
-    private static boolean startsWith(byte[] a, int from, int to, byte[] prefix) {
-        if (to - from < prefix.length) return false;
-        for (int i = 0; i < prefix.length; i++) {
-            if (a[from + i] != prefix[i]) return false;
-        }
-        return true;
-    }
-
     private static boolean isSpace(byte b) {
         return b == ' ' || b == '\t' || b == '\r' || b == '\n';
-    }
-
-    /** The forwarded bytes: a prefix of the scanned data, minus any dropped events. */
-    private static final class Forwarder {
-        private final byte[] data;
-        private ByteArrayOutputStream kept; // only once something is dropped
-        private int keptUpTo;
-
-        Forwarder(byte[] data) {
-            this.data = data;
-        }
-
-        void drop(int start, int end) {
-            if (kept == null) kept = new ByteArrayOutputStream(data.length);
-            kept.write(data, keptUpTo, start - keptUpTo);
-            keptUpTo = end;
-        }
-
-        byte[] upTo(int end, byte[] chunk) {
-            if (kept != null) {
-                kept.write(data, keptUpTo, end - keptUpTo);
-                return kept.toByteArray();
-            }
-            if (end == 0) return EMPTY;
-            if (data == chunk && end == chunk.length) return chunk;
-            return Arrays.copyOf(data, end);
-        }
     }
 }

@@ -256,7 +256,7 @@ class SseUsageTapTest {
 
     @Test
     void anOversizedEventIsPassedOnRatherThanHeld() {
-        byte[] huge = new byte[SseUsageTap.MAX_HELD_EVENT_BYTES + 10];
+        byte[] huge = new byte[SseFramer.MAX_HELD_EVENT_BYTES + 10];
         Arrays.fill(huge, (byte) 'x');
         huge[0] = ':';
         SseUsageTap tap = new SseUsageTap(true, O200K);
