@@ -1,10 +1,8 @@
 package dev.sluice.gateway.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -21,21 +19,19 @@ final class AdminResponses {
     private AdminResponses() {
     }
 
-    static Map<String, Object> body(HttpStatus status, String code, String message, List<AdminError.FieldProblem> fields) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("message", message);
-        error.put("code", code);
-        error.put("status", status.value());
-        List<Map<String, Object>> fs = new ArrayList<>();
-        for (AdminError.FieldProblem f : fields) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("field", f.field());
-            if (f.line() > 0) m.put("line", f.line());
-            m.put("message", f.message());
-            fs.add(m);
-        }
-        error.put("fields", fs);
-        return Map.of("error", error);
+    record Body(Error error) {
+    }
+
+    record Error(String message, String code, int status, List<Field> fields) {
+    }
+
+    /** {@code line} only for a problem found in a YAML document. */
+    record Field(String field, @JsonInclude(JsonInclude.Include.NON_NULL) Integer line, String message) {
+    }
+
+    static Body body(HttpStatus status, String code, String message, List<AdminError.FieldProblem> fields) {
+        List<Field> fs = fields.stream().map(f -> new Field(f.field(), f.line() > 0 ? f.line() : null, f.message())).toList();
+        return new Body(new Error(message, code, status.value(), fs));
     }
 
     static Mono<ServerResponse> error(AdminError e) {

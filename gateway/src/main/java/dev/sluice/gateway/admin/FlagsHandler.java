@@ -56,7 +56,7 @@ final class FlagsHandler {
         }
         int limit = AdminRequests.intParam(req, "limit", 100, 1, 1000);
         return flags.list(status, limit).map(AdminViews::flag).collectList()
-                .flatMap(list -> ok(Map.of("flags", list)));
+                .flatMap(list -> ok(new AdminViews.FlagList(list)));
     }
 
     Mono<ServerResponse> get(ServerRequest req) {

@@ -30,6 +30,17 @@ final class TenantsHandler {
     private static final Set<String> CREATE_FIELDS = Set.of("id", "tier", "suspended");
     private static final Set<String> PATCH_FIELDS = Set.of("tier", "suspended");
 
+    record Usage(String tenant, String tier, int hours, String from, String to, double threshold, int consecutiveMinutes,
+                 List<AdminViews.Point> points) {
+    }
+
+    /** Per tenant, its points as {@code [minute, utilisation, tokens, pressure]}. */
+    record Series(String tenant, String tier, List<List<Object>> points) {
+    }
+
+    record AllUsage(int hours, String from, String to, double threshold, int consecutiveMinutes, List<Series> tenants) {
+    }
+
     private final TenantStore tenants;
     private final AuditLog audit;
     private final ConfigRegistry config;
@@ -48,15 +59,12 @@ final class TenantsHandler {
         return tenants.findAll()
                 .concatMap(t -> tenants.keys(t.id()).count().map(n -> AdminViews.tenant(t, n)))
                 .collectList()
-                .flatMap(list -> ok(Map.of("tenants", list)));
+                .flatMap(list -> ok(new AdminViews.TenantList(list)));
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
-        return tenant(req.pathVariable("id")).flatMap(t -> tenants.keys(t.id()).map(AdminViews::key).collectList().flatMap(keys -> {
-            Map<String, Object> body = AdminViews.tenant(t, keys.size());
-            body.put("keys", keys);
-            return ok(body);
-        }));
+        return tenant(req.pathVariable("id")).flatMap(t -> tenants.keys(t.id()).map(AdminViews::key).collectList()
+                .flatMap(keys -> ok(new AdminViews.TenantWithKeys(AdminViews.tenant(t, keys.size()), keys))));
     }
 
     Mono<ServerResponse> create(ServerRequest req) {
@@ -109,7 +117,7 @@ final class TenantsHandler {
     Mono<ServerResponse> listKeys(ServerRequest req) {
         return tenant(req.pathVariable("id"))
                 .flatMap(t -> tenants.keys(t.id()).map(AdminViews::key).collectList())
-                .flatMap(keys -> ok(Map.of("keys", keys)));
+                .flatMap(keys -> ok(new AdminViews.KeyList(keys)));
     }
 
     /** Issues a key: the secret is in this response only; the store keeps its hash. */
@@ -118,14 +126,11 @@ final class TenantsHandler {
         return tenant(id).flatMap(t -> {
             String secret = ApiKeys.generate();
             TenantKey key = TenantKey.forSecret(secret, clock.instant());
-            return tenants.addKey(id, key).then(audit.record(req, "key.issued", id, Map.of("keyId", key.id()))).then(Mono.defer(() -> {
-                Map<String, Object> body = AdminViews.key(key);
-                body.put("tenant", id);
-                body.put("key", secret);
-                body.put("notice", "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
-                return ServerResponse.created(URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
-                        .header(HttpHeaders.CACHE_CONTROL, "no-store").contentType(MediaType.APPLICATION_JSON).bodyValue(body);
-            }));
+            AdminViews.IssuedKey body = new AdminViews.IssuedKey(AdminViews.key(key), id, secret,
+                    "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
+            return tenants.addKey(id, key).then(audit.record(req, "key.issued", id, Map.of("keyId", key.id())))
+                    .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
+                            .header(HttpHeaders.CACHE_CONTROL, "no-store").contentType(MediaType.APPLICATION_JSON).bodyValue(body));
         });
     }
 
@@ -143,18 +148,9 @@ final class TenantsHandler {
         int hours = AdminRequests.intParam(req, "hours", 6, 1, snapshot.abuse().historyHours());
         long to = ActivityBuffer.minuteOf(clock.millis());
         long from = to - hours * 3_600_000L;
-        return tenant(id).flatMap(t -> history.since(id, from).map(AdminViews::point).collectList().flatMap(points -> {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("tenant", id);
-            body.put("tier", t.tierName());
-            body.put("hours", hours);
-            body.put("from", Instant.ofEpochMilli(from).toString());
-            body.put("to", Instant.ofEpochMilli(to).toString());
-            body.put("threshold", snapshot.abuse().threshold());
-            body.put("consecutiveMinutes", snapshot.abuse().consecutiveMinutes());
-            body.put("points", points);
-            return ok(body);
-        }));
+        return tenant(id).flatMap(t -> history.since(id, from).map(AdminViews::point).collectList()
+                .flatMap(points -> ok(new Usage(id, t.tierName(), hours, Instant.ofEpochMilli(from).toString(),
+                        Instant.ofEpochMilli(to).toString(), snapshot.abuse().threshold(), snapshot.abuse().consecutiveMinutes(), points))));
     }
 
     /**
@@ -171,25 +167,11 @@ final class TenantsHandler {
         long from = to - hours * 3_600_000L;
         return tenants.findAll()
                 .flatMapSequential(t -> history.since(t.id(), from).map(s -> List.<Object>of((s.minuteStartMs() - from) / 60_000L,
-                                Math.round(s.utilisation() * 10_000) / 10_000.0, s.tokens(), Math.round(s.pressure() * 10_000) / 10_000.0)).collectList()
-                        .map(points -> {
-                            Map<String, Object> m = new LinkedHashMap<>();
-                            m.put("tenant", t.id());
-                            m.put("tier", t.tierName());
-                            m.put("points", points);
-                            return m;
-                        }), 8)
+                                AdminViews.rounded(s.utilisation()), s.tokens(), AdminViews.rounded(s.pressure()))).collectList()
+                        .map(points -> new Series(t.id(), t.tierName(), points)), 8)
                 .collectList()
-                .flatMap(list -> {
-                    Map<String, Object> body = new LinkedHashMap<>();
-                    body.put("hours", hours);
-                    body.put("from", Instant.ofEpochMilli(from).toString());
-                    body.put("to", Instant.ofEpochMilli(to).toString());
-                    body.put("threshold", snapshot.abuse().threshold());
-                    body.put("consecutiveMinutes", snapshot.abuse().consecutiveMinutes());
-                    body.put("tenants", list);
-                    return ok(body);
-                });
+                .flatMap(list -> ok(new AllUsage(hours, Instant.ofEpochMilli(from).toString(), Instant.ofEpochMilli(to).toString(),
+                        snapshot.abuse().threshold(), snapshot.abuse().consecutiveMinutes(), list)));
     }
 
     private Mono<Tenant> tenant(String id) {

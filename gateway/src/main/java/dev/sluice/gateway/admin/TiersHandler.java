@@ -8,7 +8,6 @@ import dev.sluice.gateway.tiers.TierDocument;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -52,13 +51,9 @@ final class TiersHandler {
     }
 
     Mono<ServerResponse> validate(ServerRequest req) {
-        return AdminRequests.yamlDocument(req).flatMap(this::check).flatMap(parsed -> {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("valid", true);
-            body.put("summary", AdminViews.summary(parsed));
-            body.put("config", AdminViews.config(parsed));
-            return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
-        });
+        return AdminRequests.yamlDocument(req).flatMap(this::check).flatMap(parsed -> ServerResponse.ok()
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(new AdminViews.Validated(true, AdminViews.summary(parsed), AdminViews.config(parsed))));
     }
 
     Mono<ServerResponse> put(ServerRequest req) {

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.api;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -63,12 +64,14 @@ public final class OpenAiErrors {
     }
 
     private static String body(String type, String code, String message, String param, Map<String, Object> extra) {
-        StringBuilder json = new StringBuilder(160).append("{\"error\":{\"message\":").append(Json.quote(message))
-                .append(",\"type\":").append(Json.quote(type))
-                .append(",\"code\":").append(code == null ? "null" : Json.quote(code))
-                .append(",\"param\":").append(param == null ? "null" : Json.quote(param));
-        extra.forEach((k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.value(v)));
-        return json.append("}}").toString();
+        return Json.write(new Body(new Detail(message, type, code, param, extra)));
+    }
+
+    record Body(Detail error) {
+    }
+
+    /** {@code code} and {@code param} are written as null when there is none, as OpenAI does; {@code extra} follows them. */
+    record Detail(String message, String type, String code, String param, @JsonAnyGetter Map<String, Object> extra) {
     }
 
     public static Mono<Void> invalidApiKey(ServerWebExchange exchange, String message) {

@@ -1,9 +1,11 @@
 package dev.sluice.gateway.surface;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.sluice.gateway.api.Json;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -46,24 +48,22 @@ public final class ModelCatalog {
 
     /** {@code GET /v1/models}. */
     public String listJson() {
-        StringBuilder json = new StringBuilder(64 + 80 * owners.size()).append("{\"object\":\"list\",\"data\":[");
-        boolean first = true;
-        for (Map.Entry<String, String> e : owners.entrySet()) {
-            if (!first) json.append(',');
-            first = false;
-            model(json, e.getKey(), e.getValue());
-        }
-        return json.append("]}").toString();
+        return Json.write(new ModelList("list", owners.entrySet().stream().map(e -> model(e.getKey(), e.getValue())).toList()));
     }
 
     /** {@code GET /v1/models/{id}}; only for an id it {@link #contains}. */
     public String modelJson(String id) {
-        return model(new StringBuilder(80), id, owners.get(id)).toString();
+        return Json.write(model(id, owners.get(id)));
     }
 
     /** {@code created} is unknown to the gateway: 0, an integer as SDKs expect. */
-    private static StringBuilder model(StringBuilder json, String id, String owner) {
-        return json.append("{\"id\":").append(Json.quote(id)).append(",\"object\":\"model\",\"created\":0,\"owned_by\":")
-                .append(Json.quote(owner)).append('}');
+    private static Model model(String id, String owner) {
+        return new Model(id, "model", 0, owner);
+    }
+
+    record ModelList(String object, List<Model> data) {
+    }
+
+    record Model(String id, String object, long created, @JsonProperty("owned_by") String ownedBy) {
     }
 }
