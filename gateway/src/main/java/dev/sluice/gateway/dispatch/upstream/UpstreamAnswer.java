@@ -5,7 +5,6 @@ import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,12 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
@@ -53,7 +50,6 @@ import reactor.netty.http.client.HttpClientResponse;
  */
 public final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private static final Logger log = LoggerFactory.getLogger(UpstreamAnswer.class);
-    private static final int LOGGED_BODY_BYTES = 512;
 
     private final ServerWebExchange exchange;
     private final UpstreamTimeouts timeouts;
@@ -104,14 +100,14 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
     private Mono<Void> answer(Flux<DataBuffer> body, boolean flushEach) {
         inspect();
         statusSeen.accept(status);
-        if (pushedBack) return drain(body).then();
+        if (pushedBack) return ProviderBodies.drain(body).then();
         if (mayFailOver && status >= 500 && status != 503) {
             failedOver = true;
-            return drain(body).doOnNext(text -> log.warn("The provider answered {}; trying the next on the route: {}", status, text))
+            return ProviderBodies.drain(body).doOnNext(text -> log.warn("The provider answered {}; trying the next on the route: {}", status, text))
                     .then();
         }
         if (status == 401 || status == 403) {
-            return drain(body).flatMap(text -> {
+            return ProviderBodies.drain(body).flatMap(text -> {
                 log.error("The provider refused the gateway's API key ({}): check the provider's api-key-env. It said: {}",
                         status, text);
                 return replace(HttpStatus.BAD_GATEWAY, "upstream_auth_failed",
@@ -119,7 +115,7 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
             });
         }
         if (status >= 500) {
-            return drain(body).flatMap(text -> {
+            return ProviderBodies.drain(body).flatMap(text -> {
                 log.warn("The provider answered {}: {}", status, text);
                 return status == 504
                         ? replace(HttpStatus.GATEWAY_TIMEOUT, "upstream_timeout", "The provider did not answer in time.")
@@ -194,9 +190,9 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
         }
         return body.switchOnFirst((first, all) -> {
             if (first.isOnError()) return all.then();
-            if (first.hasValue() && startsLikeJson(first.get())) {
-                if (!isErrorObject(first.get())) return super.writeWith(all);
-                return drain(all).flatMap(text -> {
+            if (first.hasValue() && ProviderBodies.startsLikeJson(first.get())) {
+                if (!ProviderBodies.isErrorObject(first.get())) return super.writeWith(all);
+                return ProviderBodies.drain(all).flatMap(text -> {
                     // A 2xx that says it failed is a failure: the tenant gets the gateway's word, not the provider's text.
                     log.warn("The provider answered {} with an error object: {}", status, text);
                     return replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider reported an error for this request.");
@@ -206,47 +202,11 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
         }).then();
     }
 
-    private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
-
-    /**
-     * Whether the body is an OpenAI error object, {@code {"error": ...}}: its first key is
-     * {@code error}, which no answer of a counted endpoint starts with. Judged on the first
-     * buffer, as the JSON check is; a body split before its first key passes.
-     */
-    static boolean isErrorObject(DataBuffer buffer) {
-        int i = skipSpace(buffer, buffer.readPosition());
-        if (i >= buffer.writePosition() || buffer.getByte(i) != '{') return false;
-        i = skipSpace(buffer, i + 1);
-        for (byte b : ERROR_KEY) {
-            if (i >= buffer.writePosition() || buffer.getByte(i++) != b) return false;
-        }
-        i = skipSpace(buffer, i);
-        return i < buffer.writePosition() && buffer.getByte(i) == ':';
-    }
-
-    private static int skipSpace(DataBuffer buffer, int i) {
-        while (i < buffer.writePosition()) {
-            byte b = buffer.getByte(i);
-            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') break;
-            i++;
-        }
-        return i;
-    }
-
     private Mono<Void> unreadable(Flux<DataBuffer> body, String what) {
-        return drain(body).flatMap(text -> {
+        return ProviderBodies.drain(body).flatMap(text -> {
             log.warn("The provider answered {} with {}: {}", status, what, text);
             return replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider's answer could not be read.");
         });
-    }
-
-    private static boolean startsLikeJson(DataBuffer buffer) {
-        for (int i = buffer.readPosition(); i < buffer.writePosition(); i++) {
-            byte b = buffer.getByte(i);
-            if (b == ' ' || b == '\t' || b == '\r' || b == '\n') continue;
-            return b == '{' || b == '[';
-        }
-        return false;
     }
 
     /**
@@ -304,16 +264,6 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
         getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
         getHeaders().remove(HttpHeaders.TRANSFER_ENCODING);
         return OpenAiErrors.write(getDelegate(), to, "server_error", code, message);
-    }
-
-    /** Consumed, so the connection goes back to the pool; the first bytes are kept for the operator's log. */
-    private static Mono<String> drain(Flux<DataBuffer> body) {
-        ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        return body.doOnNext(b -> {
-            int n = Math.min(b.readableByteCount(), LOGGED_BODY_BYTES - kept.size());
-            for (int i = 0; i < n; i++) kept.write(b.getByte(b.readPosition() + i));
-            DataBufferUtils.release(b);
-        }).then(Mono.fromSupplier(() -> kept.toString(StandardCharsets.UTF_8)));
     }
 
     private static long number(String v) {
