@@ -1,0 +1,77 @@
+package dev.sluice.gateway.dispatch.queue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The work a door expects ahead of a job that is not in its queue: what each tenant has queued
+ * on other replicas, and what it asked and was refused in the span ({@link RecentDemand}), here
+ * and there. A closed-loop crowd asks once per book, so whoever is back first must not be
+ * promised the minute the others will ask for a second later.
+ */
+final class ExpectedDemand {
+    private final FairQueue queue;
+    private final RecentDemand demand = new RecentDemand();
+    /** The other replicas' demand for this budget, as the last share of the fair queues said (none alone). */
+    private Map<String, LaneShare.Demand> elsewhere = Map.of();
+
+    ExpectedDemand(FairQueue queue) {
+        this.queue = queue;
+    }
+
+    /** Records that {@code job} asked at this door and was refused. */
+    void asked(Job job, long nowMs) {
+        demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
+    }
+
+    /** The other replicas' demand for this budget; empty when alone or not shared. */
+    void elsewhere(Map<String, LaneShare.Demand> demandElsewhere) {
+        this.elsewhere = Map.copyOf(demandElsewhere);
+    }
+
+    /** This door's demand, per tenant, for the other replicas' doors. */
+    List<LaneShare.Demand> here(long nowMs) {
+        List<LaneShare.Demand> out = new ArrayList<>();
+        demand.forEach(nowMs, (tenant, priority, tokens, requests) ->
+                out.add(new LaneShare.Demand(tenant, priority, queue.queuedTokens(tenant), tokens, requests)));
+        return out;
+    }
+
+    /**
+     * {@code ahead}, plus each other tenant's work not in this queue (queued on other replicas,
+     * and refused in the span, here and there), as far as that work would come before the job
+     * in counter order were it queued now.
+     */
+    WorkAhead ahead(Job job, WorkAhead ahead, long nowMs) {
+        Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
+        for (LaneShare.Demand local : here(nowMs)) all.merge(local.tenant(), local, LaneShare.Demand::plus);
+        long turn = queue.tagOf(job);
+        int moreJobs = 0;
+        long moreTokens = 0;
+        for (LaneShare.Demand d : all.values()) {
+            LaneShare.Demand there = elsewhere.get(d.tenant());
+            long queuedThere = there == null ? 0 : there.queuedTokens();
+            if (d.tenant().equals(job.tenant())) {
+                // Its own lane's jobs queued on other replicas joined before it and draw on the same budget.
+                if (queuedThere > 0) {
+                    long perJob = Math.max(1, job.tokens());
+                    moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (queuedThere + perJob - 1) / perJob);
+                    moreTokens = LaneShare.clamp(moreTokens + queuedThere);
+                }
+                continue;
+            }
+            long notHere = queuedThere + d.askedTokens(); // queued elsewhere, and refused here or there in the span
+            if (notHere <= 0) continue;
+            long tail = queue.tailTagOf(d.tenant());
+            if (turn <= tail) continue;
+            long before = Math.min(notHere, (turn - tail) / d.priority());
+            if (before <= 0) continue;
+            long meanTokens = Math.max(1, d.askedRequests() == 0 ? before : d.askedTokens() / d.askedRequests());
+            moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (before + meanTokens - 1) / meanTokens);
+            moreTokens = LaneShare.clamp(moreTokens + before);
+        }
+        return moreTokens == 0 ? ahead : ahead.plus(moreJobs, moreTokens);
+    }
+}

@@ -1,0 +1,181 @@
+package dev.sluice.gateway.dispatch.queue;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The fair queue's lanes, one per tenant in the order they joined, and the arithmetic of their
+ * virtual token counters: where a lane starts its wait, which lane is lowest, at which counter
+ * a job's turn comes, when a drained lane may be forgotten.
+ *
+ * <p><b>Weights.</b> A tenant's weight is 1 / its tier's priority: while both wait, a
+ * priority-1 tenant is served twice the tokens of a priority-2 one and three times those of a
+ * priority-3 one. Counters grow by {@code tokens × priority}, in exact integers. Sharing is
+ * weighted, never strict, so no tier starves another.
+ *
+ * <p><b>Credit, bounded.</b> With no credit at all, whoever asks first when the provider's
+ * minute turns takes it: a tenant whose book went out while the others were not yet in line
+ * starts level with them when they come, its head start kept for good, and the door refuses
+ * the late ones (six equal tenants served {@code [203, 204, 150, 149, 150, 145]} pages). So a
+ * lane that (re)joins starts up to {@code credit} below the lowest waiting counter (never below
+ * its own remembered counter, and counted from a monotone floor so that newcomers do not
+ * compound it), and a drained lane is remembered while its counter is above that start. The
+ * dispatcher gives a quarter of the provider's minute ({@link FairQueue#forBudget}).
+ *
+ * <p><b>Promises.</b> A job the door placed behind promises its fair turn would break is served
+ * no earlier than at a given counter ({@link #promise}); its lane is charged from its own
+ * counter when it goes, so the wait past its turn stays owed to it.
+ */
+final class Lanes {
+    /** How far (in counter units) a lane that (re)joins may start below the others: the credit idle time banks. */
+    private final long credit;
+    /** The lowest waiting counter seen so far (virtual time): where credit is counted from, also while nothing waits. */
+    private long floor;
+    /** Waiting lanes, and drained lanes whose counter is still ahead of every waiting one. */
+    private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
+    /** Jobs the door placed behind promises made earlier: the lowest counter at which each may be served. */
+    private final Map<String, Long> turnAtLeast = new HashMap<>();
+
+    static final class Lane {
+        long served; // VTC counter: Σ tokens × priority
+        long unshared; // what of it was served here since the last report to the other replicas
+        int priority;
+        final ArrayDeque<Job> interactive = new ArrayDeque<>();
+        final ArrayDeque<Job> batch = new ArrayDeque<>();
+
+        Lane(long served, int priority) {
+            this.served = served;
+            this.priority = priority;
+        }
+
+        ArrayDeque<Job> of(JobClass c) {
+            return c == JobClass.INTERACTIVE ? interactive : batch;
+        }
+
+        boolean waiting() {
+            return !interactive.isEmpty() || !batch.isEmpty();
+        }
+
+        int size() {
+            return interactive.size() + batch.size();
+        }
+
+        /** Charges (or, negative, refunds) this lane {@code counter} units of service. */
+        void charge(long counter) {
+            served += counter;
+            unshared += counter;
+        }
+    }
+
+    Lanes(long credit) {
+        this.credit = credit;
+    }
+
+    long credit() {
+        return credit;
+    }
+
+    /** The lane of {@code tenant}, or null when it has none. */
+    Lane get(String tenant) {
+        return lanes.get(tenant);
+    }
+
+    /** Every lane, oldest first (ties in service go to the older lane). */
+    Map<String, Lane> all() {
+        return lanes;
+    }
+
+    /** The lane {@code job} joins: its tenant's, started at {@link #startOf} when it was not waiting. */
+    Lane join(Job job) {
+        Lane lane = lanes.get(job.tenant());
+        if (lane == null) {
+            lane = new Lane(startOf(null), job.priority());
+            lanes.put(job.tenant(), lane);
+        } else if (!lane.waiting()) {
+            lane.served = startOf(lane);
+        }
+        lane.priority = job.priority();
+        return lane;
+    }
+
+    /** {@code jobId} is served no earlier than at {@code counter}. */
+    void promise(String jobId, long counter) {
+        turnAtLeast.put(jobId, counter);
+    }
+
+    /** {@code jobId} has left the queue: its promised turn goes with it. */
+    void forget(String jobId) {
+        turnAtLeast.remove(jobId);
+    }
+
+    static long cost(Job job) {
+        return job.tokens() * job.priority();
+    }
+
+    /** The counter at which {@code job} is served, its lane having reached {@code laneTag} before it. */
+    long turnOf(long laneTag, Job job) {
+        Long at = turnAtLeast.get(job.id());
+        return at == null ? laneTag : Math.max(laneTag, at);
+    }
+
+    /**
+     * The waiting lane of class {@code c} with the lowest counter, lanes above {@code holdAbove}
+     * held back; ties go to the older lane.
+     */
+    Lane lowest(JobClass c, long holdAbove) {
+        Lane best = null;
+        long bestTurn = Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) {
+            if (lane.served > holdAbove || lane.of(c).isEmpty()) continue;
+            long turn = turnOf(lane.served, lane.of(c).peekFirst());
+            if (best == null || turn < bestTurn) {
+                best = lane;
+                bestTurn = turn;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The counter a lane starts its wait at: a waiting lane's own; a drained or new one's is
+     * lifted to the lowest waiting counter less the credit (never lowered). The floor is
+     * monotone, so credit does not compound as one newcomer after another starts below it.
+     */
+    long startOf(Lane own) {
+        if (own != null && own.waiting()) return own.served;
+        long from = level() - credit;
+        return own == null ? from : Math.max(own.served, from);
+    }
+
+    /** The lowest waiting counter, or the last one seen while nothing waits (the floor, advanced). */
+    private long level() {
+        OptionalLong min = lowestWaiting();
+        if (min.isPresent() && min.getAsLong() > floor) floor = min.getAsLong();
+        return floor;
+    }
+
+    private OptionalLong lowestWaiting() {
+        long min = Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) if (lane.waiting()) min = Math.min(min, lane.served);
+        return min == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    /**
+     * A drained lane is kept only while its counter is above where it would start again (the
+     * floor less the credit): dropping it then changes nothing. Memory follows the queue and
+     * the tenants served within the credit of the floor. {@code tally} keeps what a dropped
+     * lane was served here and has not reported yet.
+     */
+    void dropDrained(ReplicaTally tally) {
+        long from = level() - credit;
+        lanes.entrySet().removeIf(e -> {
+            Lane lane = e.getValue();
+            if (lane.waiting() || lane.served > from) return false;
+            tally.dropped(e.getKey(), lane);
+            return true;
+        });
+    }
+}
