@@ -6,6 +6,7 @@ import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.upstream.CallFailures;
 import dev.sluice.gateway.dispatch.upstream.SentRequest;

@@ -9,6 +9,7 @@ import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

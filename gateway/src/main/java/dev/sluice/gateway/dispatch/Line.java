@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.FairQueue;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;

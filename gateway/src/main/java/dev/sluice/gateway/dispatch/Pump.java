@@ -5,6 +5,7 @@ import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
+import dev.sluice.gateway.dispatch.lease.BudgetCache;
 import dev.sluice.gateway.dispatch.queue.BudgetView;
 import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.FairQueue;

@@ -6,6 +6,7 @@ import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;

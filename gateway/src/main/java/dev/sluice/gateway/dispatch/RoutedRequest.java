@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -13,6 +13,7 @@ import dev.sluice.gateway.dispatch.budget.SliceAsk;
 import dev.sluice.gateway.dispatch.budget.SliceGrant;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.quota.FakeClock;

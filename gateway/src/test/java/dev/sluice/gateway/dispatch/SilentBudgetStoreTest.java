@@ -9,6 +9,7 @@ import dev.sluice.gateway.dispatch.budget.DelegatingBudgetStore;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

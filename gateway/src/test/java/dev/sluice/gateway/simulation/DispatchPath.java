@@ -9,7 +9,7 @@ import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
-import dev.sluice.gateway.dispatch.Lease;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.ProviderDispatcher;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
 import dev.sluice.gateway.dispatch.SimulationSeams;

@@ -12,7 +12,7 @@ import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.dispatch.LaneSharing;
-import dev.sluice.gateway.dispatch.Lease;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;

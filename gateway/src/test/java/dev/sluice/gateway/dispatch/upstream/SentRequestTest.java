@@ -3,7 +3,7 @@ package dev.sluice.gateway.dispatch.upstream;
 import static dev.sluice.gateway.dispatch.upstream.SentRequest.countsLaterByMs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.Lease;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.lease;
 
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
@@ -18,7 +18,7 @@ import reactor.core.publisher.Sinks;
  * tokens are corrected, the concurrency limit learns from the outcome, and the dispatch loop is
  * told there is room. Every ending runs detached (see {@link #detached}).
  */
-final class LeaseSettlement {
+public final class LeaseSettlement {
     private final BudgetCache budget;
     private final AimdLimit aimd;
     private final Clock clock;
@@ -38,7 +38,7 @@ final class LeaseSettlement {
      */
     private volatile long moveMs = 2_000;
 
-    LeaseSettlement(BudgetCache budget, AimdLimit aimd, Clock clock, PendingWork pending, Runnable slotFreed,
+    public LeaseSettlement(BudgetCache budget, AimdLimit aimd, Clock clock, PendingWork pending, Runnable slotFreed,
                     BiConsumer<String, Long> tokensCorrected) {
         this.budget = budget;
         this.aimd = aimd;
@@ -49,11 +49,11 @@ final class LeaseSettlement {
     }
 
     /** Calls in flight from this replica, for the concurrency limit and its gauge. */
-    AtomicInteger inFlight() {
+    public AtomicInteger inFlight() {
         return inFlightHere;
     }
 
-    long moveMs() {
+    public long moveMs() {
         return moveMs;
     }
 
@@ -63,16 +63,16 @@ final class LeaseSettlement {
      * so it leans long: calls that grow from 2 s to 30 s (long answers) must not be promised as
      * if they still took 2 s for the next dozen answers.
      */
-    static long callMsAfter(long callMs, long durationMs) {
+    public static long callMsAfter(long callMs, long durationMs) {
         return durationMs > callMs ? callMs + (durationMs - callMs + 1) / 2 : callMs - (callMs - durationMs) / 16;
     }
 
-    long meanCallMs() {
+    public long meanCallMs() {
         return meanCallMs;
     }
 
     /** A lease was granted: it is this replica's until released. */
-    void taken(Lease lease) {
+    public void taken(Lease lease) {
         inFlightHere.incrementAndGet();
         live.add(lease.leaseId());
     }
@@ -83,7 +83,7 @@ final class LeaseSettlement {
      * be proved to have counted it ({@code countedByMs}, or {@link Long#MIN_VALUE}), teach the
      * concurrency limit, let the next one go.
      */
-    Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
+    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
                       long durationMs, long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = callMsAfter(meanCallMs, durationMs);
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
@@ -108,7 +108,7 @@ final class LeaseSettlement {
      * The provider said 429: pause the whole budget (every replica) for its retry-after and
      * give back what this attempt was charged (the provider did not count it).
      */
-    Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
+    public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {
         aimd.onSample(clock.millis(), AimdLimit.Outcome.RATE_LIMITED, inFlightHere.get());
         return detached(budget.pause(Math.max(1, retryAfterMs))
                 .then(refund(lease))
@@ -121,7 +121,7 @@ final class LeaseSettlement {
      * it. Teach the concurrency limit, give back what this attempt was charged (or the budget
      * fills with calls that never happened), free the slot.
      */
-    Mono<Void> overloaded(Lease lease) {
+    public Mono<Void> overloaded(Lease lease) {
         return refunded(lease, AimdLimit.Outcome.OVERLOAD);
     }
 
@@ -131,7 +131,7 @@ final class LeaseSettlement {
      * keep the provider's minute full after it returns; a reset, by contrast, may have been
      * counted, and keeps its charge.
      */
-    Mono<Void> notSent(Lease lease) {
+    public Mono<Void> notSent(Lease lease) {
         return refunded(lease, AimdLimit.Outcome.FAILED);
     }
 
@@ -149,13 +149,13 @@ final class LeaseSettlement {
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
-    Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
         return detached(budget.correct(limits, remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty()));
     }
 
     /** Gives the slot back, once whoever asks; the store's failure leaves it to expire on its own. */
-    Mono<Void> release(Lease lease) {
+    public Mono<Void> release(Lease lease) {
         if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
         return budget.release(lease.leaseId())
                 .onErrorResume(e -> Mono.just(false)) // the lease expires on its own

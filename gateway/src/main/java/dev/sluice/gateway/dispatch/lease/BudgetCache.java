@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.lease;
 
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * is spent, or runs out during the call, the request is served by the Redis-down policy (this
  * replica's share of the limits, {@link ProviderBudgetStore#tryAcquireOnShare}) without waiting.
  */
-final class BudgetCache {
+public final class BudgetCache {
     /**
      * How old the budget from this replica's last store call may be and still choose the next
      * job without asking the store first. Every acquire returns the budget, so under steady
@@ -41,30 +41,30 @@ final class BudgetCache {
     private volatile BudgetSnapshot last;
     private volatile long lastAtMs; // on this replica's clock, which may differ from the store's
 
-    BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
+    public BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
         this.key = key;
         this.store = store;
         this.timeout = timeout;
         this.clock = clock;
     }
 
-    String key() {
+    public String key() {
         return key;
     }
 
     /** What a store call just said the budget is. */
-    void remember(BudgetSnapshot snapshot) {
+    public void remember(BudgetSnapshot snapshot) {
         last = snapshot;
         lastAtMs = clock.millis();
     }
 
     /** The last budget seen, as it was then; null before the first store call. */
-    BudgetSnapshot last() {
+    public BudgetSnapshot last() {
         return last;
     }
 
     /** The last budget seen, aged to now, when it is recent enough to choose by; else null (ask the store). */
-    BudgetSnapshot recent(BudgetLimits limits) {
+    public BudgetSnapshot recent(BudgetLimits limits) {
         BudgetSnapshot known = last;
         long age = clock.millis() - lastAtMs;
         return known != null && age >= 0 && age < REMEMBERED_VIEW_MS ? known.withLimits(limits).agedBy(age) : null;
@@ -75,7 +75,7 @@ final class BudgetCache {
      * longer counts, so an idle replica's gauge falls to zero instead of repeating its last
      * busy minute. Charges made meanwhile by other replicas are not seen until the next look.
      */
-    BudgetSnapshot seenNow(BudgetLimits limits) {
+    public BudgetSnapshot seenNow(BudgetLimits limits) {
         BudgetSnapshot s = last;
         if (s == null) return new BudgetSnapshot(limits, clock.millis(), 0, 0, 0, 0, 0, List.of());
         return s.agedBy(clock.millis() - lastAtMs);
@@ -87,7 +87,7 @@ final class BudgetCache {
      * own ({@code inFlightHere}): a budget nobody has chosen since (a provider stepped around, then
      * back) must not look busy for ever with calls that ended long ago.
      */
-    Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, int inFlightHere) {
+    public Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, int inFlightHere) {
         BudgetSnapshot s = last;
         if (s == null) {
             return new Door.Capacity(limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), meanCallMs,
@@ -99,12 +99,12 @@ final class BudgetCache {
         return Door.Capacity.of(aged, meanCallMs, moveMs);
     }
 
-    Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {
+    public Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {
         return snapshot(limits, DecisionBudget.UNLIMITED);
     }
 
     /** @param budget what the request at the head of the line may still wait on the store */
-    Mono<BudgetSnapshot> snapshot(BudgetLimits limits, DecisionBudget budget) {
+    public Mono<BudgetSnapshot> snapshot(BudgetLimits limits, DecisionBudget budget) {
         Mono<BudgetSnapshot> onShare = Mono.defer(() -> answered(store.snapshotOfShare(key, limits)));
         if (budget.spent()) return onShare;
         return budget.within(nonEmpty(store.snapshot(key, limits)), timeout)
@@ -112,12 +112,12 @@ final class BudgetCache {
     }
 
     /** @param needSchedule the leaving schedule serves the door's estimates for jobs that wait: not needed when none do */
-    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule) {
+    public Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule) {
         return tryAcquire(limits, job, leaseId, needSchedule, DecisionBudget.UNLIMITED);
     }
 
     /** @param budget what the job's request may still wait on the store before it is decided */
-    Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
+    public Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
         Mono<BudgetDecision> onShare = Mono.defer(() -> answered(
                 store.tryAcquireOnShare(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId)));
         if (budget.spent()) return onShare;
@@ -132,26 +132,26 @@ final class BudgetCache {
      * choosing among providers) must not read a slot this replica has just freed as taken until
      * the next store call.
      */
-    Mono<Boolean> release(String leaseId) {
+    public Mono<Boolean> release(String leaseId) {
         return bounded(store.release(key, leaseId)).doOnSubscribe(s -> {
             BudgetSnapshot known = last;
             if (known != null) last = known.lessOneInFlight(); // a race with remember() loses one decrement: the next call corrects it
         });
     }
 
-    Mono<Void> adjustTokens(long chargedAtMs, long deltaTokens) {
+    public Mono<Void> adjustTokens(long chargedAtMs, long deltaTokens) {
         return bounded(store.adjustTokens(key, chargedAtMs, deltaTokens));
     }
 
-    Mono<Void> settle(long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
+    public Mono<Void> settle(long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         return bounded(store.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
     }
 
-    Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
+    public Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
         return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
     }
 
-    Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
+    public Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
         if (deltaInput == 0 && deltaOutput == 0) return adjust(chargedAtMs, deltaTokens, deltaRequests);
         return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
     }
@@ -161,7 +161,7 @@ final class BudgetCache {
      * a route choosing again must see it before the next store call, or a request pushed back by a
      * 429 would join this same line again instead of spilling to the route's next provider.
      */
-    Mono<Long> pause(long pauseMs) {
+    public Mono<Long> pause(long pauseMs) {
         return bounded(store.pause(key, pauseMs)).doOnSubscribe(s -> {
             BudgetSnapshot known = last;
             if (known == null) return;
@@ -171,7 +171,7 @@ final class BudgetCache {
         });
     }
 
-    Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         return bounded(store.correct(key, limits, remainingRequests, remainingTokens, resetMs));
     }
 

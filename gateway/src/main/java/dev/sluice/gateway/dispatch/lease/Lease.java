@@ -1,4 +1,4 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.lease;
 
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
