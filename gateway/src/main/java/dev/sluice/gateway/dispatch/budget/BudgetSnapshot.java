@@ -16,8 +16,8 @@ import java.util.List;
  *                      ones). A window filled by a burst frees nothing for a whole minute, then
  *                      everything at once; the door needs to know which (see {@code Door}).
  *                      Null when the store did not read it (an acquire with room to spare and
- *                      nobody waiting: {@link ProviderBudgetStore#tryAcquire(String, BudgetLimits,
- *                      long, String, boolean)}); the door then assumes the window frees evenly.
+ *                      nobody waiting: {@link ProviderBudgetStore#tryAcquire}); the door then
+ *                      assumes the window frees evenly.
  * @param usedInputTokens  prompt tokens in the input window; 0 when the limits have none
  * @param usedOutputTokens output tokens (reserved, as settled so far) in the output window; 0 when the limits have none
  */
@@ -33,10 +33,54 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         leaving = leaving == null ? null : List.copyOf(leaving);
     }
 
-    /** A budget without input and output windows. */
-    public BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
-                          long pausedUntilMs, long resetMs, List<Leaving> leaving) {
-        this(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving, 0, 0);
+    /**
+     * A budget with nothing used, held or paused at {@code nowMs}; the {@code with…} copies set
+     * what is not. Its schedule is read and empty, not unknown.
+     */
+    public static BudgetSnapshot empty(BudgetLimits limits, long nowMs) {
+        return new BudgetSnapshot(limits, nowMs, 0, 0, 0, 0, 0, List.of(), 0, 0);
+    }
+
+    /** The same budget with {@code requests} and {@code tokens} in its window. */
+    public BudgetSnapshot withUsed(long requests, long tokens) {
+        return new BudgetSnapshot(limits, nowMs, requests, tokens, inFlight, pausedUntilMs, resetMs, leaving,
+                usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with {@code input} and {@code output} tokens in its input and output windows. */
+    public BudgetSnapshot withSplitUsed(long input, long output) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
+                input, output);
+    }
+
+    /** The same budget paused until {@code untilMs} (0: not paused). */
+    public BudgetSnapshot withPausedUntil(long untilMs) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, untilMs, resetMs, leaving,
+                usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget whose window empties {@code ms} from now. */
+    public BudgetSnapshot withResetMs(long ms) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, ms, leaving,
+                usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with another leaving schedule (null: not read). */
+    public BudgetSnapshot withLeaving(List<Leaving> schedule) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, schedule,
+                usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with {@code calls} in flight. */
+    public BudgetSnapshot withInFlight(int calls) {
+        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, calls, pausedUntilMs, resetMs,
+                leaving, usedInputTokens, usedOutputTokens);
+    }
+
+    /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
+    public BudgetSnapshot withLimits(BudgetLimits other) {
+        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
+                usedInputTokens, usedOutputTokens);
     }
 
     public long remainingTokens() {
@@ -45,10 +89,6 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
 
     public long remainingRequests() {
         return Math.max(0, limits.requestsPerMinute() - usedRequests);
-    }
-
-    public int freeSlots() {
-        return Math.max(0, limits.maxInFlight() - inFlight);
     }
 
     public long pausedForMs() {
@@ -81,24 +121,12 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
     /** The same budget paused at least {@code ms} from its {@code nowMs} (a 429 this replica just got). */
     public BudgetSnapshot pausedAtLeastFor(long ms) {
         long until = nowMs + Math.max(0, Math.min(ms, Long.MAX_VALUE - nowMs));
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, Math.max(pausedUntilMs, until), resetMs,
-                leaving, usedInputTokens, usedOutputTokens);
+        return withPausedUntil(Math.max(pausedUntilMs, until));
     }
 
     /** The same budget with one call fewer in flight (this replica gave a slot back). */
     public BudgetSnapshot lessOneInFlight() {
         return withInFlight(Math.max(0, inFlight - 1));
-    }
-
-    public BudgetSnapshot withInFlight(int calls) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, calls, pausedUntilMs, resetMs,
-                leaving, usedInputTokens, usedOutputTokens);
-    }
-
-    /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
-    public BudgetSnapshot withLimits(BudgetLimits other) {
-        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
-                usedInputTokens, usedOutputTokens);
     }
 
     /**

@@ -310,9 +310,13 @@ public final class ProviderBudget {
         sweep(nowMs);
         List<BudgetSnapshot.Leaving> leaving = new ArrayList<>();
         window.forEachSlot((at, tokens, requests) -> leaving.add(new BudgetSnapshot.Leaving(at, tokens, requests)));
-        return new BudgetSnapshot(limits, nowMs, window.usedRequests(), window.usedTokens(), leases.size(),
-                pausedUntilMs > nowMs ? pausedUntilMs : 0, window.resetMs(nowMs), leaving,
-                used(input, limits.inputTokensPerMinute(), nowMs), used(output, limits.outputTokensPerMinute(), nowMs));
+        return BudgetSnapshot.empty(limits, nowMs)
+                .withUsed(window.usedRequests(), window.usedTokens())
+                .withSplitUsed(used(input, limits.inputTokensPerMinute(), nowMs), used(output, limits.outputTokensPerMinute(), nowMs))
+                .withInFlight(leases.size())
+                .withPausedUntil(pausedUntilMs > nowMs ? pausedUntilMs : 0)
+                .withResetMs(window.resetMs(nowMs))
+                .withLeaving(leaving);
     }
 
     /** A split window's tokens now, 0 when the limits do not have it (it is not read then). */

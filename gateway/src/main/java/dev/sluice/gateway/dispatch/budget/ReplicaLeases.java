@@ -2,7 +2,6 @@ package dev.sluice.gateway.dispatch.budget;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -130,8 +129,8 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     /** Granted, yet not spendable now (a pause or a lowered limit came between): wait as for a slot. */
     private Mono<BudgetDecision> notNow(ReplicaSlice s, BudgetLimits limits) {
         BudgetSnapshot view = s.view(limits, storeNow());
-        return Mono.just(new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(), view != null ? view
-                : new BudgetSnapshot(limits, storeNow(), 0, 0, 0, 0, 0, List.of())));
+        return Mono.just(new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(),
+                view != null ? view : BudgetSnapshot.empty(limits, storeNow())));
     }
 
     /**

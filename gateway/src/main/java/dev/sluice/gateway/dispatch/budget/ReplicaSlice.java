@@ -206,9 +206,7 @@ final class ReplicaSlice {
     /** A pause this replica set (an upstream 429): no more spending from the slice until it ends. */
     synchronized void paused(long untilMs) {
         if (shared != null && untilMs > shared.pausedUntilMs()) {
-            shared = new BudgetSnapshot(shared.limits(), shared.nowMs(), shared.usedRequests(), shared.usedTokens(),
-                    shared.inFlight(), untilMs, shared.resetMs(), shared.leaving(), shared.usedInputTokens(),
-                    shared.usedOutputTokens());
+            shared = shared.withPausedUntil(untilMs);
         }
     }
 
@@ -235,9 +233,10 @@ final class ReplicaSlice {
             leaving = out;
         }
         int inFlight = Math.max(0, s.inFlight() - held + inUse);
-        return new BudgetSnapshot(s.limits(), s.nowMs(), Math.max(0, s.usedRequests() - left.requests()),
-                Math.max(0, s.usedTokens() - left.tokens()), inFlight, s.pausedUntilMs(), s.resetMs(), leaving,
-                Math.max(0, s.usedInputTokens() - left.input()), Math.max(0, s.usedOutputTokens() - left.output()));
+        return s.withUsed(Math.max(0, s.usedRequests() - left.requests()), Math.max(0, s.usedTokens() - left.tokens()))
+                .withSplitUsed(Math.max(0, s.usedInputTokens() - left.input()), Math.max(0, s.usedOutputTokens() - left.output()))
+                .withInFlight(inFlight)
+                .withLeaving(leaving);
     }
 
     /** The slots this replica holds (tests). */

@@ -77,7 +77,7 @@ public final class BudgetCache {
      */
     public BudgetSnapshot seenNow(BudgetLimits limits) {
         BudgetSnapshot s = last;
-        if (s == null) return new BudgetSnapshot(limits, clock.millis(), 0, 0, 0, 0, 0, List.of());
+        if (s == null) return BudgetSnapshot.empty(limits, clock.millis());
         return s.agedBy(clock.millis() - lastAtMs);
     }
 

@@ -199,8 +199,9 @@ class DoorTest {
     @Test
     void aSnapshotAgesAsItsWindowEmpties() {
         BudgetLimits limits = new BudgetLimits(1_500, 300_000, 200, 600_000);
-        BudgetSnapshot full = new BudgetSnapshot(limits, 1_000_000, 375, 300_000, 0, 0, 61_000, List.of(
-                new BudgetSnapshot.Leaving(1_010_000, 100_000, 125), new BudgetSnapshot.Leaving(1_061_000, 200_000, 250)));
+        BudgetSnapshot full = BudgetSnapshot.empty(limits, 1_000_000).withUsed(375, 300_000).withResetMs(61_000)
+                .withLeaving(List.of(new BudgetSnapshot.Leaving(1_010_000, 100_000, 125),
+                        new BudgetSnapshot.Leaving(1_061_000, 200_000, 250)));
         BudgetSnapshot later = full.agedBy(20_000);
         assertThat(later.usedTokens()).isEqualTo(200_000);
         assertThat(later.usedRequests()).isEqualTo(250);

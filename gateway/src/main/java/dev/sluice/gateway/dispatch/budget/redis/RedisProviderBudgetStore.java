@@ -113,8 +113,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
                 Long.toString(limits.countDelayMs()));
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
-            BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
-                    num(raw, 7), num(raw, 8), num(raw, 9) == 1 ? leaving(raw, 12) : null, num(raw, 10), num(raw, 11));
+            BudgetSnapshot s = snapshot(limits, raw, 1, 4, 10, num(raw, 9) == 1 ? leaving(raw, 12) : null);
             return new BudgetDecision(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), s);
         });
     }
@@ -140,8 +139,7 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
         }
         return redis.execute(LEASE, keys, args).next().map(raw -> {
             int refusal = (int) num(raw, 2);
-            BudgetSnapshot s = new BudgetSnapshot(limits, num(raw, 1), num(raw, 5), num(raw, 4), (int) num(raw, 6),
-                    num(raw, 7), num(raw, 8), leaving(raw, 17), num(raw, 9), num(raw, 10));
+            BudgetSnapshot s = snapshot(limits, raw, 1, 4, 9, leaving(raw, 17));
             Amounts granted = new Amounts(num(raw, 13), num(raw, 14), num(raw, 15), num(raw, 16));
             return new SliceGrant(num(raw, 0) == 1, REFUSALS[refusal], num(raw, 3), granted, num(raw, 11), (int) num(raw, 12), s);
         });
@@ -199,8 +197,18 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
                         outputWindowKey(key)), List.of(now(), limits.inputTokensPerMinute() > 0 ? "1" : "0",
                         limits.outputTokensPerMinute() > 0 ? "1" : "0"))
                 .next()
-                .map(raw -> new BudgetSnapshot(limits, num(raw, 0), num(raw, 2), num(raw, 1), (int) num(raw, 3),
-                        num(raw, 4), num(raw, 5), leaving(raw, 8), num(raw, 6), num(raw, 7)));
+                .map(raw -> snapshot(limits, raw, 0, 1, 6, leaving(raw, 8)));
+    }
+
+    /**
+     * The budget as a script's reply states it: its now at {@code nowAt}; from {@code usedAt}, used
+     * tokens, used requests, in flight, paused until and reset, in that order; from {@code splitAt},
+     * used input and output. Positional, as the reply is: the scripts' order, in one place.
+     */
+    private static BudgetSnapshot snapshot(BudgetLimits limits, List<?> raw, int nowAt, int usedAt, int splitAt,
+                                           List<BudgetSnapshot.Leaving> leaving) {
+        return new BudgetSnapshot(limits, num(raw, nowAt), num(raw, usedAt + 1), num(raw, usedAt), (int) num(raw, usedAt + 2),
+                num(raw, usedAt + 3), num(raw, usedAt + 4), leaving, num(raw, splitAt), num(raw, splitAt + 1));
     }
 
     /** The leaving schedule the scripts append from {@code from}: leavesAt, tokens, requests per slot. */
