@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -49,7 +50,7 @@ class BudgetCallsWithinTheRequestBudgetTest {
     /** Redis stalled: every shared call is sent and never answered; the share answers at once. */
     final ProviderBudgetStore stalled = new DelegatingBudgetStore(share) {
         @Override
-        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
             sharedCalls.incrementAndGet();
             return Mono.never();
         }
@@ -67,9 +68,9 @@ class BudgetCallsWithinTheRequestBudgetTest {
         }
 
         @Override
-        public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long in, long out, String leaseId) {
+        public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, Acquire call) {
             onShare.incrementAndGet();
-            return share.tryAcquire(key, limits, tokens, leaseId);
+            return share.tryAcquire(key, limits, call);
         }
 
         @Override

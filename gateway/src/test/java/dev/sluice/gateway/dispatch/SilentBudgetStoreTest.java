@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -70,10 +71,10 @@ class SilentBudgetStoreTest {
         InMemoryProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
         ProviderBudgetStore store = new DelegatingBudgetStore(memory) {
             @Override
-            public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
+            public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
                 // The first charge lands in the store but its answer is lost.
-                if (acquires.getAndIncrement() == 0) return super.tryAcquire(key, limits, tokens, leaseId).then(Mono.never());
-                return super.tryAcquire(key, limits, tokens, leaseId);
+                if (acquires.getAndIncrement() == 0) return super.tryAcquire(key, limits, call).then(Mono.never());
+                return super.tryAcquire(key, limits, call);
             }
         };
         ProviderDispatcher dispatcher = dispatcher(store);

@@ -40,6 +40,16 @@ public record Amounts(long requests, long tokens, long input, long output) {
                 sat(output, other.output));
     }
 
+    /** These amounts taken back: a refund of the charge, or a slice's rest given back. */
+    public AmountsDelta negated() {
+        return new AmountsDelta(-requests, -tokens, -input, -output);
+    }
+
+    /** These amounts added as a correction. */
+    public AmountsDelta asDelta() {
+        return new AmountsDelta(requests, tokens, input, output);
+    }
+
     /** The larger of the two in each dimension. */
     public Amounts max(Amounts other) {
         return new Amounts(Math.max(requests, other.requests), Math.max(tokens, other.tokens), Math.max(input, other.input),

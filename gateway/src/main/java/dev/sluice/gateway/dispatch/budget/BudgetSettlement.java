@@ -15,9 +15,14 @@ public record BudgetSettlement(long chargedAtMs, long countedByMs, long chargedT
     }
 
     /** A correction in the charge's own slot, moving nothing. */
-    public static BudgetSettlement adjust(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                                          long deltaOutput) {
-        return new BudgetSettlement(chargedAtMs, Long.MIN_VALUE, 0, deltaTokens, deltaRequests, deltaInput, deltaOutput);
+    public static BudgetSettlement adjust(long chargedAtMs, AmountsDelta delta) {
+        return new BudgetSettlement(chargedAtMs, Long.MIN_VALUE, 0, delta.tokens(), delta.requests(), delta.input(),
+                delta.output());
+    }
+
+    /** Its signed deltas, as one value. */
+    public AmountsDelta delta() {
+        return new AmountsDelta(deltaRequests, deltaTokens, deltaInput, deltaOutput);
     }
 
     /**

@@ -92,35 +92,21 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-        return tryAcquire(key, limits, tokens, leaseId, true);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return tryAcquire(key, limits, tokens, 0, 0, leaseId, needSchedule);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                           String leaseId, boolean needSchedule) {
-        if (!state.up()) return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
-        return bounded(Mono.defer(() -> limits.split()
-                        ? shared.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule)
-                        : shared.tryAcquire(key, limits, tokens, leaseId, needSchedule)))
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+        if (!state.up()) return localAcquire(key, limits, call);
+        return bounded(Mono.defer(() -> shared.tryAcquire(key, limits, call)))
                 // Given up by its caller (a request with no time left): the shared acquire may still land.
-                .doOnCancel(() -> releaseLater(key, leaseId))
+                .doOnCancel(() -> releaseLater(key, call.leaseId()))
                 .onErrorResume(e -> {
                     state.failed(e);
-                    pendingReleases.put(leaseId, key); // the shared acquire may have landed: free its slot later
-                    return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
+                    pendingReleases.put(call.leaseId(), key); // the shared acquire may have landed: free its slot later
+                    return localAcquire(key, limits, call);
                 });
     }
 
     @Override
-    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
-                                                  long outputTokens, String leaseId) {
-        return localAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId);
+    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, Acquire call) {
+        return localAcquire(key, limits, call);
     }
 
     @Override
@@ -133,13 +119,12 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         shared.release(key, leaseId).timeout(timeout.multipliedBy(4)).subscribe(null, e -> pendingReleases.put(leaseId, key));
     }
 
-    private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                              String leaseId) {
+    private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, Acquire call) {
         BudgetLimits mine = share(limits);
         localShares.put(key, mine);
         meters.counter("sluice.budget.local", "budget", key).increment();
-        return local.tryAcquire(key, mine, tokens, inputTokens, outputTokens, leaseId, true).doOnNext(d -> {
-            if (d.admitted()) localLeases.add(leaseId);
+        return local.tryAcquire(key, mine, call).doOnNext(d -> {
+            if (d.admitted()) localLeases.add(call.leaseId());
         });
     }
 
@@ -188,17 +173,8 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, deltaTokens, deltaRequests)),
-                () -> local.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
-    }
-
-    @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                             long deltaOutput) {
-        if (deltaInput == 0 && deltaOutput == 0) return adjust(key, chargedAtMs, deltaTokens, deltaRequests);
-        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput)),
-                () -> local.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
+    public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
+        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, delta)), () -> local.adjust(key, chargedAtMs, delta));
     }
 
     @Override
@@ -231,8 +207,9 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
         localShares.forEach((key, mine) -> {
             // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
             spent.snapshot(key, mine).subscribe(s -> {
-                if (s.usedTokens() == 0 && s.usedRequests() == 0 && s.usedInputTokens() == 0 && s.usedOutputTokens() == 0) return;
-                shared.adjust(key, now, s.usedTokens(), s.usedRequests(), s.usedInputTokens(), s.usedOutputTokens())
+                AmountsDelta used = new AmountsDelta(s.usedRequests(), s.usedTokens(), s.usedInputTokens(), s.usedOutputTokens());
+                if (used.isZero()) return;
+                shared.adjust(key, now, used)
                         .timeout(timeout.multipliedBy(4))
                         .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
                 log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",

@@ -32,41 +32,30 @@ public final class ProviderBudget {
     private long pausedUntilMs;
 
     /**
+     * Admits {@code call} if the pause, the window, the slots and (where the limits have them) the
+     * input and output windows all allow it, charging the input and output only where they do.
      * Caps count as {@link SlidingWindow#cap} (at most {@link SlidingWindow#MAX_AMOUNT}) and
      * every comparison is room left against the amount, never a sum: no overflow, and the
      * same answers as {@code budget_acquire.lua} at every edge value.
      */
-    public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, String leaseId, long nowMs) {
-        return tryAcquire(limits, tokens, 0, 0, leaseId, nowMs);
-    }
-
-    /**
-     * The same, charging {@code inputTokens} to the input window and {@code outputTokens} to the
-     * output window where the limits have them (ignored where they do not).
-     */
-    public BudgetDecision tryAcquire(BudgetLimits limits, long tokens, long inputTokens, long outputTokens, String leaseId,
-                                     long nowMs) {
-        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
-            throw new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input " + inputTokens
-                    + ", output " + outputTokens);
-        }
+    public BudgetDecision tryAcquire(BudgetLimits limits, Acquire call, long nowMs) {
+        Amounts charge = call.charge();
         window.advance(nowMs);
         sweep(nowMs);
         boolean limitIn = limits.inputTokensPerMinute() > 0;
         boolean limitOut = limits.outputTokensPerMinute() > 0;
         if (limitIn) input.advance(nowMs);
         if (limitOut) output.advance(nowMs);
-        Refusal r = refusal(limits, Amounts.call(tokens, inputTokens, outputTokens), true,
-                (long) limits.maxInFlight() - leases.size(), true, nowMs);
+        Refusal r = refusal(limits, charge, true, (long) limits.maxInFlight() - leases.size(), true, nowMs);
         BudgetRefusal refusal = r.refusal;
         long wait = r.wait;
         if (refusal == null) {
             // Stamped when the provider may count it: it then leaves this window no sooner than the provider's.
             long at = nowMs + limits.countDelayMs();
-            window.charge(at, tokens, 1);
-            if (limitIn && inputTokens > 0) input.charge(at, inputTokens, 0);
-            if (limitOut && outputTokens > 0) output.charge(at, outputTokens, 0);
-            leases.put(leaseId, nowMs + limits.leaseMs());
+            window.charge(at, charge.tokens(), charge.requests());
+            if (limitIn && charge.input() > 0) input.charge(at, charge.input(), 0);
+            if (limitOut && charge.output() > 0) output.charge(at, charge.output(), 0);
+            leases.put(call.leaseId(), nowMs + limits.leaseMs());
         }
         return new BudgetDecision(refusal == null, refusal, wait, snapshot(limits, nowMs));
     }
@@ -88,7 +77,7 @@ public final class ProviderBudget {
         if (limitOut) output.advance(nowMs);
         for (BudgetSettlement s : ask.settlements()) apply(s, nowMs);
         Amounts back = ask.giveBack();
-        if (!back.isZero()) adjust(nowMs, ask.giveBackAtMs(), -back.tokens(), -back.requests(), -back.input(), -back.output());
+        if (!back.isZero()) adjust(nowMs, ask.giveBackAtMs(), back.negated());
 
         // Slots: the ones in use stay held and are renewed; spares are given back, then taken again if they fit.
         int keep = Math.min(ask.slotsHeld(), ask.slotsInUse());
@@ -141,7 +130,7 @@ public final class ProviderBudget {
         if (s.moves()) {
             settle(nowMs, s.chargedAtMs(), s.countedByMs(), s.chargedTokens(), s.deltaTokens());
         } else {
-            adjust(nowMs, s.chargedAtMs(), s.deltaTokens(), s.deltaRequests(), s.deltaInput(), s.deltaOutput());
+            adjust(nowMs, s.chargedAtMs(), s.delta());
         }
     }
 
@@ -203,28 +192,24 @@ public final class ProviderBudget {
         return expiresAt != null && expiresAt > nowMs;
     }
 
-    /** Corrects the charge made at {@code chargedAtMs} by signed deltas, if it is still in the window. */
-    public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        adjust(nowMs, chargedAtMs, deltaTokens, deltaRequests, 0, 0);
-    }
-
     /**
-     * The same, with the input and output windows' deltas (the answer's prompt_tokens and
-     * completion_tokens against what was charged). A window is touched only for a delta that is
-     * not zero: a budget without the split is never given one.
+     * Corrects the charge made at {@code chargedAtMs} by signed deltas, if it is still in the
+     * window: the input and output windows by the answer's prompt_tokens and completion_tokens
+     * against what was charged. A window is touched only for a delta that is not zero: a budget
+     * without the split is never given one.
      */
-    public void adjust(long nowMs, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
-        if (deltaTokens != 0 || deltaRequests != 0) {
+    public void adjust(long nowMs, long chargedAtMs, AmountsDelta delta) {
+        if (delta.tokens() != 0 || delta.requests() != 0) {
             window.advance(nowMs);
-            window.adjust(chargedAtMs, deltaTokens, deltaRequests);
+            window.adjust(chargedAtMs, delta.tokens(), delta.requests());
         }
-        if (deltaInput != 0) {
+        if (delta.input() != 0) {
             input.advance(nowMs);
-            input.adjust(chargedAtMs, deltaInput, 0);
+            input.adjust(chargedAtMs, delta.input(), 0);
         }
-        if (deltaOutput != 0) {
+        if (delta.output() != 0) {
             output.advance(nowMs);
-            output.adjust(chargedAtMs, deltaOutput, 0);
+            output.adjust(chargedAtMs, delta.output(), 0);
         }
     }
 

@@ -19,34 +19,12 @@ public interface ProviderBudgetStore {
     }
 
     /**
-     * In one atomic step: checks the pause, the window's requests and tokens and the free
-     * slots, and if all allow, charges one request and {@code tokens} and takes a slot held as
-     * lease {@code leaseId} (unique per attempt) until released or until {@code limits.leaseMs()}
-     * passes. Otherwise takes nothing and says why and for how long.
+     * In one atomic step: checks the pause, the window's requests and tokens (and the input and
+     * output windows, where {@code limits} have them) and the free slots, and if all allow,
+     * charges the call's {@link Acquire#charge} and takes a slot held as its lease until released
+     * or until {@code limits.leaseMs()} passes. Otherwise takes nothing and says why and for how long.
      */
-    Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId);
-
-    /**
-     * The same, saying whether the caller needs the decision's leaving schedule
-     * ({@link BudgetSnapshot#leaving}). Reading it is most of an acquire's cost in Redis, and it
-     * only serves the door's wait estimates: a store may leave it out (null) when
-     * {@code needSchedule} is false, the acquire was admitted and the window is under half full.
-     */
-    default Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return tryAcquire(key, limits, tokens, leaseId);
-    }
-
-    /**
-     * The same, for a provider that meters input and output apart: also checks and charges
-     * {@code inputTokens} (the calibrated prompt) in the input window and {@code outputTokens}
-     * (max_tokens) in the output window, where {@code limits} have them; all or nothing with the
-     * rest. A store that has no such windows can only serve budgets without the split.
-     */
-    default Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                            String leaseId, boolean needSchedule) {
-        if (limits.split()) return Mono.error(new UnsupportedOperationException("this store has no input/output windows"));
-        return tryAcquire(key, limits, tokens, leaseId, needSchedule);
-    }
+    Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call);
 
     /**
      * A replica's slice, in one atomic step ({@link SliceAsk}, {@link ProviderBudget#lease}): its
@@ -65,25 +43,12 @@ public interface ProviderBudgetStore {
      */
     Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens);
 
-    /** Corrects the charge made at {@code chargedAtMs} (the decision's {@code chargedAtMs}) by signed deltas. */
-    Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests);
-
     /**
-     * The same, with signed deltas for the input and output windows (each touched only when its
-     * delta is not zero).
+     * Corrects the charge made at {@code chargedAtMs} (the decision's {@code chargedAtMs}) by
+     * signed deltas: a refund, or the usage reported against the estimate. Each window is touched
+     * only when its delta is not zero.
      */
-    default Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                              long deltaOutput) {
-        if (deltaInput != 0 || deltaOutput != 0) {
-            return Mono.error(new UnsupportedOperationException("this store has no input/output windows"));
-        }
-        return adjust(key, chargedAtMs, deltaTokens, deltaRequests);
-    }
-
-    /** Reconciles the estimate with the actual usage: {@code delta = actual - estimate}. */
-    default Mono<Void> adjustTokens(String key, long chargedAtMs, long deltaTokens) {
-        return adjust(key, chargedAtMs, deltaTokens, 0);
-    }
+    Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta);
 
     /**
      * Pauses the whole budget, for every replica, for {@code pauseMs} from the store's now (an
@@ -102,13 +67,12 @@ public interface ProviderBudgetStore {
     Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits);
 
     /**
-     * {@link #tryAcquire(String, BudgetLimits, long, long, long, String, boolean)} by the Redis-down
-     * policy, without waiting on the shared store: on this replica's share of the limits. For a
-     * request with no time left to wait on Redis. A store with nothing shared acquires as usual.
+     * {@link #tryAcquire} by the Redis-down policy, without waiting on the shared store: on this
+     * replica's share of the limits. For a request with no time left to wait on Redis. A store
+     * with nothing shared acquires as usual, reading the schedule.
      */
-    default Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
-                                                   long outputTokens, String leaseId) {
-        return tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, true);
+    default Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, Acquire call) {
+        return tryAcquire(key, limits, call.withSchedule());
     }
 
     /** {@link #snapshot} of what {@link #tryAcquireOnShare} acquires from, without waiting on the shared store. */

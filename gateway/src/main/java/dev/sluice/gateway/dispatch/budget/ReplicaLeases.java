@@ -66,26 +66,11 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         return clock.millis() + offsetMs;
     }
 
+    /** Spent from the slice, or asked of the store when it cannot cover the call; a slice's answer always carries the schedule. */
     @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-        return tryAcquire(key, limits, tokens, 0, 0, leaseId, true);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return tryAcquire(key, limits, tokens, 0, 0, leaseId, needSchedule);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                           String leaseId, boolean needSchedule) {
-        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
-            return Mono.error(new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input "
-                    + inputTokens + ", output " + outputTokens));
-        }
-        Amounts call = Amounts.call(tokens, limits.inputTokensPerMinute() > 0 ? inputTokens : 0,
-                limits.outputTokensPerMinute() > 0 ? outputTokens : 0);
-        return Mono.defer(() -> acquire(key, slice(key), limits, call, leaseId, true));
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+        Amounts charge = call.chargeOn(limits);
+        return Mono.defer(() -> acquire(key, slice(key), limits, charge, call.leaseId(), true));
     }
 
     private Mono<BudgetDecision> acquire(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId,
@@ -185,22 +170,16 @@ public final class ReplicaLeases implements ProviderBudgetStore {
      * lease is released there, not in the slice.
      */
     @Override
-    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
-                                                  long outputTokens, String leaseId) {
-        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
-            return Mono.error(new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input "
-                    + inputTokens + ", output " + outputTokens));
-        }
-        Amounts call = Amounts.call(tokens, limits.inputTokensPerMinute() > 0 ? inputTokens : 0,
-                limits.outputTokensPerMinute() > 0 ? outputTokens : 0);
+    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, Acquire call) {
+        Amounts charge = call.chargeOn(limits);
         return Mono.defer(() -> {
             ReplicaSlice s = slice(key);
             // The acquire given up for this may have been spent from the slice just as it was: taken once, not twice.
-            s.release(leaseId);
-            BudgetDecision spent = spend(key, s, limits, call, leaseId);
+            s.release(call.leaseId());
+            BudgetDecision spent = spend(key, s, limits, charge, call.leaseId());
             if (spent != null) return Mono.just(spent);
-            return store.tryAcquireOnShare(key, limits, tokens, inputTokens, outputTokens, leaseId).doOnNext(d -> {
-                if (d.admitted()) outside.put(leaseId, key);
+            return store.tryAcquireOnShare(key, limits, call).doOnNext(d -> {
+                if (d.admitted()) outside.put(call.leaseId(), key);
             });
         });
     }
@@ -238,15 +217,9 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return adjust(key, chargedAtMs, deltaTokens, deltaRequests, 0, 0);
-    }
-
-    @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                             long deltaOutput) {
-        if (deltaTokens == 0 && deltaRequests == 0 && deltaInput == 0 && deltaOutput == 0) return Mono.empty();
-        return queue(key, BudgetSettlement.adjust(chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
+    public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
+        if (delta.isZero()) return Mono.empty();
+        return queue(key, BudgetSettlement.adjust(chargedAtMs, delta));
     }
 
     /** A push-back: at once, for every replica, and this replica's slice stops spending now. */

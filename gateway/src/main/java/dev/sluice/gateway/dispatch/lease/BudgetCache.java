@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch.lease;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
+import dev.sluice.gateway.dispatch.budget.AmountsDelta;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -118,12 +120,10 @@ public final class BudgetCache {
 
     /** @param budget what the job's request may still wait on the store before it is decided */
     public Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
-        Mono<BudgetDecision> onShare = Mono.defer(() -> answered(
-                store.tryAcquireOnShare(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId)));
+        Acquire call = new Acquire(job.charge(), leaseId, needSchedule);
+        Mono<BudgetDecision> onShare = Mono.defer(() -> answered(store.tryAcquireOnShare(key, limits, call)));
         if (budget.spent()) return onShare;
-        return budget.within(nonEmpty(limits.split()
-                        ? store.tryAcquire(key, limits, job.tokens(), job.inputTokens(), job.outputTokens(), leaseId, needSchedule)
-                        : store.tryAcquire(key, limits, job.tokens(), leaseId, needSchedule)), timeout)
+        return budget.within(nonEmpty(store.tryAcquire(key, limits, call)), timeout)
                 .onErrorResume(DecisionBudget.Spent.class, e -> onShare);
     }
 
@@ -139,21 +139,12 @@ public final class BudgetCache {
         });
     }
 
-    public Mono<Void> adjustTokens(long chargedAtMs, long deltaTokens) {
-        return bounded(store.adjustTokens(key, chargedAtMs, deltaTokens));
-    }
-
     public Mono<Void> settle(long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         return bounded(store.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
     }
 
-    public Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests));
-    }
-
-    public Mono<Void> adjust(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput, long deltaOutput) {
-        if (deltaInput == 0 && deltaOutput == 0) return adjust(chargedAtMs, deltaTokens, deltaRequests);
-        return bounded(store.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput));
+    public Mono<Void> adjust(long chargedAtMs, AmountsDelta delta) {
+        return bounded(store.adjust(key, chargedAtMs, delta));
     }
 
     /**

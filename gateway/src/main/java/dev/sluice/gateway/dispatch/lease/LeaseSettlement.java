@@ -1,10 +1,10 @@
 package dev.sluice.gateway.dispatch.lease;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.dispatch.budget.AmountsDelta;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
-import dev.sluice.gateway.dispatch.queue.Job;
 import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,10 +96,9 @@ public final class LeaseSettlement {
         // One store call at most; none when there is nothing to settle. The split windows are settled
         // in the charge's own slot: moving the input and output windows to when the provider counted the
         // call is not done yet, so a call with input or output deltas keeps its whole charge in its slot.
-        Mono<Void> adjust = inputDelta != 0 || outputDelta != 0
-                ? budget.adjust(lease.chargedAtMs(), tokenDelta, 0, inputDelta, outputDelta)
-                : moves ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
-                : tokenDelta == 0 ? Mono.empty() : budget.adjustTokens(lease.chargedAtMs(), tokenDelta);
+        AmountsDelta delta = new AmountsDelta(0, tokenDelta, inputDelta, outputDelta);
+        Mono<Void> adjust = moves && !delta.split() ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
+                : delta.isZero() ? Mono.empty() : budget.adjust(lease.chargedAtMs(), delta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }
@@ -144,8 +143,7 @@ public final class LeaseSettlement {
 
     /** Gives back everything the attempt was charged: the request, its tokens, its input and output (where charged). */
     private Mono<Void> refund(Lease lease) {
-        Job job = lease.job();
-        return budget.adjust(lease.chargedAtMs(), -job.tokens(), -1, -job.inputTokens(), -job.outputTokens());
+        return budget.adjust(lease.chargedAtMs(), lease.job().charge().negated());
     }
 
     /** The provider's own count, where it reports one: never believe there is more room than it says. */

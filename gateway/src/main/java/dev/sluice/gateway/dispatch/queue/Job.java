@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch.queue;
 
+import dev.sluice.gateway.dispatch.budget.Amounts;
 import java.util.Objects;
 
 /**
@@ -52,6 +53,11 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
     public Job withDeadlineAtLeast(long deadline) {
         return deadline <= deadlineMs ? this
                 : new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadline, attempts, inputTokens, outputTokens);
+    }
+
+    /** What it charges the provider budget: one request, its tokens, its input and output. */
+    public Amounts charge() {
+        return Amounts.call(tokens, inputTokens, outputTokens);
     }
 
     /** The share weight of its tier: priority 1 → 1, 2 → 1/2, 3 → 1/3. */

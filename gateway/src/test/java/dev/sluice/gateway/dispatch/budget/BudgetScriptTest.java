@@ -22,7 +22,7 @@ class BudgetScriptTest {
     void everyKeyCarriesTheBudgetsHashTagAndATtl() {
         FakeClock clock = new FakeClock(1_800_000_000_000L);
         RedisProviderBudgetStore store = new RedisProviderBudgetStore(redis, clock);
-        store.tryAcquire(key, limits, 800, "a").block();
+        store.tryAcquire(key, limits, Acquire.of(800, "a")).block();
         store.pause(key, 7_000).block();
         List<String> keys = redis.keys(tag + "*").collectList().block();
         assertThat(keys).containsExactlyInAnyOrder(tag + "w", tag + "l", tag + "p");
@@ -35,9 +35,9 @@ class BudgetScriptTest {
     void theLeaseSetLivesAsLongAsItsLongestLease() {
         FakeClock clock = new FakeClock(1_800_000_000_000L);
         RedisProviderBudgetStore store = new RedisProviderBudgetStore(redis, clock);
-        store.tryAcquire(key, limits, 1, "long").block();
+        store.tryAcquire(key, limits, Acquire.of(1, "long")).block();
         clock.advance(10_000);
-        store.tryAcquire(key, limits.withMaxInFlight(100), 1, "later").block();
+        store.tryAcquire(key, limits.withMaxInFlight(100), Acquire.of(1, "later")).block();
         // the later lease expires 40 s after the first acquire: the set must live that long
         assertThat(redis.getExpire(tag + "l").block()).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
         store.release(key, "long").block();
@@ -49,10 +49,10 @@ class BudgetScriptTest {
     void withoutATestClockTheScriptsUseRedisTime() {
         RedisProviderBudgetStore store = new RedisProviderBudgetStore(redis);
         long before = System.currentTimeMillis();
-        BudgetDecision d = store.tryAcquire(key, limits, 10, "t").block();
+        BudgetDecision d = store.tryAcquire(key, limits, Acquire.of(10, "t")).block();
         assertThat(d.admitted()).isTrue();
         assertThat(d.nowMs()).isBetween(before - 5_000, System.currentTimeMillis() + 5_000);
-        store.adjustTokens(key, d.nowMs(), -10).block();
+        store.adjust(key, d.nowMs(), AmountsDelta.tokens(-10)).block();
         BudgetSnapshot s = store.snapshot(key, limits).block();
         assertThat(s.usedTokens()).isZero();
         assertThat(s.inFlight()).isEqualTo(1);

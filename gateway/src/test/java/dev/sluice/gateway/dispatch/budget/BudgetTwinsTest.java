@@ -39,8 +39,8 @@ class BudgetTwinsTest {
             if (op < 5) {
                 long tokens = random.nextInt(10) == 0 ? 25_000 : 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, limits, tokens, id).block();
-                BudgetDecision r = redis.tryAcquire(key, limits, tokens, id).block();
+                BudgetDecision m = memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
+                BudgetDecision r = redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
                 assertThat(r).as(what).isEqualTo(m);
                 if (m.admitted()) {
                     leases.add(id);
@@ -53,8 +53,8 @@ class BudgetTwinsTest {
                 long at = chargedAt.get(random.nextInt(chargedAt.size()));
                 long delta = random.nextInt(4_000) - 3_000;
                 if (random.nextBoolean()) {
-                    memory.adjustTokens(key, at, delta).block();
-                    redis.adjustTokens(key, at, delta).block();
+                    memory.adjust(key, at, AmountsDelta.tokens(delta)).block();
+                    redis.adjust(key, at, AmountsDelta.tokens(delta)).block();
                 } else { // settled, the charge moved up to a few seconds later (or not at all)
                     long countedBy = random.nextInt(4) == 0 ? Long.MIN_VALUE : at + random.nextInt(5_000) - 1_000;
                     long charged = 1 + random.nextInt(3_000);
@@ -98,8 +98,8 @@ class BudgetTwinsTest {
             if (op < 3) {
                 long tokens = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, l, tokens, id).block();
-                BudgetDecision r = redis.tryAcquire(key, l, tokens, id).block();
+                BudgetDecision m = memory.tryAcquire(key, l, Acquire.of(tokens, id)).block();
+                BudgetDecision r = redis.tryAcquire(key, l, Acquire.of(tokens, id)).block();
                 assertThat(r).as(what + " acquire " + tokens).isEqualTo(m);
                 if (m.admitted()) {
                     chargedAt.add(m.chargedAtMs());
@@ -110,8 +110,8 @@ class BudgetTwinsTest {
                 long at = chargedAt.get(random.nextInt(chargedAt.size()));
                 long dT = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
                 long dR = EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)];
-                memory.adjust(key, at, dT, dR).block();
-                redis.adjust(key, at, dT, dR).block();
+                memory.adjust(key, at, new AmountsDelta(dR, dT, 0, 0)).block();
+                redis.adjust(key, at, new AmountsDelta(dR, dT, 0, 0)).block();
             } else if (op == 5) {
                 long pause = random.nextBoolean() ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(5_000);
                 assertThat(redis.pause(key, pause).block()).as(what + " pause " + pause).isEqualTo(memory.pause(key, pause).block());
@@ -158,8 +158,8 @@ class BudgetTwinsTest {
                 long out = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(1_500);
                 long tokens = Math.min(SlidingWindow.MAX_AMOUNT, in + out < 0 ? Long.MAX_VALUE : in + out);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, l, tokens, in, out, id, true).block();
-                BudgetDecision r = redis.tryAcquire(key, l, tokens, in, out, id, true).block();
+                BudgetDecision m = memory.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true)).block();
+                BudgetDecision r = redis.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true)).block();
                 assertThat(r).as(what + " acquire " + in + "/" + out).isEqualTo(m);
                 if (m.admitted()) {
                     leases.add(id);
@@ -175,8 +175,8 @@ class BudgetTwinsTest {
                 long dI = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(1_000) - 500;
                 long dO = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : -random.nextInt(1_500);
                 long dR = random.nextInt(10) == 0 ? -1 : 0;
-                memory.adjust(key, at, dT, dR, dI, dO).block();
-                redis.adjust(key, at, dT, dR, dI, dO).block();
+                memory.adjust(key, at, new AmountsDelta(dR, dT, dI, dO)).block();
+                redis.adjust(key, at, new AmountsDelta(dR, dT, dI, dO)).block();
             } else {
                 // At least a second: Redis expires the pause key on its own clock, which the fake one does not hold.
                 long pause = 1_000 + random.nextInt(3_000);
@@ -217,7 +217,7 @@ class BudgetTwinsTest {
                     long countedBy = random.nextInt(3) == 0 ? Long.MIN_VALUE : at + random.nextInt(5_000) - 1_000;
                     settlements.add(random.nextBoolean()
                             ? new BudgetSettlement(at, countedBy, 1 + random.nextInt(2_000), random.nextInt(2_000) - 1_000, 0, 0, 0)
-                            : BudgetSettlement.adjust(at, -random.nextInt(500), random.nextInt(4) == 0 ? -1 : 0, 0, 0));
+                            : refund(at, -random.nextInt(500), random.nextInt(4) == 0 ? -1 : 0));
                 }
                 boolean giveBack = random.nextBoolean();
                 Amounts need = random.nextInt(3) == 0 ? Amounts.ZERO : Amounts.call(1 + random.nextInt(3_000), 0, 0);
@@ -239,8 +239,8 @@ class BudgetTwinsTest {
             } else if (op < 8) {
                 long tokens = 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, limits, tokens, id).block();
-                assertThat(redis.tryAcquire(key, limits, tokens, id).block()).as(what).isEqualTo(m);
+                BudgetDecision m = memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
+                assertThat(redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block()).as(what).isEqualTo(m);
                 if (m.admitted()) chargedAt.add(m.chargedAtMs());
             } else {
                 long pause = random.nextInt(3_000);
@@ -248,5 +248,10 @@ class BudgetTwinsTest {
             }
             assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
         }
+    }
+
+    /** A correction in the charge's own slot; its tokens are drawn before its requests, so each seed replays the same steps. */
+    private static BudgetSettlement refund(long at, long tokens, long requests) {
+        return BudgetSettlement.adjust(at, new AmountsDelta(requests, tokens, 0, 0));
     }
 }

@@ -11,15 +11,8 @@ public class DelegatingBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-        return inner.tryAcquire(key, limits, tokens, leaseId);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                           String leaseId, boolean needSchedule) {
-        if (!limits.split()) return tryAcquire(key, limits, tokens, leaseId, needSchedule); // through the overridable call
-        return inner.tryAcquire(key, limits, tokens, inputTokens, outputTokens, leaseId, needSchedule);
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+        return inner.tryAcquire(key, limits, call);
     }
 
     @Override
@@ -33,14 +26,8 @@ public class DelegatingBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                             long deltaOutput) {
-        return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
-    }
-
-    @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return inner.adjust(key, chargedAtMs, deltaTokens, deltaRequests);
+    public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
+        return inner.adjust(key, chargedAtMs, delta);
     }
 
     @Override
@@ -64,9 +51,8 @@ public class DelegatingBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, long tokens, long inputTokens,
-                                                  long outputTokens, String leaseId) {
-        return inner.tryAcquireOnShare(key, limits, tokens, inputTokens, outputTokens, leaseId);
+    public Mono<BudgetDecision> tryAcquireOnShare(String key, BudgetLimits limits, Acquire call) {
+        return inner.tryAcquireOnShare(key, limits, call);
     }
 
     @Override

@@ -27,15 +27,8 @@ class FallbackProviderBudgetStoreTest {
     /** The shared store, failing as Redis does when it is out (an error within the timeout). */
     final ProviderBudgetStore shared = new DelegatingBudgetStore(redisStandIn) {
         @Override
-        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : super.tryAcquire(key, limits, tokens, leaseId);
-        }
-
-        @Override
-        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long in, long out, String leaseId,
-                                               boolean needSchedule) {
-            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out"))
-                    : super.tryAcquire(key, limits, tokens, in, out, leaseId, needSchedule);
+        public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : super.tryAcquire(key, limits, call);
         }
     };
     final StoreState state = new StoreState(true, clock::millis);
@@ -45,7 +38,7 @@ class FallbackProviderBudgetStoreTest {
     int admitted(int attempts) {
         int n = 0;
         for (int i = 0; i < attempts; i++) {
-            BudgetDecision d = store.tryAcquire(KEY, LIMITS, 100, "lease-" + clock.millis() + "-" + i, false).block(Duration.ofSeconds(1));
+            BudgetDecision d = store.tryAcquire(KEY, LIMITS, new Acquire(Amounts.call(100, 0, 0), "lease-" + clock.millis() + "-" + i, false)).block(Duration.ofSeconds(1));
             if (d.admitted()) {
                 n++;
                 store.release(KEY, "lease-" + clock.millis() + "-" + i).block(Duration.ofSeconds(1));
@@ -70,7 +63,7 @@ class FallbackProviderBudgetStoreTest {
     /** A slot taken in Redis and given back while Redis is out is freed in Redis once it answers, not after the lease's 10 minutes. */
     @Test
     void aSharedLeaseReleasedWhileRedisIsOutIsReleasedThereWhenItAnswers() {
-        assertThat(store.tryAcquire(KEY, LIMITS, 100, "held", false).block(Duration.ofSeconds(1)).admitted()).isTrue();
+        assertThat(store.tryAcquire(KEY, LIMITS, new Acquire(Amounts.call(100, 0, 0), "held", false)).block(Duration.ofSeconds(1)).admitted()).isTrue();
         state.failed(new IllegalStateException("Redis paused"));
         store.release(KEY, "held").block(Duration.ofSeconds(1));
         assertThat(redisStandIn.snapshot(KEY, LIMITS).block().inFlight()).isEqualTo(1);
@@ -97,7 +90,7 @@ class FallbackProviderBudgetStoreTest {
         redisDown.set(true);
         int admitted = 0;
         for (int i = 0; i < 5; i++) {
-            BudgetDecision d = store.tryAcquire(KEY, split, 600, 300, 300, "split-" + i, false).block(Duration.ofSeconds(1));
+            BudgetDecision d = store.tryAcquire(KEY, split, new Acquire(Amounts.call(600, 300, 300), "split-" + i, false)).block(Duration.ofSeconds(1));
             if (d.admitted()) admitted++;
             else assertThat(d.refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
         }

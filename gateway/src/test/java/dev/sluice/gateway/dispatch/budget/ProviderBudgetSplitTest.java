@@ -19,7 +19,7 @@ class ProviderBudgetSplitTest {
     int leases;
 
     BudgetDecision acquire(BudgetLimits limits, long input, long output, long at) {
-        return budget.tryAcquire(limits, input + output, input, output, "l" + ++leases, T0 + at);
+        return budget.tryAcquire(limits, new Acquire(Amounts.call(input + output, input, output), "l" + ++leases, true), T0 + at);
     }
 
     @Test
@@ -52,7 +52,7 @@ class ProviderBudgetSplitTest {
         BudgetDecision first = acquire(SPLIT, 100, 900, 0);
         assertThat(acquire(SPLIT, 100, 900, 2_000).refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
         // The answer wrote 50 of the 900 reserved; its prompt counted 120 where 100 was charged.
-        budget.adjust(T0 + 2_000, first.nowMs(), 20, 0, 20, 50 - 900);
+        budget.adjust(T0 + 2_000, first.nowMs(), new AmountsDelta(0, 20, 20, 50 - 900));
         BudgetSnapshot s = budget.snapshot(SPLIT, T0 + 2_000);
         assertThat(s.usedOutputTokens()).isEqualTo(50);
         assertThat(s.usedInputTokens()).isEqualTo(120);
@@ -65,13 +65,13 @@ class ProviderBudgetSplitTest {
         for (long huge : new long[] {1_001, 1L << 53, SlidingWindow.MAX_AMOUNT, Long.MAX_VALUE}) {
             // The dispatcher charges the total at most its cap (SlidingWindow.MAX_AMOUNT without one).
             long total = Math.min(SlidingWindow.MAX_AMOUNT, 10 + Math.min(huge, SlidingWindow.MAX_AMOUNT));
-            BudgetDecision d = budget.tryAcquire(SPLIT, total, 10, huge, "huge", T0);
+            BudgetDecision d = budget.tryAcquire(SPLIT, new Acquire(Amounts.call(total, 10, huge), "huge", true), T0);
             assertThat(d.refusal()).as("max_tokens " + huge).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
             assertThat(d.neverFits()).isTrue();
             assertThat(d.snapshot().usedRequests()).isZero();
             assertThat(d.snapshot().usedOutputTokens()).isZero();
         }
-        BudgetDecision d = budget.tryAcquire(SPLIT, 10_010, 10_001, 9, "long prompt", T0);
+        BudgetDecision d = budget.tryAcquire(SPLIT, new Acquire(Amounts.call(10_010, 10_001, 9), "long prompt", true), T0);
         assertThat(d.refusal()).isEqualTo(BudgetRefusal.INPUT_TOKENS);
         assertThat(d.neverFits()).isTrue();
     }
@@ -104,13 +104,13 @@ class ProviderBudgetSplitTest {
         assertThat(d.snapshot().usedInputTokens()).isZero();
         assertThat(d.snapshot().usedOutputTokens()).isZero();
         ProviderBudget twin = new ProviderBudget();
-        assertThat(twin.tryAcquire(plain, 10_000, "l1", T0)).as("the same as a budget that never heard of them").isEqualTo(d);
+        assertThat(twin.tryAcquire(plain, Acquire.of(10_000, "l1"), T0)).as("the same as a budget that never heard of them").isEqualTo(d);
     }
 
     @Test
     void anAdjustmentSaturatesInTheSplitWindowsToo() {
         BudgetDecision d = acquire(SPLIT, 100, 100, 0);
-        budget.adjust(T0, d.nowMs(), 0, 0, Long.MIN_VALUE, Long.MAX_VALUE);
+        budget.adjust(T0, d.nowMs(), new AmountsDelta(0, 0, Long.MIN_VALUE, Long.MAX_VALUE));
         BudgetSnapshot s = budget.snapshot(SPLIT, T0);
         assertThat(s.usedInputTokens()).isZero();
         assertThat(s.usedOutputTokens()).isEqualTo(SlidingWindow.MAX_AMOUNT);

@@ -55,7 +55,7 @@ abstract class ProviderBudgetStoreContract {
     }
 
     BudgetDecision acquire(BudgetLimits limits, long tokens, String leaseId) {
-        return store.tryAcquire(key, limits, tokens, leaseId).block(Duration.ofSeconds(5));
+        return store.tryAcquire(key, limits, Acquire.of(tokens, leaseId)).block(Duration.ofSeconds(5));
     }
 
     BudgetSnapshot snapshot() {
@@ -136,7 +136,7 @@ abstract class ProviderBudgetStoreContract {
         BudgetDecision d = acquire(delayed, 600, lease());
         assertThat(d.snapshot().usedTokens()).isEqualTo(600);
         assertThat(acquire(delayed, 500, lease()).admitted()).as("counts from now").isFalse();
-        store.adjustTokens(key, d.chargedAtMs(), -400).block(Duration.ofSeconds(5));
+        store.adjust(key, d.chargedAtMs(), AmountsDelta.tokens(-400)).block(Duration.ofSeconds(5));
         assertThat(snapshot().usedTokens()).isEqualTo(200);
         assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
     }
@@ -245,9 +245,9 @@ abstract class ProviderBudgetStoreContract {
     @Test
     void adjustmentsPausesAndResetsSaturateAtTheEdges() {
         BudgetDecision first = acquire(600);
-        store.adjust(key, first.nowMs(), Long.MAX_VALUE, 0).block();
+        store.adjust(key, first.nowMs(), AmountsDelta.tokens(Long.MAX_VALUE)).block();
         assertThat(snapshot().usedTokens()).isEqualTo(SlidingWindow.MAX_AMOUNT);
-        store.adjust(key, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
+        store.adjust(key, first.nowMs(), new AmountsDelta(Long.MIN_VALUE, Long.MIN_VALUE, 0, 0)).block();
         assertThat(snapshot().usedTokens()).isZero();
         assertThat(snapshot().usedRequests()).isZero();
         assertThat(store.pause(key, Long.MAX_VALUE).block()).isEqualTo(T0 + ProviderBudget.MAX_PAUSE_MS);
@@ -260,7 +260,7 @@ abstract class ProviderBudgetStoreContract {
     static final BudgetLimits SPLIT = new BudgetLimits(10, Long.MAX_VALUE, 3, 120_000, 5_000, 1_000);
 
     BudgetDecision acquireSplit(long input, long output) {
-        return store.tryAcquire(key, SPLIT, input + output, input, output, lease(), true).block(Duration.ofSeconds(5));
+        return store.tryAcquire(key, SPLIT, new Acquire(Amounts.call(input + output, input, output), lease(), true)).block(Duration.ofSeconds(5));
     }
 
     @Test
@@ -279,14 +279,14 @@ abstract class ProviderBudgetStoreContract {
         assertThat(acquireSplit(10, 1_001).neverFits()).isTrue();
 
         // The answer wrote 100 of its 800: the output window is settled to that, the room is back.
-        store.adjust(key, first.nowMs(), 0, 0, 0, -700).block(Duration.ofSeconds(5));
+        store.adjust(key, first.nowMs(), new AmountsDelta(0, 0, 0, -700)).block(Duration.ofSeconds(5));
         BudgetSnapshot s = store.snapshot(key, SPLIT).block(Duration.ofSeconds(5));
         assertThat(s.usedOutputTokens()).isEqualTo(100);
         assertThat(s.usedTokens()).isEqualTo(1_600);
         assertThat(acquireSplit(400, 300).admitted()).isTrue();
         // Pushed back: the attempt's input and output are given back with its request and tokens.
         BudgetDecision last = acquireSplit(100, 100);
-        store.adjust(key, last.nowMs(), -200, -1, -100, -100).block(Duration.ofSeconds(5));
+        store.adjust(key, last.nowMs(), new AmountsDelta(-1, -200, -100, -100)).block(Duration.ofSeconds(5));
         s = store.snapshot(key, SPLIT).block(Duration.ofSeconds(5));
         assertThat(s.usedInputTokens()).isEqualTo(1_200);
         assertThat(s.usedOutputTokens()).isEqualTo(400);
@@ -296,7 +296,7 @@ abstract class ProviderBudgetStoreContract {
 
     @Test
     void aBudgetWithoutTheSplitReportsNoInputOrOutput() {
-        BudgetDecision d = store.tryAcquire(key, LIMITS, 300, 200, 100, lease(), true).block(Duration.ofSeconds(5));
+        BudgetDecision d = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 200, 100), lease(), true)).block(Duration.ofSeconds(5));
         assertThat(d.admitted()).isTrue();
         assertThat(d.snapshot().usedInputTokens()).isZero();
         assertThat(d.snapshot().usedOutputTokens()).isZero();
@@ -357,17 +357,17 @@ abstract class ProviderBudgetStoreContract {
     void reconcilingTheEstimateGivesBackTheUnusedTokens() {
         BudgetDecision d = acquire(1000);
         at(3_000);
-        store.adjustTokens(key, d.nowMs(), 400 - 1000).block();
+        store.adjust(key, d.nowMs(), AmountsDelta.tokens(400 - 1000)).block();
         assertThat(snapshot().usedTokens()).isEqualTo(400);
         assertThat(acquire(600).admitted()).isTrue();
-        store.adjustTokens(key, d.nowMs(), 50).block();
+        store.adjust(key, d.nowMs(), AmountsDelta.tokens(50)).block();
         assertThat(snapshot().usedTokens()).as("usage above the estimate is charged too").isEqualTo(1050);
     }
 
     @Test
     void aCallThatNeverReachedTheProviderCanBeRefundedWhole() {
         BudgetDecision d = acquire(500);
-        store.adjust(key, d.nowMs(), -500, -1).block();
+        store.adjust(key, d.nowMs(), new AmountsDelta(-1, -500, 0, 0)).block();
         BudgetSnapshot s = snapshot();
         assertThat(s.usedTokens()).isZero();
         assertThat(s.usedRequests()).isZero();
@@ -406,16 +406,16 @@ abstract class ProviderBudgetStoreContract {
      */
     @Test
     void theLeavingScheduleMayBeLeftOutOnlyWhileNobodyNeedsItAndTheWindowIsUnderHalfFull() {
-        BudgetDecision light = store.tryAcquire(key, LIMITS, 300, lease(), false).block(Duration.ofSeconds(5));
+        BudgetDecision light = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 0, 0), lease(), false)).block(Duration.ofSeconds(5));
         assertThat(light.admitted()).isTrue();
         assertThat(light.snapshot().usedTokens()).isEqualTo(300);
         if (light.snapshot().leaving() != null) assertThat(light.snapshot().leaving()).hasSize(1);
         at(1_000);
-        BudgetDecision half = store.tryAcquire(key, LIMITS, 200, lease(), false).block(Duration.ofSeconds(5));
+        BudgetDecision half = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(200, 0, 0), lease(), false)).block(Duration.ofSeconds(5));
         assertThat(half.snapshot().usedTokens()).isEqualTo(500);
         assertThat(half.snapshot().leaving()).as("half full: the door may need it")
                 .containsExactly(new BudgetSnapshot.Leaving(T0 + 61_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
-        BudgetDecision asked = store.tryAcquire(key, LIMITS, 1, lease(), true).block(Duration.ofSeconds(5));
+        BudgetDecision asked = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(1, 0, 0), lease(), true)).block(Duration.ofSeconds(5));
         assertThat(asked.snapshot().leaving()).hasSize(2);
     }
 
@@ -446,7 +446,7 @@ abstract class ProviderBudgetStoreContract {
     @Test
     void resetTellsWhenTheNewestUsageLeaves() {
         at(5_000);
-        store.adjustTokens(key, T0 + 4_000, -100).block(); // a refund in an empty window leaves no usage
+        store.adjust(key, T0 + 4_000, AmountsDelta.tokens(-100)).block(); // a refund in an empty window leaves no usage
         store.correct(key, LIMITS, -1, 900, 1_000).block(); // 100 phantom tokens that leave at t=6 s
         assertThat(snapshot().resetMs()).isEqualTo(1_000);
         at(6_000);
@@ -457,7 +457,7 @@ abstract class ProviderBudgetStoreContract {
     @Test
     void budgetsAreIndependent() {
         acquire(1000);
-        assertThat(store.tryAcquire("other-" + key, LIMITS, 1000, lease()).block().admitted()).isTrue();
+        assertThat(store.tryAcquire("other-" + key, LIMITS, Acquire.of(1000, lease())).block().admitted()).isTrue();
         assertThat(acquire(1).admitted()).isFalse();
     }
 
@@ -486,7 +486,7 @@ abstract class ProviderBudgetStoreContract {
         BudgetLimits limits = new BudgetLimits(100_000, 10_000_000, 20, 120_000);
         List<String> admitted = Collections.synchronizedList(new ArrayList<>());
         Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
-                .flatMap(i -> replicas[i % 2].tryAcquire(key, limits, 10, "c-" + i)
+                .flatMap(i -> replicas[i % 2].tryAcquire(key, limits, Acquire.of(10, "c-" + i))
                         .filter(BudgetDecision::admitted).map(d -> "c-" + i))
                 .doOnNext(admitted::add)
                 .sequential().blockLast(Duration.ofSeconds(30));
@@ -514,7 +514,7 @@ abstract class ProviderBudgetStoreContract {
         Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
                 .flatMap(i -> {
                     long size = i % 3 == 0 ? 37 : 71;
-                    return replicas[i % 2].tryAcquire(key, limits, size, "w-" + i)
+                    return replicas[i % 2].tryAcquire(key, limits, Acquire.of(size, "w-" + i))
                             .filter(BudgetDecision::admitted).map(d -> size);
                 })
                 .doOnNext(size -> {
@@ -545,7 +545,7 @@ abstract class ProviderBudgetStoreContract {
                 .flatMap(i -> {
                     ProviderBudgetStore r = replicas[i % 2];
                     String id = "x-" + i;
-                    return r.tryAcquire(key, limits, 1, id).flatMap(d -> {
+                    return r.tryAcquire(key, limits, Acquire.of(1, id)).flatMap(d -> {
                         if (!d.admitted()) return Mono.just(false);
                         maxHolding.accumulateAndGet(holding.incrementAndGet(), Math::max);
                         served.incrementAndGet();
@@ -622,7 +622,7 @@ abstract class ProviderBudgetStoreContract {
         BudgetDecision b = acquire(200);
         at(4_000);
         SliceAsk ask = new SliceAsk("r1", List.of(
-                BudgetSettlement.adjust(a.chargedAtMs(), -100, 0, 0, 0),          // a used 200, not 300
+                BudgetSettlement.adjust(a.chargedAtMs(), AmountsDelta.tokens(-100)),          // a used 200, not 300
                 new BudgetSettlement(b.chargedAtMs(), T0 + 3_500, 200, 50, 0, 0, 0)), // b counted at 3.5 s, used 250
                 Amounts.ZERO, 0, Amounts.ZERO, false, Amounts.ZERO, 0, 0, 0, 10_000, false);
         assertThat(lease(LIMITS, ask).admitted()).isTrue();
@@ -640,12 +640,12 @@ abstract class ProviderBudgetStoreContract {
         assertThat(mine.slotsHeld()).isEqualTo(1);
         assertThat(acquire(10).admitted()).isTrue();
         assertThat(acquire(10).admitted()).isTrue();
-        BudgetDecision full = other.tryAcquire(key, LIMITS, 10, "other").block(Duration.ofSeconds(5));
+        BudgetDecision full = other.tryAcquire(key, LIMITS, Acquire.of(10, "other")).block(Duration.ofSeconds(5));
         assertThat(full.admitted()).isFalse();
         assertThat(full.refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
 
         at(10_000); // the slot's ttl: the replica holding it said nothing since (it died)
-        assertThat(other.tryAcquire(key, LIMITS, 10, "other").block(Duration.ofSeconds(5)).admitted()).isTrue();
+        assertThat(other.tryAcquire(key, LIMITS, Acquire.of(10, "other")).block(Duration.ofSeconds(5)).admitted()).isTrue();
     }
 
     @Test

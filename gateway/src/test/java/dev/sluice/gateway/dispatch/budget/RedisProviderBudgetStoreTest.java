@@ -30,7 +30,7 @@ class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
 
     @Test
     void redisLeavesTheScheduleOutOfAnAcquireWithRoomAndNobodyWaiting() {
-        BudgetDecision d = store.tryAcquire(key, LIMITS, 100, "light", false).block(Duration.ofSeconds(5));
+        BudgetDecision d = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(100, 0, 0), "light", false)).block(Duration.ofSeconds(5));
         assertThat(d.snapshot().leaving()).isNull();
         assertThat(Door.Capacity.of(d.snapshot(), 1_000).leaving())
                 .as("the door then assumes an even drain").isNull();
@@ -41,15 +41,15 @@ class RedisProviderBudgetStoreTest extends ProviderBudgetStoreContract {
     void aBudgetWithoutTheSplitNeverWritesTheInputAndOutputKeys() {
         Duration t = Duration.ofSeconds(5);
         ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
-        BudgetDecision d = store.tryAcquire(key, LIMITS, 300, "plain").block(t);
-        store.adjustTokens(key, d.nowMs(), -100).block(t);
-        store.adjust(key, d.nowMs(), -100, -1).block(t);
+        BudgetDecision d = store.tryAcquire(key, LIMITS, Acquire.of(300, "plain")).block(t);
+        store.adjust(key, d.nowMs(), AmountsDelta.tokens(-100)).block(t);
+        store.adjust(key, d.nowMs(), new AmountsDelta(-1, -100, 0, 0)).block(t);
         store.snapshot(key, LIMITS).block(t);
         store.release(key, "plain").block(t);
         assertThat(redis.hasKey(RedisProviderBudgetStore.inputWindowKey(key)).block(t)).isFalse();
         assertThat(redis.hasKey(RedisProviderBudgetStore.outputWindowKey(key)).block(t)).isFalse();
 
-        store.tryAcquire(key, SPLIT, 300, 200, 100, "split", true).block(t);
+        store.tryAcquire(key, SPLIT, new Acquire(Amounts.call(300, 200, 100), "split", true)).block(t);
         for (String k : List.of(RedisProviderBudgetStore.inputWindowKey(key), RedisProviderBudgetStore.outputWindowKey(key))) {
             assertThat(redis.getExpire(k).block(t)).as(k + " expires").isPositive();
         }

@@ -39,7 +39,7 @@ class ReplicaLeasesTest {
             Duration.ofMillis(20), 64, clock, null);
 
     BudgetDecision acquire(long tokens, String id) {
-        return leases.tryAcquire(KEY, LIMITS, tokens, id).block(T);
+        return leases.tryAcquire(KEY, LIMITS, Acquire.of(tokens, id)).block(T);
     }
 
     BudgetSnapshot shared() {
@@ -74,7 +74,7 @@ class ReplicaLeasesTest {
         BudgetDecision b = acquire(100, "b");
         int before = leaseCalls.get();
         leases.settle(KEY, a.chargedAtMs(), Long.MIN_VALUE, 100, -40).block(T);
-        leases.adjust(KEY, b.chargedAtMs(), -30, 0).block(T);
+        leases.adjust(KEY, b.chargedAtMs(), AmountsDelta.tokens(-30)).block(T);
         leases.release(KEY, "a").block(T);
         leases.release(KEY, "b").block(T);
         assertThat(leaseCalls.get()).as("nothing sent yet").isEqualTo(before);
@@ -90,7 +90,7 @@ class ReplicaLeasesTest {
     void aFullBatchGoesAtOnce() {
         BudgetDecision a = acquire(100, "a");
         int before = leaseCalls.get();
-        for (int i = 0; i < 64; i++) leases.adjust(KEY, a.chargedAtMs(), -1, 0).block(T);
+        for (int i = 0; i < 64; i++) leases.adjust(KEY, a.chargedAtMs(), AmountsDelta.tokens(-1)).block(T);
         assertThat(leaseCalls.get()).isEqualTo(before + 1);
     }
 
@@ -149,17 +149,17 @@ class ReplicaLeasesTest {
     @Test
     void aCallerThatGivesUpWhileARefreshIsUnderWayDoesNotHoldTheFlusherOff() {
         BudgetDecision a = acquire(100, "a");
-        leases.adjust(KEY, a.chargedAtMs(), -10, 0).block(T);
+        leases.adjust(KEY, a.chargedAtMs(), AmountsDelta.tokens(-10)).block(T);
         Sinks.Empty<Void> slow = Sinks.empty();
         hold = slow;
         clock.advance(50);
         leases.flushDue(); // the refresh hangs on the slow store
         // A call arrives meanwhile, waits on the refresh, and its caller gives up (a timeout cancels it).
-        leases.tryAcquire(KEY, LIMITS, 100, "b").subscribe().dispose();
+        leases.tryAcquire(KEY, LIMITS, Acquire.of(100, "b")).subscribe().dispose();
         slow.tryEmitEmpty();
 
         int before = leaseCalls.get();
-        leases.adjust(KEY, a.chargedAtMs(), -10, 0).block(T);
+        leases.adjust(KEY, a.chargedAtMs(), AmountsDelta.tokens(-10)).block(T);
         clock.advance(50);
         leases.flushDue();
         assertThat(leaseCalls.get()).as("the next batch still goes on time").isEqualTo(before + 1);

@@ -48,7 +48,7 @@ class ReplicaSlicesBoundTest {
                         ReplicaLeases r = replicas.get(i % 4);
                         long t = 50 + ThreadLocalRandom.current().nextLong(150);
                         String id = "c" + i;
-                        return r.tryAcquire(key, limits, t, id).flatMap(d -> {
+                        return r.tryAcquire(key, limits, Acquire.of(t, id)).flatMap(d -> {
                             if (!d.admitted()) {
                                 refused.incrementAndGet();
                                 return Mono.empty();

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch.queue;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -58,7 +59,7 @@ final class DispatchSimulation {
             var job = queue.next(view);
             if (job.isEmpty()) break;
             long id = nextLease++;
-            BudgetDecision d = budget.tryAcquire(limits, job.get().tokens(), "l" + id, nowMs);
+            BudgetDecision d = budget.tryAcquire(limits, Acquire.of(job.get().tokens(), "l" + id), nowMs);
             if (!d.admitted()) throw new AssertionError("the queue handed out a job the budget refused: " + d);
             leaseOf.put(id, "l" + id);
             running.add(new long[] {nowMs + callMs, id});

@@ -1,5 +1,7 @@
 package dev.sluice.gateway.dispatch.budget.memory;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
+import dev.sluice.gateway.dispatch.budget.AmountsDelta;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -26,16 +28,10 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
         this.clock = clock;
     }
 
+    /** The schedule is always read here: it costs nothing in memory. */
     @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.tryAcquire(limits, tokens, leaseId, clock.millis())));
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                           String leaseId, boolean needSchedule) {
-        return Mono.fromSupplier(() -> withBudget(key,
-                b -> b.tryAcquire(limits, tokens, inputTokens, outputTokens, leaseId, clock.millis())));
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+        return Mono.fromSupplier(() -> withBudget(key, b -> b.tryAcquire(limits, call, clock.millis())));
     }
 
     @Override
@@ -49,9 +45,9 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
+    public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
         return Mono.fromRunnable(() -> withBudget(key, b -> {
-            b.adjust(clock.millis(), chargedAtMs, deltaTokens, deltaRequests);
+            b.adjust(clock.millis(), chargedAtMs, delta);
             return null;
         }));
     }
@@ -60,15 +56,6 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         return Mono.fromRunnable(() -> withBudget(key, b -> {
             b.settle(clock.millis(), chargedAtMs, countedByMs, chargedTokens, deltaTokens);
-            return null;
-        }));
-    }
-
-    @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                             long deltaOutput) {
-        return Mono.fromRunnable(() -> withBudget(key, b -> {
-            b.adjust(clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaInput, deltaOutput);
             return null;
         }));
     }

@@ -1,6 +1,8 @@
 package dev.sluice.gateway.dispatch.budget.redis;
 
+import dev.sluice.gateway.dispatch.budget.Acquire;
 import dev.sluice.gateway.dispatch.budget.Amounts;
+import dev.sluice.gateway.dispatch.budget.AmountsDelta;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetRefusal;
@@ -87,28 +89,14 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId) {
-        return tryAcquire(key, limits, tokens, leaseId, true);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, String leaseId, boolean needSchedule) {
-        return tryAcquire(key, limits, tokens, 0, 0, leaseId, needSchedule);
-    }
-
-    @Override
-    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, long tokens, long inputTokens, long outputTokens,
-                                           String leaseId, boolean needSchedule) {
-        if (tokens < 0 || inputTokens < 0 || outputTokens < 0) {
-            return Mono.error(new IllegalArgumentException("tokens must not be negative, were " + tokens + ", input "
-                    + inputTokens + ", output " + outputTokens));
-        }
+    public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
+        Amounts charge = call.charge();
         List<String> keys = List.of(windowKey(key), leasesKey(key), pauseKey(key), inputWindowKey(key), outputWindowKey(key));
-        List<String> args = List.of(now(), Long.toString(tokens), leaseId,
+        List<String> args = List.of(now(), Long.toString(charge.tokens()), call.leaseId(),
                 Long.toString(limits.tokensPerMinute()), Long.toString(limits.requestsPerMinute()),
                 Integer.toString(limits.maxInFlight()), Long.toString(limits.leaseMs()),
-                Long.toString(limits.inFlightHintMs()), needSchedule ? "1" : "0",
-                Long.toString(inputTokens), Long.toString(outputTokens),
+                Long.toString(limits.inFlightHintMs()), call.needSchedule() ? "1" : "0",
+                Long.toString(charge.input()), Long.toString(charge.output()),
                 Long.toString(limits.inputTokensPerMinute()), Long.toString(limits.outputTokensPerMinute()),
                 Long.toString(limits.countDelayMs()));
         return redis.execute(ACQUIRE, keys, args).next().map(raw -> {
@@ -165,17 +153,11 @@ public final class RedisProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return adjust(key, chargedAtMs, deltaTokens, deltaRequests, 0, 0);
-    }
-
-    @Override
-    public Mono<Void> adjust(String key, long chargedAtMs, long deltaTokens, long deltaRequests, long deltaInput,
-                             long deltaOutput) {
-        if (deltaTokens == 0 && deltaRequests == 0 && deltaInput == 0 && deltaOutput == 0) return Mono.empty();
+    public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
+        if (delta.isZero()) return Mono.empty();
         return redis.execute(ADJUST, List.of(windowKey(key), inputWindowKey(key), outputWindowKey(key)),
-                List.of(now(), Long.toString(chargedAtMs), Long.toString(deltaTokens), Long.toString(deltaRequests),
-                        Long.toString(deltaInput), Long.toString(deltaOutput))).then();
+                List.of(now(), Long.toString(chargedAtMs), Long.toString(delta.tokens()), Long.toString(delta.requests()),
+                        Long.toString(delta.input()), Long.toString(delta.output()))).then();
     }
 
     @Override
