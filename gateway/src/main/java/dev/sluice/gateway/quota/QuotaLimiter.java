@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.LocalFallback;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
@@ -13,8 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -46,13 +45,9 @@ public final class QuotaLimiter {
     }
 
     private final QuotaStore store;
-    private volatile QuotaStore localFallback;
-    /** Makes the next outage's local windows (null: keep the same ones). */
-    private final Supplier<QuotaStore> freshLocal;
-    /** The shared store's time, for the hand-over's charge (Redis TIME is wall-clock time). */
+    /** This replica's own windows for fail-open tiers, with the tenants served on them and their tier's windows; null: none. */
+    private final LocalFallback<QuotaStore, String, List<WindowLimit>> localFallback;
     private final Clock clock;
-    /** Tenants served on the local windows since Redis last answered, with their tier's windows. */
-    private final Map<String, List<WindowLimit>> servedLocally = new ConcurrentHashMap<>();
     private final Duration storeTimeout;
     private final MeterRegistry meters;
     private final AtomicLong lastWarnMs = new AtomicLong();
@@ -63,7 +58,6 @@ public final class QuotaLimiter {
         this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, Clock.systemUTC());
     }
 
-    /** @param state shared with the other stages: while it says down, the store is not asked at all */
     /**
      * @param state      shared with the other stages: while it says down, the store is not asked at all
      * @param freshLocal when Redis answers again, what the local windows spent is handed to it and
@@ -72,37 +66,29 @@ public final class QuotaLimiter {
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters,
                         StoreState state, Supplier<QuotaStore> freshLocal, Clock clock) {
         this.store = store;
-        this.localFallback = localFallback;
         this.storeTimeout = storeTimeout;
         this.meters = meters;
         this.state = state;
-        this.freshLocal = freshLocal;
         this.clock = clock;
-        if (freshLocal != null && localFallback != null) state.onRecovery(this::handOverLocalSpend);
+        this.localFallback = localFallback == null ? null
+                : new LocalFallback<>(localFallback, freshLocal, state, clock, this::handOverLocalSpend);
     }
 
     /**
-     * Redis answers again: each tenant served on this replica's windows meanwhile is charged in
-     * Redis, window by window, what it used there (as used now: the safe side), so no tenant gets
-     * a second full window after an outage. The next outage starts on fresh local windows.
+     * Redis answers again: a tenant served on this replica's windows meanwhile is charged in
+     * Redis, window by window, what it used there, so no tenant gets a second full window after
+     * an outage.
      */
-    void handOverLocalSpend() {
-        QuotaStore spent = localFallback;
-        localFallback = freshLocal.get();
-        long now = clock.millis();
-        servedLocally.forEach((tenantId, windows) -> {
-            servedLocally.remove(tenantId);
-            // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
-            spent.peek(tenantId, windows).subscribe(usage -> {
-                for (int i = 0; i < windows.size() && i < usage.size(); i++) {
-                    WindowUsage u = usage.get(i);
-                    if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
-                    store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
-                            .timeout(storeTimeout.multipliedBy(4))
-                            .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", tenantId, e.toString()));
-                }
-            }, e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
-        });
+    private void handOverLocalSpend(QuotaStore spent, String tenantId, List<WindowLimit> windows, long now) {
+        spent.peek(tenantId, windows).subscribe(usage -> {
+            for (int i = 0; i < windows.size() && i < usage.size(); i++) {
+                WindowUsage u = usage.get(i);
+                if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
+                store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
+                        .timeout(storeTimeout.multipliedBy(4))
+                        .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", tenantId, e.toString()));
+            }
+        }, e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -176,9 +162,8 @@ public final class QuotaLimiter {
             log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
-        QuotaStore localFallback = this.localFallback;
-        if (freshLocal != null) servedLocally.put(tenantId, windows);
-        return localFallback.acquire(tenantId, windows, tokens, 1).map(d -> outcome(localFallback, tenantId, windows, d, tokens));
+        QuotaStore local = localFallback.serve(tenantId, windows);
+        return local.acquire(tenantId, windows, tokens, 1).map(d -> outcome(local, tenantId, windows, d, tokens));
     }
 
     private Counter counter(String name, String... tags) {

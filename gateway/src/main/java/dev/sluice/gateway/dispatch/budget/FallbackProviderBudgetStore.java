@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch.budget;
 
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.LocalFallback;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -31,14 +32,12 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     private static final Logger log = LoggerFactory.getLogger(FallbackProviderBudgetStore.class);
 
     private final ProviderBudgetStore shared;
-    private final Clock clock;
     private final StoreState state;
     private final Duration timeout;
     private final int replicas;
     private final MeterRegistry meters;
-    private volatile InMemoryProviderBudgetStore local;
-    /** The share each budget ran on locally, to read back what it spent. */
-    private final Map<String, BudgetLimits> localShares = new ConcurrentHashMap<>();
+    /** The local budgets, with the share each budget ran on there, to read back what it spent. */
+    private final LocalFallback<InMemoryProviderBudgetStore, String, BudgetLimits> locals;
     /** Leases taken locally: released there, never in Redis. */
     private final Set<String> localLeases = ConcurrentHashMap.newKeySet();
     /**
@@ -52,13 +51,12 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
                                        int replicas, MeterRegistry meters) {
         if (replicas < 1) throw new IllegalArgumentException("sluice.store.redis-down.replicas must be at least 1");
         this.shared = shared;
-        this.clock = clock;
         this.state = state;
         this.timeout = timeout;
         this.replicas = replicas;
         this.meters = meters;
-        this.local = new InMemoryProviderBudgetStore(clock);
-        state.onRecovery(this::handOverLocalSpend);
+        Supplier<InMemoryProviderBudgetStore> fresh = () -> new InMemoryProviderBudgetStore(clock);
+        this.locals = new LocalFallback<>(fresh.get(), fresh, state, clock, this::handOverLocalSpend);
         state.onRecovery(this::releasePending);
     }
 
@@ -111,7 +109,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
-        return local.snapshot(key, share(limits));
+        return locals.local().snapshot(key, share(limits));
     }
 
     /** Frees a shared slot an abandoned acquire may have taken: Redis runs the release after it (one connection, in order). */
@@ -121,7 +119,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, Acquire call) {
         BudgetLimits mine = share(limits);
-        localShares.put(key, mine);
+        InMemoryProviderBudgetStore local = locals.serve(key, mine);
         meters.counter("sluice.budget.local", "budget", key).increment();
         return local.tryAcquire(key, mine, call).doOnNext(d -> {
             if (d.admitted()) localLeases.add(call.leaseId());
@@ -137,7 +135,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
         return sharedOr(Mono.defer(() -> shared.lease(key, limits, ask)), () -> {
             BudgetLimits mine = share(limits);
-            localShares.put(key, mine);
+            InMemoryProviderBudgetStore local = locals.serve(key, mine);
             meters.counter("sluice.budget.local", "budget", key).increment();
             return local.lease(key, mine, ask);
         });
@@ -145,7 +143,7 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
-        if (localLeases.remove(leaseId)) return local.release(key, leaseId);
+        if (localLeases.remove(leaseId)) return locals.local().release(key, leaseId);
         return sharedOr(Mono.defer(() -> shared.release(key, leaseId)), () -> {
             pendingReleases.put(leaseId, key); // released when Redis answers again
             return Mono.just(false);
@@ -169,58 +167,46 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     @Override
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
         return sharedOr(Mono.defer(() -> shared.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens)),
-                () -> local.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
+                () -> locals.local().settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
     }
 
     @Override
     public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
-        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, delta)), () -> local.adjust(key, chargedAtMs, delta));
+        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, delta)),
+                () -> locals.local().adjust(key, chargedAtMs, delta));
     }
 
     @Override
     public Mono<Long> pause(String key, long pauseMs) {
-        return sharedOr(Mono.defer(() -> shared.pause(key, pauseMs)), () -> local.pause(key, pauseMs));
+        return sharedOr(Mono.defer(() -> shared.pause(key, pauseMs)), () -> locals.local().pause(key, pauseMs));
     }
 
     @Override
     public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         // The provider's remaining counts are for the whole account: locally, only this replica's share of them.
         return sharedOr(Mono.defer(() -> shared.correct(key, limits, remainingRequests, remainingTokens, resetMs)),
-                () -> local.correct(key, share(limits), remainingRequests < 0 ? -1 : remainingRequests / replicas,
+                () -> locals.local().correct(key, share(limits), remainingRequests < 0 ? -1 : remainingRequests / replicas,
                         remainingTokens < 0 ? -1 : remainingTokens / replicas, resetMs));
     }
 
     @Override
     public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-        return sharedOr(Mono.defer(() -> shared.snapshot(key, limits)), () -> local.snapshot(key, share(limits)));
+        return sharedOr(Mono.defer(() -> shared.snapshot(key, limits)), () -> locals.local().snapshot(key, share(limits)));
     }
 
     /**
-     * Redis answers again: charge the shared budget with what each local budget spent in its
-     * window (as spent now: the conservative side, it stays counted a little longer than it
-     * would have), then start the next outage from empty local budgets.
+     * Redis answers again: charge the shared budget with what a local budget spent in its window
+     * (as spent now: the conservative side, it stays counted a little longer than it would have).
      */
-    void handOverLocalSpend() {
-        InMemoryProviderBudgetStore spent = local;
-        local = new InMemoryProviderBudgetStore(clock);
-        long now = clock.millis();
-        localShares.forEach((key, mine) -> {
-            // Subscribed, not blocked: this runs on the Redis client's thread (the probe's answer).
-            spent.snapshot(key, mine).subscribe(s -> {
-                AmountsDelta used = new AmountsDelta(s.usedRequests(), s.usedTokens(), s.usedInputTokens(), s.usedOutputTokens());
-                if (used.isZero()) return;
-                shared.adjust(key, now, used)
-                        .timeout(timeout.multipliedBy(4))
-                        .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
-                log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
-                        key, s.usedTokens(), s.usedRequests());
-            });
+    private void handOverLocalSpend(InMemoryProviderBudgetStore spent, String key, BudgetLimits mine, long now) {
+        spent.snapshot(key, mine).subscribe(s -> {
+            AmountsDelta used = new AmountsDelta(s.usedRequests(), s.usedTokens(), s.usedInputTokens(), s.usedOutputTokens());
+            if (used.isZero()) return;
+            shared.adjust(key, now, used)
+                    .timeout(timeout.multipliedBy(4))
+                    .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
+            log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
+                    key, s.usedTokens(), s.usedRequests());
         });
-        localShares.clear();
-    }
-
-    /** The local store in use (tests). */
-    InMemoryProviderBudgetStore local() {
-        return local;
     }
 }
