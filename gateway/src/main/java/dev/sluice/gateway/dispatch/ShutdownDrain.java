@@ -141,7 +141,7 @@ public final class ShutdownDrain {
         @Override
         void drain() {
             quota.flushSettlements(Duration.ofSeconds(2));
-            if (budgets instanceof ReplicaLeases leases) leases.flushAll(Duration.ofSeconds(2));
+            if (budgets instanceof ReplicaLeases leases) leases.flush(Duration.ofSeconds(2));
             say("Shutdown: batched settlements sent, slices given back");
         }
 

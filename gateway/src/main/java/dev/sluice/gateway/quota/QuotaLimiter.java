@@ -187,7 +187,7 @@ public final class QuotaLimiter {
 
     /** Shutdown, before the Redis client stops: settlements still waiting in a batch go to the store. */
     public void flushSettlements(Duration wait) {
-        if (store instanceof BatchedSettlements batched) batched.flushAll(wait);
+        if (store instanceof BatchedSettlements batched) batched.flush(wait);
     }
 
     /** Batches again after {@link #flushSettlements} (a context started after a stop). */
