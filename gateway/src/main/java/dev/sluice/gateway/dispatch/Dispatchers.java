@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * configuration in force at each use, so a tiers.yaml edit applies to the next dispatch.
  */
 public final class Dispatchers implements ShutdownDrain.Lines {
+    /** Each provider's circuit: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
+    public static final String CIRCUIT = "sluice.provider.circuit";
     private static final Logger log = LoggerFactory.getLogger(Dispatchers.class);
     private final ProviderBudgetStore store;
     private final ConfigRegistry config;
@@ -90,7 +92,7 @@ public final class Dispatchers implements ShutdownDrain.Lines {
     public ProviderHealth health(String name) {
         return health.computeIfAbsent(name, n -> {
             ProviderHealth h = new ProviderHealth(healthSettings);
-            Gauge.builder("sluice.provider.circuit", h, x -> x.state().ordinal())
+            Gauge.builder(CIRCUIT, h, x -> x.state().ordinal())
                     .tag("provider", n).description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
                     .register(meters);
             return h;
