@@ -15,6 +15,7 @@ import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTargets;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTimeouts;
 import dev.sluice.gateway.estimate.RequestRewriter;
