@@ -1,7 +1,6 @@
 package dev.sluice.gateway.api;
 
 import dev.sluice.gateway.support.Drainable;
-import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.context.annotation.Bean;
@@ -23,10 +22,7 @@ public class ShutdownConfiguration {
 
     @Bean
     ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending, LifecycleProperties lifecycle) {
-        Duration phase = lifecycle.getTimeoutPerShutdownPhase();
-        // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
-        // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
-        return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
+        return new ShutdownDrain.FlushPendingWork(pending, lifecycle.getTimeoutPerShutdownPhase());
     }
 
     /**

@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 public final class ShutdownDrain {
     private static final Logger log = LoggerFactory.getLogger(ShutdownDrain.class);
     /** The longest the flush waits (or the phase timeout, when shorter). */
-    public static final Duration FLUSH_MAX = Duration.ofSeconds(8);
+    static final Duration FLUSH_MAX = Duration.ofSeconds(8);
 
     private ShutdownDrain() {
     }
@@ -108,9 +108,14 @@ public final class ShutdownDrain {
         private final PendingWork pending;
         private final Duration max;
 
-        public FlushPendingWork(PendingWork pending, Duration max) {
+        /**
+         * @param phase the shutdown phase's timeout. Store calls are bounded by their own timeouts (seconds): the
+         *              flush needs seconds, not another whole phase, which the chart's terminationGracePeriodSeconds
+         *              (preStop + drain + 10 s margin) has no room for
+         */
+        public FlushPendingWork(PendingWork pending, Duration phase) {
+            this.max = phase.compareTo(FLUSH_MAX) < 0 ? phase : FLUSH_MAX;
             this.pending = pending;
-            this.max = max;
         }
 
         @Override
