@@ -28,6 +28,10 @@ import reactor.core.publisher.Mono;
  * and opens a flag when it finds one. Time comes from the clock passed in.
  */
 public final class AbuseSampler {
+    /** Tagged {@code result}: sampled or failed. */
+    static final String SAMPLES = "sluice.abuse.samples";
+    /** Tagged {@code tier}. */
+    static final String FLAGS_OPENED = "sluice.abuse.flags.opened";
     private static final Logger log = LoggerFactory.getLogger(AbuseSampler.class);
     private static final int PARALLEL_TENANTS = 16;
 
@@ -58,8 +62,8 @@ public final class AbuseSampler {
         this.clock = clock;
         this.meters = meters;
         // At zero from start: the dashboard's and the alerts' series exist before the first minute is sampled.
-        for (String result : List.of("sampled", "failed")) meters.counter("sluice.abuse.samples", "result", result);
-        for (String tier : config.get().tiers().keySet()) meters.counter("sluice.abuse.flags.opened", "tier", tier);
+        for (String result : List.of("sampled", "failed")) meters.counter(SAMPLES, "result", result);
+        for (String tier : config.get().tiers().keySet()) meters.counter(FLAGS_OPENED, "tier", tier);
     }
 
     public Mono<MinuteReport> sampleMinute(long minuteStartMs) {
@@ -94,9 +98,9 @@ public final class AbuseSampler {
                 .map(windows -> sample(minute, tenantId, tierName, windows, act))
                 .flatMap(sample -> history.append(tenantId, sample, retentionMinutes)
                         .then(detect(tenantId, tierName, minute, detector)))
-                .doOnSuccess(x -> meters.counter("sluice.abuse.samples", "result", "sampled").increment())
+                .doOnSuccess(x -> meters.counter(SAMPLES, "result", "sampled").increment())
                 .onErrorResume(e -> {
-                    meters.counter("sluice.abuse.samples", "result", "failed").increment();
+                    meters.counter(SAMPLES, "result", "failed").increment();
                     log.debug("Could not sample tenant {} for minute {}: {}", tenantId, Instant.ofEpochMilli(minute), e.toString());
                     return Mono.empty();
                 });
@@ -127,7 +131,7 @@ public final class AbuseSampler {
         String id = "flag_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         Flag flag = Flag.open(id, tenantId, tierName, clock.instant(), finding);
         return flags.openIfNone(flag).map(f -> {
-            meters.counter("sluice.abuse.flags.opened", "tier", tierName).increment();
+            meters.counter(FLAGS_OPENED, "tier", tierName).increment();
             log.warn("Tenant {} flagged for review ({}): at or above its ceiling for {} consecutive minutes since {}",
                     tenantId, f.id(), finding.run().minutes(), f.runStart());
             return Optional.of(f);

@@ -16,6 +16,7 @@ import reactor.core.publisher.Mono;
  * so dashboards and alerts take {@code max()} over replicas, not {@code sum()}.
  */
 public final class OpenFlagsGauge {
+    public static final String NAME = "sluice.abuse.flags.open";
     private static final Logger log = LoggerFactory.getLogger(OpenFlagsGauge.class);
 
     private final FlagStore flags;
@@ -27,7 +28,7 @@ public final class OpenFlagsGauge {
 
     public OpenFlagsGauge(FlagStore flags, MeterRegistry meters) {
         this.flags = flags;
-        Gauge.builder("sluice.abuse.flags.open", open, AtomicLong::get)
+        Gauge.builder(NAME, open, AtomicLong::get)
                 .description("Abuse flags open (waiting for review), fleet-wide").register(meters);
     }
 

@@ -1,7 +1,9 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.abuse.OpenFlagsGauge;
 import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
@@ -9,6 +11,8 @@ import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.DispatcherMeters;
+import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
+import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -102,7 +106,7 @@ final class OverviewHandler {
         m.put("decisions", decisions);
 
         TreeSet<String> budgets = new TreeSet<>();
-        for (Gauge g : meters.find("sluice.inflight").gauges()) budgets.add(g.getId().getTag("budget"));
+        for (Gauge g : meters.find(DispatcherMeters.IN_FLIGHT).gauges()) budgets.add(g.getId().getTag("budget"));
         m.put("queueWaitP95Ms", waitP95(totals, last, ""));
         m.put("waitEstimate", waitEstimate(null));
 
@@ -123,7 +127,7 @@ final class OverviewHandler {
         upstream.put("sinceStart", prefixed(totals, UPSTREAM, List.of()));
         m.put("upstream", upstream);
 
-        Gauge open = meters.find("sluice.abuse.flags.open").gauge();
+        Gauge open = meters.find(OpenFlagsGauge.NAME).gauge();
         m.put("openFlags", open == null ? null : Math.round(open.value()));
         m.put("providers", ProviderOverview.list(meters, snapshot, totals, last, budgetViews));
         return m;
@@ -132,27 +136,27 @@ final class OverviewHandler {
     private Map<String, Object> budget(String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
         Map<String, Object> b = new LinkedHashMap<>();
         b.put("budget", budget);
-        Gauge inFlight = meters.find("sluice.inflight").tag("budget", budget).gauge();
+        Gauge inFlight = meters.find(DispatcherMeters.IN_FLIGHT).tag("budget", budget).gauge();
         b.put("provider", inFlight == null ? null : inFlight.getId().getTag("provider"));
         b.put("model", inFlight == null ? null : inFlight.getId().getTag("model"));
         Map<String, Object> utilisation = new LinkedHashMap<>();
-        utilisation.put("tokens", round(gauge("sluice.budget.utilisation", budget, "tokens"), 4));
-        utilisation.put("requests", round(gauge("sluice.budget.utilisation", budget, "requests"), 4));
+        utilisation.put("tokens", round(gauge(DispatcherMeters.UTILISATION, budget, "tokens"), 4));
+        utilisation.put("requests", round(gauge(DispatcherMeters.UTILISATION, budget, "requests"), 4));
         // Input and output apart only where the provider limits them so (their gauges exist then).
         for (String unit : List.of("input_tokens", "output_tokens")) {
-            if (meters.find("sluice.budget.utilisation").tag("budget", budget).tag("unit", unit).gauge() != null) {
+            if (meters.find(DispatcherMeters.UTILISATION).tag("budget", budget).tag("unit", unit).gauge() != null) {
                 utilisation.put(unit.equals("input_tokens") ? "inputTokens" : "outputTokens",
-                        round(gauge("sluice.budget.utilisation", budget, unit), 4));
+                        round(gauge(DispatcherMeters.UTILISATION, budget, unit), 4));
             }
         }
         b.put("utilisation", utilisation);
-        b.put("inFlight", Math.round(gauge("sluice.inflight", budget, null)));
-        b.put("concurrencyLimit", Math.round(gauge("sluice.concurrency.limit", budget, null)));
+        b.put("inFlight", Math.round(gauge(DispatcherMeters.IN_FLIGHT, budget, null)));
+        b.put("concurrencyLimit", Math.round(gauge(DispatcherMeters.CONCURRENCY_LIMIT, budget, null)));
         ProviderSettings provider = providerOf((String) b.get("provider"), snapshot);
         ModelLimits limits = provider == null ? null : provider.models().get((String) b.get("model"));
         b.put("maxInFlight", limits == null ? null : BudgetLimits.of(limits, provider.headroom(), Duration.ofMinutes(1)).maxInFlight());
-        b.put("queueDepth", Math.round(gauge("sluice.queue.depth", budget, null)));
-        b.put("pausedForMs", Math.round(gauge("sluice.budget.paused", budget, null) * 1000));
+        b.put("queueDepth", Math.round(gauge(DispatcherMeters.QUEUE_DEPTH, budget, null)));
+        b.put("pausedForMs", Math.round(gauge(DispatcherMeters.PAUSED, budget, null) * 1000));
         b.put("queueWaitP95Ms", waitP95(totals, last, budget));
         b.put("waitEstimate", waitEstimate(budget));
         b.put("pricePerMillionTokens", limits == null ? null : limits.pricePerMillionTokens());
@@ -197,12 +201,12 @@ final class OverviewHandler {
     /** Every counter the overview reads, and the queue-wait histogram's cumulative buckets, flat. */
     Map<String, Double> totals() {
         Map<String, Double> t = new LinkedHashMap<>();
-        for (Counter c : meters.find("sluice.decisions").counters()) t.merge(DECISIONS + c.getId().getTag("stage"), c.count(), Double::sum);
-        for (Counter c : meters.find("sluice.upstream.responses").counters()) t.merge(UPSTREAM + c.getId().getTag("status"), c.count(), Double::sum);
+        for (Counter c : meters.find(StageCounter.DECISIONS).counters()) t.merge(DECISIONS + c.getId().getTag("stage"), c.count(), Double::sum);
+        for (Counter c : meters.find(UpstreamMeters.RESPONSES).counters()) t.merge(UPSTREAM + c.getId().getTag("status"), c.count(), Double::sum);
         ProviderOverview.totals(meters, t);
-        for (Counter c : meters.find("sluice.spend.usd").counters()) t.merge("spend", c.count(), Double::sum);
-        for (Counter c : meters.find("sluice.tokens.actual").counters()) t.merge("tokens", c.count(), Double::sum);
-        for (Timer timer : meters.find("sluice.queue.wait").timers()) {
+        for (Counter c : meters.find(SettleFilter.SPEND).counters()) t.merge("spend", c.count(), Double::sum);
+        for (Counter c : meters.find(SettleFilter.TOKENS_ACTUAL).counters()) t.merge("tokens", c.count(), Double::sum);
+        for (Timer timer : meters.find(DispatcherMeters.QUEUE_WAIT).timers()) {
             String budget = timer.getId().getTag("budget");
             var snap = timer.takeSnapshot();
             t.merge(WAIT + budget + "/count", (double) snap.count(), Double::sum);

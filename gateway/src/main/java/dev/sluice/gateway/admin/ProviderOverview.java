@@ -2,6 +2,8 @@ package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.dispatch.Dispatchers;
+import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,8 +25,7 @@ final class ProviderOverview {
     /** Totals key prefixes: {@code answers/<status>/<provider>}, {@code retries/<status>/<provider>} (a status never holds '/'). */
     private static final String ANSWERS = "answers/";
     private static final String RETRIES = "retries/";
-    /** {@code sluice.provider.circuit}: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
-    static final String CIRCUIT_GAUGE = "sluice.provider.circuit";
+    /** {@link Dispatchers#CIRCUIT}'s values. */
     private static final String[] CIRCUITS = {"closed", "open", "probing"};
 
     private ProviderOverview() {
@@ -32,8 +33,8 @@ final class ProviderOverview {
 
     /** Adds each provider's answers and retries by status to the totals the overview's window keeps. */
     static void totals(MeterRegistry meters, Map<String, Double> t) {
-        byStatus(meters, "sluice.upstream.responses", ANSWERS, t);
-        byStatus(meters, "sluice.upstream.retries", RETRIES, t);
+        byStatus(meters, UpstreamMeters.RESPONSES, ANSWERS, t);
+        byStatus(meters, UpstreamMeters.RETRIES, RETRIES, t);
     }
 
     private static void byStatus(MeterRegistry meters, String counter, String prefix, Map<String, Double> t) {
@@ -91,7 +92,7 @@ final class ProviderOverview {
 
     /** The circuit's state from its gauge; null where the gateway has none for the provider. */
     private static String circuit(MeterRegistry meters, String provider) {
-        Gauge g = meters.find(CIRCUIT_GAUGE).tag("provider", provider).gauge();
+        Gauge g = meters.find(Dispatchers.CIRCUIT).tag("provider", provider).gauge();
         if (g == null || !Double.isFinite(g.value())) return null;
         int v = (int) Math.round(g.value());
         return v >= 0 && v < CIRCUITS.length ? CIRCUITS[v] : null;

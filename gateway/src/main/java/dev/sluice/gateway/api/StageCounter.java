@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * which its usage series and the abuse signal are built.
  */
 public final class StageCounter {
+    /** Tagged {@code tier} and {@code stage}. */
+    public static final String DECISIONS = "sluice.decisions";
     private static final Stage[] STAGES = Stage.values();
     private final MeterRegistry meters;
     private final RequestActivity activity;
@@ -38,7 +40,7 @@ public final class StageCounter {
     private Counter[] countersOf(String tier) {
         Counter[] counters = new Counter[STAGES.length];
         for (Stage stage : STAGES) {
-            counters[stage.ordinal()] = meters.counter("sluice.decisions", "tier", tier, "stage", stage.label());
+            counters[stage.ordinal()] = meters.counter(DECISIONS, "tier", tier, "stage", stage.label());
         }
         return counters;
     }

@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.api.ShutdownDrain;
 import dev.sluice.gateway.config.CalibrationProperties;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.FairShareProperties;
@@ -14,9 +15,9 @@ import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTargets;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTimeouts;
-import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.UpstreamProperties;
@@ -29,9 +30,7 @@ import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -55,7 +54,8 @@ public class DispatchConfiguration {
     /**
      * In memory, the budget itself (no round trip to save). With Redis, this replica's slices of
      * the shared budget ({@link ReplicaLeases}) over Redis, or over this replica's share while
-     * Redis is out; closing it sends the last settlements and gives the slices back.
+     * Redis is out; shutdown sends the slices' last settlements and gives them back (they are
+     * {@link dev.sluice.gateway.support.Drainable}: {@link ShutdownDrain.FlushBatches}).
      */
     @Bean
     ProviderBudgetStore providerBudgetStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
@@ -83,30 +83,6 @@ public class DispatchConfiguration {
     @Bean(destroyMethod = "dispose")
     Scheduler dispatchLoop() {
         return Schedulers.newSingle("sluice-dispatch", true);
-    }
-
-    /** Store calls that finish requests in the background; shutdown waits for them (see {@link ShutdownDrain}). */
-    @Bean
-    PendingWork pendingWork() {
-        return new PendingWork();
-    }
-
-    @Bean
-    ShutdownDrain.CloseTheLines closeTheLines(Dispatchers dispatchers) {
-        return new ShutdownDrain.CloseTheLines(dispatchers);
-    }
-
-    @Bean
-    ShutdownDrain.FlushPendingWork flushPendingWork(PendingWork pending, LifecycleProperties lifecycle) {
-        Duration phase = lifecycle.getTimeoutPerShutdownPhase();
-        // Store calls are bounded by their own timeouts (seconds): the flush needs seconds, not another
-        // whole phase, which the chart's terminationGracePeriodSeconds (preStop + drain + 10 s margin) has no room for.
-        return new ShutdownDrain.FlushPendingWork(pending, phase.compareTo(ShutdownDrain.FLUSH_MAX) < 0 ? phase : ShutdownDrain.FLUSH_MAX);
-    }
-
-    @Bean
-    ShutdownDrain.FlushBatches flushBatches(ProviderBudgetStore budgets, QuotaLimiter quota) {
-        return new ShutdownDrain.FlushBatches(budgets, quota);
     }
 
     @Bean

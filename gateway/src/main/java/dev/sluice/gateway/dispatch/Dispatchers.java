@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.api.ShutdownDrain;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * route's budgets in one step), and one {@link ProviderHealth} per provider. Limits are read from the
  * configuration in force at each use, so a tiers.yaml edit applies to the next dispatch.
  */
-public final class Dispatchers {
+public final class Dispatchers implements ShutdownDrain.Lines {
+    /** Each provider's circuit: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
+    public static final String CIRCUIT = "sluice.provider.circuit";
     private static final Logger log = LoggerFactory.getLogger(Dispatchers.class);
     private final ProviderBudgetStore store;
     private final ConfigRegistry config;
@@ -89,7 +92,7 @@ public final class Dispatchers {
     public ProviderHealth health(String name) {
         return health.computeIfAbsent(name, n -> {
             ProviderHealth h = new ProviderHealth(healthSettings);
-            Gauge.builder("sluice.provider.circuit", h, x -> x.state().ordinal())
+            Gauge.builder(CIRCUIT, h, x -> x.state().ordinal())
                     .tag("provider", n).description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
                     .register(meters);
             return h;
@@ -140,12 +143,14 @@ public final class Dispatchers {
     }
 
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */
+    @Override
     public Mono<Void> close() {
         closed = true;
         return Flux.fromIterable(byKey.values()).flatMap(ProviderDispatcher::close).then();
     }
 
     /** Undoes {@link #close()} when the context starts again after a stop. */
+    @Override
     public void open() {
         closed = false;
         byKey.values().forEach(ProviderDispatcher::open);

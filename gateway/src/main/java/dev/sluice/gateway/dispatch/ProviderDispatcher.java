@@ -17,6 +17,7 @@ import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,7 +46,7 @@ import reactor.core.scheduler.Scheduler;
  * {@link BudgetCache}'s; how a lease ends (release, corrections, the concurrency limit's samples)
  * is {@link LeaseSettlement}'s; the refusals' texts are {@link GatewayBusyException}'s.
  */
-public final class ProviderDispatcher {
+public final class ProviderDispatcher implements LaneSharing.Lanes {
     private static final Logger log = LoggerFactory.getLogger(ProviderDispatcher.class);
 
     private final String key;
@@ -108,6 +109,7 @@ public final class ProviderDispatcher {
     }
 
     /** The budget this dispatcher guards, {@code provider:model}. */
+    @Override
     public String key() {
         return key;
     }
@@ -127,7 +129,8 @@ public final class ProviderDispatcher {
     }
 
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
-    BudgetLimits limits() {
+    @Override
+    public BudgetLimits limits() {
         return configured.get().withMaxInFlight(aimd.limit());
     }
 
@@ -261,24 +264,23 @@ public final class ProviderDispatcher {
     // Fairness across replicas: LaneSharing takes the reports and hands back the fleet's view, on the loop.
 
     /** The queue's credit, for the shared counters' lift. */
-    long credit() {
+    @Override
+    public long credit() {
         return queue.credit();
     }
 
-    /** What this budget tells the other replicas at a tick: its lanes' service and its door's demand. */
-    record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {
-    }
-
     /** This budget's lanes and demand to report to the other replicas (taken on the loop). */
-    Mono<Share> takeReports() {
+    @Override
+    public Mono<LaneSharing.Share> takeReports() {
         return Mono.fromCallable(() -> {
             queue.shareWithOtherReplicas();
-            return new Share(queue.takeReports(), door.demandHere(clock.millis()));
+            return new LaneSharing.Share(queue.takeReports(), door.demandHere(clock.millis()));
         }).subscribeOn(loop);
     }
 
     /** The fleet's view: counters rebased, the others' demand to the door, the hold set, and the line tried again under it. */
-    void shared(LaneShare.View view, HoldBack hold) {
+    @Override
+    public void shared(LaneShare.View view, HoldBack hold) {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
@@ -287,7 +289,8 @@ public final class ProviderDispatcher {
     }
 
     /** The report did not reach the fleet: its service goes in the next one, and nothing is held back meanwhile. */
-    void notShared(List<LaneShare.Report> reports) {
+    @Override
+    public void notShared(List<LaneShare.Report> reports) {
         loop.schedule(() -> {
             queue.restore(reports);
             door.elsewhere(Map.of());

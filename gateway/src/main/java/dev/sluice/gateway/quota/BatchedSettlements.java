@@ -1,17 +1,14 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.support.Batches;
+import dev.sluice.gateway.support.Drainable;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -27,7 +24,7 @@ import reactor.core.scheduler.Scheduler;
  * {@code every} after the answer; a crash loses the corrections waiting (at most one batch per
  * tenant), which then stay charged at their estimates until they leave the window.
  */
-public final class BatchedSettlements implements QuotaStore {
+public final class BatchedSettlements implements QuotaStore, Drainable {
     private static final Logger log = LoggerFactory.getLogger(BatchedSettlements.class);
 
     private record Tenant(String id, List<WindowLimit> windows) {
@@ -43,11 +40,7 @@ public final class BatchedSettlements implements QuotaStore {
     private final long everyMs;
     private final int max;
     private final Clock clock;
-    private final Map<Tenant, Batch> waiting = new ConcurrentHashMap<>();
-    private final Disposable flusher;
-    private final Scheduler timer;
-    /** Set by {@link #flushAll} at shutdown: a settlement that comes after it goes at once, not into a batch. */
-    private volatile boolean direct;
+    private final Batches<Tenant, Batch> waiting;
 
     public BatchedSettlements(QuotaStore store, Duration timeout, Duration every, int max, Clock clock, Scheduler timer) {
         if (every.toMillis() < 1 || max < 1) throw new IllegalArgumentException("batch every must be at least 1ms and max at least 1");
@@ -56,8 +49,8 @@ public final class BatchedSettlements implements QuotaStore {
         this.everyMs = every.toMillis();
         this.max = max;
         this.clock = clock;
-        this.timer = timer;
-        this.flusher = timer == null ? null : timer.schedulePeriodically(() -> flush(false), everyMs, everyMs, TimeUnit.MILLISECONDS);
+        this.waiting = new Batches<>("quota settlements", t -> new Batch(), Duration.ofMillis(everyMs), timer, this::flushDue,
+                this::sendAll);
     }
 
     @Override
@@ -76,16 +69,16 @@ public final class BatchedSettlements implements QuotaStore {
         if (deltaTokens == 0) return Mono.empty();
         // Whether to batch is decided when the settlement runs, not when it was asked for: shutdown may begin between.
         return Mono.defer(() -> {
-            if (direct) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, 0);
+            if (waiting.direct()) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, 0);
             Tenant t = new Tenant(tenantId, windows);
             List<Correction> full = null;
             boolean straggler;
-            Batch b = waiting.computeIfAbsent(t, k -> new Batch());
+            Batch b = waiting.of(t);
             synchronized (b) {
                 if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
                 b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
-                // flushAll (which sets direct before it drains) may have drained this batch just before the add.
-                straggler = direct;
+                // The shutdown's flush (which goes direct before it drains) may have drained this batch just before the add.
+                straggler = waiting.direct();
                 if (straggler || b.corrections.size() >= max) full = take(b);
             }
             if (full == null) return Mono.<Void>empty();
@@ -105,20 +98,29 @@ public final class BatchedSettlements implements QuotaStore {
         return out;
     }
 
-    /** Sends what has waited long enough (or everything); drops tenants with nothing waiting. */
-    void flush(boolean all) {
+    /** The timer's tick: sends what has waited long enough; drops tenants with nothing waiting. */
+    void flushDue() {
         long now = clock.millis();
         waiting.forEach((t, b) -> {
             List<Correction> due = null;
             synchronized (b) {
                 if (b.corrections.isEmpty()) {
-                    waiting.remove(t, b);
-                } else if (all || now - b.firstAtMs >= everyMs) {
+                    waiting.forget(t, b);
+                } else if (now - b.firstAtMs >= everyMs) {
                     due = take(b);
                 }
             }
             if (due != null) send(t, due);
         });
+    }
+
+    /** At shutdown: all the tenant's batch holds, sent; null when it holds nothing. */
+    private Mono<Void> sendAll(Tenant t, Batch b) {
+        List<Correction> due;
+        synchronized (b) {
+            due = b.corrections.isEmpty() ? null : take(b);
+        }
+        return due == null ? null : send(t, due);
     }
 
     private Mono<Void> send(Tenant t, List<Correction> corrections) {
@@ -131,31 +133,19 @@ public final class BatchedSettlements implements QuotaStore {
         return call;
     }
 
-    /**
-     * Shutdown, before the Redis client stops: what waits is sent, waiting at most {@code wait}.
-     * The flusher keeps running (a context stopped and started again settles as before).
-     */
-    public void flushAll(Duration wait) {
-        direct = true; // a call ending after this (its answer was the last thing before shutdown) settles at once
-        List<Mono<Void>> sends = new ArrayList<>();
-        waiting.forEach((t, b) -> {
-            List<Correction> due;
-            synchronized (b) {
-                due = b.corrections.isEmpty() ? null : take(b);
-            }
-            if (due != null) sends.add(send(t, due));
-        });
-        Flux.merge(sends).then().block(wait);
+    /** Shutdown, before the Redis client stops: what waits is sent, waiting at most {@code wait} ({@link Batches#flush}). */
+    @Override
+    public void flush(Duration wait) {
+        waiting.flush(wait);
     }
 
-    /** Batches again (a context started after a stop). */
+    @Override
     public void resume() {
-        direct = false;
+        waiting.resume();
     }
 
     /** The flusher stops (the bean's end). */
     public void close() {
-        if (flusher != null) flusher.dispose();
-        if (timer != null) timer.dispose();
+        waiting.close();
     }
 }

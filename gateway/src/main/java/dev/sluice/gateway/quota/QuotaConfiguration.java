@@ -5,6 +5,7 @@ import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.store.RedisConfiguredCondition;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
@@ -17,7 +18,9 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 @Configuration(proxyBeanMethods = false)
@@ -32,36 +35,46 @@ public class QuotaConfiguration {
     }
 
     @Bean
-    QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                              QuotaClock clock, StoreProperties store, StoreState state, ObjectProvider<RedisWatch> watch,
-                              ConfigRegistry config) {
-        QuotaLimiter limiter = quotaLimiter(mode, redis, meters, clock, store, state, watch);
+    QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<BatchedSettlements> settlements, MeterRegistry meters,
+                              QuotaClock clock, StoreProperties store, StoreState state, ConfigRegistry config) {
+        QuotaLimiter limiter = quotaLimiter(mode, settlements, meters, clock, store, state);
         limiter.registerMeters(config.current().tiers().values());
         return limiter;
     }
 
-    private static QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, MeterRegistry meters,
-                                             QuotaClock clock, StoreProperties settings, StoreState state,
-                                             ObjectProvider<RedisWatch> watch) {
+    private static QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<BatchedSettlements> settlements, MeterRegistry meters,
+                                             QuotaClock clock, StoreProperties settings, StoreState state) {
         Duration timeout = settings.timeout();
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
-            RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
-            watch.getObject(); // probes Redis once: no warm-up wait when it is down
-            if (state.up()) {
-                try {
-                    shared.warmUp().block(settings.startupTimeout());
-                } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
-                    log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
-                }
-            }
-            // Settlements in batches, off the request path: admission stays the request's one round trip.
-            QuotaStore batched = new BatchedSettlements(shared, timeout, settings.batch().every(), settings.batch().max(),
-                    Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
+            QuotaStore batched = settlements.getObject();
             return new QuotaLimiter(batched, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
                     Clock.systemUTC());
         }
         return new QuotaLimiter(local, null, timeout, meters);
+    }
+
+    /**
+     * With Redis, the shared windows with their settlements sent in batches, off the request path:
+     * admission stays the request's one round trip. Shutdown sends the last batches
+     * ({@link dev.sluice.gateway.support.Drainable}), before the provider budget's (unordered).
+     */
+    @Bean
+    @Conditional(RedisConfiguredCondition.class)
+    @Order(1)
+    BatchedSettlements quotaSettlements(ObjectProvider<ReactiveStringRedisTemplate> redis, StoreProperties settings, StoreState state,
+                                        ObjectProvider<RedisWatch> watch) {
+        RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
+        watch.getObject(); // probes Redis once: no warm-up wait when it is down
+        if (state.up()) {
+            try {
+                shared.warmUp().block(settings.startupTimeout());
+            } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
+                log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+            }
+        }
+        return new BatchedSettlements(shared, settings.timeout(), settings.batch().every(), settings.batch().max(),
+                Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
     }
 
 

@@ -169,19 +169,4 @@ public final class QuotaLimiter {
     private Counter counter(String name, String... tags) {
         return meters.counter(name, tags);
     }
-
-    /** Shutdown, before the Redis client stops: settlements still waiting in a batch go to the store. */
-    public void flushSettlements(Duration wait) {
-        if (store instanceof BatchedSettlements batched) batched.flushAll(wait);
-    }
-
-    /** Batches again after {@link #flushSettlements} (a context started after a stop). */
-    public void resumeBatches() {
-        if (store instanceof BatchedSettlements batched) batched.resume();
-    }
-
-    /** The bean's inferred destroy method: the batches' flusher stops. */
-    public void close() {
-        if (store instanceof BatchedSettlements batched) batched.close();
-    }
 }

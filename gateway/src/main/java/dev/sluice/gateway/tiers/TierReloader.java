@@ -25,6 +25,8 @@ import reactor.core.publisher.Mono;
  * {@code sluice.config.reload{result="invalid"}}.
  */
 public final class TierReloader {
+    /** Tagged {@code result}: applied, invalid, store-error. */
+    static final String RELOADS = "sluice.config.reload";
     private static final Logger log = LoggerFactory.getLogger(TierReloader.class);
 
     private final TierDocumentStore store;
@@ -150,10 +152,10 @@ public final class TierReloader {
 
     /** Both results at zero from start, so an alert on the first refused document sees it rise. */
     private void registerMeters() {
-        for (String result : List.of("applied", "invalid")) meters.counter("sluice.config.reload", "result", result);
+        for (String result : List.of("applied", "invalid")) meters.counter(RELOADS, "result", result);
     }
 
     private void count(String result) {
-        meters.counter("sluice.config.reload", "result", result).increment();
+        meters.counter(RELOADS, "result", result).increment();
     }
 }

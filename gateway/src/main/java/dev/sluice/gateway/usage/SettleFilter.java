@@ -34,6 +34,10 @@ import reactor.core.publisher.Mono;
  * at most once, so nothing is charged twice and nothing leaks. The spend is priced here too.
  */
 public class SettleFilter implements GlobalFilter, Ordered {
+    public static final String TOKENS_ESTIMATED = "sluice.tokens.estimated";
+    public static final String TOKENS_ACTUAL = "sluice.tokens.actual";
+    /** Tagged {@code tier}. */
+    public static final String SPEND = "sluice.spend.usd";
     private final TokenEstimator estimator;
     private final MeterRegistry meters;
     private final PendingWork pending;
@@ -47,13 +51,13 @@ public class SettleFilter implements GlobalFilter, Ordered {
         this.estimator = estimator;
         this.meters = meters;
         this.pending = pending;
-        this.estimatedTokens = meters.counter("sluice.tokens.estimated");
-        this.actualTokens = meters.counter("sluice.tokens.actual");
+        this.estimatedTokens = meters.counter(TOKENS_ESTIMATED);
+        this.actualTokens = meters.counter(TOKENS_ACTUAL);
     }
 
     /** Each tier's spend at zero from start, for the dashboard's spend panel on a new replica. */
     public void registerMeters(Collection<String> tiers) {
-        for (String tier : tiers) meters.counter("sluice.spend.usd", "tier", tier);
+        for (String tier : tiers) meters.counter(SPEND, "tier", tier);
     }
 
     @Override
@@ -152,7 +156,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
         ModelLimits limits = served == null ? null : SluiceAttributes.config(exchange).provider(served)
                 .map(p -> p.limitsFor(SluiceAttributes.MODEL.get(exchange))).orElse(null);
         if (limits == null) return;
-        spendByTier.computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter("sluice.spend.usd", "tier", tier))
+        spendByTier.computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter(SPEND, "tier", tier))
                 .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
 import java.time.Duration;
 import java.util.ArrayList;

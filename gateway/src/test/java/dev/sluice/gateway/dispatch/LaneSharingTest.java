@@ -7,6 +7,7 @@ import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
 import dev.sluice.gateway.dispatch.queue.LaneShare.View;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;

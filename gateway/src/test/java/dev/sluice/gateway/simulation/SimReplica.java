@@ -11,7 +11,7 @@ import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
-import dev.sluice.gateway.dispatch.LaneSharing;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
-import dev.sluice.gateway.dispatch.LaneSharing;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;

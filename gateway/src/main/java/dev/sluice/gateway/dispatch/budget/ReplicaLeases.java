@@ -1,15 +1,15 @@
 package dev.sluice.gateway.dispatch.budget;
 
+import dev.sluice.gateway.support.Batches;
+import dev.sluice.gateway.support.Drainable;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -31,35 +31,31 @@ import reactor.core.scheduler.Scheduler;
  * slice (at most one horizon's use) stays charged until it leaves the window (a minute); the held
  * slots are taken by nobody until their {@code slotTtl} passes.
  */
-public final class ReplicaLeases implements ProviderBudgetStore {
+public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     private static final Logger log = LoggerFactory.getLogger(ReplicaLeases.class);
 
     private final ProviderBudgetStore store;
     private final ReplicaSlice.Terms terms;
     private final Clock clock;
     private final String replica = UUID.randomUUID().toString();
-    private final Map<String, ReplicaSlice> slices = new ConcurrentHashMap<>();
+    /** Each budget's slice, with the settlements queued for its next call. */
+    private final Batches<String, ReplicaSlice> slices;
     /** Leases taken on the store's share ({@link #tryAcquireOnShare}), not from a slice: released there. */
     private final Map<String, String> outside = new ConcurrentHashMap<>();
     /** Store time less this replica's, from the last answer (Redis TIME against the local clock). */
     private volatile long offsetMs;
-    private final Disposable flusher;
-    private final Scheduler timer;
-    /** Set by {@link #flushAll} at shutdown: a settlement that comes after it is sent at once. */
-    private volatile boolean direct;
 
     public ReplicaLeases(ProviderBudgetStore store, Duration horizon, Duration slotTtl, Duration flushEvery, int flushMax,
                          Clock clock, Scheduler timer) {
         this.store = store;
         this.terms = new ReplicaSlice.Terms(horizon.toMillis(), slotTtl.toMillis(), flushEvery.toMillis(), flushMax);
         this.clock = clock;
-        this.timer = timer;
-        this.flusher = timer == null ? null
-                : timer.schedulePeriodically(this::flushDue, terms.flushEveryMs(), terms.flushEveryMs(), TimeUnit.MILLISECONDS);
+        this.slices = new Batches<>("budget slices", k -> new ReplicaSlice(terms), Duration.ofMillis(terms.flushEveryMs()), timer,
+                this::flushDue, this::giveBack);
     }
 
     private ReplicaSlice slice(String key) {
-        return slices.computeIfAbsent(key, k -> new ReplicaSlice(terms));
+        return slices.of(key);
     }
 
     private long storeNow() {
@@ -204,6 +200,7 @@ public final class ReplicaLeases implements ProviderBudgetStore {
     private Mono<Void> queue(String key, BudgetSettlement settlement) {
         return Mono.fromRunnable(() -> {
             ReplicaSlice s = slice(key);
+            boolean direct = slices.direct();
             if ((s.queue(settlement, clock.millis()) || direct) && s.limits() != null) {
                 // After the shutdown's flush, nothing new is taken with it: only settled and given back.
                 send(key, s, s.limits(), Amounts.ZERO, false, direct).subscribe(g -> { }, e -> { });
@@ -246,10 +243,9 @@ public final class ReplicaLeases implements ProviderBudgetStore {
         return store.lease(key, limits, ask);
     }
 
-    /** The bean's destroy method: the flusher stops (the last batch went in {@link #flushAll}, while Redis still answered). */
+    /** The bean's destroy method: the flusher stops (the last batch went in {@link #flush}, while Redis still answered). */
     public void close() {
-        if (flusher != null) flusher.dispose();
-        if (timer != null) timer.dispose();
+        slices.close();
     }
 
     /**
@@ -257,19 +253,22 @@ public final class ReplicaLeases implements ProviderBudgetStore {
      * and spare slots given back, waiting at most {@code wait}. The flusher keeps running: a
      * context stopped and started again (as test contexts are) spends from new slices.
      */
-    public void flushAll(Duration wait) {
-        direct = true;
-        Mono.when(slices.entrySet().stream()
-                        .filter(e -> e.getValue().limits() != null)
-                        .map(e -> send(e.getKey(), e.getValue(), e.getValue().limits(), Amounts.ZERO, false, true)
-                                .onErrorResume(x -> Mono.empty()))
-                        .toList())
-                .block(wait);
+    @Override
+    public void flush(Duration wait) {
+        slices.flush(wait);
+    }
+
+    /** A slice's last call: its settlements, its rest and spare slots given back; null for one never used (no limits). */
+    private Mono<Void> giveBack(String key, ReplicaSlice s) {
+        BudgetLimits limits = s.limits();
+        if (limits == null) return null;
+        return send(key, s, limits, Amounts.ZERO, false, true).onErrorResume(x -> Mono.empty()).then();
     }
 
     /** Batches again (a context started after a stop). */
+    @Override
     public void resume() {
-        direct = false;
+        slices.resume();
     }
 
     /** This replica's slice of a budget (tests). */

@@ -63,7 +63,7 @@ class ReplicaSlicesBoundTest {
                     })
                     .sequential().blockLast(Duration.ofSeconds(60));
         } finally {
-            replicas.forEach(r -> r.flushAll(Duration.ofSeconds(5)));
+            replicas.forEach(r -> r.flush(Duration.ofSeconds(5)));
             timer.dispose();
         }
         assertThat(refused.get()).as("the limits were reached").isPositive();

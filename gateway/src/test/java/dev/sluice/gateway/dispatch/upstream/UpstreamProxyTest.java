@@ -2,7 +2,7 @@ package dev.sluice.gateway.dispatch.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.ShutdownDrain;
+import dev.sluice.gateway.api.ShutdownDrain;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;

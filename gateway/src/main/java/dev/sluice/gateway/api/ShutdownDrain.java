@@ -1,13 +1,13 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.api;
 
-import dev.sluice.gateway.api.PendingWork;
-import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
-import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
-import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.support.Drainable;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import reactor.core.publisher.Mono;
 
 /**
  * Shutdown in the order that leaves nothing behind. Lifecycles stop from the highest phase down:
@@ -19,7 +19,9 @@ import org.springframework.context.SmartLifecycle;
  * {@code spring.lifecycle.timeout-per-shutdown-phase};</li>
  * <li>{@link FlushPendingWork} (below the web server, above the Redis client at phase 0): the
  * settlements, lease releases and corrections those calls started in the background reach Redis
- * before its client closes, so no lease is left to expire and no settlement is lost.</li>
+ * before its client closes, so no lease is left to expire and no settlement is lost;</li>
+ * <li>{@link FlushBatches} (after it, still above the Redis client): what the capabilities hold
+ * back in batches ({@link Drainable}) is sent.</li>
  * </ol>
  * Neither may let an error escape: a failure here (once, logback's classes already gone) would end
  * the shutdown hook and every stream with it. Logging is best effort.
@@ -67,23 +69,32 @@ public final class ShutdownDrain {
         }
     }
 
-    public static final class CloseTheLines extends Phase {
-        private final Dispatchers dispatchers;
+    /** Where requests wait for their turn to be sent (the dispatch queues). */
+    public interface Lines {
+        /** Every waiting request answered busy, and no more taken; completes once the lines are empty. */
+        Mono<Void> close();
 
-        CloseTheLines(Dispatchers dispatchers) {
-            this.dispatchers = dispatchers;
+        /** Takes requests again after {@link #close()}. */
+        void open();
+    }
+
+    public static final class CloseTheLines extends Phase {
+        private final Lines lines;
+
+        public CloseTheLines(Lines lines) {
+            this.lines = lines;
         }
 
         /** A stop is not always the end: a context started again after one (Spring's test contexts pause so) serves again. */
         @Override
         public void start() {
-            dispatchers.open();
+            lines.open();
             super.start();
         }
 
         @Override
         void drain() {
-            dispatchers.close().block(Duration.ofSeconds(5));
+            lines.close().block(Duration.ofSeconds(5));
             say("Shutdown: dispatch queues closed, waiting requests answered busy");
         }
 
@@ -97,9 +108,14 @@ public final class ShutdownDrain {
         private final PendingWork pending;
         private final Duration max;
 
-        FlushPendingWork(PendingWork pending, Duration max) {
+        /**
+         * @param phase the shutdown phase's timeout. Store calls are bounded by their own timeouts (seconds): the
+         *              flush needs seconds, not another whole phase, which the chart's terminationGracePeriodSeconds
+         *              (preStop + drain + 10 s margin) has no room for
+         */
+        public FlushPendingWork(PendingWork pending, Duration phase) {
+            this.max = phase.compareTo(FLUSH_MAX) < 0 ? phase : FLUSH_MAX;
             this.pending = pending;
-            this.max = max;
         }
 
         @Override
@@ -119,29 +135,28 @@ public final class ShutdownDrain {
     /**
      * After the background calls, before the Redis client stops: the settlements waiting in
      * batches are sent, and this replica's slices and spare slots given back, so the next replica
-     * finds only what was spent.
+     * finds only what was spent. One after the other, in their order; a flush that fails ends the step.
      */
     public static final class FlushBatches extends Phase {
-        private final ProviderBudgetStore budgets;
-        private final QuotaLimiter quota;
+        private final Supplier<List<Drainable>> find;
+        private volatile List<Drainable> batched = List.of();
 
-        FlushBatches(ProviderBudgetStore budgets, QuotaLimiter quota) {
-            this.budgets = budgets;
-            this.quota = quota;
+        /** @param find what holds work back, asked at each start */
+        public FlushBatches(Supplier<List<Drainable>> find) {
+            this.find = find;
         }
 
         /** A stop is not always the end (test contexts are stopped and started again): batch again. */
         @Override
         public void start() {
-            quota.resumeBatches();
-            if (budgets instanceof ReplicaLeases leases) leases.resume();
+            batched = List.copyOf(find.get());
+            batched.forEach(Drainable::resume);
             super.start();
         }
 
         @Override
         void drain() {
-            quota.flushSettlements(Duration.ofSeconds(2));
-            if (budgets instanceof ReplicaLeases leases) leases.flushAll(Duration.ofSeconds(2));
+            for (Drainable d : batched) d.flush(Duration.ofSeconds(2));
             say("Shutdown: batched settlements sent, slices given back");
         }
 

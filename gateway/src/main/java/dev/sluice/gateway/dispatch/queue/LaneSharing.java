@@ -1,8 +1,6 @@
-package dev.sluice.gateway.dispatch;
+package dev.sluice.gateway.dispatch.queue;
 
-import dev.sluice.gateway.dispatch.queue.Door;
-import dev.sluice.gateway.dispatch.queue.HoldBack;
-import dev.sluice.gateway.dispatch.queue.LaneShare;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.support.Periodic;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,7 +35,32 @@ import reactor.core.publisher.Mono;
 public final class LaneSharing implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LaneSharing.class);
 
-    private final Supplier<? extends Collection<ProviderDispatcher>> dispatchers;
+    /** One budget's fair queue as this replica shares it (its dispatcher): what a tick takes from it and gives back. */
+    public interface Lanes {
+        /** The budget, {@code provider:model}. */
+        String key();
+
+        /** The limits in force now. */
+        BudgetLimits limits();
+
+        /** The queue's credit, for the shared counters' lift. */
+        long credit();
+
+        /** Its lanes' service and its door's demand to report to the other replicas (taken on its loop). */
+        Mono<Share> takeReports();
+
+        /** The fleet's view: counters rebased, the others' demand to the door, the hold set. */
+        void shared(LaneShare.View view, HoldBack hold);
+
+        /** The report did not reach the fleet: its service goes in the next one, and nothing is held back meanwhile. */
+        void notShared(List<LaneShare.Report> reports);
+    }
+
+    /** What a budget tells the other replicas at a tick: its lanes' service and its door's demand. */
+    public record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {
+    }
+
+    private final Supplier<? extends Collection<? extends Lanes>> dispatchers;
     private final LaneShare share;
     private final BooleanSupplier storeUp;
     private final Duration every;
@@ -56,7 +79,7 @@ public final class LaneSharing implements SmartLifecycle {
      * @param share       null: this replica is alone (no store shared), nothing is shared and no call made
      * @param storeUp     whether the store answers; while it does not, no call is made and nothing is held back
      */
-    public LaneSharing(Supplier<? extends Collection<ProviderDispatcher>> dispatchers, LaneShare share, BooleanSupplier storeUp,
+    public LaneSharing(Supplier<? extends Collection<? extends Lanes>> dispatchers, LaneShare share, BooleanSupplier storeUp,
                        Duration every, Duration ttl, Duration storeTimeout, Clock clock) {
         this.dispatchers = dispatchers;
         this.share = share;
@@ -91,10 +114,11 @@ public final class LaneSharing implements SmartLifecycle {
 
     /** One tick: every budget's share, one after the other. */
     public Mono<Void> tick() {
-        return Flux.fromIterable(List.copyOf(dispatchers.get())).concatMap(this::tick).then();
+        List<Lanes> all = List.copyOf(dispatchers.get());
+        return Flux.fromIterable(all).concatMap(this::tick).then();
     }
 
-    private Mono<Void> tick(ProviderDispatcher d) {
+    private Mono<Void> tick(Lanes d) {
         if (!storeUp.getAsBoolean()) {
             d.notShared(List.of()); // Redis down: each replica on its own share of the limits, fair among its own
             return Mono.empty();
