@@ -1,6 +1,7 @@
 package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.Tier;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
@@ -27,7 +28,8 @@ final class Clients {
             for (String t : g.tenants()) {
                 Tenant tenant = new Tenant(t, g, sim.tierOf(g.tier()), sim.random.split());
                 switch (g.behaviour().kind()) {
-                    case BOOK -> later(World.between(tenant.random, 0, 5_000), tenant::book);
+                    case BOOK -> later(World.between(tenant.random, 0, g.behaviour().startWithinMs() >= 0
+                            ? g.behaviour().startWithinMs() : 5_000), tenant::book);
                     case POISSON -> later(tenant.nextGap(60_000.0 / g.behaviour().perMinute()), tenant::poisson);
                     case BURSTS -> later(World.between(tenant.random, 0, g.behaviour().gapMs()), tenant::burst);
                 }
@@ -119,9 +121,15 @@ final class Clients {
                     random.nextDouble() < group.noDowngradeShare());
         }
 
+        /** Its replica when the world pins tenants: the tenants in order, split into equal runs ({@code JudgedRun}'s 1-3, 4-6). */
+        int pinned() {
+            List<String> all = world.tenants();
+            return all.indexOf(id) * sim.replicas.size() / all.size();
+        }
+
         void send(Page p) {
             p.tries++;
-            int replica = random.nextInt(sim.replicas.size());
+            int replica = world.gateway().pinTenants() ? pinned() : random.nextInt(sim.replicas.size());
             Attempt a = new Attempt(id + "-" + p.n + "." + p.tries, id, group.index(), replica, p.prompt, p.maxTokens, p.batch,
                     p.noDowngrade, group.maxWaitMs(), sim.now());
             sim.attempts.add(a);

@@ -161,8 +161,9 @@ final class Simulation {
     }
 
     /** What a run comes to. */
+    /** @param servedPerTenant pages answered 200, per tenant, in the world's order of tenants */
     record Result(World world, long digest, long events, long simulatedMs, long cpuMs, Invariants.Report report, String thrown,
-                  List<SimProvider.Violation> violations) {
+                  List<SimProvider.Violation> violations, Map<String, Long> servedPerTenant) {
         boolean holds() {
             return thrown == null && report.hard().isEmpty();
         }
@@ -211,7 +212,11 @@ final class Simulation {
             sim.dropped.addAll(dropped);
             Invariants.Report report = Invariants.check(sim);
             long cpuMs = (cpuNanos() - cpu) / 1_000_000;
-            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations));
+            Map<String, Long> served = new java.util.LinkedHashMap<>();
+            for (String t : world.tenants()) served.put(t, 0L);
+            for (Attempt a : sim.attempts) if (a.status == 200) served.merge(a.tenant, 1L, Long::sum);
+            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations),
+                    served);
         } finally {
             unwatch.run();
             VirtualTimeScheduler.reset();

@@ -55,7 +55,13 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * @param replicaOffsetsMs each replica's clock against the store's
      */
     record Gateway(int replicas, boolean shared, boolean slices, boolean fairShare, long[] replicaOffsetsMs, int queueCapacity,
-                   int maxAttempts, Duration spillWait, Duration firstByteTimeout, Duration countDelay) {
+                   int maxAttempts, Duration spillWait, Duration firstByteTimeout, Duration countDelay, boolean pinTenants) {
+        /** Every try to a replica at random, as a load balancer would. */
+        Gateway(int replicas, boolean shared, boolean slices, boolean fairShare, long[] replicaOffsetsMs, int queueCapacity,
+                int maxAttempts, Duration spillWait, Duration firstByteTimeout, Duration countDelay) {
+            this(replicas, shared, slices, fairShare, replicaOffsetsMs, queueCapacity, maxAttempts, spillWait, firstByteTimeout,
+                    countDelay, false);
+        }
     }
 
     record TierSpec(String name, long tpm, long rpm, double burst, int priority, long defaultMaxTokens, boolean downgrade,
@@ -71,7 +77,11 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * {@code gapMs} after the last page's answer (closed loop). POISSON: requests at
      * {@code perMinute} (open loop). BURSTS: {@code size} at once, bursts {@code gapMs} apart on average.
      */
-    record Behaviour(Kind kind, int size, long gapMs, double perMinute) {
+    record Behaviour(Kind kind, int size, long gapMs, double perMinute, long startWithinMs) {
+        /** Tenants start within the first 5 s (books) or a gap (bursts), at random. */
+        Behaviour(Kind kind, int size, long gapMs, double perMinute) {
+            this(kind, size, gapMs, perMinute, -1);
+        }
     }
 
     /**
@@ -192,6 +202,28 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
         Group group = new Group(0, List.of("t1"), "tier1", new Behaviour(Kind.BOOK, 400, 1_000, 0), new Retry(RetryKind.HONOUR, 8, 0),
                 200, 300, 16, 0, 120_000, 0, 0, 1_000);
         return new World(1, 60_000, List.of(p), g, List.of(tier), List.of(group), 1.0);
+    }
+
+    /**
+     * The independent tester's crowd against seed 000's provider, as {@code JudgedRun} drives it on
+     * the packaged gateway: six equal tenants, each uploading books of 100 pages at once (610
+     * prompt tokens by the gateway's count, max_tokens 200), the next book {@code thinkMs} after
+     * the last page was answered or refused, no retries, the default 60 s wait; a provider of
+     * 1,500 requests, 300,000 tokens and 200 calls in flight a minute that counts prompts 1.10
+     * times the estimate (characters / 4 on the lab's prose) and answers in about 2 s. With
+     * {@code replicas} 2, the tenants are split between them (1-3 and 4-6), on one shared store.
+     */
+    static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs) {
+        Provider p = new Provider("p1", 1_500, 300_000, 200, 0.97, 1.10, 0.01, 2, 2, 1_400, 5, 0, 0, 0, 1_000, 0, List.of(),
+                true, false);
+        boolean shared = replicas > 1;
+        Gateway g = new Gateway(replicas, shared, shared, shared, new long[replicas], 10_000, 3, Duration.ofMillis(500),
+                Duration.ZERO, Duration.ofMillis(250), true);
+        TierSpec tier = new TierSpec("enterprise", 100_000_000, 1_000_000, 1.0, 1, 1_024, false, false);
+        Group group = new Group(0, List.of("t1", "t2", "t3", "t4", "t5", "t6"), "enterprise",
+                new Behaviour(Kind.BOOK, 100, thinkMs, 0, 50), new Retry(RetryKind.NONE, 0, 0), 610, 610, 200, 0, 60_000, 0, 0,
+                1_000);
+        return new World(seed, runMs, List.of(p), g, List.of(tier), List.of(group), 1.0);
     }
 
     private static Provider provider(SplittableRandom r, String name, long runMs) {
