@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
+import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.FairQueue;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
@@ -110,6 +111,21 @@ final class Line {
         refreshDepth();
     }
 
+    /**
+     * A job admitted within the burst on a view of the budget that other replicas' sends of the
+     * same moment had already filled: busy, at once, with the wait it would now have.
+     */
+    void roomTaken(DoorDecision.Displaced displaced) {
+        Job job = displaced.job();
+        int position = queue.position(job.id()).orElse(0);
+        if (queue.remove(job.id()).isEmpty()) return;
+        Ticket t = tickets.remove(job.id());
+        if (t != null) {
+            t.refuse(GatewayBusyException.roomTakenElsewhere(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
+        }
+        refreshDepth();
+    }
+
     /** A full queue's place goes to a tenant with less in line: the longest lane's last job leaves it, busy. */
     private void pushOut(Job victim) {
         int position = queue.position(victim.id()).orElse(0);
@@ -162,7 +178,7 @@ final class Line {
      * Every job whose deadline comes by {@code horizonMs}, when nothing can go before {@code waitMs}
      * from now, leaves the line, busy, with its place and that wait.
      */
-    void dropDoomed(long horizonMs, long waitMs) {
+    void dropDoomed(long nowMs, long horizonMs, long waitMs) {
         if (!queue.anyDeadlineBy(horizonMs)) return;
         List<Job> order = queue.inServiceOrder();
         for (int i = 0; i < order.size(); i++) {
@@ -170,10 +186,14 @@ final class Line {
             if (job.deadlineMs() > horizonMs) continue;
             queue.remove(job.id());
             Ticket t = tickets.remove(job.id());
-            if (t != null) {
-                t.refuse(GatewayBusyException.cannotMakeIt(job.deadlineMs() - job.enqueuedAtMs(), waitMs, i + 1,
-                        t.estimatedWaitMs));
-            }
+            if (t == null) continue;
+            long maxWaitMs = job.deadlineMs() - job.enqueuedAtMs();
+            // A promise made within the door's burst span is not firm yet (Door.BURST_MS): one made on a view of
+            // the budget that another replica's sends of the same moment had already filled is the door's refusal,
+            // told late by a few milliseconds, not a promise broken after a wait.
+            t.refuse(nowMs - job.enqueuedAtMs() < Door.BURST_MS
+                    ? GatewayBusyException.roomTakenElsewhere(i + 1, waitMs, maxWaitMs)
+                    : GatewayBusyException.cannotMakeIt(maxWaitMs, waitMs, i + 1, t.estimatedWaitMs));
         }
         refreshDepth();
     }

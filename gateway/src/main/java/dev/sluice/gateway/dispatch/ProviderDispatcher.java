@@ -184,6 +184,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return clock.millis();
     }
 
+    /** Promises of the burst that the budget, as the store has just shown it, no longer keeps ({@link Door#review}). On the loop. */
+    List<DoorDecision.Displaced> reviewPromises(long nowMs) {
+        return door.review(capacity(), nowMs);
+    }
+
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
     DoorDecision ask(Job job, long maxWaitMs, long nowMs) {
         return door.admit(job, capacity(), maxWaitMs, nowMs);
@@ -284,6 +289,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
+            pump.reviewPromises(); // the others' lines of the same moment may take what the burst was promised
             pump.holdBack(hold);
         });
     }

@@ -114,6 +114,7 @@ final class Pump {
         budget.snapshot(limits, line.headBudget()).publishOn(loop).subscribe(
                 snapshot -> {
                     budget.remember(snapshot);
+                    reviewPromises();
                     dispatchFrom(BudgetView.of(snapshot), limits, false);
                 },
                 error -> stopPumping(250, error));
@@ -183,8 +184,11 @@ final class Pump {
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
     private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered) {
         if (!decision.admitted()) {
-            // Another replica took the room this view showed: back to the head, wait as told.
+            // Another replica took the room this view showed: back to the head, and what can no longer start
+            // in time is told now, on the budget as the store just gave it, not after the wait.
             line.requeueAtHead(job);
+            reviewPromises();
+            dropDoomed(job);
             stopPumping(Math.max(20, Math.min(decision.waitMs() < 0 ? 1_000 : decision.waitMs(), 5_000)), null);
             return;
         }
@@ -203,6 +207,12 @@ final class Pump {
         }
     }
 
+    /** The burst's promises, on the budget the store has just shown: those it no longer keeps are told at once. */
+    void reviewPromises() {
+        dispatcher.reviewPromises(clock.millis()).forEach(line::roomTaken);
+        line.refreshDepth();
+    }
+
     /** Dead work never reaches the provider: jobs past their deadline (and the grace) leave the line with busy. */
     private void expireDeadlines() {
         line.expire(clock.millis() - DISPATCH_GRACE_MS);
@@ -218,6 +228,7 @@ final class Pump {
     private void dropDoomed(Job head) {
         long wait = Door.earliestSendMs(head, dispatcher.capacity(), queue.interactiveFloor());
         if (wait <= 0) return;
-        line.dropDoomed(clock.millis() + wait, wait);
+        long now = clock.millis();
+        line.dropDoomed(now, now + wait, wait);
     }
 }

@@ -16,6 +16,8 @@ enum BusyKind {
     CANNOT_MAKE_IT("The provider is busy: this request cannot be sent within", false),
     /** Admitted, then its place given to a turn owed earlier (the burst, or a replica's review): told at once, still not started. */
     GAVE_WAY("The provider is busy: this request's place went to", false),
+    /** Admitted within the door's burst span on a view other replicas' sends of the same moment had filled: told at once. */
+    ROOM_TAKEN("The provider is busy: the room this request was admitted to", false),
     SHUTTING_DOWN("This gateway replica is shutting down", false),
     OVERLOADED("The provider is overloaded and asked to wait", false),
     FAILING("The providers for this model are failing", false),

@@ -162,6 +162,7 @@ public final class Door {
      * Call {@link #asked} for a job every door of its route refused.
      */
     public DoorDecision admit(Job job, Capacity capacity, long maxWaitMs, long nowMs) {
+        queue.advanceTo(nowMs);
         Capacity c = capacity.forClass(job.jobClass(), queue.interactiveFloor());
         WorkAhead ahead = queue.aheadOf(job);
         WorkAhead owed = demand.ahead(job, ahead, nowMs);
@@ -178,6 +179,17 @@ public final class Door {
             return new DoorDecision(DoorDecision.Verdict.QUEUE_FULL, d.position(), d.estimatedWaitMs(), SendTime.drainOneMs(ahead, c));
         }
         return d;
+    }
+
+    /**
+     * The promises made within {@link #BURST_MS} that no longer hold on {@code capacity}, the
+     * budget as the store has just shown it (other replicas' sends of the same moment included),
+     * with the other replicas' lines as the last share showed them ({@link ExpectedDemand}; what
+     * they refused does not count here: a promise gives way to work queued ahead of it, not to a guess):
+     * each is to be answered busy at once, with the wait it would now have ({@link PromiseCheck#review}).
+     */
+    public List<DoorDecision.Displaced> review(Capacity capacity, long nowMs) {
+        return promises.review(capacity, nowMs, (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
     }
 
     /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */

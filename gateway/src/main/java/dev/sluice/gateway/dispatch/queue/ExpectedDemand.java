@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch.queue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,12 +32,17 @@ final class ExpectedDemand {
         this.elsewhere = Map.copyOf(demandElsewhere);
     }
 
-    /** This door's demand, per tenant, for the other replicas' doors. */
+    /**
+     * This door's demand, per tenant, for the other replicas' doors: every tenant refused here in
+     * the span or with work queued here, and where that demand starts in counter order.
+     */
     List<LaneShare.Demand> here(long nowMs) {
-        List<LaneShare.Demand> out = new ArrayList<>();
-        demand.forEach(nowMs, (tenant, priority, tokens, requests) ->
-                out.add(new LaneShare.Demand(tenant, priority, queue.queuedTokens(tenant), tokens, requests)));
-        return out;
+        Map<String, LaneShare.Demand> out = new LinkedHashMap<>();
+        demand.forEach(nowMs, (tenant, priority, tokens, requests) -> out.put(tenant,
+                new LaneShare.Demand(tenant, priority, queue.queuedTokens(tenant), tokens, requests, queue.headTagOf(tenant))));
+        queue.waitingLanes((tenant, priority) -> out.computeIfAbsent(tenant,
+                t -> new LaneShare.Demand(t, priority, queue.queuedTokens(t), 0, 0, queue.headTagOf(t))));
+        return new ArrayList<>(out.values());
     }
 
     /**
@@ -45,9 +51,16 @@ final class ExpectedDemand {
      * in counter order were it queued now.
      */
     WorkAhead ahead(Job job, WorkAhead ahead, long nowMs) {
+        return ahead(job, queue.tagOf(job), ahead, nowMs, true);
+    }
+
+    /**
+     * The same for a job whose turn comes at counter {@code turn} (a queued one's, in service
+     * order); without {@code asked}, only the work other replicas have queued counts.
+     */
+    WorkAhead ahead(Job job, long turn, WorkAhead ahead, long nowMs, boolean asked) {
         Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
         for (LaneShare.Demand local : here(nowMs)) all.merge(local.tenant(), local, LaneShare.Demand::plus);
-        long turn = queue.tagOf(job);
         int moreJobs = 0;
         long moreTokens = 0;
         for (LaneShare.Demand d : all.values()) {
@@ -62,9 +75,14 @@ final class ExpectedDemand {
                 }
                 continue;
             }
-            long notHere = queuedThere + d.askedTokens(); // queued elsewhere, and refused here or there in the span
+            long notHere = queuedThere + (asked ? d.askedTokens() : 0); // queued elsewhere, and refused here or there in the span
             if (notHere <= 0) continue;
             long tail = queue.tailTagOf(d.tenant());
+            // A tenant with no lane here stands where the doors that have one say it starts: this door's own guess
+            // for a newcomer (its floor less the credit) would count all of its demand ahead of every job here.
+            if (!queue.hasLane(d.tenant()) && there != null && there.head() != LaneShare.Demand.UNKNOWN_HEAD) {
+                tail = there.head();
+            }
             if (turn <= tail) continue;
             long before = Math.min(notHere, (turn - tail) / d.priority());
             if (before <= 0) continue;

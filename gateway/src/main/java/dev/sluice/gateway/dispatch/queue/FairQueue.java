@@ -177,9 +177,26 @@ public final class FairQueue {
         return order.tagOf(candidate);
     }
 
+    /** The counter at which {@code tenant}'s lane starts: before what it has queued (a newcomer's start when it has none). */
+    public long headTagOf(String tenant) {
+        return order.headTagOf(tenant);
+    }
+
     /** The counter at which {@code tenant}'s next call would start behind what it has queued. */
     public long tailTagOf(String tenant) {
         return order.tailTagOf(tenant);
+    }
+
+    /** Whether {@code tenant} has a lane here: work waiting, or a counter still remembered. */
+    public boolean hasLane(String tenant) {
+        return lanes.get(tenant) != null;
+    }
+
+    /** Calls {@code each} with every tenant that has work waiting, and its priority, oldest lane first. */
+    public void waitingLanes(java.util.function.ObjIntConsumer<String> each) {
+        lanes.all().forEach((tenant, lane) -> {
+            if (lane.waiting()) each.accept(tenant, lane.priority);
+        });
     }
 
     /** Tokens {@code tenant} has queued. */
@@ -214,8 +231,18 @@ public final class FairQueue {
         return Optional.of(job);
     }
 
+    /**
+     * The time now, for what is measured in time (where a lane that joins starts, {@link Lanes#startOf});
+     * the dispatcher's sweeps and arrivals tell it. A drained lane the burst kept may be forgotten once it is past.
+     */
+    public void advanceTo(long nowMs) {
+        lanes.advanceTo(nowMs);
+        lanes.dropDrained(tally);
+    }
+
     /** Takes every job whose deadline has passed at {@code nowMs} off the queue and returns them. */
     public List<Job> expire(long nowMs) {
+        advanceTo(nowMs);
         List<Job> expired = new ArrayList<>();
         for (Lanes.Lane lane : lanes.all().values()) {
             for (JobClass c : JobClass.values()) {

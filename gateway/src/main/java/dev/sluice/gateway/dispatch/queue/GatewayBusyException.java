@@ -53,6 +53,19 @@ public final class GatewayBusyException extends RuntimeException {
                 Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));
     }
 
+    /**
+     * Admitted a moment ago on the budget as this replica last saw it, then the store said other
+     * replicas' calls of the same moment had taken that room: behind them the wait is longer than
+     * the door promises (see {@link Door#BURST_MS}). Answered as soon as the store said so, before
+     * its caller has waited.
+     */
+    public static GatewayBusyException roomTakenElsewhere(int position, long waitMs, long maxWaitMs) {
+        return new GatewayBusyException("The provider is busy: the room this request was admitted to went to calls other "
+                + "gateway replicas sent at the same moment; the estimated wait (" + waitMs + " ms) is longer than the door "
+                + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs,
+                Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));
+    }
+
     /** The job's deadline passed while it waited in line. */
     public static GatewayBusyException waitedTooLong(long promisedMs) {
         return new GatewayBusyException("The request waited its whole X-Sluice-Max-Wait in line" + promised(promisedMs) + ".",

@@ -58,8 +58,16 @@ public interface LaneShare {
      * what the door refused it there in its span ({@link RecentDemand}; {@code askedTokens}). Each door counts the others'
      * ahead of whoever it admits, so a crowd split between replicas is promised one horizon,
      * not one per replica.
+     *
+     * @param head the counter at which the tenant's demand there starts: its lane's counter before
+     *             what it has queued there ({@link FairQueue#headTagOf}). A door where the tenant has
+     *             no lane places its demand from there in counter order; its own guess (its floor less
+     *             the credit) would put every other replica's tenants ahead of its own.
+     *             {@link #UNKNOWN_HEAD} from a replica that does not say it.
      */
-    record Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests) {
+    record Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests, long head) {
+        public static final long UNKNOWN_HEAD = Long.MIN_VALUE;
+
         public Demand {
             if (tenant == null || tenant.isEmpty()) throw new IllegalArgumentException("tenant must not be empty");
             if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
@@ -68,9 +76,17 @@ public interface LaneShare {
             }
         }
 
+        /** Demand whose place in counter order is not said. */
+        public Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests) {
+            this(tenant, priority, queuedTokens, askedTokens, askedRequests, UNKNOWN_HEAD);
+        }
+
+        /** Summed; it starts at the lowest head said: the first of it to be served. */
         Demand plus(Demand other) {
+            long lowest = head == UNKNOWN_HEAD ? other.head : other.head == UNKNOWN_HEAD ? head : Math.min(head, other.head);
             return new Demand(tenant, Math.max(priority, other.priority), clamp(queuedTokens + other.queuedTokens),
-                    clamp(askedTokens + other.askedTokens), (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests));
+                    clamp(askedTokens + other.askedTokens), (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests),
+                    lowest);
         }
     }
 
@@ -83,8 +99,8 @@ public interface LaneShare {
 
     /**
      * One replica's demand as one string (a Redis hash field's value): a line per tenant,
-     * {@code tenant priority queued asked requests}, the tenant URL-encoded so that it holds no
-     * space or line break.
+     * {@code tenant priority queued asked requests head}, the tenant URL-encoded so that it holds no
+     * space or line break. A line of five fields (a replica that does not say the head) is read with the head unknown.
      */
     static String encode(List<Demand> demand) {
         StringBuilder b = new StringBuilder();
@@ -92,6 +108,7 @@ public interface LaneShare {
             if (!b.isEmpty()) b.append('\n');
             b.append(URLEncoder.encode(d.tenant(), StandardCharsets.UTF_8)).append(' ').append(d.priority()).append(' ')
                     .append(d.queuedTokens()).append(' ').append(d.askedTokens()).append(' ').append(d.askedRequests());
+            if (d.head() != Demand.UNKNOWN_HEAD) b.append(' ').append(d.head());
         }
         return b.toString();
     }
@@ -102,10 +119,10 @@ public interface LaneShare {
         if (blob == null || blob.isEmpty()) return out;
         for (String line : blob.split("\n")) {
             String[] f = line.split(" ");
-            if (f.length != 5) continue;
+            if (f.length != 5 && f.length != 6) continue;
             try {
                 out.add(new Demand(URLDecoder.decode(f[0], StandardCharsets.UTF_8), Integer.parseInt(f[1]), Long.parseLong(f[2]),
-                        Long.parseLong(f[3]), Integer.parseInt(f[4])));
+                        Long.parseLong(f[3]), Integer.parseInt(f[4]), f.length == 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD));
             } catch (IllegalArgumentException e) {
                 // skipped, as said
             }

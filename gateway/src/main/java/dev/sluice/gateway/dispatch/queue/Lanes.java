@@ -34,6 +34,14 @@ final class Lanes {
     private final long credit;
     /** The lowest waiting counter seen so far (virtual time): where credit is counted from, also while nothing waits. */
     private long floor;
+    /**
+     * The floor's rises within the last {@link Door#BURST_MS}, oldest first: when each came and the
+     * floor before it. A lane that joins starts from the floor as it was that long ago
+     * ({@link #joinLevel}).
+     */
+    private final ArrayDeque<long[]> rises = new ArrayDeque<>();
+    /** The latest time the queue was told (its jobs' arrivals, the dispatcher's expiry sweeps). */
+    private long nowMs = Long.MIN_VALUE;
     /** Waiting lanes, and drained lanes whose counter is still ahead of every waiting one. */
     private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
     /** Jobs the door placed behind promises made earlier: the lowest counter at which each may be served. */
@@ -88,8 +96,14 @@ final class Lanes {
         return lanes;
     }
 
+    /** Time goes on: never back. */
+    void advanceTo(long ms) {
+        if (ms > nowMs) nowMs = ms;
+    }
+
     /** The lane {@code job} joins: its tenant's, started at {@link #startOf} when it was not waiting. */
     Lane join(Job job) {
+        advanceTo(job.enqueuedAtMs());
         Lane lane = lanes.get(job.tenant());
         if (lane == null) {
             lane = new Lane(startOf(null), job.priority());
@@ -146,15 +160,33 @@ final class Lanes {
      */
     long startOf(Lane own) {
         if (own != null && own.waiting()) return own.served;
-        long from = level() - credit;
+        long from = joinLevel() - credit;
         return own == null ? from : Math.max(own.served, from);
     }
 
     /** The lowest waiting counter, or the last one seen while nothing waits (the floor, advanced). */
     private long level() {
         OptionalLong min = lowestWaiting();
-        if (min.isPresent() && min.getAsLong() > floor) floor = min.getAsLong();
+        if (min.isPresent() && min.getAsLong() > floor) {
+            rises.addLast(new long[] {nowMs, floor});
+            floor = min.getAsLong();
+        }
         return floor;
+    }
+
+    /**
+     * The floor a lane joining now starts from: as it was {@link Door#BURST_MS} ago. A burst's
+     * calls reach the queue one by one over a few hundred milliseconds, and the first tenant's
+     * pages may all go out before the second tenant's first one arrives (an empty budget sends
+     * at once). Starting the second from the floor those pages raised would forgive the first
+     * its head start for good; starting it from the floor before them puts both level, as if
+     * they had asked together.
+     */
+    private long joinLevel() {
+        long level = level();
+        long since = nowMs == Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - Door.BURST_MS;
+        while (!rises.isEmpty() && rises.peekFirst()[0] <= since) rises.pollFirst();
+        return rises.isEmpty() ? level : rises.peekFirst()[1];
     }
 
     private OptionalLong lowestWaiting() {
@@ -170,7 +202,7 @@ final class Lanes {
      * lane was served here and has not reported yet.
      */
     void dropDrained(ReplicaTally tally) {
-        long from = level() - credit;
+        long from = joinLevel() - credit;
         lanes.entrySet().removeIf(e -> {
             Lane lane = e.getValue();
             if (lane.waiting() || lane.served > from) return false;

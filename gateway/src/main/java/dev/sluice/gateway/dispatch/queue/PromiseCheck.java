@@ -85,4 +85,43 @@ final class PromiseCheck {
         }
         return new DoorDecision(DoorDecision.Verdict.ACCEPT, at + 1, wait, 0, displaced, order.get(lastFirm).tag() + 1);
     }
+
+    /**
+     * The promises not yet firm (made within {@link Door#BURST_MS}), estimated again on the budget
+     * as the store now has it: those that no longer start within their deadline, in service order,
+     * with the wait each would now have. Each one that gives way no longer counts ahead of the
+     * ones behind it. A door's view of a budget other replicas spend from is as old as its last store call;
+     * when the store shows their sends of the same moment, what was promised on the older view is
+     * decided again before its caller has waited.
+     */
+    List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, Owed owed) {
+        List<DoorDecision.Displaced> out = new ArrayList<>();
+        List<FairQueue.Turn> order = queue.turns();
+        Capacity batch = capacity.forClass(JobClass.BATCH, queue.interactiveFloor());
+        Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
+        Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
+        int jobs = 0;
+        long tokens = 0;
+        for (FairQueue.Turn turn : order) {
+            Job j = turn.job();
+            if (nowMs - j.enqueuedAtMs() < Door.BURST_MS) {
+                Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
+                WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
+                long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);
+                if (wait > Door.longestPromisedMs(j.deadlineMs() - nowMs)) {
+                    out.add(new DoorDecision.Displaced(j, wait));
+                    continue;
+                }
+            }
+            jobs++;
+            tokens = LaneShare.clamp(tokens + j.tokens());
+        }
+        return out;
+    }
+
+    /** The work a door expects ahead of a queued job beyond its own line ({@link ExpectedDemand}). */
+    @FunctionalInterface
+    interface Owed {
+        WorkAhead ahead(Job job, long turn, WorkAhead inLine);
+    }
 }

@@ -64,6 +64,11 @@ final class ServiceOrder {
         return tag;
     }
 
+    /** The counter at which {@code tenant}'s lane starts, before what it has queued. */
+    long headTagOf(String tenant) {
+        return lanes.startOf(lanes.get(tenant));
+    }
+
     /**
      * The counter at which {@code tenant}'s next call would start behind what it has queued:
      * where a call it sent now would start, after its queued ones.

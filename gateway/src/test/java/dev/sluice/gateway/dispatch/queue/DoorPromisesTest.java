@@ -122,7 +122,9 @@ class DoorPromisesTest {
             }
         }
         assertThat(admitted).as("its sixth of the minute, as if all six asked here").isBetween(55, 70);
-        assertThat(door.demandHere(5_000)).containsExactly(new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100));
+        // Told with where its demand starts in counter order: its lane's start, before what it has queued.
+        assertThat(door.demandHere(5_000))
+                .containsExactly(new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100, queue.headTagOf("t0")));
     }
 
     @Test

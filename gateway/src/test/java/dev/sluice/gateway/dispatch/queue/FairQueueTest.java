@@ -89,6 +89,7 @@ class FairQueueTest {
     void aLateTenantIsNeitherStarvedNorGivenABurstForItsIdleTime() {
         enqueue("a", 2, JobClass.INTERACTIVE, 100, 100);
         drainTenants(50);
+        queue.advanceTo(Door.BURST_MS); // b comes after the burst a's pages went out in
         enqueue("b", 2, JobClass.INTERACTIVE, 100, 100);
         // b starts level with a: they alternate, b does not get 50 in a row
         List<String> order = drainTenants(10);
@@ -365,6 +366,7 @@ class FairQueueTest {
         FairQueue credited = new FairQueue(10_000, 0.1, 72_000); // a quarter of 288 000 tokens a minute
         for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 97; i++) credited.next(ROOMY); // its book went out while it was alone
+        credited.advanceTo(Door.BURST_MS); // and the late one comes after that burst
         for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         assertThat(credited.aheadOf(Job.of("c0", "later", 1, JobClass.INTERACTIVE, 800, 0, NEVER)).position())
                 .as("a third tenant starts at the same floor less the credit: beside the late one").isEqualTo(2);
@@ -378,8 +380,24 @@ class FairQueueTest {
         FairQueue plain = new FairQueue(10_000, 0.1);
         for (int i = 0; i < 100; i++) plain.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 97; i++) plain.next(ROOMY);
+        plain.advanceTo(Door.BURST_MS);
         for (int i = 0; i < 100; i++) plain.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         assertThat(plain.next(ROOMY).orElseThrow().tenant()).isEqualTo("early");
+    }
+
+    @Test
+    void aTenantWhoseFirstCallCameInTheSameBurstStartsLevelWithTheOneWhoseBookWentOutAtOnce() {
+        // An empty budget sends the first tenant's book before the second's first call reaches the queue, a few
+        // milliseconds later: within the burst both start where the first did, so the second is owed the whole book.
+        FairQueue credited = new FairQueue(10_000, 0.1, 72_000);
+        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 10, NEVER));
+        for (int i = 0; i < 97; i++) credited.next(ROOMY);
+        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 16, NEVER));
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 100; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
+        // 97 pages behind, not 90: the late tenant's first 97 go before the early one's last 3, then they alternate
+        assertThat(order.subList(0, 97)).containsOnly("late");
+        assertThat(order.subList(97, 100)).containsExactly("early", "late", "early");
     }
 
     @Test
@@ -387,6 +405,7 @@ class FairQueueTest {
         FairQueue credited = new FairQueue(10_000, 0.1, 8_000); // ten pages
         for (int i = 0; i < 1_000; i++) credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 500; i++) credited.next(ROOMY);
+        credited.advanceTo(Door.BURST_MS);
         // idle for ever or new: ten pages of credit, not 500
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("c" + i, "c", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
