@@ -184,9 +184,27 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return clock.millis();
     }
 
-    /** Promises of the burst that the budget, as the store has just shown it, no longer keeps ({@link Door#review}). On the loop. */
-    List<DoorDecision.Displaced> reviewPromises(long nowMs) {
-        return door.review(capacity(), nowMs);
+    /**
+     * Admissions before this were made on views that have since been checked against the store's
+     * and the fleet's fresher ones (see {@link #reviewPromises}); later ones may still give way.
+     */
+    private long confirmedBeforeMs = Long.MIN_VALUE;
+    /** The latest store call answered was sent then: the other replicas' sends before it are in the budget it showed. */
+    private long storeSeenUpToMs = Long.MIN_VALUE;
+    /** The other replicas' admissions up to then are in the last share; MAX_VALUE while nothing is shared. */
+    private long fleetSeenUpToMs = Long.MAX_VALUE;
+
+    /**
+     * The promises not yet confirmed, decided again on the views that have come since they were
+     * made ({@link Door#review}): the store's, sent at {@code storeSentAtMs} (or none: MIN_VALUE),
+     * and the fleet's as the last share showed it. The promises both views now cover are
+     * confirmed: they stay, as firm as the door's other promises. On the loop.
+     */
+    List<DoorDecision.Displaced> reviewPromises(long storeSentAtMs) {
+        storeSeenUpToMs = Math.max(storeSeenUpToMs, storeSentAtMs);
+        List<DoorDecision.Displaced> out = door.review(capacity(), clock.millis(), confirmedBeforeMs);
+        confirmedBeforeMs = Math.max(confirmedBeforeMs, Math.min(storeSeenUpToMs, fleetSeenUpToMs));
+        return out;
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
@@ -279,17 +297,19 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     public Mono<LaneSharing.Share> takeReports() {
         return Mono.fromCallable(() -> {
             queue.shareWithOtherReplicas();
+            if (fleetSeenUpToMs == Long.MAX_VALUE) fleetSeenUpToMs = Long.MIN_VALUE; // a promise now waits for the fleet's view
             return new LaneSharing.Share(queue.takeReports(), door.demandHere(clock.millis()));
         }).subscribeOn(loop);
     }
 
     /** The fleet's view: counters rebased, the others' demand to the door, the hold set, and the line tried again under it. */
     @Override
-    public void shared(LaneShare.View view, HoldBack hold) {
+    public void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs) {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
-            pump.reviewPromises(); // the others' lines of the same moment may take what the burst was promised
+            fleetSeenUpToMs = Math.max(fleetSeenUpToMs, othersSeenUpToMs);
+            pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
             pump.holdBack(hold);
         });
     }
@@ -298,6 +318,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     @Override
     public void notShared(List<LaneShare.Report> reports) {
         loop.schedule(() -> {
+            fleetSeenUpToMs = Long.MAX_VALUE; // nothing shared: each replica on its own share of the limits
             queue.restore(reports);
             door.elsewhere(Map.of());
             pump.holdBack(HoldBack.NONE);

@@ -110,11 +110,12 @@ final class Pump {
 
     /** The budget as the store has it now, then dispatch from it. */
     private void fromStore(BudgetLimits limits) {
+        long sentAt = clock.millis();
         // Asked for the job at the head of the line, whose request waits on it.
         budget.snapshot(limits, line.headBudget()).publishOn(loop).subscribe(
                 snapshot -> {
                     budget.remember(snapshot);
-                    reviewPromises();
+                    reviewPromises(sentAt);
                     dispatchFrom(BudgetView.of(snapshot), limits, false);
                 },
                 error -> stopPumping(250, error));
@@ -151,6 +152,7 @@ final class Pump {
         String leaseId = UUID.randomUUID().toString();
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
         DecisionBudget waiting = ticket == null ? DecisionBudget.UNLIMITED : ticket.budget;
+        long sentAt = clock.millis();
         budget.tryAcquire(limits, job, leaseId, queue.depth() > 0, waiting).subscribe(decision -> {
             // The budget as it is now, this dispatch included: the door counts it from here, not
             // from the pump's snapshot, which a burst of dispatches leaves behind. Remembered before
@@ -165,12 +167,12 @@ final class Pump {
                 // budget): go on here instead of a task hop per call, a few calls deep at most.
                 inline++;
                 try {
-                    afterAcquire(job, decision, view, limits, remembered);
+                    afterAcquire(job, decision, view, limits, remembered, sentAt);
                 } finally {
                     inline--;
                 }
             } else {
-                loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered));
+                loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered, sentAt));
             }
         }, error -> loop.schedule(() -> {
             // No answer in time: the charge may still have landed. Releasing the lease id frees the
@@ -182,12 +184,13 @@ final class Pump {
     }
 
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
-    private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered) {
+    private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered,
+                              long sentAt) {
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, and what can no longer start
             // in time is told now, on the budget as the store just gave it, not after the wait.
             line.requeueAtHead(job);
-            reviewPromises();
+            reviewPromises(sentAt);
             dropDoomed(job);
             stopPumping(Math.max(20, Math.min(decision.waitMs() < 0 ? 1_000 : decision.waitMs(), 5_000)), null);
             return;
@@ -207,9 +210,12 @@ final class Pump {
         }
     }
 
-    /** The burst's promises, on the budget the store has just shown: those it no longer keeps are told at once. */
-    void reviewPromises() {
-        dispatcher.reviewPromises(clock.millis()).forEach(line::roomTaken);
+    /**
+     * The promises not yet confirmed, on the budget the store has just shown (asked at {@code storeSentAtMs};
+     * MIN_VALUE: a share of the fleet's lines, no store call): those it no longer keeps are told at once.
+     */
+    void reviewPromises(long storeSentAtMs) {
+        dispatcher.reviewPromises(storeSentAtMs).forEach(line::roomTaken);
         line.refreshDepth();
     }
 

@@ -182,14 +182,15 @@ public final class Door {
     }
 
     /**
-     * The promises made within {@link #BURST_MS} that no longer hold on {@code capacity}, the
+     * The promises not yet confirmed (made within {@link #BURST_MS}, or at or after
+     * {@code confirmedBeforeMs}: on views older than the ones now in hand) that no longer hold on {@code capacity}, the
      * budget as the store has just shown it (other replicas' sends of the same moment included),
      * with the other replicas' lines as the last share showed them ({@link ExpectedDemand}; what
      * they refused does not count here: a promise gives way to work queued ahead of it, not to a guess):
      * each is to be answered busy at once, with the wait it would now have ({@link PromiseCheck#review}).
      */
-    public List<DoorDecision.Displaced> review(Capacity capacity, long nowMs) {
-        return promises.review(capacity, nowMs, (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
+    public List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, long confirmedBeforeMs) {
+        return promises.review(capacity, nowMs, confirmedBeforeMs, (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
     }
 
     /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */

@@ -54,15 +54,15 @@ public final class GatewayBusyException extends RuntimeException {
     }
 
     /**
-     * Admitted a moment ago on the budget as this replica last saw it, then the store said other
-     * replicas' calls of the same moment had taken that room: behind them the wait is longer than
-     * the door promises (see {@link Door#BURST_MS}). Answered as soon as the store said so, before
-     * its caller has waited.
+     * Admitted on the budget as this replica last saw it, then the next view of the store or of
+     * the other replicas' lines showed that room taken by calls of the same moment: behind them
+     * the wait is longer than the door promises ({@link Door#review}). Answered as soon as that
+     * view came, before its caller has waited.
      */
     public static GatewayBusyException roomTakenElsewhere(int position, long waitMs, long maxWaitMs) {
-        return new GatewayBusyException("The provider is busy: the room this request was admitted to went to calls other "
-                + "gateway replicas sent at the same moment; the estimated wait (" + waitMs + " ms) is longer than the door "
-                + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs,
+        return new GatewayBusyException("The provider is busy: the room this request was admitted to was taken by calls "
+                + "sent at the same moment (here or by other gateway replicas); the estimated wait (" + waitMs + " ms) is longer "
+                + "than the door promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).", position, waitMs,
                 Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));
     }
 

@@ -49,8 +49,12 @@ public final class LaneSharing implements SmartLifecycle {
         /** Its lanes' service and its door's demand to report to the other replicas (taken on its loop). */
         Mono<Share> takeReports();
 
-        /** The fleet's view: counters rebased, the others' demand to the door, the hold set. */
-        void shared(LaneShare.View view, HoldBack hold);
+        /**
+         * The fleet's view: counters rebased, the others' demand to the door, the hold set.
+         * {@code othersSeenUpToMs}: what the other replicas admitted up to then is in the view (their
+         * reports are at most a tick older than this one's).
+         */
+        void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs);
 
         /** The report did not reach the fleet: its service goes in the next one, and nothing is held back meanwhile. */
         void notShared(List<LaneShare.Report> reports);
@@ -136,7 +140,7 @@ public final class LaneSharing implements SmartLifecycle {
                     .timeout(storeTimeout)
                     .doOnNext(view -> {
                         reportedWaiting.put(d.key(), waiting);
-                        d.shared(view, HoldBack.of(view.othersLowest(), now, slack, ttlMs));
+                        d.shared(view, HoldBack.of(view.othersLowest(), now, slack, ttlMs), now - every.toMillis());
                     })
                     .onErrorResume(e -> {
                         log.debug("Fair queue of {} not shared: {}", d.key(), e.toString());

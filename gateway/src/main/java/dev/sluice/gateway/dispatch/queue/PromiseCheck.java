@@ -87,14 +87,15 @@ final class PromiseCheck {
     }
 
     /**
-     * The promises not yet firm (made within {@link Door#BURST_MS}), estimated again on the budget
+     * The promises not yet firm (made within {@link Door#BURST_MS}, or at or after
+     * {@code confirmedBeforeMs}, on views older than those in hand), estimated again on the budget
      * as the store now has it: those that no longer start within their deadline, in service order,
      * with the wait each would now have. Each one that gives way no longer counts ahead of the
      * ones behind it. A door's view of a budget other replicas spend from is as old as its last store call;
      * when the store shows their sends of the same moment, what was promised on the older view is
      * decided again before its caller has waited.
      */
-    List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, Owed owed) {
+    List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, long confirmedBeforeMs, Owed owed) {
         List<DoorDecision.Displaced> out = new ArrayList<>();
         List<FairQueue.Turn> order = queue.turns();
         Capacity batch = capacity.forClass(JobClass.BATCH, queue.interactiveFloor());
@@ -104,7 +105,7 @@ final class PromiseCheck {
         long tokens = 0;
         for (FairQueue.Turn turn : order) {
             Job j = turn.job();
-            if (nowMs - j.enqueuedAtMs() < Door.BURST_MS) {
+            if (nowMs - j.enqueuedAtMs() < Door.BURST_MS || j.enqueuedAtMs() >= confirmedBeforeMs) {
                 Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
                 WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
                 long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);
