@@ -10,6 +10,8 @@ import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.validation.Validator;
+import org.springframework.boot.validation.MessageInterpolatorFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +21,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.validation.beanvalidation.LocalValidatorFactoryBean;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,13 +47,13 @@ final class AdminWritesFixture {
     final WebTestClient client;
 
     AdminWritesFixture() {
-        AuditLog audit = new AuditLog(clock);
-        TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, new InMemoryUsageHistory(), clock, audit);
-        FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock, audit);
+        AdminContext admin = new AdminContext(tenants, config, clock, new AuditLog(clock), new BodyReader(validator(config)));
+        TenantsHandler tenantsHandler = new TenantsHandler(admin, new InMemoryUsageHistory());
+        FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
         InMemoryTierDocumentStore documents = new InMemoryTierDocumentStore(clock);
         TierReloader reloader = new TierReloader(documents, config, "", new SimpleMeterRegistry(), c -> { });
         reloader.start(shippedTiers, "tiers.yaml", Duration.ofSeconds(1));
-        TiersHandler tiersHandler = new TiersHandler(documents, reloader, tenants, audit);
+        TiersHandler tiersHandler = new TiersHandler(admin, documents, reloader);
         client = WebTestClient.bindToRouterFunction(RouterFunctions.route()
                 .POST("/tenants", tenantsHandler::create)
                 .PATCH("/tenants/{id}", tenantsHandler::patch)
@@ -57,6 +61,21 @@ final class AdminWritesFixture {
                 .POST("/tiers/validate", tiersHandler::validate)
                 .onError(AdminError.class, (e, r) -> AdminResponses.error((AdminError) e))
                 .build()).build();
+    }
+
+    /**
+     * The validator as Spring Boot makes it: its constraint validators get their beans (here the
+     * configuration), and messages go through Boot's interpolator.
+     */
+    static Validator validator(ConfigRegistry config) {
+        GenericApplicationContext beans = new GenericApplicationContext();
+        beans.registerBean(ConfigRegistry.class, () -> config);
+        beans.refresh();
+        LocalValidatorFactoryBean validator = new LocalValidatorFactoryBean();
+        validator.setApplicationContext(beans);
+        validator.setMessageInterpolator(new MessageInterpolatorFactory(beans).getObject());
+        validator.afterPropertiesSet();
+        return validator;
     }
 
     WebTestClient.ResponseSpec post(String uri, String json) {

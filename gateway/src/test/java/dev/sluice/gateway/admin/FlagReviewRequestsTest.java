@@ -39,7 +39,7 @@ class FlagReviewRequestsTest {
     @Test
     void anActionThatIsNoneIsNamedBackAsSentOrAsJavaWritesAnotherJsonType() {
         String[][] sentAndNamed = {{"\" Dismiss\"", " Dismiss"}, {"5", "5"}, {"1.50", "1.5"}, {"true", "true"},
-                {"[\"dismiss\",1]", "[dismiss, 1]"}, {"{\"a\":1}", "{a=1}"}};
+                {"[\"dismiss\",1]", "[dismiss, 1]"}, {"{\"a\":1}", "{a=1}"}, {"\"${1+1}{value}\\\\}\"", "${1+1}{value}\\}"}};
         for (String[] c : sentAndNamed) review("{\"action\":" + c[0] + "}", "action: must be one of " + ACTIONS + ", got '" + c[1] + "'");
     }
 

@@ -117,6 +117,12 @@ class TenantsRequestsTest {
     }
 
     @Test
+    void aNullIdOrTierIsNotGiven() {
+        post("{\"id\":null,\"tier\":\"free\"}", 422, "The tenant is not valid.", "id: is required");
+        post("{\"id\":\"x1\",\"tier\":null,\"suspended\":null}", 422, "The tenant is not valid.", "tier: is required");
+    }
+
+    @Test
     void aFieldGivenTwiceCountsAsItsLastValue() {
         client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\"x3\",\"tier\":\"free\",\"id\":\"x4\"}")
                 .exchange().expectStatus().isCreated().expectBody().jsonPath("$.id").isEqualTo("x4");
