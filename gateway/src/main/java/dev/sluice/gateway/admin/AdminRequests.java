@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Reading admin requests: JSON objects, YAML documents, the admin's name, query numbers. */
+/** Reading admin requests: JSON objects (a body's fields are {@link BodyReader}'s), the admin's name, query numbers. */
 public final class AdminRequests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     static final MediaType YAML = MediaType.parseMediaType("application/yaml");
@@ -57,38 +57,8 @@ public final class AdminRequests {
         return (Map<String, Object>) map;
     }
 
-    /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */
-    static Mono<String> yamlDocument(ServerRequest req) {
-        MediaType type = req.headers().contentType().orElse(null);
-        if (isYaml(type)) return req.bodyToMono(String.class).defaultIfEmpty("");
-        if (isJson(type)) {
-            return jsonObject(req).map(m -> {
-                Object yaml = m.get("yaml");
-                if (!(yaml instanceof String s)) throw AdminError.invalid("yaml", "is required: the tiers document as a string");
-                return s;
-            });
-        }
-        return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-                "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}."));
-    }
-
     static Mono<String> adminName(ServerRequest req) {
         return req.principal().map(Principal::getName).defaultIfEmpty("admin");
-    }
-
-    /** An optional string field; a problem if present but not a string. */
-    static String string(Map<String, Object> body, String field) {
-        Object v = body.get(field);
-        if (v == null) return null;
-        if (v instanceof String s) return s;
-        throw AdminError.invalid(field, "must be a string");
-    }
-
-    public static Boolean bool(Map<String, Object> body, String field) {
-        Object v = body.get(field);
-        if (v == null) return null;
-        if (v instanceof Boolean b) return b;
-        throw AdminError.invalid(field, "must be true or false");
     }
 
     static int intParam(ServerRequest req, String name, int fallback, int min, int max) {

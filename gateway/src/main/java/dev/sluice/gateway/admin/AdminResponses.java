@@ -12,7 +12,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The admin API's error bodies, for handlers (a {@link ServerResponse}) and for security (a raw response). */
+/** The admin API's answers: JSON, and its error bodies for handlers (a {@link ServerResponse}) and for security (a raw response). */
 final class AdminResponses {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -32,6 +32,10 @@ final class AdminResponses {
     static Body body(HttpStatus status, String code, String message, List<AdminError.FieldProblem> fields) {
         List<Field> fs = fields.stream().map(f -> new Field(f.field(), f.line() > 0 ? f.line() : null, f.message())).toList();
         return new Body(new Error(message, code, status.value(), fs));
+    }
+
+    static Mono<ServerResponse> ok(Object body) {
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
     }
 
     static Mono<ServerResponse> error(AdminError e) {

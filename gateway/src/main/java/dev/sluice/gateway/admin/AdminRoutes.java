@@ -7,10 +7,10 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.validation.Validator;
 import java.net.URI;
 import java.time.Duration;
 import dev.sluice.gateway.quota.QuotaClock;
-import java.time.Clock;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +41,12 @@ public class AdminRoutes {
     @Bean
     RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
                                                   ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview, ObjectProvider<AdminApiExtension> extensions, AuditLog audit) {
-        Clock clock = quotaClock.clock();
-        TiersHandler tiers = new TiersHandler(documents, reloader, tenants, audit);
-        TenantsHandler tenantsHandler = new TenantsHandler(tenants, config, history, clock, audit);
-        FlagsHandler flagsHandler = new FlagsHandler(flags, tenants, config, clock, audit);
+                                                  OverviewHandler overview, ObjectProvider<AdminApiExtension> extensions, AuditLog audit,
+                                                  Validator validator) {
+        AdminContext admin = new AdminContext(tenants, config, quotaClock.clock(), audit, new BodyReader(validator));
+        TiersHandler tiers = new TiersHandler(admin, documents, reloader);
+        TenantsHandler tenantsHandler = new TenantsHandler(admin, history);
+        FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {

@@ -1,7 +1,6 @@
 package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigException;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.tiers.TierDocument;
@@ -24,16 +23,14 @@ import reactor.core.publisher.Mono;
  * replicas through the store within their poll interval.
  */
 final class TiersHandler {
+    private final AdminContext admin;
     private final TierDocumentStore store;
     private final TierReloader reloader;
-    private final TenantStore tenants;
-    private final AuditLog audit;
 
-    TiersHandler(TierDocumentStore store, TierReloader reloader, TenantStore tenants, AuditLog audit) {
-        this.audit = audit;
+    TiersHandler(AdminContext admin, TierDocumentStore store, TierReloader reloader) {
+        this.admin = admin;
         this.store = store;
         this.reloader = reloader;
-        this.tenants = tenants;
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
@@ -51,7 +48,7 @@ final class TiersHandler {
     }
 
     Mono<ServerResponse> validate(ServerRequest req) {
-        return AdminRequests.yamlDocument(req).flatMap(this::check).flatMap(parsed -> ServerResponse.ok()
+        return yamlDocument(req).flatMap(this::check).flatMap(parsed -> ServerResponse.ok()
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(new AdminViews.Validated(true, AdminViews.summary(parsed), AdminViews.config(parsed))));
     }
@@ -62,18 +59,29 @@ final class TiersHandler {
             return Mono.error(new AdminError(HttpStatus.PRECONDITION_REQUIRED, "precondition_required",
                     "Send If-Match with the ETag of the document you edited (GET /admin/api/tiers), so nobody's edit is lost."));
         }
-        return Mono.zip(current(), AdminRequests.yamlDocument(req), AdminRequests.adminName(req)).flatMap(t -> {
+        return Mono.zip(current(), yamlDocument(req), AdminRequests.adminName(req)).flatMap(t -> {
             TierDocument doc = t.getT1();
             if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
             String yaml = t.getT2();
             return check(yaml).flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3()).flatMap(outcome -> {
                 if (!outcome.written()) return Mono.error(stale(outcome.document()));
                 reloader.install(outcome.document(), parsed);
-                return audit.record(req, "tiers.replaced", "tiers", Map.of("fromVersion", doc.version(),
+                return admin.audit().record(req, "tiers.replaced", "tiers", Map.of("fromVersion", doc.version(),
                         "toVersion", outcome.document().version())).then(ServerResponse.ok().eTag(outcome.document().etag()).contentType(MediaType.APPLICATION_JSON)
                         .bodyValue(AdminViews.document(outcome.document(), parsed, reloader.appliedVersion())));
             }));
         });
+    }
+
+    /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */
+    private Mono<String> yamlDocument(ServerRequest req) {
+        MediaType type = req.headers().contentType().orElse(null);
+        if (AdminRequests.isYaml(type)) return req.bodyToMono(String.class).defaultIfEmpty("");
+        if (AdminRequests.isJson(type)) {
+            return admin.bodies().read(req, AdminBodies.TiersDocument.class).map(AdminBodies.TiersDocument::yaml);
+        }
+        return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+                "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}."));
     }
 
     private Mono<TierDocument> current() {
@@ -109,7 +117,7 @@ final class TiersHandler {
         } catch (ConfigException e) {
             return Mono.error(AdminError.invalidConfig(e.problems()));
         }
-        return tenants.findAll().filter(tn -> !parsed.tiers().containsKey(tn.tierName())).collectList().flatMap(orphans -> {
+        return admin.tenants().findAll().filter(tn -> !parsed.tiers().containsKey(tn.tierName())).collectList().flatMap(orphans -> {
             if (orphans.isEmpty()) return Mono.just(parsed);
             Map<String, List<String>> byTier = new TreeMap<>();
             for (Tenant tn : orphans) byTier.computeIfAbsent(tn.tierName(), k -> new ArrayList<>()).add(tn.id());

@@ -99,146 +99,114 @@ public final class EndpointTable {
      */
     public static EndpointTable openAi(long jsonBytes, long fileBytes) {
         Builder b = new Builder(jsonBytes, fileBytes);
-        // chat
-        b.op("POST", "/v1/chat/completions", CHAT, METERED, JSON);
-        b.op("GET", "/v1/chat/completions", CHAT, READ, NONE, "model", "metadata", "after", "limit", "order");
-        b.op("GET", "/v1/chat/completions/{completion_id}", CHAT, READ, NONE);
-        b.op("POST", "/v1/chat/completions/{completion_id}", CHAT, CHANGE, JSON);
-        b.op("DELETE", "/v1/chat/completions/{completion_id}", CHAT, CHANGE, NONE);
-        b.op("GET", "/v1/chat/completions/{completion_id}/messages", CHAT, READ, NONE, "after", "limit", "order");
-        // completions, embeddings, moderations
-        b.op("POST", "/v1/completions", COMPLETIONS, METERED, JSON);
-        b.op("POST", "/v1/embeddings", EMBEDDINGS, METERED, JSON);
-        b.op("POST", "/v1/moderations", MODERATIONS, METERED, JSON);
-        // responses
-        b.op("POST", "/v1/responses", RESPONSES, METERED, JSON);
-        b.op("GET", "/v1/responses/{response_id}", RESPONSES, READ, NONE, "include", "stream", "starting_after",
-                "include_obfuscation");
-        b.op("DELETE", "/v1/responses/{response_id}", RESPONSES, CHANGE, NONE);
-        b.op("POST", "/v1/responses/{response_id}/cancel", RESPONSES, CHANGE, NONE);
-        b.op("GET", "/v1/responses/{response_id}/input_items", RESPONSES, READ, NONE, "limit", "order", "after", "before",
-                "include");
-        b.op("POST", "/v1/responses/input_tokens", RESPONSES, READ, JSON);
-        b.op("POST", "/v1/responses/compact", RESPONSES, UNMETERED, JSON);
-        // images
-        b.op("POST", "/v1/images/generations", IMAGES, METERED, JSON);
-        b.op("POST", "/v1/images/edits", IMAGES, UNMETERED, JSON_OR_MULTIPART);
-        b.op("POST", "/v1/images/variations", IMAGES, UNMETERED, MULTIPART);
-        // audio
-        b.op("POST", "/v1/audio/speech", AUDIO, METERED, JSON);
-        b.op("POST", "/v1/audio/transcriptions", AUDIO, UNMETERED, MULTIPART);
-        b.op("POST", "/v1/audio/translations", AUDIO, UNMETERED, MULTIPART);
-        // files
-        b.op("GET", "/v1/files", FILES, READ, NONE, "purpose", "limit", "order", "after");
-        b.op("POST", "/v1/files", FILES, CHANGE, MULTIPART);
-        b.op("GET", "/v1/files/{file_id}", FILES, READ, NONE);
-        b.op("DELETE", "/v1/files/{file_id}", FILES, CHANGE, NONE);
-        b.op("GET", "/v1/files/{file_id}/content", FILES, READ, NONE);
-        // batches
-        b.op("POST", "/v1/batches", BATCHES, METERED, JSON);
-        b.op("GET", "/v1/batches", BATCHES, READ, NONE, "after", "limit");
-        b.op("GET", "/v1/batches/{batch_id}", BATCHES, READ, NONE);
-        b.op("POST", "/v1/batches/{batch_id}/cancel", BATCHES, CHANGE, NONE);
-        // uploads
-        b.op("POST", "/v1/uploads", UPLOADS, UNMETERED, JSON);
-        b.op("POST", "/v1/uploads/{upload_id}/cancel", UPLOADS, CHANGE, NONE);
-        b.op("POST", "/v1/uploads/{upload_id}/complete", UPLOADS, UNMETERED, JSON);
-        b.op("POST", "/v1/uploads/{upload_id}/parts", UPLOADS, UNMETERED, MULTIPART);
-        // vector stores
-        b.op("GET", "/v1/vector_stores", VECTOR_STORES, READ, NONE, LIST);
-        b.op("POST", "/v1/vector_stores", VECTOR_STORES, CHANGE, JSON);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}", VECTOR_STORES, READ, NONE);
-        b.op("POST", "/v1/vector_stores/{vector_store_id}", VECTOR_STORES, CHANGE, JSON);
-        b.op("DELETE", "/v1/vector_stores/{vector_store_id}", VECTOR_STORES, CHANGE, NONE);
-        b.op("POST", "/v1/vector_stores/{vector_store_id}/search", VECTOR_STORES, UNMETERED, JSON);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}/files", VECTOR_STORES, READ, NONE, with(LIST, "filter"));
-        b.op("POST", "/v1/vector_stores/{vector_store_id}/files", VECTOR_STORES, UNMETERED, JSON);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}/files/{file_id}", VECTOR_STORES, READ, NONE);
-        b.op("POST", "/v1/vector_stores/{vector_store_id}/files/{file_id}", VECTOR_STORES, CHANGE, JSON);
-        b.op("DELETE", "/v1/vector_stores/{vector_store_id}/files/{file_id}", VECTOR_STORES, CHANGE, NONE);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}/files/{file_id}/content", VECTOR_STORES, READ, NONE);
-        b.op("POST", "/v1/vector_stores/{vector_store_id}/file_batches", VECTOR_STORES, UNMETERED, JSON);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}", VECTOR_STORES, READ, NONE);
-        b.op("POST", "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel", VECTOR_STORES, CHANGE, NONE);
-        b.op("GET", "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files", VECTOR_STORES, READ, NONE,
-                with(LIST, "filter"));
-        // assistants
-        b.op("GET", "/v1/assistants", ASSISTANTS, READ, NONE, LIST);
-        b.op("POST", "/v1/assistants", ASSISTANTS, CHANGE, JSON);
-        b.op("GET", "/v1/assistants/{assistant_id}", ASSISTANTS, READ, NONE);
-        b.op("POST", "/v1/assistants/{assistant_id}", ASSISTANTS, CHANGE, JSON);
-        b.op("DELETE", "/v1/assistants/{assistant_id}", ASSISTANTS, CHANGE, NONE);
-        // threads
-        b.op("POST", "/v1/threads", THREADS, CHANGE, JSON);
-        b.op("POST", "/v1/threads/runs", THREADS, UNMETERED, JSON);
-        b.op("GET", "/v1/threads/{thread_id}", THREADS, READ, NONE);
-        b.op("POST", "/v1/threads/{thread_id}", THREADS, CHANGE, JSON);
-        b.op("DELETE", "/v1/threads/{thread_id}", THREADS, CHANGE, NONE);
-        b.op("GET", "/v1/threads/{thread_id}/messages", THREADS, READ, NONE, with(LIST, "run_id"));
-        b.op("POST", "/v1/threads/{thread_id}/messages", THREADS, CHANGE, JSON);
-        b.op("GET", "/v1/threads/{thread_id}/messages/{message_id}", THREADS, READ, NONE);
-        b.op("POST", "/v1/threads/{thread_id}/messages/{message_id}", THREADS, CHANGE, JSON);
-        b.op("DELETE", "/v1/threads/{thread_id}/messages/{message_id}", THREADS, CHANGE, NONE);
-        b.op("GET", "/v1/threads/{thread_id}/runs", THREADS, READ, NONE, LIST);
-        b.op("POST", "/v1/threads/{thread_id}/runs", THREADS, UNMETERED, JSON, "include");
-        b.op("GET", "/v1/threads/{thread_id}/runs/{run_id}", THREADS, READ, NONE);
-        b.op("POST", "/v1/threads/{thread_id}/runs/{run_id}", THREADS, CHANGE, JSON);
-        b.op("POST", "/v1/threads/{thread_id}/runs/{run_id}/cancel", THREADS, CHANGE, NONE);
-        b.op("POST", "/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs", THREADS, UNMETERED, JSON);
-        b.op("GET", "/v1/threads/{thread_id}/runs/{run_id}/steps", THREADS, READ, NONE, with(LIST, "include"));
-        b.op("GET", "/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}", THREADS, READ, NONE, "include");
-        // fine-tuning
-        b.op("POST", "/v1/fine_tuning/jobs", FINE_TUNING, UNMETERED, JSON);
-        b.op("GET", "/v1/fine_tuning/jobs", FINE_TUNING, READ, NONE, "after", "limit", "metadata");
-        b.op("GET", "/v1/fine_tuning/jobs/{fine_tuning_job_id}", FINE_TUNING, READ, NONE);
-        b.op("POST", "/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel", FINE_TUNING, CHANGE, NONE);
-        b.op("POST", "/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause", FINE_TUNING, CHANGE, NONE);
-        b.op("POST", "/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume", FINE_TUNING, UNMETERED, NONE);
-        b.op("GET", "/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints", FINE_TUNING, READ, NONE, "after", "limit");
-        b.op("GET", "/v1/fine_tuning/jobs/{fine_tuning_job_id}/events", FINE_TUNING, READ, NONE, "after", "limit");
-        b.op("POST", "/v1/fine_tuning/alpha/graders/run", FINE_TUNING, UNMETERED, JSON);
-        b.op("POST", "/v1/fine_tuning/alpha/graders/validate", FINE_TUNING, READ, JSON);
-        // evals
-        b.op("GET", "/v1/evals", EVALS, READ, NONE, "after", "limit", "order", "order_by");
-        b.op("POST", "/v1/evals", EVALS, CHANGE, JSON);
-        b.op("GET", "/v1/evals/{eval_id}", EVALS, READ, NONE);
-        b.op("POST", "/v1/evals/{eval_id}", EVALS, CHANGE, JSON);
-        b.op("DELETE", "/v1/evals/{eval_id}", EVALS, CHANGE, NONE);
-        b.op("GET", "/v1/evals/{eval_id}/runs", EVALS, READ, NONE, "after", "limit", "order", "status");
-        b.op("POST", "/v1/evals/{eval_id}/runs", EVALS, UNMETERED, JSON);
-        b.op("GET", "/v1/evals/{eval_id}/runs/{run_id}", EVALS, READ, NONE);
-        b.op("POST", "/v1/evals/{eval_id}/runs/{run_id}", EVALS, CHANGE, NONE);
-        b.op("DELETE", "/v1/evals/{eval_id}/runs/{run_id}", EVALS, CHANGE, NONE);
-        b.op("GET", "/v1/evals/{eval_id}/runs/{run_id}/output_items", EVALS, READ, NONE, "after", "limit", "status", "order");
-        b.op("GET", "/v1/evals/{eval_id}/runs/{run_id}/output_items/{output_item_id}", EVALS, READ, NONE);
-        // containers
-        b.op("GET", "/v1/containers", CONTAINERS, READ, NONE, "limit", "order", "after", "name");
-        b.op("POST", "/v1/containers", CONTAINERS, UNMETERED, JSON);
-        b.op("GET", "/v1/containers/{container_id}", CONTAINERS, READ, NONE);
-        b.op("DELETE", "/v1/containers/{container_id}", CONTAINERS, CHANGE, NONE);
-        b.op("GET", "/v1/containers/{container_id}/files", CONTAINERS, READ, NONE, "limit", "order", "after");
-        b.op("POST", "/v1/containers/{container_id}/files", CONTAINERS, CHANGE, JSON_OR_MULTIPART);
-        b.op("GET", "/v1/containers/{container_id}/files/{file_id}", CONTAINERS, READ, NONE);
-        b.op("DELETE", "/v1/containers/{container_id}/files/{file_id}", CONTAINERS, CHANGE, NONE);
-        b.op("GET", "/v1/containers/{container_id}/files/{file_id}/content", CONTAINERS, READ, NONE);
-        // conversations
-        b.op("POST", "/v1/conversations", CONVERSATIONS, CHANGE, JSON);
-        b.op("GET", "/v1/conversations/{conversation_id}", CONVERSATIONS, READ, NONE);
-        b.op("POST", "/v1/conversations/{conversation_id}", CONVERSATIONS, CHANGE, JSON);
-        b.op("DELETE", "/v1/conversations/{conversation_id}", CONVERSATIONS, CHANGE, NONE);
-        b.op("GET", "/v1/conversations/{conversation_id}/items", CONVERSATIONS, READ, NONE, "limit", "order", "after", "include");
-        b.op("POST", "/v1/conversations/{conversation_id}/items", CONVERSATIONS, CHANGE, JSON, "include");
-        b.op("GET", "/v1/conversations/{conversation_id}/items/{item_id}", CONVERSATIONS, READ, NONE, "include");
-        b.op("DELETE", "/v1/conversations/{conversation_id}/items/{item_id}", CONVERSATIONS, CHANGE, NONE);
+        b.family(CHAT)
+                .post("/v1/chat/completions", METERED, JSON)
+                .get("/v1/chat/completions", "model", "metadata", "after", "limit", "order")
+                .get("/v1/chat/completions/{completion_id}")
+                .post("/v1/chat/completions/{completion_id}", CHANGE, JSON)
+                .delete("/v1/chat/completions/{completion_id}")
+                .get("/v1/chat/completions/{completion_id}/messages", "after", "limit", "order");
+        b.family(COMPLETIONS).post("/v1/completions", METERED, JSON);
+        b.family(EMBEDDINGS).post("/v1/embeddings", METERED, JSON);
+        b.family(MODERATIONS).post("/v1/moderations", METERED, JSON);
+        b.family(RESPONSES)
+                .post("/v1/responses", METERED, JSON)
+                .get("/v1/responses/{response_id}", "include", "stream", "starting_after", "include_obfuscation")
+                .delete("/v1/responses/{response_id}")
+                .post("/v1/responses/{response_id}/cancel", CHANGE, NONE)
+                .get("/v1/responses/{response_id}/input_items", "limit", "order", "after", "before", "include")
+                .post("/v1/responses/input_tokens", READ, JSON)
+                .post("/v1/responses/compact", UNMETERED, JSON);
+        b.family(IMAGES)
+                .post("/v1/images/generations", METERED, JSON)
+                .post("/v1/images/edits", UNMETERED, JSON_OR_MULTIPART)
+                .post("/v1/images/variations", UNMETERED, MULTIPART);
+        b.family(AUDIO)
+                .post("/v1/audio/speech", METERED, JSON)
+                .post("/v1/audio/transcriptions", UNMETERED, MULTIPART)
+                .post("/v1/audio/translations", UNMETERED, MULTIPART);
+        b.family(FILES).files("/v1/files", MULTIPART, "purpose", "limit", "order", "after");
+        b.family(BATCHES)
+                .post("/v1/batches", METERED, JSON)
+                .get("/v1/batches", "after", "limit")
+                .get("/v1/batches/{batch_id}")
+                .post("/v1/batches/{batch_id}/cancel", CHANGE, NONE);
+        b.family(UPLOADS)
+                .post("/v1/uploads", UNMETERED, JSON)
+                .post("/v1/uploads/{upload_id}/cancel", CHANGE, NONE)
+                .post("/v1/uploads/{upload_id}/complete", UNMETERED, JSON)
+                .post("/v1/uploads/{upload_id}/parts", UNMETERED, MULTIPART);
+        b.family(VECTOR_STORES)
+                .objects("/v1/vector_stores", "{vector_store_id}", CHANGE, LIST)
+                .post("/v1/vector_stores/{vector_store_id}/search", UNMETERED, JSON)
+                .objects("/v1/vector_stores/{vector_store_id}/files", "{file_id}", UNMETERED, with(LIST, "filter"))
+                .get("/v1/vector_stores/{vector_store_id}/files/{file_id}/content")
+                .post("/v1/vector_stores/{vector_store_id}/file_batches", UNMETERED, JSON)
+                .get("/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}")
+                .post("/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel", CHANGE, NONE)
+                .get("/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files", with(LIST, "filter"));
+        b.family(ASSISTANTS).objects("/v1/assistants", "{assistant_id}", CHANGE, LIST);
+        b.family(THREADS)
+                .post("/v1/threads", CHANGE, JSON)
+                .post("/v1/threads/runs", UNMETERED, JSON)
+                .get("/v1/threads/{thread_id}")
+                .post("/v1/threads/{thread_id}", CHANGE, JSON)
+                .delete("/v1/threads/{thread_id}")
+                .objects("/v1/threads/{thread_id}/messages", "{message_id}", CHANGE, with(LIST, "run_id"))
+                .get("/v1/threads/{thread_id}/runs", LIST)
+                .post("/v1/threads/{thread_id}/runs", UNMETERED, JSON, "include")
+                .get("/v1/threads/{thread_id}/runs/{run_id}")
+                .post("/v1/threads/{thread_id}/runs/{run_id}", CHANGE, JSON)
+                .post("/v1/threads/{thread_id}/runs/{run_id}/cancel", CHANGE, NONE)
+                .post("/v1/threads/{thread_id}/runs/{run_id}/submit_tool_outputs", UNMETERED, JSON)
+                .get("/v1/threads/{thread_id}/runs/{run_id}/steps", with(LIST, "include"))
+                .get("/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}", "include");
+        b.family(FINE_TUNING)
+                .post("/v1/fine_tuning/jobs", UNMETERED, JSON)
+                .get("/v1/fine_tuning/jobs", "after", "limit", "metadata")
+                .get("/v1/fine_tuning/jobs/{fine_tuning_job_id}")
+                .post("/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel", CHANGE, NONE)
+                .post("/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause", CHANGE, NONE)
+                .post("/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume", UNMETERED, NONE)
+                .get("/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints", "after", "limit")
+                .get("/v1/fine_tuning/jobs/{fine_tuning_job_id}/events", "after", "limit")
+                .post("/v1/fine_tuning/alpha/graders/run", UNMETERED, JSON)
+                .post("/v1/fine_tuning/alpha/graders/validate", READ, JSON);
+        b.family(EVALS)
+                .objects("/v1/evals", "{eval_id}", CHANGE, "after", "limit", "order", "order_by")
+                .get("/v1/evals/{eval_id}/runs", "after", "limit", "order", "status")
+                .post("/v1/evals/{eval_id}/runs", UNMETERED, JSON)
+                .get("/v1/evals/{eval_id}/runs/{run_id}")
+                .post("/v1/evals/{eval_id}/runs/{run_id}", CHANGE, NONE)
+                .delete("/v1/evals/{eval_id}/runs/{run_id}")
+                .get("/v1/evals/{eval_id}/runs/{run_id}/output_items", "after", "limit", "status", "order")
+                .get("/v1/evals/{eval_id}/runs/{run_id}/output_items/{output_item_id}");
+        b.family(CONTAINERS)
+                .get("/v1/containers", "limit", "order", "after", "name")
+                .post("/v1/containers", UNMETERED, JSON)
+                .get("/v1/containers/{container_id}")
+                .delete("/v1/containers/{container_id}")
+                .files("/v1/containers/{container_id}/files", JSON_OR_MULTIPART, "limit", "order", "after");
+        b.family(CONVERSATIONS)
+                .post("/v1/conversations", CHANGE, JSON)
+                .get("/v1/conversations/{conversation_id}")
+                .post("/v1/conversations/{conversation_id}", CHANGE, JSON)
+                .delete("/v1/conversations/{conversation_id}")
+                .get("/v1/conversations/{conversation_id}/items", "limit", "order", "after", "include")
+                .post("/v1/conversations/{conversation_id}/items", CHANGE, JSON, "include")
+                .get("/v1/conversations/{conversation_id}/items/{item_id}", "include")
+                .delete("/v1/conversations/{conversation_id}/items/{item_id}");
         // realtime: every operation hands the tenant the account
-        b.op("GET", "/v1/realtime", REALTIME, CREDENTIAL, NONE, "model", "call_id");
-        b.op("POST", "/v1/realtime/client_secrets", REALTIME, CREDENTIAL, JSON);
-        b.op("POST", "/v1/realtime/sessions", REALTIME, CREDENTIAL, JSON);
-        b.op("POST", "/v1/realtime/transcription_sessions", REALTIME, CREDENTIAL, JSON);
-        b.op("POST", "/v1/realtime/translations/client_secrets", REALTIME, CREDENTIAL, JSON);
+        b.family(REALTIME)
+                .op("GET", "/v1/realtime", CREDENTIAL, NONE, "model", "call_id")
+                .post("/v1/realtime/client_secrets", CREDENTIAL, JSON)
+                .post("/v1/realtime/sessions", CREDENTIAL, JSON)
+                .post("/v1/realtime/transcription_sessions", CREDENTIAL, JSON)
+                .post("/v1/realtime/translations/client_secrets", CREDENTIAL, JSON);
         // models: answered by the gateway (surface/ModelsFilter)
-        b.op("GET", "/v1/models", MODELS, READ, NONE);
-        b.op("GET", "/v1/models/{model}", MODELS, READ, NONE);
+        b.family(MODELS)
+                .get("/v1/models")
+                .get("/v1/models/{model}");
         return new EndpointTable(b.operations);
     }
 
@@ -302,6 +270,11 @@ public final class EndpointTable {
         return all.toArray(String[]::new);
     }
 
+    /**
+     * Writes the table a family at a time, a row an operation (or a collection's usual ones), and
+     * says once what every row of a kind shares: a GET reads and a DELETE changes, neither with a
+     * body; a POST names what it does and its body.
+     */
     private static final class Builder {
         final long jsonBytes;
         final long fileBytes;
@@ -312,17 +285,61 @@ public final class EndpointTable {
             this.fileBytes = fileBytes;
         }
 
-        void op(String method, String template, Family family, Kind kind, BodyType body, Set<String> query) {
-            op(method, template, family, kind, body, query.toArray(String[]::new));
+        Rows family(Family family) {
+            return new Rows(family);
         }
 
-        void op(String method, String template, Family family, Kind kind, BodyType body, String... query) {
-            long max = switch (body) {
-                case NONE -> 0;
-                case JSON -> jsonBytes;
-                case MULTIPART, JSON_OR_MULTIPART -> fileBytes;
-            };
-            operations.add(new Operation(method, template, family, kind, Set.of(query), body, max));
+        final class Rows {
+            private final Family family;
+
+            Rows(Family family) {
+                this.family = family;
+            }
+
+            Rows get(String template, Set<String> query) {
+                return get(template, query.toArray(String[]::new));
+            }
+
+            Rows get(String template, String... query) {
+                return op("GET", template, READ, NONE, query);
+            }
+
+            Rows post(String template, Kind kind, BodyType body, String... query) {
+                return op("POST", template, kind, body, query);
+            }
+
+            Rows delete(String template) {
+                return op("DELETE", template, CHANGE, NONE);
+            }
+
+            /**
+             * A collection's five operations, in the reference's order: list, create (of
+             * {@code create}'s kind), retrieve, modify and delete one by its {@code id}.
+             */
+            Rows objects(String collection, String id, Kind create, Set<String> listQuery) {
+                return objects(collection, id, create, listQuery.toArray(String[]::new));
+            }
+
+            Rows objects(String collection, String id, Kind create, String... listQuery) {
+                String one = collection + "/" + id;
+                return get(collection, listQuery).post(collection, create, JSON).get(one).post(one, CHANGE, JSON).delete(one);
+            }
+
+            /** Files: list, upload (a {@code body}), retrieve, delete one by {@code {file_id}}, and read its content. */
+            Rows files(String collection, BodyType body, String... listQuery) {
+                String one = collection + "/{file_id}";
+                return get(collection, listQuery).post(collection, CHANGE, body).get(one).delete(one).get(one + "/content");
+            }
+
+            Rows op(String method, String template, Kind kind, BodyType body, String... query) {
+                long max = switch (body) {
+                    case NONE -> 0;
+                    case JSON -> jsonBytes;
+                    case MULTIPART, JSON_OR_MULTIPART -> fileBytes;
+                };
+                operations.add(new Operation(method, template, family, kind, Set.of(query), body, max));
+                return this;
+            }
         }
     }
 }

@@ -1,46 +1,27 @@
 package dev.sluice.gateway.admin;
 
+import static dev.sluice.gateway.admin.AdminWritesFixture.KNOWN;
+import static dev.sluice.gateway.admin.AdminWritesFixture.expect;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tenant.Tenant;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.web.reactive.function.server.RouterFunctions;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** What the tenant writes refuse, and how: the status, the code and each field's message. */
 class TenantsRequestsTest {
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final String KNOWN = "(known: enterprise, free, pro)";
-
-    private final InMemoryTenantStore tenants = new InMemoryTenantStore();
+    private AdminWritesFixture admin;
+    private InMemoryTenantStore tenants;
     private WebTestClient client;
 
     @BeforeEach
-    void setUp() throws IOException {
-        String shipped = Files.readString(Path.of("../tiers.yaml"), StandardCharsets.UTF_8);
-        ConfigRegistry config = new ConfigRegistry(TiersYamlParser.parse("tiers.yaml", shipped));
-        Clock clock = Clock.systemUTC();
-        TenantsHandler handler = new TenantsHandler(tenants, config, new InMemoryUsageHistory(), clock, new AuditLog(clock));
-        client = WebTestClient.bindToRouterFunction(RouterFunctions.route()
-                .POST("/tenants", handler::create)
-                .PATCH("/tenants/{id}", handler::patch)
-                .onError(AdminError.class, (e, r) -> AdminResponses.error((AdminError) e))
-                .build()).build();
+    void setUp() {
+        admin = new AdminWritesFixture();
+        tenants = admin.tenants;
+        client = admin.client;
         tenants.create(new Tenant("acme", "free", false)).block();
     }
 
@@ -101,21 +82,69 @@ class TenantsRequestsTest {
         assertThat(tenants.findById("acme").block()).isEqualTo(new Tenant("acme", "pro", false));
     }
 
+    @Test
+    void onlyJsonsOwnTypesAreTakenNothingIsCoerced() {
+        post("{\"id\":true,\"tier\":1.5,\"suspended\":0}", 422, "The tenant is not valid.",
+                "id: must be a non-empty string | tier: must be a non-empty string | suspended: must be true or false");
+        post("{\"id\":\"x2\",\"tier\":\"free\",\"suspended\":\"true\"}", 422, "The tenant is not valid.", "suspended: must be true or false");
+        patch("{\"suspended\":\"x\",\"tier\":[]}", 422, "The change is not valid.",
+                "tier: must be a non-empty string | suspended: must be true or false");
+        patch("{\"tier\":{\"name\":\"pro\"}}", 422, "The change is not valid.", "tier: must be a non-empty string");
+    }
+
+    @Test
+    void aFieldOnlyOfTheWrongTypeOrUnknownIsNoChangeButOnlyItsOwnProblem() {
+        patch("{\"suspended\":\"yes\"}", 422, "The change is not valid.", "suspended: must be true or false");
+        patch("{\"colour\":\"red\"}", 422, "The change is not valid.", "colour: unknown field (expected one of [suspended, tier])");
+        patch("{\"tier\":null,\"suspended\":null}", 422, "The change is not valid.", "(body): nothing to change: give tier and/or suspended");
+    }
+
+    @Test
+    void blankIsJavasWhitespaceAndAValueIsTrimmedOfControlCharacters() {
+        post("{\"id\":\"\\u2003\",\"tier\":\"\\u2003\"}", 422, "The tenant is not valid.",
+                "id: must be a non-empty string | tier: must be a non-empty string");
+        post("{\"id\":\"\\u0001\",\"tier\":\"\\u0001\"}", 422, "The tenant is not valid.",
+                "id: must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit | tier: unknown tier '' " + KNOWN);
+        client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\"\\u0001gamma\\t\",\"tier\":\"\\u001fpro\"}")
+                .exchange().expectStatus().isCreated()
+                .expectBody().json("{\"id\":\"gamma\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
+    }
+
+    @Test
+    void aValueIsNamedBackAsItWasSentNeverInterpreted() {
+        post("{\"id\":\"delta\",\"tier\":\"${1+1}{tier}\\\\{x}\"}", 422, "The tenant is not valid.",
+                "tier: unknown tier '${1+1}{tier}\\{x}' " + KNOWN);
+    }
+
+    @Test
+    void aNullIdOrTierIsNotGiven() {
+        post("{\"id\":null,\"tier\":\"free\"}", 422, "The tenant is not valid.", "id: is required");
+        post("{\"id\":\"x1\",\"tier\":null,\"suspended\":null}", 422, "The tenant is not valid.", "tier: is required");
+    }
+
+    @Test
+    void aFieldGivenTwiceCountsAsItsLastValue() {
+        client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\"x3\",\"tier\":\"free\",\"id\":\"x4\"}")
+                .exchange().expectStatus().isCreated().expectBody().jsonPath("$.id").isEqualTo("x4");
+    }
+
+    @Test
+    void jsonThatDoesNotParseIs400WithTheParsersWords() {
+        post("{\"id\": ", 400, "The body is not valid JSON: Unexpected end-of-input within/between Object entries", "");
+        post("{\"id\":\"x5\",\"tier\":\"free\"} x", 400,
+                "The body is not valid JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')", "");
+        post("{} {}", 400, "The body is not valid JSON: Trailing token (`JsonToken.START_OBJECT`) found after value (bound as `java.lang.Object`):"
+                + " not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`", "");
+        post("null", 400, "The body must be a JSON object.", "");
+        post("\"id\"", 400, "The body must be a JSON object.", "");
+        post("   ", 400, "The body must be a JSON object.", "");
+    }
+
     private void post(String body, int status, String message, String fields) {
-        expect(client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange(), status, message, fields);
+        expect(admin.post("/tenants", body), status, message, fields);
     }
 
     private void patch(String body, int status, String message, String fields) {
-        expect(client.patch().uri("/tenants/acme").contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange(), status, message, fields);
-    }
-
-    /** {@code fields}: each problem as "field: message", in the answer's order, joined by " | ". */
-    private static void expect(WebTestClient.ResponseSpec response, int status, String message, String fields) {
-        JsonNode error = JSON.readTree(response.expectStatus().isEqualTo(status).expectBody(String.class).returnResult().getResponseBody())
-                .path("error");
-        assertThat(error.path("message").asString()).isEqualTo(message);
-        List<String> problems = new ArrayList<>();
-        error.path("fields").forEach(f -> problems.add(f.path("field").asString() + ": " + f.path("message").asString()));
-        assertThat(String.join(" | ", problems)).isEqualTo(fields);
+        expect(admin.patch("/tenants/acme", body), status, message, fields);
     }
 }

@@ -31,7 +31,7 @@ final class LabRunsHandler {
                 if (!FIELDS.contains(field)) throw AdminError.invalid(field, "is not a field of a lab run (cases, ramp)");
             }
             Set<CaseId> cases = cases(json.get("cases"));
-            Boolean ramp = AdminRequests.bool(json, "ramp");
+            Boolean ramp = ramp(json.get("ramp"));
             LabRuns.Run run;
             try {
                 run = runs.start(cases, ramp == null || ramp);
@@ -69,6 +69,11 @@ final class LabRunsHandler {
         out.put("error", r.error());
         out.put("report", r.report());
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(out);
+    }
+
+    private static Boolean ramp(Object value) {
+        if (value == null || value instanceof Boolean) return (Boolean) value;
+        throw AdminError.invalid("ramp", "must be true or false");
     }
 
     private static Set<CaseId> cases(Object value) {

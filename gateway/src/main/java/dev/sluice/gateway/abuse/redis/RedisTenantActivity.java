@@ -2,11 +2,9 @@ package dev.sluice.gateway.abuse.redis;
 
 import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.abuse.ActivityBuffer;
+import dev.sluice.gateway.abuse.BufferedTenantActivity;
 import dev.sluice.gateway.abuse.MinuteActivity;
 import dev.sluice.gateway.abuse.Pressure;
-import dev.sluice.gateway.api.Stage;
-import dev.sluice.gateway.abuse.TenantActivity;
-import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.store.LuaScripts;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,24 +33,22 @@ import reactor.core.publisher.Mono;
  * If Redis is unreachable a drained batch is dropped (counted in the log at debug): the
  * series loses a minute's stage counts, the request path loses nothing.
  */
-public final class RedisTenantActivity implements TenantActivity {
+public final class RedisTenantActivity extends BufferedTenantActivity {
     private static final Logger log = LoggerFactory.getLogger(RedisTenantActivity.class);
     private static final RedisScript<Long> FLUSH = LuaScripts.load(Long.class, "activity_flush");
     private static final long TTL_MS = 3_600_000L;
 
     private final ReactiveStringRedisTemplate redis;
     private final String namespace;
-    private final Clock clock;
-    private final ActivityBuffer buffer = new ActivityBuffer();
     private final Periodic shipping = new Periodic("activity shipping", () -> flush().onErrorResume(e -> {
         log.debug("Activity not shipped: {}", e.toString());
         return Mono.empty();
     }));
 
     public RedisTenantActivity(ReactiveStringRedisTemplate redis, String namespace, Clock clock) {
+        super(clock);
         this.redis = redis;
         this.namespace = namespace;
-        this.clock = clock;
     }
 
     String tenantsKey(long minute) {
@@ -65,16 +61,6 @@ public final class RedisTenantActivity implements TenantActivity {
 
     String pressureKey(long minute) {
         return namespace + ":activity:{" + minute + "}:pressure";
-    }
-
-    @Override
-    public void requestSeen(String tenantId, String tierName) {
-        buffer.seen(clock.millis(), tenantId, tierName);
-    }
-
-    @Override
-    public void stageTaken(String tenantId, String stage) {
-        buffer.stage(clock.millis(), tenantId, Stage.of(stage));
     }
 
     /** Starts shipping the buffer every {@code interval}. */
@@ -126,12 +112,6 @@ public final class RedisTenantActivity implements TenantActivity {
         }));
         long minute = m.minuteStartMs();
         return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute), pressureKey(minute)), args).next();
-    }
-
-    @Override
-    public void quotaAnswered(String tenantId, long requestTokens, QuotaDecision decision, boolean held) {
-        if (decision == null) return;
-        buffer.pressure(clock.millis(), tenantId, Pressure.of(decision, requestTokens, held));
     }
 
     @Override
