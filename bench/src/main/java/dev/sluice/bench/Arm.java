@@ -16,14 +16,17 @@ final class Arm implements AutoCloseable {
     final String label;
     /** Null for the direct arm, which has no process of its own. */
     final ChildProcess process;
+
     final OpenLoop load;
     final Map<Double, Measured> byRate = new LinkedHashMap<>();
     boolean active = true;
     /** How long the warm-up took, and whether the JIT had settled by its end. */
     double warmUpSeconds;
+
     boolean warmedUp;
     /** The rate at which this arm first missed p99 < 5 ms or had errors; 0 while it has not. */
     double firstFailedRate;
+
     private boolean closed;
 
     Arm(String key, String label, ChildProcess process, URI url, String apiKey) {
@@ -88,7 +91,11 @@ final class Arm implements AutoCloseable {
 
         /** The mean 1-minute load average over this rate's slices. */
         double meanLoad1() {
-            return load1PerRound.stream().mapToDouble(Double::doubleValue).filter(x -> x >= 0).average().orElse(Double.NaN);
+            return load1PerRound.stream()
+                    .mapToDouble(Double::doubleValue)
+                    .filter(x -> x >= 0)
+                    .average()
+                    .orElse(Double.NaN);
         }
 
         Curves.Point point() {
@@ -106,7 +113,8 @@ final class Arm implements AutoCloseable {
     }
 
     Curves.Curve curve() {
-        return new Curves.Curve(key, label, byRate.values().stream().map(Measured::point).toList());
+        return new Curves.Curve(
+                key, label, byRate.values().stream().map(Measured::point).toList());
     }
 
     /** Stops the arm's process and its load generator's connections; the figures stay. Idempotent. */

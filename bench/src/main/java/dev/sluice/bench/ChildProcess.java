@@ -37,8 +37,10 @@ final class ChildProcess implements AutoCloseable {
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
         Files.writeString(log, String.join(" ", full) + "\n\n");
-        Process p = new ProcessBuilder(full).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = new ProcessBuilder(full)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         ChildProcess child = new ChildProcess(name, p, log);
         Runtime.getRuntime().addShutdownHook(new Thread(child::close));
         return child;
@@ -54,7 +56,11 @@ final class ChildProcess implements AutoCloseable {
 
     /** CPU time the process has used so far (user + system, all threads), in nanoseconds. */
     long cpuNanos() {
-        return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
+        return process.toHandle()
+                .info()
+                .totalCpuDuration()
+                .map(Duration::toNanos)
+                .orElse(-1L);
     }
 
     /**
@@ -94,7 +100,8 @@ final class ChildProcess implements AutoCloseable {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
             }
         }
-        throw new IllegalStateException(name + " did not listen on " + port + " within " + limit.toSeconds() + " s: see " + log);
+        throw new IllegalStateException(
+                name + " did not listen on " + port + " within " + limit.toSeconds() + " s: see " + log);
     }
 
     void checkAlive() {

@@ -10,12 +10,10 @@ import tools.jackson.databind.JsonNode;
  * without rerunning, and tested on a small fixed run.
  */
 final class Curves {
-    private Curves() {
-    }
+    private Curves() {}
 
     /** One arm's figures at one rate (every round merged). */
-    record Point(double rate, double p50Ms, double p99Ms, boolean passes, long sent, long evalsha) {
-    }
+    record Point(double rate, double p50Ms, double p99Ms, boolean passes, long sent, long evalsha) {}
 
     /** One arm's points, in the order of the rates (ascending). */
     record Curve(String key, String label, List<Point> points) {
@@ -59,10 +57,16 @@ final class Curves {
             for (JsonNode r : arm.getValue().path("rates")) {
                 long sent = r.path("sent").asLong();
                 // Runs from before the raw count was written have only the ratio.
-                long evalsha = r.has("redis_evalsha") ? r.path("redis_evalsha").asLong()
+                long evalsha = r.has("redis_evalsha")
+                        ? r.path("redis_evalsha").asLong()
                         : Math.round(r.path("redis_evalsha_per_request").asDouble() * sent);
-                points.add(new Point(r.path("rate").asDouble(), r.path("p50_ms").asDouble(), r.path("p99_ms").asDouble(),
-                        r.path("passes").asBoolean(), sent, evalsha));
+                points.add(new Point(
+                        r.path("rate").asDouble(),
+                        r.path("p50_ms").asDouble(),
+                        r.path("p99_ms").asDouble(),
+                        r.path("passes").asBoolean(),
+                        sent,
+                        evalsha));
             }
             curves.add(new Curve(arm.getKey(), arm.getValue().path("label").asString(), points));
         }

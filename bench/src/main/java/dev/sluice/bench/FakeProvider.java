@@ -25,23 +25,28 @@ public final class FakeProvider {
             + "\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello.\"},"
             + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":13,\"completion_tokens\":2,\"total_tokens\":15}}";
 
-    private FakeProvider() {
-    }
+    private FakeProvider() {}
 
     /** Binds on loopback ({@code port} 0: any free port). */
     public static DisposableServer start(int port) {
         byte[] body = RESPONSE.getBytes(StandardCharsets.UTF_8);
-        return HttpServer.create().host("127.0.0.1").port(port)
-                .route(routes -> routes.post("/v1/chat/completions", (req, res) -> req.receive().then()
-                        .then(res.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                                // A real provider's account limits, far above what any run sends.
-                                .header("x-ratelimit-limit-requests", "1000000000")
-                                .header("x-ratelimit-remaining-requests", "999999999")
-                                .header("x-ratelimit-reset-requests", "1ms")
-                                .header("x-ratelimit-limit-tokens", "1000000000000")
-                                .header("x-ratelimit-remaining-tokens", "999999999985")
-                                .header("x-ratelimit-reset-tokens", "0s")
-                                .sendByteArray(Mono.just(body)).then())))
+        return HttpServer.create()
+                .host("127.0.0.1")
+                .port(port)
+                .route(routes -> routes.post(
+                        "/v1/chat/completions",
+                        (req, res) -> req.receive()
+                                .then()
+                                .then(res.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                                        // A real provider's account limits, far above what any run sends.
+                                        .header("x-ratelimit-limit-requests", "1000000000")
+                                        .header("x-ratelimit-remaining-requests", "999999999")
+                                        .header("x-ratelimit-reset-requests", "1ms")
+                                        .header("x-ratelimit-limit-tokens", "1000000000000")
+                                        .header("x-ratelimit-remaining-tokens", "999999999985")
+                                        .header("x-ratelimit-reset-tokens", "0s")
+                                        .sendByteArray(Mono.just(body))
+                                        .then())))
                 .bindNow();
     }
 

@@ -48,9 +48,15 @@ final class OpenLoop implements AutoCloseable {
     private final byte[] body;
 
     /** What one step measured. */
-    record Step(double rate, double seconds, long sent, long ok, long errors, Map<String, Long> failures,
-                Histogram latencyUs, Histogram sendLagUs) {
-    }
+    record Step(
+            double rate,
+            double seconds,
+            long sent,
+            long ok,
+            long errors,
+            Map<String, Long> failures,
+            Histogram latencyUs,
+            Histogram sendLagUs) {}
 
     OpenLoop(String name, URI url, String apiKey, String body) {
         this(name, url, apiKey, body, MAX_CONNECTIONS);
@@ -78,16 +84,24 @@ final class OpenLoop implements AutoCloseable {
 
     /** One request, waited for: its status and body, for checking an arm before loading it. */
     Answer once() {
-        return client.post().uri(path).send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
-                .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
-                        .map(text -> new Answer(res.status().code(), res.responseHeaders().entries().stream()
-                                .collect(Collectors.toMap(e -> e.getKey().toLowerCase(Locale.ROOT),
-                                        Map.Entry::getValue, (a, b) -> a, TreeMap::new)), text)))
+        return client.post()
+                .uri(path)
+                .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
+                .responseSingle((res, content) -> content.asString(StandardCharsets.UTF_8)
+                        .defaultIfEmpty("")
+                        .map(text -> new Answer(
+                                res.status().code(),
+                                res.responseHeaders().entries().stream()
+                                        .collect(Collectors.toMap(
+                                                e -> e.getKey().toLowerCase(Locale.ROOT),
+                                                Map.Entry::getValue,
+                                                (a, b) -> a,
+                                                TreeMap::new)),
+                                text)))
                 .block(TIMEOUT.plusSeconds(5));
     }
 
-    record Answer(int status, Map<String, String> headers, String body) {
-    }
+    record Answer(int status, Map<String, String> headers, String body) {}
 
     /**
      * Sends at {@code rate} per second for {@code duration}, then waits for every answer (at most
@@ -112,24 +126,30 @@ final class OpenLoop implements AutoCloseable {
                 now = System.nanoTime();
             }
             sendLag.recordValue(Math.min(HIGHEST_US, (now - due) / 1_000));
-            client.post().uri(path).send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
-                    .responseSingle((res, content) -> content.asByteArray().map(b -> res.status().code())
+            client.post()
+                    .uri(path)
+                    .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
+                    .responseSingle((res, content) -> content.asByteArray()
+                            .map(b -> res.status().code())
                             .defaultIfEmpty(res.status().code()))
-                    .subscribe(status -> {
-                        latency.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - due) / 1_000));
-                        if (status == 200) ok.increment();
-                        else fail(errors, failures, "status " + status);
-                        done.incrementAndGet();
-                    }, error -> {
-                        latency.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - due) / 1_000));
-                        fail(errors, failures, error.getClass().getSimpleName());
-                        done.incrementAndGet();
-                    });
+                    .subscribe(
+                            status -> {
+                                latency.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - due) / 1_000));
+                                if (status == 200) ok.increment();
+                                else fail(errors, failures, "status " + status);
+                                done.incrementAndGet();
+                            },
+                            error -> {
+                                latency.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - due) / 1_000));
+                                fail(errors, failures, error.getClass().getSimpleName());
+                                done.incrementAndGet();
+                            });
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long deadline = System.nanoTime() + TIMEOUT.toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
         while (done.get() < count && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // answers arrive on Netty's threads: poll their count
+            LockSupport.parkNanos(
+                    TimeUnit.MILLISECONDS.toNanos(5)); // answers arrive on Netty's threads: poll their count
         }
         long missing = count - done.get();
         if (missing > 0) {
@@ -153,9 +173,16 @@ final class OpenLoop implements AutoCloseable {
         try (OpenLoop load = new OpenLoop("cli", URI.create(args[0]), args[1], FakeProvider.REQUEST)) {
             for (String rate : args[2].split(",")) {
                 Step s = load.run(Double.parseDouble(rate), Duration.ofSeconds(Long.parseLong(args[3])));
-                System.out.printf(Locale.ROOT, "%s req/s: sent %d, errors %d %s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms%n",
-                        rate, s.sent(), s.errors(), s.failures(), s.latencyUs().getValueAtPercentile(50) / 1000.0,
-                        s.latencyUs().getValueAtPercentile(99) / 1000.0, s.latencyUs().getValueAtPercentile(99.9) / 1000.0,
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s req/s: sent %d, errors %d %s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms%n",
+                        rate,
+                        s.sent(),
+                        s.errors(),
+                        s.failures(),
+                        s.latencyUs().getValueAtPercentile(50) / 1000.0,
+                        s.latencyUs().getValueAtPercentile(99) / 1000.0,
+                        s.latencyUs().getValueAtPercentile(99.9) / 1000.0,
                         s.latencyUs().getMaxValue() / 1000.0);
             }
         }

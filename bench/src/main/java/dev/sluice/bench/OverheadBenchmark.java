@@ -50,19 +50,23 @@ public final class OverheadBenchmark {
     static final double P99_LIMIT_MS = 5.0;
     /** The same for every JVM under test: a fixed heap, so no arm pays or saves for resizing. */
     static final List<String> ARM_JVM = List.of("-Xms512m", "-Xmx512m", "-XX:+UseG1GC");
+
     private static final String API_KEY = "sk-bench-overhead";
 
     private final boolean quick = Boolean.getBoolean("sluice.bench.quick");
     private final Path out = Path.of(System.getProperty("sluice.bench.out", "target/overhead"));
-    private final String javaBin = System.getProperty("sluice.bench.java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    private final String javaBin = System.getProperty(
+            "sluice.bench.java",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString());
     private final String gatewayJar = System.getProperty("sluice.bench.gateway.jar");
-    private final List<Double> rates = doubles(System.getProperty("sluice.bench.rates",
-            quick ? "250,1000" : "250,500,1000,2000,3000,4000,6000,8000,12000,16000"));
+    private final List<Double> rates = doubles(System.getProperty(
+            "sluice.bench.rates", quick ? "250,1000" : "250,500,1000,2000,3000,4000,6000,8000,12000,16000"));
     private final Duration slice = Duration.ofMillis(Long.getLong("sluice.bench.slice-ms", quick ? 2_000 : 6_000));
     private final Duration settle = Duration.ofMillis(Long.getLong("sluice.bench.settle-ms", quick ? 500 : 1_000));
     private final int rounds = Integer.getInteger("sluice.bench.rounds", quick ? 1 : 2);
     /** The longest warm-up of one arm: it ends earlier once the arm's JIT has settled. */
     private final Duration warmUp = Duration.ofMillis(Long.getLong("sluice.bench.warmup-ms", quick ? 3_000 : 90_000));
+
     private final double warmUpRate = Double.parseDouble(System.getProperty("sluice.bench.warmup-rate", "500"));
     /** Every arm that is not far past its limit is measured up to this rate, whatever its p99. */
     private final double alwaysUpTo = Double.parseDouble(System.getProperty("sluice.bench.always-up-to", "1000"));
@@ -71,7 +75,8 @@ public final class OverheadBenchmark {
     /** An arm to record with Java Flight Recorder (profile settings), e.g. {@code sluice}. */
     private final String jfr = System.getProperty("sluice.bench.jfr", "");
     /** Only these arms besides direct, e.g. {@code sluice} when profiling. */
-    private final List<String> only = List.of(System.getProperty("sluice.bench.arms", "scg,scg-rrl,sluice").split(","));
+    private final List<String> only = List.of(
+            System.getProperty("sluice.bench.arms", "scg,scg-rrl,sluice").split(","));
     /** {@code interleaved} (every arm at each rate in turn) or {@code alone} (one arm through every rate, the others stopped). */
     private final String order = order(System.getProperty("sluice.bench.order", "interleaved"));
 
@@ -112,8 +117,9 @@ public final class OverheadBenchmark {
 
     private void run() throws Exception {
         if (gatewayJar == null || !Files.isRegularFile(Path.of(gatewayJar))) {
-            throw new IllegalStateException("-Dsluice.bench.gateway.jar must name the gateway's jar (./mvnw -pl gateway package), got "
-                    + gatewayJar);
+            throw new IllegalStateException(
+                    "-Dsluice.bench.gateway.jar must name the gateway's jar (./mvnw -pl gateway package), got "
+                            + gatewayJar);
         }
         long started = System.nanoTime();
         Map<String, Object> machine = Report.machine();
@@ -121,7 +127,8 @@ public final class OverheadBenchmark {
         machine.put("load_1min_before", Report.load1());
         machine.put("pinned", pin ? "load generator + fake provider on CPU 0; arm + Redis on CPU 1" : "no");
         if (pin) pinSelf();
-        say("Overhead benchmark%s: rates %s req/s, %d round(s) of %d s per arm and rate, warm-up %d s per arm, arms %s",
+        say(
+                "Overhead benchmark%s: rates %s req/s, %d round(s) of %d s per arm and rate, warm-up %d s per arm, arms %s",
                 quick ? " (quick)" : "", rates, rounds, slice.toSeconds(), warmUp.toSeconds(), order);
         Map<String, Object> sluiceCounters = order.equals("alone") ? runAlone() : runInterleaved();
         machine.put("load_average_after", Report.loadAverage());
@@ -142,7 +149,9 @@ public final class OverheadBenchmark {
         for (String key : List.of("scg", "scg-rrl", "sluice")) if (only.contains(key)) startArm(key);
         say("[2/4] checking every arm answers as it should...");
         for (Arm arm : arms) check(arm);
-        say("[3/4] warming up each arm at %.0f req/s until its JIT settles (at most %d s)...", warmUpRate, warmUp.toSeconds());
+        say(
+                "[3/4] warming up each arm at %.0f req/s until its JIT settles (at most %d s)...",
+                warmUpRate, warmUp.toSeconds());
         for (Arm arm : arms) warmUp(arm);
         say("[4/4] measuring...");
         measure();
@@ -157,8 +166,9 @@ public final class OverheadBenchmark {
         say("[1/2] starting redis-server and the fake provider (logs in %s)...", out.resolve("logs"));
         startInfrastructure();
         Map<String, Object> sluiceCounters = new LinkedHashMap<>();
-        say("[2/2] each arm alone: start, check, warm up at %.0f req/s (at most %d s), measure, stop...", warmUpRate,
-                warmUp.toSeconds());
+        say(
+                "[2/2] each arm alone: start, check, warm up at %.0f req/s (at most %d s), measure, stop...",
+                warmUpRate, warmUp.toSeconds());
         for (String key : List.of("scg", "scg-rrl", "sluice")) {
             if (!only.contains(key)) continue;
             Arm arm = startArm(key);
@@ -169,7 +179,9 @@ public final class OverheadBenchmark {
             arm.close();
         }
         Arm direct = arms.get(0);
-        List<Double> reached = rates.stream().filter(r -> arms.stream().anyMatch(a -> a != direct && a.byRate.containsKey(r))).toList();
+        List<Double> reached = rates.stream()
+                .filter(r -> arms.stream().anyMatch(a -> a != direct && a.byRate.containsKey(r)))
+                .toList();
         check(direct);
         warmUp(direct);
         measureAlone(direct, reached);
@@ -191,13 +203,18 @@ public final class OverheadBenchmark {
             long jit = arm.process == null ? 0 : arm.process.jitCpuNanos();
             OpenLoop.Step step = arm.load.run(warmUpRate, slice);
             jit = arm.process == null ? 0 : arm.process.jitCpuNanos() - jit;
-            boolean settled = jit < slice.toNanos() / 20 && step.errors() == 0
+            boolean settled = jit < slice.toNanos() / 20
+                    && step.errors() == 0
                     && step.latencyUs().getValueAtPercentile(99) < 50_000;
             quiet = settled ? quiet + 1 : 0;
         }
         arm.warmUpSeconds = (System.nanoTime() - started) / 1e9;
         arm.warmedUp = quiet >= 2;
-        say("  %-8s %3.0f s%s", arm.key, arm.warmUpSeconds, arm.warmedUp ? "" : " (its JIT had not settled: its figures are pessimistic)");
+        say(
+                "  %-8s %3.0f s%s",
+                arm.key,
+                arm.warmUpSeconds,
+                arm.warmedUp ? "" : " (its JIT had not settled: its figures are pessimistic)");
     }
 
     private Map<String, Object> settings() {
@@ -225,20 +242,42 @@ public final class OverheadBenchmark {
         Path logs = out.resolve("logs");
         redisPort = ChildProcess.freePort();
         Path redisDir = Files.createTempDirectory("sluice-bench-redis");
-        redis = ChildProcess.start("redis", List.of("redis-server", "--port", Integer.toString(redisPort), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", redisDir.toString()), logs, armCpus());
+        redis = ChildProcess.start(
+                "redis",
+                List.of(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(redisPort),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--protected-mode",
+                        "no",
+                        "--dir",
+                        redisDir.toString()),
+                logs,
+                armCpus());
         infrastructure.add(redis);
         redis.awaitPort(redisPort, Duration.ofSeconds(10));
         redisClient = RedisClient.create(redisUrl());
         redisProbe = redisClient.connect();
 
         int providerPort = ChildProcess.freePort();
-        provider = ChildProcess.start("provider", javaCommand(List.of("-cp", classPath(), FakeProvider.class.getName(),
-                Integer.toString(providerPort)), "provider"), logs, pin ? "0" : null);
+        provider = ChildProcess.start(
+                "provider",
+                javaCommand(
+                        List.of("-cp", classPath(), FakeProvider.class.getName(), Integer.toString(providerPort)),
+                        "provider"),
+                logs,
+                pin ? "0" : null);
         infrastructure.add(provider);
         provider.awaitPort(providerPort, Duration.ofSeconds(30));
         upstream = "http://127.0.0.1:" + providerPort;
-        arms.add(new Arm("direct", "direct to the fake provider", null, URI.create(upstream + "/v1/chat/completions"), API_KEY));
+        arms.add(new Arm(
+                "direct", "direct to the fake provider", null, URI.create(upstream + "/v1/chat/completions"), API_KEY));
     }
 
     /** Starts one arm's JVM and waits until it listens: one at a time, as JVMs starting together on 2 CPUs starve each other. */
@@ -247,26 +286,70 @@ public final class OverheadBenchmark {
         int port = ChildProcess.freePort();
         Arm arm;
         switch (key) {
-            case "scg" -> arm = new Arm("scg", "bare Spring Cloud Gateway", ChildProcess.start("scg", javaCommand(List.of(
-                    "-cp", classPath(), ScgArm.class.getName(), "--server.port=" + port, "--bench.upstream=" + upstream), "scg"),
-                    logs, armCpus()), url(port), API_KEY);
-            case "scg-rrl" -> arm = new Arm("scg-rrl", "SCG + RequestRateLimiter (RedisRateLimiter)", ChildProcess.start("scg-rrl",
-                    javaCommand(List.of("-cp", classPath(), ScgArm.class.getName(), "--server.port=" + port,
-                            "--bench.upstream=" + upstream, "--spring.profiles.active=rate-limited",
-                            "--spring.data.redis.url=" + redisUrl()), "scg-rrl"), logs, armCpus()), url(port), API_KEY);
+            case "scg" ->
+                arm = new Arm(
+                        "scg",
+                        "bare Spring Cloud Gateway",
+                        ChildProcess.start(
+                                "scg",
+                                javaCommand(
+                                        List.of(
+                                                "-cp",
+                                                classPath(),
+                                                ScgArm.class.getName(),
+                                                "--server.port=" + port,
+                                                "--bench.upstream=" + upstream),
+                                        "scg"),
+                                logs,
+                                armCpus()),
+                        url(port),
+                        API_KEY);
+            case "scg-rrl" ->
+                arm = new Arm(
+                        "scg-rrl",
+                        "SCG + RequestRateLimiter (RedisRateLimiter)",
+                        ChildProcess.start(
+                                "scg-rrl",
+                                javaCommand(
+                                        List.of(
+                                                "-cp",
+                                                classPath(),
+                                                ScgArm.class.getName(),
+                                                "--server.port=" + port,
+                                                "--bench.upstream=" + upstream,
+                                                "--spring.profiles.active=rate-limited",
+                                                "--spring.data.redis.url=" + redisUrl()),
+                                        "scg-rrl"),
+                                logs,
+                                armCpus()),
+                        url(port),
+                        API_KEY);
             case "sluice" -> {
                 sluicePort = port;
                 Path tiers = writeTiers(upstream + "/v1");
-                arm = new Arm("sluice", "Sluice (Redis quotas, full path)", ChildProcess.start("sluice", javaCommand(List.of(
-                        "-jar", gatewayJar,
-                        "--server.port=" + port,
-                        "--spring.data.redis.url=" + redisUrl(),
-                        "--sluice.provider.url=" + upstream + "/v1",
-                        "--sluice.tiers.path=" + tiers,
-                        "--sluice.demo.tenants=true",
-                        // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as through a proxy.
-                        "--sluice.edge.max-connections-per-client=0",
-                        "--logging.level.root=WARN"), "sluice"), logs, armCpus()), url(port), API_KEY);
+                arm = new Arm(
+                        "sluice",
+                        "Sluice (Redis quotas, full path)",
+                        ChildProcess.start(
+                                "sluice",
+                                javaCommand(
+                                        List.of(
+                                                "-jar",
+                                                gatewayJar,
+                                                "--server.port=" + port,
+                                                "--spring.data.redis.url=" + redisUrl(),
+                                                "--sluice.provider.url=" + upstream + "/v1",
+                                                "--sluice.tiers.path=" + tiers,
+                                                "--sluice.demo.tenants=true",
+                                                // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as
+                                                // through a proxy.
+                                                "--sluice.edge.max-connections-per-client=0",
+                                                "--logging.level.root=WARN"),
+                                        "sluice"),
+                                logs,
+                                armCpus()),
+                        url(port),
+                        API_KEY);
             }
             default -> throw new IllegalArgumentException("no arm " + key);
         }
@@ -307,7 +390,8 @@ public final class OverheadBenchmark {
         cmd.add(javaBin);
         cmd.addAll(ARM_JVM);
         if (name.equals(jfr)) {
-            cmd.add("-XX:StartFlightRecording=settings=profile,filename=" + out.resolve(name + ".jfr").toAbsolutePath());
+            cmd.add("-XX:StartFlightRecording=settings=profile,filename="
+                    + out.resolve(name + ".jfr").toAbsolutePath());
         }
         cmd.addAll(rest);
         return cmd;
@@ -323,7 +407,8 @@ public final class OverheadBenchmark {
      * provider budget binds. Both still run for every request, in Redis.
      */
     private Path writeTiers(String providerUrl) throws Exception {
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(API_KEY.getBytes(StandardCharsets.UTF_8)));
+        String sha = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(API_KEY.getBytes(StandardCharsets.UTF_8)));
         String yaml = """
                 # Written by the overhead benchmark (bench/): limits no run comes near.
                 tiers:
@@ -354,8 +439,15 @@ public final class OverheadBenchmark {
     }
 
     private void pinSelf() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", "0", Long.toString(ProcessHandle.current().pid()))
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "taskset",
+                        "-a",
+                        "-p",
+                        "-c",
+                        "0",
+                        Long.toString(ProcessHandle.current().pid()))
+                .redirectErrorStream(true)
+                .start();
         String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) throw new IllegalStateException("taskset failed: " + said);
     }
@@ -386,10 +478,12 @@ public final class OverheadBenchmark {
             throw new IllegalStateException(arm.key + " answered " + a.status() + " " + a.headers() + " " + a.body());
         }
         if (arm.key.equals("scg-rrl") && !a.headers().containsKey("x-ratelimit-remaining")) {
-            throw new IllegalStateException("scg-rrl: RedisRateLimiter did not run (no X-RateLimit-Remaining): " + a.headers());
+            throw new IllegalStateException(
+                    "scg-rrl: RedisRateLimiter did not run (no X-RateLimit-Remaining): " + a.headers());
         }
         if (arm.key.equals("sluice") && !"bench".equals(a.headers().get("x-sluice-tier"))) {
-            throw new IllegalStateException("sluice: the tenant path did not run (no X-Sluice-Tier: bench): " + a.headers());
+            throw new IllegalStateException(
+                    "sluice: the tenant path did not run (no X-Sluice-Tier: bench): " + a.headers());
         }
     }
 
@@ -398,10 +492,16 @@ public final class OverheadBenchmark {
         Map<String, Object> c = new LinkedHashMap<>();
         if (sluicePort == 0) return c;
         try {
-            String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + sluicePort + "/actuator/prometheus")).build(), BodyHandlers.ofString()).body();
+            String text = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + sluicePort + "/actuator/prometheus"))
+                                    .build(),
+                            BodyHandlers.ofString())
+                    .body();
             for (String line : text.split("\n")) {
-                if (line.startsWith("sluice_decisions_total") || line.startsWith("sluice_store_fallback_total")
+                if (line.startsWith("sluice_decisions_total")
+                        || line.startsWith("sluice_store_fallback_total")
                         || line.startsWith("sluice_upstream_responses_total")) {
                     int space = line.lastIndexOf(' ');
                     c.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
@@ -456,8 +556,14 @@ public final class OverheadBenchmark {
         // An arm far past its limit stops. Otherwise every arm runs up to alwaysUpTo, so that
         // there are rates to compare them at, and past it stops at its second miss (one
         // miss can be the machine's, not the arm's).
-        if (!arm.key.equals("direct") && (hopeless(m) || (!m.passes() && rate >= alwaysUpTo && !firstMiss))) arm.active = false;
-        return String.format(Locale.ROOT, "  %s p50 %.2f p99 %.2f ms%s", arm.key, m.ms(50), m.ms(99),
+        if (!arm.key.equals("direct") && (hopeless(m) || (!m.passes() && rate >= alwaysUpTo && !firstMiss)))
+            arm.active = false;
+        return String.format(
+                Locale.ROOT,
+                "  %s p50 %.2f p99 %.2f ms%s",
+                arm.key,
+                m.ms(50),
+                m.ms(99),
                 m.errors > 0 ? " (" + m.errors + " errors)" : "");
     }
 
@@ -482,8 +588,18 @@ public final class OverheadBenchmark {
         long jit = arm.process == null ? -1 : arm.process.jitCpuNanos();
         long all = arm.process == null ? -1 : arm.process.cpuNanos();
         long[] calls = redisCalls();
-        return new Readings(all < 0 || jit < 0 ? -1 : all - jit, jit, redis.cpuNanos(), provider.cpuNanos(),
-                ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L), calls[0], calls[1],
+        return new Readings(
+                all < 0 || jit < 0 ? -1 : all - jit,
+                jit,
+                redis.cpuNanos(),
+                provider.cpuNanos(),
+                ProcessHandle.current()
+                        .info()
+                        .totalCpuDuration()
+                        .map(Duration::toNanos)
+                        .orElse(-1L),
+                calls[0],
+                calls[1],
                 System.nanoTime());
     }
 
@@ -516,7 +632,11 @@ public final class OverheadBenchmark {
     }
 
     static void say(String format, Object... args) {
-        System.out.printf(Locale.ROOT, "%s %s%n", Instant.now().toString().substring(11, 19), String.format(Locale.ROOT, format, args));
+        System.out.printf(
+                Locale.ROOT,
+                "%s %s%n",
+                Instant.now().toString().substring(11, 19),
+                String.format(Locale.ROOT, format, args));
         System.out.flush();
     }
 }

@@ -3,11 +3,11 @@ package dev.sluice.bench;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.awt.Graphics2D;
-import java.awt.geom.Rectangle2D;
 import java.text.DecimalFormat;
 import java.text.NumberFormat;
 import java.util.ArrayList;
@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Locale;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.AxisState;
+import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberTick;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
@@ -43,11 +43,14 @@ final class OverheadChart {
     static final int WIDTH = 1000;
     static final int HEIGHT = 620;
     /** One colour per arm, in the order the benchmark runs them. */
-    private static final List<Color> COLOURS = List.of(new Color(0x55, 0x55, 0x55), new Color(0x1f, 0x77, 0xb4),
-            new Color(0xff, 0x7f, 0x0e), new Color(0xd6, 0x27, 0x28), new Color(0x2c, 0xa0, 0x2c));
+    private static final List<Color> COLOURS = List.of(
+            new Color(0x55, 0x55, 0x55),
+            new Color(0x1f, 0x77, 0xb4),
+            new Color(0xff, 0x7f, 0x0e),
+            new Color(0xd6, 0x27, 0x28),
+            new Color(0x2c, 0xa0, 0x2c));
 
-    private OverheadChart() {
-    }
+    private OverheadChart() {}
 
     /** Draws {@code curves} to {@code png}; {@code subtitle} says which run (mode, machine load). */
     static void write(List<Curves.Curve> curves, String subtitle, Path png) throws IOException {
@@ -69,27 +72,39 @@ final class OverheadChart {
             renderer.setSeriesStroke(series++, new BasicStroke(2.2f));
             data.addSeries(p50);
             renderer.setSeriesPaint(series, colour);
-            renderer.setSeriesStroke(series++, new BasicStroke(1.4f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-                    new float[] {6f, 4f}, 0f));
+            renderer.setSeriesStroke(
+                    series++,
+                    new BasicStroke(1.4f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
         }
 
-        List<Double> rates = curves.stream().flatMap(c -> c.points().stream()).map(Curves.Point::rate).distinct().sorted().toList();
+        List<Double> rates = curves.stream()
+                .flatMap(c -> c.points().stream())
+                .map(Curves.Point::rate)
+                .distinct()
+                .sorted()
+                .toList();
         LogAxis rate = new TickedLogAxis("offered rate (requests/s, open loop)", rates, new DecimalFormat("#,##0"));
-        LogAxis latency = new TickedLogAxis("latency from each request's due time (ms)", oneTwoFive(), new DecimalFormat("#,##0.##"));
+        LogAxis latency = new TickedLogAxis(
+                "latency from each request's due time (ms)", oneTwoFive(), new DecimalFormat("#,##0.##"));
 
         XYPlot plot = new XYPlot(data, rate, latency, renderer);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        ValueMarker limit = new ValueMarker(OverheadBenchmark.P99_LIMIT_MS, Color.GRAY, new BasicStroke(1f,
-                BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {2f, 3f}, 0f));
+        ValueMarker limit = new ValueMarker(
+                OverheadBenchmark.P99_LIMIT_MS,
+                Color.GRAY,
+                new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {2f, 3f}, 0f));
         limit.setLabel(String.format(Locale.ROOT, "p99 limit %.0f ms", OverheadBenchmark.P99_LIMIT_MS));
         limit.setLabelAnchor(RectangleAnchor.TOP_LEFT);
         limit.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
         plot.addRangeMarker(limit);
 
-        JFreeChart chart = new JFreeChart("What each arm's latency does as the rate rises (p99 solid, p50 dashed)",
-                new Font(Font.SANS_SERIF, Font.BOLD, 16), plot, true);
+        JFreeChart chart = new JFreeChart(
+                "What each arm's latency does as the rate rises (p99 solid, p50 dashed)",
+                new Font(Font.SANS_SERIF, Font.BOLD, 16),
+                plot,
+                true);
         chart.setBackgroundPaint(Color.WHITE);
         chart.addSubtitle(new TextTitle(subtitle, new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
         Files.createDirectories(png.toAbsolutePath().getParent());
@@ -128,8 +143,12 @@ final class OverheadChart {
             List ticks = new ArrayList();
             for (double v : values) {
                 if (v < getLowerBound() || v > getUpperBound()) continue;
-                ticks.add(new NumberTick(v, format.format(v), horizontal ? TextAnchor.TOP_CENTER : TextAnchor.CENTER_RIGHT,
-                        TextAnchor.CENTER, 0.0));
+                ticks.add(new NumberTick(
+                        v,
+                        format.format(v),
+                        horizontal ? TextAnchor.TOP_CENTER : TextAnchor.CENTER_RIGHT,
+                        TextAnchor.CENTER,
+                        0.0));
             }
             return ticks;
         }
@@ -139,9 +158,15 @@ final class OverheadChart {
     static String subtitle(JsonNode root) {
         JsonNode s = root.path("settings");
         JsonNode m = root.path("machine");
-        return String.format(Locale.ROOT, "order %s, %s round(s) of %s s per arm and rate; %s; load average (1 min) %s -> %s%s",
-                s.path("order").asString("interleaved"), s.path("rounds").asString(""), s.path("slice_seconds").asString(""),
-                m.path("cpu").asString(""), m.path("load_1min_before").asString("?"), m.path("load_1min_after").asString("?"),
+        return String.format(
+                Locale.ROOT,
+                "order %s, %s round(s) of %s s per arm and rate; %s; load average (1 min) %s -> %s%s",
+                s.path("order").asString("interleaved"),
+                s.path("rounds").asString(""),
+                s.path("slice_seconds").asString(""),
+                m.path("cpu").asString(""),
+                m.path("load_1min_before").asString("?"),
+                m.path("load_1min_after").asString("?"),
                 s.path("quick").asBoolean(false) ? "; QUICK RUN: figures mean nothing" : "");
     }
 
@@ -156,7 +181,8 @@ final class OverheadChart {
     /** Redraws the chart of an {@code overhead.json} and prints its judged summary again. */
     static Path redraw(Path json) throws IOException {
         Path png = drawFrom(json);
-        System.out.print(Verdict.of(Curves.fromJson(JsonMapper.builder().build().readTree(json.toFile()))).text());
+        System.out.print(Verdict.of(Curves.fromJson(JsonMapper.builder().build().readTree(json.toFile())))
+                .text());
         return png;
     }
 

@@ -14,26 +14,43 @@ package dev.sluice.bench;
  * @param redisEvalsha EVALSHA and EVAL
  * @param wallNs       {@code System.nanoTime()}
  */
-record Readings(long armCpuNs, long armJitNs, long redisCpuNs, long providerCpuNs, long driverCpuNs,
-                long redisCalls, long redisEvalsha, long wallNs) {
+record Readings(
+        long armCpuNs,
+        long armJitNs,
+        long redisCpuNs,
+        long providerCpuNs,
+        long driverCpuNs,
+        long redisCalls,
+        long redisEvalsha,
+        long wallNs) {
 
     /** An empty total, to add slices to. */
     static final Readings ZERO = new Readings(0, 0, 0, 0, 0, 0, 0, 0);
 
     /** What happened between {@code before} and this reading. */
     Readings minus(Readings before) {
-        return new Readings(delta(before.armCpuNs, armCpuNs), delta(before.armJitNs, armJitNs),
-                delta(before.redisCpuNs, redisCpuNs), delta(before.providerCpuNs, providerCpuNs),
-                delta(before.driverCpuNs, driverCpuNs), delta(before.redisCalls, redisCalls),
-                delta(before.redisEvalsha, redisEvalsha), delta(before.wallNs, wallNs));
+        return new Readings(
+                delta(before.armCpuNs, armCpuNs),
+                delta(before.armJitNs, armJitNs),
+                delta(before.redisCpuNs, redisCpuNs),
+                delta(before.providerCpuNs, providerCpuNs),
+                delta(before.driverCpuNs, driverCpuNs),
+                delta(before.redisCalls, redisCalls),
+                delta(before.redisEvalsha, redisEvalsha),
+                delta(before.wallNs, wallNs));
     }
 
     /** Two slices' totals together; a counter unknown in either stays unknown (-1). */
     Readings plus(Readings other) {
-        return new Readings(sum(armCpuNs, other.armCpuNs), sum(armJitNs, other.armJitNs),
-                sum(redisCpuNs, other.redisCpuNs), sum(providerCpuNs, other.providerCpuNs),
-                sum(driverCpuNs, other.driverCpuNs), sum(redisCalls, other.redisCalls),
-                sum(redisEvalsha, other.redisEvalsha), sum(wallNs, other.wallNs));
+        return new Readings(
+                sum(armCpuNs, other.armCpuNs),
+                sum(armJitNs, other.armJitNs),
+                sum(redisCpuNs, other.redisCpuNs),
+                sum(providerCpuNs, other.providerCpuNs),
+                sum(driverCpuNs, other.driverCpuNs),
+                sum(redisCalls, other.redisCalls),
+                sum(redisEvalsha, other.redisEvalsha),
+                sum(wallNs, other.wallNs));
     }
 
     /** The arm's whole process: its threads and its JIT compiler's. */

@@ -20,8 +20,12 @@ final class Report {
     private final Map<String, Object> sluiceCounters;
     private final Arm direct;
 
-    Report(List<Arm> arms, List<Double> rates, Map<String, Object> settings, Map<String, Object> machine,
-           Map<String, Object> sluiceCounters) {
+    Report(
+            List<Arm> arms,
+            List<Double> rates,
+            Map<String, Object> settings,
+            Map<String, Object> machine,
+            Map<String, Object> sluiceCounters) {
         this.arms = arms;
         this.rates = rates;
         this.settings = settings;
@@ -34,13 +38,33 @@ final class Report {
 
     String table() {
         StringBuilder sb = new StringBuilder("\n");
-        sb.append(String.format(Locale.ROOT, "Latency per arm and rate (ms, open loop, from each request's due time; arms %s; "
-                + "+p50/+p99: minus the direct arm's at that rate;%n armCPU, redisCPU: CPU per request (us) of the arm's JVM, "
-                + "JIT compiler threads left out, and of redis-server; gen%%: the load generator's CPU, %% of one core;%n"
-                + " redis/req: EVALSHA and all commands, scripts' own included; load: 1-min load average at the slices' ends, "
-                + "mean; %s cores)%n", settings.get("order"), machine.get("cores")));
-        sb.append(String.format(Locale.ROOT, "%-7s %-8s %7s %7s %7s %7s %7s %7s %8s %6s %7s %8s %5s %13s %5s%n", "rate/s", "arm", "p50",
-                "p99", "p99.9", "max", "+p50", "+p99", "p99/dir", "errors", "armCPU", "redisCPU", "gen%", "redis/req", "load"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "Latency per arm and rate (ms, open loop, from each request's due time; arms %s; "
+                        + "+p50/+p99: minus the direct arm's at that rate;%n armCPU, redisCPU: CPU per request (us) of the arm's JVM, "
+                        + "JIT compiler threads left out, and of redis-server; gen%%: the load generator's CPU, %% of one core;%n"
+                        + " redis/req: EVALSHA and all commands, scripts' own included; load: 1-min load average at the slices' ends, "
+                        + "mean; %s cores)%n",
+                settings.get("order"),
+                machine.get("cores")));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%-7s %-8s %7s %7s %7s %7s %7s %7s %8s %6s %7s %8s %5s %13s %5s%n",
+                "rate/s",
+                "arm",
+                "p50",
+                "p99",
+                "p99.9",
+                "max",
+                "+p50",
+                "+p99",
+                "p99/dir",
+                "errors",
+                "armCPU",
+                "redisCPU",
+                "gen%",
+                "redis/req",
+                "load"));
         for (double rate : rates) {
             Arm.Measured d = direct.byRate.get(rate);
             if (d == null) continue;
@@ -48,47 +72,86 @@ final class Report {
                 Arm.Measured m = arm.byRate.get(rate);
                 if (m == null) continue;
                 Readings c = m.cost;
-                sb.append(String.format(Locale.ROOT, "%-7.0f %-8s %7.2f %7.2f %7.2f %7.1f %7s %7s %8s %6d %7s %8s %5s %13s %5.2f%s%n",
-                        rate, arm.key, m.ms(50), m.ms(99), m.ms(99.9), m.maxMs(),
-                        arm == direct ? "" : signed(m.ms(50) - d.ms(50)), arm == direct ? "" : signed(m.ms(99) - d.ms(99)),
-                        arm == direct ? "" : String.format(Locale.ROOT, "%.2fx", m.ms(99) / d.ms(99)), m.errors,
-                        us(m.perRequestUs(c.armCpuNs())), us(m.perRequestUs(c.redisCpuNs())),
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%-7.0f %-8s %7.2f %7.2f %7.2f %7.1f %7s %7s %8s %6d %7s %8s %5s %13s %5.2f%s%n",
+                        rate,
+                        arm.key,
+                        m.ms(50),
+                        m.ms(99),
+                        m.ms(99.9),
+                        m.maxMs(),
+                        arm == direct ? "" : signed(m.ms(50) - d.ms(50)),
+                        arm == direct ? "" : signed(m.ms(99) - d.ms(99)),
+                        arm == direct ? "" : String.format(Locale.ROOT, "%.2fx", m.ms(99) / d.ms(99)),
+                        m.errors,
+                        us(m.perRequestUs(c.armCpuNs())),
+                        us(m.perRequestUs(c.redisCpuNs())),
                         fixed(100 * Readings.cores(c.driverCpuNs(), c.wallNs()), 0),
-                        c.redisCalls() < m.sent / 10 ? "" : String.format(Locale.ROOT, "%.2f EVALSHA %.0f", m.perRequest(c.redisEvalsha()),
-                                m.perRequest(c.redisCalls())),
-                        m.meanLoad1(), m.passes() ? "" : "  <- misses p99 < 5 ms / no errors"));
+                        c.redisCalls() < m.sent / 10
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%.2f EVALSHA %.0f",
+                                        m.perRequest(c.redisEvalsha()),
+                                        m.perRequest(c.redisCalls())),
+                        m.meanLoad1(),
+                        m.passes() ? "" : "  <- misses p99 < 5 ms / no errors"));
             }
         }
-        sb.append(String.format(Locale.ROOT, "%nHighest rate sustained (p99 < %.0f ms and no errors there and at every lower rate)%n",
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nHighest rate sustained (p99 < %.0f ms and no errors there and at every lower rate)%n",
                 OverheadBenchmark.P99_LIMIT_MS));
         double directBest = direct.highestSustained();
         for (Arm arm : arms) {
             double best = arm.highestSustained();
-            sb.append(String.format(Locale.ROOT, "  %-8s %-45s %6.0f req/s  %6s direct%s%n", arm.key, arm.label, best,
-                    directBest == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", best / directBest), ceiling(arm)));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-8s %-45s %6.0f req/s  %6s direct%s%n",
+                    arm.key,
+                    arm.label,
+                    best,
+                    directBest == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", best / directBest),
+                    ceiling(arm)));
         }
-        sb.append(String.format(Locale.ROOT, "%nCPU per request over each arm's whole run (us; arm JVM without / with its JIT "
-                + "compiler), Redis CPU and commands per request%n"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nCPU per request over each arm's whole run (us; arm JVM without / with its JIT "
+                        + "compiler), Redis CPU and commands per request%n"));
         for (Arm arm : arms) {
             Readings c = total(arm);
             long sent = sent(arm);
-            sb.append(String.format(Locale.ROOT, "  %-8s arm %7s / %7s   redis %6s   EVALSHA %5s   commands %5s   (%d requests)%n",
-                    arm.key, us(Readings.perRequestUs(c.armCpuNs(), sent)), us(Readings.perRequestUs(c.armTotalCpuNs(), sent)),
-                    us(Readings.perRequestUs(c.redisCpuNs(), sent)), fixed(Readings.perRequest(c.redisEvalsha(), sent), 2),
-                    fixed(Readings.perRequest(c.redisCalls(), sent), 1), sent));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-8s arm %7s / %7s   redis %6s   EVALSHA %5s   commands %5s   (%d requests)%n",
+                    arm.key,
+                    us(Readings.perRequestUs(c.armCpuNs(), sent)),
+                    us(Readings.perRequestUs(c.armTotalCpuNs(), sent)),
+                    us(Readings.perRequestUs(c.redisCpuNs(), sent)),
+                    fixed(Readings.perRequest(c.redisEvalsha(), sent), 2),
+                    fixed(Readings.perRequest(c.redisCalls(), sent), 1),
+                    sent));
         }
         sb.append('\n').append(verdict().text());
-        sb.append(String.format(Locale.ROOT, "%nMachine: %s; arms %s; load average before %s, after %s; %s s%n", machine.get("cpu"),
-                settings.get("order"), machine.get("load_average_before"), machine.get("load_average_after"),
+        sb.append(String.format(
+                Locale.ROOT,
+                "%nMachine: %s; arms %s; load average before %s, after %s; %s s%n",
+                machine.get("cpu"),
+                settings.get("order"),
+                machine.get("load_average_before"),
+                machine.get("load_average_after"),
                 machine.get("benchmark_seconds")));
-        if (!sluiceCounters.isEmpty()) sb.append("Sluice counters: ").append(sluiceCounters).append('\n');
+        if (!sluiceCounters.isEmpty())
+            sb.append("Sluice counters: ").append(sluiceCounters).append('\n');
         return sb.toString();
     }
 
     /** Says when the grid of rates, not the arm, set its highest rate. */
     private String ceiling(Arm arm) {
         double best = arm.highestSustained();
-        return best > 0 && best == rates.get(rates.size() - 1) ? "  (the highest rate tried)"
+        return best > 0 && best == rates.get(rates.size() - 1)
+                ? "  (the highest rate tried)"
                 : arm.firstFailedRate == 0 && best > 0 ? "  (not tried higher: every other arm had stopped)" : "";
     }
 
@@ -197,7 +260,10 @@ final class Report {
         root.put("judged", verdict().json());
         root.put("sluice_vs_scg", sluiceVsScg());
         root.put("sluice_counters", sluiceCounters);
-        return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(root) + "\n";
+        return JsonMapper.builder()
+                        .enable(SerializationFeature.INDENT_OUTPUT)
+                        .build()
+                        .writeValueAsString(root) + "\n";
     }
 
     private Map<String, Object> rate(Arm arm, Arm.Measured m) {
@@ -249,14 +315,17 @@ final class Report {
         m.put("cores", Runtime.getRuntime().availableProcessors());
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        m.put("note", "the load generator, the fake provider, the arm under test, the idle arms and redis-server share these CPUs");
+        m.put(
+                "note",
+                "the load generator, the fake provider, the arm under test, the idle arms and redis-server share these CPUs");
         return m;
     }
 
     private static String cpuModel() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) return line.substring(line.indexOf(':') + 1).trim();
+                if (line.startsWith("model name"))
+                    return line.substring(line.indexOf(':') + 1).trim();
             }
         } catch (IOException ignored) {
             // not Linux
@@ -267,7 +336,8 @@ final class Report {
     /** The 1-minute load average; -1 where /proc/loadavg is missing. */
     static double load1() {
         try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+            return Double.parseDouble(
+                    Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

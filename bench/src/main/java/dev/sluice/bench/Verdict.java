@@ -47,8 +47,14 @@ final class Verdict {
     final double rrlEvalsha;
     final boolean evalshaPass;
 
-    private Verdict(List<Row> rows, double scgHighest, double sluiceHighest, boolean sustainPass, double sluiceEvalsha,
-                    double rrlEvalsha, boolean evalshaPass) {
+    private Verdict(
+            List<Row> rows,
+            double scgHighest,
+            double sluiceHighest,
+            boolean sustainPass,
+            double sluiceEvalsha,
+            double rrlEvalsha,
+            boolean evalshaPass) {
         this.rows = rows;
         this.scgHighest = scgHighest;
         this.sluiceHighest = sluiceHighest;
@@ -91,7 +97,13 @@ final class Verdict {
         boolean sustainPass = scg != null && sluice != null && sluiceHighest >= scgHighest;
         double sluiceEvalsha = sluice == null ? Double.NaN : sluice.evalshaPerRequest();
         double rrlEvalsha = rrl == null ? Double.NaN : rrl.evalshaPerRequest();
-        return new Verdict(rows, scgHighest, sluiceHighest, sustainPass, sluiceEvalsha, rrlEvalsha,
+        return new Verdict(
+                rows,
+                scgHighest,
+                sluiceHighest,
+                sustainPass,
+                sluiceEvalsha,
+                rrlEvalsha,
                 sluiceEvalsha <= EVALSHA_LIMIT);
     }
 
@@ -103,20 +115,47 @@ final class Verdict {
 
     String text() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "Judged (issue 16): added = the arm's percentile minus direct's at the rate, rounds merged; "
-                + "PASS when Sluice's added p50 and p99 are each <= 1.5x bare SCG's and <= SCG+RRL's%n"));
-        sb.append(String.format(Locale.ROOT, "  %6s  %-16s  %-16s  %-16s  %-18s  %s%n", "rate/s", "Sluice +p50/+p99", "SCG +p50/+p99",
-                "RRL +p50/+p99", "Sluice/SCG p50,p99", "verdict"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "Judged (issue 16): added = the arm's percentile minus direct's at the rate, rounds merged; "
+                        + "PASS when Sluice's added p50 and p99 are each <= 1.5x bare SCG's and <= SCG+RRL's%n"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %6s  %-16s  %-16s  %-16s  %-18s  %s%n",
+                "rate/s",
+                "Sluice +p50/+p99",
+                "SCG +p50/+p99",
+                "RRL +p50/+p99",
+                "Sluice/SCG p50,p99",
+                "verdict"));
         for (Row row : rows) {
-            sb.append(String.format(Locale.ROOT, "  %6.0f  %-16s  %-16s  %-16s  %-18s  %s%n", row.rate, pair(row.sluice), pair(row.scg),
-                    pair(row.rrl), ratio(row.p50Ratio) + ", " + ratio(row.p99Ratio),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %6.0f  %-16s  %-16s  %-16s  %-18s  %s%n",
+                    row.rate,
+                    pair(row.sluice),
+                    pair(row.scg),
+                    pair(row.rrl),
+                    ratio(row.p50Ratio) + ", " + ratio(row.p99Ratio),
                     row.pass() ? "PASS" : "FAIL (" + String.join(", ", row.failed) + ")"));
         }
-        sb.append(String.format(Locale.ROOT, "  Highest rate bare SCG sustains (p99 < %.0f ms, no errors, and every lower rate): %s; "
-                        + "Sluice sustains %s: %s%n", OverheadBenchmark.P99_LIMIT_MS, rate(scgHighest), rate(sluiceHighest),
-                sustainPass ? (scgHighest == 0 ? "PASS (bare SCG sustained none: nothing to match)" : "PASS") : "FAIL"));
-        sb.append(String.format(Locale.ROOT, "  EVALSHA per request over all measured slices: Sluice %.2f (<= %.1f: %s), SCG+RRL %.2f%n",
-                sluiceEvalsha, EVALSHA_LIMIT, evalshaPass ? "PASS" : "FAIL", rrlEvalsha));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  Highest rate bare SCG sustains (p99 < %.0f ms, no errors, and every lower rate): %s; "
+                        + "Sluice sustains %s: %s%n",
+                OverheadBenchmark.P99_LIMIT_MS,
+                rate(scgHighest),
+                rate(sluiceHighest),
+                sustainPass
+                        ? (scgHighest == 0 ? "PASS (bare SCG sustained none: nothing to match)" : "PASS")
+                        : "FAIL"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  EVALSHA per request over all measured slices: Sluice %.2f (<= %.1f: %s), SCG+RRL %.2f%n",
+                sluiceEvalsha,
+                EVALSHA_LIMIT,
+                evalshaPass ? "PASS" : "FAIL",
+                rrlEvalsha));
         sb.append(String.format(Locale.ROOT, "  Overall: %s%n", pass() ? "PASS" : "FAIL"));
         return sb.toString();
     }

@@ -15,8 +15,11 @@ class OpenLoopTest {
     @Test
     void sendsEveryScheduledRequestAndCountsEveryAnswer() {
         DisposableServer provider = FakeProvider.start(0);
-        try (OpenLoop load = new OpenLoop("t", URI.create("http://127.0.0.1:" + provider.port() + "/v1/chat/completions"),
-                "sk-test", FakeProvider.REQUEST)) {
+        try (OpenLoop load = new OpenLoop(
+                "t",
+                URI.create("http://127.0.0.1:" + provider.port() + "/v1/chat/completions"),
+                "sk-test",
+                FakeProvider.REQUEST)) {
             assertThat(load.once().body()).isEqualTo(FakeProvider.RESPONSE);
             OpenLoop.Step step = load.run(200, Duration.ofSeconds(1));
             assertThat(step.sent()).isEqualTo(200);
@@ -36,12 +39,15 @@ class OpenLoopTest {
      */
     @Test
     void latencyCountsFromWhenARequestWasDueNotFromWhenItCouldBeSent() {
-        DisposableServer slow = HttpServer.create().host("127.0.0.1").port(0)
-                .handle((req, res) -> req.receive().then(Mono.delay(Duration.ofMillis(20)))
+        DisposableServer slow = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle((req, res) -> req.receive()
+                        .then(Mono.delay(Duration.ofMillis(20)))
                         .then(res.sendString(Mono.just("{}")).then()))
                 .bindNow();
-        try (OpenLoop load = new OpenLoop("t", URI.create("http://127.0.0.1:" + slow.port() + "/"), "sk-test",
-                FakeProvider.REQUEST, 1)) {
+        try (OpenLoop load = new OpenLoop(
+                "t", URI.create("http://127.0.0.1:" + slow.port() + "/"), "sk-test", FakeProvider.REQUEST, 1)) {
             OpenLoop.Step step = load.run(100, Duration.ofSeconds(1));
             assertThat(step.errors()).isZero();
             assertThat(step.latencyUs().getMaxValue()).isGreaterThanOrEqualTo(1_000_000);

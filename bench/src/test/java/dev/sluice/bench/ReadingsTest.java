@@ -10,8 +10,24 @@ class ReadingsTest {
 
     @Test
     void aSlicesCostIsTheGrowthOfEachCounterOverTheRequestsItSent() {
-        Readings before = new Readings(2_000_000_000L, 500_000_000L, 7_000_000_000L, 1_000_000_000L, 3_000_000_000L, 1_000, 200, 10_000_000_000L);
-        Readings after = new Readings(2_600_000_000L, 510_000_000L, 7_150_000_000L, 1_090_000_000L, 3_450_000_000L, 39_000, 2_200, 16_000_000_000L);
+        Readings before = new Readings(
+                2_000_000_000L,
+                500_000_000L,
+                7_000_000_000L,
+                1_000_000_000L,
+                3_000_000_000L,
+                1_000,
+                200,
+                10_000_000_000L);
+        Readings after = new Readings(
+                2_600_000_000L,
+                510_000_000L,
+                7_150_000_000L,
+                1_090_000_000L,
+                3_450_000_000L,
+                39_000,
+                2_200,
+                16_000_000_000L);
         Readings slice = after.minus(before);
 
         // 3,000 requests (500/s for 6 s): 600 ms of the arm's CPU is 200 µs each.
@@ -31,7 +47,8 @@ class ReadingsTest {
         assertThat(Readings.ZERO.plus(a).plus(b)).isEqualTo(new Readings(400, 10, 100, 10, 40, 14, 4, 2_000));
 
         // The direct arm has no process: -1 in both readings. A counter that went down (a restart) is unknown too.
-        Readings direct = new Readings(-1, -1, 50, 5, 20, 7, 3, 1_000).minus(new Readings(-1, -1, 40, 4, 10, 9, 1, 500));
+        Readings direct =
+                new Readings(-1, -1, 50, 5, 20, 7, 3, 1_000).minus(new Readings(-1, -1, 40, 4, 10, 9, 1, 500));
         assertThat(direct.armCpuNs()).isEqualTo(-1);
         assertThat(direct.redisCalls()).isEqualTo(-1);
         assertThat(direct.redisEvalsha()).isEqualTo(2);

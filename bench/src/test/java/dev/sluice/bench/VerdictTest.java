@@ -15,32 +15,56 @@ class VerdictTest {
         StringBuilder sb = new StringBuilder("\"" + key + "\":{\"label\":\"" + key + "\",\"rates\":[");
         for (int i = 0; i < rates.length; i++) {
             double[] r = rates[i];
-            sb.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                    "{\"rate\":%.1f,\"p50_ms\":%s,\"p99_ms\":%s,\"passes\":%s,\"sent\":%d,\"redis_evalsha\":%d}",
-                    r[0], r[1], r[2], r[3] == 1, (long) r[4], (long) r[5]));
+            sb.append(i == 0 ? "" : ",")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "{\"rate\":%.1f,\"p50_ms\":%s,\"p99_ms\":%s,\"passes\":%s,\"sent\":%d,\"redis_evalsha\":%d}",
+                            r[0],
+                            r[1],
+                            r[2],
+                            r[3] == 1,
+                            (long) r[4],
+                            (long) r[5]));
         }
         return sb.append("]}").toString();
     }
 
     private static Verdict verdict(String... arms) {
-        return Verdict.of(Curves.fromJson(JsonMapper.builder().build().readTree("{\"arms\":{" + String.join(",", arms) + "}}")));
+        return Verdict.of(
+                Curves.fromJson(JsonMapper.builder().build().readTree("{\"arms\":{" + String.join(",", arms) + "}}")));
     }
 
-    private static final String DIRECT = arm("direct", new double[] {250, 0.30, 1.00, 1, 3000, 0},
-            new double[] {500, 0.30, 1.00, 1, 6000, 0}, new double[] {1000, 0.30, 1.00, 1, 12000, 0},
+    private static final String DIRECT = arm(
+            "direct",
+            new double[] {250, 0.30, 1.00, 1, 3000, 0},
+            new double[] {500, 0.30, 1.00, 1, 6000, 0},
+            new double[] {1000, 0.30, 1.00, 1, 12000, 0},
             new double[] {2000, 0.30, 1.20, 1, 24000, 0});
-    private static final String SCG = arm("scg", new double[] {250, 0.70, 2.00, 1, 3000, 0},
-            new double[] {500, 0.70, 2.00, 1, 6000, 0}, new double[] {1000, 0.80, 3.00, 1, 12000, 0},
+    private static final String SCG = arm(
+            "scg",
+            new double[] {250, 0.70, 2.00, 1, 3000, 0},
+            new double[] {500, 0.70, 2.00, 1, 6000, 0},
+            new double[] {1000, 0.80, 3.00, 1, 12000, 0},
             new double[] {2000, 1.00, 9.00, 0, 24000, 0});
-    private static final String RRL = arm("scg-rrl", new double[] {250, 0.90, 2.50, 1, 3000, 3000},
-            new double[] {500, 1.00, 2.50, 1, 6000, 6000}, new double[] {1000, 1.00, 4.00, 1, 12000, 12000});
+    private static final String RRL = arm(
+            "scg-rrl",
+            new double[] {250, 0.90, 2.50, 1, 3000, 3000},
+            new double[] {500, 1.00, 2.50, 1, 6000, 6000},
+            new double[] {1000, 1.00, 4.00, 1, 12000, 12000});
 
     @Test
     void sluiceWithinOneAndAHalfBareScgAndUnderTheLimiterAtEveryRatePasses() {
         // Added p50/p99 over direct: Sluice +0.5/+1.4, +0.5/+1.4, +0.6/+2.5; SCG +0.4/+1.0, +0.4/+1.0, +0.5/+2.0.
-        Verdict v = verdict(DIRECT, SCG, RRL, arm("sluice", new double[] {250, 0.80, 2.40, 1, 3000, 3000},
-                new double[] {500, 0.80, 2.40, 1, 6000, 6600}, new double[] {1000, 0.90, 3.50, 1, 12000, 14400},
-                new double[] {2000, 1.10, 8.00, 0, 24000, 24000}));
+        Verdict v = verdict(
+                DIRECT,
+                SCG,
+                RRL,
+                arm(
+                        "sluice",
+                        new double[] {250, 0.80, 2.40, 1, 3000, 3000},
+                        new double[] {500, 0.80, 2.40, 1, 6000, 6600},
+                        new double[] {1000, 0.90, 3.50, 1, 12000, 14400},
+                        new double[] {2000, 1.10, 8.00, 0, 24000, 24000}));
 
         assertThat(v.rows).extracting(Verdict.Row::rate).containsExactly(250.0, 500.0, 1000.0);
         Verdict.Row at1000 = v.rows.get(2);
@@ -66,8 +90,15 @@ class VerdictTest {
     void eachCriterionFailsOnItsOwn() {
         // 250: p99 +3.0 > 1.5 x SCG's +1.0 and > RRL's +1.5. 500: p50 +0.65 > 1.5 x SCG's +0.4, under RRL's +0.7.
         // 1000: p99 misses 5 ms, so Sluice sustains only 500 where SCG sustains 1000. 4 EVALSHA a request.
-        Verdict v = verdict(DIRECT, SCG, RRL, arm("sluice", new double[] {250, 0.80, 4.00, 1, 3000, 12000},
-                new double[] {500, 0.95, 2.40, 1, 6000, 24000}, new double[] {1000, 0.90, 6.00, 0, 12000, 48000}));
+        Verdict v = verdict(
+                DIRECT,
+                SCG,
+                RRL,
+                arm(
+                        "sluice",
+                        new double[] {250, 0.80, 4.00, 1, 3000, 12000},
+                        new double[] {500, 0.95, 2.40, 1, 6000, 24000},
+                        new double[] {1000, 0.90, 6.00, 0, 12000, 48000}));
 
         assertThat(v.rows.get(0).failed()).containsExactly("p99 > 1.5x SCG", "p99 > SCG+RRL");
         assertThat(v.rows.get(1).failed()).containsExactly("p50 > 1.5x SCG");
@@ -83,7 +114,8 @@ class VerdictTest {
     @Test
     void aRateOrAnArmTheRunDidNotHaveFailsRatherThanPassing() {
         // A quick run: 250 and 1000 only, and no RedisRateLimiter arm.
-        Verdict v = verdict(arm("direct", new double[] {250, 0.3, 1.0, 1, 100, 0}, new double[] {1000, 0.3, 1.0, 1, 100, 0}),
+        Verdict v = verdict(
+                arm("direct", new double[] {250, 0.3, 1.0, 1, 100, 0}, new double[] {1000, 0.3, 1.0, 1, 100, 0}),
                 arm("scg", new double[] {250, 0.7, 2.0, 1, 100, 0}, new double[] {1000, 0.7, 2.0, 1, 100, 0}),
                 arm("sluice", new double[] {250, 0.7, 2.0, 1, 100, 100}, new double[] {1000, 0.7, 2.0, 1, 100, 100}));
 

@@ -3,20 +3,20 @@ package dev.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.auth.TenantAuthenticationFilter;
 import dev.sluice.gateway.degrade.LadderFilter;
 import dev.sluice.gateway.dispatch.DispatchFilter;
+import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
-import dev.sluice.gateway.surface.ModelsFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
-import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
-import dev.sluice.gateway.auth.TenantAuthenticationFilter;
+import dev.sluice.gateway.surface.ModelsFilter;
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.usage.SettleFilter;
 import java.util.Comparator;
 import java.util.List;
-import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -41,14 +41,34 @@ class RequestPathStagesTest {
                 .sorted(Comparator.comparingInt(RequestPathStagesTest::order))
                 .toList();
 
-        assertThat(ours).extracting(Object::getClass).containsExactly(
-                TenantAuthenticationFilter.class, EndpointAccessFilter.class, ModelsFilter.class, EstimateFilter.class,
-                ObjectOwnershipFilter.class, ModelRouteFilter.class, QuotaFilter.class,
-                LadderFilter.class, SettleFilter.class, DispatchFilter.class, UpstreamCredentialsFilter.class);
-        assertThat(ours).extracting(RequestPathStagesTest::order).containsExactly(
-                FilterOrder.AUTHENTICATE, FilterOrder.ENDPOINTS, FilterOrder.MODELS, FilterOrder.ESTIMATE, FilterOrder.OWNERSHIP,
-                FilterOrder.ROUTE, FilterOrder.QUOTA,
-                FilterOrder.LADDER, FilterOrder.SETTLE, FilterOrder.DISPATCH, FilterOrder.UPSTREAM_CREDENTIALS);
+        assertThat(ours)
+                .extracting(Object::getClass)
+                .containsExactly(
+                        TenantAuthenticationFilter.class,
+                        EndpointAccessFilter.class,
+                        ModelsFilter.class,
+                        EstimateFilter.class,
+                        ObjectOwnershipFilter.class,
+                        ModelRouteFilter.class,
+                        QuotaFilter.class,
+                        LadderFilter.class,
+                        SettleFilter.class,
+                        DispatchFilter.class,
+                        UpstreamCredentialsFilter.class);
+        assertThat(ours)
+                .extracting(RequestPathStagesTest::order)
+                .containsExactly(
+                        FilterOrder.AUTHENTICATE,
+                        FilterOrder.ENDPOINTS,
+                        FilterOrder.MODELS,
+                        FilterOrder.ESTIMATE,
+                        FilterOrder.OWNERSHIP,
+                        FilterOrder.ROUTE,
+                        FilterOrder.QUOTA,
+                        FilterOrder.LADDER,
+                        FilterOrder.SETTLE,
+                        FilterOrder.DISPATCH,
+                        FilterOrder.UPSTREAM_CREDENTIALS);
     }
 
     private static int order(GlobalFilter filter) {

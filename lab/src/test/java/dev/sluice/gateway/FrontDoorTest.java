@@ -27,7 +27,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 @GatewayTest
 class FrontDoorTest {
-    static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 1\"}]}";
+    static final String CHAT =
+            "{\"model\":\"gpt-4o-mini\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 1\"}]}";
 
     @Value("${local.server.port}")
     int port;
@@ -39,7 +40,9 @@ class FrontDoorTest {
     ResponseEntity<String> post(String path, String key, String body) {
         WebClient.RequestBodySpec spec = client().post().uri(path).contentType(MediaType.APPLICATION_JSON);
         if (key != null) spec.header("Authorization", "Bearer " + key);
-        return spec.bodyValue(body).exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(10));
+        return spec.bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .block(Duration.ofSeconds(10));
     }
 
     @ParameterizedTest
@@ -54,10 +57,15 @@ class FrontDoorTest {
     @ParameterizedTest
     @ValueSource(strings = {"sk-sluice-demo-free", "sk-sluice-demo-pro", "sk-sluice-demo-enterprise"})
     void eachDemoKeyGetsAStream(String key) {
-        List<String> events = client().post().uri("/v1/chat/completions").header("Authorization", "Bearer " + key)
+        List<String> events = client().post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(CHAT.replace("{\"model\"", "{\"stream\":true,\"model\""))
-                .retrieve().bodyToFlux(String.class).collectList().block(Duration.ofSeconds(10));
+                .retrieve()
+                .bodyToFlux(String.class)
+                .collectList()
+                .block(Duration.ofSeconds(10));
         assertThat(events).hasSizeGreaterThan(2);
         assertThat(events.get(0)).contains("chat.completion.chunk");
         assertThat(events.get(events.size() - 1)).isEqualTo("[DONE]");
@@ -67,8 +75,9 @@ class FrontDoorTest {
     void aWrongKeyGets401InOpenAisShape() {
         ResponseEntity<String> r = post("/v1/chat/completions", "sk-wrong", CHAT);
         assertThat(r.getStatusCode().value()).isEqualTo(401);
-        assertThat(r.getBody()).isEqualTo("{\"error\":{\"message\":\"Incorrect API key provided.\","
-                + "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"param\":null}}");
+        assertThat(r.getBody())
+                .isEqualTo("{\"error\":{\"message\":\"Incorrect API key provided.\","
+                        + "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"param\":null}}");
     }
 
     @Test
@@ -87,9 +96,17 @@ class FrontDoorTest {
 
     @Test
     void healthAndMetricsAreUpWithoutRedis() {
-        String health = client().get().uri("/actuator/health").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
+        String health = client().get()
+                .uri("/actuator/health")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(10));
         assertThat(health).contains("\"status\":\"UP\"");
-        String prometheus = client().get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
+        String prometheus = client().get()
+                .uri("/actuator/prometheus")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(10));
         assertThat(prometheus).contains("jvm_memory_used_bytes");
         // Decision counters exist at zero before their first event (nothing here is ever too large).
         assertThat(prometheus).contains("sluice_decisions_total{stage=\"too-large\",tier=\"enterprise\"} 0.0");

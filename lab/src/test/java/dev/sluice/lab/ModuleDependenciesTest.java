@@ -21,15 +21,23 @@ class ModuleDependenciesTest {
 
     @Test
     void theGatewayDependsOnNeitherLabModule() {
-        noClasses().that().resideInAPackage("dev.sluice.gateway..")
-                .should().dependOnClassesThat().resideInAPackage("dev.sluice.lab..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.gateway..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.sluice.lab..")
                 .check(ALL);
     }
 
     @Test
     void theLabProviderDoesNotDependOnTheScenarioRunner() {
-        noClasses().that().resideInAPackage("dev.sluice.lab.provider..")
-                .should().dependOnClassesThat().resideInAPackage("dev.sluice.lab.scenario..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.sluice.lab.provider..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.sluice.lab.scenario..")
                 .check(ALL);
     }
 }

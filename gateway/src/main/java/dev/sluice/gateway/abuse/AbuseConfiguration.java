@@ -1,6 +1,5 @@
 package dev.sluice.gateway.abuse;
 
-import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.abuse.memory.InMemoryFlagStore;
 import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
 import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
@@ -9,13 +8,14 @@ import dev.sluice.gateway.abuse.redis.RedisFlagStore;
 import dev.sluice.gateway.abuse.redis.RedisSamplerLock;
 import dev.sluice.gateway.abuse.redis.RedisTenantActivity;
 import dev.sluice.gateway.abuse.redis.RedisUsageHistory;
+import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.AbuseProperties;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.config.ConfigRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.sluice.gateway.quota.QuotaClock;
 import java.util.UUID;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
@@ -29,8 +29,11 @@ public class AbuseConfiguration {
     static final String NAMESPACE = "sluice";
 
     @Bean
-    TenantActivity tenantActivity(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
-        return mode == StoreMode.REDIS ? new RedisTenantActivity(redis.getObject(), NAMESPACE, quotaClock.clock()) : new InMemoryTenantActivity(quotaClock.clock());
+    TenantActivity tenantActivity(
+            StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
+        return mode == StoreMode.REDIS
+                ? new RedisTenantActivity(redis.getObject(), NAMESPACE, quotaClock.clock())
+                : new InMemoryTenantActivity(quotaClock.clock());
     }
 
     /** What the request path's stages did, counted once for the metric and the tenant's activity. */
@@ -41,13 +44,15 @@ public class AbuseConfiguration {
 
     @Bean
     UsageHistory usageHistory(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis) {
-        return mode == StoreMode.REDIS ? new RedisUsageHistory(redis.getObject(), NAMESPACE) : new InMemoryUsageHistory();
+        return mode == StoreMode.REDIS
+                ? new RedisUsageHistory(redis.getObject(), NAMESPACE)
+                : new InMemoryUsageHistory();
     }
 
     @Bean
-    FlagStore flagStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis,
-                        AbuseProperties settings) {
-        return mode == StoreMode.REDIS ? new RedisFlagStore(redis.getObject(), NAMESPACE, settings.closedFlagRetention())
+    FlagStore flagStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, AbuseProperties settings) {
+        return mode == StoreMode.REDIS
+                ? new RedisFlagStore(redis.getObject(), NAMESPACE, settings.closedFlagRetention())
                 : new InMemoryFlagStore();
     }
 
@@ -57,15 +62,27 @@ public class AbuseConfiguration {
     }
 
     @Bean
-    AbuseSampler abuseSampler(TenantActivity activity, QuotaLimiter quota, UsageHistory history, FlagStore flags,
-                              TenantStore tenants, ConfigRegistry config, QuotaClock quotaClock, MeterRegistry meters) {
+    AbuseSampler abuseSampler(
+            TenantActivity activity,
+            QuotaLimiter quota,
+            UsageHistory history,
+            FlagStore flags,
+            TenantStore tenants,
+            ConfigRegistry config,
+            QuotaClock quotaClock,
+            MeterRegistry meters) {
         return new AbuseSampler(activity, quota, history, flags, tenants, config::current, quotaClock.clock(), meters);
     }
 
     @Bean
-    AbuseScheduler abuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, QuotaClock quotaClock,
-                                  AbuseProperties settings) {
-        return new AbuseScheduler(sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settings.settle());
+    AbuseScheduler abuseScheduler(
+            AbuseSampler sampler,
+            SamplerLock lock,
+            TenantActivity activity,
+            QuotaClock quotaClock,
+            AbuseProperties settings) {
+        return new AbuseScheduler(
+                sampler, lock, activity, quotaClock.clock(), "replica-" + UUID.randomUUID(), settings.settle());
     }
 
     @Bean
@@ -78,8 +95,8 @@ public class AbuseConfiguration {
      * {@code sluice.abuse.sampler.enabled=false} turns the sampler off.
      */
     @Bean
-    SmartLifecycle abuseLifecycle(TenantActivity activity, AbuseScheduler scheduler, OpenFlagsGauge openFlags,
-                                  AbuseProperties settings) {
+    SmartLifecycle abuseLifecycle(
+            TenantActivity activity, AbuseScheduler scheduler, OpenFlagsGauge openFlags, AbuseProperties settings) {
         return new SmartLifecycle() {
             private volatile boolean running;
 

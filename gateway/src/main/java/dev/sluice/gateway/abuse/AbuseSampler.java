@@ -1,12 +1,12 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.config.AbuseSettings;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.config.AbuseSettings;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.Tier;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -32,6 +32,7 @@ public final class AbuseSampler {
     static final String SAMPLES = "sluice.abuse.samples";
     /** Tagged {@code tier}. */
     static final String FLAGS_OPENED = "sluice.abuse.flags.opened";
+
     private static final Logger log = LoggerFactory.getLogger(AbuseSampler.class);
     private static final int PARALLEL_TENANTS = 16;
 
@@ -51,8 +52,15 @@ public final class AbuseSampler {
     private final Clock clock;
     private final MeterRegistry meters;
 
-    public AbuseSampler(TenantActivity activity, QuotaLimiter quota, UsageHistory history, FlagStore flags, TenantStore tenants,
-                        Supplier<SluiceConfig> config, Clock clock, MeterRegistry meters) {
+    public AbuseSampler(
+            TenantActivity activity,
+            QuotaLimiter quota,
+            UsageHistory history,
+            FlagStore flags,
+            TenantStore tenants,
+            Supplier<SluiceConfig> config,
+            Clock clock,
+            MeterRegistry meters) {
         this.activity = activity;
         this.quota = quota;
         this.history = history;
@@ -75,10 +83,15 @@ public final class AbuseSampler {
             TreeSet<String> active = new TreeSet<>(act.tierByTenant().keySet());
             active.addAll(act.stagesByTenant().keySet());
             return Flux.fromIterable(active)
-                    .flatMap(tenant -> tierOf(tenant, act).flatMap(tierName -> sampleTenant(tenant, tierName, act, snapshot,
-                            detector, retentionMinutes)), PARALLEL_TENANTS)
+                    .flatMap(
+                            tenant -> tierOf(tenant, act)
+                                    .flatMap(tierName ->
+                                            sampleTenant(tenant, tierName, act, snapshot, detector, retentionMinutes)),
+                            PARALLEL_TENANTS)
                     .collectList()
-                    .map(results -> new MinuteReport(minuteStartMs, results.size(),
+                    .map(results -> new MinuteReport(
+                            minuteStartMs,
+                            results.size(),
                             results.stream().flatMap(Optional::stream).toList()));
         });
     }
@@ -89,8 +102,13 @@ public final class AbuseSampler {
         return tier != null ? Mono.just(tier) : tenants.findById(tenantId).map(Tenant::tierName);
     }
 
-    private Mono<Optional<Flag>> sampleTenant(String tenantId, String tierName, MinuteActivity act, SluiceConfig snapshot,
-                                              CeilingDetector detector, int retentionMinutes) {
+    private Mono<Optional<Flag>> sampleTenant(
+            String tenantId,
+            String tierName,
+            MinuteActivity act,
+            SluiceConfig snapshot,
+            CeilingDetector detector,
+            int retentionMinutes) {
         Tier tier = snapshot.tier(tierName).orElse(null);
         if (tier == null) return Mono.empty(); // a tier removed since: nothing to measure against
         long minute = act.minuteStartMs();
@@ -101,22 +119,37 @@ public final class AbuseSampler {
                 .doOnSuccess(x -> meters.counter(SAMPLES, "result", "sampled").increment())
                 .onErrorResume(e -> {
                     meters.counter(SAMPLES, "result", "failed").increment();
-                    log.debug("Could not sample tenant {} for minute {}: {}", tenantId, Instant.ofEpochMilli(minute), e.toString());
+                    log.debug(
+                            "Could not sample tenant {} for minute {}: {}",
+                            tenantId,
+                            Instant.ofEpochMilli(minute),
+                            e.toString());
                     return Mono.empty();
                 });
     }
 
-    static UsageSample sample(long minute, String tenantId, String tierName, List<WindowUsage> windows, MinuteActivity act) {
+    static UsageSample sample(
+            long minute, String tenantId, String tierName, List<WindowUsage> windows, MinuteActivity act) {
         WindowUsage tightest = windows.get(0);
         for (WindowUsage w : windows) if (w.utilisation() > tightest.utilisation()) tightest = w;
-        WindowUsage sixty = windows.stream().filter(w -> w.seconds() == 60).findFirst().orElse(windows.get(0));
-        return new UsageSample(minute, tierName, sixty.usedTokens(), sixty.usedRequests(), tightest.utilisation(),
-                tightest.name(), act.stages(tenantId), CeilingSignal.measure(act.pressure(tenantId), windows).orElse(null));
+        WindowUsage sixty =
+                windows.stream().filter(w -> w.seconds() == 60).findFirst().orElse(windows.get(0));
+        return new UsageSample(
+                minute,
+                tierName,
+                sixty.usedTokens(),
+                sixty.usedRequests(),
+                tightest.utilisation(),
+                tightest.name(),
+                act.stages(tenantId),
+                CeilingSignal.measure(act.pressure(tenantId), windows).orElse(null));
     }
 
     private Mono<Optional<Flag>> detect(String tenantId, String tierName, long minute, CeilingDetector detector) {
-        Mono<List<UsageSample>> series = history.since(tenantId, minute - detector.lookbackMs()).collectList();
-        Mono<Optional<Flag>> latest = flags.latestFor(tenantId).map(Optional::of).defaultIfEmpty(Optional.empty());
+        Mono<List<UsageSample>> series =
+                history.since(tenantId, minute - detector.lookbackMs()).collectList();
+        Mono<Optional<Flag>> latest =
+                flags.latestFor(tenantId).map(Optional::of).defaultIfEmpty(Optional.empty());
         return Mono.zip(series, latest).flatMap(t -> {
             Flag last = t.getT2().orElse(null);
             boolean open = last != null && last.isOpen();
@@ -130,11 +163,17 @@ public final class AbuseSampler {
     private Mono<Optional<Flag>> open(String tenantId, String tierName, CeilingDetector.Finding finding) {
         String id = "flag_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         Flag flag = Flag.open(id, tenantId, tierName, clock.instant(), finding);
-        return flags.openIfNone(flag).map(f -> {
-            meters.counter(FLAGS_OPENED, "tier", tierName).increment();
-            log.warn("Tenant {} flagged for review ({}): at or above its ceiling for {} consecutive minutes since {}",
-                    tenantId, f.id(), finding.run().minutes(), f.runStart());
-            return Optional.of(f);
-        }).defaultIfEmpty(Optional.empty());
+        return flags.openIfNone(flag)
+                .map(f -> {
+                    meters.counter(FLAGS_OPENED, "tier", tierName).increment();
+                    log.warn(
+                            "Tenant {} flagged for review ({}): at or above its ceiling for {} consecutive minutes since {}",
+                            tenantId,
+                            f.id(),
+                            finding.run().minutes(),
+                            f.runStart());
+                    return Optional.of(f);
+                })
+                .defaultIfEmpty(Optional.empty());
     }
 }

@@ -31,12 +31,20 @@ public final class AbuseScheduler {
     private final long settleMs;
     private final AtomicLong lastTried = new AtomicLong(Long.MIN_VALUE);
     private final AtomicBoolean busy = new AtomicBoolean();
-    private final Periodic ticking = new Periodic("abuse sampling", () -> tick().onErrorResume(e -> {
-        log.warn("Abuse sampling failed: {}", e.toString());
-        return Mono.empty();
-    }));
+    private final Periodic ticking = new Periodic(
+            "abuse sampling",
+            () -> tick().onErrorResume(e -> {
+                log.warn("Abuse sampling failed: {}", e.toString());
+                return Mono.empty();
+            }));
 
-    public AbuseScheduler(AbuseSampler sampler, SamplerLock lock, TenantActivity activity, Clock clock, String owner, Duration settle) {
+    public AbuseScheduler(
+            AbuseSampler sampler,
+            SamplerLock lock,
+            TenantActivity activity,
+            Clock clock,
+            String owner,
+            Duration settle) {
         this.sampler = sampler;
         this.lock = lock;
         this.activity = activity;
@@ -63,13 +71,18 @@ public final class AbuseScheduler {
             long last = lastTried.get();
             if (due <= last || !lastTried.compareAndSet(last, due)) return Mono.empty();
             if (!busy.compareAndSet(false, true)) return Mono.empty();
-            long first = last == Long.MIN_VALUE ? due : Math.max(last + 60_000L, due - (CATCH_UP_MINUTES - 1) * 60_000L);
+            long first =
+                    last == Long.MIN_VALUE ? due : Math.max(last + 60_000L, due - (CATCH_UP_MINUTES - 1) * 60_000L);
             return activity.flush()
-                    .thenMany(Flux.fromStream(LongStream.iterate(first, m -> m <= due, m -> m + 60_000L).boxed()))
+                    .thenMany(Flux.fromStream(LongStream.iterate(first, m -> m <= due, m -> m + 60_000L)
+                            .boxed()))
                     .concatMap(minute -> lock.tryAcquire(minute, owner)
                             .flatMap(won -> won ? sampler.sampleMinute(minute) : Mono.empty())
-                            .doOnNext(r -> log.debug("Sampled minute {}: {} tenants, {} flags opened",
-                                    Instant.ofEpochMilli(minute), r.sampled(), r.opened().size())))
+                            .doOnNext(r -> log.debug(
+                                    "Sampled minute {}: {} tenants, {} flags opened",
+                                    Instant.ofEpochMilli(minute),
+                                    r.sampled(),
+                                    r.opened().size())))
                     .takeLast(1)
                     .next()
                     .doFinally(s -> busy.set(false));

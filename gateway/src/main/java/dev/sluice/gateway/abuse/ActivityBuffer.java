@@ -47,13 +47,17 @@ public final class ActivityBuffer {
     public void stage(long nowMs, String tenantId, Stage stage) {
         int slot = stage == null ? -1 : Stage.SERIES.indexOf(stage);
         if (tenantId == null || slot < 0) return; // the series counts its stages only
-        bucket(nowMs).stages.computeIfAbsent(tenantId, t -> new AtomicLongArray(STAGES)).incrementAndGet(slot);
+        bucket(nowMs)
+                .stages
+                .computeIfAbsent(tenantId, t -> new AtomicLongArray(STAGES))
+                .incrementAndGet(slot);
     }
 
     /** Merges one quota answer's {@link Pressure} counters into the tenant's minute. */
     public void pressure(long nowMs, String tenantId, Map<String, Long> counters) {
         if (tenantId == null || counters == null) return;
-        ConcurrentHashMap<String, AtomicLong> mine = bucket(nowMs).pressure.computeIfAbsent(tenantId, t -> new ConcurrentHashMap<>());
+        ConcurrentHashMap<String, AtomicLong> mine =
+                bucket(nowMs).pressure.computeIfAbsent(tenantId, t -> new ConcurrentHashMap<>());
         counters.forEach((k, v) -> mine.computeIfAbsent(k, x -> new AtomicLong(Pressure.identity(x)))
                 .accumulateAndGet(v, (a, b) -> Pressure.merge(k, a, b)));
     }

@@ -18,8 +18,16 @@ import java.util.Objects;
  * @param pressure      the number the detector compares with the threshold: 1 when refused, held or out of
  *                      room, otherwise the higher of {@code fill} and the window's fill as the minute ended
  */
-public record Ceiling(String window, double fill, double peak, long roomTokens, long typicalTokens, long refused, long held,
-                      String reason, double pressure) {
+public record Ceiling(
+        String window,
+        double fill,
+        double peak,
+        long roomTokens,
+        long typicalTokens,
+        long refused,
+        long held,
+        String reason,
+        double pressure) {
     public static final String REFUSED = "refused";
     public static final String HELD = "held";
     public static final String ROOM = "room";
@@ -28,7 +36,13 @@ public record Ceiling(String window, double fill, double peak, long roomTokens, 
     public Ceiling {
         Objects.requireNonNull(window, "window");
         Objects.requireNonNull(reason, "reason");
-        if (!(fill >= 0) || !(peak >= 0) || !(pressure >= 0) || typicalTokens < 0 || refused < 0 || held < 0 || roomTokens < -1) {
+        if (!(fill >= 0)
+                || !(peak >= 0)
+                || !(pressure >= 0)
+                || typicalTokens < 0
+                || refused < 0
+                || held < 0
+                || roomTokens < -1) {
             throw new IllegalArgumentException("a ceiling measure must not be negative");
         }
     }

@@ -24,8 +24,7 @@ public final class CeilingDetector {
     public static final int CONTEXT_MINUTES = 30;
 
     /** A run of minutes at the ceiling: the first minute's start and how many minutes. */
-    public record Run(long startMs, int minutes) {
-    }
+    public record Run(long startMs, int minutes) {}
 
     /** What to flag: the run and the evidence (the series from before the run to its end). */
     public record Finding(Run run, List<UsageSample> evidence) {
@@ -80,7 +79,8 @@ public final class CeilingDetector {
         if (run.minutes() < consecutiveMinutes) return Optional.empty();
         long from = run.startMs() - CONTEXT_MINUTES * 60_000L;
         List<UsageSample> evidence = new ArrayList<>();
-        for (UsageSample s : series) if (s.minuteStartMs() >= from && s.minuteStartMs() <= lastMinuteMs) evidence.add(s);
+        for (UsageSample s : series)
+            if (s.minuteStartMs() >= from && s.minuteStartMs() <= lastMinuteMs) evidence.add(s);
         evidence.sort(Comparator.comparingLong(UsageSample::minuteStartMs));
         return Optional.of(new Finding(run, evidence));
     }

@@ -22,8 +22,7 @@ import java.util.TreeSet;
  * Every window is measured the same way; the sample keeps the one that pressed hardest.
  */
 public final class CeilingSignal {
-    private CeilingSignal() {
-    }
+    private CeilingSignal() {}
 
     /**
      * The minute's measure, or empty when the quota answered the tenant nothing in it.
@@ -33,7 +32,8 @@ public final class CeilingSignal {
      */
     public static Optional<Ceiling> measure(Map<String, Long> counters, List<WindowUsage> atEnd) {
         long asked = counters.getOrDefault(Pressure.key(Pressure.ALL, Pressure.ASKED), 0L);
-        long typical = asked == 0 ? 0 : counters.getOrDefault(Pressure.key(Pressure.ALL, Pressure.ASKED_TOKENS), 0L) / asked;
+        long typical =
+                asked == 0 ? 0 : counters.getOrDefault(Pressure.key(Pressure.ALL, Pressure.ASKED_TOKENS), 0L) / asked;
         TreeSet<String> windows = new TreeSet<>();
         for (String k : counters.keySet()) {
             int sp = k.lastIndexOf(' ');
@@ -44,8 +44,10 @@ public final class CeilingSignal {
             double end = 0;
             for (WindowUsage u : atEnd) if (u.name().equals(w)) end = u.utilisation();
             Ceiling c = window(w, counters, typical, end);
-            if (c != null && (best == null || c.pressure() > best.pressure()
-                    || (c.pressure() == best.pressure() && c.fill() > best.fill()))) best = c;
+            if (c != null
+                    && (best == null
+                            || c.pressure() > best.pressure()
+                            || (c.pressure() == best.pressure() && c.fill() > best.fill()))) best = c;
         }
         return Optional.ofNullable(best);
     }
@@ -55,17 +57,20 @@ public final class CeilingSignal {
         long refused = c.getOrDefault(Pressure.key(w, Pressure.REFUSED), 0L);
         long held = c.getOrDefault(Pressure.key(w, Pressure.HELD), 0L);
         if (answers == 0 && refused == 0 && held == 0) return null;
-        double fill = answers == 0 ? 0 : c.getOrDefault(Pressure.key(w, Pressure.FILL), 0L) / (double) answers / 1_000_000d;
+        double fill =
+                answers == 0 ? 0 : c.getOrDefault(Pressure.key(w, Pressure.FILL), 0L) / (double) answers / 1_000_000d;
         double peak = c.getOrDefault(Pressure.key(w, Pressure.PEAK), 0L) / 1_000_000d;
         long room = c.getOrDefault(Pressure.key(w, Pressure.ROOM), Long.MAX_VALUE);
         long roomRequests = c.getOrDefault(Pressure.key(w, Pressure.ROOM_REQUESTS), Long.MAX_VALUE);
         boolean admitted = room != Long.MAX_VALUE;
-        String reason = refused > 0 ? Ceiling.REFUSED
-                : held > 0 ? Ceiling.HELD
-                : admitted && (room < typical || roomRequests < 1) ? Ceiling.ROOM
-                : Ceiling.FILL;
+        String reason = refused > 0
+                ? Ceiling.REFUSED
+                : held > 0
+                        ? Ceiling.HELD
+                        : admitted && (room < typical || roomRequests < 1) ? Ceiling.ROOM : Ceiling.FILL;
         double pressure = reason.equals(Ceiling.FILL) ? Math.max(fill, atEnd) : Math.max(1.0, Math.max(fill, atEnd));
-        return new Ceiling(w, round(fill), round(peak), admitted ? room : -1, typical, refused, held, reason, round(pressure));
+        return new Ceiling(
+                w, round(fill), round(peak), admitted ? room : -1, typical, refused, held, reason, round(pressure));
     }
 
     private static double round(double v) {

@@ -13,8 +13,17 @@ import java.util.Objects;
  * @param runMinutes the run's length when flagged
  * @param closedAt   when a review closed it (null while open)
  */
-public record Flag(String id, String tenantId, String tier, Instant openedAt, Instant runStart, int runMinutes,
-                   List<UsageSample> evidence, FlagStatus status, List<FlagReview> reviews, Instant closedAt) {
+public record Flag(
+        String id,
+        String tenantId,
+        String tier,
+        Instant openedAt,
+        Instant runStart,
+        int runMinutes,
+        List<UsageSample> evidence,
+        FlagStatus status,
+        List<FlagReview> reviews,
+        Instant closedAt) {
     public Flag {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tenantId, "tenantId");
@@ -24,12 +33,23 @@ public record Flag(String id, String tenantId, String tier, Instant openedAt, In
         Objects.requireNonNull(status, "status");
         evidence = List.copyOf(evidence);
         reviews = List.copyOf(reviews);
-        if ((status == FlagStatus.OPEN) != (closedAt == null)) throw new IllegalArgumentException("closedAt is set when, and only when, closed");
+        if ((status == FlagStatus.OPEN) != (closedAt == null))
+            throw new IllegalArgumentException("closedAt is set when, and only when, closed");
     }
 
-    public static Flag open(String id, String tenantId, String tier, Instant openedAt, CeilingDetector.Finding finding) {
-        return new Flag(id, tenantId, tier, openedAt, Instant.ofEpochMilli(finding.run().startMs()), finding.run().minutes(),
-                finding.evidence(), FlagStatus.OPEN, List.of(), null);
+    public static Flag open(
+            String id, String tenantId, String tier, Instant openedAt, CeilingDetector.Finding finding) {
+        return new Flag(
+                id,
+                tenantId,
+                tier,
+                openedAt,
+                Instant.ofEpochMilli(finding.run().startMs()),
+                finding.run().minutes(),
+                finding.evidence(),
+                FlagStatus.OPEN,
+                List.of(),
+                null);
     }
 
     public boolean isOpen() {
@@ -40,7 +60,8 @@ public record Flag(String id, String tenantId, String tier, Instant openedAt, In
     public Flag reviewed(FlagReview review) {
         FlagStatus next = review.action().result();
         if (next != null && !isOpen()) {
-            throw new IllegalStateException("flag " + id + " is already " + status.wire() + "; only a comment can be added");
+            throw new IllegalStateException(
+                    "flag " + id + " is already " + status.wire() + "; only a comment can be added");
         }
         List<FlagReview> all = new ArrayList<>(reviews);
         all.add(review);

@@ -13,8 +13,10 @@ public record FlagReview(String by, Instant at, ReviewAction action, String note
         Objects.requireNonNull(at, "at");
         Objects.requireNonNull(action, "action");
         note = note == null ? "" : note.strip();
-        if (action == ReviewAction.DISMISS && note.isEmpty()) throw new IllegalArgumentException("a dismissal needs a note");
-        if (action == ReviewAction.COMMENT && note.isEmpty()) throw new IllegalArgumentException("a comment needs a note");
+        if (action == ReviewAction.DISMISS && note.isEmpty())
+            throw new IllegalArgumentException("a dismissal needs a note");
+        if (action == ReviewAction.COMMENT && note.isEmpty())
+            throw new IllegalArgumentException("a comment needs a note");
         if ((action == ReviewAction.CONFIRM_MOVE_TIER) != (tier != null)) {
             throw new IllegalArgumentException("a tier is given with confirm-move-tier, and only then");
         }

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** A flag's state: open until reviewed; dismissed (a false alarm) or confirmed (action taken). */
 public enum FlagStatus {
-    OPEN, DISMISSED, CONFIRMED;
+    OPEN,
+    DISMISSED,
+    CONFIRMED;
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);

@@ -8,8 +8,11 @@ import java.util.Map;
  * (a stage counted by another replica after the minute turned); the sampler reads both.
  * {@code pressureByTenant} holds, per tenant, the {@link Pressure} counters of the quota's answers.
  */
-public record MinuteActivity(long minuteStartMs, Map<String, String> tierByTenant, Map<String, Map<String, Long>> stagesByTenant,
-                             Map<String, Map<String, Long>> pressureByTenant) {
+public record MinuteActivity(
+        long minuteStartMs,
+        Map<String, String> tierByTenant,
+        Map<String, Map<String, Long>> stagesByTenant,
+        Map<String, Map<String, Long>> pressureByTenant) {
     public MinuteActivity {
         if (minuteStartMs % 60_000 != 0) throw new IllegalArgumentException("a minute starts on a whole minute");
         tierByTenant = Map.copyOf(tierByTenant);
@@ -17,7 +20,8 @@ public record MinuteActivity(long minuteStartMs, Map<String, String> tierByTenan
         pressureByTenant = Map.copyOf(pressureByTenant);
     }
 
-    public MinuteActivity(long minuteStartMs, Map<String, String> tierByTenant, Map<String, Map<String, Long>> stagesByTenant) {
+    public MinuteActivity(
+            long minuteStartMs, Map<String, String> tierByTenant, Map<String, Map<String, Long>> stagesByTenant) {
         this(minuteStartMs, tierByTenant, stagesByTenant, Map.of());
     }
 

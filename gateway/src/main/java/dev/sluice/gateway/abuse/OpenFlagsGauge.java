@@ -21,15 +21,18 @@ public final class OpenFlagsGauge {
 
     private final FlagStore flags;
     private final AtomicLong open = new AtomicLong();
-    private final Periodic polling = new Periodic("open flags count", () -> refresh().onErrorResume(e -> {
-        log.debug("Could not count open flags: {}", e.toString());
-        return Mono.empty();
-    }));
+    private final Periodic polling = new Periodic(
+            "open flags count",
+            () -> refresh().onErrorResume(e -> {
+                log.debug("Could not count open flags: {}", e.toString());
+                return Mono.empty();
+            }));
 
     public OpenFlagsGauge(FlagStore flags, MeterRegistry meters) {
         this.flags = flags;
         Gauge.builder(NAME, open, AtomicLong::get)
-                .description("Abuse flags open (waiting for review), fleet-wide").register(meters);
+                .description("Abuse flags open (waiting for review), fleet-wide")
+                .register(meters);
     }
 
     /** Reads the count once. */

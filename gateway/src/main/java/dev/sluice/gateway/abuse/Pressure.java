@@ -25,10 +25,13 @@ public final class Pressure {
     public static final String ASKED = "asked";
     public static final String ASKED_TOKENS = "asked-tokens";
 
-    private Pressure() {
-    }
+    private Pressure() {}
 
-    public enum Op { SUM, MAX, MIN }
+    public enum Op {
+        SUM,
+        MAX,
+        MIN
+    }
 
     public static String key(String window, String metric) {
         return window + " " + metric;

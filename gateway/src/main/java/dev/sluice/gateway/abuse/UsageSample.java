@@ -15,20 +15,35 @@ import java.util.Objects;
  * {@link CeilingSignal}: how hard the tenant pressed on its ceiling during the minute, not as it
  * ended; null for a minute the quota answered nothing, and for points stored before it existed.
  */
-public record UsageSample(long minuteStartMs, String tier, long tokens, long requests, double utilisation,
-                          String window, Map<String, Long> stages, Ceiling ceiling) {
+public record UsageSample(
+        long minuteStartMs,
+        String tier,
+        long tokens,
+        long requests,
+        double utilisation,
+        String window,
+        Map<String, Long> stages,
+        Ceiling ceiling) {
     public UsageSample {
-        if (minuteStartMs % 60_000 != 0) throw new IllegalArgumentException("a sample's minute starts on a whole minute");
+        if (minuteStartMs % 60_000 != 0)
+            throw new IllegalArgumentException("a sample's minute starts on a whole minute");
         Objects.requireNonNull(tier, "tier");
         Objects.requireNonNull(window, "window");
-        if (tokens < 0 || requests < 0 || !(utilisation >= 0)) throw new IllegalArgumentException("usage must not be negative");
+        if (tokens < 0 || requests < 0 || !(utilisation >= 0))
+            throw new IllegalArgumentException("usage must not be negative");
         Map<String, Long> ordered = new LinkedHashMap<>();
         for (Stage s : Stage.SERIES) ordered.put(s.label(), stages.getOrDefault(s.label(), 0L));
         stages = Collections.unmodifiableMap(ordered);
     }
 
-    public UsageSample(long minuteStartMs, String tier, long tokens, long requests, double utilisation, String window,
-                       Map<String, Long> stages) {
+    public UsageSample(
+            long minuteStartMs,
+            String tier,
+            long tokens,
+            long requests,
+            double utilisation,
+            String window,
+            Map<String, Long> stages) {
         this(minuteStartMs, tier, tokens, requests, utilisation, window, stages, null);
     }
 

@@ -26,30 +26,40 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  * the same words.
  */
 final class AdminBodies {
-    private AdminBodies() {
-    }
+    private AdminBodies() {}
 
     /** POST /tenants. */
-    record NewTenant(@JsonDeserialize(using = AsBlank.class) @NotNull(message = "is required")
-                     @Check({NON_EMPTY_STRING, TENANT_ID}) String id,
-                     @JsonDeserialize(using = AsBlank.class) @NotNull(message = "is required")
-                     @Check({NON_EMPTY_STRING, KNOWN_TIER}) String tier,
-                     Boolean suspended) {
+    record NewTenant(
+            @JsonDeserialize(using = AsBlank.class)
+            @NotNull(message = "is required")
+            @Check({NON_EMPTY_STRING, TENANT_ID})
+            String id,
+
+            @JsonDeserialize(using = AsBlank.class)
+            @NotNull(message = "is required")
+            @Check({NON_EMPTY_STRING, KNOWN_TIER})
+            String tier,
+
+            Boolean suspended) {
         Tenant tenant() {
             return new Tenant(id.trim(), tier.trim(), Boolean.TRUE.equals(suspended));
         }
     }
 
     /** PATCH /tenants/{id}: its tier and/or whether it is suspended. */
-    record TenantChange(@JsonDeserialize(using = AsBlank.class) @Check({NON_EMPTY_STRING, KNOWN_TIER}) String tier,
-                        Boolean suspended) {
+    record TenantChange(
+            @JsonDeserialize(using = AsBlank.class) @Check({NON_EMPTY_STRING, KNOWN_TIER})
+            String tier,
+
+            Boolean suspended) {
         @AssertTrue(groups = BodyReader.Whole.class, message = "nothing to change: give tier and/or suspended")
         boolean isAChange() {
             return tier != null || suspended != null;
         }
 
         Tenant applyTo(Tenant t) {
-            return new Tenant(t.id(), tier != null ? tier.trim() : t.tierName(), suspended != null ? suspended : t.suspended());
+            return new Tenant(
+                    t.id(), tier != null ? tier.trim() : t.tierName(), suspended != null ? suspended : t.suspended());
         }
     }
 
@@ -58,27 +68,30 @@ final class AdminBodies {
      * dismiss or comment, a tier to move the tenant to and no tier otherwise. The note is kept,
      * and measured, stripped.
      */
-    record Review(@JsonDeserialize(using = BodyReader.AsText.class) @Check(REVIEW_ACTION) String action,
-                  @Size(max = 2000, message = "must be at most 2000 characters")
-                  @NotBlank(groups = Dismisses.class, message = "is required to dismiss: say why, for whoever looks next")
-                  @NotBlank(groups = Comments.class, message = "is required to comment: say why, for whoever looks next")
-                  String note,
-                  @JsonDeserialize(using = AsBlank.class)
-                  @NotBlank(groups = MovesTier.class, message = "is required to confirm-move-tier: the tier to move the tenant to")
-                  @Check(value = KNOWN_TIER, groups = MovesTier.class)
-                  @Null(groups = KeepsTier.class, message = "is only given with confirm-move-tier")
-                  String tier) implements BodyReader.Conditional {
-        interface Dismisses {
-        }
+    record Review(
+            @JsonDeserialize(using = BodyReader.AsText.class) @Check(REVIEW_ACTION)
+            String action,
 
-        interface Comments {
-        }
+            @Size(max = 2000, message = "must be at most 2000 characters")
+            @NotBlank(groups = Dismisses.class, message = "is required to dismiss: say why, for whoever looks next")
+            @NotBlank(groups = Comments.class, message = "is required to comment: say why, for whoever looks next")
+            String note,
 
-        interface MovesTier {
-        }
+            @JsonDeserialize(using = AsBlank.class)
+            @NotBlank(
+                    groups = MovesTier.class,
+                    message = "is required to confirm-move-tier: the tier to move the tenant to")
+            @Check(value = KNOWN_TIER, groups = MovesTier.class)
+            @Null(groups = KeepsTier.class, message = "is only given with confirm-move-tier")
+            String tier)
+            implements BodyReader.Conditional {
+        interface Dismisses {}
 
-        interface KeepsTier {
-        }
+        interface Comments {}
+
+        interface MovesTier {}
+
+        interface KeepsTier {}
 
         Review {
             note = note == null ? null : note.strip();
@@ -103,13 +116,15 @@ final class AdminBodies {
 
         FlagReview by(String admin, Instant at) {
             ReviewAction decision = decision();
-            return new FlagReview(admin, at, decision, note, decision == ReviewAction.CONFIRM_MOVE_TIER ? tier.trim() : null);
+            return new FlagReview(
+                    admin, at, decision, note, decision == ReviewAction.CONFIRM_MOVE_TIER ? tier.trim() : null);
         }
     }
 
     /** The tiers document sent as JSON: the object only carries the YAML text, so nothing else in it is looked at. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record TiersDocument(@JsonDeserialize(using = BodyReader.AsAbsent.class)
-                         @NotNull(message = "is required: the tiers document as a string") String yaml) {
-    }
+    record TiersDocument(
+            @JsonDeserialize(using = BodyReader.AsAbsent.class)
+            @NotNull(message = "is required: the tiers document as a string")
+            String yaml) {}
 }

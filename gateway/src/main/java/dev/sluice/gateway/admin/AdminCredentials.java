@@ -34,8 +34,11 @@ public final class AdminCredentials {
         byte[] bytes = new byte[18];
         RANDOM.nextBytes(bytes);
         String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        log.warn("No SLUICE_ADMIN_PASSWORD set: the admin API (/admin/api) accepts user '{}' with the generated password {} "
-                + "until this process stops. Set SLUICE_ADMIN_USER and SLUICE_ADMIN_PASSWORD to choose them.", props.user(), password);
+        log.warn(
+                "No SLUICE_ADMIN_PASSWORD set: the admin API (/admin/api) accepts user '{}' with the generated password {} "
+                        + "until this process stops. Set SLUICE_ADMIN_USER and SLUICE_ADMIN_PASSWORD to choose them.",
+                props.user(),
+                password);
         return new AdminCredentials(props.user(), password, true);
     }
 

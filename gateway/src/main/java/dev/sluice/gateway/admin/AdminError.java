@@ -27,7 +27,8 @@ public class AdminError extends RuntimeException {
     private final List<FieldProblem> fields;
     private final Map<String, String> headers;
 
-    public AdminError(HttpStatus status, String code, String message, List<FieldProblem> fields, Map<String, String> headers) {
+    public AdminError(
+            HttpStatus status, String code, String message, List<FieldProblem> fields, Map<String, String> headers) {
         super(message);
         this.status = status;
         this.code = code;
@@ -48,8 +49,10 @@ public class AdminError extends RuntimeException {
     }
 
     public static AdminError invalidConfig(List<ConfigProblem> problems) {
-        return invalid("The tiers document has " + problems.size() + (problems.size() == 1 ? " problem" : " problems")
-                + "; nothing was changed.", problems.stream().map(FieldProblem::of).toList());
+        return invalid(
+                "The tiers document has " + problems.size() + (problems.size() == 1 ? " problem" : " problems")
+                        + "; nothing was changed.",
+                problems.stream().map(FieldProblem::of).toList());
     }
 
     public static AdminError notFound(String what) {

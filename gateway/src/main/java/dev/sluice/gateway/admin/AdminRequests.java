@@ -15,8 +15,7 @@ public final class AdminRequests {
     static final MediaType YAML = MediaType.parseMediaType("application/yaml");
     private static final String[] YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"};
 
-    private AdminRequests() {
-    }
+    private AdminRequests() {}
 
     static boolean isYaml(MediaType type) {
         if (type == null) return false;
@@ -26,7 +25,9 @@ public final class AdminRequests {
     }
 
     public static boolean isJson(MediaType type) {
-        return type != null && (MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json"));
+        return type != null
+                && (MediaType.APPLICATION_JSON.isCompatibleWith(type)
+                        || type.getSubtype().endsWith("+json"));
     }
 
     /** The body as a JSON object; 415 unless sent as JSON, 400 unless it parses to an object. */
@@ -36,20 +37,25 @@ public final class AdminRequests {
 
     /** Like {@link #jsonObject}, but an empty body is an empty object (an operation whose fields all have defaults). */
     public static Mono<Map<String, Object>> optionalJsonObject(ServerRequest req) {
-        return req.bodyToMono(String.class).defaultIfEmpty("").map(body -> body.isBlank() ? Map.of() : parseObject(req, body));
+        return req.bodyToMono(String.class)
+                .defaultIfEmpty("")
+                .map(body -> body.isBlank() ? Map.of() : parseObject(req, body));
     }
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> parseObject(ServerRequest req, String body) {
         if (!isJson(req.headers().contentType().orElse(null))) {
-            throw new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+            throw new AdminError(
+                    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
                     "Send the body as JSON (Content-Type: application/json).");
         }
         Object parsed;
         try {
             parsed = body.isBlank() ? null : JSON.readValue(body, Object.class);
         } catch (JacksonException e) {
-            throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
+            throw new AdminError(
+                    HttpStatus.BAD_REQUEST, "invalid_json", "The body is not valid JSON: " + e.getOriginalMessage());
         }
         if (!(parsed instanceof Map<?, ?> map)) {
             throw new AdminError(HttpStatus.BAD_REQUEST, "invalid_json", "The body must be a JSON object.");
@@ -66,7 +72,8 @@ public final class AdminRequests {
         if (raw == null || raw.isBlank()) return fallback;
         try {
             int v = Integer.parseInt(raw.trim());
-            if (v < min || v > max) throw AdminError.invalid(name, "must be between " + min + " and " + max + ", got " + v);
+            if (v < min || v > max)
+                throw AdminError.invalid(name, "must be between " + min + " and " + max + ", got " + v);
             return v;
         } catch (NumberFormatException e) {
             throw AdminError.invalid(name, "must be a whole number, got '" + raw + "'");

@@ -16,21 +16,22 @@ import tools.jackson.databind.json.JsonMapper;
 final class AdminResponses {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private AdminResponses() {
-    }
+    private AdminResponses() {}
 
-    record Body(Error error) {
-    }
+    record Body(Error error) {}
 
-    record Error(String message, String code, int status, List<Field> fields) {
-    }
+    record Error(String message, String code, int status, List<Field> fields) {}
 
     /** {@code line} only for a problem found in a YAML document. */
-    record Field(String field, @JsonInclude(JsonInclude.Include.NON_NULL) Integer line, String message) {
-    }
+    record Field(
+            String field,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Integer line,
+            String message) {}
 
     static Body body(HttpStatus status, String code, String message, List<AdminError.FieldProblem> fields) {
-        List<Field> fs = fields.stream().map(f -> new Field(f.field(), f.line() > 0 ? f.line() : null, f.message())).toList();
+        List<Field> fs = fields.stream()
+                .map(f -> new Field(f.field(), f.line() > 0 ? f.line() : null, f.message()))
+                .toList();
         return new Body(new Error(message, code, status.value(), fs));
     }
 
@@ -49,7 +50,8 @@ final class AdminResponses {
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         response.getHeaders().set(HttpHeaders.CACHE_CONTROL, "no-store");
-        byte[] bytes = JSON.writeValueAsString(body(status, code, message, List.of())).getBytes(StandardCharsets.UTF_8);
+        byte[] bytes =
+                JSON.writeValueAsString(body(status, code, message, List.of())).getBytes(StandardCharsets.UTF_8);
         DataBuffer buffer = response.bufferFactory().wrap(bytes);
         return response.writeWith(Mono.just(buffer));
     }

@@ -2,15 +2,15 @@ package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.abuse.UsageHistory;
-import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.validation.Validator;
 import java.net.URI;
 import java.time.Duration;
-import dev.sluice.gateway.quota.QuotaClock;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,11 +38,20 @@ import reactor.core.publisher.Mono;
 @Configuration(proxyBeanMethods = false)
 public class AdminRoutes {
     private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
+
     @Bean
-    RouterFunction<ServerResponse> adminApiRoutes(TierDocumentStore documents, TierReloader reloader, TenantStore tenants,
-                                                  ConfigRegistry config, UsageHistory history, FlagStore flags, QuotaClock quotaClock,
-                                                  OverviewHandler overview, ObjectProvider<AdminApiExtension> extensions, AuditLog audit,
-                                                  Validator validator) {
+    RouterFunction<ServerResponse> adminApiRoutes(
+            TierDocumentStore documents,
+            TierReloader reloader,
+            TenantStore tenants,
+            ConfigRegistry config,
+            UsageHistory history,
+            FlagStore flags,
+            QuotaClock quotaClock,
+            OverviewHandler overview,
+            ObjectProvider<AdminApiExtension> extensions,
+            AuditLog audit,
+            Validator validator) {
         AdminContext admin = new AdminContext(tenants, config, quotaClock.clock(), audit, new BodyReader(validator));
         TiersHandler tiers = new TiersHandler(admin, documents, reloader);
         TenantsHandler tenantsHandler = new TenantsHandler(admin, history);
@@ -50,29 +59,45 @@ public class AdminRoutes {
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {
-                    api
-                        .GET("/openapi.yaml", r -> ServerResponse.ok().contentType(AdminRequests.YAML).bodyValue(openapi))
-                        .GET("/tiers", tiers::get)
-                        .POST("/tiers/validate", tiers::validate)
-                        .PUT("/tiers", tiers::put)
-                        .GET("/tenants", tenantsHandler::list)
-                        .POST("/tenants", tenantsHandler::create)
-                        .GET("/tenants/{id}", tenantsHandler::get)
-                        .PATCH("/tenants/{id}", tenantsHandler::patch)
-                        .GET("/tenants/{id}/keys", tenantsHandler::listKeys)
-                        .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
-                        .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
-                        .GET("/tenants/{id}/usage", tenantsHandler::usage)
-                        .GET("/usage", tenantsHandler::usageAll)
-                        .GET("/overview", overview::get)
-                        .GET("/flags", flagsHandler::list)
-                        .GET("/flags/{id}", flagsHandler::get)
-                        .POST("/flags/{id}/review", flagsHandler::review);
-                    extensions.orderedStream().forEach(e -> e.addRoutes(api)); // e.g. the lab's runs, where the lab module is
-                    api.GET("/audit", r -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
-                                .bodyValue(Map.of("entries", audit.recent(AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
-                        .route(r -> true, r -> Mono.error(new AdminError(HttpStatus.NOT_FOUND, "unknown_endpoint",
-                                "No admin API endpoint " + r.method() + " " + r.path() + " (see /admin/api/openapi.yaml).")));
+                    api.GET(
+                                    "/openapi.yaml",
+                                    r -> ServerResponse.ok()
+                                            .contentType(AdminRequests.YAML)
+                                            .bodyValue(openapi))
+                            .GET("/tiers", tiers::get)
+                            .POST("/tiers/validate", tiers::validate)
+                            .PUT("/tiers", tiers::put)
+                            .GET("/tenants", tenantsHandler::list)
+                            .POST("/tenants", tenantsHandler::create)
+                            .GET("/tenants/{id}", tenantsHandler::get)
+                            .PATCH("/tenants/{id}", tenantsHandler::patch)
+                            .GET("/tenants/{id}/keys", tenantsHandler::listKeys)
+                            .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
+                            .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
+                            .GET("/tenants/{id}/usage", tenantsHandler::usage)
+                            .GET("/usage", tenantsHandler::usageAll)
+                            .GET("/overview", overview::get)
+                            .GET("/flags", flagsHandler::list)
+                            .GET("/flags/{id}", flagsHandler::get)
+                            .POST("/flags/{id}/review", flagsHandler::review);
+                    extensions
+                            .orderedStream()
+                            .forEach(e -> e.addRoutes(api)); // e.g. the lab's runs, where the lab module is
+                    api.GET(
+                                    "/audit",
+                                    r -> ServerResponse.ok()
+                                            .contentType(MediaType.APPLICATION_JSON)
+                                            .bodyValue(Map.of(
+                                                    "entries",
+                                                    audit.recent(AdminRequests.intParam(
+                                                            r, "limit", 100, 1, AuditLog.KEPT)))))
+                            .route(
+                                    r -> true,
+                                    r -> Mono.error(new AdminError(
+                                            HttpStatus.NOT_FOUND,
+                                            "unknown_endpoint",
+                                            "No admin API endpoint " + r.method() + " " + r.path()
+                                                    + " (see /admin/api/openapi.yaml).")));
                 })
                 .filter(errorsAsJson()) // the first filter is the outermost: it turns every error below into JSON
                 .filter(sameOriginWrites())
@@ -95,12 +120,19 @@ public class AdminRoutes {
     private static HandlerFilterFunction<ServerResponse, ServerResponse> errorsAsJson() {
         return (request, next) -> Mono.defer(() -> next.handle(request))
                 .onErrorResume(AdminError.class, AdminResponses::error)
-                .onErrorResume(ServerWebInputException.class, e -> AdminResponses.error(
-                        new AdminError(HttpStatus.BAD_REQUEST, "bad_request", e.getReason() == null ? "Bad request." : e.getReason())))
+                .onErrorResume(
+                        ServerWebInputException.class,
+                        e -> AdminResponses.error(new AdminError(
+                                HttpStatus.BAD_REQUEST,
+                                "bad_request",
+                                e.getReason() == null ? "Bad request." : e.getReason())))
                 .onErrorResume(e -> !(e instanceof AdminError), e -> {
                     log.error("Admin API {} {} failed", request.method(), request.path(), e);
-                    return AdminResponses.error(new AdminError(HttpStatus.INTERNAL_SERVER_ERROR, "internal_error",
-                            "The request failed on the gateway's side: " + e.getClass().getSimpleName()
+                    return AdminResponses.error(new AdminError(
+                            HttpStatus.INTERNAL_SERVER_ERROR,
+                            "internal_error",
+                            "The request failed on the gateway's side: "
+                                    + e.getClass().getSimpleName()
                                     + (e.getMessage() == null ? "" : ": " + e.getMessage())));
                 });
     }
@@ -109,10 +141,13 @@ public class AdminRoutes {
     private static HandlerFilterFunction<ServerResponse, ServerResponse> sameOriginWrites() {
         return (request, next) -> {
             HttpMethod m = request.method();
-            boolean write = m == HttpMethod.POST || m == HttpMethod.PUT || m == HttpMethod.PATCH || m == HttpMethod.DELETE;
+            boolean write =
+                    m == HttpMethod.POST || m == HttpMethod.PUT || m == HttpMethod.PATCH || m == HttpMethod.DELETE;
             String origin = request.headers().firstHeader(HttpHeaders.ORIGIN);
             if (write && origin != null && !sameOrigin(origin, request)) {
-                return Mono.error(new AdminError(HttpStatus.FORBIDDEN, "cross_origin",
+                return Mono.error(new AdminError(
+                        HttpStatus.FORBIDDEN,
+                        "cross_origin",
                         "Writes to the admin API are accepted only from its own origin, not from " + origin + "."));
             }
             return next.handle(request);
@@ -126,7 +161,9 @@ public class AdminRoutes {
             if (o.getHost() == null || host == null) return false;
             int port = o.getPort() != -1 ? o.getPort() : ("https".equals(o.getScheme()) ? 443 : 80);
             String authority = o.getHost() + ":" + port;
-            String h = host.contains(":") ? host : host + ":" + ("https".equals(request.uri().getScheme()) ? 443 : 80);
+            String h = host.contains(":")
+                    ? host
+                    : host + ":" + ("https".equals(request.uri().getScheme()) ? 443 : 80);
             return authority.equalsIgnoreCase(h);
         } catch (IllegalArgumentException e) {
             return false;

@@ -62,8 +62,8 @@ public class AdminSecurityConfiguration {
             String user = authentication.getName();
             Object password = authentication.getCredentials();
             if (password instanceof String p && credentials.matches(user, p)) {
-                return Mono.just(UsernamePasswordAuthenticationToken.authenticated(user, null,
-                        List.of(new SimpleGrantedAuthority("ROLE_ADMIN"))));
+                return Mono.just(UsernamePasswordAuthenticationToken.authenticated(
+                        user, null, List.of(new SimpleGrantedAuthority("ROLE_ADMIN"))));
             }
             return Mono.error(new BadCredentialsException("bad admin credentials"));
         };
@@ -76,8 +76,12 @@ public class AdminSecurityConfiguration {
     }
 
     @Bean
-    SecurityWebFilterChain adminSecurityChain(ServerHttpSecurity http, ReactiveAuthenticationManager manager,
-                                              LoginThrottle throttle, AdminCredentials credentials, QuotaClock clock) {
+    SecurityWebFilterChain adminSecurityChain(
+            ServerHttpSecurity http,
+            ReactiveAuthenticationManager manager,
+            LoginThrottle throttle,
+            AdminCredentials credentials,
+            QuotaClock clock) {
         ServerAuthenticationEntryPoint entryPoint = (exchange, e) -> {
             var request = exchange.getRequest();
             // A script (the admin UI) asks not to get the browser's own login dialog.
@@ -87,20 +91,23 @@ public class AdminSecurityConfiguration {
             String auth = request.getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
             String message = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
                     ? "Tenant API keys are not accepted here: the admin API needs the admin credentials (HTTP Basic)."
-                    : auth == null ? "Authentication required: HTTP Basic with the admin credentials."
-                    : "Wrong admin credentials.";
+                    : auth == null
+                            ? "Authentication required: HTTP Basic with the admin credentials."
+                            : "Wrong admin credentials.";
             return AdminResponses.write(exchange.getResponse(), HttpStatus.UNAUTHORIZED, "unauthorized", message);
         };
-        ServerAccessDeniedHandler denied = (exchange, e) ->
-                AdminResponses.write(exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
-        return http
-                .securityMatcher(adminPaths())
-                .authorizeExchange(ex -> ex
-                        .pathMatchers("/admin/api", "/admin/api/**", "/lab", "/lab/**").hasRole("ADMIN")
-                        .anyExchange().permitAll())
+        ServerAccessDeniedHandler denied = (exchange, e) -> AdminResponses.write(
+                exchange.getResponse(), HttpStatus.FORBIDDEN, "forbidden", "The admin role is required.");
+        return http.securityMatcher(adminPaths())
+                .authorizeExchange(ex -> ex.pathMatchers("/admin/api", "/admin/api/**", "/lab", "/lab/**")
+                        .hasRole("ADMIN")
+                        .anyExchange()
+                        .permitAll())
                 .httpBasic(basic -> basic.authenticationManager(manager).authenticationEntryPoint(entryPoint))
                 .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(denied))
-                .addFilterBefore(new LoginThrottleFilter(throttle, credentials, clock.clock()), SecurityWebFiltersOrder.HTTP_BASIC)
+                .addFilterBefore(
+                        new LoginThrottleFilter(throttle, credentials, clock.clock()),
+                        SecurityWebFiltersOrder.HTTP_BASIC)
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .csrf(ServerHttpSecurity.CsrfSpec::disable)
@@ -116,7 +123,8 @@ public class AdminSecurityConfiguration {
      * told so at once. Any other path goes to the same matchers as before.
      */
     static ServerWebExchangeMatcher adminPaths() {
-        ServerWebExchangeMatcher patterns = ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**");
+        ServerWebExchangeMatcher patterns =
+                ServerWebExchangeMatchers.pathMatchers("/admin", "/admin/**", "/lab", "/lab/**");
         return exchange -> mayBeAdminPath(exchange.getRequest().getPath().value())
                 ? patterns.matches(exchange)
                 : ServerWebExchangeMatcher.MatchResult.notMatch();

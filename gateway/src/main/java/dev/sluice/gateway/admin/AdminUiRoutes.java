@@ -42,6 +42,7 @@ public class AdminUiRoutes {
     /** The app's own files only; connections to this origin only (the API); no framing. */
     static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             + "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
     private static final String NOT_BUILT = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sluice admin</title></head>
             <body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
@@ -53,18 +54,32 @@ public class AdminUiRoutes {
     @Bean
     RouterFunction<ServerResponse> adminUi() {
         byte[] index = read(ROOT + "index.html");
-        if (index == null) log.warn("The admin UI is not on the class path ({}index.html): /admin/ shows a notice instead", ROOT);
+        if (index == null)
+            log.warn("The admin UI is not on the class path ({}index.html): /admin/ shows a notice instead", ROOT);
         return RouterFunctions.route()
-                .GET("/admin", r -> ServerResponse.permanentRedirect(URI.create("/admin/")).build())
-                .route(getOrHead("/admin/assets/{file}"), r -> file("assets/" + r.pathVariable("file"), r.pathVariable("file"),
-                        CacheControl.maxAge(Duration.ofDays(365)).cachePublic().immutable()))
-                .route(getOrHead("/admin/**").and(RequestPredicates.path("/admin/api/**").negate()), r -> page(r, index))
+                .GET(
+                        "/admin",
+                        r -> ServerResponse.permanentRedirect(URI.create("/admin/"))
+                                .build())
+                .route(
+                        getOrHead("/admin/assets/{file}"),
+                        r -> file(
+                                "assets/" + r.pathVariable("file"),
+                                r.pathVariable("file"),
+                                CacheControl.maxAge(Duration.ofDays(365))
+                                        .cachePublic()
+                                        .immutable()))
+                .route(
+                        getOrHead("/admin/**")
+                                .and(RequestPredicates.path("/admin/api/**").negate()),
+                        r -> page(r, index))
                 .build();
     }
 
     /** HEAD too, for caches and link checkers (the server sends the headers without the body). */
     private static RequestPredicate getOrHead(String pattern) {
-        return RequestPredicates.path(pattern).and(RequestPredicates.method(HttpMethod.GET).or(RequestPredicates.method(HttpMethod.HEAD)));
+        return RequestPredicates.path(pattern)
+                .and(RequestPredicates.method(HttpMethod.GET).or(RequestPredicates.method(HttpMethod.HEAD)));
     }
 
     private static Mono<ServerResponse> page(ServerRequest r, byte[] index) {
@@ -76,7 +91,8 @@ public class AdminUiRoutes {
     }
 
     private static Mono<ServerResponse> html(HttpStatus status, byte[] body) {
-        return ServerResponse.status(status).contentType(MediaType.TEXT_HTML)
+        return ServerResponse.status(status)
+                .contentType(MediaType.TEXT_HTML)
                 .cacheControl(CacheControl.noCache())
                 .header("Content-Security-Policy", CSP)
                 .header("Referrer-Policy", "no-referrer")
@@ -86,7 +102,9 @@ public class AdminUiRoutes {
     private static Mono<ServerResponse> file(String relative, String name, CacheControl cache) {
         Resource res = new ClassPathResource(ROOT + relative);
         if (!FILE.matcher(name).matches() || !res.isReadable()) {
-            return ServerResponse.status(HttpStatus.NOT_FOUND).contentType(MediaType.TEXT_PLAIN).bodyValue("Not found: /admin/" + relative);
+            return ServerResponse.status(HttpStatus.NOT_FOUND)
+                    .contentType(MediaType.TEXT_PLAIN)
+                    .bodyValue("Not found: /admin/" + relative);
         }
         MediaType type = MediaTypeFactory.getMediaType(res).orElse(MediaType.APPLICATION_OCTET_STREAM);
         return ServerResponse.ok().contentType(type).cacheControl(cache).bodyValue(res);

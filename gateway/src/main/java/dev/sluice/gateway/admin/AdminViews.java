@@ -30,121 +30,174 @@ import tools.jackson.databind.annotation.JsonNaming;
  * tiers.yaml names its fields (kebab-case), so the UI can show a field and its YAML path alike.
  */
 final class AdminViews {
-    private AdminViews() {
-    }
+    private AdminViews() {}
 
-    record Document(long version, String etag, String updatedBy, String updatedAt, boolean appliedHere, String yaml,
-                    ConfigView config) {
-    }
+    record Document(
+            long version,
+            String etag,
+            String updatedBy,
+            String updatedAt,
+            boolean appliedHere,
+            String yaml,
+            ConfigView config) {}
 
-    record Summary(List<String> tiers, List<String> providers, int demoTenants) {
-    }
+    record Summary(List<String> tiers, List<String> providers, int demoTenants) {}
 
     /** The answer to a validation that passed. */
-    record Validated(boolean valid, Summary summary, ConfigView config) {
-    }
+    record Validated(boolean valid, Summary summary, ConfigView config) {}
 
     @JsonNaming(KebabCaseStrategy.class)
-    record ConfigView(Map<String, TierView> tiers, LadderView ladder, AbuseView abuse, List<ProviderView> providers,
-                      Map<String, List<String>> routes, List<DemoTenantView> demoTenants) {
-    }
+    record ConfigView(
+            Map<String, TierView> tiers,
+            LadderView ladder,
+            AbuseView abuse,
+            List<ProviderView> providers,
+            Map<String, List<String>> routes,
+            List<DemoTenantView> demoTenants) {}
 
     @JsonNaming(KebabCaseStrategy.class)
-    record TierView(long tokensPerMinute, long requestsPerMinute, double burstAllowance, int priority, long defaultMaxTokens,
-                    List<WindowView> windows, Map<String, String> downgrade, boolean allowNoDowngrade, String redisDown,
-                    List<String> endpoints, boolean endpointsListed) {
-    }
+    record TierView(
+            long tokensPerMinute,
+            long requestsPerMinute,
+            double burstAllowance,
+            int priority,
+            long defaultMaxTokens,
+            List<WindowView> windows,
+            Map<String, String> downgrade,
+            boolean allowNoDowngrade,
+            String redisDown,
+            List<String> endpoints,
+            boolean endpointsListed) {}
 
-    record WindowView(String name, long seconds, long tokens, long requests) {
-    }
+    record WindowView(String name, long seconds, long tokens, long requests) {}
 
     @JsonNaming(KebabCaseStrategy.class)
-    record LadderView(double downgradeAbove, long delayMinMs, long delayMaxMs, long maxDelayMs, int maxHeld) {
-    }
+    record LadderView(double downgradeAbove, long delayMinMs, long delayMaxMs, long maxDelayMs, int maxHeld) {}
 
     @JsonNaming(KebabCaseStrategy.class)
-    record AbuseView(double threshold, int consecutiveMinutes, int historyHours) {
-    }
+    record AbuseView(double threshold, int consecutiveMinutes, int historyHours) {}
 
     @JsonNaming(KebabCaseStrategy.class)
-    record ProviderView(String name, String baseUrl, String apiKeyEnv, double headroom, Map<String, ModelView> models) {
-    }
+    record ProviderView(
+            String name, String baseUrl, String apiKeyEnv, double headroom, Map<String, ModelView> models) {}
 
     /** The token limits a model leaves at 0 (unset) and its upstream name when it has none are left out. */
     @JsonNaming(KebabCaseStrategy.class)
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record ModelView(long requestsPerMinute, Long tokensPerMinute, Long inputTokensPerMinute, Long outputTokensPerMinute,
-                     int maxInFlight, double pricePerMillionTokens, String upstreamModel) {
-    }
+    record ModelView(
+            long requestsPerMinute,
+            Long tokensPerMinute,
+            Long inputTokensPerMinute,
+            Long outputTokensPerMinute,
+            int maxInFlight,
+            double pricePerMillionTokens,
+            String upstreamModel) {}
 
-    record DemoTenantView(String id, String tier, boolean suspended) {
-    }
+    record DemoTenantView(String id, String tier, boolean suspended) {}
 
-    record TenantView(String id, String tier, boolean suspended, long keyCount) {
-    }
+    record TenantView(String id, String tier, boolean suspended, long keyCount) {}
 
-    record TenantList(List<TenantView> tenants) {
-    }
+    record TenantList(List<TenantView> tenants) {}
 
-    record TenantWithKeys(@JsonUnwrapped TenantView tenant, List<KeyView> keys) {
-    }
+    record TenantWithKeys(@JsonUnwrapped TenantView tenant, List<KeyView> keys) {}
 
-    record KeyView(String id, String hint, String createdAt) {
-    }
+    record KeyView(String id, String hint, String createdAt) {}
 
-    record KeyList(List<KeyView> keys) {
-    }
+    record KeyList(List<KeyView> keys) {}
 
     /** A key as issued: {@code key}, the secret, is in this answer only. */
-    record IssuedKey(@JsonUnwrapped KeyView issued, String tenant, String key, String notice) {
-    }
+    record IssuedKey(@JsonUnwrapped KeyView issued, String tenant, String key, String notice) {}
 
-    record Point(String minute, String tier, long tokens, long requests, double utilisation, String window,
-                 Map<String, Long> stages, double pressure, CeilingView ceiling) {
-    }
+    record Point(
+            String minute,
+            String tier,
+            long tokens,
+            long requests,
+            double utilisation,
+            String window,
+            Map<String, Long> stages,
+            double pressure,
+            CeilingView ceiling) {}
 
-    record CeilingView(String window, String reason, double fill, double peak, Long roomTokens, long typicalTokens,
-                       long refused, long held) {
-    }
+    record CeilingView(
+            String window,
+            String reason,
+            double fill,
+            double peak,
+            Long roomTokens,
+            long typicalTokens,
+            long refused,
+            long held) {}
 
-    record FlagView(String id, String tenant, String tier, String status, String openedAt, String closedAt, String runStart,
-                    int runMinutes, List<Point> evidence, List<ReviewView> reviews) {
-    }
+    record FlagView(
+            String id,
+            String tenant,
+            String tier,
+            String status,
+            String openedAt,
+            String closedAt,
+            String runStart,
+            int runMinutes,
+            List<Point> evidence,
+            List<ReviewView> reviews) {}
 
-    record ReviewView(String by, String at, String action, String note, String tier) {
-    }
+    record ReviewView(String by, String at, String action, String note, String tier) {}
 
-    record FlagList(List<FlagView> flags) {
-    }
+    record FlagList(List<FlagView> flags) {}
 
     static Document document(TierDocument doc, SluiceConfig parsed, long appliedVersion) {
-        return new Document(doc.version(), doc.etag(), doc.updatedBy(), doc.updatedAt().toString(),
-                appliedVersion == doc.version(), doc.yaml(), parsed == null ? null : config(parsed));
+        return new Document(
+                doc.version(),
+                doc.etag(),
+                doc.updatedBy(),
+                doc.updatedAt().toString(),
+                appliedVersion == doc.version(),
+                doc.yaml(),
+                parsed == null ? null : config(parsed));
     }
 
     static Summary summary(SluiceConfig c) {
-        return new Summary(new ArrayList<>(c.tiers().keySet()), c.providers().stream().map(ProviderSettings::name).toList(),
+        return new Summary(
+                new ArrayList<>(c.tiers().keySet()),
+                c.providers().stream().map(ProviderSettings::name).toList(),
                 c.demoTenants().size());
     }
 
     /** The parsed configuration, defaults filled in (e.g. a tier's implicit hour window), in tiers.yaml's names. */
     static ConfigView config(SluiceConfig c) {
         Map<String, TierView> tiers = new LinkedHashMap<>();
-        c.tiers().values().stream().sorted(Comparator.comparingInt(Tier::priority).reversed()
-                .thenComparing(Tier::name)).forEach(t -> tiers.put(t.name(), tier(t)));
-        LadderView ladder = new LadderView(c.ladder().downgradeAbove(), c.ladder().delayMinMs(), c.ladder().delayMaxMs(),
-                c.ladder().maxDelayMs(), c.ladder().maxHeld());
-        AbuseView abuse = new AbuseView(c.abuse().threshold(), c.abuse().consecutiveMinutes(), c.abuse().historyHours());
-        List<ProviderView> providers = c.providers().stream().map(AdminViews::provider).toList();
-        List<DemoTenantView> demo = c.demoTenants().stream().map(d -> new DemoTenantView(d.id(), d.tier(), d.suspended())).toList();
+        c.tiers().values().stream()
+                .sorted(Comparator.comparingInt(Tier::priority).reversed().thenComparing(Tier::name))
+                .forEach(t -> tiers.put(t.name(), tier(t)));
+        LadderView ladder = new LadderView(
+                c.ladder().downgradeAbove(),
+                c.ladder().delayMinMs(),
+                c.ladder().delayMaxMs(),
+                c.ladder().maxDelayMs(),
+                c.ladder().maxHeld());
+        AbuseView abuse = new AbuseView(
+                c.abuse().threshold(), c.abuse().consecutiveMinutes(), c.abuse().historyHours());
+        List<ProviderView> providers =
+                c.providers().stream().map(AdminViews::provider).toList();
+        List<DemoTenantView> demo = c.demoTenants().stream()
+                .map(d -> new DemoTenantView(d.id(), d.tier(), d.suspended()))
+                .toList();
         return new ConfigView(tiers, ladder, abuse, providers, c.routes(), demo);
     }
 
     private static ProviderView provider(ProviderSettings p) {
         Map<String, ModelView> models = new LinkedHashMap<>();
-        new TreeMap<>(p.models()).forEach((name, l) -> models.put(name, new ModelView(l.requestsPerMinute(),
-                setOrNull(l.tokensPerMinute()), setOrNull(l.inputTokensPerMinute()), setOrNull(l.outputTokensPerMinute()),
-                l.maxInFlight(), l.pricePerMillionTokens(), p.upstreamModels().get(name))));
+        new TreeMap<>(p.models())
+                .forEach((name, l) -> models.put(
+                        name,
+                        new ModelView(
+                                l.requestsPerMinute(),
+                                setOrNull(l.tokensPerMinute()),
+                                setOrNull(l.inputTokensPerMinute()),
+                                setOrNull(l.outputTokensPerMinute()),
+                                l.maxInFlight(),
+                                l.pricePerMillionTokens(),
+                                p.upstreamModels().get(name))));
         return new ProviderView(p.name(), p.baseUrl(), p.apiKeyEnv(), p.headroom(), models);
     }
 
@@ -154,13 +207,22 @@ final class AdminViews {
 
     private static TierView tier(Tier t) {
         List<WindowView> windows = t.longerWindows().stream()
-                .map(w -> new WindowView(w.name(), w.seconds(), w.tokens(), w.requests())).toList();
+                .map(w -> new WindowView(w.name(), w.seconds(), w.tokens(), w.requests()))
+                .toList();
         // The families open, defaults filled in; endpoints-listed false: the default, whose unmetered
         // and credential operations stay closed.
-        return new TierView(t.tokensPerMinute(), t.requestsPerMinute(), t.burstAllowance(), t.priority(), t.defaultMaxTokens(),
-                windows, new TreeMap<>(t.downgrade()), t.allowNoDowngrade(),
+        return new TierView(
+                t.tokensPerMinute(),
+                t.requestsPerMinute(),
+                t.burstAllowance(),
+                t.priority(),
+                t.defaultMaxTokens(),
+                windows,
+                new TreeMap<>(t.downgrade()),
+                t.allowNoDowngrade(),
                 t.redisDown().name().toLowerCase(Locale.ROOT).replace('_', '-'),
-                t.endpoints().families().stream().sorted().map(Family::wireName).toList(), t.endpoints().listed());
+                t.endpoints().families().stream().sorted().map(Family::wireName).toList(),
+                t.endpoints().listed());
     }
 
     static TenantView tenant(Tenant t, long keyCount) {
@@ -174,8 +236,16 @@ final class AdminViews {
     static Point point(UsageSample s) {
         // pressure and ceiling came with the ceiling signal; the fields before them keep their meaning
         // (utilisation: the snapshot as the minute ended).
-        return new Point(Instant.ofEpochMilli(s.minuteStartMs()).toString(), s.tier(), s.tokens(), s.requests(),
-                rounded(s.utilisation()), s.window(), s.stages(), rounded(s.pressure()), ceiling(s.ceiling()));
+        return new Point(
+                Instant.ofEpochMilli(s.minuteStartMs()).toString(),
+                s.tier(),
+                s.tokens(),
+                s.requests(),
+                rounded(s.utilisation()),
+                s.window(),
+                s.stages(),
+                rounded(s.pressure()),
+                ceiling(s.ceiling()));
     }
 
     /** To four decimals: what a chart can show. */
@@ -186,14 +256,29 @@ final class AdminViews {
     /** What the minute's ceiling signal measured, or null for a point stored before it existed. */
     static CeilingView ceiling(Ceiling c) {
         if (c == null) return null;
-        return new CeilingView(c.window(), c.reason(), c.fill(), c.peak(), c.roomTokens() < 0 ? null : c.roomTokens(),
-                c.typicalTokens(), c.refused(), c.held());
+        return new CeilingView(
+                c.window(),
+                c.reason(),
+                c.fill(),
+                c.peak(),
+                c.roomTokens() < 0 ? null : c.roomTokens(),
+                c.typicalTokens(),
+                c.refused(),
+                c.held());
     }
 
     static FlagView flag(Flag f) {
-        return new FlagView(f.id(), f.tenantId(), f.tier(), f.status().wire(), f.openedAt().toString(),
-                f.closedAt() == null ? null : f.closedAt().toString(), f.runStart().toString(), f.runMinutes(),
-                f.evidence().stream().map(AdminViews::point).toList(), f.reviews().stream().map(AdminViews::review).toList());
+        return new FlagView(
+                f.id(),
+                f.tenantId(),
+                f.tier(),
+                f.status().wire(),
+                f.openedAt().toString(),
+                f.closedAt() == null ? null : f.closedAt().toString(),
+                f.runStart().toString(),
+                f.runMinutes(),
+                f.evidence().stream().map(AdminViews::point).toList(),
+                f.reviews().stream().map(AdminViews::review).toList());
     }
 
     private static ReviewView review(FlagReview r) {

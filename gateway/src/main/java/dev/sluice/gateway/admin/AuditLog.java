@@ -35,20 +35,24 @@ public final class AuditLog {
 
     /** Records a change the request made; {@code details} say what (values, versions, ids). */
     Mono<Void> record(ServerRequest request, String action, String target, Map<String, Object> details) {
-        return AdminRequests.adminName(request).doOnNext(actor -> {
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("at", clock.instant().toString());
-            entry.put("actor", actor);
-            entry.put("address", request.remoteAddress().map(AuditLog::host).orElse("unknown"));
-            entry.put("action", action);
-            entry.put("target", target);
-            entry.put("details", details);
-            log.info(JSON.writeValueAsString(entry));
-            synchronized (recent) {
-                recent.addFirst(entry);
-                if (recent.size() > KEPT) recent.removeLast();
-            }
-        }).then();
+        return AdminRequests.adminName(request)
+                .doOnNext(actor -> {
+                    Map<String, Object> entry = new LinkedHashMap<>();
+                    entry.put("at", clock.instant().toString());
+                    entry.put("actor", actor);
+                    entry.put(
+                            "address",
+                            request.remoteAddress().map(AuditLog::host).orElse("unknown"));
+                    entry.put("action", action);
+                    entry.put("target", target);
+                    entry.put("details", details);
+                    log.info(JSON.writeValueAsString(entry));
+                    synchronized (recent) {
+                        recent.addFirst(entry);
+                        if (recent.size() > KEPT) recent.removeLast();
+                    }
+                })
+                .then();
     }
 
     /** This replica's latest entries, newest first. */

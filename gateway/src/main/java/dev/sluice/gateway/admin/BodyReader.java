@@ -44,11 +44,11 @@ final class BodyReader {
             .withCoercionConfigDefaults(c -> Arrays.stream(CoercionInputShape.values())
                     .forEach(shape -> c.setCoercion(shape, CoercionAction.Fail)))
             .build();
+
     private static final String BODY = "(body)";
 
     /** Checks of a body as a whole, made once each of its fields is right: until then a field's problem may be their cause. */
-    interface Whole {
-    }
+    interface Whole {}
 
     /** A body whose checks depend on what it asks for: the groups it is checked in besides the default one. */
     interface Conditional {
@@ -68,10 +68,16 @@ final class BodyReader {
 
     /** The body as {@code type}, or a 422 whose message names its problems ("field: message"). */
     <T extends Record> Mono<T> read(ServerRequest req, Class<T> type) {
-        return read(req, type, problems -> problems.stream().map(p -> p.field() + ": " + p.message()).collect(Collectors.joining("; ")));
+        return read(
+                req,
+                type,
+                problems -> problems.stream()
+                        .map(p -> p.field() + ": " + p.message())
+                        .collect(Collectors.joining("; ")));
     }
 
-    private <T extends Record> Mono<T> read(ServerRequest req, Class<T> type, Function<List<AdminError.FieldProblem>, String> refusal) {
+    private <T extends Record> Mono<T> read(
+            ServerRequest req, Class<T> type, Function<List<AdminError.FieldProblem>, String> refusal) {
         return AdminRequests.jsonObject(req).map(body -> {
             List<AdminError.FieldProblem> problems = new ArrayList<>();
             T value = bind(body, type, problems);
@@ -85,7 +91,9 @@ final class BodyReader {
      * out rather than failing the whole body at the first; the rest are then bound together.
      */
     private <T extends Record> T bind(Map<String, Object> body, Class<T> type, List<AdminError.FieldProblem> problems) {
-        List<String> fields = Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList();
+        List<String> fields = Arrays.stream(type.getRecordComponents())
+                .map(RecordComponent::getName)
+                .toList();
         List<AdminError.FieldProblem> fieldProblems = new ArrayList<>();
         Map<String, Object> taken = new LinkedHashMap<>();
         body.forEach((name, raw) -> {
@@ -93,7 +101,8 @@ final class BodyReader {
                 JSON.convertValue(Collections.singletonMap(name, raw), type);
                 taken.put(name, raw);
             } catch (UnrecognizedPropertyException e) {
-                problems.add(AdminError.FieldProblem.of(name, "unknown field (expected one of " + new TreeSet<>(fields) + ")"));
+                problems.add(AdminError.FieldProblem.of(
+                        name, "unknown field (expected one of " + new TreeSet<>(fields) + ")"));
             } catch (MismatchedInputException e) {
                 fieldProblems.add(AdminError.FieldProblem.of(name, wrongType(type, name)));
             }
@@ -103,7 +112,8 @@ final class BodyReader {
         if (value instanceof Conditional c) groups.addAll(c.groups());
         fieldProblems.addAll(violations(value, fields, groups.toArray(Class<?>[]::new)));
         if (problems.isEmpty() && fieldProblems.isEmpty()) fieldProblems.addAll(violations(value, fields, Whole.class));
-        fieldProblems.sort(Comparator.comparingInt(p -> fields.indexOf(p.field()))); // stable: a field's type problem stays first
+        fieldProblems.sort(
+                Comparator.comparingInt(p -> fields.indexOf(p.field()))); // stable: a field's type problem stays first
         problems.addAll(fieldProblems);
         return value;
     }
@@ -124,8 +134,11 @@ final class BodyReader {
     }
 
     private static String wrongType(Class<?> type, String field) {
-        Class<?> expected = Arrays.stream(type.getRecordComponents()).filter(c -> c.getName().equals(field))
-                .findFirst().orElseThrow().getType();
+        Class<?> expected = Arrays.stream(type.getRecordComponents())
+                .filter(c -> c.getName().equals(field))
+                .findFirst()
+                .orElseThrow()
+                .getType();
         if (expected == Boolean.class) return "must be true or false";
         if (expected == String.class) return "must be a string";
         return "must be a " + expected.getSimpleName();

@@ -53,8 +53,8 @@ import java.util.stream.Collectors;
 
     /** Made by the validator factory, with the configuration bean. */
     final class Rules implements ConstraintValidator<Check, String> {
-        private static final String ACTIONS = Arrays.stream(ReviewAction.values()).map(ReviewAction::wire)
-                .collect(Collectors.joining(", "));
+        private static final String ACTIONS =
+                Arrays.stream(ReviewAction.values()).map(ReviewAction::wire).collect(Collectors.joining(", "));
 
         private final ConfigRegistry config;
         private List<Rule> rules;
@@ -81,14 +81,24 @@ import java.util.stream.Collectors;
             if (value == null) return rule == Rule.REVIEW_ACTION ? "is required (" + ACTIONS + ")" : null;
             return switch (rule) {
                 case NON_EMPTY_STRING -> value.isBlank() ? "must be a non-empty string" : null;
-                case TENANT_ID -> value.isBlank() || TiersYamlParser.NAME.matcher(value.trim()).matches() ? null
-                        : "must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit";
+                case TENANT_ID ->
+                    value.isBlank()
+                                    || TiersYamlParser.NAME
+                                            .matcher(value.trim())
+                                            .matches()
+                            ? null
+                            : "must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit";
                 case KNOWN_TIER -> {
                     Set<String> known = config.current().tiers().keySet();
-                    yield value.isBlank() || known.contains(value.trim()) ? null
-                            : "unknown tier '" + value.trim() + "' (known: " + String.join(", ", new TreeSet<>(known)) + ")";
+                    yield value.isBlank() || known.contains(value.trim())
+                            ? null
+                            : "unknown tier '" + value.trim() + "' (known: " + String.join(", ", new TreeSet<>(known))
+                                    + ")";
                 }
-                case REVIEW_ACTION -> ReviewAction.of(value.trim()) != null ? null : "must be one of " + ACTIONS + ", got '" + value + "'";
+                case REVIEW_ACTION ->
+                    ReviewAction.of(value.trim()) != null
+                            ? null
+                            : "must be one of " + ACTIONS + ", got '" + value + "'";
             };
         }
 
@@ -98,8 +108,11 @@ import java.util.stream.Collectors;
          */
         private static boolean refuse(ConstraintValidatorContext context, String problem) {
             context.disableDefaultConstraintViolation();
-            context.buildConstraintViolationWithTemplate(problem.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
-                    .replace("$", "\\$")).addConstraintViolation();
+            context.buildConstraintViolationWithTemplate(problem.replace("\\", "\\\\")
+                            .replace("{", "\\{")
+                            .replace("}", "\\}")
+                            .replace("$", "\\$"))
+                    .addConstraintViolation();
             return false;
         }
     }

@@ -37,16 +37,20 @@ final class FlagsHandler {
         String raw = req.queryParam("status").orElse("open").trim();
         FlagStatus status = raw.equals("all") ? null : FlagStatus.of(raw);
         if (status == null && !raw.equals("all")) {
-            return Mono.error(AdminError.invalid("status", "must be open, dismissed, confirmed or all, got '" + raw + "'"));
+            return Mono.error(
+                    AdminError.invalid("status", "must be open, dismissed, confirmed or all, got '" + raw + "'"));
         }
         int limit = AdminRequests.intParam(req, "limit", 100, 1, 1000);
-        return flags.list(status, limit).map(AdminViews::flag).collectList()
+        return flags.list(status, limit)
+                .map(AdminViews::flag)
+                .collectList()
                 .flatMap(list -> ok(new AdminViews.FlagList(list)));
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
         String id = req.pathVariable("id");
-        return flags.find(id).switchIfEmpty(Mono.error(AdminError.notFound("Flag '" + id + "'")))
+        return flags.find(id)
+                .switchIfEmpty(Mono.error(AdminError.notFound("Flag '" + id + "'")))
                 .flatMap(f -> ok(AdminViews.flag(f)));
     }
 
@@ -55,7 +59,8 @@ final class FlagsHandler {
         Mono<AdminBodies.Review> body = admin.bodies().read(req, AdminBodies.Review.class, "The review is not valid.");
         return Mono.zip(body, AdminRequests.adminName(req)).flatMap(t -> {
             FlagReview review = t.getT1().by(t.getT2(), admin.clock().instant());
-            return flags.find(id).switchIfEmpty(Mono.error(AdminError.notFound("Flag '" + id + "'")))
+            return flags.find(id)
+                    .switchIfEmpty(Mono.error(AdminError.notFound("Flag '" + id + "'")))
                     .flatMap(found -> flags.update(id, f -> {
                         try {
                             return f.reviewed(review);
@@ -65,13 +70,20 @@ final class FlagsHandler {
                     }))
                     .flatMap(f -> act(f, review).thenReturn(f))
                     .flatMap(f -> {
-                        log.info("Flag {} of tenant {}: {} by {}{}", f.id(), f.tenantId(), review.action().wire(), review.by(),
+                        log.info(
+                                "Flag {} of tenant {}: {} by {}{}",
+                                f.id(),
+                                f.tenantId(),
+                                review.action().wire(),
+                                review.by(),
                                 review.tier() == null ? "" : " (to tier " + review.tier() + ")");
                         Map<String, Object> details = new LinkedHashMap<>();
                         details.put("flag", f.id());
                         details.put("review", review.action().wire());
                         if (review.tier() != null) details.put("tier", review.tier());
-                        return admin.audit().record(req, "flag.reviewed", f.tenantId(), details).then(ok(AdminViews.flag(f)));
+                        return admin.audit()
+                                .record(req, "flag.reviewed", f.tenantId(), details)
+                                .then(ok(AdminViews.flag(f)));
                     });
         });
     }
@@ -86,10 +98,12 @@ final class FlagsHandler {
     }
 
     private Mono<Void> change(String tenantId, UnaryOperator<Tenant> f) {
-        return admin.tenants().findById(tenantId)
-                .switchIfEmpty(Mono.error(new AdminError(HttpStatus.CONFLICT, "tenant_gone",
+        return admin.tenants()
+                .findById(tenantId)
+                .switchIfEmpty(Mono.error(new AdminError(
+                        HttpStatus.CONFLICT,
+                        "tenant_gone",
                         "The flag was closed but tenant '" + tenantId + "' no longer exists.")))
                 .flatMap(t -> admin.tenants().save(f.apply(t)));
     }
-
 }

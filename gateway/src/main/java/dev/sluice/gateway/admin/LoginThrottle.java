@@ -33,7 +33,8 @@ public final class LoginThrottle {
 
     public LoginThrottle(int perAddress, int perUser, Duration window) {
         if (perAddress < 1 || perUser < 1) throw new IllegalArgumentException("limits must be at least 1");
-        if (window == null || window.isNegative() || window.isZero()) throw new IllegalArgumentException("window must be positive");
+        if (window == null || window.isNegative() || window.isZero())
+            throw new IllegalArgumentException("window must be positive");
         this.perAddress = perAddress;
         this.perUser = perUser;
         this.window = window;
@@ -86,7 +87,9 @@ public final class LoginThrottle {
     private void evict(Instant now) {
         String oldest = null;
         Instant oldestAt = null;
-        for (Iterator<Map.Entry<String, Deque<Instant>>> it = failures.entrySet().iterator(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, Deque<Instant>>> it =
+                        failures.entrySet().iterator();
+                it.hasNext(); ) {
             Map.Entry<String, Deque<Instant>> e = it.next();
             expire(e.getValue(), now);
             if (e.getValue().isEmpty()) {

@@ -42,7 +42,10 @@ final class LoginThrottleFilter implements WebFilter {
         if (refused.isPresent()) {
             long seconds = Math.max(1, ceilSeconds(refused.get()));
             exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
-            return AdminResponses.write(exchange.getResponse(), HttpStatus.TOO_MANY_REQUESTS, "too_many_failed_logins",
+            return AdminResponses.write(
+                    exchange.getResponse(),
+                    HttpStatus.TOO_MANY_REQUESTS,
+                    "too_many_failed_logins",
                     "Too many failed admin logins from this address or for this user; try again in " + seconds + " s.");
         }
         if (credentials.matches(basic[0], basic[1])) {
@@ -64,7 +67,9 @@ final class LoginThrottleFilter implements WebFilter {
             return new String[] {"", ""};
         }
         int colon = decoded.indexOf(':');
-        return colon < 0 ? new String[] {decoded, ""} : new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
+        return colon < 0
+                ? new String[] {decoded, ""}
+                : new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
     }
 
     private static String address(ServerWebExchange exchange) {

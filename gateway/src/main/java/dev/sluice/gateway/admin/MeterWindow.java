@@ -19,8 +19,7 @@ final class MeterWindow {
         }
     }
 
-    private record Snapshot(long atMs, Map<String, Double> totals) {
-    }
+    private record Snapshot(long atMs, Map<String, Double> totals) {}
 
     private final long windowMs;
     private final ArrayDeque<Snapshot> snapshots = new ArrayDeque<>();

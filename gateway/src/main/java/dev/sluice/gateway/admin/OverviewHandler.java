@@ -1,17 +1,17 @@
 package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.abuse.OpenFlagsGauge;
-import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
-import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
+import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -48,7 +48,9 @@ import reactor.core.publisher.Mono;
  */
 final class OverviewHandler {
     /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
-    static final List<String> MAIN_STAGES = Stage.SERIES.stream().map(Stage::label).toList();
+    static final List<String> MAIN_STAGES =
+            Stage.SERIES.stream().map(Stage::label).toList();
+
     private static final String DECISIONS = "decisions/";
     private static final String UPSTREAM = "upstream/";
     private static final String WAIT = "wait/";
@@ -65,7 +67,8 @@ final class OverviewHandler {
         this.config = config;
         this.clock = clock;
         this.window = new MeterWindow(window.toMillis());
-        this.startedAt = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
+        this.startedAt =
+                Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
     }
 
     /** Snapshots the counters every {@code every}; cheap (a few dozen meters), and stopped with the context. */
@@ -84,8 +87,10 @@ final class OverviewHandler {
 
     Mono<ServerResponse> get(ServerRequest req) {
         return Mono.fromCallable(this::overview)
-                .flatMap(body -> ServerResponse.ok().header(HttpHeaders.CACHE_CONTROL, "no-store")
-                        .contentType(MediaType.APPLICATION_JSON).bodyValue(body));
+                .flatMap(body -> ServerResponse.ok()
+                        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(body));
     }
 
     Map<String, Object> overview() {
@@ -106,7 +111,8 @@ final class OverviewHandler {
         m.put("decisions", decisions);
 
         TreeSet<String> budgets = new TreeSet<>();
-        for (Gauge g : meters.find(DispatcherMeters.IN_FLIGHT).gauges()) budgets.add(g.getId().getTag("budget"));
+        for (Gauge g : meters.find(DispatcherMeters.IN_FLIGHT).gauges())
+            budgets.add(g.getId().getTag("budget"));
         m.put("queueWaitP95Ms", waitP95(totals, last, ""));
         m.put("waitEstimate", waitEstimate(null));
 
@@ -133,10 +139,12 @@ final class OverviewHandler {
         return m;
     }
 
-    private Map<String, Object> budget(String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
+    private Map<String, Object> budget(
+            String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
         Map<String, Object> b = new LinkedHashMap<>();
         b.put("budget", budget);
-        Gauge inFlight = meters.find(DispatcherMeters.IN_FLIGHT).tag("budget", budget).gauge();
+        Gauge inFlight =
+                meters.find(DispatcherMeters.IN_FLIGHT).tag("budget", budget).gauge();
         b.put("provider", inFlight == null ? null : inFlight.getId().getTag("provider"));
         b.put("model", inFlight == null ? null : inFlight.getId().getTag("model"));
         Map<String, Object> utilisation = new LinkedHashMap<>();
@@ -144,8 +152,13 @@ final class OverviewHandler {
         utilisation.put("requests", round(gauge(DispatcherMeters.UTILISATION, budget, "requests"), 4));
         // Input and output apart only where the provider limits them so (their gauges exist then).
         for (String unit : List.of("input_tokens", "output_tokens")) {
-            if (meters.find(DispatcherMeters.UTILISATION).tag("budget", budget).tag("unit", unit).gauge() != null) {
-                utilisation.put(unit.equals("input_tokens") ? "inputTokens" : "outputTokens",
+            if (meters.find(DispatcherMeters.UTILISATION)
+                            .tag("budget", budget)
+                            .tag("unit", unit)
+                            .gauge()
+                    != null) {
+                utilisation.put(
+                        unit.equals("input_tokens") ? "inputTokens" : "outputTokens",
                         round(gauge(DispatcherMeters.UTILISATION, budget, unit), 4));
             }
         }
@@ -154,7 +167,12 @@ final class OverviewHandler {
         b.put("concurrencyLimit", Math.round(gauge(DispatcherMeters.CONCURRENCY_LIMIT, budget, null)));
         ProviderSettings provider = providerOf((String) b.get("provider"), snapshot);
         ModelLimits limits = provider == null ? null : provider.models().get((String) b.get("model"));
-        b.put("maxInFlight", limits == null ? null : BudgetLimits.of(limits, provider.headroom(), Duration.ofMinutes(1)).maxInFlight());
+        b.put(
+                "maxInFlight",
+                limits == null
+                        ? null
+                        : BudgetLimits.of(limits, provider.headroom(), Duration.ofMinutes(1))
+                                .maxInFlight());
         b.put("queueDepth", Math.round(gauge(DispatcherMeters.QUEUE_DEPTH, budget, null)));
         b.put("pausedForMs", Math.round(gauge(DispatcherMeters.PAUSED, budget, null) * 1000));
         b.put("queueWaitP95Ms", waitP95(totals, last, budget));
@@ -166,26 +184,41 @@ final class OverviewHandler {
 
     private static ProviderSettings providerOf(String name, SluiceConfig snapshot) {
         if (name == null) return null;
-        return snapshot.providers().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
+        return snapshot.providers().stream()
+                .filter(p -> p.name().equals(name))
+                .findFirst()
+                .orElse(null);
     }
 
     private static String priceSource(SluiceConfig snapshot) {
         List<String> prices = new ArrayList<>();
         for (ProviderSettings p : snapshot.providers()) {
-            new TreeMap<>(p.models()).forEach((model, l) -> prices.add(String.format(Locale.ROOT, "%s:%s $%.2f", p.name(), model, l.pricePerMillionTokens())));
+            new TreeMap<>(p.models())
+                    .forEach((model, l) -> prices.add(
+                            String.format(Locale.ROOT, "%s:%s $%.2f", p.name(), model, l.pricePerMillionTokens())));
         }
-        List<String> builtIn = snapshot.providers().stream().filter(p -> p.baseUrl().isEmpty()).map(ProviderSettings::name).toList();
-        String free = builtIn.isEmpty() ? ""
-                : snapshot.providers().size() == 1 ? "; the built-in lab provider bills nothing real"
-                : "; " + String.join(", ", builtIn) + (builtIn.size() == 1 ? " is" : " are") + " the built-in lab provider, which bills nothing real";
+        List<String> builtIn = snapshot.providers().stream()
+                .filter(p -> p.baseUrl().isEmpty())
+                .map(ProviderSettings::name)
+                .toList();
+        String free = builtIn.isEmpty()
+                ? ""
+                : snapshot.providers().size() == 1
+                        ? "; the built-in lab provider bills nothing real"
+                        : "; " + String.join(", ", builtIn) + (builtIn.size() == 1 ? " is" : " are")
+                                + " the built-in lab provider, which bills nothing real";
         return "Spend is the tokens each provider answer reported × price-per-million-tokens from the tiers document ("
                 + String.join(", ", prices) + " per million" + free + ").";
     }
 
     /** The provider's count per estimated token the budget is charged with; 1 (the estimate) if not registered. */
     private double tokenRatio(String provider, String model) {
-        Gauge g = provider == null || model == null ? null
-                : meters.find(ProviderCalibration.GAUGE).tag("provider", provider).tag("model", model).gauge();
+        Gauge g = provider == null || model == null
+                ? null
+                : meters.find(ProviderCalibration.GAUGE)
+                        .tag("provider", provider)
+                        .tag("model", model)
+                        .gauge();
         double v = g == null ? 1 : g.value();
         return Double.isFinite(v) ? v : 1;
     }
@@ -201,8 +234,10 @@ final class OverviewHandler {
     /** Every counter the overview reads, and the queue-wait histogram's cumulative buckets, flat. */
     Map<String, Double> totals() {
         Map<String, Double> t = new LinkedHashMap<>();
-        for (Counter c : meters.find(StageCounter.DECISIONS).counters()) t.merge(DECISIONS + c.getId().getTag("stage"), c.count(), Double::sum);
-        for (Counter c : meters.find(UpstreamMeters.RESPONSES).counters()) t.merge(UPSTREAM + c.getId().getTag("status"), c.count(), Double::sum);
+        for (Counter c : meters.find(StageCounter.DECISIONS).counters())
+            t.merge(DECISIONS + c.getId().getTag("stage"), c.count(), Double::sum);
+        for (Counter c : meters.find(UpstreamMeters.RESPONSES).counters())
+            t.merge(UPSTREAM + c.getId().getTag("status"), c.count(), Double::sum);
         ProviderOverview.totals(meters, t);
         for (Counter c : meters.find(SettleFilter.SPEND).counters()) t.merge("spend", c.count(), Double::sum);
         for (Counter c : meters.find(SettleFilter.TOKENS_ACTUAL).counters()) t.merge("tokens", c.count(), Double::sum);
@@ -225,7 +260,8 @@ final class OverviewHandler {
      */
     private Map<String, Object> waitEstimate(String budget) {
         DistributionSummary chosen = null;
-        for (DistributionSummary s : meters.find(DispatcherMeters.ESTIMATE_RATIO).summaries()) {
+        for (DistributionSummary s :
+                meters.find(DispatcherMeters.ESTIMATE_RATIO).summaries()) {
             if (budget != null && !budget.equals(s.getId().getTag("budget"))) continue;
             if (chosen == null || s.count() > chosen.count()) chosen = s;
         }
@@ -273,7 +309,8 @@ final class OverviewHandler {
             if (!budget.isEmpty() && !b.equals(budget)) continue;
             String what = rest.substring(slash + 1);
             if (what.equals("count")) count += e.getValue();
-            else if (what.startsWith("le/")) buckets.merge(Long.parseLong(what.substring(3)), e.getValue(), Double::sum);
+            else if (what.startsWith("le/"))
+                buckets.merge(Long.parseLong(what.substring(3)), e.getValue(), Double::sum);
         }
         if (count <= 0) return null;
         double target = Math.ceil(count * 0.95);

@@ -24,12 +24,12 @@ final class ProviderOverview {
     static final String BUILT_IN = "built-in simulator";
     /** Totals key prefixes: {@code answers/<status>/<provider>}, {@code retries/<status>/<provider>} (a status never holds '/'). */
     private static final String ANSWERS = "answers/";
+
     private static final String RETRIES = "retries/";
     /** {@link Dispatchers#CIRCUIT}'s values. */
     private static final String[] CIRCUITS = {"closed", "open", "probing"};
 
-    private ProviderOverview() {
-    }
+    private ProviderOverview() {}
 
     /** Adds each provider's answers and retries by status to the totals the overview's window keeps. */
     static void totals(MeterRegistry meters, Map<String, Double> t) {
@@ -47,20 +47,30 @@ final class ProviderOverview {
     /**
      * @param budgets every budget's view (as in the overview's {@code budgets}), each with its {@code provider}
      */
-    static List<Object> list(MeterRegistry meters, SluiceConfig snapshot, Map<String, Double> totals,
-                             MeterWindow.Delta last, List<Map<String, Object>> budgets) {
+    static List<Object> list(
+            MeterRegistry meters,
+            SluiceConfig snapshot,
+            Map<String, Double> totals,
+            MeterWindow.Delta last,
+            List<Map<String, Object>> budgets) {
         Map<String, Map<String, Long>> lastMinute = byProvider(last.change(), ANSWERS);
         Map<String, Map<String, Long>> sinceStart = byProvider(totals, ANSWERS);
         Map<String, Map<String, Long>> retriedLastMinute = byProvider(last.change(), RETRIES);
         Map<String, Map<String, Long>> retriedSinceStart = byProvider(totals, RETRIES);
-        long servedByAll = lastMinute.values().stream().mapToLong(ProviderOverview::served).sum();
+        long servedByAll =
+                lastMinute.values().stream().mapToLong(ProviderOverview::served).sum();
         List<Object> out = new ArrayList<>();
         for (ProviderSettings p : snapshot.providers()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", p.name());
             m.put("host", host(p.baseUrl()));
-            List<Map<String, Object>> own = budgets.stream().filter(b -> p.name().equals(b.get("provider"))).toList();
-            long pausedForMs = own.stream().mapToLong(b -> ((Number) b.get("pausedForMs")).longValue()).max().orElse(0);
+            List<Map<String, Object>> own = budgets.stream()
+                    .filter(b -> p.name().equals(b.get("provider")))
+                    .toList();
+            long pausedForMs = own.stream()
+                    .mapToLong(b -> ((Number) b.get("pausedForMs")).longValue())
+                    .max()
+                    .orElse(0);
             String circuit = circuit(meters, p.name());
             m.put("state", state(circuit, pausedForMs));
             m.put("circuit", circuit);
@@ -128,7 +138,8 @@ final class ProviderOverview {
             if (!k.startsWith(prefix)) return;
             String rest = k.substring(prefix.length());
             int slash = rest.indexOf('/');
-            out.computeIfAbsent(rest.substring(slash + 1), p -> new TreeMap<>()).merge(rest.substring(0, slash), Math.round(v), Long::sum);
+            out.computeIfAbsent(rest.substring(slash + 1), p -> new TreeMap<>())
+                    .merge(rest.substring(0, slash), Math.round(v), Long::sum);
         });
         return out;
     }

@@ -4,11 +4,11 @@ import static dev.sluice.gateway.admin.AdminResponses.ok;
 
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.UsageHistory;
+import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.config.SluiceConfig;
 import java.net.URI;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -23,16 +23,21 @@ import reactor.core.publisher.Mono;
 
 /** Tenants, their keys and their usage series. */
 final class TenantsHandler {
-    record Usage(String tenant, String tier, int hours, String from, String to, double threshold, int consecutiveMinutes,
-                 List<AdminViews.Point> points) {
-    }
+    record Usage(
+            String tenant,
+            String tier,
+            int hours,
+            String from,
+            String to,
+            double threshold,
+            int consecutiveMinutes,
+            List<AdminViews.Point> points) {}
 
     /** Per tenant, its points as {@code [minute, utilisation, tokens, pressure]}. */
-    record Series(String tenant, String tier, List<List<Object>> points) {
-    }
+    record Series(String tenant, String tier, List<List<Object>> points) {}
 
-    record AllUsage(int hours, String from, String to, double threshold, int consecutiveMinutes, List<Series> tenants) {
-    }
+    record AllUsage(
+            int hours, String from, String to, double threshold, int consecutiveMinutes, List<Series> tenants) {}
 
     private final AdminContext admin;
     private final TenantStore tenants;
@@ -52,32 +57,50 @@ final class TenantsHandler {
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
-        return tenant(req.pathVariable("id")).flatMap(t -> tenants.keys(t.id()).map(AdminViews::key).collectList()
-                .flatMap(keys -> ok(new AdminViews.TenantWithKeys(AdminViews.tenant(t, keys.size()), keys))));
+        return tenant(req.pathVariable("id"))
+                .flatMap(t -> tenants.keys(t.id())
+                        .map(AdminViews::key)
+                        .collectList()
+                        .flatMap(keys -> ok(new AdminViews.TenantWithKeys(AdminViews.tenant(t, keys.size()), keys))));
     }
 
     Mono<ServerResponse> create(ServerRequest req) {
-        return admin.bodies().read(req, AdminBodies.NewTenant.class, "The tenant is not valid.").flatMap(body -> {
-            Tenant tenant = body.tenant();
-            String id = tenant.id();
-            return tenants.create(tenant).flatMap(created -> created
-                    ? admin.audit().record(req, "tenant.created", id, Map.of("tier", tenant.tierName(), "suspended", tenant.suspended()))
-                            .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id)).contentType(MediaType.APPLICATION_JSON)
-                            .bodyValue(AdminViews.tenant(tenant, 0)))
-                    : Mono.error(new AdminError(HttpStatus.CONFLICT, "conflict", "A tenant with id '" + id + "' exists.")));
-        });
+        return admin.bodies()
+                .read(req, AdminBodies.NewTenant.class, "The tenant is not valid.")
+                .flatMap(body -> {
+                    Tenant tenant = body.tenant();
+                    String id = tenant.id();
+                    return tenants.create(tenant)
+                            .flatMap(created -> created
+                                    ? admin.audit()
+                                            .record(
+                                                    req,
+                                                    "tenant.created",
+                                                    id,
+                                                    Map.of("tier", tenant.tierName(), "suspended", tenant.suspended()))
+                                            .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id))
+                                                    .contentType(MediaType.APPLICATION_JSON)
+                                                    .bodyValue(AdminViews.tenant(tenant, 0)))
+                                    : Mono.error(new AdminError(
+                                            HttpStatus.CONFLICT, "conflict", "A tenant with id '" + id + "' exists.")));
+                });
     }
 
     Mono<ServerResponse> patch(ServerRequest req) {
         String id = req.pathVariable("id");
-        Mono<AdminBodies.TenantChange> body = admin.bodies().read(req, AdminBodies.TenantChange.class, "The change is not valid.");
+        Mono<AdminBodies.TenantChange> body =
+                admin.bodies().read(req, AdminBodies.TenantChange.class, "The change is not valid.");
         return body.flatMap(change -> tenant(id).flatMap(t -> {
             Tenant next = change.applyTo(t);
             Map<String, Object> changed = new LinkedHashMap<>();
-            if (!next.tierName().equals(t.tierName())) changed.put("tier", Map.of("from", t.tierName(), "to", next.tierName()));
-            if (next.suspended() != t.suspended()) changed.put("suspended", Map.of("from", t.suspended(), "to", next.suspended()));
-            return tenants.save(next).then(admin.audit().record(req, "tenant.changed", id, changed))
-                    .then(tenants.keys(id).count()).flatMap(n -> ok(AdminViews.tenant(next, n)));
+            if (!next.tierName().equals(t.tierName()))
+                changed.put("tier", Map.of("from", t.tierName(), "to", next.tierName()));
+            if (next.suspended() != t.suspended())
+                changed.put("suspended", Map.of("from", t.suspended(), "to", next.suspended()));
+            return tenants.save(next)
+                    .then(admin.audit().record(req, "tenant.changed", id, changed))
+                    .then(tenants.keys(id).count())
+                    .flatMap(n -> ok(AdminViews.tenant(next, n)));
         }));
     }
 
@@ -93,20 +116,30 @@ final class TenantsHandler {
         return tenant(id).flatMap(t -> {
             String secret = ApiKeys.generate();
             TenantKey key = TenantKey.forSecret(secret, admin.clock().instant());
-            AdminViews.IssuedKey body = new AdminViews.IssuedKey(AdminViews.key(key), id, secret,
+            AdminViews.IssuedKey body = new AdminViews.IssuedKey(
+                    AdminViews.key(key),
+                    id,
+                    secret,
                     "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
-            return tenants.addKey(id, key).then(admin.audit().record(req, "key.issued", id, Map.of("keyId", key.id())))
+            return tenants.addKey(id, key)
+                    .then(admin.audit().record(req, "key.issued", id, Map.of("keyId", key.id())))
                     .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
-                            .header(HttpHeaders.CACHE_CONTROL, "no-store").contentType(MediaType.APPLICATION_JSON).bodyValue(body));
+                            .header(HttpHeaders.CACHE_CONTROL, "no-store")
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .bodyValue(body));
         });
     }
 
     Mono<ServerResponse> revokeKey(ServerRequest req) {
         String id = req.pathVariable("id");
         String keyId = req.pathVariable("keyId");
-        return tenant(id).flatMap(t -> tenants.revokeKey(id, keyId)).flatMap(revoked -> revoked
-                ? admin.audit().record(req, "key.revoked", id, Map.of("keyId", keyId)).then(ServerResponse.noContent().build())
-                : Mono.error(AdminError.notFound("Key '" + keyId + "' of tenant '" + id + "'")));
+        return tenant(id)
+                .flatMap(t -> tenants.revokeKey(id, keyId))
+                .flatMap(revoked -> revoked
+                        ? admin.audit()
+                                .record(req, "key.revoked", id, Map.of("keyId", keyId))
+                                .then(ServerResponse.noContent().build())
+                        : Mono.error(AdminError.notFound("Key '" + keyId + "' of tenant '" + id + "'")));
     }
 
     Mono<ServerResponse> usage(ServerRequest req) {
@@ -115,9 +148,19 @@ final class TenantsHandler {
         int hours = AdminRequests.intParam(req, "hours", 6, 1, snapshot.abuse().historyHours());
         long to = ActivityBuffer.minuteOf(admin.clock().millis());
         long from = to - hours * 3_600_000L;
-        return tenant(id).flatMap(t -> history.since(id, from).map(AdminViews::point).collectList()
-                .flatMap(points -> ok(new Usage(id, t.tierName(), hours, Instant.ofEpochMilli(from).toString(),
-                        Instant.ofEpochMilli(to).toString(), snapshot.abuse().threshold(), snapshot.abuse().consecutiveMinutes(), points))));
+        return tenant(id)
+                .flatMap(t -> history.since(id, from)
+                        .map(AdminViews::point)
+                        .collectList()
+                        .flatMap(points -> ok(new Usage(
+                                id,
+                                t.tierName(),
+                                hours,
+                                Instant.ofEpochMilli(from).toString(),
+                                Instant.ofEpochMilli(to).toString(),
+                                snapshot.abuse().threshold(),
+                                snapshot.abuse().consecutiveMinutes(),
+                                points))));
     }
 
     /**
@@ -133,12 +176,24 @@ final class TenantsHandler {
         long to = ActivityBuffer.minuteOf(admin.clock().millis());
         long from = to - hours * 3_600_000L;
         return tenants.findAll()
-                .flatMapSequential(t -> history.since(t.id(), from).map(s -> List.<Object>of((s.minuteStartMs() - from) / 60_000L,
-                                AdminViews.rounded(s.utilisation()), s.tokens(), AdminViews.rounded(s.pressure()))).collectList()
-                        .map(points -> new Series(t.id(), t.tierName(), points)), 8)
+                .flatMapSequential(
+                        t -> history.since(t.id(), from)
+                                .map(s -> List.<Object>of(
+                                        (s.minuteStartMs() - from) / 60_000L,
+                                        AdminViews.rounded(s.utilisation()),
+                                        s.tokens(),
+                                        AdminViews.rounded(s.pressure())))
+                                .collectList()
+                                .map(points -> new Series(t.id(), t.tierName(), points)),
+                        8)
                 .collectList()
-                .flatMap(list -> ok(new AllUsage(hours, Instant.ofEpochMilli(from).toString(), Instant.ofEpochMilli(to).toString(),
-                        snapshot.abuse().threshold(), snapshot.abuse().consecutiveMinutes(), list)));
+                .flatMap(list -> ok(new AllUsage(
+                        hours,
+                        Instant.ofEpochMilli(from).toString(),
+                        Instant.ofEpochMilli(to).toString(),
+                        snapshot.abuse().threshold(),
+                        snapshot.abuse().consecutiveMinutes(),
+                        list)));
     }
 
     private Mono<Tenant> tenant(String id) {

@@ -1,8 +1,8 @@
 package dev.sluice.gateway.admin;
 
-import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.config.ConfigException;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tiers.TierDocument;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -41,36 +41,62 @@ final class TiersHandler {
             } catch (ConfigException e) {
                 parsed = null; // shown as null; appliedHere tells the replica kept an older one
             }
-            return ServerResponse.ok().eTag(doc.etag()).header(HttpHeaders.CACHE_CONTROL, "no-cache")
+            return ServerResponse.ok()
+                    .eTag(doc.etag())
+                    .header(HttpHeaders.CACHE_CONTROL, "no-cache")
                     .contentType(MediaType.APPLICATION_JSON)
                     .bodyValue(AdminViews.document(doc, parsed, reloader.appliedVersion()));
         });
     }
 
     Mono<ServerResponse> validate(ServerRequest req) {
-        return yamlDocument(req).flatMap(this::check).flatMap(parsed -> ServerResponse.ok()
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(new AdminViews.Validated(true, AdminViews.summary(parsed), AdminViews.config(parsed))));
+        return yamlDocument(req)
+                .flatMap(this::check)
+                .flatMap(parsed -> ServerResponse.ok()
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(
+                                new AdminViews.Validated(true, AdminViews.summary(parsed), AdminViews.config(parsed))));
     }
 
     Mono<ServerResponse> put(ServerRequest req) {
         List<String> ifMatch = req.headers().header(HttpHeaders.IF_MATCH);
         if (ifMatch.isEmpty()) {
-            return Mono.error(new AdminError(HttpStatus.PRECONDITION_REQUIRED, "precondition_required",
-                    "Send If-Match with the ETag of the document you edited (GET /admin/api/tiers), so nobody's edit is lost."));
+            return Mono.error(
+                    new AdminError(
+                            HttpStatus.PRECONDITION_REQUIRED,
+                            "precondition_required",
+                            "Send If-Match with the ETag of the document you edited (GET /admin/api/tiers), so nobody's edit is lost."));
         }
-        return Mono.zip(current(), yamlDocument(req), AdminRequests.adminName(req)).flatMap(t -> {
-            TierDocument doc = t.getT1();
-            if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
-            String yaml = t.getT2();
-            return check(yaml).flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3()).flatMap(outcome -> {
-                if (!outcome.written()) return Mono.error(stale(outcome.document()));
-                reloader.install(outcome.document(), parsed);
-                return admin.audit().record(req, "tiers.replaced", "tiers", Map.of("fromVersion", doc.version(),
-                        "toVersion", outcome.document().version())).then(ServerResponse.ok().eTag(outcome.document().etag()).contentType(MediaType.APPLICATION_JSON)
-                        .bodyValue(AdminViews.document(outcome.document(), parsed, reloader.appliedVersion())));
-            }));
-        });
+        return Mono.zip(current(), yamlDocument(req), AdminRequests.adminName(req))
+                .flatMap(t -> {
+                    TierDocument doc = t.getT1();
+                    if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
+                    String yaml = t.getT2();
+                    return check(yaml)
+                            .flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3())
+                                    .flatMap(outcome -> {
+                                        if (!outcome.written()) return Mono.error(stale(outcome.document()));
+                                        reloader.install(outcome.document(), parsed);
+                                        return admin.audit()
+                                                .record(
+                                                        req,
+                                                        "tiers.replaced",
+                                                        "tiers",
+                                                        Map.of(
+                                                                "fromVersion",
+                                                                doc.version(),
+                                                                "toVersion",
+                                                                outcome.document()
+                                                                        .version()))
+                                                .then(ServerResponse.ok()
+                                                        .eTag(outcome.document().etag())
+                                                        .contentType(MediaType.APPLICATION_JSON)
+                                                        .bodyValue(AdminViews.document(
+                                                                outcome.document(),
+                                                                parsed,
+                                                                reloader.appliedVersion())));
+                                    }));
+                });
     }
 
     /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */
@@ -80,13 +106,18 @@ final class TiersHandler {
         if (AdminRequests.isJson(type)) {
             return admin.bodies().read(req, AdminBodies.TiersDocument.class).map(AdminBodies.TiersDocument::yaml);
         }
-        return Mono.error(new AdminError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+        return Mono.error(new AdminError(
+                HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
                 "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}."));
     }
 
     private Mono<TierDocument> current() {
-        return store.current().switchIfEmpty(Mono.error(new AdminError(HttpStatus.SERVICE_UNAVAILABLE, "no_document",
-                "No tiers document is stored yet; the gateway seeds it at start.")));
+        return store.current()
+                .switchIfEmpty(Mono.error(new AdminError(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "no_document",
+                        "No tiers document is stored yet; the gateway seeds it at start.")));
     }
 
     static boolean matches(List<String> ifMatch, String etag) {
@@ -100,10 +131,13 @@ final class TiersHandler {
     }
 
     private static AdminError stale(TierDocument current) {
-        return new AdminError(HttpStatus.PRECONDITION_FAILED, "precondition_failed",
-                "The tiers document changed since you read it (now version " + current.version() + " by " + current.updatedBy()
-                        + "). Read it again, redo your edit on it, and send its ETag.",
-                List.of(), Map.of(HttpHeaders.ETAG, current.etag()));
+        return new AdminError(
+                HttpStatus.PRECONDITION_FAILED,
+                "precondition_failed",
+                "The tiers document changed since you read it (now version " + current.version() + " by "
+                        + current.updatedBy() + "). Read it again, redo your edit on it, and send its ETag.",
+                List.of(),
+                Map.of(HttpHeaders.ETAG, current.etag()));
     }
 
     /**
@@ -117,15 +151,24 @@ final class TiersHandler {
         } catch (ConfigException e) {
             return Mono.error(AdminError.invalidConfig(e.problems()));
         }
-        return admin.tenants().findAll().filter(tn -> !parsed.tiers().containsKey(tn.tierName())).collectList().flatMap(orphans -> {
-            if (orphans.isEmpty()) return Mono.just(parsed);
-            Map<String, List<String>> byTier = new TreeMap<>();
-            for (Tenant tn : orphans) byTier.computeIfAbsent(tn.tierName(), k -> new ArrayList<>()).add(tn.id());
-            List<AdminError.FieldProblem> problems = new ArrayList<>();
-            byTier.forEach((tier, ids) -> problems.add(AdminError.FieldProblem.of("tiers." + tier,
-                    "is removed but tenants are on it (" + String.join(", ", ids.subList(0, Math.min(10, ids.size())))
-                            + (ids.size() > 10 ? ", …" : "") + "): move them to another tier first")));
-            return Mono.error(AdminError.invalid("The document removes tiers that tenants are on; nothing was changed.", problems));
-        });
+        return admin.tenants()
+                .findAll()
+                .filter(tn -> !parsed.tiers().containsKey(tn.tierName()))
+                .collectList()
+                .flatMap(orphans -> {
+                    if (orphans.isEmpty()) return Mono.just(parsed);
+                    Map<String, List<String>> byTier = new TreeMap<>();
+                    for (Tenant tn : orphans)
+                        byTier.computeIfAbsent(tn.tierName(), k -> new ArrayList<>())
+                                .add(tn.id());
+                    List<AdminError.FieldProblem> problems = new ArrayList<>();
+                    byTier.forEach((tier, ids) -> problems.add(AdminError.FieldProblem.of(
+                            "tiers." + tier,
+                            "is removed but tenants are on it ("
+                                    + String.join(", ", ids.subList(0, Math.min(10, ids.size())))
+                                    + (ids.size() > 10 ? ", …" : "") + "): move them to another tier first")));
+                    return Mono.error(AdminError.invalid(
+                            "The document removes tiers that tenants are on; nothing was changed.", problems));
+                });
     }
 }

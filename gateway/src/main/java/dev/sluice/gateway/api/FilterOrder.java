@@ -24,6 +24,7 @@ public final class FilterOrder {
     public static final int ENDPOINTS = -975;
     /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
     public static final int MODELS = -950;
+
     public static final int ESTIMATE = -900;
     /**
      * After the body is read, before anything is charged: another tenant's object is a 404, and a
@@ -34,13 +35,14 @@ public final class FilterOrder {
     public static final int ROUTE = -850;
     /** Reserves the quota. */
     public static final int QUOTA = -800;
+
     public static final int LADDER = -790;
     /** Inside the ladder (its refusals are not settled: nothing was charged) and around dispatch (its answer is). */
     public static final int SETTLE = -780;
+
     public static final int DISPATCH = -700;
     /** After Spring Cloud Gateway's RouteToRequestUrlFilter (10000): the chosen provider's URL replaces the route's. */
     public static final int UPSTREAM_CREDENTIALS = 10001;
 
-    private FilterOrder() {
-    }
+    private FilterOrder() {}
 }

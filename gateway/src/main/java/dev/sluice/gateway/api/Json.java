@@ -8,10 +8,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Writes the JSON the gateway sends below Spring's codecs: error bodies, the model listing. */
 public final class Json {
-    private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder().characterEscapes(new Escapes()).build()).build();
+    private static final JsonMapper MAPPER = JsonMapper.builder(
+                    JsonFactory.builder().characterEscapes(new Escapes()).build())
+            .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     public static String write(Object value) {
         return MAPPER.writeValueAsString(value);

@@ -18,15 +18,28 @@ import java.util.regex.Pattern;
 public final class OpenAiDuration {
     /** Go's units; "ms" before "m" so that the alternation never reads "5ms" as five minutes and an "s". */
     private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(h|ms|m|s|us|µs|μs|ns)");
+
     private static final Pattern BARE_SECONDS = Pattern.compile("\\d+(?:\\.\\d*)?|\\.\\d+");
-    private static final Map<String, BigDecimal> UNIT_NANOS = Map.of("h", BigDecimal.valueOf(3_600_000_000_000L),
-            "m", BigDecimal.valueOf(60_000_000_000L), "s", BigDecimal.valueOf(1_000_000_000L),
-            "ms", BigDecimal.valueOf(1_000_000L), "us", BigDecimal.valueOf(1_000L), "µs", BigDecimal.valueOf(1_000L),
-            "μs", BigDecimal.valueOf(1_000L), "ns", BigDecimal.ONE);
+    private static final Map<String, BigDecimal> UNIT_NANOS = Map.of(
+            "h",
+            BigDecimal.valueOf(3_600_000_000_000L),
+            "m",
+            BigDecimal.valueOf(60_000_000_000L),
+            "s",
+            BigDecimal.valueOf(1_000_000_000L),
+            "ms",
+            BigDecimal.valueOf(1_000_000L),
+            "us",
+            BigDecimal.valueOf(1_000L),
+            "µs",
+            BigDecimal.valueOf(1_000L),
+            "μs",
+            BigDecimal.valueOf(1_000L),
+            "ns",
+            BigDecimal.ONE);
     private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 
-    private OpenAiDuration() {
-    }
+    private OpenAiDuration() {}
 
     /** {@code millis} as OpenAI writes it; negative values are clamped to {@code 0s}. */
     public static String format(long millis) {
@@ -88,7 +101,9 @@ public final class OpenAiDuration {
         return millis.compareTo(LONG_MAX) > 0 ? Long.MAX_VALUE : millis.longValueExact();
     }
 
-    private static final long[] POW10 = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000};
+    private static final long[] POW10 = {
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000
+    };
 
     /**
      * The same reading in exact long arithmetic for what providers send on every answer
@@ -123,16 +138,24 @@ public final class OpenAiDuration {
                 char c = v.charAt(i++);
                 boolean s = i < n && v.charAt(i) == 's';
                 if (c == 'h') unit = 3_600_000_000_000L;
-                else if (c == 'm' && s) { unit = 1_000_000L; i++; }
-                else if (c == 'm') unit = 60_000_000_000L;
+                else if (c == 'm' && s) {
+                    unit = 1_000_000L;
+                    i++;
+                } else if (c == 'm') unit = 60_000_000_000L;
                 else if (c == 's') unit = 1_000_000_000L;
-                else if ((c == 'u' || c == '\u00b5' || c == '\u03bc') && s) { unit = 1_000L; i++; }
-                else if (c == 'n' && s) { unit = 1L; i++; }
-                else return -1;
+                else if ((c == 'u' || c == '\u00b5' || c == '\u03bc') && s) {
+                    unit = 1_000L;
+                    i++;
+                } else if (c == 'n' && s) {
+                    unit = 1L;
+                    i++;
+                } else return -1;
             }
             if (unit % POW10[fractionDigits] != 0) return -1;
             try {
-                nanos = Math.addExact(nanos, Math.addExact(Math.multiplyExact(whole, unit), fraction * (unit / POW10[fractionDigits])));
+                nanos = Math.addExact(
+                        nanos,
+                        Math.addExact(Math.multiplyExact(whole, unit), fraction * (unit / POW10[fractionDigits])));
             } catch (ArithmeticException e) {
                 return -1;
             }

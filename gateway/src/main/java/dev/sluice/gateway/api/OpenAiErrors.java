@@ -15,46 +15,70 @@ import reactor.core.publisher.Mono;
  * existing SDKs parse and classify them (401 → AuthenticationError, 429 → RateLimitError…).
  */
 public final class OpenAiErrors {
-    private OpenAiErrors() {
-    }
+    private OpenAiErrors() {}
 
-    public static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code, String message) {
+    public static Mono<Void> write(
+            ServerWebExchange exchange, HttpStatus status, String type, String code, String message) {
         return write(exchange, status, type, code, message, Map.of());
     }
 
     /** {@code extra} adds fields beside the standard four (e.g. a queue position on 503 gateway_busy). */
-    public static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
-                                   String message, Map<String, Object> extra) {
+    public static Mono<Void> write(
+            ServerWebExchange exchange,
+            HttpStatus status,
+            String type,
+            String code,
+            String message,
+            Map<String, Object> extra) {
         return write(exchange, status, type, code, message, null, extra);
     }
 
     /** A 4xx about the request itself, naming the offending field when known. */
     /** 404 model_not_found, as OpenAI words it: the model is unknown here (listing, or no provider serves it). */
     public static Mono<Void> modelNotFound(ServerWebExchange exchange, String model) {
-        return invalidRequest(exchange, HttpStatus.NOT_FOUND, "model_not_found",
-                "The model '" + model + "' does not exist or you do not have access to it.", "model");
+        return invalidRequest(
+                exchange,
+                HttpStatus.NOT_FOUND,
+                "model_not_found",
+                "The model '" + model + "' does not exist or you do not have access to it.",
+                "model");
     }
 
-    public static Mono<Void> invalidRequest(ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
+    public static Mono<Void> invalidRequest(
+            ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
         return write(exchange, status, "invalid_request_error", code, message, param, Map.of());
     }
 
     /** For a response decorator that replaces what it was given (an upstream answer the tenant must not see). */
-    public static Mono<Void> write(ServerHttpResponse response, HttpStatus status, String type, String code, String message) {
+    public static Mono<Void> write(
+            ServerHttpResponse response, HttpStatus status, String type, String code, String message) {
         return write(response, status, type, code, message, null, Map.of());
     }
 
-    private static Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String type, String code,
-                                    String message, String param, Map<String, Object> extra) {
+    private static Mono<Void> write(
+            ServerWebExchange exchange,
+            HttpStatus status,
+            String type,
+            String code,
+            String message,
+            String param,
+            Map<String, Object> extra) {
         return write(exchange.getResponse(), status, type, code, message, param, extra);
     }
 
-    private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, String type, String code,
-                                    String message, String param, Map<String, Object> extra) {
+    private static Mono<Void> write(
+            ServerHttpResponse response,
+            HttpStatus status,
+            String type,
+            String code,
+            String message,
+            String param,
+            Map<String, Object> extra) {
         if (response.isCommitted()) return Mono.empty();
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-        DataBuffer buffer = response.bufferFactory().wrap(body(type, code, message, param, extra).getBytes(StandardCharsets.UTF_8));
+        DataBuffer buffer = response.bufferFactory()
+                .wrap(body(type, code, message, param, extra).getBytes(StandardCharsets.UTF_8));
         return response.writeWith(Mono.just(buffer));
     }
 
@@ -67,12 +91,15 @@ public final class OpenAiErrors {
         return Json.write(new Body(new Detail(message, type, code, param, extra)));
     }
 
-    record Body(Detail error) {
-    }
+    record Body(Detail error) {}
 
     /** {@code code} and {@code param} are written as null when there is none, as OpenAI does; {@code extra} follows them. */
-    record Detail(String message, String type, String code, String param, @JsonAnyGetter Map<String, Object> extra) {
-    }
+    record Detail(
+            String message,
+            String type,
+            String code,
+            String param,
+            @JsonAnyGetter Map<String, Object> extra) {}
 
     public static Mono<Void> invalidApiKey(ServerWebExchange exchange, String message) {
         exchange.getResponse().getHeaders().set("WWW-Authenticate", "Bearer");

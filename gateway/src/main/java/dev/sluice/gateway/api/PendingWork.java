@@ -20,7 +20,7 @@ public final class PendingWork {
     /** Starts {@code work} now, detached; its errors are the caller's to handle inside it (here they are dropped). */
     public void run(Mono<?> work) {
         pending.incrementAndGet();
-        work.doFinally(signal -> done()).subscribe(null, error -> { });
+        work.doFinally(signal -> done()).subscribe(null, error -> {});
     }
 
     private void done() {

@@ -20,8 +20,7 @@ public final class RequestLoop {
     /** One scheduler per event loop: there are as many loops as CPUs. */
     private static final Map<EventLoop, Scheduler> SCHEDULERS = new ConcurrentHashMap<>();
 
-    private RequestLoop() {
-    }
+    private RequestLoop() {}
 
     /** The exchange's event loop, or Reactor's parallel scheduler where the server is not Reactor Netty. */
     public static Scheduler of(ServerWebExchange exchange) {

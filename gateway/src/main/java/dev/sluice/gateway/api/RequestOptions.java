@@ -38,7 +38,8 @@ public record RequestOptions(boolean batch, long maxWaitMs, boolean noDowngrade)
             switch (priority.trim().toLowerCase(Locale.ROOT)) {
                 case "interactive" -> batch = false;
                 case "batch" -> batch = true;
-                default -> throw new Invalid(PRIORITY, PRIORITY + " must be interactive or batch, got '" + priority + "'.");
+                default ->
+                    throw new Invalid(PRIORITY, PRIORITY + " must be interactive or batch, got '" + priority + "'.");
             }
         }
         long maxWait = DEFAULT_MAX_WAIT_MS;
@@ -50,8 +51,10 @@ public record RequestOptions(boolean batch, long maxWaitMs, boolean noDowngrade)
                 maxWait = -1;
             }
             if (maxWait < 0 || maxWait > LONGEST_WAIT_MS) {
-                throw new Invalid(MAX_WAIT, MAX_WAIT + " must be a whole number of milliseconds from 0 to "
-                        + LONGEST_WAIT_MS + ", got '" + wait + "'.");
+                throw new Invalid(
+                        MAX_WAIT,
+                        MAX_WAIT + " must be a whole number of milliseconds from 0 to " + LONGEST_WAIT_MS + ", got '"
+                                + wait + "'.");
             }
         }
         String nd = h.getFirst(NO_DOWNGRADE);

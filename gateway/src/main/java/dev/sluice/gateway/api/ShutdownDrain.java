@@ -31,8 +31,7 @@ public final class ShutdownDrain {
     /** The longest the flush waits (or the phase timeout, when shorter). */
     static final Duration FLUSH_MAX = Duration.ofSeconds(8);
 
-    private ShutdownDrain() {
-    }
+    private ShutdownDrain() {}
 
     /** Logs unless the logging system is already torn down; never throws. */
     static void say(String message, Object... args) {
@@ -122,7 +121,9 @@ public final class ShutdownDrain {
         void drain() throws InterruptedException {
             int before = pending.pending();
             boolean done = pending.awaitIdle(max);
-            say("Shutdown: {} background store calls flushed{}", before,
+            say(
+                    "Shutdown: {} background store calls flushed{}",
+                    before,
                     done ? "" : "; " + pending.pending() + " still pending after " + max);
         }
 

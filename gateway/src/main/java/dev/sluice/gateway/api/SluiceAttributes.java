@@ -1,9 +1,9 @@
 package dev.sluice.gateway.api;
 
-import dev.sluice.gateway.store.DecisionBudget;
-import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.tenant.Tenant;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -38,10 +38,10 @@ public final class SluiceAttributes {
      */
     public static final RequestAttribute<Boolean> NEVER_SENT = new RequestAttribute<>("sluice.neverSent");
     /** How long the request may still wait on the shared store before it is decided, set as it arrives (authentication). */
-    public static final RequestAttribute<DecisionBudget> DECISION_BUDGET = new RequestAttribute<>("sluice.decisionBudget");
+    public static final RequestAttribute<DecisionBudget> DECISION_BUDGET =
+            new RequestAttribute<>("sluice.decisionBudget");
 
-    private SluiceAttributes() {
-    }
+    private SluiceAttributes() {}
 
     public static Tenant tenant(ServerWebExchange exchange) {
         return TENANT.get(exchange);

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class StageCounter {
     /** Tagged {@code tier} and {@code stage}. */
     public static final String DECISIONS = "sluice.decisions";
+
     private static final Stage[] STAGES = Stage.values();
     private final MeterRegistry meters;
     private final RequestActivity activity;

@@ -11,8 +11,8 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class AuthConfiguration {
     @Bean
-    TenantAuthenticationFilter tenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity,
-                                                          DecisionBudgets budgets) {
+    TenantAuthenticationFilter tenantAuthenticationFilter(
+            TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
         return new TenantAuthenticationFilter(tenants, config, activity, budgets);
     }
 }

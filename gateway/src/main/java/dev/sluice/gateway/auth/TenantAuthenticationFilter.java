@@ -1,18 +1,18 @@
 package dev.sluice.gateway.auth;
 
-import dev.sluice.gateway.api.RequestActivity;
-import dev.sluice.gateway.tenant.ApiKeys;
-import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestActivity;
 import dev.sluice.gateway.api.SluiceAttributes;
-import dev.sluice.gateway.store.DecisionBudget;
-import dev.sluice.gateway.store.DecisionBudgets;
-import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.DecisionBudgets;
+import dev.sluice.gateway.store.StoreUnavailableException;
+import dev.sluice.gateway.tenant.ApiKeys;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantStore;
 import java.util.Optional;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -34,7 +34,8 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     private final DecisionBudgets budgets;
 
     /** @param budgets each request's store budget, taken here as it arrives; null: none (each call its own timeout) */
-    public TenantAuthenticationFilter(TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
+    public TenantAuthenticationFilter(
+            TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
         this.tenants = tenants;
         this.config = config;
         this.activity = activity;
@@ -45,16 +46,21 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         String key = presentedKey(exchange.getRequest().getHeaders());
         if (key == null) {
-            return OpenAiErrors.invalidApiKey(exchange, "Missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key'.");
+            return OpenAiErrors.invalidApiKey(
+                    exchange, "Missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key'.");
         }
         String hash = ApiKeys.sha256Hex(key);
         // The first stage that may wait on the store: the request's budget starts here, for every stage after it too.
         DecisionBudget budget = budgets == null ? DecisionBudget.UNLIMITED : budgets.start();
         SluiceAttributes.DECISION_BUDGET.set(exchange, budget);
         // Mono<Void> completes empty, so the unknown-key branch is decided on an Optional, not switchIfEmpty.
-        return tenants.findByKeyHash(hash, budget).map(Optional::of).defaultIfEmpty(Optional.empty())
+        return tenants.findByKeyHash(hash, budget)
+                .map(Optional::of)
+                .defaultIfEmpty(Optional.empty())
                 // Redis out and the key never seen here: no tier to apply a policy from, so refuse briefly.
-                .onErrorResume(StoreUnavailableException.class, e -> storeUnavailable(exchange).then(Mono.empty()))
+                .onErrorResume(
+                        StoreUnavailableException.class,
+                        e -> storeUnavailable(exchange).then(Mono.empty()))
                 .flatMap(found -> found.isPresent()
                         ? admit(exchange, chain, found.get())
                         : OpenAiErrors.invalidApiKey(exchange, "Incorrect API key provided."));
@@ -62,20 +68,33 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
 
     private static Mono<Void> storeUnavailable(ServerWebExchange exchange) {
         exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-        return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "quota_store_unavailable",
+        return OpenAiErrors.write(
+                exchange,
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "server_error",
+                "quota_store_unavailable",
                 "The gateway cannot check this key right now; retry in a second.");
     }
 
     private Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Tenant tenant) {
         if (tenant.suspended()) {
-            return OpenAiErrors.write(exchange, HttpStatus.FORBIDDEN, "access_terminated", "account_suspended",
+            return OpenAiErrors.write(
+                    exchange,
+                    HttpStatus.FORBIDDEN,
+                    "access_terminated",
+                    "account_suspended",
                     "This account is suspended. Contact the gateway's operators.");
         }
         SluiceConfig snapshot = config.current();
         Tier tier = snapshot.tier(tenant.tierName()).orElse(null);
         if (tier == null) {
-            return OpenAiErrors.write(exchange, HttpStatus.FORBIDDEN, "invalid_request_error", "tier_not_found",
-                    "This account's tier '" + tenant.tierName() + "' is not configured. Contact the gateway's operators.");
+            return OpenAiErrors.write(
+                    exchange,
+                    HttpStatus.FORBIDDEN,
+                    "invalid_request_error",
+                    "tier_not_found",
+                    "This account's tier '" + tenant.tierName()
+                            + "' is not configured. Contact the gateway's operators.");
         }
         SluiceAttributes.TENANT.set(exchange, tenant);
         SluiceAttributes.TIER.set(exchange, tier);

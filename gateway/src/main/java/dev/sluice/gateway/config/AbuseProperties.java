@@ -19,17 +19,25 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.abuse")
 @Validated
-public record AbuseProperties(@DefaultValue Sampler sampler,
-                              @DurationMin(nanos = 0) @DefaultValue("2s") Duration settle,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration tick,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration shipInterval,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s") Duration openFlagsInterval,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("90d") Duration closedFlagRetention) {
+public record AbuseProperties(
+        @DefaultValue Sampler sampler,
+        @DurationMin(nanos = 0) @DefaultValue("2s") Duration settle,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s")
+        Duration tick,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s")
+        Duration shipInterval,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s")
+        Duration openFlagsInterval,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("90d")
+        Duration closedFlagRetention) {
     public AbuseProperties {
         sampler = sampler == null ? new Sampler(true) : sampler;
     }
 
     /** @param enabled whether this replica runs the sampler at all (tests that open flags by hand turn it off) */
-    public record Sampler(@DefaultValue("true") boolean enabled) {
-    }
+    public record Sampler(@DefaultValue("true") boolean enabled) {}
 }

@@ -19,7 +19,10 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.admin")
 @Validated
-public record AdminProperties(@DefaultValue("admin") String user, String password, @Valid @DefaultValue Login login) {
+public record AdminProperties(
+        @DefaultValue("admin") String user,
+        String password,
+        @Valid @DefaultValue Login login) {
     public AdminProperties {
         user = user == null || user.isBlank() ? "admin" : user.trim();
         password = password == null ? "" : password;
@@ -31,8 +34,12 @@ public record AdminProperties(@DefaultValue("admin") String user, String passwor
      * @param maxFailuresPerUser    failed logins for one user name within the window, from anywhere
      * @param window                how long a failed login counts, at most 1d
      */
-    public record Login(@Min(1) @DefaultValue("5") int maxFailuresPerAddress, @Min(1) @DefaultValue("20") int maxFailuresPerUser,
-                        @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("15m") Duration window) {
+    public record Login(
+            @Min(1) @DefaultValue("5") int maxFailuresPerAddress,
+            @Min(1) @DefaultValue("20") int maxFailuresPerUser,
+
+            @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("15m")
+            Duration window) {
         public Login {
             window = window == null ? Duration.ofMinutes(15) : window;
         }

@@ -33,11 +33,20 @@ import org.springframework.validation.annotation.Validated;
 @NotLessThan(value = "defaultRatio", other = "minRatio")
 @NotLessThan(value = "maxRatio", other = "defaultRatio")
 @NotLessThan(value = "maxAge", other = "syncEvery", strictly = true)
-public record CalibrationProperties(@Positive /* NaN too */ @DefaultValue("1.25") double defaultRatio,
-                                    @Positive @DefaultValue("0.5") double minRatio,
-                                    @Max(Long.MAX_VALUE) /* finite */ @DefaultValue("2.0") double maxRatio,
-                                    @Min(1) @DefaultValue("20") int fastSamples,
-                                    @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") @DefaultValue("0.1") double smoothing,
-                                    @DurationMin(nanos = 0, inclusive = false) @DefaultValue("5s") Duration syncEvery,
-                                    @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m") Duration maxAge) {
-}
+public record CalibrationProperties(
+        @Positive /* NaN too */ @DefaultValue("1.25") double defaultRatio,
+        @Positive @DefaultValue("0.5") double minRatio,
+
+        @Max(Long.MAX_VALUE) /* finite */ @DefaultValue("2.0")
+        double maxRatio,
+
+        @Min(1) @DefaultValue("20") int fastSamples,
+
+        @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") @DefaultValue("0.1")
+        double smoothing,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("5s")
+        Duration syncEvery,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m")
+        Duration maxAge) {}

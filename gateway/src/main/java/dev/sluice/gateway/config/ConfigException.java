@@ -8,8 +8,8 @@ public class ConfigException extends RuntimeException {
     private final List<ConfigProblem> problems;
 
     public ConfigException(String source, List<ConfigProblem> problems) {
-        super("invalid configuration " + source + ":\n  " + problems.stream()
-                .map(ConfigProblem::toString).collect(Collectors.joining("\n  ")));
+        super("invalid configuration " + source + ":\n  "
+                + problems.stream().map(ConfigProblem::toString).collect(Collectors.joining("\n  ")));
         this.problems = List.copyOf(problems);
     }
 

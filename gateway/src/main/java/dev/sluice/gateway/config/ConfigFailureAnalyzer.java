@@ -7,8 +7,10 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 public class ConfigFailureAnalyzer extends AbstractFailureAnalyzer<ConfigException> {
     @Override
     protected FailureAnalysis analyze(Throwable root, ConfigException cause) {
-        return new FailureAnalysis(cause.getMessage(),
+        return new FailureAnalysis(
+                cause.getMessage(),
                 "Fix the fields named above (README.md, \"Configuration\", lists each one), or point "
-                        + "SLUICE_TIERS_PATH at a valid file.", cause);
+                        + "SLUICE_TIERS_PATH at a valid file.",
+                cause);
     }
 }

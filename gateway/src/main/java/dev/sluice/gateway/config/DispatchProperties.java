@@ -34,14 +34,27 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.dispatch")
 @Validated
-public record DispatchProperties(@Min(1) @DefaultValue("10000") int queueCapacity,
-                                 @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) @DefaultValue("0.1") double interactiveFloor,
-                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m") Duration lease,
-                                 @Min(1) @DefaultValue("3") int maxAttempts,
-                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s") Duration storeTimeout,
-                                 @DurationMin(nanos = 0) @DurationMax(seconds = 1) @DefaultValue("250ms") Duration countDelay,
-                                 @DurationMin(nanos = 0) @DurationMax(minutes = 10) @DefaultValue("500ms") Duration spillWait,
-                                 @Valid @DefaultValue Failover failover) {
+public record DispatchProperties(
+        @Min(1) @DefaultValue("10000") int queueCapacity,
+
+        @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) @DefaultValue("0.1")
+        double interactiveFloor,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("10m")
+        Duration lease,
+
+        @Min(1) @DefaultValue("3") int maxAttempts,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s")
+        Duration storeTimeout,
+
+        @DurationMin(nanos = 0) @DurationMax(seconds = 1) @DefaultValue("250ms")
+        Duration countDelay,
+
+        @DurationMin(nanos = 0) @DurationMax(minutes = 10) @DefaultValue("500ms")
+        Duration spillWait,
+
+        @Valid @DefaultValue Failover failover) {
     /**
      * {@code sluice.dispatch.failover.*}: when a provider counts as failing, and how long it is
      * stepped around (its budgets send nothing, its routes spill to the next provider).
@@ -60,10 +73,18 @@ public record DispatchProperties(@Min(1) @DefaultValue("10000") int queueCapacit
      * The periods are at most 1d: they become milliseconds, and a longer one means "never", better said otherwise.
      */
     @NotLessThan(value = "maxCooldown", other = "cooldown")
-    public record Failover(@Min(1) @DefaultValue("3") int failures,
-                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("1s") Duration cooldown,
-                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s") Duration maxCooldown,
-                           @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s") Duration probeTimeout,
-                           @DurationMin(nanos = 0) @DurationMax(days = 1) @DefaultValue("0s") Duration firstByteTimeout) {
-    }
+    public record Failover(
+            @Min(1) @DefaultValue("3") int failures,
+
+            @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("1s")
+            Duration cooldown,
+
+            @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s")
+            Duration maxCooldown,
+
+            @DurationMin(nanos = 0, inclusive = false) @DurationMax(days = 1) @DefaultValue("10s")
+            Duration probeTimeout,
+
+            @DurationMin(nanos = 0) @DurationMax(days = 1) @DefaultValue("0s")
+            Duration firstByteTimeout) {}
 }

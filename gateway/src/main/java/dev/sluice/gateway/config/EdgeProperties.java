@@ -26,8 +26,14 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("sluice.edge")
 @Validated
 @NotLessThan(value = "requestTimeout", other = "readTimeout")
-public record EdgeProperties(@DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("60s") Duration idleTimeout,
-                             @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("30s") Duration readTimeout,
-                             @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("120s") Duration requestTimeout,
-                             @PositiveOrZero @DefaultValue("1024") int maxConnectionsPerClient) {
-}
+public record EdgeProperties(
+        @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("60s")
+        Duration idleTimeout,
+
+        @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("30s")
+        Duration readTimeout,
+
+        @DurationMin(nanos = 0, inclusive = false) @DurationMax(hours = 1) @DefaultValue("120s")
+        Duration requestTimeout,
+
+        @PositiveOrZero @DefaultValue("1024") int maxConnectionsPerClient) {}

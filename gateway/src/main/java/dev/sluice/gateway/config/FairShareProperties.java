@@ -20,7 +20,11 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("sluice.dispatch.fair-share")
 @Validated
 @NotLessThan(value = "ttl", other = "every", times = 2)
-public record FairShareProperties(@DefaultValue("true") boolean enabled,
-                                  @DurationMin(nanos = 0, inclusive = false) @DefaultValue("200ms") Duration every,
-                                  @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration ttl) {
-}
+public record FairShareProperties(
+        @DefaultValue("true") boolean enabled,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("200ms")
+        Duration every,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s")
+        Duration ttl) {}

@@ -13,8 +13,24 @@ import java.util.Set;
  * open to every tier and cannot be listed.
  */
 public enum Family {
-    CHAT, COMPLETIONS, EMBEDDINGS, RESPONSES, MODERATIONS, IMAGES, AUDIO, FILES, BATCHES, UPLOADS, VECTOR_STORES,
-    ASSISTANTS, THREADS, FINE_TUNING, REALTIME, EVALS, CONTAINERS, CONVERSATIONS,
+    CHAT,
+    COMPLETIONS,
+    EMBEDDINGS,
+    RESPONSES,
+    MODERATIONS,
+    IMAGES,
+    AUDIO,
+    FILES,
+    BATCHES,
+    UPLOADS,
+    VECTOR_STORES,
+    ASSISTANTS,
+    THREADS,
+    FINE_TUNING,
+    REALTIME,
+    EVALS,
+    CONTAINERS,
+    CONVERSATIONS,
     /** GET /v1/models: answered by the gateway, open to every tier, never listed. */
     MODELS;
 
@@ -23,8 +39,8 @@ public enum Family {
      * spend nothing at the provider. Within them, only the operations that Sluice meters or that
      * spend nothing; see {@link EndpointAccess}.
      */
-    public static final Set<Family> DEFAULT = Set.copyOf(EnumSet.of(CHAT, COMPLETIONS, EMBEDDINGS, RESPONSES, MODERATIONS,
-            IMAGES, AUDIO, FILES, BATCHES));
+    public static final Set<Family> DEFAULT = Set.copyOf(
+            EnumSet.of(CHAT, COMPLETIONS, EMBEDDINGS, RESPONSES, MODERATIONS, IMAGES, AUDIO, FILES, BATCHES));
 
     /** As written in a path and in tiers.yaml: {@code vector_stores}. */
     public String wireName() {
@@ -33,6 +49,8 @@ public enum Family {
 
     /** The family a tier may list under that name; models is not one. */
     public static Optional<Family> listable(String wireName) {
-        return Arrays.stream(values()).filter(f -> f != MODELS && f.wireName().equals(wireName)).findFirst();
+        return Arrays.stream(values())
+                .filter(f -> f != MODELS && f.wireName().equals(wireName))
+                .findFirst();
     }
 }

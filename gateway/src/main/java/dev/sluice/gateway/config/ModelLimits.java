@@ -9,8 +9,13 @@ package dev.sluice.gateway.config;
  * @param outputTokensPerMinute output tokens in any minute, reserved from max_tokens and settled to
  *                              what was written; 0 = no such limit
  */
-public record ModelLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, double pricePerMillionTokens,
-                          long inputTokensPerMinute, long outputTokensPerMinute) {
+public record ModelLimits(
+        long requestsPerMinute,
+        long tokensPerMinute,
+        int maxInFlight,
+        double pricePerMillionTokens,
+        long inputTokensPerMinute,
+        long outputTokensPerMinute) {
     public ModelLimits {
         if (requestsPerMinute <= 0 || maxInFlight <= 0) {
             throw new IllegalArgumentException("provider limits must be positive");

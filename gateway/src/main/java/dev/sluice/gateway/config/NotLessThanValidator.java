@@ -30,8 +30,10 @@ public class NotLessThanValidator implements ConstraintValidator<NotLessThan, Re
                 + DataObjectPropertyName.toDashedForm(rule.other()) + " (" + SettingsFailureAnalyzer.show(other) + ")";
         context.disableDefaultConstraintViolation();
         // Escaped: the message is taken as a template, and a value is no expression.
-        context.buildConstraintViolationWithTemplate(message.replace("\\", "\\\\").replace("{", "\\{").replace("$", "\\$"))
-                .addPropertyNode(rule.value()).addConstraintViolation();
+        context.buildConstraintViolationWithTemplate(
+                        message.replace("\\", "\\\\").replace("{", "\\{").replace("$", "\\$"))
+                .addPropertyNode(rule.value())
+                .addConstraintViolation();
         return false;
     }
 
@@ -41,7 +43,8 @@ public class NotLessThanValidator implements ConstraintValidator<NotLessThan, Re
             try {
                 return component.getAccessor().invoke(settings);
             } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot read " + name + " of " + settings.getClass().getSimpleName(), e);
+                throw new IllegalStateException(
+                        "cannot read " + name + " of " + settings.getClass().getSimpleName(), e);
             }
         }
         throw new IllegalArgumentException(settings.getClass().getSimpleName() + " has no setting " + name);

@@ -12,8 +12,13 @@ import java.util.Objects;
  *                       deployment, a host's model id): the request's {@code model} is rewritten
  *                       to it on the way to this provider only
  */
-public record ProviderSettings(String name, String baseUrl, String apiKeyEnv, double headroom, Map<String, ModelLimits> models,
-                               Map<String, String> upstreamModels) {
+public record ProviderSettings(
+        String name,
+        String baseUrl,
+        String apiKeyEnv,
+        double headroom,
+        Map<String, ModelLimits> models,
+        Map<String, String> upstreamModels) {
     public static final String ANY_MODEL = "*";
 
     public ProviderSettings {
@@ -25,7 +30,8 @@ public record ProviderSettings(String name, String baseUrl, String apiKeyEnv, do
         upstreamModels = Map.copyOf(upstreamModels);
     }
 
-    public ProviderSettings(String name, String baseUrl, String apiKeyEnv, double headroom, Map<String, ModelLimits> models) {
+    public ProviderSettings(
+            String name, String baseUrl, String apiKeyEnv, double headroom, Map<String, ModelLimits> models) {
         this(name, baseUrl, apiKeyEnv, headroom, models, Map.of());
     }
 

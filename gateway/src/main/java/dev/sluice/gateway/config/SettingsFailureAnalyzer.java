@@ -24,8 +24,10 @@ public class SettingsFailureAnalyzer extends AbstractFailureAnalyzer<BindValidat
         for (ObjectError error : cause.getValidationErrors()) {
             description.append(System.lineSeparator()).append("    ").append(line(error));
         }
-        return new FailureAnalysis(description.toString(),
-                "Fix the settings named above (README.md, \"Configuration\", lists each one).", cause);
+        return new FailureAnalysis(
+                description.toString(),
+                "Fix the settings named above (README.md, \"Configuration\", lists each one).",
+                cause);
     }
 
     private static String line(ObjectError error) {
@@ -43,10 +45,12 @@ public class SettingsFailureAnalyzer extends AbstractFailureAnalyzer<BindValidat
     static String show(Object value) {
         if (!(value instanceof Duration duration)) return String.valueOf(value);
         if (duration.isZero()) return "0s";
-        for (ChronoUnit unit : new ChronoUnit[] {ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES, ChronoUnit.SECONDS,
-                ChronoUnit.MILLIS}) {
+        for (ChronoUnit unit : new ChronoUnit[] {
+            ChronoUnit.DAYS, ChronoUnit.HOURS, ChronoUnit.MINUTES, ChronoUnit.SECONDS, ChronoUnit.MILLIS
+        }) {
             long whole = duration.dividedBy(unit.getDuration());
-            if (unit.getDuration().multipliedBy(whole).equals(duration)) return DurationStyle.SIMPLE.print(duration, unit);
+            if (unit.getDuration().multipliedBy(whole).equals(duration))
+                return DurationStyle.SIMPLE.print(duration, unit);
         }
         return DurationStyle.SIMPLE.print(duration, ChronoUnit.NANOS);
     }

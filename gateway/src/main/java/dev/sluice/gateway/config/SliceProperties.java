@@ -22,7 +22,11 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.dispatch.slices")
 @Validated
-public record SliceProperties(@DefaultValue("true") boolean enabled,
-                              @DurationMin(nanos = 0, inclusive = false) @DurationMax(seconds = 10) @DefaultValue("1s") Duration horizon,
-                              @DurationMin(seconds = 1) /* renewed every third of it */ @DefaultValue("10s") Duration slotTtl) {
-}
+public record SliceProperties(
+        @DefaultValue("true") boolean enabled,
+
+        @DurationMin(nanos = 0, inclusive = false) @DurationMax(seconds = 10) @DefaultValue("1s")
+        Duration horizon,
+
+        @DurationMin(seconds = 1) /* renewed every third of it */ @DefaultValue("10s")
+        Duration slotTtl) {}

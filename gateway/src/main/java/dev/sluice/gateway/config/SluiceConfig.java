@@ -30,9 +30,13 @@ public record SluiceConfig(
         Map<String, List<String>> copied = new LinkedHashMap<>();
         routes.forEach((model, names) -> {
             for (String n : names) {
-                ProviderSettings p = known.stream().filter(x -> x.name().equals(n)).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("route " + model + " names unknown provider " + n));
-                if (!p.serves(model)) throw new IllegalArgumentException("route " + model + ": " + n + " does not serve it");
+                ProviderSettings p = known.stream()
+                        .filter(x -> x.name().equals(n))
+                        .findFirst()
+                        .orElseThrow(
+                                () -> new IllegalArgumentException("route " + model + " names unknown provider " + n));
+                if (!p.serves(model))
+                    throw new IllegalArgumentException("route " + model + ": " + n + " does not serve it");
             }
             if (names.isEmpty()) throw new IllegalArgumentException("route " + model + " names no provider");
             copied.put(model, List.copyOf(names));
@@ -41,8 +45,12 @@ public record SluiceConfig(
         demoTenants = List.copyOf(demoTenants);
     }
 
-    public SluiceConfig(Map<String, Tier> tiers, LadderSettings ladder, AbuseSettings abuse, List<ProviderSettings> providers,
-                        List<DemoTenant> demoTenants) {
+    public SluiceConfig(
+            Map<String, Tier> tiers,
+            LadderSettings ladder,
+            AbuseSettings abuse,
+            List<ProviderSettings> providers,
+            List<DemoTenant> demoTenants) {
         this(tiers, ladder, abuse, providers, Map.of(), demoTenants);
     }
 

@@ -23,8 +23,13 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice")
 @Validated
-public record SluiceProperties(@Valid @DefaultValue Tiers tiers, @DefaultValue Provider provider, @DefaultValue Demo demo,
-                               @DefaultValue("8388608") @DataSizeUnit(DataUnit.BYTES) DataSize maxRequestBytes) {
+public record SluiceProperties(
+        @Valid @DefaultValue Tiers tiers,
+        @DefaultValue Provider provider,
+        @DefaultValue Demo demo,
+
+        @DefaultValue("8388608") @DataSizeUnit(DataUnit.BYTES)
+        DataSize maxRequestBytes) {
     public SluiceProperties {
         tiers = tiers == null ? new Tiers("", null) : tiers;
         provider = provider == null ? new Provider("") : provider;
@@ -50,7 +55,11 @@ public record SluiceProperties(@Valid @DefaultValue Tiers tiers, @DefaultValue P
      *                     else the copy in the jar
      * @param pollInterval how often a replica on Redis looks for tiers edits made on other replicas
      */
-    public record Tiers(String path, @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s") Duration pollInterval) {
+    public record Tiers(
+            String path,
+
+            @DurationMin(nanos = 0, inclusive = false) @DefaultValue("1s")
+            Duration pollInterval) {
         public Tiers {
             path = path == null ? "" : path.trim();
             pollInterval = pollInterval == null ? Duration.ofSeconds(1) : pollInterval;
@@ -71,6 +80,5 @@ public record SluiceProperties(@Valid @DefaultValue Tiers tiers, @DefaultValue P
      * @param tenants load tiers.yaml's demo tenants (SLUICE_DEMO_TENANTS); unset: only with the lab
      *                provider
      */
-    public record Demo(Boolean tenants) {
-    }
+    public record Demo(Boolean tenants) {}
 }

@@ -31,15 +31,26 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.store")
 @Validated
-// Else every call is cut short by the budget, and a cut call never marks Redis down: each request pays its whole budget.
+// Else every call is cut short by the budget, and a cut call never marks Redis down: each request pays its whole
+// budget.
 @NotLessThan(value = "decisionTimeout", other = "timeout")
-public record StoreProperties(@DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms") Duration timeout,
-                              @DurationMin(nanos = 0, inclusive = false) Duration decisionTimeout,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s") Duration startupTimeout,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms") Duration probeInterval,
-                              @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s") Duration knownKeysRefresh,
-                              @Valid @DefaultValue RedisDown redisDown,
-                              @Valid @DefaultValue Batch batch) {
+public record StoreProperties(
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms")
+        Duration timeout,
+
+        @DurationMin(nanos = 0, inclusive = false) Duration decisionTimeout,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("2s")
+        Duration startupTimeout,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("500ms")
+        Duration probeInterval,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("30s")
+        Duration knownKeysRefresh,
+
+        @Valid @DefaultValue RedisDown redisDown,
+        @Valid @DefaultValue Batch batch) {
     /**
      * The default decision budget. A request that meets a stalled Redis pays one store timeout
      * (500 ms) before the store is marked down; 750 ms leaves a slow but answering Redis room for
@@ -65,15 +76,16 @@ public record StoreProperties(@DurationMin(nanos = 0, inclusive = false) @Defaul
      *              about 12 settlements, so a served call costs its admission and about 0.16 more script calls
      * @param max   this many waiting settlements go at once
      */
-    public record Batch(@DurationMin(millis = 1) @DurationMax(seconds = 1) @DefaultValue("50ms") Duration every,
-                        @Min(1) @DefaultValue("64") int max) {
-    }
+    public record Batch(
+            @DurationMin(millis = 1) @DurationMax(seconds = 1) @DefaultValue("50ms")
+            Duration every,
+
+            @Min(1) @DefaultValue("64") int max) {}
 
     /**
      * @param replicas the most replicas that may run at once: while Redis is out each spends the
      *                 provider's limits divided by this (chart: autoscaling.maxReplicas, else
      *                 replicaCount; SLUICE_STORE_REDIS_DOWN_REPLICAS)
      */
-    public record RedisDown(@Min(1) @DefaultValue("4") int replicas) {
-    }
+    public record RedisDown(@Min(1) @DefaultValue("4") int replicas) {}
 }

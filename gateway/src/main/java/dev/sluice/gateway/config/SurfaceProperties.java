@@ -15,11 +15,13 @@ import org.springframework.util.unit.DataUnit;
  *                     a plain number is bytes, or e.g. 32MB. Larger ones get 413 request_too_large
  */
 @ConfigurationProperties("sluice.surface")
-public record SurfaceProperties(@DefaultValue("32MB") @DataSizeUnit(DataUnit.BYTES) DataSize maxFileBytes) {
+public record SurfaceProperties(
+        @DefaultValue("32MB") @DataSizeUnit(DataUnit.BYTES) DataSize maxFileBytes) {
     public SurfaceProperties {
         maxFileBytes = maxFileBytes == null ? DataSize.ofMegabytes(32) : maxFileBytes;
         if (maxFileBytes.toBytes() < 1) {
-            throw new IllegalArgumentException("sluice.surface.max-file-bytes must be at least 1 byte, was " + maxFileBytes);
+            throw new IllegalArgumentException(
+                    "sluice.surface.max-file-bytes must be at least 1 byte, was " + maxFileBytes);
         }
     }
 }

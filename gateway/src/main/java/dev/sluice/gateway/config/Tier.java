@@ -39,11 +39,29 @@ public record Tier(
     }
 
     /** A tier that does not list its endpoints: {@link EndpointAccess#DEFAULT}. */
-    public Tier(String name, long tokensPerMinute, long requestsPerMinute, double burstAllowance, int priority,
-                long defaultMaxTokens, List<WindowLimit> longerWindows, Map<String, String> downgrade,
-                boolean allowNoDowngrade, RedisDownPolicy redisDown) {
-        this(name, tokensPerMinute, requestsPerMinute, burstAllowance, priority, defaultMaxTokens, longerWindows, downgrade,
-                allowNoDowngrade, redisDown, EndpointAccess.DEFAULT);
+    public Tier(
+            String name,
+            long tokensPerMinute,
+            long requestsPerMinute,
+            double burstAllowance,
+            int priority,
+            long defaultMaxTokens,
+            List<WindowLimit> longerWindows,
+            Map<String, String> downgrade,
+            boolean allowNoDowngrade,
+            RedisDownPolicy redisDown) {
+        this(
+                name,
+                tokensPerMinute,
+                requestsPerMinute,
+                burstAllowance,
+                priority,
+                defaultMaxTokens,
+                longerWindows,
+                downgrade,
+                allowNoDowngrade,
+                redisDown,
+                EndpointAccess.DEFAULT);
     }
 
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */
@@ -55,9 +73,8 @@ public record Tier(
     }
 
     public WindowLimit minuteWindow() {
-        return new WindowLimit("minute", 60,
-                (long) Math.floor(tokensPerMinute * burstAllowance),
-                (long) Math.floor(requestsPerMinute * burstAllowance));
+        return new WindowLimit("minute", 60, (long) Math.floor(tokensPerMinute * burstAllowance), (long)
+                Math.floor(requestsPerMinute * burstAllowance));
     }
 
     /** The model this tier downgrades {@code model} to, or the model itself when the map has no entry. */

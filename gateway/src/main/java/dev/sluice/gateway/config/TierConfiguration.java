@@ -14,8 +14,13 @@ public class TierConfiguration {
     @Bean
     ConfigRegistry configRegistry(SluiceProperties props) {
         TiersLoader.Source source = TiersLoader.locate(props.tiersPath());
-        SluiceConfig config = withProviderOverride(TiersLoader.load(source), props.provider().url());
-        log.info("Loaded {} tiers {} from {}", config.tiers().size(), config.tiers().keySet(), source.name());
+        SluiceConfig config =
+                withProviderOverride(TiersLoader.load(source), props.provider().url());
+        log.info(
+                "Loaded {} tiers {} from {}",
+                config.tiers().size(),
+                config.tiers().keySet(),
+                source.name());
         return new ConfigRegistry(config);
     }
 
@@ -23,8 +28,10 @@ public class TierConfiguration {
     public static SluiceConfig withProviderOverride(SluiceConfig config, String url) {
         if (url.isEmpty()) return config;
         if (!(url.startsWith("http://") || url.startsWith("https://"))) {
-            throw new ConfigException("SLUICE_PROVIDER_URL", List.of(
-                    new ConfigProblem("sluice.provider.url", 0, "must start with http:// or https://, got '" + url + "'")));
+            throw new ConfigException(
+                    "SLUICE_PROVIDER_URL",
+                    List.of(new ConfigProblem(
+                            "sluice.provider.url", 0, "must start with http:// or https://, got '" + url + "'")));
         }
         List<ProviderSettings> providers = new ArrayList<>(config.providers());
         ProviderSettings first = providers.get(0);

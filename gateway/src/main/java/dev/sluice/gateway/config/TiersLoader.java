@@ -16,23 +16,23 @@ public final class TiersLoader {
     public static final String EMBEDDED = "sluice/tiers.yaml";
 
     /** A document and where it came from, for messages. */
-    public record Source(String name, String yaml) {
-    }
+    public record Source(String name, String yaml) {}
 
-    private TiersLoader() {
-    }
+    private TiersLoader() {}
 
     public static Source locate(String configuredPath) {
         if (configuredPath != null && !configuredPath.isBlank()) {
             Path p = Path.of(configuredPath);
             if (!Files.isRegularFile(p)) {
-                throw new ConfigException(p.toString(), List.of(
-                        new ConfigProblem("(file)", 0, "not found (sluice.tiers.path / SLUICE_TIERS_PATH)")));
+                throw new ConfigException(
+                        p.toString(),
+                        List.of(new ConfigProblem("(file)", 0, "not found (sluice.tiers.path / SLUICE_TIERS_PATH)")));
             }
             return new Source(p.toString(), read(p));
         }
         Path local = Path.of("tiers.yaml");
-        if (Files.isRegularFile(local)) return new Source(local.toAbsolutePath().normalize().toString(), read(local));
+        if (Files.isRegularFile(local))
+            return new Source(local.toAbsolutePath().normalize().toString(), read(local));
         try (InputStream in = TiersLoader.class.getClassLoader().getResourceAsStream(EMBEDDED)) {
             if (in == null) throw new IllegalStateException("no tiers.yaml given and none embedded in the build");
             return new Source("embedded tiers.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
@@ -49,7 +49,8 @@ public final class TiersLoader {
         try {
             return Files.readString(p, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ConfigException(p.toString(), List.of(new ConfigProblem("(file)", 0, "unreadable: " + e.getMessage())));
+            throw new ConfigException(
+                    p.toString(), List.of(new ConfigProblem("(file)", 0, "unreadable: " + e.getMessage())));
         }
     }
 }

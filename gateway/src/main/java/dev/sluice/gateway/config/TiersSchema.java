@@ -20,8 +20,7 @@ public final class TiersSchema {
 
     private static final JsonNode SCHEMA = load();
 
-    private TiersSchema() {
-    }
+    private TiersSchema() {}
 
     /** The fields of the document's root, in the schema's order. */
     public static Set<String> root() {
@@ -40,7 +39,8 @@ public final class TiersSchema {
 
     private static Set<String> names(JsonNode object, String kind) {
         JsonNode properties = object.path("properties");
-        if (!properties.isObject()) throw new IllegalArgumentException(RESOURCE + " declares no fields for '" + kind + "'");
+        if (!properties.isObject())
+            throw new IllegalArgumentException(RESOURCE + " declares no fields for '" + kind + "'");
         return Collections.unmodifiableSet(new LinkedHashSet<>(properties.propertyNames()));
     }
 

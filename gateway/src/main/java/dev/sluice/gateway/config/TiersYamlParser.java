@@ -36,13 +36,13 @@ public final class TiersYamlParser {
     private static final Set<String> TIER_KEYS = TiersSchema.fields("tier");
     /** A window is kept as 60 slots in milliseconds: a year is plenty, and nothing near it can overflow. */
     static final long MAX_WINDOW_SECONDS = 366L * 24 * 3600;
+
     private static final Set<String> WINDOW_KEYS = TiersSchema.fields("window");
     private static final Set<String> LADDER_KEYS = TiersSchema.fields("ladder");
     private static final Set<String> ABUSE_KEYS = TiersSchema.fields("abuse");
     private static final Set<String> TENANT_KEYS = TiersSchema.fields("demo-tenant");
 
-    private TiersYamlParser() {
-    }
+    private TiersYamlParser() {}
 
     /** Parses and validates; throws {@link ConfigException} listing every problem. */
     public static SluiceConfig parse(String source, String yaml) {
@@ -87,8 +87,10 @@ public final class TiersYamlParser {
 
         List<ProviderSettings> providers = ProvidersYaml.providers(y, doc);
 
-        Map<String, List<String>> routes = doc.containsKey("routes") && y.problems().isEmpty()
-                ? ProvidersYaml.routes(y, doc.get("routes"), providers) : Map.of();
+        Map<String, List<String>> routes =
+                doc.containsKey("routes") && y.problems().isEmpty()
+                        ? ProvidersYaml.routes(y, doc.get("routes"), providers)
+                        : Map.of();
         if (y.problems().isEmpty()) servedDowngrades(y, doc.get("tiers"), tiers, providers, routes);
 
         List<DemoTenant> tenants = new ArrayList<>();
@@ -101,7 +103,8 @@ public final class TiersYamlParser {
                 DemoTenant t = demoTenant(y, path, nodes.get(i), tiers);
                 if (t == null) continue;
                 if (!ids.add(t.id())) y.problem(path + ".id", nodes.get(i), "duplicate tenant id '" + t.id() + "'");
-                if (!hashes.add(t.keySha256())) y.problem(path + ".key-sha256", nodes.get(i), "the same key is given to two tenants");
+                if (!hashes.add(t.keySha256()))
+                    y.problem(path + ".key-sha256", nodes.get(i), "the same key is given to two tenants");
                 tenants.add(t);
             }
         }
@@ -110,22 +113,32 @@ public final class TiersYamlParser {
     }
 
     /** A downgrade's target is routed like any model: some provider must serve it, or every downgrade would be a 404. */
-    private static void servedDowngrades(YamlNodes y, Node tiersNode, Map<String, Tier> tiers, List<ProviderSettings> providers,
-                                         Map<String, List<String>> routes) {
-        SluiceConfig probe = new SluiceConfig(tiers, LadderSettings.defaults(), AbuseSettings.defaults(), providers, routes, List.of());
+    private static void servedDowngrades(
+            YamlNodes y,
+            Node tiersNode,
+            Map<String, Tier> tiers,
+            List<ProviderSettings> providers,
+            Map<String, List<String>> routes) {
+        SluiceConfig probe = new SluiceConfig(
+                tiers, LadderSettings.defaults(), AbuseSettings.defaults(), providers, routes, List.of());
         Map<String, Node> tierNodes = y.mapping("tiers", tiersNode);
         tiers.forEach((name, tier) -> tier.downgrade().forEach((from, to) -> {
             if (!probe.route(to).isEmpty()) return;
             Node at = y.mapping("tiers." + name, tierNodes.get(name)).get("downgrade");
-            Node target = at == null ? null : y.mapping("tiers." + name + ".downgrade", at).get(from);
-            y.problem("tiers." + name + ".downgrade." + from, target, "no provider serves '" + to
-                    + "' (list it under a provider's models, or give a provider \"*\")");
+            Node target = at == null
+                    ? null
+                    : y.mapping("tiers." + name + ".downgrade", at).get(from);
+            y.problem(
+                    "tiers." + name + ".downgrade." + from,
+                    target,
+                    "no provider serves '" + to + "' (list it under a provider's models, or give a provider \"*\")");
         }));
     }
 
     private static Tier tier(YamlNodes y, String name, Node node) {
         String path = "tiers." + name;
-        if (!NAME.matcher(name).matches()) y.problem(path, node, "tier names are lower-case letters, digits, '.', '_' or '-'");
+        if (!NAME.matcher(name).matches())
+            y.problem(path, node, "tier names are lower-case letters, digits, '.', '_' or '-'");
         Map<String, Node> m = y.mapping(path, node);
         y.onlyKeys(path, m, TIER_KEYS);
         int before = y.problems().size();
@@ -133,7 +146,8 @@ public final class TiersYamlParser {
         long rpm = y.positiveLong(path, m, "requests-per-minute", null);
         double burst = y.number(path, m, "burst-allowance", 1.0, 1.0, 100.0);
         long priority = y.positiveLong(path, m, "priority", null);
-        if (priority > 100) y.problem(path + ".priority", m.get("priority"), "must be between 1 and 100 (1 is served first)");
+        if (priority > 100)
+            y.problem(path + ".priority", m.get("priority"), "must be between 1 and 100 (1 is served first)");
         long defaultMax = y.positiveLong(path, m, "default-max-tokens", 1024L);
         boolean allowNoDowngrade = y.bool(path, m, "allow-no-downgrade", false);
 
@@ -147,17 +161,35 @@ public final class TiersYamlParser {
                 y.onlyKeys(wp, w, WINDOW_KEYS);
                 String wname = y.string(wp, w, "name", "window" + i, true);
                 long seconds = y.positiveLong(wp, w, "seconds", null);
-                if (seconds <= 60) y.problem(wp + ".seconds", w.get("seconds"), "a longer window must be longer than 60 s, got " + seconds);
+                if (seconds <= 60)
+                    y.problem(
+                            wp + ".seconds",
+                            w.get("seconds"),
+                            "a longer window must be longer than 60 s, got " + seconds);
                 else if (seconds > MAX_WINDOW_SECONDS) {
-                    y.problem(wp + ".seconds", w.get("seconds"), "must be at most " + MAX_WINDOW_SECONDS + " (366 days), got " + seconds);
+                    y.problem(
+                            wp + ".seconds",
+                            w.get("seconds"),
+                            "must be at most " + MAX_WINDOW_SECONDS + " (366 days), got " + seconds);
                     seconds = MAX_WINDOW_SECONDS; // keep checking the rest with a value that cannot overflow
-                } else if (seconds % 60 != 0) y.problem(wp + ".seconds", w.get("seconds"), "must be a whole number of minutes, got " + seconds);
+                } else if (seconds % 60 != 0)
+                    y.problem(wp + ".seconds", w.get("seconds"), "must be a whole number of minutes, got " + seconds);
                 long tokens = y.positiveLong(wp, w, "tokens", times(tpm, seconds / 60));
                 long requests = y.positiveLong(wp, w, "requests", times(rpm, seconds / 60));
-                if (!seen.add(wname) || wname.equals("minute")) y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");
-                if (tokens < tpm) y.problem(wp + ".tokens", w.get("tokens"), "must be at least tokens-per-minute (" + tpm + "), got " + tokens);
-                if (requests < rpm) y.problem(wp + ".requests", w.get("requests"), "must be at least requests-per-minute (" + rpm + "), got " + requests);
-                if (seconds > 60) windows.add(new WindowLimit(wname, seconds, Math.max(tokens, 1), Math.max(requests, 1)));
+                if (!seen.add(wname) || wname.equals("minute"))
+                    y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");
+                if (tokens < tpm)
+                    y.problem(
+                            wp + ".tokens",
+                            w.get("tokens"),
+                            "must be at least tokens-per-minute (" + tpm + "), got " + tokens);
+                if (requests < rpm)
+                    y.problem(
+                            wp + ".requests",
+                            w.get("requests"),
+                            "must be at least requests-per-minute (" + rpm + "), got " + requests);
+                if (seconds > 60)
+                    windows.add(new WindowLimit(wname, seconds, Math.max(tokens, 1), Math.max(requests, 1)));
             }
         }
         // Unless a tier says otherwise, its hour holds 60 × tokens-per-minute: the burst buys bursts, not rate.
@@ -171,7 +203,8 @@ public final class TiersYamlParser {
             y.mapping(path + ".downgrade", m.get("downgrade")).forEach((from, to) -> {
                 String target = to instanceof ScalarNode s ? s.getValue() : "";
                 if (target.isBlank()) y.problem(path + ".downgrade." + from, to, "must name the model to downgrade to");
-                else if (target.equals(from)) y.problem(path + ".downgrade." + from, to, "downgrades a model to itself");
+                else if (target.equals(from))
+                    y.problem(path + ".downgrade." + from, to, "downgrades a model to itself");
                 else downgrade.put(from, target);
             });
         }
@@ -181,11 +214,27 @@ public final class TiersYamlParser {
         try {
             redisDown = RedisDownPolicy.valueOf(policy.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            y.problem(path + ".redis-down", m.get("redis-down"), "must be fail-open or fail-closed, got '" + policy + "'");
+            y.problem(
+                    path + ".redis-down",
+                    m.get("redis-down"),
+                    "must be fail-open or fail-closed, got '" + policy + "'");
         }
-        EndpointAccess endpoints = m.containsKey("endpoints") ? endpoints(y, path + ".endpoints", m.get("endpoints")) : EndpointAccess.DEFAULT;
+        EndpointAccess endpoints = m.containsKey("endpoints")
+                ? endpoints(y, path + ".endpoints", m.get("endpoints"))
+                : EndpointAccess.DEFAULT;
         if (y.problems().size() > before) return null;
-        return new Tier(name, tpm, rpm, burst, (int) priority, defaultMax, windows, downgrade, allowNoDowngrade, redisDown, endpoints);
+        return new Tier(
+                name,
+                tpm,
+                rpm,
+                burst,
+                (int) priority,
+                defaultMax,
+                windows,
+                downgrade,
+                allowNoDowngrade,
+                redisDown,
+                endpoints);
     }
 
     /**
@@ -205,8 +254,17 @@ public final class TiersYamlParser {
             }
             Optional<Family> family = Family.listable(name);
             if (family.isEmpty()) {
-                y.problem(at, n, "unknown endpoint family '" + name + "' (known: " + String.join(", ", Arrays.stream(Family.values())
-                        .filter(f -> f != Family.MODELS).map(Family::wireName).toList()) + ")");
+                y.problem(
+                        at,
+                        n,
+                        "unknown endpoint family '" + name + "' (known: "
+                                + String.join(
+                                        ", ",
+                                        Arrays.stream(Family.values())
+                                                .filter(f -> f != Family.MODELS)
+                                                .map(Family::wireName)
+                                                .toList())
+                                + ")");
             } else if (!families.add(family.get())) {
                 y.problem(at, n, "names '" + name + "' twice");
             }
@@ -224,7 +282,10 @@ public final class TiersYamlParser {
         long longest = (long) y.number("ladder", m, "max-delay-ms", (double) d.maxDelayMs(), 0, 60_000);
         int held = (int) y.number("ladder", m, "max-held", (double) d.maxHeld(), 0, 1_000_000);
         if (max < min) {
-            y.problem("ladder.delay-max-ms", m.get("delay-max-ms"), "must be at least delay-min-ms (" + min + "), got " + max);
+            y.problem(
+                    "ladder.delay-max-ms",
+                    m.get("delay-max-ms"),
+                    "must be at least delay-min-ms (" + min + "), got " + max);
             max = min;
         }
         return new LadderSettings(above, min, max, longest, held);
@@ -237,9 +298,12 @@ public final class TiersYamlParser {
         double threshold = y.number("abuse", m, "threshold", d.threshold(), 0.01, 1.0);
         long minutes = y.positiveLong("abuse", m, "consecutive-minutes", (long) d.consecutiveMinutes());
         long hours = y.positiveLong("abuse", m, "history-hours", (long) d.historyHours());
-        if (hours < 24) y.problem("abuse.history-hours", m.get("history-hours"), "must keep at least 24 hours, got " + hours);
-        if (minutes > hours * 60) y.problem("abuse.consecutive-minutes", m.get("consecutive-minutes"), "is longer than the history kept");
-        return new AbuseSettings(threshold, (int) Math.min(minutes, 100_000), (int) Math.min(Math.max(hours, 24), 100_000));
+        if (hours < 24)
+            y.problem("abuse.history-hours", m.get("history-hours"), "must keep at least 24 hours, got " + hours);
+        if (minutes > hours * 60)
+            y.problem("abuse.consecutive-minutes", m.get("consecutive-minutes"), "is longer than the history kept");
+        return new AbuseSettings(
+                threshold, (int) Math.min(minutes, 100_000), (int) Math.min(Math.max(hours, 24), 100_000));
     }
 
     private static DemoTenant demoTenant(YamlNodes y, String path, Node node, Map<String, Tier> tiers) {
@@ -247,14 +311,21 @@ public final class TiersYamlParser {
         y.onlyKeys(path, m, TENANT_KEYS);
         int before = y.problems().size();
         String id = y.string(path, m, "id", "", true);
-        if (!id.isEmpty() && !NAME.matcher(id).matches()) y.problem(path + ".id", m.get("id"), "tenant ids are lower-case letters, digits, '.', '_' or '-'");
+        if (!id.isEmpty() && !NAME.matcher(id).matches())
+            y.problem(path + ".id", m.get("id"), "tenant ids are lower-case letters, digits, '.', '_' or '-'");
         String tier = y.string(path, m, "tier", "", true);
         if (!tier.isEmpty() && !tiers.isEmpty() && !tiers.containsKey(tier)) {
-            y.problem(path + ".tier", m.get("tier"), "unknown tier '" + tier + "' (known: " + String.join(", ", tiers.keySet()) + ")");
+            y.problem(
+                    path + ".tier",
+                    m.get("tier"),
+                    "unknown tier '" + tier + "' (known: " + String.join(", ", tiers.keySet()) + ")");
         }
         String hash = y.string(path, m, "key-sha256", "", true).toLowerCase(Locale.ROOT);
         if (m.containsKey("key-sha256") && !SHA256_HEX.matcher(hash).matches()) {
-            y.problem(path + ".key-sha256", m.get("key-sha256"), "must be the key's SHA-256 as 64 hex digits (never the key itself)");
+            y.problem(
+                    path + ".key-sha256",
+                    m.get("key-sha256"),
+                    "must be the key's SHA-256 as 64 hex digits (never the key itself)");
         }
         boolean suspended = y.bool(path, m, "suspended", false);
         if (y.problems().size() > before) return null;

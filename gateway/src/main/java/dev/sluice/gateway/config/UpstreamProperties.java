@@ -18,6 +18,9 @@ import org.springframework.validation.annotation.Validated;
  */
 @ConfigurationProperties("sluice.upstream")
 @Validated
-public record UpstreamProperties(@DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s") Duration streamIdleTimeout,
-                                 @DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s") Duration bodyTimeout) {
-}
+public record UpstreamProperties(
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s")
+        Duration streamIdleTimeout,
+
+        @DurationMin(nanos = 0, inclusive = false) @DefaultValue("120s")
+        Duration bodyTimeout) {}

@@ -24,7 +24,8 @@ final class YamlNodes {
     }
 
     void problem(String path, Node node, String message) {
-        problems.add(new ConfigProblem(path, node == null ? 0 : node.getStartMark().getLine() + 1, message));
+        problems.add(
+                new ConfigProblem(path, node == null ? 0 : node.getStartMark().getLine() + 1, message));
     }
 
     static int line(Node node) {
@@ -55,7 +56,10 @@ final class YamlNodes {
     void onlyKeys(String path, Map<String, Node> map, Set<String> allowed) {
         for (Map.Entry<String, Node> e : map.entrySet()) {
             if (!allowed.contains(e.getKey())) {
-                problem(path + "." + e.getKey(), e.getValue(), "unknown field (expected one of " + new TreeSet<>(allowed) + ")");
+                problem(
+                        path + "." + e.getKey(),
+                        e.getValue(),
+                        "unknown field (expected one of " + new TreeSet<>(allowed) + ")");
             }
         }
     }

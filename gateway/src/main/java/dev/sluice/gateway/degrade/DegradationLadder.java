@@ -1,9 +1,9 @@
 package dev.sluice.gateway.degrade;
 
 import dev.sluice.gateway.api.Stage;
-import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.quota.QuotaDecision;
 import java.util.random.RandomGenerator;
 
 /**
@@ -31,8 +31,8 @@ public final class DegradationLadder {
      * @param mayDelay false on the second try after a delay (a request is held once), or when the
      *                 replica already holds as many requests as it may
      */
-    public LadderDecision decide(QuotaDecision quota, Tier tier, LadderSettings ladder, String model,
-                                 boolean critical, boolean mayDelay) {
+    public LadderDecision decide(
+            QuotaDecision quota, Tier tier, LadderSettings ladder, String model, boolean critical, boolean mayDelay) {
         if (quota.admitted()) {
             boolean above = quota.tightest().utilisation() > ladder.downgradeAbove();
             String cheaper = model == null ? null : tier.downgradeOf(model);

@@ -14,9 +14,14 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class DegradeConfiguration {
     @Bean
-    LadderFilter ladderFilter(QuotaLimiter limiter, QuotaRefusals refusals, RequestRewriter rewriter, StageCounter stages,
-                              TenantActivity activity, MeterRegistry meters) {
-        return new LadderFilter(new DegradationLadder(new SplittableRandom()), limiter, refusals, rewriter, stages,
-                activity, meters);
+    LadderFilter ladderFilter(
+            QuotaLimiter limiter,
+            QuotaRefusals refusals,
+            RequestRewriter rewriter,
+            StageCounter stages,
+            TenantActivity activity,
+            MeterRegistry meters) {
+        return new LadderFilter(
+                new DegradationLadder(new SplittableRandom()), limiter, refusals, rewriter, stages, activity, meters);
     }
 }

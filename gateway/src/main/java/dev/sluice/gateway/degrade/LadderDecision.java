@@ -1,6 +1,7 @@
 package dev.sluice.gateway.degrade;
 
 import dev.sluice.gateway.api.Stage;
+
 /**
  * @param stage   what to do
  * @param model   for DOWNGRADED: the model to send instead; else the requested one

@@ -1,10 +1,12 @@
 package dev.sluice.gateway.degrade;
 
-import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.api.StageCounter;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.RequestRewriter;
@@ -12,8 +14,6 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaRefusals;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.Tier;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,8 +42,14 @@ public class LadderFilter implements GlobalFilter, Ordered {
     /** Requests held on a delay right now, on this replica: bounded by ladder.max-held. */
     private final AtomicInteger held = new AtomicInteger();
 
-    public LadderFilter(DegradationLadder ladder, QuotaLimiter limiter, QuotaRefusals refusals, RequestRewriter rewriter,
-                        StageCounter stages, TenantActivity activity, MeterRegistry meters) {
+    public LadderFilter(
+            DegradationLadder ladder,
+            QuotaLimiter limiter,
+            QuotaRefusals refusals,
+            RequestRewriter rewriter,
+            StageCounter stages,
+            TenantActivity activity,
+            MeterRegistry meters) {
         this.ladder = ladder;
         this.limiter = limiter;
         this.refusals = refusals;
@@ -59,8 +65,8 @@ public class LadderFilter implements GlobalFilter, Ordered {
     }
 
     /** One rung of the ladder for this outcome; a delay comes back here once, with {@code mayDelay} false. */
-    private Mono<Void> climb(ServerWebExchange exchange, GatewayFilterChain chain, QuotaLimiter.Outcome outcome,
-                             boolean mayDelay) {
+    private Mono<Void> climb(
+            ServerWebExchange exchange, GatewayFilterChain chain, QuotaLimiter.Outcome outcome, boolean mayDelay) {
         Tenant tenant = SluiceAttributes.tenant(exchange);
         Tier tier = SluiceAttributes.tier(exchange);
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
@@ -69,8 +75,8 @@ public class LadderFilter implements GlobalFilter, Ordered {
         boolean roomToHold = held.get() < config.ladder().maxHeld();
         // A batch's body names no model to swap (its file's lines name theirs): it is never downgraded.
         String model = estimate.endpoint() == Endpoint.BATCHES ? null : estimate.model();
-        LadderDecision step = ladder.decide(outcome.decision(), tier, config.ladder(), model, critical,
-                mayDelay && roomToHold);
+        LadderDecision step =
+                ladder.decide(outcome.decision(), tier, config.ladder(), model, critical, mayDelay && roomToHold);
         // The abuse signal reads every answer, refusals and holds included, not a snapshot as the minute ends.
         activity.quotaAnswered(tenant.id(), estimate.totalTokens(), outcome.decision(), step.stage() == Stage.DELAYED);
         stages.count(tenant.id(), tier.name(), step.stage());
@@ -85,13 +91,15 @@ public class LadderFilter implements GlobalFilter, Ordered {
                 // The second ask waits on the store only for what the first left of the request's budget
                 // (the hold itself is not store time).
                 return Mono.delay(Duration.ofMillis(step.delayMs()))
-                        .then(limiter.acquire(tenant.id(), tier, estimate.totalTokens(), SluiceAttributes.decisionBudget(exchange)))
+                        .then(limiter.acquire(
+                                tenant.id(), tier, estimate.totalTokens(), SluiceAttributes.decisionBudget(exchange)))
                         .doFinally(signal -> held.decrementAndGet())
                         .flatMap(retry -> refusals.outright(exchange, retry)
                                 .orElseGet(() -> climb(exchange, chain, retry, false)));
             }
             case DOWNGRADED -> {
-                SluiceAttributes.REQUEST_BODY.set(exchange, rewriter.withModel(SluiceAttributes.REQUEST_BODY.get(exchange), step.model()));
+                SluiceAttributes.REQUEST_BODY.set(
+                        exchange, rewriter.withModel(SluiceAttributes.REQUEST_BODY.get(exchange), step.model()));
                 SluiceAttributes.MODEL.set(exchange, step.model());
                 degraded(exchange, "model-downgraded; from=" + estimate.model() + "; to=" + step.model());
                 return admitted(exchange, chain, outcome.reservation());
@@ -102,7 +110,8 @@ public class LadderFilter implements GlobalFilter, Ordered {
         }
     }
 
-    private static Mono<Void> admitted(ServerWebExchange exchange, GatewayFilterChain chain, QuotaReservation reservation) {
+    private static Mono<Void> admitted(
+            ServerWebExchange exchange, GatewayFilterChain chain, QuotaReservation reservation) {
         QuotaReservation.ATTRIBUTE.set(exchange, reservation);
         return chain.filter(exchange);
     }

@@ -46,6 +46,7 @@ final class CallWithFailover {
     private static final int MAX_SPILLS = 4;
     /** A 503 without retry-after is tried again after this, not at once. */
     static final long DEFAULT_OVERLOAD_WAIT_MS = 500;
+
     private final Dispatchers dispatchers;
     private final Clock clock;
     private final UpstreamMeters meters;
@@ -54,8 +55,14 @@ final class CallWithFailover {
     private final RequestRewriter rewriter;
     private final UpstreamTargets targets;
 
-    CallWithFailover(Dispatchers dispatchers, Clock clock, UpstreamMeters meters, DispatchRefusals refusals,
-                     UpstreamTimeouts timeouts, RequestRewriter rewriter, UpstreamTargets targets) {
+    CallWithFailover(
+            Dispatchers dispatchers,
+            Clock clock,
+            UpstreamMeters meters,
+            DispatchRefusals refusals,
+            UpstreamTimeouts timeouts,
+            RequestRewriter rewriter,
+            UpstreamTargets targets) {
         this.dispatchers = dispatchers;
         this.clock = clock;
         this.meters = meters;
@@ -71,23 +78,29 @@ final class CallWithFailover {
      * while it waits was never sent: it is routed again.
      */
     Mono<Void> dispatch(RoutedRequest r, int attempt, long maxWaitMs) {
-        return dispatchers.submit(r.untried(), maxWaitMs, SluiceAttributes.decisionBudget(r.exchange))
+        return dispatchers
+                .submit(r.untried(), maxWaitMs, SluiceAttributes.decisionBudget(r.exchange))
                 .doOnNext(lease -> r.handedOverAtMs = clock.millis())
-                // The lease comes on the dispatch loop, which every request shares: the call goes on from this request's own loop.
+                // The lease comes on the dispatch loop, which every request shares: the call goes on from this
+                // request's own loop.
                 .publishOn(RequestLoop.of(r.exchange))
                 .flatMap(lease -> call(r, lease, attempt))
-                .onErrorResume(ProviderFailingException.class, failing -> r.spilled++ < MAX_SPILLS
-                        ? dispatch(r, attempt, r.waitLeftMs(clock.millis()))
-                        : Mono.error(GatewayBusyException.providersFailing(r.waitLeftMs(clock.millis()))));
+                .onErrorResume(
+                        ProviderFailingException.class,
+                        failing -> r.spilled++ < MAX_SPILLS
+                                ? dispatch(r, attempt, r.waitLeftMs(clock.millis()))
+                                : Mono.error(GatewayBusyException.providersFailing(r.waitLeftMs(clock.millis()))));
     }
 
     /** A call no budget guards (it names no model and the provider lists no "*"): straight to the provider. */
     Mono<Void> unbudgeted(RoutedRequest r, ProviderSettings provider) {
         ServerWebExchange exchange = r.exchange;
         toProvider(r, provider);
-        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, false, false, status -> { }, clock);
-        return r.chain.filter(exchange.mutate().response(answer).build())
-                .doOnSuccess(done -> meters.responses(Integer.toString(answer.status()), provider.name()).increment())
+        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, false, false, status -> {}, clock);
+        return r.chain
+                .filter(exchange.mutate().response(answer).build())
+                .doOnSuccess(done -> meters.responses(Integer.toString(answer.status()), provider.name())
+                        .increment())
                 .onErrorResume(e -> refusals.upstreamFailed(exchange, e));
     }
 
@@ -98,8 +111,11 @@ final class CallWithFailover {
         UpstreamTargets.ATTRIBUTE.set(r.exchange, targets.of(provider));
         if (r.body != null) {
             String upstreamModel = provider.upstreamModel(r.model);
-            SluiceAttributes.REQUEST_BODY.set(r.exchange, upstreamModel == null || upstreamModel.equals(r.model)
-                    ? r.body : rewriter.withModel(r.body, upstreamModel));
+            SluiceAttributes.REQUEST_BODY.set(
+                    r.exchange,
+                    upstreamModel == null || upstreamModel.equals(r.model)
+                            ? r.body
+                            : rewriter.withModel(r.body, upstreamModel));
         }
         r.exchange.getResponse().getHeaders().set(DispatchFilter.PROVIDER_HEADER, provider.name());
     }
@@ -114,16 +130,24 @@ final class CallWithFailover {
         long queued = r.waited.addAndGet(lease.queuedMs());
         if (queued > 0) exchange.getResponse().getHeaders().set("X-Sluice-Queue-Wait-Ms", Long.toString(queued));
         boolean mayFailOver = attempt < dispatchers.settings().maxAttempts() && r.hasAnotherThan(name);
-        UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
+        UpstreamAnswer answer =
+                new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
         SentRequest sent = new SentRequest(exchange.getRequest(), clock);
         long handedOverAtMs = r.handedOverAtMs;
         // Settled as sent: the count delay runs from when the body left, which under a burst is well after the lease.
-        Supplier<Lease> asSent = () -> lease.sentAfter(SentRequest.countsLaterByMs(handedOverAtMs, sent.sentAtMs(),
-                answer.headersAtMs(), answer.countedByMs() != Long.MIN_VALUE, dispatcher.limits().countDelayMs()));
-        return firstByteWithin(r.chain.filter(exchange.mutate().request(sent).response(answer).build()), answer,
+        Supplier<Lease> asSent = () -> lease.sentAfter(SentRequest.countsLaterByMs(
+                handedOverAtMs,
+                sent.sentAtMs(),
+                answer.headersAtMs(),
+                answer.countedByMs() != Long.MIN_VALUE,
+                dispatcher.limits().countDelayMs()));
+        return firstByteWithin(
+                        r.chain.filter(
+                                exchange.mutate().request(sent).response(answer).build()),
+                        answer,
                         firstByteTimeout(lease.probe(), mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
@@ -134,16 +158,28 @@ final class CallWithFailover {
                             dispatcher.notSent(lease).subscribe();
                             return;
                         }
-                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
-                                : CallFailures.isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
+                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR
+                                ? AimdLimit.Outcome.SUCCESS
+                                : CallFailures.isTimeout(error.get())
+                                        ? AimdLimit.Outcome.TIMEOUT
+                                        : AimdLimit.Outcome.FAILED;
                         // Without the answer's usage the charge stays (the safe side); a stream cut after
                         // its usage arrived settles the input and output windows from it.
                         Usage used = usageOf(exchange);
-                        dispatcher.finish(asSent.get(), outcome, 0, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
-                                clock.millis() - started, answer.countedByMs()).subscribe();
+                        dispatcher
+                                .finish(
+                                        asSent.get(),
+                                        outcome,
+                                        0,
+                                        inputDelta(dispatcher, lease, used),
+                                        outputDelta(dispatcher, lease, used),
+                                        clock.millis() - started,
+                                        answer.countedByMs())
+                                .subscribe();
                     }
                 })
-                // The call's own failure, as a signal: what follows (a retry, another provider) has failures of its own.
+                // The call's own failure, as a signal: what follows (a retry, another provider) has failures of its
+                // own.
                 .materialize()
                 .flatMap(signal -> {
                     if (signal.isOnError()) return failedCall(r, name, attempt, signal.getThrowable());
@@ -151,8 +187,16 @@ final class CallWithFailover {
                     correctFromProvider(dispatcher, answer);
                     meters.responses(Integer.toString(answer.status()), name).increment();
                     if (answer.failedOver()) {
-                        dispatcher.finish(asSent.get(), AimdLimit.Outcome.SUCCESS, 0, 0, 0, clock.millis() - started,
-                                answer.countedByMs()).subscribe();
+                        dispatcher
+                                .finish(
+                                        asSent.get(),
+                                        AimdLimit.Outcome.SUCCESS,
+                                        0,
+                                        0,
+                                        0,
+                                        clock.millis() - started,
+                                        answer.countedByMs())
+                                .subscribe();
                         return failedOver(r, name, attempt);
                     }
                     if (!answer.pushedBack()) return finished(exchange, dispatcher, asSent.get(), answer, started);
@@ -170,7 +214,9 @@ final class CallWithFailover {
         DispatchProperties.Failover failover = dispatchers.settings().failover();
         Duration configured = failover.firstByteTimeout();
         if (!probe) return configured;
-        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0 ? failover.probeTimeout() : configured;
+        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0
+                ? failover.probeTimeout()
+                : configured;
     }
 
     /**
@@ -180,9 +226,10 @@ final class CallWithFailover {
      */
     private static Mono<Void> firstByteWithin(Mono<Void> call, UpstreamAnswer answer, Duration timeout) {
         if (timeout.isZero()) return call;
-        return call.timeout(Mono.delay(timeout).flatMap(t -> answer.begun() ? Mono.never() : Mono.just(t)),
-                Mono.error(() -> new TimeoutException("no status and headers from the provider within "
-                        + timeout.toMillis() + " ms")));
+        return call.timeout(
+                Mono.delay(timeout).flatMap(t -> answer.begun() ? Mono.never() : Mono.just(t)),
+                Mono.error(() -> new TimeoutException(
+                        "no status and headers from the provider within " + timeout.toMillis() + " ms")));
     }
 
     /** The provider's status as its headers arrive: alive (any answer but a 5xx other than 503) or failing. */
@@ -203,7 +250,8 @@ final class CallWithFailover {
         if (!CallFailures.neverConnected(e)) r.reachedAProvider = true;
         else if (!r.reachedAProvider) SluiceAttributes.NEVER_SENT.set(r.exchange, true);
         dispatchers.failed(provider);
-        boolean open = !r.exchange.getResponse().isCommitted() && attempt < dispatchers.settings().maxAttempts()
+        boolean open = !r.exchange.getResponse().isCommitted()
+                && attempt < dispatchers.settings().maxAttempts()
                 && r.hasAnotherThan(provider);
         if (!open) return Mono.error(e);
         log.warn("The call to provider {} failed ({}); trying the next on the route", provider, e.toString());
@@ -218,11 +266,17 @@ final class CallWithFailover {
         return dispatch(r, attempt + 1, r.waitLeftMs(clock.millis()));
     }
 
-    private Mono<Void> finished(ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer,
-                                long started) {
+    private Mono<Void> finished(
+            ServerWebExchange exchange,
+            ProviderDispatcher dispatcher,
+            Lease lease,
+            UpstreamAnswer answer,
+            long started) {
         RequestEstimate estimate = RouteChoice.providerCost(RequestEstimate.ATTRIBUTE.get(exchange));
         // A read's answer may show the usage of the call that made the object: not this call's.
-        Usage used = estimate.endpoint() == Endpoint.OTHER || estimate.endpoint() == Endpoint.BATCHES ? null : usageOf(exchange);
+        Usage used = estimate.endpoint() == Endpoint.OTHER || estimate.endpoint() == Endpoint.BATCHES
+                ? null
+                : usageOf(exchange);
         // Providers count prompt + max_tokens at admission and keep it for the minute: only the
         // prompt's difference is corrected, or the budget would think it had room the provider does not.
         // The lease charged the calibrated prompt (what is left after the reserved output).
@@ -231,13 +285,21 @@ final class CallWithFailover {
         if (used != null && answer.status() / 100 == 2) {
             dispatchers.calibration().observe(lease.budgetKey(), estimate.promptTokens(), used.promptTokens());
         }
-        AimdLimit.Outcome outcome = answer.status() == 504 || answer.timedOut()
-                ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+        AimdLimit.Outcome outcome =
+                answer.status() == 504 || answer.timedOut() ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
-        dispatcher.finish(lease, outcome, delta, inputDelta(dispatcher, lease, used), outputDelta(dispatcher, lease, used),
-                clock.millis() - started, answer.countedByMs()).subscribe();
+        dispatcher
+                .finish(
+                        lease,
+                        outcome,
+                        delta,
+                        inputDelta(dispatcher, lease, used),
+                        outputDelta(dispatcher, lease, used),
+                        clock.millis() - started,
+                        answer.countedByMs())
+                .subscribe();
         return Mono.empty();
     }
 
@@ -262,21 +324,21 @@ final class CallWithFailover {
         return used.completionTokens() - lease.job().outputTokens();
     }
 
-    private Mono<Void> pushedBack(RoutedRequest r, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer, int attempt) {
+    private Mono<Void> pushedBack(
+            RoutedRequest r, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer, int attempt) {
         ServerWebExchange exchange = r.exchange;
         String provider = dispatcher.provider();
         long pause = answer.retryAfterMs() > 0 ? answer.retryAfterMs() : 1_000;
         boolean tooMany = answer.status() == 429;
-        Mono<Void> settle = tooMany
-                ? dispatcher.pushedBack(lease, pause)
-                : dispatcher.overloaded(lease);
+        Mono<Void> settle = tooMany ? dispatcher.pushedBack(lease, pause) : dispatcher.overloaded(lease);
         // A 429 pauses the whole budget (the queue waits it out); a 503 concerns this call: it
         // waits here, out of line and holding no slot, for what the provider asked.
         long wait = tooMany ? 0 : answer.retryAfterMs() >= 0 ? answer.retryAfterMs() : DEFAULT_OVERLOAD_WAIT_MS;
         long left = lease.job().deadlineMs() - clock.millis();
         if (attempt >= dispatchers.settings().maxAttempts() || wait > left && !r.hasAnotherThan(provider)) {
             long retry = tooMany ? pause : Math.max(wait, DEFAULT_OVERLOAD_WAIT_MS);
-            GatewayBusyException why = wait > left ? GatewayBusyException.overloadedPastMaxWait(wait, retry)
+            GatewayBusyException why = wait > left
+                    ? GatewayBusyException.overloadedPastMaxWait(wait, retry)
                     : GatewayBusyException.pushedBackEveryTime(attempt, retry);
             return settle.then(Mono.defer(() -> {
                 resetForRetry(exchange);
@@ -294,12 +356,13 @@ final class CallWithFailover {
         }
         return settle.then(wait > 0 ? Mono.delay(Duration.ofMillis(wait)).then() : Mono.<Void>empty())
                 .then(Mono.defer(() -> {
-            resetForRetry(exchange);
-            return dispatcher.resubmit(lease.job().nextAttempt())
-                    .doOnNext(next -> r.handedOverAtMs = clock.millis())
-                    .publishOn(RequestLoop.of(exchange))
-                    .flatMap(next -> call(r, next, attempt + 1));
-        }));
+                    resetForRetry(exchange);
+                    return dispatcher
+                            .resubmit(lease.job().nextAttempt())
+                            .doOnNext(next -> r.handedOverAtMs = clock.millis())
+                            .publishOn(RequestLoop.of(exchange))
+                            .flatMap(next -> call(r, next, attempt + 1));
+                }));
     }
 
     /** Undo what the routing filters put on the exchange and the response, so the call can be made again. */
@@ -310,6 +373,8 @@ final class CallWithFailover {
 
     private void correctFromProvider(ProviderDispatcher dispatcher, UpstreamAnswer answer) {
         if (answer.remainingRequests() < 0 && answer.remainingTokens() < 0) return;
-        dispatcher.correct(answer.remainingRequests(), answer.remainingTokens(), Math.max(answer.resetMs(), 0)).subscribe();
+        dispatcher
+                .correct(answer.remainingRequests(), answer.remainingTokens(), Math.max(answer.resetMs(), 0))
+                .subscribe();
     }
 }

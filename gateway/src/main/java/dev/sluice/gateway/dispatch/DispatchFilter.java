@@ -34,15 +34,24 @@ import reactor.core.publisher.Mono;
 public class DispatchFilter implements GlobalFilter, Ordered {
     /** Names the provider that served the answer (its last attempt's). */
     public static final String PROVIDER_HEADER = "X-Sluice-Provider";
+
     private final Clock clock;
     private final RouteChoice routes;
     private final CallWithFailover calls;
     private final DispatchRefusals refusals;
 
-    public DispatchFilter(Dispatchers dispatchers, Clock clock, MeterRegistry meters, StageCounter stages,
-                          UpstreamTimeouts timeouts, RequestRewriter rewriter, UpstreamTargets targets) {
+    public DispatchFilter(
+            Dispatchers dispatchers,
+            Clock clock,
+            MeterRegistry meters,
+            StageCounter stages,
+            UpstreamTimeouts timeouts,
+            RequestRewriter rewriter,
+            UpstreamTargets targets) {
         this.clock = clock;
-        UpstreamMeters upstream = new UpstreamMeters(meters, dispatchers.providers().stream().map(ProviderSettings::name).toList());
+        UpstreamMeters upstream = new UpstreamMeters(
+                meters,
+                dispatchers.providers().stream().map(ProviderSettings::name).toList());
         this.routes = new RouteChoice(dispatchers);
         this.refusals = new DispatchRefusals(stages, upstream);
         this.calls = new CallWithFailover(dispatchers, clock, upstream, refusals, timeouts, rewriter, targets);

@@ -44,12 +44,21 @@ final class DispatchRefusals {
         if (CallFailures.cutByTheSurface(e)) return Mono.error(e); // the surface answers it: 413
         boolean timeout = CallFailures.isTimeout(e);
         String provider = SluiceAttributes.PROVIDER.get(exchange);
-        meters.responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider).increment();
+        meters.responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider)
+                .increment();
         ServerWebExchangeUtils.reset(exchange);
         return timeout
-                ? OpenAiErrors.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "server_error", "upstream_timeout",
+                ? OpenAiErrors.write(
+                        exchange,
+                        HttpStatus.GATEWAY_TIMEOUT,
+                        "server_error",
+                        "upstream_timeout",
                         "The provider did not answer in time.")
-                : OpenAiErrors.write(exchange, HttpStatus.BAD_GATEWAY, "server_error", "upstream_unavailable",
+                : OpenAiErrors.write(
+                        exchange,
+                        HttpStatus.BAD_GATEWAY,
+                        "server_error",
+                        "upstream_unavailable",
                         "The provider could not be reached.");
     }
 
@@ -62,11 +71,21 @@ final class DispatchRefusals {
         stages.count(SluiceAttributes.tenant(exchange).id(), tier.name(), Stage.TOO_LARGE);
         SluiceAttributes.NEVER_SENT.set(exchange, true);
         String unit = over.unit();
-        String message = String.format("This request needs %d %s (prompt %d + up to %d output) but the provider admits at "
+        String message = String.format(
+                "This request needs %d %s (prompt %d + up to %d output) but the provider admits at "
                         + "most %d %s per minute, so it can never be served. Lower max_tokens or shorten the input.",
                 over.requested(), unit, estimate.promptTokens(), estimate.maxOutputTokens(), over.limit(), unit);
-        return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large",
-                message, Map.of("limit_" + unit.replace(' ', '_'), over.limit(), "requested_" + unit.replace(' ', '_'), over.requested()));
+        return OpenAiErrors.write(
+                exchange,
+                HttpStatus.BAD_REQUEST,
+                "invalid_request_error",
+                "request_too_large",
+                message,
+                Map.of(
+                        "limit_" + unit.replace(' ', '_'),
+                        over.limit(),
+                        "requested_" + unit.replace(' ', '_'),
+                        over.requested()));
     }
 
     /** 503 gateway_busy with the place in line and the wait; the tenant's charge is given back (it was never sent). */
@@ -77,7 +96,12 @@ final class DispatchRefusals {
         HttpHeaders h = exchange.getResponse().getHeaders();
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(retryMs)));
         h.set("retry-after-ms", Long.toString(retryMs));
-        return OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "gateway_busy",
-                busy.getMessage(), Map.of("position", busy.position(), "estimated_wait_ms", busy.estimatedWaitMs()));
+        return OpenAiErrors.write(
+                exchange,
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "server_error",
+                "gateway_busy",
+                busy.getMessage(),
+                Map.of("position", busy.position(), "estimated_wait_ms", busy.estimatedWaitMs()));
     }
 }

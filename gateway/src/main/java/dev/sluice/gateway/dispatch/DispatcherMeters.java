@@ -23,41 +23,61 @@ public final class DispatcherMeters {
     public static final String IN_FLIGHT = "sluice.inflight";
     /** Tagged {@code unit}: tokens, requests, and input_tokens, output_tokens where the provider limits them apart. */
     public static final String UTILISATION = "sluice.budget.utilisation";
+
     public static final String PAUSED = "sluice.budget.paused";
     public static final String QUEUE_WAIT = "sluice.queue.wait";
     /** Read by the admin overview. */
     public static final String ESTIMATE_RATIO = "sluice.queue.wait.estimate.ratio";
+
     static final long ESTIMATE_FLOOR_MS = 100;
 
-    private DispatcherMeters() {
-    }
+    private DispatcherMeters() {}
 
     /** Registers the gauges, which read {@code dispatcher} as they are scraped, and returns the queue-wait timer. */
-    static Timer register(MeterRegistry meters, String key, ProviderDispatcher dispatcher, AimdLimit aimd, AtomicInteger inFlight) {
-        List<Tag> budget = List.of(Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
+    static Timer register(
+            MeterRegistry meters, String key, ProviderDispatcher dispatcher, AimdLimit aimd, AtomicInteger inFlight) {
+        List<Tag> budget = List.of(
+                Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
         meters.gauge(QUEUE_DEPTH, budget, dispatcher, ProviderDispatcher::depth);
         meters.gauge(CONCURRENCY_LIMIT, budget, aimd, AimdLimit::limit);
         meters.gauge(IN_FLIGHT, budget, inFlight);
-        meters.gauge(UTILISATION, with(budget, "unit", "tokens"), dispatcher,
+        meters.gauge(
+                UTILISATION,
+                with(budget, "unit", "tokens"),
+                dispatcher,
                 d -> d.seenNow().tokenUtilisation());
-        meters.gauge(UTILISATION, with(budget, "unit", "requests"), dispatcher,
+        meters.gauge(
+                UTILISATION,
+                with(budget, "unit", "requests"),
+                dispatcher,
                 d -> d.seenNow().requestUtilisation());
         // Only where the provider limits input and output apart (as declared at start).
         BudgetLimits limits = dispatcher.limits();
         if (limits.inputTokensPerMinute() > 0) {
-            meters.gauge(UTILISATION, with(budget, "unit", "input_tokens"), dispatcher,
+            meters.gauge(
+                    UTILISATION,
+                    with(budget, "unit", "input_tokens"),
+                    dispatcher,
                     d -> d.seenNow().inputUtilisation());
         }
         if (limits.outputTokensPerMinute() > 0) {
-            meters.gauge(UTILISATION, with(budget, "unit", "output_tokens"), dispatcher,
+            meters.gauge(
+                    UTILISATION,
+                    with(budget, "unit", "output_tokens"),
+                    dispatcher,
                     d -> d.seenNow().outputUtilisation());
         }
         // A provider's 429 pauses its budget for every replica: how long is left, as this replica last saw it.
-        Gauge.builder(PAUSED, dispatcher, d -> d.seenNow().pausedForMs() / 1000.0).tags(budget)
-                .baseUnit("seconds").description("Time left in the pause the provider asked for (0 when not paused)")
+        Gauge.builder(PAUSED, dispatcher, d -> d.seenNow().pausedForMs() / 1000.0)
+                .tags(budget)
+                .baseUnit("seconds")
+                .description("Time left in the pause the provider asked for (0 when not paused)")
                 .register(meters);
-        return Timer.builder(QUEUE_WAIT).tags(budget).publishPercentileHistogram()
-                .description("Time requests wait in the dispatch queue").register(meters);
+        return Timer.builder(QUEUE_WAIT)
+                .tags(budget)
+                .publishPercentileHistogram()
+                .description("Time requests wait in the dispatch queue")
+                .register(meters);
     }
 
     /**
@@ -67,7 +87,10 @@ public final class DispatcherMeters {
      */
     static DistributionSummary estimateError(MeterRegistry meters, String key, ProviderDispatcher dispatcher) {
         return DistributionSummary.builder(ESTIMATE_RATIO)
-                .tags(List.of(Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model())))
+                .tags(List.of(
+                        Tag.of("budget", key),
+                        Tag.of("provider", dispatcher.provider()),
+                        Tag.of("model", dispatcher.model())))
                 .serviceLevelObjectives(0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2, 4)
                 .publishPercentiles(0.5, 0.95)
                 .description("Actual wait in the dispatch queue over the door's estimate, per admitted request")

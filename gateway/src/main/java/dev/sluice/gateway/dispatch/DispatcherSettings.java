@@ -17,43 +17,123 @@ import reactor.core.scheduler.Scheduler;
  * the loop, clock and meters it shares with the other budgets. {@link #of} gives the defaults;
  * the {@code with} copies change one part.
  */
-public record DispatcherSettings(String key, ProviderBudgetStore store, Supplier<BudgetLimits> limits, AimdLimit aimd,
-                                 int queueCapacity, double interactiveFloor, Duration storeTimeout, Clock clock,
-                                 Scheduler loop, MeterRegistry meters, PendingWork pending, ProviderHealth health) {
+public record DispatcherSettings(
+        String key,
+        ProviderBudgetStore store,
+        Supplier<BudgetLimits> limits,
+        AimdLimit aimd,
+        int queueCapacity,
+        double interactiveFloor,
+        Duration storeTimeout,
+        Clock clock,
+        Scheduler loop,
+        MeterRegistry meters,
+        PendingWork pending,
+        ProviderHealth health) {
     /**
      * The defaults: the settings' own (a line of 10,000 with a tenth kept for interactive
      * calls, 2 s per store call), the adaptive limit starting at the limits' in-flight, no
      * pending work tracked, the default circuit.
      */
-    public static DispatcherSettings of(String key, ProviderBudgetStore store, Supplier<BudgetLimits> limits, Clock clock,
-                                        Scheduler loop, MeterRegistry meters) {
-        return new DispatcherSettings(key, store, limits, new AimdLimit(AimdLimit.Settings.startingAt(limits.get().maxInFlight())),
-                10_000, 0.1, Duration.ofSeconds(2), clock, loop, meters, PendingWork.untracked(),
+    public static DispatcherSettings of(
+            String key,
+            ProviderBudgetStore store,
+            Supplier<BudgetLimits> limits,
+            Clock clock,
+            Scheduler loop,
+            MeterRegistry meters) {
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                new AimdLimit(AimdLimit.Settings.startingAt(limits.get().maxInFlight())),
+                10_000,
+                0.1,
+                Duration.ofSeconds(2),
+                clock,
+                loop,
+                meters,
+                PendingWork.untracked(),
                 new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
     }
 
     public DispatcherSettings withAimd(AimdLimit aimd) {
-        return new DispatcherSettings(key, store, limits, aimd, queueCapacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                pending, health);
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                aimd,
+                queueCapacity,
+                interactiveFloor,
+                storeTimeout,
+                clock,
+                loop,
+                meters,
+                pending,
+                health);
     }
 
     public DispatcherSettings withQueue(int queueCapacity, double interactiveFloor) {
-        return new DispatcherSettings(key, store, limits, aimd, queueCapacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                pending, health);
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                aimd,
+                queueCapacity,
+                interactiveFloor,
+                storeTimeout,
+                clock,
+                loop,
+                meters,
+                pending,
+                health);
     }
 
     public DispatcherSettings withStoreTimeout(Duration storeTimeout) {
-        return new DispatcherSettings(key, store, limits, aimd, queueCapacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                pending, health);
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                aimd,
+                queueCapacity,
+                interactiveFloor,
+                storeTimeout,
+                clock,
+                loop,
+                meters,
+                pending,
+                health);
     }
 
     public DispatcherSettings withPending(PendingWork pending) {
-        return new DispatcherSettings(key, store, limits, aimd, queueCapacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                pending, health);
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                aimd,
+                queueCapacity,
+                interactiveFloor,
+                storeTimeout,
+                clock,
+                loop,
+                meters,
+                pending,
+                health);
     }
 
     public DispatcherSettings withHealth(ProviderHealth health) {
-        return new DispatcherSettings(key, store, limits, aimd, queueCapacity, interactiveFloor, storeTimeout, clock, loop, meters,
-                pending, health);
+        return new DispatcherSettings(
+                key,
+                store,
+                limits,
+                aimd,
+                queueCapacity,
+                interactiveFloor,
+                storeTimeout,
+                clock,
+                loop,
+                meters,
+                pending,
+                health);
     }
 }

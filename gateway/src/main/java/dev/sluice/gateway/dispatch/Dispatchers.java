@@ -19,11 +19,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One {@link ProviderDispatcher} per provider budget (provider and model, or the provider's
@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class Dispatchers implements ShutdownDrain.Lines {
     /** Each provider's circuit: 0 closed, 1 open (stepped around after failures), 2 probing (one call tests it). */
     public static final String CIRCUIT = "sluice.provider.circuit";
+
     private static final Logger log = LoggerFactory.getLogger(Dispatchers.class);
     private final ProviderBudgetStore store;
     private final ConfigRegistry config;
@@ -48,8 +49,15 @@ public final class Dispatchers implements ShutdownDrain.Lines {
     private final ProviderCalibration calibration;
     private volatile boolean closed;
 
-    public Dispatchers(ProviderBudgetStore store, ConfigRegistry config, DispatchProperties settings, Clock clock, Scheduler loop,
-                       MeterRegistry meters, PendingWork pending, ProviderCalibration calibration) {
+    public Dispatchers(
+            ProviderBudgetStore store,
+            ConfigRegistry config,
+            DispatchProperties settings,
+            Clock clock,
+            Scheduler loop,
+            MeterRegistry meters,
+            PendingWork pending,
+            ProviderCalibration calibration) {
         this.pending = pending;
         this.calibration = calibration;
         this.store = store;
@@ -59,13 +67,17 @@ public final class Dispatchers implements ShutdownDrain.Lines {
         this.loop = loop;
         this.meters = meters;
         DispatchProperties.Failover f = settings.failover();
-        this.healthSettings = new ProviderHealth.Settings(f.failures(), f.cooldown().toMillis(), f.maxCooldown().toMillis(),
+        this.healthSettings = new ProviderHealth.Settings(
+                f.failures(),
+                f.cooldown().toMillis(),
+                f.maxCooldown().toMillis(),
                 f.probeTimeout().toMillis());
     }
 
     /** The dispatcher for {@code model} at {@code provider}, or null when the provider publishes no limits for it. */
     public ProviderDispatcher forModel(ProviderSettings provider, String model) {
-        if (provider.limitsFor(model) == null) return null; // every request asks: a lookup, not the budget's limits built
+        if (provider.limitsFor(model) == null)
+            return null; // every request asks: a lookup, not the budget's limits built
         String key = ProviderBudgetStore.key(provider, model);
         ProviderDispatcher known = byKey.get(key);
         if (known != null) return known;
@@ -73,13 +85,13 @@ public final class Dispatchers implements ShutdownDrain.Lines {
             calibration.register(k); // its ratio gauge, at the default from start
             BudgetLimits initial = limitsOf(provider, model);
             String name = provider.name();
-            ProviderDispatcher d = new ProviderDispatcher(DispatcherSettings.of(k, store, () -> limitsNow(name, model, initial),
-                            clock, loop, meters)
-                    .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())))
-                    .withQueue(settings.queueCapacity(), settings.interactiveFloor())
-                    .withStoreTimeout(settings.storeTimeout())
-                    .withPending(pending)
-                    .withHealth(health(name)));
+            ProviderDispatcher d = new ProviderDispatcher(
+                    DispatcherSettings.of(k, store, () -> limitsNow(name, model, initial), clock, loop, meters)
+                            .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(initial.maxInFlight())))
+                            .withQueue(settings.queueCapacity(), settings.interactiveFloor())
+                            .withStoreTimeout(settings.storeTimeout())
+                            .withPending(pending)
+                            .withHealth(health(name)));
             if (closed) d.close().subscribe(); // created during shutdown: closed from the start
             return d;
         });
@@ -93,7 +105,8 @@ public final class Dispatchers implements ShutdownDrain.Lines {
         return health.computeIfAbsent(name, n -> {
             ProviderHealth h = new ProviderHealth(healthSettings);
             Gauge.builder(CIRCUIT, h, x -> x.state().ordinal())
-                    .tag("provider", n).description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
+                    .tag("provider", n)
+                    .description("The provider's circuit: 0 closed, 1 open (stepped around), 2 probing")
                     .register(meters);
             return h;
         });
@@ -113,7 +126,10 @@ public final class Dispatchers implements ShutdownDrain.Lines {
     public void failed(String provider) {
         ProviderHealth h = health(provider);
         if (h.failed(clock.millis())) {
-            log.warn("Provider {} is failing: stepped around for {} ms, then probed", provider, h.blockedForMs(clock.millis()));
+            log.warn(
+                    "Provider {} is failing: stepped around for {} ms, then probed",
+                    provider,
+                    h.blockedForMs(clock.millis()));
             byKey.values().forEach(d -> {
                 if (d.provider().equals(provider)) d.spillWaiting();
             });
@@ -146,7 +162,9 @@ public final class Dispatchers implements ShutdownDrain.Lines {
     @Override
     public Mono<Void> close() {
         closed = true;
-        return Flux.fromIterable(byKey.values()).flatMap(ProviderDispatcher::close).then();
+        return Flux.fromIterable(byKey.values())
+                .flatMap(ProviderDispatcher::close)
+                .then();
     }
 
     /** Undoes {@link #close()} when the context starts again after a stop. */
@@ -165,7 +183,9 @@ public final class Dispatchers implements ShutdownDrain.Lines {
 
     private BudgetLimits limitsOf(ProviderSettings provider, String model) {
         BudgetLimits limits = BudgetLimits.of(provider, model, settings.lease());
-        return limits == null ? null : limits.withCountDelay(settings.countDelay().toMillis());
+        return limits == null
+                ? null
+                : limits.withCountDelay(settings.countDelay().toMillis());
     }
 
     /** Every budget's dispatcher made so far. */

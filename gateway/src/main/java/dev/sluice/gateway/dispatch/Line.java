@@ -1,8 +1,8 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.dispatch.lease.Lease;
-import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.FairQueue;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
@@ -33,6 +33,7 @@ final class Line {
         final Sinks.One<Lease> sink = Sinks.one();
         /** What the request may still wait on the store: the budget's calls made for this job are bounded by it. */
         final DecisionBudget budget;
+
         final AtomicReference<Lease> state = new AtomicReference<>(); // set once: the lease, or CANCELLED
         volatile ProviderDispatcher owner;
         volatile Job job; // as the owner charges it
@@ -83,7 +84,9 @@ final class Line {
         } else {
             queue.victimFor(job).ifPresent(this::pushOut);
             if (!queue.enqueue(job, turnAtLeast)) {
-                fail(ticket, GatewayBusyException.queueFull(queue.position(job.id()).orElse(queue.depth())));
+                fail(
+                        ticket,
+                        GatewayBusyException.queueFull(queue.position(job.id()).orElse(queue.depth())));
                 return false;
             }
         }
@@ -107,7 +110,8 @@ final class Line {
         int position = queue.position(job.id()).orElse(0);
         if (queue.remove(job.id()).isEmpty()) return;
         Ticket t = tickets.remove(job.id());
-        if (t != null) t.refuse(GatewayBusyException.gaveWay(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
+        if (t != null)
+            t.refuse(GatewayBusyException.gaveWay(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
         refreshDepth();
     }
 
@@ -121,7 +125,8 @@ final class Line {
         if (queue.remove(job.id()).isEmpty()) return;
         Ticket t = tickets.remove(job.id());
         if (t != null) {
-            t.refuse(GatewayBusyException.roomTakenElsewhere(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
+            t.refuse(GatewayBusyException.roomTakenElsewhere(
+                    position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
         }
         refreshDepth();
     }
@@ -191,9 +196,10 @@ final class Line {
             // A promise made within the door's burst span is not firm yet (Door.BURST_MS): one made on a view of
             // the budget that another replica's sends of the same moment had already filled is the door's refusal,
             // told late by a few milliseconds, not a promise broken after a wait.
-            t.refuse(nowMs - job.enqueuedAtMs() < Door.BURST_MS
-                    ? GatewayBusyException.roomTakenElsewhere(i + 1, waitMs, maxWaitMs)
-                    : GatewayBusyException.cannotMakeIt(maxWaitMs, waitMs, i + 1, t.estimatedWaitMs));
+            t.refuse(
+                    nowMs - job.enqueuedAtMs() < Door.BURST_MS
+                            ? GatewayBusyException.roomTakenElsewhere(i + 1, waitMs, maxWaitMs)
+                            : GatewayBusyException.cannotMakeIt(maxWaitMs, waitMs, i + 1, t.estimatedWaitMs));
         }
         refreshDepth();
     }

@@ -69,8 +69,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     private final Pump pump;
 
     /** A budget that can take a request, and the request's job as that budget charges it. */
-    public record Candidate(ProviderDispatcher dispatcher, Job job) {
-    }
+    public record Candidate(ProviderDispatcher dispatcher, Job job) {}
 
     public ProviderDispatcher(DispatcherSettings settings) {
         String key = settings.key();
@@ -86,14 +85,22 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         this.configured = configured;
         this.aimd = aimd;
         // Credit sized by the limits at start; a reload that changes them keeps the first size (a tuning, not a bound).
-        this.queue = FairQueue.forBudget(settings.queueCapacity(), settings.interactiveFloor(), configured.get().tokenScale());
+        this.queue = FairQueue.forBudget(
+                settings.queueCapacity(),
+                settings.interactiveFloor(),
+                configured.get().tokenScale());
         this.line = new Line(queue);
         this.door = new Door(queue);
         this.clock = clock;
         this.loop = loop;
         this.budget = new BudgetCache(key, settings.store(), settings.storeTimeout(), clock);
         this.pump = new Pump(this, line, budget, health, clock, loop, pending);
-        this.leases = new LeaseSettlement(budget, aimd, clock, pending, pump::pumpSoon,
+        this.leases = new LeaseSettlement(
+                budget,
+                aimd,
+                clock,
+                pending,
+                pump::pumpSoon,
                 (tenant, delta) -> loop.schedule(() -> queue.reconcile(tenant, delta)));
         this.queueWait = DispatcherMeters.register(meters, key, this, aimd, leases.inFlight());
         this.estimateError = DispatcherMeters.estimateError(meters, key, this);
@@ -223,7 +230,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     /** The budget for the door: a failing provider's circuit counts as a pause. */
     Door.Capacity capacity() {
-        Door.Capacity c = budget.capacity(limits(), leases.meanCallMs(), leases.moveMs(), leases.inFlight().get());
+        Door.Capacity c = budget.capacity(
+                limits(),
+                leases.meanCallMs(),
+                leases.moveMs(),
+                leases.inFlight().get());
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }
@@ -296,10 +307,12 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     @Override
     public Mono<LaneSharing.Share> takeReports() {
         return Mono.fromCallable(() -> {
-            queue.shareWithOtherReplicas();
-            if (fleetSeenUpToMs == Long.MAX_VALUE) fleetSeenUpToMs = Long.MIN_VALUE; // a promise now waits for the fleet's view
-            return new LaneSharing.Share(queue.takeReports(), door.demandHere(clock.millis()));
-        }).subscribeOn(loop);
+                    queue.shareWithOtherReplicas();
+                    if (fleetSeenUpToMs == Long.MAX_VALUE)
+                        fleetSeenUpToMs = Long.MIN_VALUE; // a promise now waits for the fleet's view
+                    return new LaneSharing.Share(queue.takeReports(), door.demandHere(clock.millis()));
+                })
+                .subscribeOn(loop);
     }
 
     /** The fleet's view: counters rebased, the others' demand to the door, the hold set, and the line tried again under it. */
@@ -327,13 +340,20 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     // How a lease ends: LeaseSettlement.
 
-    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
+    public Mono<Void> finish(
+            Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
         return leases.finish(lease, outcome, tokenDelta, 0, 0, durationMs, countedByMs);
     }
 
     /** The call ended with the provider's usage: the input and output windows are settled too. */
-    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
-                             long durationMs, long countedByMs) {
+    public Mono<Void> finish(
+            Lease lease,
+            AimdLimit.Outcome outcome,
+            long tokenDelta,
+            long inputDelta,
+            long outputDelta,
+            long durationMs,
+            long countedByMs) {
         return leases.finish(lease, outcome, tokenDelta, inputDelta, outputDelta, durationMs, countedByMs);
     }
 

@@ -56,14 +56,21 @@ final class Pump {
     private final AtomicBoolean pumpQueued = new AtomicBoolean();
     /** The loop's thread (a single-thread scheduler), seen by the pump; an answer there goes on inline. */
     private volatile Thread loopThread;
+
     private int inline;
     private Disposable wakeUp;
     /** Whether this budget's lanes wait for other replicas' ({@link LaneSharing}). */
     private HoldBack hold = HoldBack.NONE;
 
     /** @param dispatcher the budget's limits and door capacity as they are now, and where a lease is handed over */
-    Pump(ProviderDispatcher dispatcher, Line line, BudgetCache budget, ProviderHealth health, Clock clock, Scheduler loop,
-         PendingWork pending) {
+    Pump(
+            ProviderDispatcher dispatcher,
+            Line line,
+            BudgetCache budget,
+            ProviderHealth health,
+            Clock clock,
+            Scheduler loop,
+            PendingWork pending) {
         this.dispatcher = dispatcher;
         this.line = line;
         this.queue = line.queue();
@@ -112,13 +119,15 @@ final class Pump {
     private void fromStore(BudgetLimits limits) {
         long sentAt = clock.millis();
         // Asked for the job at the head of the line, whose request waits on it.
-        budget.snapshot(limits, line.headBudget()).publishOn(loop).subscribe(
-                snapshot -> {
-                    budget.remember(snapshot);
-                    reviewPromises(sentAt);
-                    dispatchFrom(BudgetView.of(snapshot), limits, false);
-                },
-                error -> stopPumping(250, error));
+        budget.snapshot(limits, line.headBudget())
+                .publishOn(loop)
+                .subscribe(
+                        snapshot -> {
+                            budget.remember(snapshot);
+                            reviewPromises(sentAt);
+                            dispatchFrom(BudgetView.of(snapshot), limits, false);
+                        },
+                        error -> stopPumping(250, error));
     }
 
     /**
@@ -142,8 +151,10 @@ final class Pump {
             }
             queue.peek().ifPresent(this::dropDoomed);
             BudgetSnapshot last = budget.last();
-            long hint = last == null ? 100 : Math.max(20, Math.min(1_000, last.pausedForMs() > 0
-                    ? last.pausedForMs() : limits.inFlightHintMs()));
+            long hint = last == null
+                    ? 100
+                    : Math.max(
+                            20, Math.min(1_000, last.pausedForMs() > 0 ? last.pausedForMs() : limits.inFlightHintMs()));
             stopPumping(queue.depth() == 0 ? -1 : hint, null);
             return;
         }
@@ -153,39 +164,43 @@ final class Pump {
         // The leaving schedule serves the door's estimates for jobs that wait: not needed when none do.
         DecisionBudget waiting = ticket == null ? DecisionBudget.UNLIMITED : ticket.budget;
         long sentAt = clock.millis();
-        budget.tryAcquire(limits, job, leaseId, queue.depth() > 0, waiting).subscribe(decision -> {
-            // The budget as it is now, this dispatch included: the door counts it from here, not
-            // from the pump's snapshot, which a burst of dispatches leaves behind. Remembered before
-            // the lease is handed over: a call that fails at once gives its slot back after this,
-            // not before it (its release would be overwritten, and the slot look taken for ever).
-            budget.remember(decision.snapshot());
-            // On the store's reply thread: an admitted job's caller goes on from here at once (the
-            // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
-            if (decision.admitted()) dispatcher.handOver(ticket, job, leaseId, decision);
-            if (Thread.currentThread() == loopThread && inline < MAX_INLINE) {
-                // Answered at once on the loop (spent from the replica's slice, or the in-memory
-                // budget): go on here instead of a task hop per call, a few calls deep at most.
-                inline++;
-                try {
-                    afterAcquire(job, decision, view, limits, remembered, sentAt);
-                } finally {
-                    inline--;
-                }
-            } else {
-                loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered, sentAt));
-            }
-        }, error -> loop.schedule(() -> {
-            // No answer in time: the charge may still have landed. Releasing the lease id frees the
-            // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe side.
-            pending.run(budget.release(leaseId).onErrorResume(e -> Mono.just(false)));
-            line.requeueAtHead(job);
-            stopPumping(250, error);
-        }));
+        budget.tryAcquire(limits, job, leaseId, queue.depth() > 0, waiting)
+                .subscribe(
+                        decision -> {
+                            // The budget as it is now, this dispatch included: the door counts it from here, not
+                            // from the pump's snapshot, which a burst of dispatches leaves behind. Remembered before
+                            // the lease is handed over: a call that fails at once gives its slot back after this,
+                            // not before it (its release would be overwritten, and the slot look taken for ever).
+                            budget.remember(decision.snapshot());
+                            // On the store's reply thread: an admitted job's caller goes on from here at once (the
+                            // hand-over is thread-safe); the queue's own bookkeeping follows on the loop.
+                            if (decision.admitted()) dispatcher.handOver(ticket, job, leaseId, decision);
+                            if (Thread.currentThread() == loopThread && inline < MAX_INLINE) {
+                                // Answered at once on the loop (spent from the replica's slice, or the in-memory
+                                // budget): go on here instead of a task hop per call, a few calls deep at most.
+                                inline++;
+                                try {
+                                    afterAcquire(job, decision, view, limits, remembered, sentAt);
+                                } finally {
+                                    inline--;
+                                }
+                            } else {
+                                loop.schedule(() -> afterAcquire(job, decision, view, limits, remembered, sentAt));
+                            }
+                        },
+                        error -> loop.schedule(() -> {
+                            // No answer in time: the charge may still have landed. Releasing the lease id frees the
+                            // slot either way (Redis runs it after the acquire); the tokens stay counted, the safe
+                            // side.
+                            pending.run(budget.release(leaseId).onErrorResume(e -> Mono.just(false)));
+                            line.requeueAtHead(job);
+                            stopPumping(250, error);
+                        }));
     }
 
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
-    private void afterAcquire(Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered,
-                              long sentAt) {
+    private void afterAcquire(
+            Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered, long sentAt) {
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, and what can no longer start
             // in time is told now, on the budget as the store just gave it, not after the wait.

@@ -11,10 +11,10 @@ import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
-import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.SlidingWindow;
+import dev.sluice.gateway.store.DecisionBudget;
 import java.util.List;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.web.server.ServerWebExchange;
@@ -34,13 +34,18 @@ final class RouteChoice {
     }
 
     /** The request's way through its route; no candidate when none can take it, with why if it is too large for all. */
-    record Route(RoutedRequest request, TooLarge tooLarge) {
-    }
+    record Route(RoutedRequest request, TooLarge tooLarge) {}
 
-    Route route(ServerWebExchange exchange, GatewayFilterChain chain, String model, List<ProviderSettings> providers,
-                RequestEstimate estimate, RequestOptions options, long now) {
-        RoutedRequest routed = new RoutedRequest(exchange, chain, model, SluiceAttributes.REQUEST_BODY.get(exchange),
-                now + options.maxWaitMs());
+    Route route(
+            ServerWebExchange exchange,
+            GatewayFilterChain chain,
+            String model,
+            List<ProviderSettings> providers,
+            RequestEstimate estimate,
+            RequestOptions options,
+            long now) {
+        RoutedRequest routed = new RoutedRequest(
+                exchange, chain, model, SluiceAttributes.REQUEST_BODY.get(exchange), now + options.maxWaitMs());
         TooLarge tooLarge = null;
         for (ProviderSettings provider : providers) {
             ProviderDispatcher dispatcher = dispatchers.forModel(provider, model);
@@ -70,20 +75,35 @@ final class RouteChoice {
      * (what the provider will count) and max_tokens, never past the minute's cap (what the
      * estimate says fits must stay servable); split where the provider limits input and output apart.
      */
-    private Job jobFor(ServerWebExchange exchange, ProviderDispatcher dispatcher, BudgetLimits limits, RequestEstimate estimate,
-                       RequestOptions options, long now) {
+    private Job jobFor(
+            ServerWebExchange exchange,
+            ProviderDispatcher dispatcher,
+            BudgetLimits limits,
+            RequestEstimate estimate,
+            RequestOptions options,
+            long now) {
         double ratio = dispatchers.calibration().ratio(dispatcher.key());
-        long charge = Math.min(SlidingWindow.cap(limits.tokensPerMinute()), TokenCalibration.charge(
-                estimate.promptTokens(), estimate.maxOutputTokens(), ratio));
-        Job job = Job.of(exchange.getRequest().getId(), SluiceAttributes.tenant(exchange).id(), SluiceAttributes.tier(exchange).priority(),
-                options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE, charge, now, now + options.maxWaitMs());
+        long charge = Math.min(
+                SlidingWindow.cap(limits.tokensPerMinute()),
+                TokenCalibration.charge(estimate.promptTokens(), estimate.maxOutputTokens(), ratio));
+        Job job = Job.of(
+                exchange.getRequest().getId(),
+                SluiceAttributes.tenant(exchange).id(),
+                SluiceAttributes.tier(exchange).priority(),
+                options.batch() ? JobClass.BATCH : JobClass.INTERACTIVE,
+                charge,
+                now,
+                now + options.maxWaitMs());
         boolean limitIn = limits.inputTokensPerMinute() > 0;
         boolean limitOut = limits.outputTokensPerMinute() > 0;
         if (!limitIn && !limitOut) return job;
         // The calibrated prompt, and max_tokens reserved as the provider reserves it (settled to what was written).
         return job.withSplit(
-                limitIn ? Math.min(SlidingWindow.cap(limits.inputTokensPerMinute()),
-                        TokenCalibration.charge(estimate.promptTokens(), 0, ratio)) : 0,
+                limitIn
+                        ? Math.min(
+                                SlidingWindow.cap(limits.inputTokensPerMinute()),
+                                TokenCalibration.charge(estimate.promptTokens(), 0, ratio))
+                        : 0,
                 limitOut ? Math.max(0, estimate.maxOutputTokens()) : 0);
     }
 
@@ -93,10 +113,12 @@ final class RouteChoice {
             if (estimate.totalTokens() > SlidingWindow.cap(limits.tokensPerMinute())) {
                 return new TooLarge("tokens", estimate.totalTokens(), limits.tokensPerMinute());
             }
-            if (limits.inputTokensPerMinute() > 0 && estimate.promptTokens() > SlidingWindow.cap(limits.inputTokensPerMinute())) {
+            if (limits.inputTokensPerMinute() > 0
+                    && estimate.promptTokens() > SlidingWindow.cap(limits.inputTokensPerMinute())) {
                 return new TooLarge("input tokens", estimate.promptTokens(), limits.inputTokensPerMinute());
             }
-            if (limits.outputTokensPerMinute() > 0 && estimate.maxOutputTokens() > SlidingWindow.cap(limits.outputTokensPerMinute())) {
+            if (limits.outputTokensPerMinute() > 0
+                    && estimate.maxOutputTokens() > SlidingWindow.cap(limits.outputTokensPerMinute())) {
                 return new TooLarge("output tokens", estimate.maxOutputTokens(), limits.outputTokensPerMinute());
             }
             return null;
@@ -108,8 +130,12 @@ final class RouteChoice {
      * when none took it, the refusal to tell (the soonest retry), or none at all when every
      * budget of the route is shutting down.
      */
-    record Choice(ProviderDispatcher.Candidate chosen, Job job, DoorDecision decision, DoorDecision refusal, boolean anyOpen) {
-    }
+    record Choice(
+            ProviderDispatcher.Candidate chosen,
+            Job job,
+            DoorDecision decision,
+            DoorDecision refusal,
+            boolean anyOpen) {}
 
     /**
      * On the dispatch loop: of {@code route}'s open budgets, the first whose door says the job can
@@ -131,14 +157,17 @@ final class RouteChoice {
             long now = d.now();
             Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
             DoorDecision decision = d.ask(job, maxWaitMs, now);
-            if (decision.accepted() && decision.estimatedWaitMs() <= spillMs && d.health().probeDue(now)) {
+            if (decision.accepted()
+                    && decision.estimatedWaitMs() <= spillMs
+                    && d.health().probeDue(now)) {
                 return new Choice(c, job, decision, refusal, true);
             }
             if (!decision.accepted()) {
                 if (refusal == null || sooner(decision, refusal)) refusal = decision;
                 continue;
             }
-            if (chosenDecision == null || decision.estimatedWaitMs() < chosenDecision.estimatedWaitMs()
+            if (chosenDecision == null
+                    || decision.estimatedWaitMs() < chosenDecision.estimatedWaitMs()
                     || decision.estimatedWaitMs() <= spillMs) {
                 chosen = c;
                 chosenJob = job;
@@ -170,7 +199,12 @@ final class RouteChoice {
      * {@link #enter(List, long, long, boolean)} for a request with {@code budget} left to wait on
      * the store: the budget's calls made for it (the head's snapshot, its acquire) wait no longer.
      */
-    static Mono<Lease> enter(List<ProviderDispatcher.Candidate> route, long maxWaitMs, long spillMs, boolean atHead, DecisionBudget budget) {
+    static Mono<Lease> enter(
+            List<ProviderDispatcher.Candidate> route,
+            long maxWaitMs,
+            long spillMs,
+            boolean atHead,
+            DecisionBudget budget) {
         Line.Ticket ticket = new Line.Ticket(budget);
         Scheduler loop = route.get(0).dispatcher().loop();
         return Mono.defer(() -> {
@@ -192,7 +226,12 @@ final class RouteChoice {
     }
 
     /** On the loop: choose the budget ({@link #choose}) and queue the job there, or refuse it. */
-    private static void place(Line.Ticket ticket, List<ProviderDispatcher.Candidate> route, long maxWaitMs, long spillMs, boolean atHead) {
+    private static void place(
+            Line.Ticket ticket,
+            List<ProviderDispatcher.Candidate> route,
+            long maxWaitMs,
+            long spillMs,
+            boolean atHead) {
         if (ticket.state.get() == Line.CANCELLED) return;
         if (atHead) {
             ProviderDispatcher.Candidate only = route.get(0);

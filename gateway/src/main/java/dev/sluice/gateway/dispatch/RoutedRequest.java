@@ -30,6 +30,7 @@ final class RoutedRequest {
     final AtomicLong waited = new AtomicLong();
     /** When the current attempt's lease was handed over (this gateway's clock): one attempt at a time. */
     volatile long handedOverAtMs = Long.MIN_VALUE;
+
     int spilled;
     /** Whether an attempt made a connection (the provider may have processed the prompt). */
     volatile boolean reachedAProvider;
@@ -51,7 +52,8 @@ final class RoutedRequest {
     List<ProviderDispatcher.Candidate> untried() {
         if (tried.isEmpty()) return candidates;
         List<ProviderDispatcher.Candidate> left = new ArrayList<>(candidates.size());
-        for (ProviderDispatcher.Candidate c : candidates) if (!tried.contains(c.dispatcher().provider())) left.add(c);
+        for (ProviderDispatcher.Candidate c : candidates)
+            if (!tried.contains(c.dispatcher().provider())) left.add(c);
         return left.isEmpty() ? candidates : left;
     }
 
@@ -64,7 +66,8 @@ final class RoutedRequest {
     }
 
     ProviderDispatcher dispatcherOf(Lease lease) {
-        for (ProviderDispatcher.Candidate c : candidates) if (c.dispatcher().key().equals(lease.budgetKey())) return c.dispatcher();
+        for (ProviderDispatcher.Candidate c : candidates)
+            if (c.dispatcher().key().equals(lease.budgetKey())) return c.dispatcher();
         throw new IllegalStateException("a lease of budget " + lease.budgetKey() + " outside the route");
     }
 

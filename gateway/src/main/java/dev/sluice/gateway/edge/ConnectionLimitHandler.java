@@ -54,11 +54,14 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
     }
 
     private static byte[] refusal() {
-        String body = OpenAiErrors.body("rate_limit_error", "too_many_connections",
+        String body = OpenAiErrors.body(
+                "rate_limit_error",
+                "too_many_connections",
                 "Too many open connections from this address; reuse a connection or close some.");
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\n"
-                + "content-length: " + b.length + "\r\n\r\n";
+        String head =
+                "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\n"
+                        + "content-length: " + b.length + "\r\n\r\n";
         return (head + body).getBytes(StandardCharsets.UTF_8);
     }
 }

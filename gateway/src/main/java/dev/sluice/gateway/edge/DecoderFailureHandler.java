@@ -2,9 +2,9 @@ package dev.sluice.gateway.edge;
 
 import dev.sluice.gateway.api.OpenAiErrors;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -54,8 +54,12 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
                 discarding = true;
                 ReferenceCountUtil.release(msg);
                 if (result.isFailure()) answer(ctx, result.cause());
-                else answer(ctx, HttpResponseStatus.BAD_REQUEST, "invalid_path",
-                        "Invalid URL: the request target is not a valid URI (" + badTarget + ").");
+                else
+                    answer(
+                            ctx,
+                            HttpResponseStatus.BAD_REQUEST,
+                            "invalid_path",
+                            "Invalid URL: the request target is not a valid URI (" + badTarget + ").");
                 return;
             }
         }
@@ -83,7 +87,9 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
         if (n == 0 || uri.charAt(0) != '/' || (n > 1 && uri.charAt(1) == '/')) return false;
         for (int i = 1; i < n; i++) {
             char c = uri.charAt(i);
-            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            boolean plain = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
                     || "-._~/?=&+,;:@!$'()*".indexOf(c) >= 0;
             if (!plain) return false;
         }
@@ -92,14 +98,21 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (msg instanceof FullHttpResponse r && r.status().codeClass() == HttpStatusClass.CLIENT_ERROR
-                && !r.content().isReadable() && r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)
+        if (msg instanceof FullHttpResponse r
+                && r.status().codeClass() == HttpStatusClass.CLIENT_ERROR
+                && !r.content().isReadable()
+                && r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)
                 && !r.headers().contains(HttpHeaderNames.CONTENT_TYPE)) {
-            log.debug("Refused an undecodable request from {}: {}", ctx.channel().remoteAddress(), r.status().code());
-            byte[] body = body(codeFor(r.status()), message(r.status(), "malformed request")).getBytes(StandardCharsets.UTF_8);
+            log.debug(
+                    "Refused an undecodable request from {}: {}",
+                    ctx.channel().remoteAddress(),
+                    r.status().code());
+            byte[] body = body(codeFor(r.status()), message(r.status(), "malformed request"))
+                    .getBytes(StandardCharsets.UTF_8);
             FullHttpResponse filled = r.replace(Unpooled.wrappedBuffer(body));
             r.release();
-            filled.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+            filled.headers()
+                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
             msg = filled;
         }
@@ -120,11 +133,16 @@ final class DecoderFailureHandler extends ChannelDuplexHandler {
     }
 
     private static void answer(ChannelHandlerContext ctx, HttpResponseStatus status, String code, String message) {
-        log.debug("Refused an undecodable request from {}: {} ({})", ctx.channel().remoteAddress(), status.code(), message);
+        log.debug(
+                "Refused an undecodable request from {}: {} ({})",
+                ctx.channel().remoteAddress(),
+                status.code(),
+                message);
         String body = body(code, message);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes())
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);

@@ -3,12 +3,12 @@ package dev.sluice.gateway.edge;
 import dev.sluice.gateway.config.EdgeProperties;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Hooks;
 import reactor.netty.NettyPipeline;
 
@@ -47,14 +47,17 @@ public class EdgeConfiguration {
 
     @Bean
     NettyServerCustomizer edgeCustomizer(EdgeProperties edge, ConnectionCounter connections) {
-        return server -> server
-                .idleTimeout(edge.idleTimeout())
+        return server -> server.idleTimeout(edge.idleTimeout())
                 .readTimeout(edge.readTimeout())
                 .requestTimeout(edge.requestTimeout())
                 .doOnChannelInit((observer, channel, remote) -> {
                     channel.pipeline().addFirst(ConnectionLimitHandler.NAME, new ConnectionLimitHandler(connections));
                     if (channel.pipeline().get(NettyPipeline.HttpCodec) != null) {
-                        channel.pipeline().addAfter(NettyPipeline.HttpCodec, DecoderFailureHandler.NAME, new DecoderFailureHandler());
+                        channel.pipeline()
+                                .addAfter(
+                                        NettyPipeline.HttpCodec,
+                                        DecoderFailureHandler.NAME,
+                                        new DecoderFailureHandler());
                     }
                 });
     }

@@ -33,27 +33,54 @@ public class EdgeErrors implements WebExceptionHandler {
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         var request = exchange.getRequest();
         if (clientHungUp(ex)) {
-            log.debug("Client hung up: {} {} from {} ({})", request.getMethod(), request.getPath(), request.getRemoteAddress(), ex.toString());
+            log.debug(
+                    "Client hung up: {} {} from {} ({})",
+                    request.getMethod(),
+                    request.getPath(),
+                    request.getRemoteAddress(),
+                    ex.toString());
             return Mono.empty();
         }
         if (timedOut(ex)) {
-            log.debug("Request body too slow: {} {} from {} ({})", request.getMethod(), request.getPath(), request.getRemoteAddress(), ex.toString());
+            log.debug(
+                    "Request body too slow: {} {} from {} ({})",
+                    request.getMethod(),
+                    request.getPath(),
+                    request.getRemoteAddress(),
+                    ex.toString());
             exchange.getResponse().getHeaders().set("Connection", "close");
-            return OpenAiErrors.invalidRequest(exchange, HttpStatus.REQUEST_TIMEOUT, "request_timeout",
-                    "The request body did not arrive in time (sluice.edge.read-timeout / request-timeout).", null);
+            return OpenAiErrors.invalidRequest(
+                    exchange,
+                    HttpStatus.REQUEST_TIMEOUT,
+                    "request_timeout",
+                    "The request body did not arrive in time (sluice.edge.read-timeout / request-timeout).",
+                    null);
         }
         if (ex instanceof IllegalStateException && alreadyAnswered(exchange)) {
             // Netty answered this request itself (a body it could not decode) and the handlers went on.
-            log.debug("Answered by the listener already: {} {} from {}", request.getMethod(), request.getPath(), request.getRemoteAddress());
+            log.debug(
+                    "Answered by the listener already: {} {} from {}",
+                    request.getMethod(),
+                    request.getPath(),
+                    request.getRemoteAddress());
             return Mono.empty();
         }
         Throwable decoding = decoding(ex);
         if (decoding != null) {
-            log.debug("Undecodable request body: {} {} from {} ({})", request.getMethod(), request.getPath(),
-                    request.getRemoteAddress(), decoding.toString());
+            log.debug(
+                    "Undecodable request body: {} {} from {} ({})",
+                    request.getMethod(),
+                    request.getPath(),
+                    request.getRemoteAddress(),
+                    decoding.toString());
             exchange.getResponse().getHeaders().set("Connection", "close");
-            return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "malformed_body",
-                    "The request body could not be decoded (" + decoding.getClass().getSimpleName() + "): check its chunked encoding.", null);
+            return OpenAiErrors.invalidRequest(
+                    exchange,
+                    HttpStatus.BAD_REQUEST,
+                    "malformed_body",
+                    "The request body could not be decoded ("
+                            + decoding.getClass().getSimpleName() + "): check its chunked encoding.",
+                    null);
         }
         return Mono.error(ex);
     }
@@ -64,8 +91,10 @@ public class EdgeErrors implements WebExceptionHandler {
     }
 
     static boolean timedOut(Throwable ex) {
-        return Causes.any(ex, t -> t instanceof ReadTimeoutException
-                || t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException"));
+        return Causes.any(
+                ex,
+                t -> t instanceof ReadTimeoutException
+                        || t.getClass().getName().equals("reactor.netty.http.server.RequestTimeoutException"));
     }
 
     private static boolean alreadyAnswered(ServerWebExchange exchange) {
@@ -74,10 +103,12 @@ public class EdgeErrors implements WebExceptionHandler {
     }
 
     static boolean clientHungUp(Throwable ex) {
-        return Causes.any(ex, t -> DisconnectedClientHelper.isClientDisconnectedException(t)
-                || t instanceof PrematureChannelClosureException
-                || t instanceof ClosedChannelException
-                || t.getClass().getName().equals("reactor.netty.channel.AbortedException"));
+        return Causes.any(
+                ex,
+                t -> DisconnectedClientHelper.isClientDisconnectedException(t)
+                        || t instanceof PrematureChannelClosureException
+                        || t instanceof ClosedChannelException
+                        || t.getClass().getName().equals("reactor.netty.channel.AbortedException"));
     }
 
     static Throwable decoding(Throwable ex) {

@@ -19,6 +19,7 @@ public final class BufferedBodyRequest extends ServerHttpRequestDecorator {
     private final DataBufferFactory buffers;
     /** The request moves from thread to thread but is only ever on one at a time. */
     private HttpHeaders headers;
+
     private byte[] headersFor;
 
     public BufferedBodyRequest(ServerHttpRequest delegate, ServerWebExchange exchange, DataBufferFactory buffers) {

@@ -18,8 +18,8 @@ public class EstimateConfiguration {
     }
 
     @Bean
-    EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter,
-                                  SluiceProperties props) {
-        return new EstimateFilter(estimator, rewriter, Math.toIntExact(props.maxRequestBytes().toBytes()));
+    EstimateFilter estimateFilter(TokenEstimator estimator, RequestRewriter rewriter, SluiceProperties props) {
+        return new EstimateFilter(
+                estimator, rewriter, Math.toIntExact(props.maxRequestBytes().toBytes()));
     }
 }

@@ -36,9 +36,11 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         Tier tier = SluiceAttributes.tier(exchange);
         String path = exchange.getRequest().getPath().value();
         try {
-            SluiceAttributes.OPTIONS.set(exchange, RequestOptions.from(exchange.getRequest().getHeaders()));
+            SluiceAttributes.OPTIONS.set(
+                    exchange, RequestOptions.from(exchange.getRequest().getHeaders()));
         } catch (RequestOptions.Invalid e) {
-            return OpenAiErrors.invalidRequest(exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
+            return OpenAiErrors.invalidRequest(
+                    exchange, HttpStatus.BAD_REQUEST, "invalid_header", e.getMessage(), e.header());
         }
         if (exchange.getRequest().getMethod() != HttpMethod.POST || Endpoint.fromPath(path) == Endpoint.OTHER) {
             // Operations that generate nothing (reads, such as the list of stored chat completions at
@@ -48,12 +50,18 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         }
         return Bodies.read(exchange.getRequest().getBody(), maxBodyBytes)
                 .flatMap(body -> estimated(exchange, chain, path, body, tier))
-                .onErrorResume(DataBufferLimitException.class, e -> OpenAiErrors.write(exchange, HttpStatus.CONTENT_TOO_LARGE,
-                        "invalid_request_error", "request_too_large",
-                        "The request body is larger than this gateway accepts (" + maxBodyBytes + " bytes)."));
+                .onErrorResume(
+                        DataBufferLimitException.class,
+                        e -> OpenAiErrors.write(
+                                exchange,
+                                HttpStatus.CONTENT_TOO_LARGE,
+                                "invalid_request_error",
+                                "request_too_large",
+                                "The request body is larger than this gateway accepts (" + maxBodyBytes + " bytes)."));
     }
 
-    private Mono<Void> estimated(ServerWebExchange exchange, GatewayFilterChain chain, String path, byte[] body, Tier tier) {
+    private Mono<Void> estimated(
+            ServerWebExchange exchange, GatewayFilterChain chain, String path, byte[] body, Tier tier) {
         RequestEstimate estimate;
         try {
             estimate = estimator.estimate(path, body, tier.defaultMaxTokens());
@@ -70,7 +78,8 @@ public class EstimateFilter implements GlobalFilter, Ordered {
         SluiceAttributes.REQUEST_BODY.set(exchange, forwarded);
         if (estimate.model() != null) SluiceAttributes.MODEL.set(exchange, estimate.model());
         ServerWebExchange withBody = exchange.mutate()
-                .request(new BufferedBodyRequest(exchange.getRequest(), exchange, exchange.getResponse().bufferFactory()))
+                .request(new BufferedBodyRequest(
+                        exchange.getRequest(), exchange, exchange.getResponse().bufferFactory()))
                 .build();
         return chain.filter(withBody);
     }

@@ -13,8 +13,7 @@ final class ImageTokens {
     private static final long HIGH_1024 = 4160;
     private static final long LARGEST_PIXELS = 1536L * 1024;
 
-    private ImageTokens() {
-    }
+    private ImageTokens() {}
 
     static long perImage(String size, String quality) {
         long pixels = pixels(size);

@@ -14,8 +14,7 @@ final class JsonBodies {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
-    private JsonBodies() {
-    }
+    private JsonBodies() {}
 
     static ObjectNode parseObject(byte[] body) {
         JsonNode root;
@@ -33,10 +32,13 @@ final class JsonBodies {
     }
 
     static InvalidRequestException notJson(TokenStreamLocation at) {
-        String where = at == null || at.getLineNr() < 1 ? ""
+        String where = at == null || at.getLineNr() < 1
+                ? ""
                 : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
-        return new InvalidRequestException("We could not parse the JSON body of your request" + where
-                + ". The API expects a JSON object in the body; what was sent was not valid JSON.", null);
+        return new InvalidRequestException(
+                "We could not parse the JSON body of your request" + where
+                        + ". The API expects a JSON object in the body; what was sent was not valid JSON.",
+                null);
     }
 
     static InvalidRequestException missing(String param) {
@@ -44,8 +46,9 @@ final class JsonBodies {
     }
 
     static InvalidRequestException invalidType(String param, String expected, JsonNode got) {
-        return new InvalidRequestException("Invalid type for '" + param + "': expected " + expected
-                + ", but got " + describe(got) + " instead.", param);
+        return new InvalidRequestException(
+                "Invalid type for '" + param + "': expected " + expected + ", but got " + describe(got) + " instead.",
+                param);
     }
 
     static String describe(JsonNode node) {

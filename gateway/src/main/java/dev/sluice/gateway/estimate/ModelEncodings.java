@@ -18,6 +18,7 @@ public final class ModelEncodings {
 
     /** Checked before jtokkit's own prefix rules, which map "gpt-4.1…" to cl100k (as "gpt-4…"). */
     private static final String[] O200K_PREFIXES = {"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss"};
+
     private static final String[] O200K_REASONING = {"o1", "o3", "o4"};
 
     private final EncodingRegistry registry;

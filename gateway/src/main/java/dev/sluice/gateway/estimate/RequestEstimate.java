@@ -16,8 +16,14 @@ import java.util.Objects;
  *                            that default into the forwarded body under this name, so the provider
  *                            cannot write more than was reserved; null otherwise
  */
-public record RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
-                              boolean stream, boolean clientAskedForUsage, String uncappedField) {
+public record RequestEstimate(
+        Endpoint endpoint,
+        String model,
+        long promptTokens,
+        long maxOutputTokens,
+        boolean stream,
+        boolean clientAskedForUsage,
+        String uncappedField) {
     /** Where the estimate stage leaves it for the stages after it. */
     public static final RequestAttribute<RequestEstimate> ATTRIBUTE = new RequestAttribute<>("sluice.estimate");
 
@@ -28,8 +34,13 @@ public record RequestEstimate(Endpoint endpoint, String model, long promptTokens
         }
     }
 
-    public RequestEstimate(Endpoint endpoint, String model, long promptTokens, long maxOutputTokens,
-                           boolean stream, boolean clientAskedForUsage) {
+    public RequestEstimate(
+            Endpoint endpoint,
+            String model,
+            long promptTokens,
+            long maxOutputTokens,
+            boolean stream,
+            boolean clientAskedForUsage) {
         this(endpoint, model, promptTokens, maxOutputTokens, stream, clientAskedForUsage, null);
     }
 
@@ -39,7 +50,8 @@ public record RequestEstimate(Endpoint endpoint, String model, long promptTokens
 
     /** The same request with another estimate of its cost (a batch priced from its input file). */
     public RequestEstimate withCost(String model, long promptTokens, long maxOutputTokens) {
-        return new RequestEstimate(endpoint, model, promptTokens, maxOutputTokens, stream, clientAskedForUsage, uncappedField);
+        return new RequestEstimate(
+                endpoint, model, promptTokens, maxOutputTokens, stream, clientAskedForUsage, uncappedField);
     }
 
     /**

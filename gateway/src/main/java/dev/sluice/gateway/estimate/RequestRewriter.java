@@ -49,7 +49,9 @@ public final class RequestRewriter {
                 lastValueEnd = endOfValue(p);
             }
             if (!found) {
-                edits.add(new Edit(lastValueEnd, lastValueEnd,
+                edits.add(new Edit(
+                        lastValueEnd,
+                        lastValueEnd,
                         bytes((fields > 0 ? "," : "") + "\"stream_options\":{\"include_usage\":true}")));
             }
         } catch (JacksonException e) {
@@ -84,8 +86,8 @@ public final class RequestRewriter {
                 lastValueEnd = end;
             }
             if (edits.isEmpty()) {
-                edits.add(new Edit(lastValueEnd, lastValueEnd,
-                        bytes((fields > 0 ? "," : "") + "\"" + field + "\":" + cap)));
+                edits.add(new Edit(
+                        lastValueEnd, lastValueEnd, bytes((fields > 0 ? "," : "") + "\"" + field + "\":" + cap)));
             }
         } catch (JacksonException e) {
             throw JsonBodies.notJson(e.getLocation());
@@ -112,7 +114,8 @@ public final class RequestRewriter {
                 if (isModel) edits.add(new Edit(start, endOfValue(p), quoted));
             }
             if (edits.isEmpty()) {
-                byte[] field = bytes("\"model\":" + new String(quoted, StandardCharsets.UTF_8) + (fields > 0 ? "," : ""));
+                byte[] field =
+                        bytes("\"model\":" + new String(quoted, StandardCharsets.UTF_8) + (fields > 0 ? "," : ""));
                 edits.add(new Edit(afterBrace, afterBrace, field));
             }
         } catch (JacksonException e) {
@@ -158,8 +161,7 @@ public final class RequestRewriter {
         return p.currentLocation().getByteOffset();
     }
 
-    private record Edit(long start, long end, byte[] replacement) {
-    }
+    private record Edit(long start, long end, byte[] replacement) {}
 
     private static byte[] apply(byte[] body, List<Edit> edits) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 48);

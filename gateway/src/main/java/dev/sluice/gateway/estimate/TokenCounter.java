@@ -15,6 +15,7 @@ final class TokenCounter {
     static final int EXACT_CHARS = 16 * 1024;
     /** Below this much budget a sample says too little; the request's own ratio is used instead. */
     static final int MIN_SAMPLE_CHARS = 4 * 1024;
+
     static final int SAMPLE_WINDOWS = 16;
 
     private final Encoding encoding;

@@ -29,6 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
 public final class TokenEstimator {
     /** OpenAI's accounting for chat formats: each message is wrapped in 3 tokens, a name adds 1. */
     static final int TOKENS_PER_MESSAGE = 3;
+
     static final int TOKENS_PER_NAME = 1;
     /** Every reply is primed with {@code <|start|>assistant<|message|>}. */
     static final int REPLY_PRIMING_TOKENS = 3;
@@ -46,11 +47,13 @@ public final class TokenEstimator {
     static final long MAX_OUTPUT_TOKENS = Integer.MAX_VALUE;
     /** OpenAI's bounds on {@code n} and {@code best_of}. */
     static final long MAX_CHOICES = 128;
+
     static final long MAX_BEST_OF = 20;
     /** OpenAI's bound on {@code n} for images. */
     static final long MAX_IMAGES = 10;
     /** OpenAI's defaults when these endpoints' bodies name no model. */
     static final String DEFAULT_IMAGE_MODEL = "dall-e-2";
+
     static final String DEFAULT_MODERATION_MODEL = "omni-moderation-latest";
 
     private final ModelEncodings encodings;
@@ -80,9 +83,10 @@ public final class TokenEstimator {
                 return batch(root);
             }
             case MODERATIONS, IMAGES -> {
-                if (absent(root.get("model"))) root.put("model", endpoint == Endpoint.IMAGES ? DEFAULT_IMAGE_MODEL : DEFAULT_MODERATION_MODEL);
+                if (absent(root.get("model")))
+                    root.put("model", endpoint == Endpoint.IMAGES ? DEFAULT_IMAGE_MODEL : DEFAULT_MODERATION_MODEL);
             }
-            default -> { }
+            default -> {}
         }
         String model = requireModel(root);
         TokenCounter counter = new TokenCounter(encodings.forModel(model));
@@ -97,14 +101,16 @@ public final class TokenEstimator {
                 prompt = chatPrompt(root, counter);
                 outputs = positiveInteger(root, "n", 1, MAX_CHOICES);
                 limitField = root.hasNonNull("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-                positiveInteger(root, "max_tokens", 0, MAX_OUTPUT_TOKENS); // validated even when max_completion_tokens wins
+                positiveInteger(
+                        root, "max_tokens", 0, MAX_OUTPUT_TOKENS); // validated even when max_completion_tokens wins
             }
             case COMPLETIONS -> {
                 Inputs inputs = textOrTokenInputs(root.get("prompt"), "prompt", counter);
                 prompt = inputs.tokens();
                 long n = positiveInteger(root, "n", 1, MAX_CHOICES);
                 // best_of candidates are generated (and billed) server-side, for every prompt.
-                outputs = saturatedProduct(Math.max(n, positiveInteger(root, "best_of", 1, MAX_BEST_OF)), inputs.count());
+                outputs =
+                        saturatedProduct(Math.max(n, positiveInteger(root, "best_of", 1, MAX_BEST_OF)), inputs.count());
                 limitField = "max_tokens";
             }
             case EMBEDDINGS -> {
@@ -113,7 +119,10 @@ public final class TokenEstimator {
             }
             case MODERATIONS -> {
                 JsonNode input = root.get("input");
-                prompt = input != null && input.isArray() && !input.isEmpty() && input.get(0).isObject()
+                prompt = input != null
+                                && input.isArray()
+                                && !input.isEmpty()
+                                && input.get(0).isObject()
                         ? contentTokens(input, "input", counter) // multimodal parts
                         : textOrTokenInputs(input, "input", counter).tokens();
                 return new RequestEstimate(endpoint, model, prompt, 0, false, false);
@@ -127,8 +136,14 @@ public final class TokenEstimator {
             case SPEECH -> {
                 String input = requiredString(root, "input");
                 // Speech is priced per character: one output token stands for one character spoken.
-                return new RequestEstimate(endpoint, model, counter.count(input), input.codePointCount(0, input.length()),
-                        optionalString(root, "stream_format") != null && "sse".equals(optionalString(root, "stream_format")), false);
+                return new RequestEstimate(
+                        endpoint,
+                        model,
+                        counter.count(input),
+                        input.codePointCount(0, input.length()),
+                        optionalString(root, "stream_format") != null
+                                && "sse".equals(optionalString(root, "stream_format")),
+                        false);
             }
             case RESPONSES -> {
                 prompt = responsesPrompt(root, counter);
@@ -140,9 +155,11 @@ public final class TokenEstimator {
         long limit = positiveInteger(root, limitField, 0, MAX_OUTPUT_TOKENS);
         long perOutput = limit > 0 ? limit : defaultMaxOutputTokens;
         // Chat's own field is max_completion_tokens (max_tokens is deprecated, and refused by reasoning models).
-        String uncapped = limit > 0 || defaultMaxOutputTokens < 1 ? null
+        String uncapped = limit > 0 || defaultMaxOutputTokens < 1
+                ? null
                 : endpoint == Endpoint.CHAT ? "max_completion_tokens" : limitField;
-        return new RequestEstimate(endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage, uncapped);
+        return new RequestEstimate(
+                endpoint, model, prompt, saturatedProduct(perOutput, outputs), stream, askedForUsage, uncapped);
     }
 
     /** A batch's cost is its input file's, known from the upload: here only the body's shape is checked. */
@@ -197,13 +214,17 @@ public final class TokenEstimator {
         if (absent(node)) return otherwise;
         if (!node.isIntegralNumber()) throw invalidType(param, "an integer", node);
         if (!node.canConvertToLong() || node.longValue() > max) {
-            throw new InvalidRequestException("Invalid '" + param + "': integer above maximum value. "
-                    + "Expected a value <= " + max + ", but got " + node + " instead.", param);
+            throw new InvalidRequestException(
+                    "Invalid '" + param + "': integer above maximum value. " + "Expected a value <= " + max
+                            + ", but got " + node + " instead.",
+                    param);
         }
         long value = node.longValue();
         if (value < 1) {
-            throw new InvalidRequestException("Invalid '" + param + "': integer below minimum value. "
-                    + "Expected a value >= 1, but got " + value + " instead.", param);
+            throw new InvalidRequestException(
+                    "Invalid '" + param + "': integer below minimum value. " + "Expected a value >= 1, but got " + value
+                            + " instead.",
+                    param);
         }
         return value;
     }
@@ -213,8 +234,10 @@ public final class TokenEstimator {
         if (absent(messages)) throw missing("messages");
         if (!messages.isArray()) throw invalidType("messages", "an array", messages);
         if (messages.isEmpty()) {
-            throw new InvalidRequestException("Invalid 'messages': empty array. "
-                    + "Expected an array with minimum length 1, but got an empty array instead.", "messages");
+            throw new InvalidRequestException(
+                    "Invalid 'messages': empty array. "
+                            + "Expected an array with minimum length 1, but got an empty array instead.",
+                    "messages");
         }
         long tokens = REPLY_PRIMING_TOKENS;
         for (int i = 0; i < messages.size(); i++) {
@@ -238,7 +261,9 @@ public final class TokenEstimator {
         }
         // Tool and schema definitions are injected into the prompt; their JSON text is a close,
         // slightly high, stand-in for the format OpenAI renders them in.
-        return tokens + jsonTokens(root.get("tools"), counter) + jsonTokens(root.get("functions"), counter)
+        return tokens
+                + jsonTokens(root.get("tools"), counter)
+                + jsonTokens(root.get("functions"), counter)
                 + jsonTokens(root.get("response_format"), counter);
     }
 
@@ -304,8 +329,7 @@ public final class TokenEstimator {
         return text.stringValue();
     }
 
-    private record Inputs(long tokens, long count) {
-    }
+    private record Inputs(long tokens, long count) {}
 
     /**
      * {@code prompt} (completions) and {@code input} (embeddings): a string, an array of strings,

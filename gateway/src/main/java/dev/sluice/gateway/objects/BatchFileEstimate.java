@@ -14,6 +14,7 @@ import java.util.Objects;
 public record BatchFileEstimate(String model, long promptTokens, long outputTokens, long lines) {
     public BatchFileEstimate {
         Objects.requireNonNull(model, "model");
-        if (promptTokens < 0 || outputTokens < 0 || lines < 0) throw new IllegalArgumentException("negative batch estimate");
+        if (promptTokens < 0 || outputTokens < 0 || lines < 0)
+            throw new IllegalArgumentException("negative batch estimate");
     }
 }

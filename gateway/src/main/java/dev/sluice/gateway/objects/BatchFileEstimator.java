@@ -24,12 +24,12 @@ import tools.jackson.databind.node.ObjectNode;
 public final class BatchFileEstimator {
     /** OpenAI's own bound on the requests of one batch. */
     public static final int MAX_LINES = 50_000;
-    static final Set<Endpoint> BATCHABLE = Set.of(Endpoint.CHAT, Endpoint.COMPLETIONS, Endpoint.EMBEDDINGS,
-            Endpoint.RESPONSES, Endpoint.MODERATIONS);
+
+    static final Set<Endpoint> BATCHABLE =
+            Set.of(Endpoint.CHAT, Endpoint.COMPLETIONS, Endpoint.EMBEDDINGS, Endpoint.RESPONSES, Endpoint.MODERATIONS);
 
     /** The file as the provider will receive it, and what its lines may cost. */
-    public record Estimated(byte[] file, BatchFileEstimate estimate) {
-    }
+    public record Estimated(byte[] file, BatchFileEstimate estimate) {}
 
     private final TokenEstimator estimator;
     private final RequestRewriter rewriter;
@@ -61,8 +61,10 @@ public final class BatchFileEstimator {
                 Line l = line(jsonl, start, stop, lineNumber, defaultMaxTokens);
                 if (model == null) model = l.estimate.model();
                 else if (!model.equals(l.estimate.model())) {
-                    throw line(lineNumber, "model '" + l.estimate.model() + "' differs from the file's '" + model
-                            + "'; a batch's requests all use one model.");
+                    throw line(
+                            lineNumber,
+                            "model '" + l.estimate.model() + "' differs from the file's '" + model
+                                    + "'; a batch's requests all use one model.");
                 }
                 prompt = saturatedSum(prompt, l.estimate.promptTokens());
                 output = saturatedSum(output, l.estimate.maxOutputTokens());
@@ -75,8 +77,7 @@ public final class BatchFileEstimator {
         return new Estimated(out.toByteArray(), new BatchFileEstimate(model, prompt, output, lines));
     }
 
-    private record Line(byte[] bytes, RequestEstimate estimate) {
-    }
+    private record Line(byte[] bytes, RequestEstimate estimate) {}
 
     private Line line(byte[] jsonl, int from, int to, int number, long defaultMaxTokens) {
         JsonNode node;
@@ -85,13 +86,18 @@ public final class BatchFileEstimator {
         } catch (JacksonException e) {
             throw line(number, "not valid JSON.");
         }
-        if (node == null || !node.isObject()) throw line(number, "expected a JSON object {custom_id, method, url, body}.");
+        if (node == null || !node.isObject())
+            throw line(number, "expected a JSON object {custom_id, method, url, body}.");
         ObjectNode request = (ObjectNode) node;
         if (!request.path("custom_id").isString()) throw line(number, "'custom_id' must be a string.");
         if (!"POST".equals(request.path("method").asString(null))) throw line(number, "'method' must be POST.");
         String url = request.path("url").asString(null);
         Endpoint endpoint = Endpoint.fromPath(url);
-        if (!BATCHABLE.contains(endpoint)) throw line(number, "'url' " + (url == null ? "is missing" : "'" + url + "' is not an endpoint a batch can call") + ".");
+        if (!BATCHABLE.contains(endpoint))
+            throw line(
+                    number,
+                    "'url' " + (url == null ? "is missing" : "'" + url + "' is not an endpoint a batch can call")
+                            + ".");
         JsonNode body = request.get("body");
         if (body == null || !body.isObject()) throw line(number, "'body' must be a JSON object.");
         byte[] bodyBytes = JSON.writeValueAsBytes(body);
@@ -111,7 +117,10 @@ public final class BatchFileEstimator {
     private byte[] withCap(Endpoint endpoint, JsonNode body, byte[] bodyBytes, long cap) {
         if (cap < 1) return bodyBytes;
         return switch (endpoint) {
-            case CHAT -> body.hasNonNull("max_tokens") ? bodyBytes : rewriter.withOutputCap(bodyBytes, "max_completion_tokens", cap);
+            case CHAT ->
+                body.hasNonNull("max_tokens")
+                        ? bodyBytes
+                        : rewriter.withOutputCap(bodyBytes, "max_completion_tokens", cap);
             case COMPLETIONS -> rewriter.withOutputCap(bodyBytes, "max_tokens", cap);
             case RESPONSES -> rewriter.withOutputCap(bodyBytes, "max_output_tokens", cap);
             default -> bodyBytes; // embeddings, moderations: no output

@@ -5,12 +5,12 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpInputMessage;
-import org.springframework.core.ResolvableType;
 import org.springframework.http.codec.multipart.DefaultPartHttpMessageReader;
 import org.springframework.http.codec.multipart.Part;
 import reactor.core.publisher.Flux;
@@ -44,7 +44,8 @@ public final class MultipartForm {
             return Mono.error(new IllegalArgumentException("not multipart/form-data with a boundary"));
         }
         String unquoted = boundary.length() > 1 && boundary.startsWith("\"") && boundary.endsWith("\"")
-                ? boundary.substring(1, boundary.length() - 1) : boundary;
+                ? boundary.substring(1, boundary.length() - 1)
+                : boundary;
         DefaultPartHttpMessageReader reader = new DefaultPartHttpMessageReader();
         reader.setMaxInMemorySize(Math.max(body.length, 1));
         reader.setMaxParts(64);
@@ -62,7 +63,8 @@ public final class MultipartForm {
             }
         };
         return reader.read(ResolvableType.forClass(Part.class), message, Map.of())
-                .concatMap(part -> Bodies.read(part.content(), -1).map(bytes -> new Field(part.name(), part.headers(), bytes)))
+                .concatMap(part ->
+                        Bodies.read(part.content(), -1).map(bytes -> new Field(part.name(), part.headers(), bytes)))
                 .collectList()
                 .map(list -> new MultipartForm(unquoted, List.copyOf(list)));
     }
@@ -77,7 +79,9 @@ public final class MultipartForm {
         ByteArrayOutputStream out = new ByteArrayOutputStream(content.length + 1024);
         for (Field f : fields) {
             out.writeBytes(ascii("--" + boundary + "\r\n"));
-            f.headers().forEach((header, values) -> values.forEach(v -> out.writeBytes((header + ": " + v + "\r\n").getBytes(StandardCharsets.UTF_8))));
+            f.headers()
+                    .forEach((header, values) -> values.forEach(
+                            v -> out.writeBytes((header + ": " + v + "\r\n").getBytes(StandardCharsets.UTF_8))));
             out.writeBytes(ascii("\r\n"));
             out.writeBytes(f.name().equals(name) ? content : f.content());
             out.writeBytes(ascii("\r\n"));

@@ -40,10 +40,17 @@ public record ObjectRecord(String owner, BatchFileEstimate estimate, long contex
      */
     public String encode() {
         StringBuilder s = new StringBuilder(64).append(VERSION).append('\t').append(owner);
-        if (estimate == null && contextTokens > 0) return s.append('\t').append(contextTokens).toString();
+        if (estimate == null && contextTokens > 0)
+            return s.append('\t').append(contextTokens).toString();
         if (estimate != null) {
-            s.append('\t').append(estimate.promptTokens()).append('\t').append(estimate.outputTokens())
-                    .append('\t').append(estimate.lines()).append('\t').append(estimate.model());
+            s.append('\t')
+                    .append(estimate.promptTokens())
+                    .append('\t')
+                    .append(estimate.outputTokens())
+                    .append('\t')
+                    .append(estimate.lines())
+                    .append('\t')
+                    .append(estimate.model());
         }
         return s.toString();
     }
@@ -56,6 +63,7 @@ public record ObjectRecord(String owner, BatchFileEstimate estimate, long contex
         }
         if (f.length == 2) return new ObjectRecord(f[1], null);
         if (f.length == 3) return new ObjectRecord(f[1], null, Long.parseLong(f[2]));
-        return new ObjectRecord(f[1], new BatchFileEstimate(f[5], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
+        return new ObjectRecord(
+                f[1], new BatchFileEstimate(f[5], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
     }
 }

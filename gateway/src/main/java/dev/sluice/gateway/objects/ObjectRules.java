@@ -18,11 +18,26 @@ import tools.jackson.databind.node.ObjectNode;
 public final class ObjectRules {
     /** Fields of a request body that name an object, by the name of what they name. */
     static final Map<String, String> REFERENCE_FIELDS = Map.of(
-            "input_file_id", "File", "training_file", "File", "validation_file", "File",
-            "file_id", "File", "file_ids", "File",
-            "previous_response_id", "Response", "conversation", "Conversation",
-            "vector_store_ids", "VectorStore", "vector_store_id", "VectorStore",
-            "assistant_id", "Assistant");
+            "input_file_id",
+            "File",
+            "training_file",
+            "File",
+            "validation_file",
+            "File",
+            "file_id",
+            "File",
+            "file_ids",
+            "File",
+            "previous_response_id",
+            "Response",
+            "conversation",
+            "Conversation",
+            "vector_store_ids",
+            "VectorStore",
+            "vector_store_id",
+            "VectorStore",
+            "assistant_id",
+            "Assistant");
     /**
      * How each of {@link #REFERENCE_FIELDS} ends as a key, the store flag, and an escape: a body
      * with none of them is not parsed again. As keys, not words: a prompt about a "file" is not
@@ -32,8 +47,7 @@ public final class ObjectRules {
     private static final byte[][] NEEDLES = bytes("_id\"", "_ids\"", "_file\"", "\"conversation\"", "\"store\"", "\\u");
 
     /** A body field naming an object: {@code tools[0].vector_store_ids[1]} names vs_abc, a VectorStore. */
-    public record Reference(String field, String id, String objectName) {
-    }
+    public record Reference(String field, String id, String objectName) {}
 
     /** The provider's answer is not the shape its API documents: nothing of it may reach the tenant. */
     public static final class UnexpectedAnswer extends RuntimeException {
@@ -42,8 +56,7 @@ public final class ObjectRules {
         }
     }
 
-    private ObjectRules() {
-    }
+    private ObjectRules() {}
 
     /**
      * @param rawPath the path as sent (the surface already refused anything but plain /v1 segments)
@@ -72,10 +85,12 @@ public final class ObjectRules {
                 case THREADS -> {
                     if (id.equals("runs")) {
                         // Creates a thread and its run: the thread becomes the caller's.
-                        return slash < 0 && "POST".equals(method) ? new ObjectRequest(family, Action.CREATE, null, "thread_id") : null;
+                        return slash < 0 && "POST".equals(method)
+                                ? new ObjectRequest(family, Action.CREATE, null, "thread_id")
+                                : null;
                     }
                 }
-                default -> { }
+                default -> {}
             }
             return new ObjectRequest(family, Action.OBJECT, id, null);
         }
@@ -121,11 +136,15 @@ public final class ObjectRules {
                 }
                 if (value.isArray() && (name.endsWith("_ids") || name.equals("file_ids"))) {
                     for (int i = 0; i < value.size(); i++) {
-                        if (value.get(i).isString()) found.add(new Reference(path + "[" + i + "]", value.get(i).stringValue(), kind));
+                        if (value.get(i).isString())
+                            found.add(new Reference(
+                                    path + "[" + i + "]", value.get(i).stringValue(), kind));
                     }
                     continue;
                 }
-                if (name.equals("conversation") && value.isObject() && value.path("id").isString()) {
+                if (name.equals("conversation")
+                        && value.isObject()
+                        && value.path("id").isString()) {
                     found.add(new Reference(path + ".id", value.get("id").stringValue(), kind));
                     continue;
                 }
@@ -166,7 +185,8 @@ public final class ObjectRules {
     public static String streamedId(JsonNode event) {
         if (event == null || !event.isObject()) return null;
         JsonNode response = event.get("response");
-        if (response != null && response.isObject() && response.path("id").isString()) return response.get("id").stringValue();
+        if (response != null && response.isObject() && response.path("id").isString())
+            return response.get("id").stringValue();
         JsonNode id = event.get("id");
         return id != null && id.isString() && !id.stringValue().isEmpty() ? id.stringValue() : null;
     }
@@ -223,7 +243,7 @@ public final class ObjectRules {
                 JsonNode file = object.get("file");
                 if (file != null && file.isObject()) addString(ids, file.get("id"));
             }
-            default -> { }
+            default -> {}
         }
         return ids;
     }

@@ -28,29 +28,39 @@ final class OwnershipRefusal extends RuntimeException {
 
     /** 404 as OpenAI answers an id it does not know: another tenant's object is one this tenant cannot see. */
     static OwnershipRefusal noSuch(String objectName, String id, String param) {
-        return new OwnershipRefusal(HttpStatus.NOT_FOUND, "invalid_request_error", null,
-                "No such " + objectName + " object: " + id, param);
+        return new OwnershipRefusal(
+                HttpStatus.NOT_FOUND, "invalid_request_error", null, "No such " + objectName + " object: " + id, param);
     }
 
     static OwnershipRefusal of(Throwable e) {
         if (e instanceof OwnershipRefusal r) return r;
         if (e instanceof InvalidRequestException i) {
-            return new OwnershipRefusal(HttpStatus.BAD_REQUEST, "invalid_request_error", null, i.getMessage(), i.param());
+            return new OwnershipRefusal(
+                    HttpStatus.BAD_REQUEST, "invalid_request_error", null, i.getMessage(), i.param());
         }
         if (e instanceof DataBufferLimitException) {
-            return new OwnershipRefusal(HttpStatus.CONTENT_TOO_LARGE, "invalid_request_error", "request_too_large",
-                    "The request body is larger than this gateway reads for this operation.", null);
+            return new OwnershipRefusal(
+                    HttpStatus.CONTENT_TOO_LARGE,
+                    "invalid_request_error",
+                    "request_too_large",
+                    "The request body is larger than this gateway reads for this operation.",
+                    null);
         }
         return unavailable();
     }
 
     static OwnershipRefusal unavailable() {
-        return new OwnershipRefusal(HttpStatus.SERVICE_UNAVAILABLE, "server_error", "store_unavailable",
-                "The gateway cannot read who owns the objects this request names; it was not sent or charged. Retry shortly.", null);
+        return new OwnershipRefusal(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "server_error",
+                "store_unavailable",
+                "The gateway cannot read who owns the objects this request names; it was not sent or charged. Retry shortly.",
+                null);
     }
 
     Mono<Void> write(ServerWebExchange exchange) {
-        if (type.equals("invalid_request_error")) return OpenAiErrors.invalidRequest(exchange, status, code, getMessage(), param);
+        if (type.equals("invalid_request_error"))
+            return OpenAiErrors.invalidRequest(exchange, status, code, getMessage(), param);
         return OpenAiErrors.write(exchange, status, type, code, getMessage(), Map.of());
     }
 }

@@ -4,12 +4,12 @@ import static dev.sluice.gateway.objects.ObjectJson.JSON;
 
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.objects.ObjectRequest.Action;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import dev.sluice.gateway.support.Bodies;
 import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageExtractor;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
@@ -53,8 +53,13 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
      * @param loop        the request's event loop: a list page is cut and written there, not on Lettuce's reply thread
      * @param streamUsage the usage a stream reported, once it has passed (the settle stage reads it)
      */
-    OwnershipResponse(ServerHttpResponse delegate, ObjectRequest target, ObjectRecord claim, ObjectOwnership store, Scheduler loop,
-                      Supplier<Optional<Usage>> streamUsage) {
+    OwnershipResponse(
+            ServerHttpResponse delegate,
+            ObjectRequest target,
+            ObjectRecord claim,
+            ObjectOwnership store,
+            Scheduler loop,
+            Supplier<Optional<Usage>> streamUsage) {
         super(delegate);
         this.target = target;
         this.claim = claim;
@@ -72,11 +77,11 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
         if (!succeeded()) return super.writeWith(body);
         if (isStream()) {
-            return target.action() == Action.CREATE ? super.writeWith(claimingFirstId(Flux.from(body))) : super.writeWith(body);
+            return target.action() == Action.CREATE
+                    ? super.writeWith(claimingFirstId(Flux.from(body)))
+                    : super.writeWith(body);
         }
-        return Bodies.read(body, MAX_ANSWER_BYTES)
-                .flatMap(this::answered)
-                .onErrorResume(this::refuse);
+        return Bodies.read(body, MAX_ANSWER_BYTES).flatMap(this::answered).onErrorResume(this::refuse);
     }
 
     /** Streams arrive here (Spring Cloud Gateway flushes each chunk of an event stream). */
@@ -84,7 +89,8 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
         if (!succeeded()) return super.writeAndFlushWith(body);
         Flux<DataBuffer> flat = Flux.from(body).concatMap(Flux::from);
-        if (isStream() && target.action() == Action.CREATE) return super.writeAndFlushWith(claimingFirstId(flat).map(Flux::just));
+        if (isStream() && target.action() == Action.CREATE)
+            return super.writeAndFlushWith(claimingFirstId(flat).map(Flux::just));
         if (isStream()) return super.writeAndFlushWith(body);
         return writeWith(flat);
     }
@@ -101,10 +107,13 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     private Mono<Void> answered(byte[] bytes) {
         MediaType type = getHeaders().getContentType();
         String encoding = getHeaders().getFirst(HttpHeaders.CONTENT_ENCODING);
-        boolean readable = type != null && (MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json"))
+        boolean readable = type != null
+                && (MediaType.APPLICATION_JSON.isCompatibleWith(type)
+                        || type.getSubtype().endsWith("+json"))
                 && (encoding == null || encoding.equalsIgnoreCase("identity"));
         if (!readable) {
-            if (target.action() == Action.OBJECT) return pass(bytes); // an object's content (a file's bytes) names nothing
+            if (target.action() == Action.OBJECT)
+                return pass(bytes); // an object's content (a file's bytes) names nothing
             return Mono.error(new ObjectRules.UnexpectedAnswer("The provider's answer is not plain JSON."));
         }
         JsonNode answer;
@@ -118,16 +127,23 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
                 String id = ObjectRules.createdId(target, answer);
                 // Read from the tree this stage parsed already, not from the bytes again.
                 ObjectRecord record = holdsContext()
-                        ? claim.withContext(UsageExtractor.fromUsageNode(answer.get("usage")).map(Usage::totalTokens).orElse(0L)) : claim;
-                yield claimed(id, record).then(claimRevealed(ObjectRules.revealedIds(target.family(), answer))).then(pass(bytes));
+                        ? claim.withContext(UsageExtractor.fromUsageNode(answer.get("usage"))
+                                .map(Usage::totalTokens)
+                                .orElse(0L))
+                        : claim;
+                yield claimed(id, record)
+                        .then(claimRevealed(ObjectRules.revealedIds(target.family(), answer)))
+                        .then(pass(bytes));
             }
-            case OBJECT -> claimRevealed(ObjectRules.revealedIds(target.family(), answer)).then(pass(bytes));
-            case LIST -> store.owners(ObjectRules.pageIds(answer)).publishOn(loop).flatMap(owners -> {
-                JsonNode own = ObjectRules.ownPage(answer, id -> owns(owners.get(id)));
-                List<String> revealed = new ArrayList<>();
-                own.get("data").forEach(item -> revealed.addAll(ObjectRules.revealedIds(target.family(), item)));
-                return claimRevealed(revealed).then(pass(JSON.writeValueAsBytes(own)));
-            });
+            case OBJECT ->
+                claimRevealed(ObjectRules.revealedIds(target.family(), answer)).then(pass(bytes));
+            case LIST ->
+                store.owners(ObjectRules.pageIds(answer)).publishOn(loop).flatMap(owners -> {
+                    JsonNode own = ObjectRules.ownPage(answer, id -> owns(owners.get(id)));
+                    List<String> revealed = new ArrayList<>();
+                    own.get("data").forEach(item -> revealed.addAll(ObjectRules.revealedIds(target.family(), item)));
+                    return claimRevealed(revealed).then(pass(JSON.writeValueAsBytes(own)));
+                });
         };
     }
 
@@ -142,11 +158,17 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
      * and its id, recorded for nobody, reads as a 404 to everyone, its maker included.
      */
     private Mono<Void> claimed(String id, ObjectRecord record) {
-        Mono<Void> claimed = store.claim(id, record).flatMap(held -> held.owner().equals(record.owner()) ? Mono.<Void>empty()
-                : Mono.error(new ObjectRules.UnexpectedAnswer("The provider answered with an id already recorded for another tenant.")));
+        Mono<Void> claimed = store.claim(id, record)
+                .flatMap(held -> held.owner().equals(record.owner())
+                        ? Mono.<Void>empty()
+                        : Mono.error(new ObjectRules.UnexpectedAnswer(
+                                "The provider answered with an id already recorded for another tenant.")));
         if (!generated()) return claimed;
         return claimed.onErrorResume(e -> !(e instanceof ObjectRules.UnexpectedAnswer), e -> {
-            log.warn("Could not record who owns {} ({}): the answer passes, and the object is nobody's", id, e.toString());
+            log.warn(
+                    "Could not record who owns {} ({}): the answer passes, and the object is nobody's",
+                    id,
+                    e.toString());
             return Mono.empty();
         });
     }
@@ -157,7 +179,9 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
 
     /** Ids the provider made for an owned object: claimed if nobody has them (one already owned stays its owner's). */
     private Mono<Void> claimRevealed(List<String> ids) {
-        return Flux.fromIterable(ids).flatMap(id -> store.claim(id, ObjectRecord.ownedBy(claim.owner()))).then();
+        return Flux.fromIterable(ids)
+                .flatMap(id -> store.claim(id, ObjectRecord.ownedBy(claim.owner())))
+                .then();
     }
 
     private Mono<Void> pass(byte[] bytes) {
@@ -168,17 +192,22 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
     private Flux<DataBuffer> claimingFirstId(Flux<DataBuffer> body) {
         StreamIdScanner scanner = new StreamIdScanner();
         return body.concatMap(buffer -> {
-            if (scanner.found()) return Mono.just(buffer);
-            byte[] bytes = new byte[buffer.readableByteCount()];
-            buffer.read(bytes);
-            DataBufferUtils.release(buffer);
-            String id = scanner.feed(bytes);
-            if (id == null) return Mono.empty();
-            return claimed(id, claim).then(Mono.fromSupplier(() -> bufferFactory().wrap(scanner.release())));
-        }).concatWith(Mono.defer(() -> {
-            byte[] rest = scanner.found() ? new byte[0] : scanner.release(); // no id anywhere: nothing to claim
-            return rest.length == 0 ? Mono.empty() : Mono.just(bufferFactory().wrap(rest));
-        })).doOnComplete(() -> rememberContext(scanner.id()))
+                    if (scanner.found()) return Mono.just(buffer);
+                    byte[] bytes = new byte[buffer.readableByteCount()];
+                    buffer.read(bytes);
+                    DataBufferUtils.release(buffer);
+                    String id = scanner.feed(bytes);
+                    if (id == null) return Mono.empty();
+                    return claimed(id, claim)
+                            .then(Mono.fromSupplier(() -> bufferFactory().wrap(scanner.release())));
+                })
+                .concatWith(Mono.defer(() -> {
+                    byte[] rest = scanner.found() ? new byte[0] : scanner.release(); // no id anywhere: nothing to claim
+                    return rest.length == 0
+                            ? Mono.empty()
+                            : Mono.just(bufferFactory().wrap(rest));
+                }))
+                .doOnComplete(() -> rememberContext(scanner.id()))
                 .onErrorResume(e -> Mono.just(bufferFactory().wrap(streamError(e))));
     }
 
@@ -189,8 +218,11 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
      */
     private void rememberContext(String id) {
         if (id == null || !holdsContext()) return;
-        streamUsage.get().ifPresent(used -> store.update(id, claim.withContext(used.totalTokens()))
-                .onErrorResume(e -> Mono.empty()).subscribe());
+        streamUsage
+                .get()
+                .ifPresent(used -> store.update(id, claim.withContext(used.totalTokens()))
+                        .onErrorResume(e -> Mono.empty())
+                        .subscribe());
     }
 
     /** A stream cannot change its status once it began: the refusal is its one event. */
@@ -211,8 +243,12 @@ final class OwnershipResponse extends ServerHttpResponseDecorator {
             return new OwnershipRefusal(HttpStatus.BAD_GATEWAY, "server_error", "upstream_error", u.getMessage(), null);
         }
         if (e instanceof DataBufferLimitException) {
-            return new OwnershipRefusal(HttpStatus.BAD_GATEWAY, "server_error", "upstream_error",
-                    "The provider's answer is larger than the gateway reads to check its objects' owners.", null);
+            return new OwnershipRefusal(
+                    HttpStatus.BAD_GATEWAY,
+                    "server_error",
+                    "upstream_error",
+                    "The provider's answer is larger than the gateway reads to check its objects' owners.",
+                    null);
         }
         return OwnershipRefusal.unavailable();
     }

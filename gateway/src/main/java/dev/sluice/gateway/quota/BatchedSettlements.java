@@ -27,8 +27,7 @@ import reactor.core.scheduler.Scheduler;
 public final class BatchedSettlements implements QuotaStore, Drainable {
     private static final Logger log = LoggerFactory.getLogger(BatchedSettlements.class);
 
-    private record Tenant(String id, List<WindowLimit> windows) {
-    }
+    private record Tenant(String id, List<WindowLimit> windows) {}
 
     private static final class Batch {
         final List<Correction> corrections = new ArrayList<>();
@@ -42,14 +41,21 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     private final Clock clock;
     private final Batches<Tenant, Batch> waiting;
 
-    public BatchedSettlements(QuotaStore store, Duration timeout, Duration every, int max, Clock clock, Scheduler timer) {
-        if (every.toMillis() < 1 || max < 1) throw new IllegalArgumentException("batch every must be at least 1ms and max at least 1");
+    public BatchedSettlements(
+            QuotaStore store, Duration timeout, Duration every, int max, Clock clock, Scheduler timer) {
+        if (every.toMillis() < 1 || max < 1)
+            throw new IllegalArgumentException("batch every must be at least 1ms and max at least 1");
         this.store = store;
         this.timeout = timeout;
         this.everyMs = every.toMillis();
         this.max = max;
         this.clock = clock;
-        this.waiting = new Batches<>("quota settlements", t -> new Batch(), Duration.ofMillis(everyMs), timer, this::flushDue,
+        this.waiting = new Batches<>(
+                "quota settlements",
+                t -> new Batch(),
+                Duration.ofMillis(everyMs),
+                timer,
+                this::flushDue,
                 this::sendAll);
     }
 
@@ -64,7 +70,8 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     }
 
     @Override
-    public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+    public Mono<Void> adjust(
+            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
         if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
         if (deltaTokens == 0) return Mono.empty();
         // Whether to batch is decided when the settlement runs, not when it was asked for: shutdown may begin between.
@@ -77,7 +84,8 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
             synchronized (b) {
                 if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
                 b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
-                // The shutdown's flush (which goes direct before it drains) may have drained this batch just before the add.
+                // The shutdown's flush (which goes direct before it drains) may have drained this batch just before the
+                // add.
                 straggler = waiting.direct();
                 if (straggler || b.corrections.size() >= max) full = take(b);
             }
@@ -124,9 +132,14 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     }
 
     private Mono<Void> send(Tenant t, List<Correction> corrections) {
-        Mono<Void> call = store.adjustAll(t.id(), t.windows(), corrections).timeout(timeout)
-                .doOnError(e -> log.warn("Quota settlements of tenant {} not applied ({}): {} corrections lost; those requests stay "
-                        + "charged at their estimates", t.id(), e.toString(), corrections.size()))
+        Mono<Void> call = store.adjustAll(t.id(), t.windows(), corrections)
+                .timeout(timeout)
+                .doOnError(e -> log.warn(
+                        "Quota settlements of tenant {} not applied ({}): {} corrections lost; those requests stay "
+                                + "charged at their estimates",
+                        t.id(),
+                        e.toString(),
+                        corrections.size()))
                 .onErrorResume(e -> Mono.empty())
                 .cache();
         call.subscribe();

@@ -1,8 +1,8 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.StageCounter;
-import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.RedisConfiguredCondition;
@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.scheduler.Schedulers;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +21,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import reactor.core.scheduler.Schedulers;
 
 @Configuration(proxyBeanMethods = false)
 public class QuotaConfiguration {
@@ -35,20 +35,37 @@ public class QuotaConfiguration {
     }
 
     @Bean
-    QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<BatchedSettlements> settlements, MeterRegistry meters,
-                              QuotaClock clock, StoreProperties store, StoreState state, ConfigRegistry config) {
+    QuotaLimiter quotaLimiter(
+            StoreMode mode,
+            ObjectProvider<BatchedSettlements> settlements,
+            MeterRegistry meters,
+            QuotaClock clock,
+            StoreProperties store,
+            StoreState state,
+            ConfigRegistry config) {
         QuotaLimiter limiter = quotaLimiter(mode, settlements, meters, clock, store, state);
         limiter.registerMeters(config.current().tiers().values());
         return limiter;
     }
 
-    private static QuotaLimiter quotaLimiter(StoreMode mode, ObjectProvider<BatchedSettlements> settlements, MeterRegistry meters,
-                                             QuotaClock clock, StoreProperties settings, StoreState state) {
+    private static QuotaLimiter quotaLimiter(
+            StoreMode mode,
+            ObjectProvider<BatchedSettlements> settlements,
+            MeterRegistry meters,
+            QuotaClock clock,
+            StoreProperties settings,
+            StoreState state) {
         Duration timeout = settings.timeout();
         InMemoryQuotaStore local = new InMemoryQuotaStore(clock.clock());
         if (mode == StoreMode.REDIS) {
             QuotaStore batched = settlements.getObject();
-            return new QuotaLimiter(batched, local, timeout, meters, state, () -> new InMemoryQuotaStore(clock.clock()),
+            return new QuotaLimiter(
+                    batched,
+                    local,
+                    timeout,
+                    meters,
+                    state,
+                    () -> new InMemoryQuotaStore(clock.clock()),
                     Clock.systemUTC());
         }
         return new QuotaLimiter(local, null, timeout, meters);
@@ -62,21 +79,30 @@ public class QuotaConfiguration {
     @Bean
     @Conditional(RedisConfiguredCondition.class)
     @Order(1)
-    BatchedSettlements quotaSettlements(ObjectProvider<ReactiveStringRedisTemplate> redis, StoreProperties settings, StoreState state,
-                                        ObjectProvider<RedisWatch> watch) {
+    BatchedSettlements quotaSettlements(
+            ObjectProvider<ReactiveStringRedisTemplate> redis,
+            StoreProperties settings,
+            StoreState state,
+            ObjectProvider<RedisWatch> watch) {
         RedisQuotaStore shared = new RedisQuotaStore(redis.getObject());
         watch.getObject(); // probes Redis once: no warm-up wait when it is down
         if (state.up()) {
             try {
                 shared.warmUp().block(settings.startupTimeout());
             } catch (RuntimeException e) { // start anyway: each tier's redis-down policy applies per request
-                log.warn("Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does", e.toString());
+                log.warn(
+                        "Redis did not answer at start ({}); requests follow their tier's redis-down policy until it does",
+                        e.toString());
             }
         }
-        return new BatchedSettlements(shared, settings.timeout(), settings.batch().every(), settings.batch().max(),
-                Clock.systemUTC(), Schedulers.newSingle("sluice-quota-batches", true));
+        return new BatchedSettlements(
+                shared,
+                settings.timeout(),
+                settings.batch().every(),
+                settings.batch().max(),
+                Clock.systemUTC(),
+                Schedulers.newSingle("sluice-quota-batches", true));
     }
-
 
     @Bean
     QuotaRefusals quotaRefusals(StageCounter stages) {
@@ -87,5 +113,4 @@ public class QuotaConfiguration {
     QuotaFilter quotaFilter(QuotaLimiter limiter, QuotaRefusals refusals) {
         return new QuotaFilter(limiter, refusals);
     }
-
 }

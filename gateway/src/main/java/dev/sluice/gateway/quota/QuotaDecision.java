@@ -13,7 +13,8 @@ import java.util.List;
  * @param blocking     when refused: the window that is the last to make room (else null)
  * @param windows      every window's state after the decision, minute window first
  */
-public record QuotaDecision(boolean admitted, long nowMs, long retryAfterMs, String blocking, List<WindowUsage> windows) {
+public record QuotaDecision(
+        boolean admitted, long nowMs, long retryAfterMs, String blocking, List<WindowUsage> windows) {
     public QuotaDecision {
         windows = List.copyOf(windows);
     }

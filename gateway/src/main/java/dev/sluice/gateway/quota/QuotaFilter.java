@@ -27,7 +27,10 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        return limiter.acquire(SluiceAttributes.tenant(exchange).id(), SluiceAttributes.tier(exchange), estimate.totalTokens(),
+        return limiter.acquire(
+                        SluiceAttributes.tenant(exchange).id(),
+                        SluiceAttributes.tier(exchange),
+                        estimate.totalTokens(),
                         SluiceAttributes.decisionBudget(exchange))
                 .flatMap(outcome -> refusals.outright(exchange, outcome).orElseGet(() -> {
                     QuotaLimiter.Outcome.ATTRIBUTE.set(exchange, outcome);

@@ -1,13 +1,13 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.RequestAttribute;
-import dev.sluice.gateway.store.DecisionBudget;
-import dev.sluice.gateway.store.LocalFallback;
-import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.LocalFallback;
+import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.support.Deadline;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -47,6 +47,7 @@ public final class QuotaLimiter {
     private final QuotaStore store;
     /** This replica's own windows for fail-open tiers, with the tenants served on them and their tier's windows; null: none. */
     private final LocalFallback<QuotaStore, String, List<WindowLimit>> localFallback;
+
     private final Clock clock;
     private final Duration storeTimeout;
     private final MeterRegistry meters;
@@ -63,14 +64,21 @@ public final class QuotaLimiter {
      * @param freshLocal when Redis answers again, what the local windows spent is handed to it and
      *                   the next outage starts on fresh ones from here; null: no hand-over
      */
-    public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters,
-                        StoreState state, Supplier<QuotaStore> freshLocal, Clock clock) {
+    public QuotaLimiter(
+            QuotaStore store,
+            QuotaStore localFallback,
+            Duration storeTimeout,
+            MeterRegistry meters,
+            StoreState state,
+            Supplier<QuotaStore> freshLocal,
+            Clock clock) {
         this.store = store;
         this.storeTimeout = storeTimeout;
         this.meters = meters;
         this.state = state;
         this.clock = clock;
-        this.localFallback = localFallback == null ? null
+        this.localFallback = localFallback == null
+                ? null
                 : new LocalFallback<>(localFallback, freshLocal, state, clock, this::handOverLocalSpend);
     }
 
@@ -80,15 +88,23 @@ public final class QuotaLimiter {
      * an outage.
      */
     private void handOverLocalSpend(QuotaStore spent, String tenantId, List<WindowLimit> windows, long now) {
-        spent.peek(tenantId, windows).subscribe(usage -> {
-            for (int i = 0; i < windows.size() && i < usage.size(); i++) {
-                WindowUsage u = usage.get(i);
-                if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
-                store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
-                        .timeout(storeTimeout.multipliedBy(4))
-                        .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", tenantId, e.toString()));
-            }
-        }, e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
+        spent.peek(tenantId, windows)
+                .subscribe(
+                        usage -> {
+                            for (int i = 0; i < windows.size() && i < usage.size(); i++) {
+                                WindowUsage u = usage.get(i);
+                                if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
+                                store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
+                                        .timeout(storeTimeout.multipliedBy(4))
+                                        .subscribe(
+                                                null,
+                                                e -> log.debug(
+                                                        "Could not hand {}'s local spend to Redis: {}",
+                                                        tenantId,
+                                                        e.toString()));
+                            }
+                        },
+                        e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -131,7 +147,8 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windows()), storeTimeout);
     }
 
-    private Outcome outcome(QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {
+    private Outcome outcome(
+            QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {
         return d.admitted()
                 ? new Outcome(new QuotaReservation(where, tenantId, windows, d, tokens), d, false)
                 : new Outcome(null, d, false);
@@ -150,16 +167,22 @@ public final class QuotaLimiter {
     }
 
     private Counter fallbackCounter(Tier tier) {
-        return counter("sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
+        return counter(
+                "sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
     }
 
-    private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
+    private Mono<Outcome> fallback(
+            Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
         boolean open = failsOpen(tier);
         fallbackCounter(tier).increment();
         long now = clock.millis();
         long last = lastWarnMs.get();
         if (now - last > 10_000 && lastWarnMs.compareAndSet(last, now)) { // one line per 10 s, not per request
-            log.warn("Quota store did not answer ({}); tier {} fails {}", error.toString(), tier.name(), open ? "open" : "closed");
+            log.warn(
+                    "Quota store did not answer ({}); tier {} fails {}",
+                    error.toString(),
+                    tier.name(),
+                    open ? "open" : "closed");
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
         QuotaStore local = localFallback.serve(tenantId, windows);

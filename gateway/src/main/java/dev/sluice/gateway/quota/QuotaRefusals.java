@@ -1,13 +1,13 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.api.StageCounter;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.tenant.Tenant;
-import dev.sluice.gateway.config.Tier;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.http.HttpHeaders;
@@ -38,10 +38,16 @@ public final class QuotaRefusals {
         if (outcome.storeUnavailable()) {
             stages.count(tenant.id(), tier.name(), Stage.STORE_UNAVAILABLE);
             exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-            return Optional.of(OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error",
-                    "quota_store_unavailable", "The gateway cannot check your quota right now; retry in a second."));
+            return Optional.of(OpenAiErrors.write(
+                    exchange,
+                    HttpStatus.SERVICE_UNAVAILABLE,
+                    "server_error",
+                    "quota_store_unavailable",
+                    "The gateway cannot check your quota right now; retry in a second."));
         }
-        if (!outcome.admitted()) RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision().windows());
+        if (!outcome.admitted())
+            RateLimitHeaders.apply(
+                    exchange.getResponse().getHeaders(), outcome.decision().windows());
         if (outcome.neverFits()) {
             stages.count(tenant.id(), tier.name(), Stage.TOO_LARGE);
             return Optional.of(tooLarge(exchange, tier, RequestEstimate.ATTRIBUTE.get(exchange), outcome.decision()));
@@ -58,23 +64,45 @@ public final class QuotaRefusals {
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
         h.set("retry-after-ms", Long.toString(ms));
         WindowUsage blocking = blocking(d);
-        String message = String.format("Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
+        String message = String.format(
+                "Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
                         + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
-                tier.name(), blocking.name(), blocking.limitTokens(), blocking.limitRequests(), blocking.usedTokens(),
-                blocking.usedRequests(), estimate.totalTokens(), OpenAiDuration.format(ms));
+                tier.name(),
+                blocking.name(),
+                blocking.limitTokens(),
+                blocking.limitRequests(),
+                blocking.usedTokens(),
+                blocking.usedRequests(),
+                estimate.totalTokens(),
+                OpenAiDuration.format(ms));
         return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
     }
 
-    private static Mono<Void> tooLarge(ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
+    private static Mono<Void> tooLarge(
+            ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
         WindowUsage w = blocking(d);
-        String message = String.format("This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
+        String message = String.format(
+                "This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
                         + "%d tokens per %s window, so it can never be served. Lower max_tokens or shorten the input.",
-                estimate.totalTokens(), estimate.promptTokens(), estimate.maxOutputTokens(), tier.name(), w.limitTokens(), w.name());
-        return OpenAiErrors.write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large", message,
+                estimate.totalTokens(),
+                estimate.promptTokens(),
+                estimate.maxOutputTokens(),
+                tier.name(),
+                w.limitTokens(),
+                w.name());
+        return OpenAiErrors.write(
+                exchange,
+                HttpStatus.BAD_REQUEST,
+                "invalid_request_error",
+                "request_too_large",
+                message,
                 Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
     }
 
     private static WindowUsage blocking(QuotaDecision d) {
-        return d.windows().stream().filter(w -> w.name().equals(d.blocking())).findFirst().orElse(d.windows().get(0));
+        return d.windows().stream()
+                .filter(w -> w.name().equals(d.blocking()))
+                .findFirst()
+                .orElse(d.windows().get(0));
     }
 }

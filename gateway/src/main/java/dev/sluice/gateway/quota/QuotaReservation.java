@@ -23,7 +23,12 @@ public final class QuotaReservation {
     private final long estimatedTokens;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    QuotaReservation(QuotaStore store, String tenantId, List<WindowLimit> windows, QuotaDecision decision, long estimatedTokens) {
+    QuotaReservation(
+            QuotaStore store,
+            String tenantId,
+            List<WindowLimit> windows,
+            QuotaDecision decision,
+            long estimatedTokens) {
         this.store = store;
         this.tenantId = tenantId;
         this.windows = windows;

@@ -15,11 +15,11 @@ public interface QuotaStore {
     Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests);
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
-    Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests);
+    Mono<Void> adjust(
+            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests);
 
     /** One charge's correction, for {@link #adjustAll}. */
-    record Correction(long chargedAtMs, long deltaTokens, long deltaRequests) {
-    }
+    record Correction(long chargedAtMs, long deltaTokens, long deltaRequests) {}
 
     /** Several corrections of one tenant's charges, in one step where the store can (one round trip in Redis). */
     default Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {

@@ -18,8 +18,7 @@ import org.springframework.http.HttpHeaders;
  * </ul>
  */
 public final class RateLimitHeaders {
-    private RateLimitHeaders() {
-    }
+    private RateLimitHeaders() {}
 
     public static void apply(HttpHeaders headers, List<WindowUsage> windows) {
         WindowUsage minute = windows.get(0);
@@ -34,22 +33,57 @@ public final class RateLimitHeaders {
         StringBuilder policy = new StringBuilder();
         StringBuilder state = new StringBuilder();
         for (WindowUsage w : windows) {
-            append(policy, state, w.name() + "-tokens", w.limitTokens(), w.seconds(), "tokens", w.remainingTokens(), w.resetMs());
-            append(policy, state, w.name() + "-requests", w.limitRequests(), w.seconds(), "requests", w.remainingRequests(), w.resetMs());
+            append(
+                    policy,
+                    state,
+                    w.name() + "-tokens",
+                    w.limitTokens(),
+                    w.seconds(),
+                    "tokens",
+                    w.remainingTokens(),
+                    w.resetMs());
+            append(
+                    policy,
+                    state,
+                    w.name() + "-requests",
+                    w.limitRequests(),
+                    w.seconds(),
+                    "requests",
+                    w.remainingRequests(),
+                    w.resetMs());
         }
         headers.set("RateLimit-Policy", policy.toString());
         headers.set("RateLimit", state.toString());
     }
 
-    private static void append(StringBuilder policy, StringBuilder state, String name, long quota, long window,
-                               String unit, long remaining, long resetMs) {
+    private static void append(
+            StringBuilder policy,
+            StringBuilder state,
+            String name,
+            long quota,
+            long window,
+            String unit,
+            long remaining,
+            long resetMs) {
         if (!policy.isEmpty()) {
             policy.append(", ");
             state.append(", ");
         }
-        policy.append('"').append(name).append("\";q=").append(quota).append(";w=").append(window)
-                .append(";qu=\"").append(unit).append('"');
-        state.append('"').append(name).append("\";r=").append(remaining).append(";t=").append(ceilSeconds(resetMs));
+        policy.append('"')
+                .append(name)
+                .append("\";q=")
+                .append(quota)
+                .append(";w=")
+                .append(window)
+                .append(";qu=\"")
+                .append(unit)
+                .append('"');
+        state.append('"')
+                .append(name)
+                .append("\";r=")
+                .append(remaining)
+                .append(";t=")
+                .append(ceilSeconds(resetMs));
     }
 
     public static long ceilSeconds(long ms) {

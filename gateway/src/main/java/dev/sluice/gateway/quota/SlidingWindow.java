@@ -110,7 +110,8 @@ public final class SlidingWindow {
     /** Charges are amounts, never refunds in disguise: negative ones are a caller's bug. */
     public static void requireAmounts(long tokens, long requests) {
         if (tokens < 0 || requests < 0) {
-            throw new IllegalArgumentException("amounts must not be negative: tokens=" + tokens + " requests=" + requests);
+            throw new IllegalArgumentException(
+                    "amounts must not be negative: tokens=" + tokens + " requests=" + requests);
         }
     }
 

@@ -68,8 +68,14 @@ public final class TenantWindows {
         for (WindowLimit l : limits) {
             SlidingWindow w = window(l);
             w.advance(nowMs);
-            out.add(new WindowUsage(l.name(), l.seconds(), l.tokens(), l.requests(),
-                    w.usedTokens(), w.usedRequests(), w.resetMs(nowMs)));
+            out.add(new WindowUsage(
+                    l.name(),
+                    l.seconds(),
+                    l.tokens(),
+                    l.requests(),
+                    w.usedTokens(),
+                    w.usedRequests(),
+                    w.resetMs(nowMs)));
         }
         return out;
     }

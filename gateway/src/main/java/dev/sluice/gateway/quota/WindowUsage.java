@@ -4,8 +4,14 @@ package dev.sluice.gateway.quota;
  * One window's state as a caller sees it, after the decision: the caps, what is used in the
  * window now, and how long until the usage in it has fully drained.
  */
-public record WindowUsage(String name, long seconds, long limitTokens, long limitRequests,
-                          long usedTokens, long usedRequests, long resetMs) {
+public record WindowUsage(
+        String name,
+        long seconds,
+        long limitTokens,
+        long limitRequests,
+        long usedTokens,
+        long usedRequests,
+        long resetMs) {
 
     public long remainingTokens() {
         return Math.max(0, limitTokens - usedTokens);

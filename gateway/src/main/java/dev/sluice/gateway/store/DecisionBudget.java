@@ -47,7 +47,8 @@ public final class DecisionBudget {
 
     /** @param nanoClock monotonic nanoseconds ({@code System::nanoTime}; a virtual scheduler's {@code now} in tests) */
     public static DecisionBudget of(Duration budget, LongSupplier nanoClock) {
-        if (budget.isNegative()) throw new IllegalArgumentException("a decision budget cannot be negative, was " + budget);
+        if (budget.isNegative())
+            throw new IllegalArgumentException("a decision budget cannot be negative, was " + budget);
         return new DecisionBudget(budget.toNanos(), nanoClock);
     }
 
@@ -86,7 +87,8 @@ public final class DecisionBudget {
             boolean cut = left < timeout.toNanos();
             Duration limit = cut ? Duration.ofNanos(left) : timeout;
             Mono<T> expired = Mono.delay(limit).then(cut ? Mono.error(SPENT) : Mono.error(() -> expired(limit)));
-            Mono<T> raced = state == null ? Mono.firstWithSignal(call, expired)
+            Mono<T> raced = state == null
+                    ? Mono.firstWithSignal(call, expired)
                     : Mono.firstWithSignal(call, expired, state.whenDown().then(Mono.error(WENT_DOWN)));
             if (this == UNLIMITED) return raced; // shared by all: nothing to count
             long start = nanoClock.getAsLong();

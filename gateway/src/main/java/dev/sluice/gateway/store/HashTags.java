@@ -8,8 +8,7 @@ package dev.sluice.gateway.store;
  * a tag of its own, and ids without them (all valid tenant ids, usual provider names) are unchanged.
  */
 public final class HashTags {
-    private HashTags() {
-    }
+    private HashTags() {}
 
     /** {@code {id}}, with '%', '{' and '}' in the id percent-encoded. */
     public static String tag(String id) {

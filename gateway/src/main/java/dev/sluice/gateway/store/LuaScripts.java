@@ -25,8 +25,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 public final class LuaScripts {
     private static final Pattern INCLUDE = Pattern.compile("(?m)^--@include ([A-Za-z0-9_]+)[ \\t]*$");
 
-    private LuaScripts() {
-    }
+    private LuaScripts() {}
 
     /** {@code scripts/<name>.lua} for each name, includes expanded, joined by newlines into one script. */
     public static <T> RedisScript<T> load(Class<T> resultType, String... names) {

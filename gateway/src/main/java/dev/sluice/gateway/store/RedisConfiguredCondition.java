@@ -15,7 +15,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * stores and says so.
  */
 public class RedisConfiguredCondition extends SpringBootCondition {
-    static final String[] PROPERTIES = {"spring.data.redis.url", "spring.data.redis.host", "spring.data.redis.sentinel.master"};
+    static final String[] PROPERTIES = {
+        "spring.data.redis.url", "spring.data.redis.host", "spring.data.redis.sentinel.master"
+    };
     /**
      * Lists: bound, not read as one property, because a YAML list or {@code SPRING_DATA_REDIS_CLUSTER_NODES_0_}
      * arrives as {@code nodes[0]}, {@code nodes[1]}, and {@code getProperty("...nodes")} sees none of them.
@@ -39,6 +41,7 @@ public class RedisConfiguredCondition extends SpringBootCondition {
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         return isConfigured(context.getEnvironment())
                 ? ConditionOutcome.match("Redis is configured")
-                : ConditionOutcome.noMatch("no spring.data.redis.{url,host,cluster.nodes,sentinel.master,masterreplica.nodes}");
+                : ConditionOutcome.noMatch(
+                        "no spring.data.redis.{url,host,cluster.nodes,sentinel.master,masterreplica.nodes}");
     }
 }

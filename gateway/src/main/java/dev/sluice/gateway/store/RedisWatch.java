@@ -43,12 +43,13 @@ public final class RedisWatch {
     private volatile long ticks;
     /** Every how many answered probes the stores' refreshers run (set at start). */
     private volatile int refreshEvery = 1;
-    private final Periodic loop = new Periodic("redis watch", () -> probe()
-            .flatMap(up -> up && ticks++ % refreshEvery == 0 ? refresh() : Mono.just(up))
-            .onErrorResume(e -> Mono.just(false)));
 
-    private record Named(String name, Supplier<Mono<Void>> work) {
-    }
+    private final Periodic loop = new Periodic(
+            "redis watch",
+            () -> probe().flatMap(up -> up && ticks++ % refreshEvery == 0 ? refresh() : Mono.just(up))
+                    .onErrorResume(e -> Mono.just(false)));
+
+    private record Named(String name, Supplier<Mono<Void>> work) {}
 
     public RedisWatch(ReactiveStringRedisTemplate redis, StoreState state, Duration timeout, MeterRegistry meters) {
         this.redis = redis;
@@ -56,9 +57,11 @@ public final class RedisWatch {
         this.timeout = timeout;
         // At zero from the start: Prometheus' increase() misses a counter born at 1.
         this.reseeded = Counter.builder("sluice.store.reseeded")
-                .description("Times Redis answered without Sluice's data and the gateway seeded it again").register(meters);
+                .description("Times Redis answered without Sluice's data and the gateway seeded it again")
+                .register(meters);
         Gauge.builder("sluice.store.up", state, s -> s.up() ? 1 : 0)
-                .description("1 while the shared store answers, 0 while each tier's redis-down policy decides").register(meters);
+                .description("1 while the shared store answers, 0 while each tier's redis-down policy decides")
+                .register(meters);
     }
 
     public StoreState state() {
@@ -79,7 +82,8 @@ public final class RedisWatch {
     public boolean probeNow(Duration bound) {
         try {
             // Only whether Redis answers: the seeders are not registered yet, the watch's loop seeds.
-            Boolean answered = redis.hasKey(MARKER).timeout(bound)
+            Boolean answered = redis.hasKey(MARKER)
+                    .timeout(bound)
                     .map(present -> {
                         state.answered();
                         return true;
@@ -106,7 +110,8 @@ public final class RedisWatch {
 
     /** True when Redis answered (and is seeded now, if it was empty). */
     Mono<Boolean> probe() {
-        return redis.hasKey(MARKER).timeout(timeout)
+        return redis.hasKey(MARKER)
+                .timeout(timeout)
                 .flatMap(present -> {
                     if (present) {
                         markerSeen.set(true);
@@ -130,20 +135,29 @@ public final class RedisWatch {
     private Mono<Boolean> reseed() {
         boolean lost = markerSeen.get();
         return Flux.fromIterable(seeders)
-                .concatMap(s -> s.work().get().timeout(timeout.multipliedBy(4))
-                        .doOnError(e -> log.warn("Seeding {} failed ({}); the next probe tries again", s.name(), e.toString())))
+                .concatMap(s -> s.work()
+                        .get()
+                        .timeout(timeout.multipliedBy(4))
+                        .doOnError(e ->
+                                log.warn("Seeding {} failed ({}); the next probe tries again", s.name(), e.toString())))
                 // The marker only once everything is back: a seeding that failed is tried again next probe.
-                .then(redis.opsForValue().set(MARKER, Long.toString(System.currentTimeMillis())).timeout(timeout))
+                .then(redis.opsForValue()
+                        .set(MARKER, Long.toString(System.currentTimeMillis()))
+                        .timeout(timeout))
                 .doOnSuccess(v -> {
                     markerSeen.set(true);
                     if (lost) {
                         reseeded.increment();
-                        log.warn("Redis answered without Sluice's data (marker {} gone: restarted without persistence, or "
-                                + "flushed): seeded again {}. Tenants and keys created through the admin API are lost; "
-                                + "run Redis with appendonly yes (docs/operations.md).", MARKER,
+                        log.warn(
+                                "Redis answered without Sluice's data (marker {} gone: restarted without persistence, or "
+                                        + "flushed): seeded again {}. Tenants and keys created through the admin API are lost; "
+                                        + "run Redis with appendonly yes (docs/operations.md).",
+                                MARKER,
                                 seeders.stream().map(Named::name).toList());
                     } else {
-                        log.info("Redis seeded: {}", seeders.stream().map(Named::name).toList());
+                        log.info(
+                                "Redis seeded: {}",
+                                seeders.stream().map(Named::name).toList());
                     }
                 })
                 .thenReturn(true)
@@ -152,11 +166,10 @@ public final class RedisWatch {
 
     private Mono<Boolean> refresh() {
         return Flux.fromIterable(refreshers)
-                .concatMap(r -> r.work().get().timeout(timeout.multipliedBy(20))
-                        .onErrorResume(e -> {
-                            log.debug("Refreshing {} failed: {}", r.name(), e.toString());
-                            return Mono.empty();
-                        }))
+                .concatMap(r -> r.work().get().timeout(timeout.multipliedBy(20)).onErrorResume(e -> {
+                    log.debug("Refreshing {} failed: {}", r.name(), e.toString());
+                    return Mono.empty();
+                }))
                 .then(Mono.just(true));
     }
 }

@@ -42,11 +42,12 @@ public class StoreConfiguration {
      */
     @Bean
     @Conditional(RedisConfiguredCondition.class)
-    RedisWatch redisWatch(ReactiveStringRedisTemplate redis, StoreState state, MeterRegistry meters,
-                          StoreProperties settings) {
+    RedisWatch redisWatch(
+            ReactiveStringRedisTemplate redis, StoreState state, MeterRegistry meters, StoreProperties settings) {
         RedisWatch watch = new RedisWatch(redis, state, settings.timeout(), meters);
         if (!watch.probeNow(settings.startupTimeout())) {
-            log.warn("Redis did not answer at start: starting anyway; each tier's redis-down policy answers until it does");
+            log.warn(
+                    "Redis did not answer at start: starting anyway; each tier's redis-down policy answers until it does");
         }
         return watch;
     }
@@ -56,7 +57,8 @@ public class StoreConfiguration {
     SmartLifecycle redisWatching(RedisWatch watch, StoreProperties settings) {
         Duration interval = settings.probeInterval();
         // Saturated: a refresh of years over a probe of 1 ms must not wrap to a negative count.
-        int refreshEvery = (int) Math.min(Integer.MAX_VALUE,
+        int refreshEvery = (int) Math.min(
+                Integer.MAX_VALUE,
                 Math.max(1, settings.knownKeysRefresh().toMillis() / Math.max(1, interval.toMillis())));
         return new SmartLifecycle() {
             private volatile boolean running;

@@ -14,8 +14,10 @@ public class StoreEnvironmentPostProcessor implements EnvironmentPostProcessor {
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
         if (!RedisConfiguredCondition.isConfigured(environment)) {
-            environment.getPropertySources().addLast(new MapPropertySource("sluice-store-defaults",
-                    Map.of("management.health.redis.enabled", "false")));
+            environment
+                    .getPropertySources()
+                    .addLast(new MapPropertySource(
+                            "sluice-store-defaults", Map.of("management.health.redis.enabled", "false")));
         }
     }
 }

@@ -11,7 +11,8 @@ import org.springframework.boot.health.contributor.Status;
  * each tier's redis-down policy still serves, so the replica stays in the Service.
  */
 public final class StoreHealthIndicator implements HealthIndicator {
-    public static final Status DEGRADED = new Status("DEGRADED", "Redis does not answer; each tier's redis-down policy decides");
+    public static final Status DEGRADED =
+            new Status("DEGRADED", "Redis does not answer; each tier's redis-down policy decides");
 
     private final StoreState state;
     private final StoreMode mode;
@@ -23,9 +24,12 @@ public final class StoreHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
-        if (mode == StoreMode.MEMORY) return Health.up().withDetail("store", "memory").build();
+        if (mode == StoreMode.MEMORY)
+            return Health.up().withDetail("store", "memory").build();
         if (state.up()) return Health.up().withDetail("store", "redis").build();
-        return Health.status(DEGRADED).withDetail("store", "redis")
-                .withDetail("downSinceMs", state.downSinceMs()).build();
+        return Health.status(DEGRADED)
+                .withDetail("store", "redis")
+                .withDetail("downSinceMs", state.downSinceMs())
+                .build();
     }
 }

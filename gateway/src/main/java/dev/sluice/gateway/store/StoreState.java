@@ -75,7 +75,9 @@ public final class StoreState {
         if (canGoDown && up.compareAndSet(true, false)) {
             downSinceMs.set(clockMs.getAsLong());
             downSignal.get().tryEmitEmpty();
-            log.warn("Redis stopped answering ({}): each tier's redis-down policy answers until it is back", cause.toString());
+            log.warn(
+                    "Redis stopped answering ({}): each tier's redis-down policy answers until it is back",
+                    cause.toString());
         }
     }
 

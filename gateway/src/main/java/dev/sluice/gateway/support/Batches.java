@@ -37,8 +37,13 @@ public final class Batches<K, B> implements Drainable {
      * @param tick   sends the batches that are due ({@link #forEach})
      * @param last   at shutdown, the call that sends all a batch holds; null when it holds nothing to send
      */
-    public Batches(String name, Function<K, B> create, Duration every, Scheduler timer, Runnable tick,
-                   BiFunction<K, B, Mono<Void>> last) {
+    public Batches(
+            String name,
+            Function<K, B> create,
+            Duration every,
+            Scheduler timer,
+            Runnable tick,
+            BiFunction<K, B, Mono<Void>> last) {
         this.create = create;
         this.last = last;
         this.timer = timer;

@@ -7,8 +7,7 @@ import reactor.core.publisher.Mono;
 
 /** A body read whole into one array, its buffers released: for the stages that must read a body before it goes on. */
 public final class Bodies {
-    private Bodies() {
-    }
+    private Bodies() {}
 
     /**
      * The body's bytes (empty for no body), failing with Spring's {@code DataBufferLimitException}

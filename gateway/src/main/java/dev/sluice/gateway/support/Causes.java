@@ -11,8 +11,7 @@ public final class Causes {
     /** Deeper than any real chain; it also ends a chain that loops back on itself. */
     private static final int MAX_DEPTH = 32;
 
-    private Causes() {
-    }
+    private Causes() {}
 
     /** The first of {@code failure} and its causes that {@code test} accepts, or null. */
     public static Throwable find(Throwable failure, Predicate<Throwable> test) {

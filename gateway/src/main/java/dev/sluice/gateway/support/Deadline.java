@@ -13,8 +13,7 @@ import reactor.core.publisher.Mono;
  * same without that work.
  */
 public final class Deadline {
-    private Deadline() {
-    }
+    private Deadline() {}
 
     /** {@code call}, failing with a {@link TimeoutException} if it has not answered within {@code limit}. */
     public static <T> Mono<T> within(Mono<T> call, Duration limit) {

@@ -44,10 +44,12 @@ public final class Periodic {
         stop();
         ticking = Flux.interval(first, every, scheduler)
                 .onBackpressureDrop()
-                .concatMap(tick -> Mono.defer(task).then().onErrorResume(e -> {
-                    log.debug("{} failed: {}", name, e.toString());
-                    return Mono.empty();
-                }), 1)
+                .concatMap(
+                        tick -> Mono.defer(task).then().onErrorResume(e -> {
+                            log.debug("{} failed: {}", name, e.toString());
+                            return Mono.empty();
+                        }),
+                        1)
                 .subscribe();
     }
 

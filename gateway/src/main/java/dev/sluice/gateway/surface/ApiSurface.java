@@ -14,15 +14,12 @@ public final class ApiSurface {
     private static final EndpointTable DEFAULT_TABLE = EndpointTable.openAi(8 << 20, 32 << 20);
 
     /** A refusal: status, OpenAI error code, message, and for 405 the methods allowed. */
-    public record Refusal(HttpStatus status, String code, String message, String param, String allow) {
-    }
+    public record Refusal(HttpStatus status, String code, String message, String param, String allow) {}
 
     /** Either the operation the request is, or why it is refused; exactly one is set. */
-    public record Verdict(MatchedOperation matched, Refusal refusal) {
-    }
+    public record Verdict(MatchedOperation matched, Refusal refusal) {}
 
-    private ApiSurface() {
-    }
+    private ApiSurface() {}
 
     /** {@link #decide} against OpenAI's table; null when the request may go on. */
     public static Refusal check(String method, String rawPath, String contentType) {
@@ -37,25 +34,38 @@ public final class ApiSurface {
         String m = method == null ? "" : method;
         String[] segments = segments(rawPath);
         if (segments == null) {
-            return refused(new Refusal(HttpStatus.BAD_REQUEST, "invalid_path",
+            return refused(new Refusal(
+                    HttpStatus.BAD_REQUEST,
+                    "invalid_path",
                     "Invalid URL (" + m + " " + rawPath + "): use a plain /v1/... path, without dot segments, "
-                            + "empty segments, backslashes or percent-encoding.", null, null));
+                            + "empty segments, backslashes or percent-encoding.",
+                    null,
+                    null));
         }
         List<String> afterV1 = List.of(segments).subList(2, segments.length);
         EndpointTable.Match match = table.match(m, afterV1);
         if (match instanceof EndpointTable.Unknown) {
-            return refused(new Refusal(HttpStatus.NOT_FOUND, "unknown_url", "Invalid URL (" + m + " " + rawPath + ")", null, null));
+            return refused(new Refusal(
+                    HttpStatus.NOT_FOUND, "unknown_url", "Invalid URL (" + m + " " + rawPath + ")", null, null));
         }
         if (match instanceof EndpointTable.WrongMethod wrong) {
             String allowed = String.join(", ", wrong.allowed());
-            return refused(new Refusal(HttpStatus.METHOD_NOT_ALLOWED, "method_not_allowed",
-                    "Method " + m + " is not allowed on " + rawPath + "; allowed: " + allowed + ".", null, allowed));
+            return refused(new Refusal(
+                    HttpStatus.METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                    "Method " + m + " is not allowed on " + rawPath + "; allowed: " + allowed + ".",
+                    null,
+                    allowed));
         }
         MatchedOperation found = ((EndpointTable.Found) match).matched();
         BodyType body = found.operation().body();
         if (!body.accepts(contentType)) {
-            return refused(new Refusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
-                    "The body of " + rawPath + " must be " + body.expected() + ", got '" + contentType + "'.", null, null));
+            return refused(new Refusal(
+                    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "The body of " + rawPath + " must be " + body.expected() + ", got '" + contentType + "'.",
+                    null,
+                    null));
         }
         return new Verdict(found, null);
     }
@@ -85,11 +95,17 @@ public final class ApiSurface {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c != '.') dotsOnly = false;
-            boolean allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '~' || c == ':' || c == '@' || c == '-';
+            boolean allowed = (c >= 'A' && c <= 'Z')
+                    || (c >= 'a' && c <= 'z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '_'
+                    || c == '~'
+                    || c == ':'
+                    || c == '@'
+                    || c == '-';
             if (!allowed) return false;
         }
         return !s.isEmpty() && !dotsOnly;
     }
-
 }

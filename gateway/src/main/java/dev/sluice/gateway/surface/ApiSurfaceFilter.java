@@ -40,6 +40,7 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
      * client's TCP stack reset the connection, and the client sees the reset, not the answer.
      */
     static final long DRAIN_BYTES = 1 << 20;
+
     static final Duration DRAIN_TIME = Duration.ofMillis(500);
 
     private final EndpointTable table;
@@ -53,8 +54,8 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
         ServerHttpRequest request = exchange.getRequest();
         String rawPath = request.getURI().getRawPath();
         if (rawPath == null || !rawPath.startsWith("/v1")) return chain.filter(exchange);
-        ApiSurface.Verdict verdict = ApiSurface.decide(table, request.getMethod().name(), rawPath,
-                request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
+        ApiSurface.Verdict verdict = ApiSurface.decide(
+                table, request.getMethod().name(), rawPath, request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
         ApiSurface.Refusal refusal = verdict.refusal();
         if (refusal != null) {
             if (refusal.allow() != null) exchange.getResponse().getHeaders().set(HttpHeaders.ALLOW, refusal.allow());
@@ -68,15 +69,22 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
         }
         MatchedOperation.ATTRIBUTE.set(exchange, matched);
         ServerHttpRequest passed = asTaken(request, op);
-        ServerWebExchange next = passed == request ? exchange : exchange.mutate().request(passed).build();
+        ServerWebExchange next =
+                passed == request ? exchange : exchange.mutate().request(passed).build();
         // A body the operation takes none of is read and dropped first: left unread, closing the
         // connection after the answer would reset it, and the client lose the answer.
         Mono<Void> before = op.body() == BodyType.NONE && hasBody(request) ? drained(request.getBody()) : Mono.empty();
-        return before.then(Mono.defer(() -> chain.filter(next))).onErrorResume(e -> Causes.any(e, t -> t instanceof RequestBodyTooLarge), e -> {
-            if (exchange.getResponse().isCommitted()) return Mono.error(e);
-            return OpenAiErrors.write(exchange, HttpStatus.CONTENT_TOO_LARGE, "invalid_request_error", "request_too_large",
-                    tooLarge(op), Map.of());
-        });
+        return before.then(Mono.defer(() -> chain.filter(next)))
+                .onErrorResume(e -> Causes.any(e, t -> t instanceof RequestBodyTooLarge), e -> {
+                    if (exchange.getResponse().isCommitted()) return Mono.error(e);
+                    return OpenAiErrors.write(
+                            exchange,
+                            HttpStatus.CONTENT_TOO_LARGE,
+                            "invalid_request_error",
+                            "request_too_large",
+                            tooLarge(op),
+                            Map.of());
+                });
     }
 
     private static String tooLarge(Operation op) {
@@ -90,7 +98,10 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
         String kept = query == null ? null : keptQuery(query, op);
         ServerHttpRequest r = request;
         if (query != null && !query.equals(kept)) {
-            URI rebuilt = UriComponentsBuilder.fromUri(uri).replaceQuery(kept).build(true).toUri();
+            URI rebuilt = UriComponentsBuilder.fromUri(uri)
+                    .replaceQuery(kept)
+                    .build(true)
+                    .toUri();
             r = request.mutate().uri(rebuilt).build();
         }
         if (!hasBody(request)) return r;
@@ -99,7 +110,8 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
     }
 
     private static boolean hasBody(ServerHttpRequest request) {
-        return request.getHeaders().getContentLength() > 0 || request.getHeaders().containsHeader(HttpHeaders.TRANSFER_ENCODING);
+        return request.getHeaders().getContentLength() > 0
+                || request.getHeaders().containsHeader(HttpHeaders.TRANSFER_ENCODING);
     }
 
     /**
@@ -125,10 +137,12 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
 
     /** A body on an operation that takes none is not forwarded (a GET, a DELETE, a cancel). */
     private static ServerHttpRequest withoutBody(ServerHttpRequest request) {
-        ServerHttpRequest headersOnly = request.mutate().headers(h -> {
-            h.remove(HttpHeaders.CONTENT_LENGTH);
-            h.remove(HttpHeaders.TRANSFER_ENCODING);
-        }).build();
+        ServerHttpRequest headersOnly = request.mutate()
+                .headers(h -> {
+                    h.remove(HttpHeaders.CONTENT_LENGTH);
+                    h.remove(HttpHeaders.TRANSFER_ENCODING);
+                })
+                .build();
         return new ServerHttpRequestDecorator(headersOnly) {
             @Override
             public Flux<DataBuffer> getBody() {
@@ -152,24 +166,28 @@ public final class ApiSurfaceFilter implements WebFilter, Ordered {
                     // One cut only: the buffer that crosses the limit opens the window that holds the whole rest,
                     // drained before the error (a window per later buffer would stop draining at the first).
                     return super.getBody()
-                            .windowUntil(buffer -> !crossed[0] && (crossed[0] = (seen[0] += buffer.readableByteCount()) > limit), true)
+                            .windowUntil(
+                                    buffer -> !crossed[0]
+                                            && (crossed[0] = (seen[0] += buffer.readableByteCount()) > limit),
+                                    true)
                             .index()
-                            .concatMap(w -> w.getT1() == 0 ? w.getT2() : drained(w.getT2())
-                                    .then(Mono.<DataBuffer>error(new RequestBodyTooLarge(limit))));
+                            .concatMap(w -> w.getT1() == 0
+                                    ? w.getT2()
+                                    : drained(w.getT2()).then(Mono.<DataBuffer>error(new RequestBodyTooLarge(limit))));
                 });
             }
         };
     }
 
     private static Mono<Void> refuse(ServerWebExchange exchange, HttpStatus status, String code, String message) {
-        return drained(exchange.getRequest().getBody()).then(Mono.defer(() ->
-                OpenAiErrors.write(exchange, status, "invalid_request_error", code, message, Map.of())));
+        return drained(exchange.getRequest().getBody())
+                .then(Mono.defer(
+                        () -> OpenAiErrors.write(exchange, status, "invalid_request_error", code, message, Map.of())));
     }
 
     /** Reads and drops {@code body}, up to {@link #DRAIN_BYTES} and {@link #DRAIN_TIME}: before any refusal's answer. */
     static Mono<Void> drained(Flux<DataBuffer> body) {
-        return body
-                .scan(0L, (total, buffer) -> {
+        return body.scan(0L, (total, buffer) -> {
                     long read = total + buffer.readableByteCount();
                     DataBufferUtils.release(buffer);
                     return read;

@@ -47,7 +47,8 @@ public enum BodyType {
     /** multipart/form-data with a boundary: without one no server can split the parts. */
     static boolean isMultipart(String contentType) {
         if (contentType == null) return false;
-        return mediaType(contentType).equals("multipart/form-data") && contentType.toLowerCase(Locale.ROOT).contains("boundary=");
+        return mediaType(contentType).equals("multipart/form-data")
+                && contentType.toLowerCase(Locale.ROOT).contains("boundary=");
     }
 
     private static String mediaType(String contentType) {

@@ -26,29 +26,43 @@ public final class EndpointAccessFilter implements GlobalFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         MatchedOperation matched = MatchedOperation.ATTRIBUTE.get(exchange);
         if (matched == null) {
-            String target = exchange.getRequest().getMethod().name() + " " + exchange.getRequest().getURI().getRawPath();
-            return OpenAiErrors.write(exchange, HttpStatus.NOT_FOUND, "invalid_request_error", "unknown_url",
-                    "Invalid URL (" + target + ")", Map.of());
+            String target = exchange.getRequest().getMethod().name() + " "
+                    + exchange.getRequest().getURI().getRawPath();
+            return OpenAiErrors.write(
+                    exchange,
+                    HttpStatus.NOT_FOUND,
+                    "invalid_request_error",
+                    "unknown_url",
+                    "Invalid URL (" + target + ")",
+                    Map.of());
         }
         Tier tier = SluiceAttributes.tier(exchange);
         Operation op = matched.operation();
         if (tier.endpoints().opens(op.family(), op.kind().spendsUnmetered())) return chain.filter(exchange);
         // The body is drained first, as the surface's refusals are: an answer before it would reset the connection.
-        return ApiSurfaceFilter.drained(exchange.getRequest().getBody()).then(Mono.defer(() -> OpenAiErrors.write(exchange,
-                HttpStatus.FORBIDDEN, "invalid_request_error", "endpoint_not_allowed", refusal(tier, op), Map.of())));
+        return ApiSurfaceFilter.drained(exchange.getRequest().getBody())
+                .then(Mono.defer(() -> OpenAiErrors.write(
+                        exchange,
+                        HttpStatus.FORBIDDEN,
+                        "invalid_request_error",
+                        "endpoint_not_allowed",
+                        refusal(tier, op),
+                        Map.of())));
     }
 
     /** The tenant's message: what is closed, why, and who can open it. */
     static String refusal(Tier tier, Operation op) {
         String family = op.family().wireName();
         String what = tier.endpoints().families().contains(op.family())
-                ? op + " (" + switch (op.kind()) {
-                    case CREDENTIAL -> "it mints a provider credential";
-                    default -> "it spends the provider account in a way this gateway does not meter";
-                } + ") is not open to tier '" + tier.name() + "' by default"
+                ? op + " ("
+                        + switch (op.kind()) {
+                            case CREDENTIAL -> "it mints a provider credential";
+                            default -> "it spends the provider account in a way this gateway does not meter";
+                        }
+                        + ") is not open to tier '" + tier.name() + "' by default"
                 : "The '" + family + "' endpoints are not open to tier '" + tier.name() + "'";
-        return what + ". The operator can open the '" + family + "' family for this tier in tiers.yaml (endpoints: [..., "
-                + family + "]).";
+        return what + ". The operator can open the '" + family
+                + "' family for this tier in tiers.yaml (endpoints: [..., " + family + "]).";
     }
 
     @Override

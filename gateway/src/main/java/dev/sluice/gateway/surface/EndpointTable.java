@@ -69,27 +69,23 @@ public final class EndpointTable {
     /** Each operation with its template split once: matching runs for every request. */
     private final List<Compiled> compiled;
 
-    private record Compiled(Operation op, List<String> segments) {
-    }
+    private record Compiled(Operation op, List<String> segments) {}
 
     private EndpointTable(List<Operation> operations) {
         this.operations = List.copyOf(operations);
-        this.compiled = this.operations.stream().map(o -> new Compiled(o, o.segments())).toList();
+        this.compiled =
+                this.operations.stream().map(o -> new Compiled(o, o.segments())).toList();
     }
 
     /** What a request line matched: an operation, a known path with other methods, or nothing. */
-    public sealed interface Match {
-    }
+    public sealed interface Match {}
 
-    public record Found(MatchedOperation matched) implements Match {
-    }
+    public record Found(MatchedOperation matched) implements Match {}
 
     /** The path is known, the method is not one of its operations'. */
-    public record WrongMethod(List<String> allowed) implements Match {
-    }
+    public record WrongMethod(List<String> allowed) implements Match {}
 
-    public record Unknown() implements Match {
-    }
+    public record Unknown() implements Match {}
 
     /**
      * OpenAI's operations, with these body limits.
@@ -204,9 +200,7 @@ public final class EndpointTable {
                 .post("/v1/realtime/transcription_sessions", CREDENTIAL, JSON)
                 .post("/v1/realtime/translations/client_secrets", CREDENTIAL, JSON);
         // models: answered by the gateway (surface/ModelsFilter)
-        b.family(MODELS)
-                .get("/v1/models")
-                .get("/v1/models/{model}");
+        b.family(MODELS).get("/v1/models").get("/v1/models/{model}");
         return new EndpointTable(b.operations);
     }
 
@@ -322,13 +316,21 @@ public final class EndpointTable {
 
             Rows objects(String collection, String id, Kind create, String... listQuery) {
                 String one = collection + "/" + id;
-                return get(collection, listQuery).post(collection, create, JSON).get(one).post(one, CHANGE, JSON).delete(one);
+                return get(collection, listQuery)
+                        .post(collection, create, JSON)
+                        .get(one)
+                        .post(one, CHANGE, JSON)
+                        .delete(one);
             }
 
             /** Files: list, upload (a {@code body}), retrieve, delete one by {@code {file_id}}, and read its content. */
             Rows files(String collection, BodyType body, String... listQuery) {
                 String one = collection + "/{file_id}";
-                return get(collection, listQuery).post(collection, CHANGE, body).get(one).delete(one).get(one + "/content");
+                return get(collection, listQuery)
+                        .post(collection, CHANGE, body)
+                        .get(one)
+                        .delete(one)
+                        .get(one + "/content");
             }
 
             Rows op(String method, String template, Kind kind, BodyType body, String... query) {

@@ -29,10 +29,14 @@ public final class ModelCatalog {
         Map<String, String> owners = new TreeMap<>();
         for (ProviderSettings p : config.providers()) {
             for (String model : p.models().keySet()) {
-                if (!model.equals(ProviderSettings.ANY_MODEL)) owners.putIfAbsent(model, config.providerFor(model).name());
+                if (!model.equals(ProviderSettings.ANY_MODEL))
+                    owners.putIfAbsent(model, config.providerFor(model).name());
             }
         }
-        config.routes().keySet().forEach(model -> owners.putIfAbsent(model, config.providerFor(model).name()));
+        config.routes()
+                .keySet()
+                .forEach(model ->
+                        owners.putIfAbsent(model, config.providerFor(model).name()));
         for (Tier tier : config.tiers().values()) {
             tier.downgrade().forEach((from, to) -> {
                 owners.putIfAbsent(from, config.providerFor(from).name());
@@ -48,7 +52,11 @@ public final class ModelCatalog {
 
     /** {@code GET /v1/models}. */
     public String listJson() {
-        return Json.write(new ModelList("list", owners.entrySet().stream().map(e -> model(e.getKey(), e.getValue())).toList()));
+        return Json.write(new ModelList(
+                "list",
+                owners.entrySet().stream()
+                        .map(e -> model(e.getKey(), e.getValue()))
+                        .toList()));
     }
 
     /** {@code GET /v1/models/{id}}; only for an id it {@link #contains}. */
@@ -61,9 +69,11 @@ public final class ModelCatalog {
         return new Model(id, "model", 0, owner);
     }
 
-    record ModelList(String object, List<Model> data) {
-    }
+    record ModelList(String object, List<Model> data) {}
 
-    record Model(String id, String object, long created, @JsonProperty("owned_by") String ownedBy) {
-    }
+    record Model(
+            String id,
+            String object,
+            long created,
+            @JsonProperty("owned_by") String ownedBy) {}
 }

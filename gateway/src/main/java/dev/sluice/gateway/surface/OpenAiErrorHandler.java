@@ -27,7 +27,8 @@ public final class OpenAiErrorHandler implements ErrorWebExceptionHandler, Order
         if (exchange.getResponse().isCommitted() || path.startsWith("/admin") || path.startsWith("/actuator")) {
             return Mono.error(ex);
         }
-        String target = exchange.getRequest().getMethod().name() + " " + exchange.getRequest().getURI().getRawPath();
+        String target = exchange.getRequest().getMethod().name() + " "
+                + exchange.getRequest().getURI().getRawPath();
         if (ex instanceof ResponseStatusException rse && rse.getStatusCode().is4xxClientError()) {
             HttpStatus status = HttpStatus.resolve(rse.getStatusCode().value());
             if (status == null) status = HttpStatus.BAD_REQUEST;
@@ -40,12 +41,17 @@ public final class OpenAiErrorHandler implements ErrorWebExceptionHandler, Order
                 case CONTENT_TOO_LARGE -> "request_too_large";
                 default -> "invalid_request";
             };
-            String message = status == HttpStatus.NOT_FOUND ? "Invalid URL (" + target + ")"
+            String message = status == HttpStatus.NOT_FOUND
+                    ? "Invalid URL (" + target + ")"
                     : status.getReasonPhrase() + " (" + target + ")";
             return OpenAiErrors.write(exchange, status, "invalid_request_error", code, message);
         }
         log.error("Unhandled failure on {}", target, ex);
-        return OpenAiErrors.write(exchange, HttpStatus.INTERNAL_SERVER_ERROR, "server_error", "internal_error",
+        return OpenAiErrors.write(
+                exchange,
+                HttpStatus.INTERNAL_SERVER_ERROR,
+                "server_error",
+                "internal_error",
                 "The gateway failed to handle this request; it was not charged. Retry, and report it if it persists.");
     }
 

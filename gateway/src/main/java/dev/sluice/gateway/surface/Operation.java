@@ -14,8 +14,8 @@ import java.util.Set;
  *                     {@code name[key]}, as SDKs write arrays and maps); every other is dropped
  * @param maxBodyBytes the largest body forwarded; 0 for an operation that takes none
  */
-public record Operation(String method, String template, Family family, Kind kind, Set<String> query, BodyType body,
-                        long maxBodyBytes) {
+public record Operation(
+        String method, String template, Family family, Kind kind, Set<String> query, BodyType body, long maxBodyBytes) {
     public Operation {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(template, "template");

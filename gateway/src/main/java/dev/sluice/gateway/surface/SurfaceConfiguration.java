@@ -11,7 +11,8 @@ public class SurfaceConfiguration {
     /** JSON bodies within what the estimate stage reads; uploads within sluice.surface.max-file-bytes. */
     @Bean
     EndpointTable endpointTable(SluiceProperties sluice, SurfaceProperties surface) {
-        return EndpointTable.openAi(sluice.maxRequestBytes().toBytes(), surface.maxFileBytes().toBytes());
+        return EndpointTable.openAi(
+                sluice.maxRequestBytes().toBytes(), surface.maxFileBytes().toBytes());
     }
 
     @Bean

@@ -15,12 +15,12 @@ import java.util.HexFormat;
 public final class ApiKeys {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ApiKeys() {
-    }
+    private ApiKeys() {}
 
     public static String sha256Hex(String key) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JRE", e);
         }

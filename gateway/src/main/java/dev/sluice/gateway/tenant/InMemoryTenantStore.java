@@ -44,14 +44,17 @@ public final class InMemoryTenantStore implements TenantStore {
     public Mono<Void> addKey(String tenantId, TenantKey key) {
         return Mono.fromRunnable(() -> {
             if (!tenants.containsKey(tenantId)) throw new IllegalArgumentException("no tenant " + tenantId);
-            keysByTenant.computeIfAbsent(tenantId, id -> new ConcurrentHashMap<>()).put(key.id(), key);
+            keysByTenant
+                    .computeIfAbsent(tenantId, id -> new ConcurrentHashMap<>())
+                    .put(key.id(), key);
             tenantByKeyHash.put(key.sha256(), tenantId);
         });
     }
 
     @Override
     public Flux<TenantKey> keys(String tenantId) {
-        return Flux.defer(() -> Flux.fromIterable(keysByTenant.getOrDefault(tenantId, Map.of()).values()))
+        return Flux.defer(() -> Flux.fromIterable(
+                        keysByTenant.getOrDefault(tenantId, Map.of()).values()))
                 .sort(Comparator.comparing(TenantKey::createdAt).thenComparing(TenantKey::id));
     }
 

@@ -24,9 +24,14 @@ public class TenantConfiguration {
     private static final Logger log = LoggerFactory.getLogger(TenantConfiguration.class);
 
     @Bean
-    TenantStore tenantStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, ObjectProvider<RedisWatch> watch,
-                            StoreState state, ConfigRegistry config, SluiceProperties props,
-                            StoreProperties settings) {
+    TenantStore tenantStore(
+            StoreMode mode,
+            ObjectProvider<ReactiveStringRedisTemplate> redis,
+            ObjectProvider<RedisWatch> watch,
+            StoreState state,
+            ConfigRegistry config,
+            SluiceProperties props,
+            StoreProperties settings) {
         Duration timeout = settings.timeout();
         Duration startupTimeout = settings.startupTimeout();
         if (mode != StoreMode.REDIS) {
@@ -38,10 +43,15 @@ public class TenantConfiguration {
         RedisTenantStore store = new RedisTenantStore(redis.getObject(), System::nanoTime, state, timeout);
         if (demoEnabled(config.current(), props)) {
             // Known before Redis answers, so a gateway started without Redis serves them by their tier's policy.
-            for (DemoTenant d : config.current().demoTenants()) store.know(d.keySha256(), new Tenant(d.id(), d.tier(), d.suspended()));
+            for (DemoTenant d : config.current().demoTenants())
+                store.know(d.keySha256(), new Tenant(d.id(), d.tier(), d.suspended()));
             // An empty Redis (a restart without persistence) gets them back without a restart of the gateway.
-            w.addSeeder("demo tenants", () -> Mono.fromRunnable(() -> seedDemoTenants(store, config.current(), props, timeout.multipliedBy(4)))
-                    .subscribeOn(Schedulers.boundedElastic()).then());
+            w.addSeeder(
+                    "demo tenants",
+                    () -> Mono.fromRunnable(
+                                    () -> seedDemoTenants(store, config.current(), props, timeout.multipliedBy(4)))
+                            .subscribeOn(Schedulers.boundedElastic())
+                            .then());
         }
         w.addRefresher("known key hashes", store::refreshKnown);
         if (state.up()) {
@@ -56,7 +66,8 @@ public class TenantConfiguration {
 
     static boolean demoEnabled(SluiceConfig config, SluiceProperties props) {
         // Only where nothing real is configured: the demo keys are printed in the README.
-        boolean labProvider = config.providers().stream().allMatch(p -> p.baseUrl().isEmpty());
+        boolean labProvider =
+                config.providers().stream().allMatch(p -> p.baseUrl().isEmpty());
         boolean enabled = props.demoTenants() != null ? props.demoTenants() : labProvider;
         return enabled && !config.demoTenants().isEmpty();
     }
@@ -69,10 +80,13 @@ public class TenantConfiguration {
         if (!demoEnabled(config, props)) return;
         for (DemoTenant d : config.demoTenants()) {
             // Created once: a restart must not undo what operators changed since (suspension, tier, revoked key).
-            Boolean created = store.create(new Tenant(d.id(), d.tier(), d.suspended())).block(timeout);
-            if (Boolean.TRUE.equals(created)) store.addKey(d.id(), d.keySha256()).block(timeout);
+            Boolean created =
+                    store.create(new Tenant(d.id(), d.tier(), d.suspended())).block(timeout);
+            if (Boolean.TRUE.equals(created))
+                store.addKey(d.id(), d.keySha256()).block(timeout);
         }
-        log.info("Demo tenants loaded: {} (keys in README.md; for the quickstart and the lab only)",
+        log.info(
+                "Demo tenants loaded: {} (keys in README.md; for the quickstart and the lab only)",
                 config.demoTenants().stream().map(DemoTenant::id).toList());
     }
 }

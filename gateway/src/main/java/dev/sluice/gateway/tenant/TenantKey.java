@@ -19,7 +19,8 @@ public record TenantKey(String id, String sha256, String hint, Instant createdAt
     public TenantKey {
         Objects.requireNonNull(sha256, "sha256");
         Objects.requireNonNull(createdAt, "createdAt");
-        if (!SHA256_HEX.matcher(sha256).matches()) throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
+        if (!SHA256_HEX.matcher(sha256).matches())
+            throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
         if (!id.equals(idOf(sha256))) throw new IllegalArgumentException("a key's id is derived from its hash");
     }
 

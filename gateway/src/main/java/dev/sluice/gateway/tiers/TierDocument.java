@@ -25,6 +25,8 @@ public record TierDocument(String yaml, long version, String updatedBy, Instant 
      */
     public String etag() {
         // A content tag, not a secret: MD5 is enough, and keeps the configuration free of the tenant package.
-        return "\"" + version + "-" + DigestUtils.md5DigestAsHex(yaml.getBytes(StandardCharsets.UTF_8)).substring(0, 12) + "\"";
+        return "\"" + version + "-"
+                + DigestUtils.md5DigestAsHex(yaml.getBytes(StandardCharsets.UTF_8))
+                        .substring(0, 12) + "\"";
     }
 }

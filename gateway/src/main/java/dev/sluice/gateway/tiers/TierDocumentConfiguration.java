@@ -1,15 +1,15 @@
 package dev.sluice.gateway.tiers;
 
 import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.TiersLoader;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.config.TiersLoader;
+import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tiers.redis.RedisTierDocumentStore;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.sluice.gateway.quota.QuotaClock;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.gateway.event.RefreshRoutesEvent;
@@ -27,18 +27,29 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 public class TierDocumentConfiguration {
 
     @Bean
-    TierDocumentStore tierDocumentStore(StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
+    TierDocumentStore tierDocumentStore(
+            StoreMode mode, ObjectProvider<ReactiveStringRedisTemplate> redis, QuotaClock quotaClock) {
         return mode == StoreMode.REDIS
                 ? new RedisTierDocumentStore(redis.getObject(), "sluice", quotaClock.clock())
                 : new InMemoryTierDocumentStore(quotaClock.clock());
     }
 
     @Bean
-    TierReloader tierReloader(TierDocumentStore store, ConfigRegistry registry, SluiceProperties props, MeterRegistry meters,
-                              ApplicationEventPublisher events, ObjectProvider<RedisWatch> watch, StoreState state,
-                              StoreProperties storeSettings) {
+    TierReloader tierReloader(
+            TierDocumentStore store,
+            ConfigRegistry registry,
+            SluiceProperties props,
+            MeterRegistry meters,
+            ApplicationEventPublisher events,
+            ObjectProvider<RedisWatch> watch,
+            StoreState state,
+            StoreProperties storeSettings) {
         Duration startupTimeout = storeSettings.startupTimeout();
-        TierReloader reloader = new TierReloader(store, registry, props.provider().url(), meters,
+        TierReloader reloader = new TierReloader(
+                store,
+                registry,
+                props.provider().url(),
+                meters,
                 changed -> events.publishEvent(new RefreshRoutesEvent(changed)));
         TiersLoader.Source seed = TiersLoader.locate(props.tiersPath());
         RedisWatch w = watch.getIfAvailable(); // probes Redis once, before anything waits on it

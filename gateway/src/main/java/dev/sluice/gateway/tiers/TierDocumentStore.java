@@ -10,8 +10,7 @@ import reactor.core.publisher.Mono;
 public interface TierDocumentStore {
 
     /** The result of a conditional write: written, or refused because {@code document} (the current one) is newer. */
-    record WriteOutcome(boolean written, TierDocument document) {
-    }
+    record WriteOutcome(boolean written, TierDocument document) {}
 
     /** Stores {@code yaml} as version 1 unless a document exists; returns the document in force. */
     Mono<TierDocument> seedIfAbsent(String yaml, String source);

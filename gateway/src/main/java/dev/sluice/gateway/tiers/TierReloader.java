@@ -1,10 +1,10 @@
 package dev.sluice.gateway.tiers;
 
-import dev.sluice.gateway.config.TierConfiguration;
-import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.config.ConfigException;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.TierConfiguration;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.support.Periodic;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +27,7 @@ import reactor.core.publisher.Mono;
 public final class TierReloader {
     /** Tagged {@code result}: applied, invalid, store-error. */
     static final String RELOADS = "sluice.config.reload";
+
     private static final Logger log = LoggerFactory.getLogger(TierReloader.class);
 
     private final TierDocumentStore store;
@@ -38,9 +39,10 @@ public final class TierReloader {
     private final AtomicLong refusedVersion = new AtomicLong();
     /** How often the version is polled (set at start); a poll that takes twice that is given up. */
     private volatile Duration pollInterval = Duration.ofSeconds(1);
-    private final Periodic polling = new Periodic("tiers version poll", () -> checkOnce()
-            .timeout(pollInterval.multipliedBy(2))
-            .onErrorResume(e -> {
+
+    private final Periodic polling = new Periodic(
+            "tiers version poll",
+            () -> checkOnce().timeout(pollInterval.multipliedBy(2)).onErrorResume(e -> {
                 count("store-error");
                 log.debug("Tiers version poll failed: {}", e.toString());
                 return Mono.empty();
@@ -48,15 +50,20 @@ public final class TierReloader {
     /** The document whose config is in force here: put back as it is if Redis comes back empty. */
     private volatile TierDocument inForce;
 
-    public TierReloader(TierDocumentStore store, ConfigRegistry registry, String providerUrl, MeterRegistry meters,
-                        Consumer<SluiceConfig> onProvidersChanged) {
+    public TierReloader(
+            TierDocumentStore store,
+            ConfigRegistry registry,
+            String providerUrl,
+            MeterRegistry meters,
+            Consumer<SluiceConfig> onProvidersChanged) {
         this.store = store;
         this.registry = registry;
         this.providerUrl = providerUrl == null ? "" : providerUrl;
         this.meters = meters;
         this.onProvidersChanged = onProvidersChanged;
         Gauge.builder("sluice.config.version", appliedVersion, AtomicLong::get)
-                .description("Version of the tiers document in force on this replica").register(meters);
+                .description("Version of the tiers document in force on this replica")
+                .register(meters);
         registerMeters();
     }
 
@@ -72,7 +79,10 @@ public final class TierReloader {
         try {
             doc = store.seedIfAbsent(seedYaml, seedSource).block(timeout);
         } catch (RuntimeException e) {
-            log.warn("The tiers store did not answer at start ({}); {} is in force until it does", e.toString(), seedSource);
+            log.warn(
+                    "The tiers store did not answer at start ({}); {} is in force until it does",
+                    e.toString(),
+                    seedSource);
             return;
         }
         if (doc == null) throw new IllegalStateException("the tiers store returned no document");
@@ -80,7 +90,11 @@ public final class TierReloader {
             appliedVersion.set(doc.version()); // the registry already holds this text's config
             inForce = doc;
         } else {
-            log.info("Tiers from the shared store (version {}, by {}); {} is only the seed", doc.version(), doc.updatedBy(), seedSource);
+            log.info(
+                    "Tiers from the shared store (version {}, by {}); {} is only the seed",
+                    doc.version(),
+                    doc.updatedBy(),
+                    seedSource);
             apply(doc);
         }
     }
@@ -115,13 +129,17 @@ public final class TierReloader {
     public boolean apply(TierDocument doc) {
         SluiceConfig next;
         try {
-            next = TierConfiguration.withProviderOverride(TiersYamlParser.parse("tiers (version " + doc.version() + ")", doc.yaml()),
-                    providerUrl);
+            next = TierConfiguration.withProviderOverride(
+                    TiersYamlParser.parse("tiers (version " + doc.version() + ")", doc.yaml()), providerUrl);
         } catch (ConfigException e) {
             if (refusedVersion.getAndSet(doc.version()) != doc.version()) {
                 count("invalid");
-                log.error("Tiers version {} (by {}) is invalid; keeping version {} in force. {}", doc.version(), doc.updatedBy(),
-                        appliedVersion.get(), e.getMessage());
+                log.error(
+                        "Tiers version {} (by {}) is invalid; keeping version {} in force. {}",
+                        doc.version(),
+                        doc.updatedBy(),
+                        appliedVersion.get(),
+                        e.getMessage());
             }
             return false;
         }
@@ -137,7 +155,11 @@ public final class TierReloader {
         appliedVersion.set(doc.version());
         inForce = doc;
         count("applied");
-        log.info("Tiers version {} (by {}) in force: tiers {}", doc.version(), doc.updatedBy(), parsed.tiers().keySet());
+        log.info(
+                "Tiers version {} (by {}) in force: tiers {}",
+                doc.version(),
+                doc.updatedBy(),
+                parsed.tiers().keySet());
         if (!previous.providers().equals(parsed.providers())) onProvidersChanged.accept(parsed);
     }
 

@@ -3,13 +3,13 @@ package dev.sluice.gateway.usage;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.quota.WindowUsage;
-import dev.sluice.gateway.config.ModelLimits;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
@@ -38,6 +38,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
     public static final String TOKENS_ACTUAL = "sluice.tokens.actual";
     /** Tagged {@code tier}. */
     public static final String SPEND = "sluice.spend.usd";
+
     private final TokenEstimator estimator;
     private final MeterRegistry meters;
     private final PendingWork pending;
@@ -70,8 +71,10 @@ public class SettleFilter implements GlobalFilter, Ordered {
         AtomicReference<UsageRecordingResponse> recording = new AtomicReference<>();
         AtomicBoolean erredBeforeAnswer = new AtomicBoolean();
         return Mono.defer(() -> {
-                    UsageRecordingResponse response = new UsageRecordingResponse(exchange.getResponse(),
-                            estimate.gatewayMustRequestUsage(), estimator.encodingFor(estimate.model()));
+                    UsageRecordingResponse response = new UsageRecordingResponse(
+                            exchange.getResponse(),
+                            estimate.gatewayMustRequestUsage(),
+                            estimator.encodingFor(estimate.model()));
                     recording.set(response);
                     UsageRecordingResponse.ATTRIBUTE.set(exchange, response);
                     List<WindowUsage> windows = reservation.decision().windows();
@@ -80,18 +83,22 @@ public class SettleFilter implements GlobalFilter, Ordered {
                         RateLimitHeaders.apply(response.getHeaders(), windows);
                         // Given back before the tenant reads the answer, so a retry finds its quota.
                         return SluiceAttributes.neverSent(exchange)
-                                ? reservation.refundAll().onErrorResume(e -> Mono.empty()) : Mono.empty();
+                                ? reservation.refundAll().onErrorResume(e -> Mono.empty())
+                                : Mono.empty();
                     });
                     return chain.filter(exchange.mutate().response(response).build())
                             .doOnSuccess(done -> spend(exchange, response));
                 })
                 // Read as the error passes, not in doFinally: by then the error handler has answered it.
-                .doOnError(e -> erredBeforeAnswer.set(recording.get() == null || !recording.get().isCommitted()))
+                .doOnError(e -> erredBeforeAnswer.set(
+                        recording.get() == null || !recording.get().isCommitted()))
                 // Detached (a client that leaves must not cancel it) and counted, so shutdown waits for it.
-                .doFinally(signal -> pending.run(SluiceAttributes.neverSent(exchange)
-                        // Nothing reached a provider (refused, or the client left while it waited in line): nothing to pay.
-                        ? reservation.refundAll().onErrorResume(e -> Mono.empty())
-                        : settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
+                .doFinally(signal -> pending.run(
+                        SluiceAttributes.neverSent(exchange)
+                                // Nothing reached a provider (refused, or the client left while it waited in line):
+                                // nothing to pay.
+                                ? reservation.refundAll().onErrorResume(e -> Mono.empty())
+                                : settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
     /**
@@ -137,11 +144,17 @@ public class SettleFilter implements GlobalFilter, Ordered {
         return response == null || (erredBeforeAnswer && response.usage().isEmpty());
     }
 
-    private Mono<Void> settle(QuotaReservation reservation, RequestEstimate estimate, UsageRecordingResponse response,
-                              boolean erredBeforeAnswer) {
+    private Mono<Void> settle(
+            QuotaReservation reservation,
+            RequestEstimate estimate,
+            UsageRecordingResponse response,
+            boolean erredBeforeAnswer) {
         if (reservation.isSettled()) return Mono.empty();
-        if (failedOnOurSide(response, erredBeforeAnswer)) return reservation.refundAll().onErrorResume(e -> Mono.empty());
-        HttpStatus status = response.getStatusCode() == null ? null : HttpStatus.resolve(response.getStatusCode().value());
+        if (failedOnOurSide(response, erredBeforeAnswer))
+            return reservation.refundAll().onErrorResume(e -> Mono.empty());
+        HttpStatus status = response.getStatusCode() == null
+                ? null
+                : HttpStatus.resolve(response.getStatusCode().value());
         long actual = actualTokens(estimate, response, status);
         estimatedTokens.increment(estimate.totalTokens());
         actualTokens.increment(actual);
@@ -153,10 +166,15 @@ public class SettleFilter implements GlobalFilter, Ordered {
         Usage used = response.usage().orElse(null);
         if (used == null) return;
         String served = SluiceAttributes.PROVIDER.get(exchange);
-        ModelLimits limits = served == null ? null : SluiceAttributes.config(exchange).provider(served)
-                .map(p -> p.limitsFor(SluiceAttributes.MODEL.get(exchange))).orElse(null);
+        ModelLimits limits = served == null
+                ? null
+                : SluiceAttributes.config(exchange)
+                        .provider(served)
+                        .map(p -> p.limitsFor(SluiceAttributes.MODEL.get(exchange)))
+                        .orElse(null);
         if (limits == null) return;
-        spendByTier.computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter(SPEND, "tier", tier))
+        spendByTier
+                .computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter(SPEND, "tier", tier))
                 .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
     }
 

@@ -253,7 +253,9 @@ public final class SseUsageTap {
 
     /** Terminal Responses events; each carries the final usage. */
     private static boolean isTerminal(String type) {
-        return type.equals("response.completed") || type.equals("response.incomplete") || type.equals("response.failed");
+        return type.equals("response.completed")
+                || type.equals("response.incomplete")
+                || type.equals("response.failed");
     }
 
     /**

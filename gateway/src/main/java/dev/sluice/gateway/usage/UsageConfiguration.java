@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class UsageConfiguration {
     @Bean
-    SettleFilter settleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
+    SettleFilter settleFilter(
+            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
         SettleFilter filter = new SettleFilter(estimator, meters, pending);
         filter.registerMeters(config.current().tiers().keySet());
         return filter;

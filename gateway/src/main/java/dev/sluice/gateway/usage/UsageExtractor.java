@@ -19,8 +19,7 @@ public final class UsageExtractor {
             .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
-    private UsageExtractor() {
-    }
+    private UsageExtractor() {}
 
     /**
      * Chat and completions ({@code usage.prompt_tokens}, {@code usage.completion_tokens}),
@@ -73,7 +72,9 @@ public final class UsageExtractor {
                 if (t == JsonToken.PROPERTY_NAME && p.currentName().equals("usage")) {
                     p.nextToken();
                     p.skipChildren();
-                } else if (t == JsonToken.VALUE_STRING && p.currentName() != null && OUTPUT_TEXT_KEYS.contains(p.currentName())) {
+                } else if (t == JsonToken.VALUE_STRING
+                        && p.currentName() != null
+                        && OUTPUT_TEXT_KEYS.contains(p.currentName())) {
                     text.append(p.getString());
                 }
             }
@@ -97,7 +98,8 @@ public final class UsageExtractor {
             if (value == JsonToken.VALUE_NUMBER_INT) {
                 // BIG_INTEGER only past a long: no count, as canConvertToLong says of the tree's node.
                 JsonParser.NumberType type = p.getNumberType();
-                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) count = Math.max(-1, p.getLongValue());
+                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG)
+                    count = Math.max(-1, p.getLongValue());
             } else {
                 p.skipChildren();
             }
@@ -107,7 +109,7 @@ public final class UsageExtractor {
                 case "prompt_tokens" -> prompt = count;
                 case "completion_tokens" -> completion = count;
                 case "total_tokens" -> total = count;
-                default -> { }
+                default -> {}
             }
         }
         if (input >= 0) return Optional.of(new Usage(input, Math.max(output, 0)));
@@ -128,7 +130,8 @@ public final class UsageExtractor {
         if (!isCount(prompt)) return Optional.empty();
         JsonNode completion = usage.get("completion_tokens");
         JsonNode total = usage.get("total_tokens");
-        long completionTokens = isCount(completion) ? completion.longValue()
+        long completionTokens = isCount(completion)
+                ? completion.longValue()
                 : isCount(total) ? Math.max(0, total.longValue() - prompt.longValue()) : 0;
         return Optional.of(new Usage(prompt.longValue(), completionTokens));
     }

@@ -1,7 +1,7 @@
 package dev.sluice.gateway.usage;
 
-import dev.sluice.gateway.api.RequestAttribute;
 import com.knuddels.jtokkit.api.Encoding;
+import dev.sluice.gateway.api.RequestAttribute;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Optional;
@@ -46,7 +46,8 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
     /** Streams arrive here (Spring Cloud Gateway flushes each chunk of an event stream). */
     @Override
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-        return super.writeAndFlushWith(watch(Flux.from(body).concatMap(Flux::from)).map(Flux::just));
+        return super.writeAndFlushWith(
+                watch(Flux.from(body).concatMap(Flux::from)).map(Flux::just));
     }
 
     private Flux<DataBuffer> watch(Flux<? extends DataBuffer> body) {
@@ -55,13 +56,16 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
             SseUsageTap sse = new SseUsageTap(stripUsageChunk, encoding);
             tap = sse;
             return body.map(buffer -> {
-                byte[] in = new byte[buffer.readableByteCount()];
-                buffer.read(in);
-                DataBufferUtils.release(buffer);
-                return bufferFactory().wrap(sse.feed(in));
-            }).concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())));
+                        byte[] in = new byte[buffer.readableByteCount()];
+                        buffer.read(in);
+                        DataBufferUtils.release(buffer);
+                        return bufferFactory().wrap(sse.feed(in));
+                    })
+                    .concatWith(Mono.fromSupplier(() -> bufferFactory().wrap(sse.finish())));
         }
-        if (type != null && !MediaType.APPLICATION_JSON.isCompatibleWith(type) && !type.getSubtype().endsWith("+json")) {
+        if (type != null
+                && !MediaType.APPLICATION_JSON.isCompatibleWith(type)
+                && !type.getSubtype().endsWith("+json")) {
             // Audio, images as bytes: nothing to read a usage or a text from.
             return body.map(buffer -> (DataBuffer) buffer);
         }
@@ -91,7 +95,8 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
                 overflowed = true;
                 return;
             }
-            if (size + n > bytes.length) bytes = Arrays.copyOf(bytes, Math.min(MAX_JSON_COPY, Math.max(size + n, 2 * bytes.length)));
+            if (size + n > bytes.length)
+                bytes = Arrays.copyOf(bytes, Math.min(MAX_JSON_COPY, Math.max(size + n, 2 * bytes.length)));
             b.toByteBuffer(b.readPosition(), ByteBuffer.wrap(bytes), size, n);
             size += n;
         }

@@ -6,13 +6,13 @@ import dev.sluice.gateway.abuse.memory.InMemoryFlagStore;
 import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
 import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
 import dev.sluice.gateway.abuse.memory.LocalSamplerLock;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.TiersYamlParser;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,7 +50,8 @@ class AbuseSimulationTest {
         free = config.tier("free").orElseThrow();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         quota = new QuotaLimiter(new InMemoryQuotaStore(clock), null, Duration.ofSeconds(5), meters);
-        AbuseSampler sampler = new AbuseSampler(activity, quota, history, flags, new InMemoryTenantStore(), () -> config, clock, meters);
+        AbuseSampler sampler = new AbuseSampler(
+                activity, quota, history, flags, new InMemoryTenantStore(), () -> config, clock, meters);
         scheduler = new AbuseScheduler(sampler, new LocalSamplerLock(), activity, clock, "test", Duration.ofSeconds(2));
     }
 
@@ -92,17 +93,27 @@ class AbuseSimulationTest {
             // ceiling. Nor 70% all admitted: that fills free's 2,000,000-token day within five hours, and the
             // day window flags it, rightly.
             if (s % 60 < 20 && s % 5 == 0) request("steady", 1_000);
-            if (legitBursts != null && minute < legitBursts.length && legitBursts[minute] && second >= 20 && second <= 28 && second % 2 == 0) {
+            if (legitBursts != null
+                    && minute < legitBursts.length
+                    && legitBursts[minute]
+                    && second >= 20
+                    && second <= 28
+                    && second % 2 == 0) {
                 request("legit", 1_900); // five questions in ten seconds: 95% of the minute
             }
             scheduler.tick().block();
-            if (firstFlaggedAt == null && !flags.list(FlagStatus.OPEN, 10).collectList().block().isEmpty()) firstFlaggedAt = clock.millis();
+            if (firstFlaggedAt == null
+                    && !flags.list(FlagStatus.OPEN, 10).collectList().block().isEmpty())
+                firstFlaggedAt = clock.millis();
             clock.advance(1000);
         }
     }
 
     List<Flag> flagsOf(String tenant) {
-        return flags.list(null, 100).filter(f -> f.tenantId().equals(tenant)).collectList().block();
+        return flags.list(null, 100)
+                .filter(f -> f.tenantId().equals(tenant))
+                .collectList()
+                .block();
     }
 
     @Test
@@ -122,7 +133,10 @@ class AbuseSimulationTest {
         assertThat(legit).hasSizeGreaterThan(30);
         assertThat(legit.stream().filter(s -> s.utilisation() >= 0.9).count()).isGreaterThan(30);
         // five questions per burst minute, a few refused when two bursts come back to back (the window slides)
-        assertThat(legit).allSatisfy(s -> assertThat(s.stages().get("passed") + s.stages().get("rejected")).isEqualTo(5));
+        assertThat(legit)
+                .allSatisfy(
+                        s -> assertThat(s.stages().get("passed") + s.stages().get("rejected"))
+                                .isEqualTo(5));
         // Six hours of one point a minute for the abuser, each with the minute's stage counts.
         List<UsageSample> flat = history.since("abuser", T0).collectList().block();
         assertThat(flat).hasSize(6 * 60 - 1); // the last minute ends with the simulation, unsampled
@@ -147,8 +161,15 @@ class AbuseSimulationTest {
         simulate(2 * 3600 + 30, null);
         Flag first = flagsOf("abuser").get(0);
         long reviewedAt = clock.millis(); // 2 h 00 min 30 s
-        flags.update(first.id(), f -> f.reviewed(new FlagReview("ops", clock.instant(), ReviewAction.DISMISS,
-                "a nightly batch, agreed with the customer", null))).block();
+        flags.update(
+                        first.id(),
+                        f -> f.reviewed(new FlagReview(
+                                "ops",
+                                clock.instant(),
+                                ReviewAction.DISMISS,
+                                "a nightly batch, agreed with the customer",
+                                null)))
+                .block();
 
         simulate(15 * 60, null); // to 2:15:30: minutes 2:01..2:14 counted, fourteen
         assertThat(flagsOf("abuser")).hasSize(1);

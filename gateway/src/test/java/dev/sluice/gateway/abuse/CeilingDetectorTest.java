@@ -13,7 +13,8 @@ class CeilingDetectorTest {
     final CeilingDetector detector = new CeilingDetector(0.90, 15);
 
     static UsageSample at(int minute, double utilisation) {
-        return new UsageSample(T0 + minute * MIN, "free", (long) (utilisation * 10_000), 10, utilisation, "minute", Map.of());
+        return new UsageSample(
+                T0 + minute * MIN, "free", (long) (utilisation * 10_000), 10, utilisation, "minute", Map.of());
     }
 
     static List<UsageSample> flat(int from, int to, double u) {
@@ -25,7 +26,8 @@ class CeilingDetectorTest {
     @Test
     void fifteenMinutesAtTheThresholdFlagFourteenDoNot() {
         List<UsageSample> series = flat(0, 15, 0.90);
-        assertThat(detector.evaluate(series.subList(0, 14), T0 + 13 * MIN, 0, false)).isEmpty();
+        assertThat(detector.evaluate(series.subList(0, 14), T0 + 13 * MIN, 0, false))
+                .isEmpty();
         var finding = detector.evaluate(series, T0 + 14 * MIN, 0, false);
         assertThat(finding).isPresent();
         assertThat(finding.get().run()).isEqualTo(new CeilingDetector.Run(T0, 15));

@@ -7,6 +7,9 @@ import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
 import dev.sluice.gateway.abuse.memory.InMemoryUsageHistory;
 import dev.sluice.gateway.abuse.memory.LocalSamplerLock;
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
 import dev.sluice.gateway.quota.FakeClock;
@@ -14,9 +17,6 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.TiersYamlParser;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,7 +58,8 @@ class CeilingSignalTest {
         free = config.tier("free").orElseThrow();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         quota = new QuotaLimiter(new InMemoryQuotaStore(clock), null, Duration.ofSeconds(5), meters);
-        AbuseSampler sampler = new AbuseSampler(activity, quota, history, flags, new InMemoryTenantStore(), () -> config, clock, meters);
+        AbuseSampler sampler = new AbuseSampler(
+                activity, quota, history, flags, new InMemoryTenantStore(), () -> config, clock, meters);
         scheduler = new AbuseScheduler(sampler, new LocalSamplerLock(), activity, clock, "test", Duration.ofSeconds(2));
     }
 
@@ -185,7 +185,10 @@ class CeilingSignalTest {
     }
 
     List<Flag> flagsOf(String tenant) {
-        return flags.list(null, 100).filter(f -> f.tenantId().equals(tenant)).collectList().block();
+        return flags.list(null, 100)
+                .filter(f -> f.tenantId().equals(tenant))
+                .collectList()
+                .block();
     }
 
     List<UsageSample> series(String tenant) {
@@ -195,7 +198,9 @@ class CeilingSignalTest {
     /** The flat-lined tenant is flagged once its fifteenth minute is sampled (15:02), not at 15:01. */
     void assertFlaggedAtTheFifteenthMinute(String tenant) {
         simulate(15 * MIN + 1_000);
-        assertThat(flagsOf(tenant)).as("flagged before its fifteenth minute was sampled").isEmpty();
+        assertThat(flagsOf(tenant))
+                .as("flagged before its fifteenth minute was sampled")
+                .isEmpty();
         simulate(2_000);
         List<Flag> f = flagsOf(tenant);
         assertThat(f).hasSize(1);
@@ -231,7 +236,8 @@ class CeilingSignalTest {
         Random r = new Random(18);
         flat("issue-18", () -> 760 + r.nextInt(97)); // 760-856, about 808
         assertFlaggedAtTheFifteenthMinute("issue-18");
-        assertThat(series("issue-18")).allSatisfy(x -> assertThat(x.ceiling().reason()).isIn("refused", "held", "room"));
+        assertThat(series("issue-18"))
+                .allSatisfy(x -> assertThat(x.ceiling().reason()).isIn("refused", "held", "room"));
     }
 
     @Test
@@ -242,7 +248,10 @@ class CeilingSignalTest {
         List<UsageSample> s = series("bursty");
         assertThat(s).hasSizeGreaterThanOrEqualTo(12); // one burst every three minutes
         assertThat(s).allSatisfy(x -> assertThat(x.pressure()).isGreaterThanOrEqualTo(0.9)); // every burst hit 100%
-        assertThat(new CeilingDetector(0.9, 15).trailingRun(s, s.get(s.size() - 1).minuteStartMs(), 0).minutes()).isEqualTo(1);
+        assertThat(new CeilingDetector(0.9, 15)
+                        .trailingRun(s, s.get(s.size() - 1).minuteStartMs(), 0)
+                        .minutes())
+                .isEqualTo(1);
     }
 
     @Test
@@ -252,7 +261,8 @@ class CeilingSignalTest {
         assertThat(flagsOf("steady")).isEmpty();
         List<UsageSample> s = series("steady");
         assertThat(s).hasSizeGreaterThanOrEqualTo(39);
-        double meanFill = s.stream().mapToDouble(x -> x.ceiling().fill()).average().orElseThrow();
+        double meanFill =
+                s.stream().mapToDouble(x -> x.ceiling().fill()).average().orElseThrow();
         assertThat(meanFill).isBetween(0.75, 0.88);
         assertThat(s.stream().filter(x -> x.pressure() >= 0.9).count()).isLessThan(s.size() / 2);
     }
@@ -261,8 +271,8 @@ class CeilingSignalTest {
     void aTenantFlatLinedOnItsHourWindowIsFlaggedTheSameWay() throws IOException {
         // A free tier whose hour holds 30 minutes' worth (300,000): pinned to it, the tenant gets about
         // 5,000 tokens a minute, half its minute window; it is the hour that refuses it.
-        config = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml"))
-                .replace("tokens: 600000", "tokens: 300000"));
+        config = TiersYamlParser.parse(
+                "tiers.yaml", Files.readString(Path.of("../tiers.yaml")).replace("tokens: 600000", "tokens: 300000"));
         free = config.tier("free").orElseThrow();
         for (int m = 0; m < 60; m++) { // an hour at that rate before the run, not sampled (no activity recorded)
             clock.set(T0 + m * MIN);

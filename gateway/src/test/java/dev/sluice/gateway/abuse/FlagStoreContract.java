@@ -32,10 +32,22 @@ abstract class FlagStoreContract {
         List<UsageSample> evidence = List.of(
                 new UsageSample(T0, "free", 9500, 10, 0.95, "minute", Map.of("passed", 10L)),
                 new UsageSample(T0 + 60_000, "free", 9800, 11, 0.98, "hour", Map.of("passed", 10L, "rejected", 1L)),
-                new UsageSample(T0 + 120_000, "free", 8888, 11, 0.8888, "minute", Map.of("passed", 11L, "delayed", 2L),
+                new UsageSample(
+                        T0 + 120_000,
+                        "free",
+                        8888,
+                        11,
+                        0.8888,
+                        "minute",
+                        Map.of("passed", 11L, "delayed", 2L),
                         new Ceiling("minute", 0.93, 0.97, 304, 808, 1, 2, Ceiling.REFUSED, 1.0)));
         CeilingDetector.Finding finding = new CeilingDetector.Finding(new CeilingDetector.Run(T0, 3), evidence);
-        return Flag.open("flag_" + UUID.randomUUID().toString().substring(0, 8), tenant, "free", Instant.ofEpochMilli(openedMs), finding);
+        return Flag.open(
+                "flag_" + UUID.randomUUID().toString().substring(0, 8),
+                tenant,
+                "free",
+                Instant.ofEpochMilli(openedMs),
+                finding);
     }
 
     static FlagReview review(ReviewAction action, String note, String tier) {
@@ -55,7 +67,11 @@ abstract class FlagStoreContract {
     void aTenantHasOneOpenFlagAtMost() {
         assertThat(store.openIfNone(flag(tenant, T0)).block()).isNotNull();
         assertThat(store.openIfNone(flag(tenant, T0 + 60_000)).block()).isNull();
-        assertThat(store.list(FlagStatus.OPEN, 100).filter(f -> f.tenantId().equals(tenant)).count().block()).isEqualTo(1);
+        assertThat(store.list(FlagStatus.OPEN, 100)
+                        .filter(f -> f.tenantId().equals(tenant))
+                        .count()
+                        .block())
+                .isEqualTo(1);
         assertThat(store.openIfNone(flag("other-" + tenant, T0)).block()).isNotNull();
     }
 
@@ -67,24 +83,29 @@ abstract class FlagStoreContract {
         store.openIfNone(flag("other-" + tenant, T0)).block();
         store.openIfNone(flag(tenant, T0 + 60_000)).block(); // refused: one open flag per tenant
         assertThat(store.countOpen().block()).isEqualTo(before + 2);
-        store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "batch job", null))).block();
+        store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "batch job", null)))
+                .block();
         assertThat(store.countOpen().block()).isEqualTo(before + 1);
     }
 
     @Test
     void racingOpenersOpenOneFlag() {
         AtomicInteger opened = new AtomicInteger();
-        Flux.range(0, 20).parallel(4).runOn(Schedulers.parallel())
+        Flux.range(0, 20)
+                .parallel(4)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> store.openIfNone(flag(tenant, T0 + i)))
                 .doOnNext(f -> opened.incrementAndGet())
-                .sequential().blockLast();
+                .sequential()
+                .blockLast();
         assertThat(opened.get()).isEqualTo(1);
     }
 
     @Test
     void aDismissalClosesTheFlagKeepsTheReviewAndAllowsANewOne() {
         Flag f = store.openIfNone(flag(tenant, T0)).block();
-        Flag dismissed = store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "batch job", null))).block();
+        Flag dismissed = store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "batch job", null)))
+                .block();
         assertThat(dismissed.status()).isEqualTo(FlagStatus.DISMISSED);
         assertThat(dismissed.closedAt()).isEqualTo(Instant.ofEpochMilli(T0 + 3_600_000));
         assertThat(store.find(f.id()).block()).isEqualTo(dismissed);
@@ -100,12 +121,17 @@ abstract class FlagStoreContract {
     @Test
     void aClosedFlagTakesCommentsButNoSecondDecision() {
         Flag f = store.openIfNone(flag(tenant, T0)).block();
-        store.update(f.id(), x -> x.reviewed(review(ReviewAction.CONFIRM_MOVE_TIER, "", "pro"))).block();
-        assertThatThrownBy(() -> store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "oops", null))).block())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("already confirmed");
-        Flag commented = store.update(f.id(), x -> x.reviewed(review(ReviewAction.COMMENT, "moved after a call", null))).block();
+        store.update(f.id(), x -> x.reviewed(review(ReviewAction.CONFIRM_MOVE_TIER, "", "pro")))
+                .block();
+        assertThatThrownBy(() -> store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "oops", null)))
+                        .block())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already confirmed");
+        Flag commented = store.update(f.id(), x -> x.reviewed(review(ReviewAction.COMMENT, "moved after a call", null)))
+                .block();
         assertThat(commented.status()).isEqualTo(FlagStatus.CONFIRMED);
-        assertThat(commented.reviews()).extracting(FlagReview::action)
+        assertThat(commented.reviews())
+                .extracting(FlagReview::action)
                 .containsExactly(ReviewAction.CONFIRM_MOVE_TIER, ReviewAction.COMMENT);
         assertThat(commented.reviews().get(0).tier()).isEqualTo("pro");
     }
@@ -117,13 +143,26 @@ abstract class FlagStoreContract {
         Flag old = store.openIfNone(flag(tenant, T0 + 1)).block();
         Flag mid = store.openIfNone(flag(t2, T0 + 2)).block();
         Flag recent = store.openIfNone(flag(t3, T0 + 3)).block();
-        store.update(mid.id(), x -> x.reviewed(review(ReviewAction.CONFIRM_SUSPEND, "", null))).block();
+        store.update(mid.id(), x -> x.reviewed(review(ReviewAction.CONFIRM_SUSPEND, "", null)))
+                .block();
         List<String> mine = List.of(old.id(), mid.id(), recent.id());
-        assertThat(store.list(FlagStatus.OPEN, 1000).map(Flag::id).filter(mine::contains).collectList().block())
+        assertThat(store.list(FlagStatus.OPEN, 1000)
+                        .map(Flag::id)
+                        .filter(mine::contains)
+                        .collectList()
+                        .block())
                 .containsExactly(recent.id(), old.id());
-        assertThat(store.list(FlagStatus.CONFIRMED, 1000).map(Flag::id).filter(mine::contains).collectList().block())
+        assertThat(store.list(FlagStatus.CONFIRMED, 1000)
+                        .map(Flag::id)
+                        .filter(mine::contains)
+                        .collectList()
+                        .block())
                 .containsExactly(mid.id());
-        assertThat(store.list(null, 1000).map(Flag::id).filter(mine::contains).collectList().block())
+        assertThat(store.list(null, 1000)
+                        .map(Flag::id)
+                        .filter(mine::contains)
+                        .collectList()
+                        .block())
                 .containsExactly(recent.id(), mid.id(), old.id());
         assertThat(store.list(null, 2).count().block()).isEqualTo(2);
     }
@@ -138,14 +177,17 @@ abstract class FlagStoreContract {
         Flag f = store.openIfNone(flag(tenant, T0)).block();
         AtomicInteger won = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
-        Flux.range(0, 8).parallel(4).runOn(Schedulers.parallel())
+        Flux.range(0, 8)
+                .parallel(4)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "reviewer " + i, null)))
                         .doOnNext(x -> won.incrementAndGet())
                         .onErrorResume(e -> {
                             refused.incrementAndGet();
                             return Mono.empty();
                         }))
-                .sequential().blockLast();
+                .sequential()
+                .blockLast();
         assertThat(won.get()).isEqualTo(1);
         assertThat(store.find(f.id()).block().reviews()).hasSize(1);
     }

@@ -19,7 +19,9 @@ class OpenFlagsGaugeTest {
     @Test
     void theGaugeExistsAtZeroAndFollowsTheStoreOnEachRefresh() {
         OpenFlagsGauge gauge = new OpenFlagsGauge(flags, meters);
-        assertThat(gauge()).as("registered before any flag, so alerts see 0, not nothing").isZero();
+        assertThat(gauge())
+                .as("registered before any flag, so alerts see 0, not nothing")
+                .isZero();
 
         Flag f = FlagStoreContract.flag("t1", FlagStoreContract.T0);
         flags.openIfNone(f).block();
@@ -27,7 +29,8 @@ class OpenFlagsGaugeTest {
         gauge.refresh().block(Duration.ofSeconds(5));
         assertThat(gauge()).isEqualTo(2);
 
-        flags.update(f.id(), x -> x.reviewed(FlagStoreContract.review(ReviewAction.CONFIRM_SUSPEND, "", null))).block();
+        flags.update(f.id(), x -> x.reviewed(FlagStoreContract.review(ReviewAction.CONFIRM_SUSPEND, "", null)))
+                .block();
         gauge.refresh().block(Duration.ofSeconds(5));
         assertThat(gauge()).isEqualTo(1);
     }

@@ -22,7 +22,8 @@ class RedisFlagStoreTest extends FlagStoreContract {
         String key = namespace + ":{flags}:flag:" + f.id();
         var redis = TestRedisTemplates.template();
         assertThat(redis.getExpire(key).block()).isLessThanOrEqualTo(Duration.ZERO); // no TTL while open
-        store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "fine", null))).block();
+        store.update(f.id(), x -> x.reviewed(review(ReviewAction.DISMISS, "fine", null)))
+                .block();
         assertThat(redis.getExpire(key).block()).isBetween(Duration.ofDays(89), Duration.ofDays(90));
     }
 }

@@ -37,8 +37,12 @@ class RedisTenantActivityTest extends TenantActivityContract {
         other.quotaAnswered(a, 1_000, answer(false, 9_600, "minute"), false);
         other.flush().block();
         var p = minute(T0).pressure(a);
-        assertThat(p).containsEntry("minute peak", 960_000L).containsEntry("minute room", 400L)
-                .containsEntry("minute answers", 3L).containsEntry("minute refused", 1L).containsEntry("* asked-tokens", 2_800L);
+        assertThat(p)
+                .containsEntry("minute peak", 960_000L)
+                .containsEntry("minute room", 400L)
+                .containsEntry("minute answers", 3L)
+                .containsEntry("minute refused", 1L)
+                .containsEntry("* asked-tokens", 2_800L);
     }
 
     @Test

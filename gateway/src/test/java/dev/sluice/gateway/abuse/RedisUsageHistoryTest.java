@@ -19,7 +19,10 @@ class RedisUsageHistoryTest extends UsageHistoryContract {
     @Test
     void aPointStoredBeforeTheCeilingSignalExistedStillReads() {
         String old = T0 + " free 9500 10 0.95 minute 10 0 0 1 0"; // the line format before the ceiling fields
-        TestRedisTemplates.template().opsForZSet().add(namespace + ":usage:{" + tenant + "}", old, T0).block();
+        TestRedisTemplates.template()
+                .opsForZSet()
+                .add(namespace + ":usage:{" + tenant + "}", old, T0)
+                .block();
         UsageSample s = history.since(tenant, 0).blockFirst();
         assertThat(s.ceiling()).isNull();
         assertThat(s.pressure()).isEqualTo(0.95); // the detector falls back on the snapshot
@@ -29,7 +32,9 @@ class RedisUsageHistoryTest extends UsageHistoryContract {
     @Test
     void theSeriesKeyLivesAsLongAsTheRetention() {
         history.append(tenant, sample(0, 1), 1440).block();
-        Duration ttl = TestRedisTemplates.template().getExpire(namespace + ":usage:{" + tenant + "}").block();
+        Duration ttl = TestRedisTemplates.template()
+                .getExpire(namespace + ":usage:{" + tenant + "}")
+                .block();
         assertThat(ttl).isBetween(Duration.ofHours(23), Duration.ofHours(24));
     }
 }

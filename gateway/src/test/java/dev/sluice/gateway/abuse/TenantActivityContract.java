@@ -74,9 +74,14 @@ abstract class TenantActivityContract {
 
     /** A quota answer: the minute window of 10,000 tokens and 60 requests holding {@code used}, the hour a tenth of it. */
     static QuotaDecision answer(boolean admitted, long used, String blocking) {
-        return new QuotaDecision(admitted, T0, admitted ? 0 : 1_500, blocking, List.of(
-                new WindowUsage("minute", 60, 10_000, 60, used, used / 800, 60_000),
-                new WindowUsage("hour", 3600, 600_000, 3600, used, used / 800, 3_600_000)));
+        return new QuotaDecision(
+                admitted,
+                T0,
+                admitted ? 0 : 1_500,
+                blocking,
+                List.of(
+                        new WindowUsage("minute", 60, 10_000, 60, used, used / 800, 60_000),
+                        new WindowUsage("hour", 3600, 600_000, 3600, used, used / 800, 3_600_000)));
     }
 
     @Test
@@ -92,7 +97,9 @@ abstract class TenantActivityContract {
         activity.quotaAnswered(b, 800, answer(true, 800, null), false);
 
         Map<String, Long> p = minute(T0).pressure(a);
-        assertThat(p).containsEntry("* asked", 5L).containsEntry("* asked-tokens", 4_000L)
+        assertThat(p)
+                .containsEntry("* asked", 5L)
+                .containsEntry("* asked-tokens", 4_000L)
                 .containsEntry("minute answers", 5L)
                 .containsEntry("minute fill", 800_000L + 970_000 + 970_000 + 970_000 + 900_000)
                 .containsEntry("minute peak", 970_000L)

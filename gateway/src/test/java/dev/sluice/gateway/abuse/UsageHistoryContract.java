@@ -24,7 +24,14 @@ abstract class UsageHistoryContract {
     }
 
     static UsageSample sample(int minute, long tokens) {
-        return new UsageSample(T0 + minute * MIN, "free", tokens, 3, tokens / 10_000.0, "minute", Map.of("passed", 3L, "rejected", 1L));
+        return new UsageSample(
+                T0 + minute * MIN,
+                "free",
+                tokens,
+                3,
+                tokens / 10_000.0,
+                "minute",
+                Map.of("passed", 3L, "rejected", 1L));
     }
 
     List<UsageSample> all() {
@@ -39,16 +46,40 @@ abstract class UsageHistoryContract {
         List<UsageSample> points = all();
         assertThat(points).extracting(UsageSample::tokens).containsExactly(1000L, 5000L, 9500L);
         assertThat(points.get(2)).isEqualTo(sample(2, 9500));
-        assertThat(points.get(2).stages()).containsEntry("passed", 3L).containsEntry("rejected", 1L).containsEntry("busy", 0L);
+        assertThat(points.get(2).stages())
+                .containsEntry("passed", 3L)
+                .containsEntry("rejected", 1L)
+                .containsEntry("busy", 0L);
     }
 
     @Test
     void theMinutesCeilingSignalComesBackWhole() {
-        UsageSample pinned = new UsageSample(T0, "free", 8888, 11, 0.8888, "minute", Map.of("passed", 11L, "delayed", 3L),
+        UsageSample pinned = new UsageSample(
+                T0,
+                "free",
+                8888,
+                11,
+                0.8888,
+                "minute",
+                Map.of("passed", 11L, "delayed", 3L),
                 new Ceiling("minute", 0.9312, 0.9696, 304, 808, 2, 3, Ceiling.REFUSED, 1.0));
-        UsageSample hour = new UsageSample(T0 + MIN, "free", 5000, 5, 0.99, "hour", Map.of("passed", 5L),
+        UsageSample hour = new UsageSample(
+                T0 + MIN,
+                "free",
+                5000,
+                5,
+                0.99,
+                "hour",
+                Map.of("passed", 5L),
                 new Ceiling("hour", 0.991, 0.9999, 24, 1000, 0, 0, Ceiling.ROOM, 1.0));
-        UsageSample nothingAdmitted = new UsageSample(T0 + 2 * MIN, "free", 9000, 9, 0.9, "minute", Map.of("rejected", 4L),
+        UsageSample nothingAdmitted = new UsageSample(
+                T0 + 2 * MIN,
+                "free",
+                9000,
+                9,
+                0.9,
+                "minute",
+                Map.of("rejected", 4L),
                 new Ceiling("minute", 0.9, 0.9, -1, 1500, 4, 0, Ceiling.REFUSED, 1.0));
         history.append(tenant, pinned, 1440).block();
         history.append(tenant, hour, 1440).block();
@@ -71,13 +102,15 @@ abstract class UsageHistoryContract {
     @Test
     void sinceFiltersByMinute() {
         for (int m = 0; m < 10; m++) history.append(tenant, sample(m, m), 1440).block();
-        assertThat(history.since(tenant, T0 + 7 * MIN).collectList().block()).extracting(UsageSample::tokens)
+        assertThat(history.since(tenant, T0 + 7 * MIN).collectList().block())
+                .extracting(UsageSample::tokens)
                 .containsExactly(7L, 8L, 9L);
     }
 
     @Test
     void theSeriesKeepsTheRetentionAndDropsOlderPoints() {
-        for (int m = 0; m < 1500; m++) history.append(tenant, sample(m, m), 1440).block();
+        for (int m = 0; m < 1500; m++)
+            history.append(tenant, sample(m, m), 1440).block();
         List<UsageSample> points = all();
         assertThat(points).hasSize(1440);
         assertThat(points.get(0).minuteStartMs()).isEqualTo(T0 + 60 * MIN);

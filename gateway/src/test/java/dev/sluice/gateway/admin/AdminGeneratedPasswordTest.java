@@ -2,10 +2,10 @@ package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import dev.sluice.gateway.testsupport.FakeUpstream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,8 +30,19 @@ class AdminGeneratedPasswordTest {
         assertThat(m.find()).as("the password is logged at WARN").isTrue();
         String password = m.group(1);
         assertThat(m.find()).as("and only once").isFalse();
-        assertThat(output.getAll()).doesNotContain("Using generated security password"); // Boot's own default user is off
-        web.get().uri("/admin/api/tiers").headers(h -> h.setBasicAuth("admin", password)).exchange().expectStatus().isOk();
-        web.get().uri("/admin/api/tiers").headers(h -> h.setBasicAuth("admin", password + "x")).exchange().expectStatus().isUnauthorized();
+        assertThat(output.getAll())
+                .doesNotContain("Using generated security password"); // Boot's own default user is off
+        web.get()
+                .uri("/admin/api/tiers")
+                .headers(h -> h.setBasicAuth("admin", password))
+                .exchange()
+                .expectStatus()
+                .isOk();
+        web.get()
+                .uri("/admin/api/tiers")
+                .headers(h -> h.setBasicAuth("admin", password + "x"))
+                .exchange()
+                .expectStatus()
+                .isUnauthorized();
     }
 }

@@ -55,16 +55,13 @@ final class AdminRouteList implements RouterFunctions.Visitor {
     }
 
     @Override
-    public void resources(Function<ServerRequest, Mono<Resource>> lookupFunction) {
-    }
+    public void resources(Function<ServerRequest, Mono<Resource>> lookupFunction) {}
 
     @Override
-    public void attributes(Map<String, Object> attributes) {
-    }
+    public void attributes(Map<String, Object> attributes) {}
 
     @Override
-    public void unknown(RouterFunction<?> routerFunction) {
-    }
+    public void unknown(RouterFunction<?> routerFunction) {}
 
     /** The method and path a predicate tests, where it says them. */
     private static final class Parts implements RequestPredicates.Visitor {
@@ -77,20 +74,53 @@ final class AdminRouteList implements RouterFunctions.Visitor {
             return p;
         }
 
-        @Override public void method(Set<HttpMethod> ms) { methods.addAll(ms); }
-        @Override public void path(String pattern) { path = pattern; }
-        @Override public void pathExtension(String extension) { }
-        @Override public void header(String name, String value) { }
-        @Override public void queryParam(String name, String value) { }
-        @Override public void version(String version) { }
-        @Override public void startAnd() { }
-        @Override public void and() { }
-        @Override public void endAnd() { }
-        @Override public void startOr() { }
-        @Override public void or() { }
-        @Override public void endOr() { }
-        @Override public void startNegate() { }
-        @Override public void endNegate() { }
-        @Override public void unknown(RequestPredicate predicate) { }
+        @Override
+        public void method(Set<HttpMethod> ms) {
+            methods.addAll(ms);
+        }
+
+        @Override
+        public void path(String pattern) {
+            path = pattern;
+        }
+
+        @Override
+        public void pathExtension(String extension) {}
+
+        @Override
+        public void header(String name, String value) {}
+
+        @Override
+        public void queryParam(String name, String value) {}
+
+        @Override
+        public void version(String version) {}
+
+        @Override
+        public void startAnd() {}
+
+        @Override
+        public void and() {}
+
+        @Override
+        public void endAnd() {}
+
+        @Override
+        public void startOr() {}
+
+        @Override
+        public void or() {}
+
+        @Override
+        public void endOr() {}
+
+        @Override
+        public void startNegate() {}
+
+        @Override
+        public void endNegate() {}
+
+        @Override
+        public void unknown(RequestPredicate predicate) {}
     }
 }

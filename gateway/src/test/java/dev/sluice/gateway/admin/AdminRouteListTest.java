@@ -18,17 +18,20 @@ class AdminRouteListTest {
     @Test
     void aNewRouteUnderTheAdminApiIsSeenWithItsMethod() {
         RouterFunction<ServerResponse> router = RouterFunctions.route()
-                .path("/admin/api", api -> api
-                        .GET("/tenants", OK)
-                        .DELETE("/tenants/{id}/keys/{keyId}", OK)
-                        .POST("/brand-new", OK) // the undocumented route a developer just added
-                        .route(r -> true, OK)) // the JSON 404 catch-all: no method or path to read
+                .path(
+                        "/admin/api",
+                        api -> api.GET("/tenants", OK)
+                                .DELETE("/tenants/{id}/keys/{keyId}", OK)
+                                .POST("/brand-new", OK) // the undocumented route a developer just added
+                                .route(r -> true, OK)) // the JSON 404 catch-all: no method or path to read
                 .filter((request, next) -> next.handle(request))
                 .GET("/elsewhere", OK) // not the admin API
                 .build();
         assertThat(AdminRouteList.of(router))
                 .containsExactlyInAnyOrder("GET /tenants", "DELETE /tenants/{id}/keys/{keyId}", "POST /brand-new");
         assertThat(OpenApiDocument.operations(OpenApiDocument.document()))
-                .extracting(OpenApiDocument.Operation::key).doesNotContain("POST /brand-new").contains("GET /tenants");
+                .extracting(OpenApiDocument.Operation::key)
+                .doesNotContain("POST /brand-new")
+                .contains("GET /tenants");
     }
 }

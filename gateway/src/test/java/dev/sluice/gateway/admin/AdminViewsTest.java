@@ -34,14 +34,22 @@ class AdminViewsTest {
     private static final Map<String, Set<String>> NOT_IN_VIEW = Map.of("demo-tenant", Set.of("key-sha256"));
     /** Where each kind's object sits under openapi.yaml's Config schema. */
     private static final Map<String, List<Object>> IN_OPENAPI = Map.of(
-            ROOT, List.of(),
-            "tier", List.of("properties", "tiers", "additionalProperties"),
-            "window", List.of("properties", "tiers", "additionalProperties", "properties", "windows", "items"),
-            "ladder", List.of("properties", "ladder"),
-            "abuse", List.of("properties", "abuse"),
-            "provider", List.of("properties", "providers", "items"),
-            "model", List.of("properties", "providers", "items", "properties", "models", "additionalProperties"),
-            "demo-tenant", List.of("properties", "demo-tenants", "items"));
+            ROOT,
+            List.of(),
+            "tier",
+            List.of("properties", "tiers", "additionalProperties"),
+            "window",
+            List.of("properties", "tiers", "additionalProperties", "properties", "windows", "items"),
+            "ladder",
+            List.of("properties", "ladder"),
+            "abuse",
+            List.of("properties", "abuse"),
+            "provider",
+            List.of("properties", "providers", "items"),
+            "model",
+            List.of("properties", "providers", "items", "properties", "models", "additionalProperties"),
+            "demo-tenant",
+            List.of("properties", "demo-tenants", "items"));
 
     static Stream<String> kinds() {
         return Stream.concat(Stream.of(ROOT), AT.keySet().stream().sorted());
@@ -61,7 +69,8 @@ class AdminViewsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("kinds")
     void theAdminApisDocumentDescribesTheSameFields(String kind) {
-        Map<String, Object> config = mapping(new Yaml().load(OpenApiDocument.document()), List.of("components", "schemas", "Config"));
+        Map<String, Object> config =
+                mapping(new Yaml().load(OpenApiDocument.document()), List.of("components", "schemas", "Config"));
         Map<String, Object> described = mapping(mapping(config, IN_OPENAPI.get(kind)), List.of("properties"));
         assertThat(described.keySet()).containsExactlyInAnyOrderElementsOf(viewFields(kind));
     }
@@ -76,10 +85,12 @@ class AdminViewsTest {
         if (kind.equals("model")) required.add("tokens-per-minute");
         mapping(doc, AT.get(kind)).keySet().retainAll(required);
 
-        Map<String, Object> shown = mapping(written(AdminViews.config(TiersYamlParser.parse("defaults.yaml", yaml(doc)))), AT.get(kind));
+        Map<String, Object> shown =
+                mapping(written(AdminViews.config(TiersYamlParser.parse("defaults.yaml", yaml(doc)))), AT.get(kind));
         defaults(kind).forEach((field, d) -> {
             Object value = shown.get(field);
-            if (d.isNumber()) assertThat(((Number) value).doubleValue()).as(field).isEqualTo(d.asDouble());
+            if (d.isNumber())
+                assertThat(((Number) value).doubleValue()).as(field).isEqualTo(d.asDouble());
             else if (d.isBoolean()) assertThat(value).as(field).isEqualTo(d.asBoolean());
             else assertThat(value).as(field).isEqualTo(d.asString());
         });
@@ -104,9 +115,15 @@ class AdminViewsTest {
 
     private static Map<String, JsonNode> defaults(String kind) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
-        TiersSchema.document().path("$defs").path(kind).path("properties").properties().forEach(p -> {
-            if (p.getValue().has("default")) out.put(p.getKey(), p.getValue().get("default"));
-        });
+        TiersSchema.document()
+                .path("$defs")
+                .path(kind)
+                .path("properties")
+                .properties()
+                .forEach(p -> {
+                    if (p.getValue().has("default"))
+                        out.put(p.getKey(), p.getValue().get("default"));
+                });
         return out;
     }
 }

@@ -11,7 +11,6 @@ import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.validation.Validator;
-import org.springframework.boot.validation.MessageInterpolatorFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.boot.validation.MessageInterpolatorFactory;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -47,20 +47,22 @@ final class AdminWritesFixture {
     final WebTestClient client;
 
     AdminWritesFixture() {
-        AdminContext admin = new AdminContext(tenants, config, clock, new AuditLog(clock), new BodyReader(validator(config)));
+        AdminContext admin =
+                new AdminContext(tenants, config, clock, new AuditLog(clock), new BodyReader(validator(config)));
         TenantsHandler tenantsHandler = new TenantsHandler(admin, new InMemoryUsageHistory());
         FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
         InMemoryTierDocumentStore documents = new InMemoryTierDocumentStore(clock);
-        TierReloader reloader = new TierReloader(documents, config, "", new SimpleMeterRegistry(), c -> { });
+        TierReloader reloader = new TierReloader(documents, config, "", new SimpleMeterRegistry(), c -> {});
         reloader.start(shippedTiers, "tiers.yaml", Duration.ofSeconds(1));
         TiersHandler tiersHandler = new TiersHandler(admin, documents, reloader);
         client = WebTestClient.bindToRouterFunction(RouterFunctions.route()
-                .POST("/tenants", tenantsHandler::create)
-                .PATCH("/tenants/{id}", tenantsHandler::patch)
-                .POST("/flags/{id}/review", flagsHandler::review)
-                .POST("/tiers/validate", tiersHandler::validate)
-                .onError(AdminError.class, (e, r) -> AdminResponses.error((AdminError) e))
-                .build()).build();
+                        .POST("/tenants", tenantsHandler::create)
+                        .PATCH("/tenants/{id}", tenantsHandler::patch)
+                        .POST("/flags/{id}/review", flagsHandler::review)
+                        .POST("/tiers/validate", tiersHandler::validate)
+                        .onError(AdminError.class, (e, r) -> AdminResponses.error((AdminError) e))
+                        .build())
+                .build();
     }
 
     /**
@@ -79,20 +81,34 @@ final class AdminWritesFixture {
     }
 
     WebTestClient.ResponseSpec post(String uri, String json) {
-        return client.post().uri(uri).contentType(MediaType.APPLICATION_JSON).bodyValue(json).exchange();
+        return client.post()
+                .uri(uri)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json)
+                .exchange();
     }
 
     WebTestClient.ResponseSpec patch(String uri, String json) {
-        return client.patch().uri(uri).contentType(MediaType.APPLICATION_JSON).bodyValue(json).exchange();
+        return client.patch()
+                .uri(uri)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json)
+                .exchange();
     }
 
     /** {@code fields}: each problem as "field: message", in the answer's order, joined by " | ". */
     static void expect(WebTestClient.ResponseSpec response, int status, String message, String fields) {
-        JsonNode error = JSON.readTree(response.expectStatus().isEqualTo(status).expectBody(String.class).returnResult().getResponseBody())
+        JsonNode error = JSON.readTree(response.expectStatus()
+                        .isEqualTo(status)
+                        .expectBody(String.class)
+                        .returnResult()
+                        .getResponseBody())
                 .path("error");
         assertThat(error.path("message").asString()).isEqualTo(message);
         List<String> problems = new ArrayList<>();
-        error.path("fields").forEach(f -> problems.add(f.path("field").asString() + ": " + f.path("message").asString()));
+        error.path("fields")
+                .forEach(f -> problems.add(
+                        f.path("field").asString() + ": " + f.path("message").asString()));
         assertThat(String.join(" | ", problems)).isEqualTo(fields);
     }
 

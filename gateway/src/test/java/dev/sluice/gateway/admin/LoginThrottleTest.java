@@ -14,12 +14,16 @@ class LoginThrottleTest {
     @Test
     void fiveFailuresFromOneAddressRefuseTheSixthUntilTheFirstLeavesTheWindow() {
         for (int i = 0; i < 5; i++) {
-            assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plusSeconds(i))).isEmpty();
+            assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plusSeconds(i)))
+                    .isEmpty();
             throttle.failed("10.0.0.1", "ops", T0.plusSeconds(i));
         }
         assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plusSeconds(10))).contains(WINDOW.minusSeconds(10));
-        assertThat(throttle.refusedFor("10.0.0.1", "someone-else", T0.plusSeconds(10))).isPresent();
-        assertThat(throttle.refusedFor("10.0.0.2", "ops", T0.plusSeconds(10))).as("another address, same user").isEmpty();
+        assertThat(throttle.refusedFor("10.0.0.1", "someone-else", T0.plusSeconds(10)))
+                .isPresent();
+        assertThat(throttle.refusedFor("10.0.0.2", "ops", T0.plusSeconds(10)))
+                .as("another address, same user")
+                .isEmpty();
         assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plus(WINDOW))).isEmpty();
     }
 
@@ -47,9 +51,13 @@ class LoginThrottleTest {
         for (int i = 0; i < 5; i++) throttle.failed("10.0.0.1", "ops", T0);
         for (int i = 0; i < 4; i++) throttle.failed("10.0.0.2", "ops", T0);
         throttle.succeeded("10.0.0.2");
-        assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plusSeconds(1))).as("the attacker's address stays throttled").isPresent();
+        assertThat(throttle.refusedFor("10.0.0.1", "ops", T0.plusSeconds(1)))
+                .as("the attacker's address stays throttled")
+                .isPresent();
         for (int i = 0; i < 4; i++) throttle.failed("10.0.0.2", "ops", T0.plusSeconds(2));
-        assertThat(throttle.refusedFor("10.0.0.2", "ops", T0.plusSeconds(3))).as("the admin's count starts again").isEmpty();
+        assertThat(throttle.refusedFor("10.0.0.2", "ops", T0.plusSeconds(3)))
+                .as("the admin's count starts again")
+                .isEmpty();
         // ...but the user name's count is not wiped by the success: 5 + 4 + 4 failures of 20 so far.
         for (int i = 0; i < 7; i++) throttle.failed("10.0.2." + i, "ops", T0.plusSeconds(4));
         assertThat(throttle.refusedFor("10.0.0.3", "ops", T0.plusSeconds(5))).isPresent();

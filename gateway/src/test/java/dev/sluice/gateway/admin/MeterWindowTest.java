@@ -23,7 +23,9 @@ class MeterWindowTest {
         MeterWindow.Delta d = window.since(20_000, Map.of("a", 10.0, "b", 4.0));
         assertThat(d.coveredMs()).isEqualTo(20_000);
         assertThat(d.get("a")).isEqualTo(8.0);
-        assertThat(d.get("b")).as("a meter born after the snapshot counts from zero").isEqualTo(4.0);
+        assertThat(d.get("b"))
+                .as("a meter born after the snapshot counts from zero")
+                .isEqualTo(4.0);
     }
 
     @Test
@@ -63,7 +65,9 @@ class MeterWindowTest {
                 "wait/default:*/le/1000000", 90.0, // ≤ 1 ms; 10 waits were longer than the last bucket
                 "wait/default:*/le/2000000", 90.0);
         assertThat(OverviewHandler.p95Ms(v, "")).isEqualTo(2.0);
-        assertThat(OverviewHandler.p95Ms(Map.of("wait/default:*/count", 3.0), "")).as("no buckets").isNull();
+        assertThat(OverviewHandler.p95Ms(Map.of("wait/default:*/count", 3.0), ""))
+                .as("no buckets")
+                .isNull();
     }
 
     @Test

@@ -21,8 +21,7 @@ final class OpenApiDocument {
         }
     }
 
-    private OpenApiDocument() {
-    }
+    private OpenApiDocument() {}
 
     /** The document the gateway serves at /admin/api/openapi.yaml, from the class path. */
     static String document() {
@@ -37,11 +36,13 @@ final class OpenApiDocument {
     static List<Operation> operations(String yaml) {
         Map<String, Object> doc = new Yaml().load(yaml);
         List<Operation> out = new ArrayList<>();
-        ((Map<String, Map<String, Object>>) doc.get("paths")).forEach((path, item) -> item.forEach((method, op) -> {
-            if (!METHODS.contains(method)) return; // parameters, summary
-            Object tags = ((Map<String, Object>) op).get("tags");
-            out.add(new Operation(method.toUpperCase(Locale.ROOT), path, tags == null ? List.of() : (List<String>) tags));
-        }));
+        ((Map<String, Map<String, Object>>) doc.get("paths"))
+                .forEach((path, item) -> item.forEach((method, op) -> {
+                    if (!METHODS.contains(method)) return; // parameters, summary
+                    Object tags = ((Map<String, Object>) op).get("tags");
+                    out.add(new Operation(
+                            method.toUpperCase(Locale.ROOT), path, tags == null ? List.of() : (List<String>) tags));
+                }));
         return out;
     }
 }

@@ -6,9 +6,9 @@ import static org.assertj.core.data.Offset.offset;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
-import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.gateway.testsupport.TestTiers;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -27,10 +27,16 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * listed in the document's order, each with its host (not its path or key), its state, its
  * budgets and its share of the answers, read over the admin API.
  */
-@GatewayTest(properties = {"sluice.admin.user=ops", "sluice.admin.password=two providers test", "sluice.abuse.sampler.enabled=false"})
+@GatewayTest(
+        properties = {
+            "sluice.admin.user=ops",
+            "sluice.admin.password=two providers test",
+            "sluice.abuse.sampler.enabled=false"
+        })
 class ProvidersOverviewTest {
     @RegisterExtension
     static final FakeUpstreamExtension PRIMARY = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
+
     @RegisterExtension
     static final FakeUpstreamExtension SECONDARY = FakeUpstreamExtension.answering(FakeUpstream.CHAT_ANSWER);
 
@@ -56,20 +62,30 @@ class ProvidersOverviewTest {
 
     @Autowired
     WebTestClient web;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     OverviewHandler overview;
 
     WebTestClient admin() {
-        return web.mutate().defaultHeaders(h -> h.setBasicAuth("ops", "two providers test")).responseTimeout(Duration.ofSeconds(20)).build();
+        return web.mutate()
+                .defaultHeaders(h -> h.setBasicAuth("ops", "two providers test"))
+                .responseTimeout(Duration.ofSeconds(20))
+                .build();
     }
 
     void chat(String key, String model) {
-        web.post().uri("/v1/chat/completions").header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
+        web.post()
+                .uri("/v1/chat/completions")
+                .header(HttpHeaders.AUTHORIZATION, "Bearer " + key)
                 .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"model\":\"" + model + "\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .exchange().expectStatus().isOk();
+                .bodyValue("{\"model\":\"" + model
+                        + "\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .exchange()
+                .expectStatus()
+                .isOk();
     }
 
     @Test
@@ -83,8 +99,14 @@ class ProvidersOverviewTest {
         assertThat(PRIMARY.requests()).hasSize(3);
         assertThat(SECONDARY.requests()).hasSize(1);
 
-        Map<String, Object> o = admin().get().uri("/admin/api/overview").exchange().expectStatus().isOk()
-                .expectBody(Map.class).returnResult().getResponseBody();
+        Map<String, Object> o = admin().get()
+                .uri("/admin/api/overview")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
         List<Map<String, Object>> providers = (List<Map<String, Object>>) o.get("providers");
         assertThat(providers).extracting(p -> p.get("name")).containsExactly("primary", "secondary");
 
@@ -118,20 +140,28 @@ class ProvidersOverviewTest {
         assertThat(secondaryBudgets).extracting(b -> b.get("budget")).containsExactly("secondary:*");
         Map<String, Object> sb = secondaryBudgets.get(0);
         assertThat(sb).containsEntry("provider", "secondary").containsEntry("model", "*");
-        assertThat(((Number) sb.get("maxInFlight")).intValue()).as("20 × headroom 0.5").isEqualTo(10);
-        assertThat(((Map<String, Number>) sb.get("utilisation")).get("requests").doubleValue()).as("1 of 600").isCloseTo(1 / 600.0,
-                offset(1e-4));
+        assertThat(((Number) sb.get("maxInFlight")).intValue())
+                .as("20 × headroom 0.5")
+                .isEqualTo(10);
+        assertThat(((Map<String, Number>) sb.get("utilisation")).get("requests").doubleValue())
+                .as("1 of 600")
+                .isCloseTo(1 / 600.0, offset(1e-4));
 
-        assertThat((List<Object>) o.get("budgets")).as("the flat list as before, both providers' budgets in it").hasSize(2);
+        assertThat((List<Object>) o.get("budgets"))
+                .as("the flat list as before, both providers' budgets in it")
+                .hasSize(2);
         assertThat((String) ((Map<String, Object>) o.get("spend")).get("priceSource"))
-                .contains("primary:gpt-4o-mini $1.00").contains("secondary:* $2.00").doesNotContain("built-in");
+                .contains("primary:gpt-4o-mini $1.00")
+                .contains("secondary:* $2.00")
+                .doesNotContain("built-in");
     }
 
     @Test
     void theBuiltInSimulatorIsNamedAndABaseUrlShowsOnlyItsHost() {
         assertThat(ProviderOverview.host("")).isEqualTo("built-in simulator");
         assertThat(ProviderOverview.host("https://api.openai.com/v1")).isEqualTo("api.openai.com");
-        assertThat(ProviderOverview.host("https://user:secret@acme.openai.azure.com:8443/openai/deployments/x?api-key=k"))
+        assertThat(ProviderOverview.host(
+                        "https://user:secret@acme.openai.azure.com:8443/openai/deployments/x?api-key=k"))
                 .isEqualTo("acme.openai.azure.com:8443");
     }
 
@@ -142,7 +172,9 @@ class ProvidersOverviewTest {
         assertThat(ProviderOverview.state("closed", 2_000)).isEqualTo("paused");
         assertThat(ProviderOverview.state("open", 2_000)).isEqualTo("failing");
         assertThat(ProviderOverview.state("probing", 0)).isEqualTo("probing");
-        assertThat(ProviderOverview.served(Map.of("200", 4L, "400", 1L, "429", 3L, "503", 2L, "timeout", 1L, "unreachable", 1L)))
-                .as("its 2xx").isEqualTo(4);
+        assertThat(ProviderOverview.served(
+                        Map.of("200", 4L, "400", 1L, "429", 3L, "503", 2L, "timeout", 1L, "unreachable", 1L)))
+                .as("its 2xx")
+                .isEqualTo(4);
     }
 }

@@ -32,7 +32,10 @@ class TenantsRequestsTest {
 
     @Test
     void everyProblemIsNamedAtOnceUnknownFieldsFirst() {
-        post("{\"colour\":\"red\",\"id\":\"Not An Id\",\"tier\":\"gold\",\"suspended\":\"yes\",\"size\":1}", 422, "The tenant is not valid.",
+        post(
+                "{\"colour\":\"red\",\"id\":\"Not An Id\",\"tier\":\"gold\",\"suspended\":\"yes\",\"size\":1}",
+                422,
+                "The tenant is not valid.",
                 "colour: unknown field (expected one of [id, suspended, tier]) |"
                         + " size: unknown field (expected one of [id, suspended, tier]) |"
                         + " id: must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit |"
@@ -42,18 +45,30 @@ class TenantsRequestsTest {
 
     @Test
     void aBlankOrMistypedStringIsNotAValue() {
-        post("{\"id\":\"  \",\"tier\":5}", 422, "The tenant is not valid.",
+        post(
+                "{\"id\":\"  \",\"tier\":5}",
+                422,
+                "The tenant is not valid.",
                 "id: must be a non-empty string | tier: must be a non-empty string");
-        post("{\"id\":{},\"tier\":[\"free\"],\"suspended\":1}", 422, "The tenant is not valid.",
+        post(
+                "{\"id\":{},\"tier\":[\"free\"],\"suspended\":1}",
+                422,
+                "The tenant is not valid.",
                 "id: must be a non-empty string | tier: must be a non-empty string |"
                         + " suspended: must be true or false");
     }
 
     @Test
     void aValidTenantIsCreatedWithItsFieldsTrimmed() {
-        client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\" beta \",\"tier\":\" pro\",\"suspended\":true}")
-                .exchange().expectStatus().isCreated()
-                .expectBody().json("{\"id\":\"beta\",\"tier\":\"pro\",\"suspended\":true,\"keyCount\":0}", true);
+        client.post()
+                .uri("/tenants")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"id\":\" beta \",\"tier\":\" pro\",\"suspended\":true}")
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody()
+                .json("{\"id\":\"beta\",\"tier\":\"pro\",\"suspended\":true,\"keyCount\":0}", true);
         post("{\"id\":\"beta\",\"tier\":\"free\"}", 409, "A tenant with id 'beta' exists.", "");
     }
 
@@ -61,33 +76,60 @@ class TenantsRequestsTest {
     void theBodyMustBeAJsonObject() {
         post("[1]", 400, "The body must be a JSON object.", "");
         post("", 400, "The body must be a JSON object.", "");
-        client.post().uri("/tenants").contentType(MediaType.TEXT_PLAIN).bodyValue("id=x").exchange()
-                .expectStatus().isEqualTo(415).expectBody().jsonPath("$.error.code").isEqualTo("unsupported_media_type");
+        client.post()
+                .uri("/tenants")
+                .contentType(MediaType.TEXT_PLAIN)
+                .bodyValue("id=x")
+                .exchange()
+                .expectStatus()
+                .isEqualTo(415)
+                .expectBody()
+                .jsonPath("$.error.code")
+                .isEqualTo("unsupported_media_type");
     }
 
     @Test
     void aChangeNamesWhatIsWrong() {
         patch("{}", 422, "The change is not valid.", "(body): nothing to change: give tier and/or suspended");
-        patch("{\"id\":\"x\",\"tier\":\"gold\",\"suspended\":\"no\"}", 422, "The change is not valid.",
-                "id: unknown field (expected one of [suspended, tier]) |"
-                        + " tier: unknown tier 'gold' " + KNOWN + " | suspended: must be true or false");
+        patch(
+                "{\"id\":\"x\",\"tier\":\"gold\",\"suspended\":\"no\"}",
+                422,
+                "The change is not valid.",
+                "id: unknown field (expected one of [suspended, tier]) |" + " tier: unknown tier 'gold' " + KNOWN
+                        + " | suspended: must be true or false");
         patch("{\"tier\":\" \"}", 422, "The change is not valid.", "tier: must be a non-empty string");
     }
 
     @Test
     void aValidChangeIsSaved() {
-        client.patch().uri("/tenants/acme").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"tier\":\"pro \",\"suspended\":null}")
-                .exchange().expectStatus().isOk()
-                .expectBody().json("{\"id\":\"acme\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
+        client.patch()
+                .uri("/tenants/acme")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"tier\":\"pro \",\"suspended\":null}")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"id\":\"acme\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
         assertThat(tenants.findById("acme").block()).isEqualTo(new Tenant("acme", "pro", false));
     }
 
     @Test
     void onlyJsonsOwnTypesAreTakenNothingIsCoerced() {
-        post("{\"id\":true,\"tier\":1.5,\"suspended\":0}", 422, "The tenant is not valid.",
+        post(
+                "{\"id\":true,\"tier\":1.5,\"suspended\":0}",
+                422,
+                "The tenant is not valid.",
                 "id: must be a non-empty string | tier: must be a non-empty string | suspended: must be true or false");
-        post("{\"id\":\"x2\",\"tier\":\"free\",\"suspended\":\"true\"}", 422, "The tenant is not valid.", "suspended: must be true or false");
-        patch("{\"suspended\":\"x\",\"tier\":[]}", 422, "The change is not valid.",
+        post(
+                "{\"id\":\"x2\",\"tier\":\"free\",\"suspended\":\"true\"}",
+                422,
+                "The tenant is not valid.",
+                "suspended: must be true or false");
+        patch(
+                "{\"suspended\":\"x\",\"tier\":[]}",
+                422,
+                "The change is not valid.",
                 "tier: must be a non-empty string | suspended: must be true or false");
         patch("{\"tier\":{\"name\":\"pro\"}}", 422, "The change is not valid.", "tier: must be a non-empty string");
     }
@@ -95,24 +137,48 @@ class TenantsRequestsTest {
     @Test
     void aFieldOnlyOfTheWrongTypeOrUnknownIsNoChangeButOnlyItsOwnProblem() {
         patch("{\"suspended\":\"yes\"}", 422, "The change is not valid.", "suspended: must be true or false");
-        patch("{\"colour\":\"red\"}", 422, "The change is not valid.", "colour: unknown field (expected one of [suspended, tier])");
-        patch("{\"tier\":null,\"suspended\":null}", 422, "The change is not valid.", "(body): nothing to change: give tier and/or suspended");
+        patch(
+                "{\"colour\":\"red\"}",
+                422,
+                "The change is not valid.",
+                "colour: unknown field (expected one of [suspended, tier])");
+        patch(
+                "{\"tier\":null,\"suspended\":null}",
+                422,
+                "The change is not valid.",
+                "(body): nothing to change: give tier and/or suspended");
     }
 
     @Test
     void blankIsJavasWhitespaceAndAValueIsTrimmedOfControlCharacters() {
-        post("{\"id\":\"\\u2003\",\"tier\":\"\\u2003\"}", 422, "The tenant is not valid.",
+        post(
+                "{\"id\":\"\\u2003\",\"tier\":\"\\u2003\"}",
+                422,
+                "The tenant is not valid.",
                 "id: must be a non-empty string | tier: must be a non-empty string");
-        post("{\"id\":\"\\u0001\",\"tier\":\"\\u0001\"}", 422, "The tenant is not valid.",
-                "id: must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit | tier: unknown tier '' " + KNOWN);
-        client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\"\\u0001gamma\\t\",\"tier\":\"\\u001fpro\"}")
-                .exchange().expectStatus().isCreated()
-                .expectBody().json("{\"id\":\"gamma\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
+        post(
+                "{\"id\":\"\\u0001\",\"tier\":\"\\u0001\"}",
+                422,
+                "The tenant is not valid.",
+                "id: must be 1-64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit | tier: unknown tier '' "
+                        + KNOWN);
+        client.post()
+                .uri("/tenants")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"id\":\"\\u0001gamma\\t\",\"tier\":\"\\u001fpro\"}")
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody()
+                .json("{\"id\":\"gamma\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
     }
 
     @Test
     void aValueIsNamedBackAsItWasSentNeverInterpreted() {
-        post("{\"id\":\"delta\",\"tier\":\"${1+1}{tier}\\\\{x}\"}", 422, "The tenant is not valid.",
+        post(
+                "{\"id\":\"delta\",\"tier\":\"${1+1}{tier}\\\\{x}\"}",
+                422,
+                "The tenant is not valid.",
                 "tier: unknown tier '${1+1}{tier}\\{x}' " + KNOWN);
     }
 
@@ -124,17 +190,32 @@ class TenantsRequestsTest {
 
     @Test
     void aFieldGivenTwiceCountsAsItsLastValue() {
-        client.post().uri("/tenants").contentType(MediaType.APPLICATION_JSON).bodyValue("{\"id\":\"x3\",\"tier\":\"free\",\"id\":\"x4\"}")
-                .exchange().expectStatus().isCreated().expectBody().jsonPath("$.id").isEqualTo("x4");
+        client.post()
+                .uri("/tenants")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"id\":\"x3\",\"tier\":\"free\",\"id\":\"x4\"}")
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody()
+                .jsonPath("$.id")
+                .isEqualTo("x4");
     }
 
     @Test
     void jsonThatDoesNotParseIs400WithTheParsersWords() {
         post("{\"id\": ", 400, "The body is not valid JSON: Unexpected end-of-input within/between Object entries", "");
-        post("{\"id\":\"x5\",\"tier\":\"free\"} x", 400,
-                "The body is not valid JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')", "");
-        post("{} {}", 400, "The body is not valid JSON: Trailing token (`JsonToken.START_OBJECT`) found after value (bound as `java.lang.Object`):"
-                + " not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`", "");
+        post(
+                "{\"id\":\"x5\",\"tier\":\"free\"} x",
+                400,
+                "The body is not valid JSON: Unrecognized token 'x': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+                "");
+        post(
+                "{} {}",
+                400,
+                "The body is not valid JSON: Trailing token (`JsonToken.START_OBJECT`) found after value (bound as `java.lang.Object`):"
+                        + " not allowed as per `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`",
+                "");
         post("null", 400, "The body must be a JSON object.", "");
         post("\"id\"", 400, "The body must be a JSON object.", "");
         post("   ", 400, "The body must be a JSON object.", "");

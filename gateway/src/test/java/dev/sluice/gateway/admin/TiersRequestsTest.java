@@ -22,10 +22,16 @@ class TiersRequestsTest {
 
     @Test
     void theDocumentIsAStringInYaml() {
-        for (String body : new String[] {"{}", "{\"yaml\":null}", "{\"yaml\":5}", "{\"yaml\":[\"tiers:\"]}", "{\"yaml\":{\"tiers\":{}}}"}) {
+        for (String body : new String[] {
+            "{}", "{\"yaml\":null}", "{\"yaml\":5}", "{\"yaml\":[\"tiers:\"]}", "{\"yaml\":{\"tiers\":{}}}"
+        }) {
             expect(validate(body), 422, "yaml: " + REQUIRED, "yaml: " + REQUIRED);
         }
-        expect(validate("{\"yaml\":\"\"}"), 422, "The tiers document has 1 problem; nothing was changed.", "(document): is empty");
+        expect(
+                validate("{\"yaml\":\"\"}"),
+                422,
+                "The tiers document has 1 problem; nothing was changed.",
+                "(document): is empty");
     }
 
     @Test
@@ -38,9 +44,21 @@ class TiersRequestsTest {
     void theBodyIsAJsonObjectOrYaml() {
         expect(validate("[\"yaml\"]"), 400, "The body must be a JSON object.", "");
         expect(validate(""), 400, "The body must be a JSON object.", "");
-        expect(validate("{\"yaml\":"), 400, "The body is not valid JSON: Unexpected end-of-input within/between Object entries", "");
-        expect(admin.client.post().uri("/tiers/validate").contentType(MediaType.TEXT_PLAIN).bodyValue("yaml: 1").exchange(), 415,
-                "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}.", "");
+        expect(
+                validate("{\"yaml\":"),
+                400,
+                "The body is not valid JSON: Unexpected end-of-input within/between Object entries",
+                "");
+        expect(
+                admin.client
+                        .post()
+                        .uri("/tiers/validate")
+                        .contentType(MediaType.TEXT_PLAIN)
+                        .bodyValue("yaml: 1")
+                        .exchange(),
+                415,
+                "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}.",
+                "");
     }
 
     private WebTestClient.ResponseSpec validate(String body) {

@@ -19,15 +19,25 @@ class OpenAiErrorsTest {
     @Test
     void escapesControlCharactersAsItAlwaysHas() {
         String message = "a\"b\\c\nd\re\tf\bg\fh\u0001i\u001fj/é\u2028\ud83d\ude00";
-        assertThat(OpenAiErrors.body("invalid_request_error", "x", message)).isEqualTo("{\"error\":{\"message\":"
-                + "\"a\\\"b\\\\c\\nd\\re\\tf\\u0008g\\u000ch\\u0001i\\u001fj/é\u2028\ud83d\ude00\",\"type\":\"invalid_request_error\",\"code\":\"x\",\"param\":null}}");
+        assertThat(OpenAiErrors.body("invalid_request_error", "x", message))
+                .isEqualTo(
+                        "{\"error\":{\"message\":"
+                                + "\"a\\\"b\\\\c\\nd\\re\\tf\\u0008g\\u000ch\\u0001i\\u001fj/é\u2028\ud83d\ude00\",\"type\":\"invalid_request_error\",\"code\":\"x\",\"param\":null}}");
     }
 
     @Test
     void writesExtraFieldsAfterTheFour() {
         MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/v1/chat/completions"));
-        OpenAiErrors.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", "gateway_busy", "busy", Map.of("position", 3)).block();
-        assertThat(exchange.getResponse().getBodyAsString().block()).isEqualTo(
-                "{\"error\":{\"message\":\"busy\",\"type\":\"server_error\",\"code\":\"gateway_busy\",\"param\":null,\"position\":3}}");
+        OpenAiErrors.write(
+                        exchange,
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "server_error",
+                        "gateway_busy",
+                        "busy",
+                        Map.of("position", 3))
+                .block();
+        assertThat(exchange.getResponse().getBodyAsString().block())
+                .isEqualTo(
+                        "{\"error\":{\"message\":\"busy\",\"type\":\"server_error\",\"code\":\"gateway_busy\",\"param\":null,\"position\":3}}");
     }
 }

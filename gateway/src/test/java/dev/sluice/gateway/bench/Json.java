@@ -7,8 +7,7 @@ import java.util.Map;
 
 /** Just enough JSON for the benchmark's report: maps (in insertion order), lists, strings, numbers, booleans. */
 final class Json {
-    private Json() {
-    }
+    private Json() {}
 
     static String write(Object value) {
         StringBuilder sb = new StringBuilder();
@@ -23,7 +22,11 @@ final class Json {
             string(sb, s);
         } else if (v instanceof Double d) {
             if (d.isNaN() || d.isInfinite()) sb.append("null");
-            else sb.append(Math.abs(d) >= 1e15 || d == Math.rint(d) ? Long.toString(Math.round(d)) : String.format(Locale.ROOT, "%.4g", d));
+            else
+                sb.append(
+                        Math.abs(d) >= 1e15 || d == Math.rint(d)
+                                ? Long.toString(Math.round(d))
+                                : String.format(Locale.ROOT, "%.4g", d));
         } else if (v instanceof Number || v instanceof Boolean) {
             sb.append(v);
         } else if (v instanceof Map<?, ?> m) {

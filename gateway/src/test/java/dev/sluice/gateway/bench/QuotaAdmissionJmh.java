@@ -1,12 +1,12 @@
 package dev.sluice.gateway.bench;
 
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.quota.TenantWindows;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
-import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.WindowLimit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,11 +42,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
 public class QuotaAdmissionJmh {
     static final long TOKENS = 300;
     /** QuotaLimiter's default (sluice.store.timeout). */
     static final Duration STORE_TIMEOUT = Duration.ofMillis(500);
+
     private static final BiFunction<String, Long, Long> INCREMENT = (k, v) -> v == null ? 1L : v + 1;
 
     @State(Scope.Benchmark)
@@ -54,6 +57,7 @@ public class QuotaAdmissionJmh {
         /** Active tenants in the store (and keys in the baseline map). */
         @Param("10000")
         int tenantCount;
+
         Tier free;
         Tier freeLifted;
         List<WindowLimit> lifted;
@@ -177,7 +181,10 @@ public class QuotaAdmissionJmh {
     /** The store call with the Reactor timeout QuotaLimiter puts on every call (a timer scheduled and cancelled). */
     @Benchmark
     public QuotaDecision storeManyTenantsWithTimeout(Shared s, Cursor c) {
-        return s.store.acquire(c.next(s.tenants), s.lifted, TOKENS, 1).timeout(STORE_TIMEOUT).block();
+        return s.store
+                .acquire(c.next(s.tenants), s.lifted, TOKENS, 1)
+                .timeout(STORE_TIMEOUT)
+                .block();
     }
 
     /** As the gateway asks: QuotaLimiter.acquire (tier.windows(), the store timeout, the outcome). */

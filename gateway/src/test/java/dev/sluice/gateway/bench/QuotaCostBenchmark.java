@@ -2,14 +2,14 @@ package dev.sluice.gateway.bench;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.WindowLimit;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -21,7 +21,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +60,7 @@ public final class QuotaCostBenchmark {
     static final long TOKENS = 300;
     /** What the provider then reports: reconciliation refunds the difference. */
     static final long ACTUAL = 180;
+
     private static final int IN_FLIGHT = 64;
 
     private final boolean quick = Boolean.getBoolean("sluice.bench.quick");
@@ -72,8 +72,7 @@ public final class QuotaCostBenchmark {
     private final Tier free = BenchTiers.free();
 
     /** One line of the table; {@code key} names it in the JSON. */
-    record Row(String section, String key, String label, double value, String unit, String relative) {
-    }
+    record Row(String section, String key, String label, double value, String unit, String relative) {}
 
     public static void main(String[] args) throws Exception {
         quietLogging();
@@ -119,34 +118,97 @@ public final class QuotaCostBenchmark {
             m.put("error_99_9", r.getPrimaryResult().getScoreError());
             raw.put(e.getKey(), m);
         }
-        raw.put("storeManyTenants_1000_tenants", Map.of("threads", 1, "ns_per_op", score(fewer, "storeManyTenants"),
-                "error_99_9", fewer.get("storeManyTenants").getPrimaryResult().getScoreError()));
+        raw.put(
+                "storeManyTenants_1000_tenants",
+                Map.of(
+                        "threads",
+                        1,
+                        "ns_per_op",
+                        score(fewer, "storeManyTenants"),
+                        "error_99_9",
+                        fewer.get("storeManyTenants").getPrimaryResult().getScoreError()));
         detail.put("jmh", raw);
 
         double chm = score(by, "baselineChmCompute");
         double chm2 = score(by, "baselineChmCompute2t");
         String s = "in memory, JMH ns/op (per thread)";
-        row(s, "memory.baseline_chm_compute", "baseline: ConcurrentHashMap.compute +1, 10k keys, 1 thread", chm, "ns/op", "1.0 x CHM");
+        row(
+                s,
+                "memory.baseline_chm_compute",
+                "baseline: ConcurrentHashMap.compute +1, 10k keys, 1 thread",
+                chm,
+                "ns/op",
+                "1.0 x CHM");
         row(s, "memory.baseline_chm_compute_2t", "baseline: the same, 2 threads", chm2, "ns/op", throughput(chm2, 2));
-        row(s, "memory.baseline_sliding_window", "baseline: one SlidingWindow (advance, fits, charge)", score(by, "baselineSlidingWindow"), "ns/op",
+        row(
+                s,
+                "memory.baseline_sliding_window",
+                "baseline: one SlidingWindow (advance, fits, charge)",
+                score(by, "baselineSlidingWindow"),
+                "ns/op",
                 times(score(by, "baselineSlidingWindow"), chm));
-        row(s, "memory.core_tenant_windows", "TenantWindows.acquire, 3 windows (pure core)", score(by, "coreTenantWindows"), "ns/op",
+        row(
+                s,
+                "memory.core_tenant_windows",
+                "TenantWindows.acquire, 3 windows (pure core)",
+                score(by, "coreTenantWindows"),
+                "ns/op",
                 times(score(by, "coreTenantWindows"), chm));
-        row(s, "memory.store_many_1t", "InMemoryQuotaStore admission, 10k tenants, 1 thread", score(by, "storeManyTenants"), "ns/op",
+        row(
+                s,
+                "memory.store_many_1t",
+                "InMemoryQuotaStore admission, 10k tenants, 1 thread",
+                score(by, "storeManyTenants"),
+                "ns/op",
                 times(score(by, "storeManyTenants"), chm));
-        row(s, "memory.store_1k_1t", "InMemoryQuotaStore admission, 1k tenants, 1 thread", score(fewer, "storeManyTenants"), "ns/op",
+        row(
+                s,
+                "memory.store_1k_1t",
+                "InMemoryQuotaStore admission, 1k tenants, 1 thread",
+                score(fewer, "storeManyTenants"),
+                "ns/op",
                 times(score(fewer, "storeManyTenants"), chm));
-        row(s, "memory.store_many_2t", "InMemoryQuotaStore admission, 10k tenants, 2 threads", score(by, "storeManyTenants2t"), "ns/op",
+        row(
+                s,
+                "memory.store_many_2t",
+                "InMemoryQuotaStore admission, 10k tenants, 2 threads",
+                score(by, "storeManyTenants2t"),
+                "ns/op",
                 times(score(by, "storeManyTenants2t"), chm2) + "; " + throughput(score(by, "storeManyTenants2t"), 2));
-        row(s, "memory.store_hot_1t", "InMemoryQuotaStore admission, one hot tenant, 1 thread", score(by, "storeHotTenant"), "ns/op",
+        row(
+                s,
+                "memory.store_hot_1t",
+                "InMemoryQuotaStore admission, one hot tenant, 1 thread",
+                score(by, "storeHotTenant"),
+                "ns/op",
                 times(score(by, "storeHotTenant"), chm));
-        row(s, "memory.store_hot_2t", "InMemoryQuotaStore admission, one hot tenant, 2 threads", score(by, "storeHotTenant2t"), "ns/op",
+        row(
+                s,
+                "memory.store_hot_2t",
+                "InMemoryQuotaStore admission, one hot tenant, 2 threads",
+                score(by, "storeHotTenant2t"),
+                "ns/op",
                 times(score(by, "storeHotTenant2t"), chm2) + "; " + throughput(score(by, "storeHotTenant2t"), 2));
-        row(s, "memory.store_hot_refused_1t", "InMemoryQuotaStore refusal (hot tenant over free caps)", score(by, "storeHotTenantRefused"), "ns/op",
+        row(
+                s,
+                "memory.store_hot_refused_1t",
+                "InMemoryQuotaStore refusal (hot tenant over free caps)",
+                score(by, "storeHotTenantRefused"),
+                "ns/op",
                 times(score(by, "storeHotTenantRefused"), chm));
-        row(s, "memory.store_timeout_1t", "... the same admission with .timeout(500ms), as QuotaLimiter adds", score(by, "storeManyTenantsWithTimeout"), "ns/op",
+        row(
+                s,
+                "memory.store_timeout_1t",
+                "... the same admission with .timeout(500ms), as QuotaLimiter adds",
+                score(by, "storeManyTenantsWithTimeout"),
+                "ns/op",
                 times(score(by, "storeManyTenantsWithTimeout"), chm));
-        row(s, "memory.limiter_many_1t", "QuotaLimiter.acquire on the memory store (+ timeout)", score(by, "limiterManyTenants"), "ns/op",
+        row(
+                s,
+                "memory.limiter_many_1t",
+                "QuotaLimiter.acquire on the memory store (+ timeout)",
+                score(by, "limiterManyTenants"),
+                "ns/op",
                 times(score(by, "limiterManyTenants"), chm));
     }
 
@@ -159,8 +221,10 @@ public final class QuotaCostBenchmark {
                 .include(Pattern.quote(QuotaAdmissionJmh.class.getName()) + "\\." + regex)
                 .param("tenantCount", Integer.toString(tenants))
                 .forks(1)
-                .warmupIterations(quick ? 1 : 2).warmupTime(TimeValue.milliseconds(quick ? 300 : 1000))
-                .measurementIterations(quick ? 1 : 3).measurementTime(TimeValue.milliseconds(quick ? 500 : 1000))
+                .warmupIterations(quick ? 1 : 2)
+                .warmupTime(TimeValue.milliseconds(quick ? 300 : 1000))
+                .measurementIterations(quick ? 1 : 3)
+                .measurementTime(TimeValue.milliseconds(quick ? 500 : 1000))
                 .jvmArgsAppend(jvm.toArray(String[]::new))
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.SILENT);
@@ -184,8 +248,13 @@ public final class QuotaCostBenchmark {
         for (String id : ids) store.acquire(id, windows, TOKENS, 1).block();
         long after = heapAfterGc();
         Reference.reachabilityFence(store);
-        row("in memory, JMH ns/op (per thread)", "memory.heap_per_active_tenant", "Java heap per active tenant (3 windows, after GC)",
-                (double) (after - before) / n, "bytes", store.tenantsHeld() + " tenants held");
+        row(
+                "in memory, JMH ns/op (per thread)",
+                "memory.heap_per_active_tenant",
+                "Java heap per active tenant (3 windows, after GC)",
+                (double) (after - before) / n,
+                "bytes",
+                store.tenantsHeld() + " tenants held");
     }
 
     private static long heapAfterGc() {
@@ -238,7 +307,8 @@ public final class QuotaCostBenchmark {
         List<Event> events = new ArrayList<>();
         for (int t = 0; t < n; t++) {
             int k = 1 + rnd.nextInt(5); // 1..5 requests, 3 on average, anywhere in ten minutes
-            for (int j = 0; j < k; j++) events.add(new Event(run + "mem-" + t, t0 + (long) (rnd.nextDouble() * 600_000)));
+            for (int j = 0; j < k; j++)
+                events.add(new Event(run + "mem-" + t, t0 + (long) (rnd.nextDouble() * 600_000)));
         }
         events.sort(Comparator.comparingLong(Event::atMs));
         long keysBefore = probe.sync.dbsize();
@@ -279,9 +349,23 @@ public final class QuotaCostBenchmark {
 
         String s = "Redis memory";
         double perTenant = (double) (after - before) / n;
-        row(s, "redis.memory_per_active_tenant", String.format(Locale.ROOT, "used_memory delta / tenant (%,d tenants, %.1f req each)",
-                n, (double) events.size() / n), perTenant, "bytes", String.format(Locale.ROOT, "%.1f keys/tenant", (double) keys / n));
-        row(s, "redis.memory_usage_per_tenant_keys", "MEMORY USAGE of a tenant's 3 keys (avg of " + sample + ")", sampledBytes, "bytes",
+        row(
+                s,
+                "redis.memory_per_active_tenant",
+                String.format(
+                        Locale.ROOT,
+                        "used_memory delta / tenant (%,d tenants, %.1f req each)",
+                        n,
+                        (double) events.size() / n),
+                perTenant,
+                "bytes",
+                String.format(Locale.ROOT, "%.1f keys/tenant", (double) keys / n));
+        row(
+                s,
+                "redis.memory_usage_per_tenant_keys",
+                "MEMORY USAGE of a tenant's 3 keys (avg of " + sample + ")",
+                sampledBytes,
+                "bytes",
                 "listpack hashes");
         probe.deleteMatching("sluice:q:{" + run + "mem-*");
     }
@@ -292,18 +376,26 @@ public final class QuotaCostBenchmark {
         long t0 = 1_800_000_000_000L;
         long busyTokens = 150; // 59 requests in one minute must fit the free minute window's 10,000 tokens
         List<Event> events = new ArrayList<>();
-        for (long at = t0; at <= t0 + 86_400_000L; at += 20_000) events.add(new Event(tenant, at)); // every 20 s for a day
-        for (int s = 1; s <= 58; s++) events.add(new Event(tenant, t0 + 86_400_000L + s * 1000L)); // then every second for a minute
+        for (long at = t0; at <= t0 + 86_400_000L; at += 20_000)
+            events.add(new Event(tenant, at)); // every 20 s for a day
+        for (int s = 1; s <= 58; s++)
+            events.add(new Event(tenant, t0 + 86_400_000L + s * 1000L)); // then every second for a minute
         probe.resetStats();
         long admitted = Flux.fromIterable(events)
                 .concatMap(e -> {
                     clock.set(e.atMs());
                     return sim.acquire(e.tenant(), windows, busyTokens, 1);
                 })
-                .filter(QuotaDecision::admitted).count().block();
+                .filter(QuotaDecision::admitted)
+                .count()
+                .block();
         Map<String, RedisProbe.CommandStat> busyStats = probe.commandStats();
         checkAdmitted("busy tenant", admitted, events.size());
-        commandRows("redis.busy_tenant", "admission, one tenant every 20 s for a day (full listpacks)", busyStats, events.size());
+        commandRows(
+                "redis.busy_tenant",
+                "admission, one tenant every 20 s for a day (full listpacks)",
+                busyStats,
+                events.size());
         Map<String, Object> perWindow = new LinkedHashMap<>();
         long total = 0;
         StringBuilder slots = new StringBuilder();
@@ -320,14 +412,26 @@ public final class QuotaCostBenchmark {
             perWindow.put(w.name(), m);
             total += bytes;
             if (slots.length() > 0) slots.append(", ");
-            slots.append(w.name()).append(' ').append((fields - 4) / 2).append(" slots ").append(bytes).append(" B ").append(probe.sync.objectEncoding(key));
+            slots.append(w.name())
+                    .append(' ')
+                    .append((fields - 4) / 2)
+                    .append(" slots ")
+                    .append(bytes)
+                    .append(" B ")
+                    .append(probe.sync.objectEncoding(key));
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("requests", events.size());
         m.put("windows", perWindow);
         detail.put("busy_tenant", m);
-        row("Redis memory", "redis.busy_tenant_memory_usage", String.format(Locale.ROOT,
-                "MEMORY USAGE, one busy tenant after %,d requests over a day", events.size()), total, "bytes", slots.toString());
+        row(
+                "Redis memory",
+                "redis.busy_tenant_memory_usage",
+                String.format(
+                        Locale.ROOT, "MEMORY USAGE, one busy tenant after %,d requests over a day", events.size()),
+                total,
+                "bytes",
+                slots.toString());
         probe.deleteMatching("sluice:q:{" + tenant + "}*");
     }
 
@@ -342,7 +446,8 @@ public final class QuotaCostBenchmark {
             long t0 = System.nanoTime();
             template.execute(c -> c.ping()).blockLast();
             long t1 = System.nanoTime();
-            String tenant = run + "seq-" + (i % (n / 2)); // two or three admissions per tenant: the first creates its keys
+            String tenant =
+                    run + "seq-" + (i % (n / 2)); // two or three admissions per tenant: the first creates its keys
             QuotaDecision d = prod.acquire(tenant, free.windows(), TOKENS, 1).block();
             long t2 = System.nanoTime();
             if (i >= warm) {
@@ -358,9 +463,19 @@ public final class QuotaCostBenchmark {
         double pingP99 = ping.getValueAtPercentile(99) / 1e3;
         row(s, "redis.ping_p50", "baseline: PING round trip, sequential, p50", pingP50, "us", "1.0 x PING");
         row(s, "redis.ping_p99", "baseline: PING round trip, sequential, p99", pingP99, "us", "");
-        row(s, "redis.acquire_p50", "admission (EVALSHA), sequential, p50", acquire.getValueAtPercentile(50) / 1e3, "us",
+        row(
+                s,
+                "redis.acquire_p50",
+                "admission (EVALSHA), sequential, p50",
+                acquire.getValueAtPercentile(50) / 1e3,
+                "us",
                 times(acquire.getValueAtPercentile(50) / 1e3, pingP50) + " PING p50");
-        row(s, "redis.acquire_p99", "admission (EVALSHA), sequential, p99", acquire.getValueAtPercentile(99) / 1e3, "us",
+        row(
+                s,
+                "redis.acquire_p99",
+                "admission (EVALSHA), sequential, p99",
+                acquire.getValueAtPercentile(99) / 1e3,
+                "us",
                 times(acquire.getValueAtPercentile(99) / 1e3, pingP99) + " PING p99");
     }
 
@@ -374,13 +489,18 @@ public final class QuotaCostBenchmark {
         AtomicLong admitted = new AtomicLong();
         probe.resetStats();
         long t0 = System.nanoTime();
-        Flux.range(0, n).flatMap(i -> Mono.defer(() -> {
-            long start = System.nanoTime();
-            return prod.acquire(run + "tp-" + (i % tenants), free.windows(), TOKENS, 1).doOnNext(d -> {
-                underLoad.recordValue(System.nanoTime() - start);
-                if (d.admitted()) admitted.incrementAndGet();
-            });
-        }), IN_FLIGHT).blockLast();
+        Flux.range(0, n)
+                .flatMap(
+                        i -> Mono.defer(() -> {
+                            long start = System.nanoTime();
+                            return prod.acquire(run + "tp-" + (i % tenants), free.windows(), TOKENS, 1)
+                                    .doOnNext(d -> {
+                                        underLoad.recordValue(System.nanoTime() - start);
+                                        if (d.admitted()) admitted.incrementAndGet();
+                                    });
+                        }),
+                        IN_FLIGHT)
+                .blockLast();
         double acquireOps = n / ((System.nanoTime() - t0) / 1e9);
         Map<String, RedisProbe.CommandStat> admission = probe.commandStats();
         double pingOps = (pingBefore + pingThroughput(template, n)) / 2; // before and after: both see the same machine
@@ -396,11 +516,40 @@ public final class QuotaCostBenchmark {
         checkAdmitted("full requests", full, requests);
 
         String s = "Redis, one Lettuce connection";
-        row(s, "redis.ping_throughput_64", "baseline: PING, 64 in flight (mean of before and after)", pingOps, "ops/s", "1.0 x PING");
-        row(s, "redis.acquire_throughput_64", "admissions, 64 in flight", acquireOps, "ops/s", times(acquireOps, pingOps) + " PING");
-        row(s, "redis.acquire_p50_64", "admission latency with 64 in flight, p50", underLoad.getValueAtPercentile(50) / 1e3, "us", "");
-        row(s, "redis.acquire_p99_64", "admission latency with 64 in flight, p99", underLoad.getValueAtPercentile(99) / 1e3, "us", "");
-        row(s, "redis.request_throughput_64", "full requests (admission + reconcile), 64 in flight", requestOps, "req/s",
+        row(
+                s,
+                "redis.ping_throughput_64",
+                "baseline: PING, 64 in flight (mean of before and after)",
+                pingOps,
+                "ops/s",
+                "1.0 x PING");
+        row(
+                s,
+                "redis.acquire_throughput_64",
+                "admissions, 64 in flight",
+                acquireOps,
+                "ops/s",
+                times(acquireOps, pingOps) + " PING");
+        row(
+                s,
+                "redis.acquire_p50_64",
+                "admission latency with 64 in flight, p50",
+                underLoad.getValueAtPercentile(50) / 1e3,
+                "us",
+                "");
+        row(
+                s,
+                "redis.acquire_p99_64",
+                "admission latency with 64 in flight, p99",
+                underLoad.getValueAtPercentile(99) / 1e3,
+                "us",
+                "");
+        row(
+                s,
+                "redis.request_throughput_64",
+                "full requests (admission + reconcile), 64 in flight",
+                requestOps,
+                "req/s",
                 times(requestOps, pingOps) + " PING");
 
         commandRows("redis.admission", "admission, Redis TIME (as above, 64 in flight)", admission, n);
@@ -414,7 +563,9 @@ public final class QuotaCostBenchmark {
 
     private static double pingThroughput(ReactiveStringRedisTemplate template, int n) {
         long t0 = System.nanoTime();
-        Flux.range(0, n).flatMap(i -> template.execute(c -> c.ping()), IN_FLIGHT).blockLast();
+        Flux.range(0, n)
+                .flatMap(i -> template.execute(c -> c.ping()), IN_FLIGHT)
+                .blockLast();
         return n / ((System.nanoTime() - t0) / 1e9);
     }
 
@@ -423,7 +574,7 @@ public final class QuotaCostBenchmark {
         int tenants = quick ? 200 : 1_000;
         int rounds = 10;
         Map<String, Object> all = new LinkedHashMap<>();
-                for (long gap : new long[] {100, 1_000, 20_000}) {
+        for (long gap : new long[] {100, 1_000, 20_000}) {
             for (boolean reconcile : new boolean[] {false, true}) {
                 String name = "gap" + gap + "ms" + (reconcile ? "_request" : "_admission");
                 long t0 = 1_800_000_000_000L;
@@ -435,14 +586,19 @@ public final class QuotaCostBenchmark {
                         (r == 0 ? warm : counted).add(e);
                     }
                 }
-                runEvents(sim, clock, warm, windows, reconcile, IN_FLIGHT); // the first call creates the keys: not the steady state
+                runEvents(
+                        sim, clock, warm, windows, reconcile,
+                        IN_FLIGHT); // the first call creates the keys: not the steady state
                 probe.resetStats();
                 long admitted = runEvents(sim, clock, counted, windows, reconcile, IN_FLIGHT);
                 Map<String, RedisProbe.CommandStat> stats = probe.commandStats();
                 checkAdmitted(name, admitted, counted.size());
                 all.put(name, perOp(stats, counted.size()));
                 String every = gap < 1000 ? gap + " ms" : gap / 1000 + " s";
-                commandRows("redis.pattern." + name, (reconcile ? "request" : "admission") + ", each tenant every " + every, stats,
+                commandRows(
+                        "redis.pattern." + name,
+                        (reconcile ? "request" : "admission") + ", each tenant every " + every,
+                        stats,
                         counted.size());
                 probe.deleteMatching("sluice:q:{" + run + name + "-*");
             }
@@ -457,7 +613,8 @@ public final class QuotaCostBenchmark {
             for (int j = 0; j < 40; j++) burst.add(new Event(run + "refused-" + t, t0 + t));
         }
         for (int r = 0; r < 10; r++) {
-            for (int t = 0; t < refusers; t++) retries.add(new Event(run + "refused-" + t, t0 + 1_000 + r * 10 + t / 10));
+            for (int t = 0; t < refusers; t++)
+                retries.add(new Event(run + "refused-" + t, t0 + 1_000 + r * 10 + t / 10));
         }
         runEvents(sim, clock, burst, windows, false, 1);
         probe.resetStats();
@@ -471,9 +628,15 @@ public final class QuotaCostBenchmark {
     }
 
     /** One line of the commands table: what one admission or request made Redis do. */
-    record CommandRow(String key, String label, long ops, double evalsha, double eval, double commands, double scriptUsec,
-                      String breakdown) {
-    }
+    record CommandRow(
+            String key,
+            String label,
+            long ops,
+            double evalsha,
+            double eval,
+            double commands,
+            double scriptUsec,
+            String breakdown) {}
 
     private void commandRows(String key, String label, Map<String, RedisProbe.CommandStat> stats, long ops) {
         long total = 0;
@@ -482,13 +645,23 @@ public final class QuotaCostBenchmark {
             total += e.getValue().calls();
             if (e.getKey().equals("evalsha") || e.getKey().equals("eval")) continue;
             if (breakdown.length() > 0) breakdown.append(' ');
-            breakdown.append(e.getKey()).append(' ').append(fmt((double) e.getValue().calls() / ops));
+            breakdown
+                    .append(e.getKey())
+                    .append(' ')
+                    .append(fmt((double) e.getValue().calls() / ops));
         }
         RedisProbe.CommandStat none = new RedisProbe.CommandStat(0, 0, 0);
         RedisProbe.CommandStat evalsha = stats.getOrDefault("evalsha", none);
         RedisProbe.CommandStat eval = stats.getOrDefault("eval", none);
-        commandRows.add(new CommandRow(key, label, ops, (double) evalsha.calls() / ops, (double) eval.calls() / ops,
-                (double) total / ops, (double) (evalsha.usec() + eval.usec()) / ops, breakdown.toString()));
+        commandRows.add(new CommandRow(
+                key,
+                label,
+                ops,
+                (double) evalsha.calls() / ops,
+                (double) eval.calls() / ops,
+                (double) total / ops,
+                (double) (evalsha.usec() + eval.usec()) / ops,
+                breakdown.toString()));
     }
 
     private static Map<String, Object> perOp(Map<String, RedisProbe.CommandStat> stats, long ops) {
@@ -512,22 +685,31 @@ public final class QuotaCostBenchmark {
 
     // ------------------------------------------------------------------ driving the store
 
-    record Event(String tenant, long atMs) {
-    }
+    record Event(String tenant, long atMs) {}
 
     /** Sends events in order with the simulated clock at each one's time; returns how many were admitted. */
-    private static long runEvents(RedisQuotaStore sim, AtomicLong clock, List<Event> events, List<WindowLimit> windows,
-                                  boolean reconcile, int inFlight) {
+    private static long runEvents(
+            RedisQuotaStore sim,
+            AtomicLong clock,
+            List<Event> events,
+            List<WindowLimit> windows,
+            boolean reconcile,
+            int inFlight) {
         Long admitted = Flux.fromIterable(events)
-                .flatMap(e -> {
-                    clock.set(e.atMs()); // the store reads it when the call is built: before the next event moves it
-                    Mono<QuotaDecision> d = sim.acquire(e.tenant(), windows, TOKENS, 1);
-                    if (!reconcile) return d.map(x -> x.admitted() ? 1L : 0L);
-                    return d.flatMap(x -> x.admitted()
-                            ? sim.adjust(e.tenant(), windows, x.nowMs(), ACTUAL - TOKENS, 0).thenReturn(1L)
-                            : Mono.just(0L));
-                }, inFlight)
-                .reduce(0L, Long::sum).block();
+                .flatMap(
+                        e -> {
+                            clock.set(e.atMs()); // the store reads it when the call is built: before the next
+                            // event moves it
+                            Mono<QuotaDecision> d = sim.acquire(e.tenant(), windows, TOKENS, 1);
+                            if (!reconcile) return d.map(x -> x.admitted() ? 1L : 0L);
+                            return d.flatMap(x -> x.admitted()
+                                    ? sim.adjust(e.tenant(), windows, x.nowMs(), ACTUAL - TOKENS, 0)
+                                            .thenReturn(1L)
+                                    : Mono.just(0L));
+                        },
+                        inFlight)
+                .reduce(0L, Long::sum)
+                .block();
         return admitted == null ? 0 : admitted;
     }
 
@@ -535,18 +717,24 @@ public final class QuotaCostBenchmark {
     private long fullRequests(RedisQuotaStore store, IntFunction<String> tenant, int n) {
         List<WindowLimit> windows = free.windows();
         Long admitted = Flux.range(0, n)
-                .flatMap(i -> {
-                    String t = tenant.apply(i);
-                    return store.acquire(t, windows, TOKENS, 1).flatMap(d -> d.admitted()
-                            ? store.adjust(t, windows, d.nowMs(), ACTUAL - TOKENS, 0).thenReturn(1L)
-                            : Mono.just(0L));
-                }, IN_FLIGHT)
-                .reduce(0L, Long::sum).block();
+                .flatMap(
+                        i -> {
+                            String t = tenant.apply(i);
+                            return store.acquire(t, windows, TOKENS, 1)
+                                    .flatMap(d -> d.admitted()
+                                            ? store.adjust(t, windows, d.nowMs(), ACTUAL - TOKENS, 0)
+                                                    .thenReturn(1L)
+                                            : Mono.just(0L));
+                        },
+                        IN_FLIGHT)
+                .reduce(0L, Long::sum)
+                .block();
         return admitted == null ? 0 : admitted;
     }
 
     private static void checkAdmitted(String phase, long admitted, long expected) {
-        if (admitted != expected) say("WARNING: %s: %d of %d admitted; its figures include refusals", phase, admitted, expected);
+        if (admitted != expected)
+            say("WARNING: %s: %d of %d admitted; its figures include refusals", phase, admitted, expected);
     }
 
     // ------------------------------------------------------------------ report
@@ -584,7 +772,10 @@ public final class QuotaCostBenchmark {
         m.put("date", Instant.now().toString());
         m.put("cores", Runtime.getRuntime().availableProcessors());
         m.put("cpu", cpuModel());
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        m.put(
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         m.put("redis", detail.getOrDefault("redis_version", "?"));
         m.put("tier", "free: " + BenchTiers.describe(free));
@@ -606,7 +797,8 @@ public final class QuotaCostBenchmark {
     private static String cpuModel() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) return line.substring(line.indexOf(':') + 1).trim();
+                if (line.startsWith("model name"))
+                    return line.substring(line.indexOf(':') + 1).trim();
             }
         } catch (IOException | RuntimeException ignored) {
             // not Linux: the core count and the baselines still say enough
@@ -617,24 +809,46 @@ public final class QuotaCostBenchmark {
     private void printTable(Map<String, Object> machine) {
         int lw = rows.stream().mapToInt(r -> r.label().length()).max().orElse(10);
         StringBuilder sb = new StringBuilder("\n");
-        sb.append(String.format(Locale.ROOT, "Machine: %s cores, %s; %s; Redis %s; %s s; load average %s before, %s after%n",
-                machine.get("cores"), machine.get("cpu"), machine.get("java"), machine.get("redis"), machine.get("benchmark_seconds"),
-                machine.get("load_average_before"), machine.get("load_average_after")));
+        sb.append(String.format(
+                Locale.ROOT,
+                "Machine: %s cores, %s; %s; Redis %s; %s s; load average %s before, %s after%n",
+                machine.get("cores"),
+                machine.get("cpu"),
+                machine.get("java"),
+                machine.get("redis"),
+                machine.get("benchmark_seconds"),
+                machine.get("load_average_before"),
+                machine.get("load_average_after")));
         String section = null;
         for (Row r : rows) {
             if (!r.section().equals(section)) {
                 section = r.section();
                 sb.append('\n').append(section).append('\n');
             }
-            sb.append(String.format(Locale.ROOT, "  %-" + lw + "s %12s %-6s %s%n", r.label(), fmt(r.value()), r.unit(), r.relative()));
+            sb.append(String.format(
+                    Locale.ROOT, "  %-" + lw + "s %12s %-6s %s%n", r.label(), fmt(r.value()), r.unit(), r.relative()));
         }
         int cw = commandRows.stream().mapToInt(r -> r.label().length()).max().orElse(10);
         sb.append("\nRedis work per call (INFO commandstats deltas; script CPU = evalsha usec / calls)\n");
-        sb.append(String.format(Locale.ROOT, "  %-" + cw + "s %8s %5s %8s %10s  %s%n", "", "EVALSHA", "EVAL", "all cmds", "script us",
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %-" + cw + "s %8s %5s %8s %10s  %s%n",
+                "",
+                "EVALSHA",
+                "EVAL",
+                "all cmds",
+                "script us",
                 "commands run by the scripts, per call"));
         for (CommandRow r : sortedCommandRows()) {
-            sb.append(String.format(Locale.ROOT, "  %-" + cw + "s %8s %5s %8s %10s  %s%n", r.label(), fmt(r.evalsha()), fmt(r.eval()),
-                    fmt(r.commands()), fmt(r.scriptUsec()), r.breakdown()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-" + cw + "s %8s %5s %8s %10s  %s%n",
+                    r.label(),
+                    fmt(r.evalsha()),
+                    fmt(r.eval()),
+                    fmt(r.commands()),
+                    fmt(r.scriptUsec()),
+                    r.breakdown()));
         }
         System.out.print(sb);
         System.out.flush();
@@ -642,7 +856,8 @@ public final class QuotaCostBenchmark {
 
     /** Production clock first, then by how often a tenant calls, then the busy tenant and the refusals. */
     private List<CommandRow> sortedCommandRows() {
-        List<String> order = List.of("redis.admission", "redis.request", "redis.pattern.gap", "redis.busy_tenant", "redis.pattern.refused");
+        List<String> order = List.of(
+                "redis.admission", "redis.request", "redis.pattern.gap", "redis.busy_tenant", "redis.pattern.refused");
         List<CommandRow> sorted = new ArrayList<>(commandRows);
         sorted.sort(Comparator.comparingInt(r -> {
             for (int i = 0; i < order.size(); i++) if (r.key().startsWith(order.get(i))) return i;

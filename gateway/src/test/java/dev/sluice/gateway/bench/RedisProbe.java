@@ -18,8 +18,21 @@ import java.util.TreeMap;
  */
 final class RedisProbe implements AutoCloseable {
     /** Commands this probe sends (or the stores' warm-up): never counted as the quota's. */
-    private static final Set<String> OWN = Set.of("info", "config|resetstat", "ping", "memory|usage",
-            "object|encoding", "hlen", "pttl", "scan", "unlink", "dbsize", "hello", "client|setinfo", "client|setname", "select");
+    private static final Set<String> OWN = Set.of(
+            "info",
+            "config|resetstat",
+            "ping",
+            "memory|usage",
+            "object|encoding",
+            "hlen",
+            "pttl",
+            "scan",
+            "unlink",
+            "dbsize",
+            "hello",
+            "client|setinfo",
+            "client|setname",
+            "select");
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
@@ -32,8 +45,7 @@ final class RedisProbe implements AutoCloseable {
     }
 
     /** One command's line of INFO commandstats. */
-    record CommandStat(long calls, long usec, double usecPerCall) {
-    }
+    record CommandStat(long calls, long usec, double usecPerCall) {}
 
     void resetStats() {
         sync.configResetstat();
@@ -47,8 +59,12 @@ final class RedisProbe implements AutoCloseable {
             String name = line.substring("cmdstat_".length(), line.indexOf(':'));
             if (OWN.contains(name)) continue;
             Map<String, String> f = fields(line.substring(line.indexOf(':') + 1));
-            out.put(name, new CommandStat(Long.parseLong(f.get("calls")), Long.parseLong(f.get("usec")),
-                    Double.parseDouble(f.get("usec_per_call"))));
+            out.put(
+                    name,
+                    new CommandStat(
+                            Long.parseLong(f.get("calls")),
+                            Long.parseLong(f.get("usec")),
+                            Double.parseDouble(f.get("usec_per_call"))));
         }
         return out;
     }
@@ -59,7 +75,8 @@ final class RedisProbe implements AutoCloseable {
 
     String infoField(String section, String name) {
         for (String line : sync.info(section).split("\r?\n")) {
-            if (line.startsWith(name + ":")) return line.substring(name.length() + 1).trim();
+            if (line.startsWith(name + ":"))
+                return line.substring(name.length() + 1).trim();
         }
         throw new IllegalStateException("INFO " + section + " has no " + name);
     }
@@ -69,7 +86,8 @@ final class RedisProbe implements AutoCloseable {
         long n = 0;
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = sync.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+            KeyScanCursor<String> page =
+                    sync.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
             if (!page.getKeys().isEmpty()) n += sync.unlink(page.getKeys().toArray(String[]::new));
             cursor = page;
         } while (!cursor.isFinished());

@@ -30,28 +30,40 @@ class ConfigurationMetadataTest {
     @Test
     void everyGatewaySettingHasADescription() throws IOException {
         Map<String, String> described = sluiceProperties();
-        assertThat(described).as("the gateway's metadata").containsKeys("sluice.store.timeout", "sluice.dispatch.lease",
-                "sluice.upstream.body-timeout", "sluice.abuse.tick", "sluice.max-request-bytes", "sluice.tiers.path",
-                "sluice.admin.user", "sluice.edge.idle-timeout");
+        assertThat(described)
+                .as("the gateway's metadata")
+                .containsKeys(
+                        "sluice.store.timeout",
+                        "sluice.dispatch.lease",
+                        "sluice.upstream.body-timeout",
+                        "sluice.abuse.tick",
+                        "sluice.max-request-bytes",
+                        "sluice.tiers.path",
+                        "sluice.admin.user",
+                        "sluice.edge.idle-timeout");
         // The lab's settings belong to the lab's modules and are described there.
         Set<String> undescribed = new TreeSet<>();
         described.forEach((name, description) -> {
             if (!name.startsWith("sluice.lab.") && description.isBlank()) undescribed.add(name);
         });
-        assertThat(undescribed).as("settings without a Javadoc @param on their record component").isEmpty();
+        assertThat(undescribed)
+                .as("settings without a Javadoc @param on their record component")
+                .isEmpty();
     }
 
     @Test
     void everySettingTheDocsAndApplicationYmlNameIsDescribed() throws IOException {
         Set<String> named = new TreeSet<>();
-        Matcher m = Pattern.compile("`(sluice\\.[a-z0-9.-]*[a-z0-9])`").matcher(Files.readString(ROOT.resolve("docs/operations.md")));
+        Matcher m = Pattern.compile("`(sluice\\.[a-z0-9.-]*[a-z0-9])`")
+                .matcher(Files.readString(ROOT.resolve("docs/operations.md")));
         while (m.find()) named.add(m.group(1));
         try (InputStream yml = ConfigurationMetadataTest.class.getResourceAsStream("/application.yml")) {
             Map<String, Object> tree = new Yaml().load(yml);
             flatten("", tree, named);
         }
         named.removeIf(name -> !name.startsWith("sluice."));
-        assertThat(named).as("settings named in docs/operations.md and application.yml")
+        assertThat(named)
+                .as("settings named in docs/operations.md and application.yml")
                 .contains("sluice.store.timeout", "sluice.upstream.stream-idle-timeout");
 
         Map<String, String> described = sluiceProperties();
@@ -59,7 +71,9 @@ class ConfigurationMetadataTest {
         for (String name : named) {
             if (described.getOrDefault(name, "").isBlank()) missing.add(name);
         }
-        assertThat(missing).as("named in the docs but not described in the configuration metadata").isEmpty();
+        assertThat(missing)
+                .as("named in the docs but not described in the configuration metadata")
+                .isEmpty();
     }
 
     @SuppressWarnings("unchecked")
@@ -75,12 +89,14 @@ class ConfigurationMetadataTest {
     private static Map<String, String> sluiceProperties() throws IOException {
         Map<String, String> properties = new TreeMap<>();
         JsonMapper json = JsonMapper.builder().build();
-        for (URL url : Collections.list(ConfigurationMetadataTest.class.getClassLoader()
+        for (URL url : Collections.list(ConfigurationMetadataTest.class
+                .getClassLoader()
                 .getResources("META-INF/spring-configuration-metadata.json"))) {
             try (InputStream in = url.openStream()) {
                 for (JsonNode p : json.readTree(in).path("properties")) {
                     String name = p.path("name").asString();
-                    if (name.startsWith("sluice.")) properties.put(name, p.path("description").asString(""));
+                    if (name.startsWith("sluice."))
+                        properties.put(name, p.path("description").asString(""));
                 }
             }
         }

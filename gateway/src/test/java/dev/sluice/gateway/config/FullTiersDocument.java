@@ -26,8 +26,7 @@ public final class FullTiersDocument {
             "model", List.of("providers", 0, "models", "gpt-4o"),
             "demo-tenant", List.of("demo-tenants", 0));
 
-    private FullTiersDocument() {
-    }
+    private FullTiersDocument() {}
 
     /** The document as plain maps and lists, to change before {@link #yaml}. */
     public static Map<String, Object> load() {
@@ -46,7 +45,8 @@ public final class FullTiersDocument {
     @SuppressWarnings("unchecked")
     public static Map<String, Object> mapping(Map<String, Object> root, List<Object> at) {
         Object node = root;
-        for (Object p : at) node = p instanceof Integer i ? ((List<Object>) node).get(i) : ((Map<String, Object>) node).get(p);
+        for (Object p : at)
+            node = p instanceof Integer i ? ((List<Object>) node).get(i) : ((Map<String, Object>) node).get(p);
         return (Map<String, Object>) node;
     }
 }

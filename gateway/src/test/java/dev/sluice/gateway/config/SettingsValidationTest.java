@@ -20,29 +20,61 @@ import org.springframework.util.unit.DataSize;
  * message naming the property and the value, and nothing set gives the documented defaults.
  */
 class SettingsValidationTest {
-    @EnableConfigurationProperties({SluiceProperties.class, StoreProperties.class, DispatchProperties.class,
-            UpstreamProperties.class, AbuseProperties.class, AdminProperties.class, EdgeProperties.class,
-            CalibrationProperties.class, SliceProperties.class})
-    static class AllSettings {
-    }
+    @EnableConfigurationProperties({
+        SluiceProperties.class,
+        StoreProperties.class,
+        DispatchProperties.class,
+        UpstreamProperties.class,
+        AbuseProperties.class,
+        AdminProperties.class,
+        EdgeProperties.class,
+        CalibrationProperties.class,
+        SliceProperties.class
+    })
+    static class AllSettings {}
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(AllSettings.class);
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withUserConfiguration(AllSettings.class);
 
     @Test
     void nothingSetGivesTheDocumentedDefaults() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             StoreProperties store = context.getBean(StoreProperties.class);
-            assertThat(store).isEqualTo(new StoreProperties(Duration.ofMillis(500), Duration.ofMillis(750), Duration.ofSeconds(2), Duration.ofMillis(500),
-                    Duration.ofSeconds(30), new StoreProperties.RedisDown(4), new StoreProperties.Batch(Duration.ofMillis(50), 64)));
+            assertThat(store)
+                    .isEqualTo(new StoreProperties(
+                            Duration.ofMillis(500),
+                            Duration.ofMillis(750),
+                            Duration.ofSeconds(2),
+                            Duration.ofMillis(500),
+                            Duration.ofSeconds(30),
+                            new StoreProperties.RedisDown(4),
+                            new StoreProperties.Batch(Duration.ofMillis(50), 64)));
             assertThat(context.getBean(DispatchProperties.class))
-                    .isEqualTo(new DispatchProperties(10_000, 0.1, Duration.ofMinutes(10), 3, Duration.ofSeconds(2), Duration.ofMillis(250),
-                            Duration.ofMillis(500), new DispatchProperties.Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10),
-                            Duration.ofSeconds(10), Duration.ZERO)));
+                    .isEqualTo(new DispatchProperties(
+                            10_000,
+                            0.1,
+                            Duration.ofMinutes(10),
+                            3,
+                            Duration.ofSeconds(2),
+                            Duration.ofMillis(250),
+                            Duration.ofMillis(500),
+                            new DispatchProperties.Failover(
+                                    3,
+                                    Duration.ofSeconds(1),
+                                    Duration.ofSeconds(10),
+                                    Duration.ofSeconds(10),
+                                    Duration.ZERO)));
             assertThat(context.getBean(UpstreamProperties.class))
                     .isEqualTo(new UpstreamProperties(Duration.ofSeconds(120), Duration.ofSeconds(120)));
-            assertThat(context.getBean(AbuseProperties.class)).isEqualTo(new AbuseProperties(new AbuseProperties.Sampler(true),
-                    Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofDays(90)));
+            assertThat(context.getBean(AbuseProperties.class))
+                    .isEqualTo(new AbuseProperties(
+                            new AbuseProperties.Sampler(true),
+                            Duration.ofSeconds(2),
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(30),
+                            Duration.ofDays(90)));
             SluiceProperties sluice = context.getBean(SluiceProperties.class);
             assertThat(sluice.maxRequestBytes()).isEqualTo(DataSize.ofBytes(8_388_608));
             assertThat(sluice.tiers().pollInterval()).isEqualTo(Duration.ofSeconds(1));
@@ -53,32 +85,41 @@ class SettingsValidationTest {
             assertThat(admin.user()).isEqualTo("admin");
             assertThat(admin.login()).isEqualTo(new AdminProperties.Login(5, 20, Duration.ofMinutes(15)));
             assertThat(context.getBean(EdgeProperties.class))
-                    .isEqualTo(new EdgeProperties(Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(120), 1024));
+                    .isEqualTo(new EdgeProperties(
+                            Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(120), 1024));
         });
     }
 
     /** The Helm chart and operators set them as environment variables. */
     @Test
     void environmentVariablesWithUnderscoresStillBind() {
-        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(new SystemEnvironmentPropertySource(
-                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(
-                                "SLUICE_STORE_TIMEOUT", "750ms",
-                                "SLUICE_STORE_REDIS_DOWN_REPLICAS", "6",
-                                "SLUICE_DISPATCH_QUEUE_CAPACITY", "20000",
-                                "SLUICE_MAX_REQUEST_BYTES", "1048576",
-                                "SLUICE_TIERS_PATH", "/etc/sluice/tiers.yaml",
-                                "SLUICE_TIERS_POLL_INTERVAL", "2s",
-                                "SLUICE_ABUSE_SAMPLER_ENABLED", "false"))))
+        runner.withInitializer(context -> context.getEnvironment()
+                        .getPropertySources()
+                        .addFirst(new SystemEnvironmentPropertySource(
+                                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                Map.of(
+                                        "SLUICE_STORE_TIMEOUT", "750ms",
+                                        "SLUICE_STORE_REDIS_DOWN_REPLICAS", "6",
+                                        "SLUICE_DISPATCH_QUEUE_CAPACITY", "20000",
+                                        "SLUICE_MAX_REQUEST_BYTES", "1048576",
+                                        "SLUICE_TIERS_PATH", "/etc/sluice/tiers.yaml",
+                                        "SLUICE_TIERS_POLL_INTERVAL", "2s",
+                                        "SLUICE_ABUSE_SAMPLER_ENABLED", "false"))))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(StoreProperties.class).timeout()).isEqualTo(Duration.ofMillis(750));
-                    assertThat(context.getBean(StoreProperties.class).redisDown().replicas()).isEqualTo(6);
-                    assertThat(context.getBean(DispatchProperties.class).queueCapacity()).isEqualTo(20_000);
+                    assertThat(context.getBean(StoreProperties.class)
+                                    .redisDown()
+                                    .replicas())
+                            .isEqualTo(6);
+                    assertThat(context.getBean(DispatchProperties.class).queueCapacity())
+                            .isEqualTo(20_000);
                     SluiceProperties sluice = context.getBean(SluiceProperties.class);
                     assertThat(sluice.maxRequestBytes()).isEqualTo(DataSize.ofMegabytes(1));
                     assertThat(sluice.tiersPath()).isEqualTo("/etc/sluice/tiers.yaml");
                     assertThat(sluice.tiers().pollInterval()).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(context.getBean(AbuseProperties.class).sampler().enabled()).isFalse();
+                    assertThat(context.getBean(AbuseProperties.class).sampler().enabled())
+                            .isFalse();
                 });
     }
 
@@ -102,13 +143,19 @@ class SettingsValidationTest {
         runner.withPropertyValues("sluice.store.timeout=500ms", "sluice.store.decision-timeout=499ms")
                 .run(context -> assertThat(messages(context.getStartupFailure()))
                         .contains("sluice.store.decision-timeout must be at least timeout (500ms), was 499ms"));
-        runner.withPropertyValues("sluice.store.decision-timeout=500ms").run(context ->
-                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofMillis(500)));
+        runner.withPropertyValues("sluice.store.decision-timeout=500ms")
+                .run(context -> assertThat(
+                                context.getBean(StoreProperties.class).decisionTimeout())
+                        .isEqualTo(Duration.ofMillis(500)));
         // Unset, it follows a timeout raised past its default instead of refusing to start.
-        runner.withPropertyValues("sluice.store.timeout=2s").run(context ->
-                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofSeconds(2)));
-        runner.withPropertyValues("sluice.store.timeout=100ms").run(context ->
-                assertThat(context.getBean(StoreProperties.class).decisionTimeout()).isEqualTo(Duration.ofMillis(750)));
+        runner.withPropertyValues("sluice.store.timeout=2s")
+                .run(context -> assertThat(
+                                context.getBean(StoreProperties.class).decisionTimeout())
+                        .isEqualTo(Duration.ofSeconds(2)));
+        runner.withPropertyValues("sluice.store.timeout=100ms")
+                .run(context -> assertThat(
+                                context.getBean(StoreProperties.class).decisionTimeout())
+                        .isEqualTo(Duration.ofMillis(750)));
     }
 
     @Test
@@ -131,9 +178,13 @@ class SettingsValidationTest {
         failsNaming("sluice.dispatch.failover.first-byte-timeout", "-1s");
         failsNaming("sluice.dispatch.failover.first-byte-timeout", "9223372036854775807ms");
         runner.withPropertyValues("sluice.dispatch.failover.cooldown=5s", "sluice.dispatch.failover.max-cooldown=2s")
-                .run(context -> assertThat(messages(context.getStartupFailure())).contains("sluice.dispatch.failover.max-cooldown"));
-        runner.withPropertyValues("sluice.dispatch.failover.first-byte-timeout=20s").run(context ->
-                assertThat(context.getBean(DispatchProperties.class).failover().firstByteTimeout()).isEqualTo(Duration.ofSeconds(20)));
+                .run(context -> assertThat(messages(context.getStartupFailure()))
+                        .contains("sluice.dispatch.failover.max-cooldown"));
+        runner.withPropertyValues("sluice.dispatch.failover.first-byte-timeout=20s")
+                .run(context -> assertThat(context.getBean(DispatchProperties.class)
+                                .failover()
+                                .firstByteTimeout())
+                        .isEqualTo(Duration.ofSeconds(20)));
     }
 
     @Test
@@ -152,7 +203,8 @@ class SettingsValidationTest {
         failsNaming("sluice.abuse.settle", "-1s");
         failsNaming("sluice.abuse.sampler.enabled", "perhaps");
         // Zero settle is allowed: sample a minute as soon as it ends (one replica, nothing to wait for).
-        runner.withPropertyValues("sluice.abuse.settle=0s").run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("sluice.abuse.settle=0s")
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
@@ -162,8 +214,11 @@ class SettingsValidationTest {
         failsNaming("sluice.max-request-bytes", "big");
         failsNaming("sluice.tiers.poll-interval", "0s");
         failsNaming("sluice.demo.tenants", "maybe");
-        runner.withPropertyValues("sluice.max-request-bytes=16MB").run(context ->
-                assertThat(context.getBean(SluiceProperties.class).maxRequestBytes().toBytes()).isEqualTo(16L * 1024 * 1024));
+        runner.withPropertyValues("sluice.max-request-bytes=16MB")
+                .run(context -> assertThat(context.getBean(SluiceProperties.class)
+                                .maxRequestBytes()
+                                .toBytes())
+                        .isEqualTo(16L * 1024 * 1024));
     }
 
     @Test
@@ -177,14 +232,14 @@ class SettingsValidationTest {
         failsNaming("sluice.edge.max-connections-per-client", "-1");
         failsNaming("sluice.edge.request-timeout", "eventually");
         failsNaming("sluice.edge.request-timeout", "2h");
-        runner.withPropertyValues("sluice.edge.read-timeout=10s", "sluice.edge.request-timeout=5s").run(context ->
-                assertThat(messages(context.getStartupFailure()))
+        runner.withPropertyValues("sluice.edge.read-timeout=10s", "sluice.edge.request-timeout=5s")
+                .run(context -> assertThat(messages(context.getStartupFailure()))
                         .contains("sluice.edge.request-timeout must be at least read-timeout (10s), was 5s"));
-        runner.withPropertyValues("sluice.edge.max-connections-per-client=-1").run(context ->
-                assertThat(messages(context.getStartupFailure()))
+        runner.withPropertyValues("sluice.edge.max-connections-per-client=-1")
+                .run(context -> assertThat(messages(context.getStartupFailure()))
                         .contains("sluice.edge.max-connections-per-client must be greater than or equal to 0, was -1"));
-        runner.withPropertyValues("sluice.dispatch.count-delay=2s").run(context ->
-                assertThat(messages(context.getStartupFailure()))
+        runner.withPropertyValues("sluice.dispatch.count-delay=2s")
+                .run(context -> assertThat(messages(context.getStartupFailure()))
                         .contains("sluice.dispatch.count-delay must be shorter than or equal to 1 second, was 2s"));
     }
 
@@ -195,8 +250,8 @@ class SettingsValidationTest {
         failsNaming("sluice.calibration.max-ratio", "0.4");
         failsNaming("sluice.calibration.max-ratio", "Infinity");
         // Above max-ratio: reported on max-ratio, naming the default it must reach.
-        runner.withPropertyValues("sluice.calibration.default-ratio=3").run(context ->
-                assertThat(messages(context.getStartupFailure()))
+        runner.withPropertyValues("sluice.calibration.default-ratio=3")
+                .run(context -> assertThat(messages(context.getStartupFailure()))
                         .contains("sluice.calibration.max-ratio must be at least default-ratio (3.0), was 2.0"));
         failsNaming("sluice.calibration.default-ratio", "NaN");
         failsNaming("sluice.calibration.fast-samples", "0");
@@ -221,7 +276,8 @@ class SettingsValidationTest {
         assertThat(SettingsFailureAnalyzer.show(Duration.ofDays(2))).isEqualTo("2d");
         assertThat(SettingsFailureAnalyzer.show(Duration.ZERO)).isEqualTo("0s");
         assertThat(SettingsFailureAnalyzer.show(Duration.ofNanos(1))).isEqualTo("1ns");
-        assertThat(SettingsFailureAnalyzer.show(Duration.ofSeconds(Long.MAX_VALUE))).endsWith("s");
+        assertThat(SettingsFailureAnalyzer.show(Duration.ofSeconds(Long.MAX_VALUE)))
+                .endsWith("s");
     }
 
     /** The start fails, and the failure (as Boot reports it, causes included) names the property and the value. */

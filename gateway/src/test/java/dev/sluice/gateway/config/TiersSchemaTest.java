@@ -32,7 +32,9 @@ class TiersSchemaTest {
         JsonNode schema() {
             JsonNode declared = kindSchema().path("properties").path(name);
             // A field whose value is a kind of its own ({"$ref": "#/$defs/ladder"}) has that kind's type.
-            return declared.has("$ref") ? SCHEMA.at(declared.get("$ref").asString().substring(1)) : declared;
+            return declared.has("$ref")
+                    ? SCHEMA.at(declared.get("$ref").asString().substring(1))
+                    : declared;
         }
 
         boolean required() {
@@ -63,8 +65,12 @@ class TiersSchemaTest {
 
     static Stream<Field> fields() {
         Stream<Field> root = TiersSchema.root().stream().map(f -> new Field("(root)", List.of(), f));
-        return Stream.concat(root, AT.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                .flatMap(k -> TiersSchema.fields(k.getKey()).stream().map(f -> new Field(k.getKey(), k.getValue(), f))));
+        return Stream.concat(
+                root,
+                AT.entrySet().stream()
+                        .sorted(Map.Entry.comparingByKey())
+                        .flatMap(k -> TiersSchema.fields(k.getKey()).stream()
+                                .map(f -> new Field(k.getKey(), k.getValue(), f))));
     }
 
     @Test
@@ -75,7 +81,8 @@ class TiersSchemaTest {
     @Test
     void theFullDocumentSetsEveryFieldTheSchemaNamesAndParses() {
         Map<String, Object> doc = load();
-        assertThat(fields()).allSatisfy(f -> assertThat(mapping(doc, f.at())).as(f.path()).containsKey(f.name()));
+        assertThat(fields())
+                .allSatisfy(f -> assertThat(mapping(doc, f.at())).as(f.path()).containsKey(f.name()));
         assertThat(problems(doc)).isEmpty();
     }
 
@@ -94,34 +101,36 @@ class TiersSchemaTest {
     void aFieldMayBeLeftOutUnlessTheSchemaRequiresIt(Field f) {
         Map<String, Object> doc = load();
         mapping(doc, f.at()).remove(f.name());
-        if (f.required()) assertThat(problems(doc)).extracting(ConfigProblem::field).contains(f.path());
+        if (f.required())
+            assertThat(problems(doc)).extracting(ConfigProblem::field).contains(f.path());
         else assertThat(problems(doc)).isEmpty();
     }
 
     /** Each number's bound in the schema, at the bound and just past it; exclusive bounds and multiples alike. */
     static Stream<Arguments> bounds() {
-        return fields().filter(f -> f.type().equals("integer") || f.type().equals("number")).flatMap(f -> {
-            JsonNode s = f.schema();
-            boolean integer = f.type().equals("integer");
-            double step = integer ? 1 : 0.001;
-            List<Arguments> out = new ArrayList<>();
-            if (s.has("minimum")) {
-                out.add(arguments(f, value(s.get("minimum").asDouble(), integer), true));
-                out.add(arguments(f, value(s.get("minimum").asDouble() - step, integer), false));
-            }
-            if (s.has("maximum")) {
-                out.add(arguments(f, value(s.get("maximum").asDouble(), integer), true));
-                out.add(arguments(f, value(s.get("maximum").asDouble() + step, integer), false));
-            }
-            double multiple = s.path("multipleOf").asDouble(step);
-            if (s.has("exclusiveMinimum")) {
-                double above = s.get("exclusiveMinimum").asDouble();
-                out.add(arguments(f, value(above, integer), false));
-                out.add(arguments(f, value(above + multiple, integer), true));
-                if (s.has("multipleOf")) out.add(arguments(f, value(above + multiple + 1, integer), false));
-            }
-            return out.stream();
-        });
+        return fields().filter(f -> f.type().equals("integer") || f.type().equals("number"))
+                .flatMap(f -> {
+                    JsonNode s = f.schema();
+                    boolean integer = f.type().equals("integer");
+                    double step = integer ? 1 : 0.001;
+                    List<Arguments> out = new ArrayList<>();
+                    if (s.has("minimum")) {
+                        out.add(arguments(f, value(s.get("minimum").asDouble(), integer), true));
+                        out.add(arguments(f, value(s.get("minimum").asDouble() - step, integer), false));
+                    }
+                    if (s.has("maximum")) {
+                        out.add(arguments(f, value(s.get("maximum").asDouble(), integer), true));
+                        out.add(arguments(f, value(s.get("maximum").asDouble() + step, integer), false));
+                    }
+                    double multiple = s.path("multipleOf").asDouble(step);
+                    if (s.has("exclusiveMinimum")) {
+                        double above = s.get("exclusiveMinimum").asDouble();
+                        out.add(arguments(f, value(above, integer), false));
+                        out.add(arguments(f, value(above + multiple, integer), true));
+                        if (s.has("multipleOf")) out.add(arguments(f, value(above + multiple + 1, integer), false));
+                    }
+                    return out.stream();
+                });
     }
 
     @ParameterizedTest(name = "{0} = {1}: accepted {2}")
@@ -136,8 +145,10 @@ class TiersSchemaTest {
 
     @Test
     void theFamiliesATierMayListAreTheSchemas() {
-        List<String> listable = Arrays.stream(Family.values()).filter(x -> Family.listable(x.wireName()).isPresent())
-                .map(Family::wireName).toList();
+        List<String> listable = Arrays.stream(Family.values())
+                .filter(x -> Family.listable(x.wireName()).isPresent())
+                .map(Family::wireName)
+                .toList();
         List<String> declared = new ArrayList<>();
         SCHEMA.at("/$defs/tier/properties/endpoints/items/enum").forEach(n -> declared.add(n.asString()));
         assertThat(declared).containsExactlyElementsOf(listable);
@@ -146,8 +157,10 @@ class TiersSchemaTest {
     @Test
     void tierAndTenantNamesFollowTheParsersPattern() {
         String name = "^" + TiersYamlParser.NAME.pattern() + "$";
-        assertThat(SCHEMA.at("/properties/tiers/propertyNames/pattern").asString()).isEqualTo(name);
-        assertThat(SCHEMA.at("/$defs/demo-tenant/properties/id/pattern").asString()).isEqualTo(name);
+        assertThat(SCHEMA.at("/properties/tiers/propertyNames/pattern").asString())
+                .isEqualTo(name);
+        assertThat(SCHEMA.at("/$defs/demo-tenant/properties/id/pattern").asString())
+                .isEqualTo(name);
     }
 
     private static Number value(double v, boolean integer) {

@@ -37,8 +37,10 @@ class TiersYamlParserTest {
         assertThat(pro.downgradeOf("gpt-4o")).isEqualTo("gpt-4o-mini");
         assertThat(config.ladder().downgradeAbove()).isEqualTo(0.80);
         assertThat(config.abuse().consecutiveMinutes()).isEqualTo(15);
-        assertThat(config.providers().get(0).limitsFor("gpt-4o").tokensPerMinute()).isEqualTo(300_000);
-        assertThat(config.demoTenants()).extracting(DemoTenant::id)
+        assertThat(config.providers().get(0).limitsFor("gpt-4o").tokensPerMinute())
+                .isEqualTo(300_000);
+        assertThat(config.demoTenants())
+                .extracting(DemoTenant::id)
                 .contains("demo-free", "demo-pro", "demo-enterprise");
     }
 
@@ -68,7 +70,9 @@ class TiersYamlParserTest {
         EndpointAccess byDefault = config.tiers().get("free").endpoints();
         assertThat(byDefault).isEqualTo(EndpointAccess.DEFAULT);
         assertThat(byDefault.opens(Family.AUDIO, false)).isTrue();
-        assertThat(byDefault.opens(Family.AUDIO, true)).as("a transcription is not in the default").isFalse();
+        assertThat(byDefault.opens(Family.AUDIO, true))
+                .as("a transcription is not in the default")
+                .isFalse();
         assertThat(byDefault.opens(Family.REALTIME, true)).isFalse();
         assertThat(byDefault.opens(Family.THREADS, false)).isFalse();
 
@@ -80,10 +84,13 @@ class TiersYamlParserTest {
 
         EndpointAccess none = config.tiers().get("none").endpoints();
         assertThat(none.opens(Family.CHAT, false)).isFalse();
-        assertThat(none.opens(Family.MODELS, false)).as("models are always open").isTrue();
+        assertThat(none.opens(Family.MODELS, false))
+                .as("models are always open")
+                .isTrue();
         // The shipped file keeps the default on every tier.
         SluiceConfig shipped = TiersYamlParser.parse("tiers.yaml", Files.readString(Path.of("../tiers.yaml")));
-        assertThat(shipped.tiers().values()).allSatisfy(t -> assertThat(t.endpoints()).isEqualTo(EndpointAccess.DEFAULT));
+        assertThat(shipped.tiers().values())
+                .allSatisfy(t -> assertThat(t.endpoints()).isEqualTo(EndpointAccess.DEFAULT));
     }
 
     @Test
@@ -105,7 +112,9 @@ class TiersYamlParserTest {
         SluiceConfig config = TiersYamlParser.parse("huge", yaml);
         // 60 × (2^63-1) wrapped to -60 once: a cap the windows then read as "never fits" or, with
         // another multiplier, as a free pass.
-        assertThat(config.tiers().get("free").windows()).extracting(WindowLimit::name).containsExactly("minute", "hour", "day");
+        assertThat(config.tiers().get("free").windows())
+                .extracting(WindowLimit::name)
+                .containsExactly("minute", "hour", "day");
         assertThat(config.tiers().get("free").windows()).allSatisfy(w -> {
             assertThat(w.tokens()).isEqualTo(Long.MAX_VALUE);
             assertThat(w.requests()).isEqualTo(Long.MAX_VALUE);
@@ -156,13 +165,21 @@ class TiersYamlParserTest {
                   gpt-4o-mini: [secondary, primary]
                 """;
         SluiceConfig config = TiersYamlParser.parse("two", yaml);
-        assertThat(config.route("gpt-4o-mini")).extracting(ProviderSettings::name).as("the route's order")
+        assertThat(config.route("gpt-4o-mini"))
+                .extracting(ProviderSettings::name)
+                .as("the route's order")
                 .containsExactly("secondary", "primary");
-        assertThat(config.route("gpt-4o")).extracting(ProviderSettings::name).as("no route: document order")
+        assertThat(config.route("gpt-4o"))
+                .extracting(ProviderSettings::name)
+                .as("no route: document order")
                 .containsExactly("primary", "secondary");
-        assertThat(config.route("llama-3")).extracting(ProviderSettings::name).as("only the catch-all serves it")
+        assertThat(config.route("llama-3"))
+                .extracting(ProviderSettings::name)
+                .as("only the catch-all serves it")
                 .containsExactly("secondary");
-        assertThat(config.route(null)).extracting(ProviderSettings::name).as("no model: the first provider")
+        assertThat(config.route(null))
+                .extracting(ProviderSettings::name)
+                .as("no model: the first provider")
                 .containsExactly("primary");
         ProviderSettings primary = config.provider("primary").orElseThrow();
         assertThat(primary.upstreamModel("gpt-4o")).isEqualTo("prod-gpt4o");
@@ -191,9 +208,12 @@ class TiersYamlParserTest {
                 providers: []
                 """;
         assertThatThrownBy(() -> TiersYamlParser.parse("doc", yaml))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
-                        .extracting(ConfigProblem::field)
-                        .containsExactly("tiers.free.tokens-per-minute", "tiers.free.requests-per-minute", "providers"));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .extracting(ConfigProblem::field)
+                                .containsExactly(
+                                        "tiers.free.tokens-per-minute", "tiers.free.requests-per-minute", "providers"));
     }
 
     static Stream<Path> invalidFixtures() throws IOException {
@@ -209,7 +229,8 @@ class TiersYamlParserTest {
     void eachInvalidFixtureIsRefusedWithItsExactMessage(Path fixture) throws IOException {
         String yaml = Files.readString(fixture, StandardCharsets.UTF_8);
         String[] header = yaml.split("\n", 3);
-        int expectedLine = Integer.parseInt(header[0].substring("# expect-line: ".length()).trim());
+        int expectedLine =
+                Integer.parseInt(header[0].substring("# expect-line: ".length()).trim());
         String expected = header[1].substring("# expect: ".length()).trim();
 
         assertThatThrownBy(() -> TiersYamlParser.parse(fixture.getFileName().toString(), yaml))

@@ -69,8 +69,8 @@ class SecondAskWithinTheBudgetTest {
         public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
             if (asks.getAndIncrement() > 0) return Mono.never();
             WindowUsage minute = new WindowUsage("minute", 60, 10_000, 60, 10_000, 3, 100);
-            return Mono.delay(Duration.ofMillis(FIRST_ANSWER_MS)).thenReturn(new QuotaDecision(false, clock.millis(), 100, "minute",
-                    List.of(minute)));
+            return Mono.delay(Duration.ofMillis(FIRST_ANSWER_MS))
+                    .thenReturn(new QuotaDecision(false, clock.millis(), 100, "minute", List.of(minute)));
         }
 
         @Override
@@ -83,13 +83,22 @@ class SecondAskWithinTheBudgetTest {
             return Mono.never();
         }
     };
-    final QuotaLimiter limiter = new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock);
+
+    final QuotaLimiter limiter =
+            new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock);
     final InMemoryTenantActivity activity = new InMemoryTenantActivity(clock);
-    final StageCounter stages = new StageCounter(meters, activity, config.tiers().keySet());
+    final StageCounter stages =
+            new StageCounter(meters, activity, config.tiers().keySet());
     final QuotaRefusals refusals = new QuotaRefusals(stages);
     final QuotaFilter quota = new QuotaFilter(limiter, refusals);
-    final LadderFilter ladder = new LadderFilter(new DegradationLadder(new SplittableRandom(25)), limiter, refusals,
-            new RequestRewriter(), stages, activity, meters);
+    final LadderFilter ladder = new LadderFilter(
+            new DegradationLadder(new SplittableRandom(25)),
+            limiter,
+            refusals,
+            new RequestRewriter(),
+            stages,
+            activity,
+            meters);
 
     @AfterEach
     void realTime() {
@@ -106,7 +115,8 @@ class SecondAskWithinTheBudgetTest {
 
     /** What became of one request through the quota and the ladder. */
     final class Decided {
-        final MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.post("/v1/chat/completions").build());
+        final MockServerWebExchange exchange = MockServerWebExchange.from(
+                MockServerHttpRequest.post("/v1/chat/completions").build());
         final DecisionBudget budget = DecisionBudget.of(BUDGET, () -> time.now(TimeUnit.NANOSECONDS));
         final AtomicBoolean sent = new AtomicBoolean();
         long decidedAtMs = -1;
@@ -116,11 +126,13 @@ class SecondAskWithinTheBudgetTest {
             SluiceAttributes.TENANT.set(exchange, new Tenant("t-" + tierName, tierName, false));
             SluiceAttributes.TIER.set(exchange, tier);
             SluiceAttributes.CONFIG.set(exchange, config);
-            SluiceAttributes.OPTIONS.set(exchange, new RequestOptions(false, RequestOptions.DEFAULT_MAX_WAIT_MS, false));
+            SluiceAttributes.OPTIONS.set(
+                    exchange, new RequestOptions(false, RequestOptions.DEFAULT_MAX_WAIT_MS, false));
             SluiceAttributes.DECISION_BUDGET.set(exchange, budget);
-            RequestEstimate.ATTRIBUTE.set(exchange, new RequestEstimate(Endpoint.CHAT, "gpt-4o-mini", 10, 16, false, false));
+            RequestEstimate.ATTRIBUTE.set(
+                    exchange, new RequestEstimate(Endpoint.CHAT, "gpt-4o-mini", 10, 16, false, false));
             quota.filter(exchange, ex -> ladder.filter(ex, admitted -> Mono.fromRunnable(() -> sent.set(true))))
-                    .subscribe(null, e -> { }, () -> decidedAtMs = time.now(TimeUnit.MILLISECONDS));
+                    .subscribe(null, e -> {}, () -> decidedAtMs = time.now(TimeUnit.MILLISECONDS));
         }
 
         long heldMs() {
@@ -139,12 +151,18 @@ class SecondAskWithinTheBudgetTest {
         assertThat(asks.get()).as("asked again after the hold").isEqualTo(2);
         assertThat(r.decidedAtMs).as("still within what the first ask left").isEqualTo(-1);
         time.advanceTimeBy(Duration.ofMillis(1));
-        assertThat(r.decidedAtMs).as("750 ms of store waits in all, the hold apart").isEqualTo(second + 350);
+        assertThat(r.decidedAtMs)
+                .as("750 ms of store waits in all, the hold apart")
+                .isEqualTo(second + 350);
         assertThat(r.budget.waited()).isEqualTo(BUDGET);
         assertThat(r.exchange.getResponse().getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
         assertThat(r.sent).isFalse();
-        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed").count()).isEqualTo(1);
-        assertThat(state.up()).as("a call cut by one request's budget does not mark Redis down for all").isTrue();
+        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed")
+                        .count())
+                .isEqualTo(1);
+        assertThat(state.up())
+                .as("a call cut by one request's budget does not mark Redis down for all")
+                .isTrue();
     }
 
     @Test
@@ -157,9 +175,14 @@ class SecondAskWithinTheBudgetTest {
         assertThat(r.budget.waited()).isEqualTo(BUDGET);
         assertThat(r.sent).as("admitted on the local windows").isTrue();
         assertThat(QuotaReservation.ATTRIBUTE.get(r.exchange)).isNotNull();
-        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open").count()).isEqualTo(1);
+        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open")
+                        .count())
+                .isEqualTo(1);
         // Anything the request asks the store after this is answered by the policy at once, without a call.
-        assertThat(limiter.acquire("t-pro", config.tier("pro").orElseThrow(), 26, r.budget).block(Duration.ofSeconds(1)).admitted()).isTrue();
+        assertThat(limiter.acquire("t-pro", config.tier("pro").orElseThrow(), 26, r.budget)
+                        .block(Duration.ofSeconds(1))
+                        .admitted())
+                .isTrue();
         assertThat(asks.get()).isEqualTo(2);
     }
 }

@@ -85,9 +85,11 @@ class BudgetCallsWithinTheRequestBudgetTest {
     }
 
     ProviderDispatcher dispatcher(ProviderBudgetStore store) {
-        return new ProviderDispatcher(DispatcherSettings.of("lab:*", store,
-                () -> LIMITS, clock, time, new SimpleMeterRegistry())
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1).withStoreTimeout(DISPATCH_STORE_TIMEOUT));
+        return new ProviderDispatcher(
+                DispatcherSettings.of("lab:*", store, () -> LIMITS, clock, time, new SimpleMeterRegistry())
+                        .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                        .withQueue(100, 0.1)
+                        .withStoreTimeout(DISPATCH_STORE_TIMEOUT));
     }
 
     DecisionBudget left(long ms) {
@@ -98,7 +100,8 @@ class BudgetCallsWithinTheRequestBudgetTest {
         long now = clock.millis();
         Job job = Job.of(id, "tenant-a", 1, JobClass.INTERACTIVE, 800, now, now + 30_000);
         AtomicReference<Lease> got = new AtomicReference<>();
-        RouteChoice.enter(List.of(new ProviderDispatcher.Candidate(d, job)), 30_000, 0, false, budget).subscribe(got::set);
+        RouteChoice.enter(List.of(new ProviderDispatcher.Candidate(d, job)), 30_000, 0, false, budget)
+                .subscribe(got::set);
         return got;
     }
 
@@ -109,9 +112,13 @@ class BudgetCallsWithinTheRequestBudgetTest {
         time.advanceTimeBy(Duration.ofMillis(299));
         assertThat(lease.get()).isNull();
         time.advanceTimeBy(Duration.ofMillis(1));
-        assertThat(lease.get()).as("sent on the share as the budget ends, not 2 s later").isNotNull();
+        assertThat(lease.get())
+                .as("sent on the share as the budget ends, not 2 s later")
+                .isNotNull();
         assertThat(budget.waited()).isEqualTo(Duration.ofMillis(300));
-        assertThat(sharedCalls.get()).as("the snapshot only: the acquire, with nothing left, was not sent").isEqualTo(1);
+        assertThat(sharedCalls.get())
+                .as("the snapshot only: the acquire, with nothing left, was not sent")
+                .isEqualTo(1);
         assertThat(onShare.get()).isEqualTo(1);
         assertThat(share.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
     }
@@ -137,8 +144,8 @@ class BudgetCallsWithinTheRequestBudgetTest {
     /** With the slices: the cut lease call's job is spent on the share, and its lease is given back there. */
     @Test
     void withSlicesTheShareLeaseIsReleasedOnTheShare() {
-        ReplicaLeases slices = new ReplicaLeases(stalled, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMillis(50), 64,
-                clock, null);
+        ReplicaLeases slices = new ReplicaLeases(
+                stalled, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMillis(50), 64, clock, null);
         ProviderDispatcher d = dispatcher(slices);
         AtomicReference<Lease> lease = enter(d, "j1", left(750));
         time.advanceTimeBy(Duration.ofMillis(750));
@@ -146,7 +153,9 @@ class BudgetCallsWithinTheRequestBudgetTest {
         assertThat(share.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
         d.finish(lease.get(), AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).subscribe();
         time.advanceTime();
-        assertThat(share.snapshot("lab:*", LIMITS).block().inFlight()).as("released where it was taken").isZero();
+        assertThat(share.snapshot("lab:*", LIMITS).block().inFlight())
+                .as("released where it was taken")
+                .isZero();
     }
 
     /** A job with no budget (already sent once, pushed back by a 429) keeps the loop's own timeout and retries. */
@@ -165,8 +174,8 @@ class BudgetCallsWithinTheRequestBudgetTest {
     @Test
     void aSharedCallInFlightEndsOnTheShareWhenAnotherCallMarksTheStoreDown() {
         StoreState state = new StoreState(true, clock::millis);
-        FallbackProviderBudgetStore fallback = new FallbackProviderBudgetStore(stalled, clock, state, Duration.ofMillis(500), 4,
-                new SimpleMeterRegistry());
+        FallbackProviderBudgetStore fallback = new FallbackProviderBudgetStore(
+                stalled, clock, state, Duration.ofMillis(500), 4, new SimpleMeterRegistry());
         AtomicReference<BudgetSnapshot> seen = new AtomicReference<>();
         fallback.snapshot("lab:*", LIMITS).subscribe(seen::set);
         time.advanceTimeBy(Duration.ofMillis(120));

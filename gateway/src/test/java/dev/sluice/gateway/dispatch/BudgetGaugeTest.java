@@ -37,15 +37,19 @@ class BudgetGaugeTest {
 
     @Test
     void anIdleReplicasGaugeFallsToZeroOnceItsChargesHaveLeftTheWindow() {
-        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
-                () -> LIMITS, clock, loop, meters)
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
+        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of(
+                        "lab:*", new InMemoryProviderBudgetStore(clock), () -> LIMITS, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                .withQueue(100, 0.1));
         assertThat(gauge("tokens")).isZero();
 
         long now = clock.millis();
-        Lease lease = dispatcher.submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 12_000, now, now + 30_000), 30_000)
+        Lease lease = dispatcher
+                .submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 12_000, now, now + 30_000), 30_000)
                 .block(Duration.ofSeconds(5));
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         // The caller gets its lease from the store's reply; the loop records the budget just after.
         await().atMost(Duration.ofSeconds(5)).until(() -> gauge("tokens") == 0.1);
         assertThat(gauge("requests")).isEqualTo(1.0 / 600);
@@ -60,25 +64,40 @@ class BudgetGaugeTest {
     @Test
     void aBudgetWithInputAndOutputLimitsHasAGaugeForEachAndOthersDoNot() {
         BudgetLimits split = new BudgetLimits(600, Long.MAX_VALUE, 10, 60_000, 40_000, 8_000);
-        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("anthropic:*", new InMemoryProviderBudgetStore(clock),
-                () -> split, clock, loop, meters)
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
-        new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
-                () -> LIMITS, clock, loop, meters)
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
-        assertThat(meters.find("sluice.budget.utilisation").tag("budget", "lab:*").gauges()).as("no split: as before")
-                .extracting(g -> g.getId().getTag("unit")).containsExactlyInAnyOrder("tokens", "requests");
+        ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of(
+                        "anthropic:*", new InMemoryProviderBudgetStore(clock), () -> split, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                .withQueue(100, 0.1));
+        new ProviderDispatcher(DispatcherSettings.of(
+                        "lab:*", new InMemoryProviderBudgetStore(clock), () -> LIMITS, clock, loop, meters)
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                .withQueue(100, 0.1));
+        assertThat(meters.find("sluice.budget.utilisation")
+                        .tag("budget", "lab:*")
+                        .gauges())
+                .as("no split: as before")
+                .extracting(g -> g.getId().getTag("unit"))
+                .containsExactlyInAnyOrder("tokens", "requests");
 
         long now = clock.millis();
-        Job job = Job.of("j1", "t", 1, JobClass.INTERACTIVE, 5_000, now, now + 30_000).withSplit(4_000, 1_000);
+        Job job = Job.of("j1", "t", 1, JobClass.INTERACTIVE, 5_000, now, now + 30_000)
+                .withSplit(4_000, 1_000);
         Lease lease = dispatcher.submit(job, 30_000).block(Duration.ofSeconds(5));
         // The answer: a prompt of 4,000 as charged, 200 of the 1,000 output tokens written.
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, -800, 100, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, -800, 100, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> splitGauge("input_tokens") == 0.1);
-        assertThat(splitGauge("output_tokens")).as("the charge of 1,000 before the answer settled it").isEqualTo(1_000 / 8_000.0);
+        assertThat(splitGauge("output_tokens"))
+                .as("the charge of 1,000 before the answer settled it")
+                .isEqualTo(1_000 / 8_000.0);
     }
 
     double splitGauge(String unit) {
-        return meters.get("sluice.budget.utilisation").tag("budget", "anthropic:*").tag("unit", unit).gauge().value();
+        return meters.get("sluice.budget.utilisation")
+                .tag("budget", "anthropic:*")
+                .tag("unit", unit)
+                .gauge()
+                .value();
     }
 }

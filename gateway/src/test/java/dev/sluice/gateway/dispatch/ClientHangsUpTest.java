@@ -3,12 +3,12 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.ProviderSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +31,9 @@ import org.springframework.test.context.DynamicPropertySource;
 // Redis: giving a slot back is a round trip there, long enough for the client to be gone.
 @RedisGatewayTest(properties = "sluice.demo.tenants=true")
 class ClientHangsUpTest {
-    static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
+    static final String ANSWER =
+            "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(ANSWER);
 
@@ -54,13 +56,18 @@ class ClientHangsUpTest {
         ProviderSettings provider = config.current().providers().get(0);
         String key = ProviderBudgetStore.key(provider, "gpt-4o");
         BudgetLimits limits = BudgetLimits.of(provider, "gpt-4o", Duration.ofMinutes(10));
-        int before = budgets.snapshot(key, limits).block(Duration.ofSeconds(5)).inFlight(); // the shared Redis may hold others'
+        int before = budgets.snapshot(key, limits)
+                .block(Duration.ofSeconds(5))
+                .inFlight(); // the shared Redis may hold others'
 
         for (int i = 0; i < 30; i++) assertThat(callAndHangUp()).endsWith(ANSWER);
 
         // The answer can reach the client before the slot is given back: wait for that, not for a time.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(budgets.snapshot(key, limits).block(Duration.ofSeconds(5)).inFlight()).isEqualTo(before));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(budgets.snapshot(key, limits)
+                                .block(Duration.ofSeconds(5))
+                                .inFlight())
+                        .isEqualTo(before));
     }
 
     /** One keep-alive request on its own connection, closed as soon as the whole body has been read. */
@@ -69,9 +76,11 @@ class ClientHangsUpTest {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk-sluice-demo-pro\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
-                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                    ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk-sluice-demo-pro\r\n"
+                                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n"
+                                    + body)
+                            .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             return readResponse(socket.getInputStream());
         }
@@ -86,8 +95,10 @@ class ClientHangsUpTest {
             head.write(b);
         }
         String headers = head.toString(StandardCharsets.US_ASCII);
-        int length = headers.lines().filter(l -> l.regionMatches(true, 0, "content-length:", 0, 15))
-                .map(l -> Integer.parseInt(l.substring(15).trim())).findFirst()
+        int length = headers.lines()
+                .filter(l -> l.regionMatches(true, 0, "content-length:", 0, 15))
+                .map(l -> Integer.parseInt(l.substring(15).trim()))
+                .findFirst()
                 .orElseThrow(() -> new IOException("no content-length: " + headers));
         byte[] body = in.readNBytes(length);
         return headers + new String(body, StandardCharsets.UTF_8);

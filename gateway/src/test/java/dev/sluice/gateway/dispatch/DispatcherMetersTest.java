@@ -27,8 +27,12 @@ import reactor.core.scheduler.Schedulers;
  */
 class DispatcherMetersTest {
     static final BudgetLimits LIMITS = new BudgetLimits(600, 120_000, 10, 60_000);
-    static final List<String> GAUGES = List.of("sluice.queue.depth", "sluice.concurrency.limit", "sluice.inflight",
-            "sluice.budget.utilisation", "sluice.budget.paused");
+    static final List<String> GAUGES = List.of(
+            "sluice.queue.depth",
+            "sluice.concurrency.limit",
+            "sluice.inflight",
+            "sluice.budget.utilisation",
+            "sluice.budget.paused");
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("dispatcher-meters-test", true);
@@ -42,7 +46,8 @@ class DispatcherMetersTest {
 
     ProviderDispatcher dispatcher(String key) {
         return new ProviderDispatcher(DispatcherSettings.of(key, store, () -> LIMITS, clock, loop, meters)
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1));
+                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                .withQueue(100, 0.1));
     }
 
     @Test
@@ -53,16 +58,37 @@ class DispatcherMetersTest {
         dispatcher("primary:ft:gpt-4o-mini:acme::9xY");
 
         for (String name : GAUGES) {
-            assertThat(meters.find(name).tag("provider", "primary").tag("model", "gpt-4o-mini").tag("budget", "primary:gpt-4o-mini")
-                    .gauges()).as(name).isNotEmpty();
-            assertThat(meters.find(name).tag("provider", "secondary").tag("model", "*").tag("budget", "secondary:*").gauges())
-                    .as(name).isNotEmpty();
-            assertThat(meters.find(name).tag("provider", "primary").tag("model", "ft:gpt-4o-mini:acme::9xY").gauges())
-                    .as(name).isNotEmpty();
+            assertThat(meters.find(name)
+                            .tag("provider", "primary")
+                            .tag("model", "gpt-4o-mini")
+                            .tag("budget", "primary:gpt-4o-mini")
+                            .gauges())
+                    .as(name)
+                    .isNotEmpty();
+            assertThat(meters.find(name)
+                            .tag("provider", "secondary")
+                            .tag("model", "*")
+                            .tag("budget", "secondary:*")
+                            .gauges())
+                    .as(name)
+                    .isNotEmpty();
+            assertThat(meters.find(name)
+                            .tag("provider", "primary")
+                            .tag("model", "ft:gpt-4o-mini:acme::9xY")
+                            .gauges())
+                    .as(name)
+                    .isNotEmpty();
         }
-        assertThat(meters.find("sluice.queue.wait").tag("provider", "secondary").tag("model", "*").tag("budget", "secondary:*")
-                .timer()).isNotNull();
-        assertThat(meters.find("sluice.budget.utilisation").tag("provider", "primary").gauges()).as("tokens and requests, two budgets")
+        assertThat(meters.find("sluice.queue.wait")
+                        .tag("provider", "secondary")
+                        .tag("model", "*")
+                        .tag("budget", "secondary:*")
+                        .timer())
+                .isNotNull();
+        assertThat(meters.find("sluice.budget.utilisation")
+                        .tag("provider", "primary")
+                        .gauges())
+                .as("tokens and requests, two budgets")
                 .hasSize(4);
         for (Meter m : meters.getMeters()) {
             assertThat(m.getId().getTag("provider")).as(m.getId().toString()).isNotNull();
@@ -73,15 +99,21 @@ class DispatcherMetersTest {
     @Test
     void aPauseTheProviderAskedForCountsDownOnItsGauge() {
         ProviderDispatcher dispatcher = dispatcher("primary:*");
-        double paused = meters.get("sluice.budget.paused").tag("provider", "primary").gauge().value();
+        double paused = meters.get("sluice.budget.paused")
+                .tag("provider", "primary")
+                .gauge()
+                .value();
         assertThat(paused).isZero();
 
         long now = clock.millis();
-        Lease lease = dispatcher.submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 1_000, now, now + 30_000), 30_000)
+        Lease lease = dispatcher
+                .submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 1_000, now, now + 30_000), 30_000)
                 .block(Duration.ofSeconds(5));
         dispatcher.pushedBack(lease, 20_000).block(Duration.ofSeconds(5)); // the provider's 429, retry after 20 s
         // The next call finds the budget paused: this replica sees the pause in the store's answer.
-        dispatcher.submit(Job.of("j2", "t", 1, JobClass.INTERACTIVE, 1_000, now, now + 60_000), 60_000).subscribe();
+        dispatcher
+                .submit(Job.of("j2", "t", 1, JobClass.INTERACTIVE, 1_000, now, now + 60_000), 60_000)
+                .subscribe();
         await().atMost(Duration.ofSeconds(5)).until(() -> pausedSeconds() == 20.0);
 
         clock.advance(5_000);
@@ -91,6 +123,9 @@ class DispatcherMetersTest {
     }
 
     double pausedSeconds() {
-        return meters.get("sluice.budget.paused").tag("budget", "primary:*").gauge().value();
+        return meters.get("sluice.budget.paused")
+                .tag("budget", "primary:*")
+                .gauge()
+                .value();
     }
 }

@@ -50,14 +50,17 @@ class FairAcrossReplicasTest {
             this.name = name;
             this.sharing = sharing;
             if (sharing) queue.shareWithOtherReplicas();
-            for (String t : tenants) for (int i = 0; i < 2_000; i++) queue.enqueue(Job.of("j" + ++ids, t, 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
+            for (String t : tenants)
+                for (int i = 0; i < 2_000; i++)
+                    queue.enqueue(Job.of("j" + ++ids, t, 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
         }
 
         void tick() {
             if (!sharing || !alive) return;
             List<LaneShare.Report> reports = queue.takeReports();
-            LaneShare.View view = share.publish("lab:*", name, nowMs, reports, List.of(),
-                    new LaneShare.Terms(TTL_MS, queue.credit())).block(Duration.ofSeconds(1));
+            LaneShare.View view = share.publish(
+                            "lab:*", name, nowMs, reports, List.of(), new LaneShare.Terms(TTL_MS, queue.credit()))
+                    .block(Duration.ofSeconds(1));
             queue.rebase(view.counters());
             hold = HoldBack.of(view.othersLowest(), nowMs, HoldBack.slackFor(TPM), TTL_MS);
         }
@@ -67,7 +70,8 @@ class FairAcrossReplicasTest {
             int sent = 0;
             queue.holdAbove(hold.aboveAt(nowMs));
             while (running.size() < SLOTS) {
-                var job = queue.next(new BudgetView(Long.MAX_VALUE / 4, 0, Long.MAX_VALUE / 4, 0, SLOTS, running.size(), false));
+                var job = queue.next(
+                        new BudgetView(Long.MAX_VALUE / 4, 0, Long.MAX_VALUE / 4, 0, SLOTS, running.size(), false));
                 if (job.isEmpty()) break;
                 running.add(nowMs + CALL_MS);
                 served.merge(job.get().tenant(), job.get().tokens(), Long::sum);
@@ -132,7 +136,9 @@ class FairAcrossReplicasTest {
         b.alive = false; // its lanes stay "waiting" in the store until the TTL says otherwise
         run(a, b, TTL_MS + TICK_MS + CALL_MS);
         int[] after = run(a, b, 5_000);
-        assertThat(after[0]).as("a alone fills every slot: 20 per 500 ms for 5 s").isGreaterThanOrEqualTo(190);
+        assertThat(after[0])
+                .as("a alone fills every slot: 20 per 500 ms for 5 s")
+                .isGreaterThanOrEqualTo(190);
     }
 
     @Test

@@ -29,9 +29,15 @@ class FullQueueTest {
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("full-queue-test", true);
-    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
-            () -> ONE_AT_A_TIME, clock, loop, new SimpleMeterRegistry())
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1))).withQueue(3, 0.1));
+    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of(
+                    "lab:*",
+                    new InMemoryProviderBudgetStore(clock),
+                    () -> ONE_AT_A_TIME,
+                    clock,
+                    loop,
+                    new SimpleMeterRegistry())
+            .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1)))
+            .withQueue(3, 0.1));
 
     @AfterEach
     void stop() {

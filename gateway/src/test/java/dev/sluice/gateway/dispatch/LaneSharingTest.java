@@ -3,16 +3,16 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
-import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.dispatch.queue.LaneShare.Report;
 import dev.sluice.gateway.dispatch.queue.LaneShare.View;
-import dev.sluice.gateway.dispatch.budget.BudgetLimits;
-import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
-import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -34,9 +34,15 @@ class LaneSharingTest {
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("lane-sharing-test", true);
-    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of("lab:*", new InMemoryProviderBudgetStore(clock),
-            () -> ONE_AT_A_TIME, clock, loop, new SimpleMeterRegistry())
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1))).withQueue(100, 0.1));
+    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of(
+                    "lab:*",
+                    new InMemoryProviderBudgetStore(clock),
+                    () -> ONE_AT_A_TIME,
+                    clock,
+                    loop,
+                    new SimpleMeterRegistry())
+            .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(1)))
+            .withQueue(100, 0.1));
     final List<List<Report>> calls = new CopyOnWriteArrayList<>();
     final AtomicReference<Mono<View>> answer = new AtomicReference<>(Mono.just(View.ALONE));
     final List<List<LaneShare.Demand>> demands = new CopyOnWriteArrayList<>();
@@ -46,8 +52,14 @@ class LaneSharingTest {
         return answer.get();
     };
     boolean storeUp = true;
-    final LaneSharing sharing = new LaneSharing(() -> List.of(dispatcher), share, () -> storeUp, Duration.ofMillis(200),
-            Duration.ofSeconds(1), Duration.ofSeconds(2), clock);
+    final LaneSharing sharing = new LaneSharing(
+            () -> List.of(dispatcher),
+            share,
+            () -> storeUp,
+            Duration.ofMillis(200),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            clock);
 
     @AfterEach
     void stop() {
@@ -69,7 +81,7 @@ class LaneSharingTest {
 
     void tick() {
         sharing.tick().block(Duration.ofSeconds(5));
-        Mono.fromRunnable(() -> { }).subscribeOn(loop).block(Duration.ofSeconds(5)); // what the answer scheduled has run
+        Mono.fromRunnable(() -> {}).subscribeOn(loop).block(Duration.ofSeconds(5)); // what the answer scheduled has run
     }
 
     @Test
@@ -84,7 +96,9 @@ class LaneSharingTest {
         Lease first = oneServedOneWaiting(b);
         tick();
         assertThat(calls).containsExactly(List.of(new Report("a", 100, false), new Report("b", 0, true)));
-        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         tick();
         assertThat(calls.get(1)).containsExactly(new Report("b", 100, false));
@@ -92,7 +106,9 @@ class LaneSharingTest {
         tick();
         assertThat(calls).hasSize(2);
         // Both were admitted: no unmet demand to tell, only b's queued page while it waited.
-        assertThat(demands).allSatisfy(d -> assertThat(d).allSatisfy(x -> assertThat(x.askedTokens()).isZero()));
+        assertThat(demands)
+                .allSatisfy(d -> assertThat(d)
+                        .allSatisfy(x -> assertThat(x.askedTokens()).isZero()));
         assertThat(demands.get(0)).extracting(LaneShare.Demand::tenant).containsExactly("b");
     }
 
@@ -102,9 +118,13 @@ class LaneSharingTest {
         Lease first = oneServedOneWaiting(b);
         answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
         tick();
-        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         tick();
-        assertThat(b.get()).as("held back: the slot is free, but a tenant elsewhere is far behind").isNull();
+        assertThat(b.get())
+                .as("held back: the slot is free, but a tenant elsewhere is far behind")
+                .isNull();
         answer.set(Mono.just(View.ALONE)); // the other replica's line drained
         tick();
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
@@ -120,11 +140,14 @@ class LaneSharingTest {
         answer.set(Mono.error(new IllegalStateException("Redis went away")));
         tick();
         assertThat(calls.get(1)).containsExactly(new Report("b", 0, true));
-        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         answer.set(Mono.just(View.ALONE));
         tick();
-        assertThat(calls.get(2)).as("b's service, lost with the failed call, reported now")
+        assertThat(calls.get(2))
+                .as("b's service, lost with the failed call, reported now")
                 .containsExactly(new Report("b", 100, false));
     }
 
@@ -137,7 +160,9 @@ class LaneSharingTest {
         storeUp = false;
         tick();
         assertThat(calls).hasSize(1);
-        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         assertThat(b.get()).isInstanceOf(Lease.class);
     }

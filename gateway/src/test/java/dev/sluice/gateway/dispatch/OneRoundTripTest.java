@@ -32,7 +32,9 @@ import reactor.core.publisher.Flux;
  */
 @RedisGatewayTest(properties = "sluice.store.batch.every=1s")
 class OneRoundTripTest {
-    static final String ANSWER = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
+    static final String ANSWER =
+            "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}";
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(ANSWER);
 
@@ -61,14 +63,19 @@ class OneRoundTripTest {
         long before = evalsha();
         int n = 400;
         call(client, tenant, body, n, 8);
-        List<WindowLimit> windows = config.current().tier("enterprise").orElseThrow().windows();
+        List<WindowLimit> windows =
+                config.current().tier("enterprise").orElseThrow().windows();
         RedisQuotaStore quota = new RedisQuotaStore(TestRedisTemplates.template());
         // The batches waiting when the last answer came are part of these calls' cost: counted once sent.
         AtomicInteger peeks = new AtomicInteger();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             peeks.incrementAndGet(); // a peek is a script call too: not the calls' cost
-            assertThat(quota.peek(tenant.id(), windows).block(Duration.ofSeconds(5)).get(0).usedTokens())
-                    .as("every call settled to its 11 tokens").isEqualTo(11L * (n + 40));
+            assertThat(quota.peek(tenant.id(), windows)
+                            .block(Duration.ofSeconds(5))
+                            .get(0)
+                            .usedTokens())
+                    .as("every call settled to its 11 tokens")
+                    .isEqualTo(11L * (n + 40));
         });
         long perHundred = (evalsha() - before - peeks.get()) * 100 / n;
         System.out.printf("[one-trip] %d calls: %.2f EVALSHA per call%n", n, perHundred / 100.0);
@@ -76,18 +83,28 @@ class OneRoundTripTest {
     }
 
     private static void call(WebClient client, TestTenants.Created tenant, String body, int n, int concurrency) {
-        Flux.range(0, n).flatMap(i -> client.post().uri("/v1/chat/completions")
-                        .header("Authorization", "Bearer " + tenant.key())
-                        .header("Content-Type", "application/json")
-                        .bodyValue(body)
-                        .retrieve().toBodilessEntity(), concurrency)
+        Flux.range(0, n)
+                .flatMap(
+                        i -> client.post()
+                                .uri("/v1/chat/completions")
+                                .header("Authorization", "Bearer " + tenant.key())
+                                .header("Content-Type", "application/json")
+                                .bodyValue(body)
+                                .retrieve()
+                                .toBodilessEntity(),
+                        concurrency)
                 .doOnNext(r -> assertThat(r.getStatusCode().value()).isEqualTo(200))
                 .blockLast(Duration.ofSeconds(60));
     }
 
     private static long evalsha() {
-        String info = TestRedisTemplates.template().getConnectionFactory().getReactiveConnection().serverCommands()
-                .info("commandstats").block(Duration.ofSeconds(5)).getProperty("cmdstat_evalsha", "calls=0,");
+        String info = TestRedisTemplates.template()
+                .getConnectionFactory()
+                .getReactiveConnection()
+                .serverCommands()
+                .info("commandstats")
+                .block(Duration.ofSeconds(5))
+                .getProperty("cmdstat_evalsha", "calls=0,");
         return Long.parseLong(info.substring(info.indexOf("calls=") + 6, info.indexOf(',', info.indexOf("calls="))));
     }
 }

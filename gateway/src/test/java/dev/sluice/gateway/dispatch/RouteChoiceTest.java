@@ -41,12 +41,15 @@ class RouteChoiceTest {
     final InMemoryProviderBudgetStore store = new InMemoryProviderBudgetStore(clock);
     final ProviderHealth primaryHealth = new ProviderHealth(new ProviderHealth.Settings(1, 1_000, 1_000, 1_000));
     final ProviderDispatcher primary = dispatcher("primary:m", ONE_AT_A_TIME, primaryHealth);
-    final ProviderDispatcher secondary = dispatcher("secondary:m", ONE_AT_A_TIME,
-            new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
+    final ProviderDispatcher secondary =
+            dispatcher("secondary:m", ONE_AT_A_TIME, new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
 
     ProviderDispatcher dispatcher(String key, BudgetLimits limits, ProviderHealth health) {
-        return new ProviderDispatcher(DispatcherSettings.of(key, store, () -> limits, clock, loop, new SimpleMeterRegistry())
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight()))).withQueue(100, 0.1).withHealth(health));
+        return new ProviderDispatcher(
+                DispatcherSettings.of(key, store, () -> limits, clock, loop, new SimpleMeterRegistry())
+                        .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(limits.maxInFlight())))
+                        .withQueue(100, 0.1)
+                        .withHealth(health));
     }
 
     @AfterEach
@@ -60,7 +63,9 @@ class RouteChoiceTest {
     }
 
     List<ProviderDispatcher.Candidate> route(String id) {
-        return List.of(new ProviderDispatcher.Candidate(primary, page(id)), new ProviderDispatcher.Candidate(secondary, page(id)));
+        return List.of(
+                new ProviderDispatcher.Candidate(primary, page(id)),
+                new ProviderDispatcher.Candidate(secondary, page(id)));
     }
 
     Lease enter(String id, long spillMs, long maxWaitMs) {
@@ -71,7 +76,9 @@ class RouteChoiceTest {
     void theFirstProviderServesWhileItCanStartTheCallWithinTheSpillWaitThenTheNextTakesIt() {
         assertThat(enter("a", SPILL_MS, MAX_WAIT_MS).budgetKey()).isEqualTo("primary:m");
         // The primary's one slot is taken: its door says about a call's time (2 s), past the spill wait.
-        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("spilled before any 429").isEqualTo("secondary:m");
+        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey())
+                .as("spilled before any 429")
+                .isEqualTo("secondary:m");
         assertThat(primary.depth()).isZero();
     }
 
@@ -95,7 +102,8 @@ class RouteChoiceTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() != null);
         assertThat(refused.get()).isInstanceOfSatisfying(GatewayBusyException.class, busy -> {
             assertThat(busy.estimatedWaitMs()).isEqualTo(2_000);
-            assertThat(busy.retryAfterMs()).isEqualTo(2_000 - Door.longestPromisedMs(100)); // back when the wait is one promised
+            assertThat(busy.retryAfterMs())
+                    .isEqualTo(2_000 - Door.longestPromisedMs(100)); // back when the wait is one promised
         });
         assertThat(primary.depth() + secondary.depth()).isZero();
     }
@@ -105,7 +113,8 @@ class RouteChoiceTest {
         Lease first = enter("a", SPILL_MS, MAX_WAIT_MS);
         // One waits in the primary's line (a spill wait longer than the call's time keeps it there).
         AtomicReference<Object> waiting = new AtomicReference<>();
-        Disposable sub = RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(waiting::set, waiting::set);
+        Disposable sub =
+                RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(waiting::set, waiting::set);
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
 
         assertThat(primaryHealth.failed(clock.millis())).as("the circuit opens").isTrue();
@@ -115,12 +124,14 @@ class RouteChoiceTest {
         assertThat(primary.depth()).isZero();
 
         primary.finish(first, AimdLimit.Outcome.TIMEOUT, 0, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
-        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("free, but failing: stepped around")
+        assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey())
+                .as("free, but failing: stepped around")
                 .isEqualTo("secondary:m");
         sub.dispose();
 
         clock.advance(1_000);
-        assertThat(enter("probe", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("the cooldown is over: the probe goes")
+        assertThat(enter("probe", SPILL_MS, MAX_WAIT_MS).budgetKey())
+                .as("the cooldown is over: the probe goes")
                 .isEqualTo("primary:m");
         assertThat(primaryHealth.state()).isEqualTo(ProviderHealth.State.PROBING);
     }
@@ -142,17 +153,22 @@ class RouteChoiceTest {
         // A call that fails at once (a refused connection) gives its slot back before the dispatch
         // loop has finished with its acquire: the budget this replica remembers must not keep it.
         Lease done = RouteChoice.enter(route("fast-fail"), MAX_WAIT_MS, SPILL_MS, false)
-                .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, 0, Long.MIN_VALUE).thenReturn(lease))
+                .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, 0, Long.MIN_VALUE)
+                        .thenReturn(lease))
                 .block(Duration.ofSeconds(5));
         assertThat(done.budgetKey()).isEqualTo("primary:m");
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(primary.seenNow().inFlight()).isZero());
-        assertThat(enter("next", SPILL_MS, MAX_WAIT_MS).budgetKey()).as("free again: the first of the route").isEqualTo("primary:m");
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(primary.seenNow().inFlight()).isZero());
+        assertThat(enter("next", SPILL_MS, MAX_WAIT_MS).budgetKey())
+                .as("free again: the first of the route")
+                .isEqualTo("primary:m");
     }
 
     @Test
     void aClientThatLeavesWhileWaitingLeavesTheLineItWasPlacedIn() {
         enter("a", SPILL_MS, MAX_WAIT_MS);
-        Disposable sub = RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> { }, e -> { });
+        Disposable sub =
+                RouteChoice.enter(route("w"), MAX_WAIT_MS, 10_000, false).subscribe(x -> {}, e -> {});
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 1);
         sub.dispose();
         await().atMost(Duration.ofSeconds(5)).until(() -> primary.depth() == 0);

@@ -40,36 +40,49 @@ import reactor.core.scheduler.Schedulers;
  * refused connection costs the failing one's budget nothing); a
  * model no provider serves is a 404; the answer names who served it.
  */
-@GatewayTest(properties = {
-        "sluice.demo.tenants=true",
-        "SLUICE_PROVIDER_PRIMARY_KEY=sk-primary",
-        "SLUICE_PROVIDER_SECONDARY_KEY=sk-secondary",
-        // A failing provider stays stepped around for the whole class: the circuit test counts its calls.
-        "sluice.dispatch.failover.cooldown=10m",
-        "sluice.dispatch.failover.max-cooldown=10m"})
+@GatewayTest(
+        properties = {
+            "sluice.demo.tenants=true",
+            "SLUICE_PROVIDER_PRIMARY_KEY=sk-primary",
+            "SLUICE_PROVIDER_SECONDARY_KEY=sk-secondary",
+            // A failing provider stays stepped around for the whole class: the circuit test counts its calls.
+            "sluice.dispatch.failover.cooldown=10m",
+            "sluice.dispatch.failover.max-cooldown=10m"
+        })
 class SeveralProvidersTest {
     /** The primary's answers wait on this while {@link #HOLD} is set, so a test can keep its one slot busy. */
     static final Sinks.Empty<Void> RELEASE = Sinks.empty();
+
     static volatile boolean HOLD;
+
     @RegisterExtension
     static final FakeUpstreamExtension PRIMARY = FakeUpstreamExtension.start((req, res) -> {
         Mono<Void> gate = HOLD && req.body().contains("hold me") ? RELEASE.asMono() : Mono.empty();
-        return gate.then(res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)).then());
+        return gate.then(res.header("content-type", "application/json")
+                .sendString(Mono.just(FakeUpstream.CHAT_ANSWER))
+                .then());
     });
     /** The secondary answers a stream as a provider streams one, its usage in the last chunk. */
     static final String STREAM = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
             + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":4,\"total_tokens\":12}}\n\n"
             + "data: [DONE]\n\n";
+
     @RegisterExtension
-    static final FakeUpstreamExtension SECONDARY = FakeUpstreamExtension.start((req, res) -> req.body().contains("\"stream\":true")
-            ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
-            : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
+    static final FakeUpstreamExtension SECONDARY =
+            FakeUpstreamExtension.start((req, res) -> req.body().contains("\"stream\":true")
+                    ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
+                    : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
+
     @RegisterExtension
-    static final FakeUpstreamExtension PUSHY = FakeUpstreamExtension.start((req, res) -> res.status(429).header("retry-after", "30")
-            .header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
+    static final FakeUpstreamExtension PUSHY = FakeUpstreamExtension.start((req, res) -> res.status(429)
+            .header("retry-after", "30")
+            .header("content-type", "application/json")
+            .sendString(Mono.just("{\"error\":{\"message\":\"slow down\"}}")));
+
     @RegisterExtension
     static final FakeUpstreamExtension ERRORING = FakeUpstreamExtension.start((req, res) -> res.status(500)
-            .header("content-type", "application/json").sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
+            .header("content-type", "application/json")
+            .sendString(Mono.just("{\"error\":\"account acct_123 broke\"}")));
 
     @DynamicPropertySource
     static void providers(DynamicPropertyRegistry registry) throws IOException {
@@ -149,15 +162,24 @@ class SeveralProvidersTest {
     ConfigRegistry config;
 
     EntityExchangeResult<String> chat(String model, String content) {
-        return post("sk-sluice-demo-pro", "{\"model\":\"" + model + "\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\""
-                + content + "\"}]}");
+        return post(
+                "sk-sluice-demo-pro",
+                "{\"model\":\"" + model + "\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\""
+                        + content + "\"}]}");
     }
 
     EntityExchangeResult<String> post(String key, String body) {
-        return client.mutate().responseTimeout(Duration.ofSeconds(20)).build()
-                .post().uri("/v1/chat/completions").header("Authorization", "Bearer " + key)
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchange().expectBody(String.class).returnResult();
+        return client.mutate()
+                .responseTimeout(Duration.ofSeconds(20))
+                .build()
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange()
+                .expectBody(String.class)
+                .returnResult();
     }
 
     static String servedBy(EntityExchangeResult<String> r) {
@@ -165,7 +187,10 @@ class SeveralProvidersTest {
     }
 
     double count(String meter, String status, String provider) {
-        var c = meters.find(meter).tag("status", status).tag("provider", provider).counter();
+        var c = meters.find(meter)
+                .tag("status", status)
+                .tag("provider", provider)
+                .counter();
         return c == null ? 0 : c.count();
     }
 
@@ -185,16 +210,19 @@ class SeveralProvidersTest {
         HOLD = true;
         try {
             Mono<EntityExchangeResult<String>> held = Mono.fromCallable(() -> chat("gpt-4o-mini", "hold me"))
-                    .subscribeOn(Schedulers.boundedElastic()).cache();
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .cache();
             held.subscribe();
             // The primary's one slot is taken by the held call: the next cannot start within the spill wait there.
-            await().atMost(Duration.ofSeconds(10)).until(() -> PRIMARY.requests().stream()
-                    .anyMatch(x -> x.body().contains("hold me")));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            PRIMARY.requests().stream().anyMatch(x -> x.body().contains("hold me")));
             SECONDARY.requests().clear();
             EntityExchangeResult<String> spilled = chat("gpt-4o-mini", "next");
             assertThat(spilled.getStatus().value()).isEqualTo(200);
             assertThat(servedBy(spilled)).isEqualTo("secondary");
-            assertThat(SECONDARY.requests().poll(5, TimeUnit.SECONDS).headers().get("Authorization")).isEqualTo("Bearer sk-secondary");
+            assertThat(SECONDARY.requests().poll(5, TimeUnit.SECONDS).headers().get("Authorization"))
+                    .isEqualTo("Bearer sk-secondary");
             RELEASE.tryEmitEmpty();
             assertThat(servedBy(held.block(Duration.ofSeconds(10)))).isEqualTo("primary");
         } finally {
@@ -208,7 +236,9 @@ class SeveralProvidersTest {
         long started = System.nanoTime();
         EntityExchangeResult<String> r = chat("limited", "hello");
         assertThat(r.getStatus().value()).isEqualTo(200);
-        assertThat(servedBy(r)).as("not back in the paused provider's line for 30 s").isEqualTo("secondary");
+        assertThat(servedBy(r))
+                .as("not back in the paused provider's line for 30 s")
+                .isEqualTo("secondary");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         assertThat(PUSHY.requests()).hasSize(1);
         assertThat(count("sluice.upstream.retries", "429", "pushy")).isEqualTo(1);
@@ -222,7 +252,10 @@ class SeveralProvidersTest {
         assertThat(servedBy(r)).isEqualTo("secondary");
         assertThat(count("sluice.upstream.retries", "failover", "dead")).isEqualTo(before + 1);
         // Nothing reached the dead provider, so its minute keeps nothing of the attempt: no request, no token, no slot.
-        ProviderDispatcher dead = dispatchers.all().stream().filter(d -> d.key().equals("dead:flaky")).findFirst().orElseThrow();
+        ProviderDispatcher dead = dispatchers.all().stream()
+                .filter(d -> d.key().equals("dead:flaky"))
+                .findFirst()
+                .orElseThrow();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             BudgetSnapshot budget = store.snapshot(dead.key(), dead.limits()).block();
             assertThat(budget.usedRequests()).isZero();
@@ -237,17 +270,28 @@ class SeveralProvidersTest {
         var pro = config.current().tier("pro").orElseThrow();
         var spend = meters.find("sluice.spend.usd").tag("tier", "pro").counter();
         double spentBefore = spend == null ? 0 : spend.count();
-        EntityExchangeResult<String> r = post(tenant.key(), "{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        EntityExchangeResult<String> r = post(
+                tenant.key(),
+                "{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(servedBy(r)).as("the dead provider failed it first").isEqualTo("secondary");
         // The answer's usage is 9 tokens: charged once, settled to it, whatever the first attempt cost.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(9));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(
+                                limiter.peek(tenant.id(), pro).block().get(0).usedTokens())
+                        .isEqualTo(9));
         assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
-                .as("flaky has no price at secondary: 0").isZero();
-        EntityExchangeResult<String> priced = post(tenant.key(), "{\"model\":\"gpt-4o-mini\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+                .as("flaky has no price at secondary: 0")
+                .isZero();
+        EntityExchangeResult<String> priced = post(
+                tenant.key(),
+                "{\"model\":\"gpt-4o-mini\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         double price = "primary".equals(servedBy(priced)) ? 1.0 : 2.0;
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(meters.find("sluice.spend.usd").tag("tier", "pro").counter().count() - spentBefore)
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(meters.find("sluice.spend.usd")
+                                        .tag("tier", "pro")
+                                        .counter()
+                                        .count()
+                                - spentBefore)
                         .isCloseTo(9 * price / 1_000_000.0, offset(1e-12)));
     }
 
@@ -258,16 +302,24 @@ class SeveralProvidersTest {
         // flaky goes to the dead provider first, then to the secondary. (Three calls in this class go to flaky; a
         // fourth would find the dead provider's circuit open and skip it.)
         double failovers = count("sluice.upstream.retries", "failover", "dead");
-        EntityExchangeResult<String> r = post(tenant.key(), "{\"model\":\"flaky\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
-                + "\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        EntityExchangeResult<String> r = post(
+                tenant.key(),
+                "{\"model\":\"flaky\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                        + "\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(r.getStatus().value()).isEqualTo(200);
         assertThat(servedBy(r)).isEqualTo("secondary");
         assertThat(r.getResponseHeaders().getContentType().toString()).startsWith("text/event-stream");
-        assertThat(count("sluice.upstream.retries", "failover", "dead")).as("it failed over").isEqualTo(failovers + 1);
-        assertThat(r.getResponseBody()).as("the secondary's stream, whole, and nothing else").isEqualTo(STREAM);
+        assertThat(count("sluice.upstream.retries", "failover", "dead"))
+                .as("it failed over")
+                .isEqualTo(failovers + 1);
+        assertThat(r.getResponseBody())
+                .as("the secondary's stream, whole, and nothing else")
+                .isEqualTo(STREAM);
         // Charged once: the estimate is replaced by the stream's usage (12 tokens), whatever the failed attempt cost.
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(limiter.peek(tenant.id(), pro).block().get(0).usedTokens()).isEqualTo(12));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(
+                                limiter.peek(tenant.id(), pro).block().get(0).usedTokens())
+                        .isEqualTo(12));
     }
 
     @Test
@@ -275,11 +327,14 @@ class SeveralProvidersTest {
         var tenant = TestTenants.create(tenants, "downgraded", "small");
         PRIMARY.requests().clear();
         // 850 of the tier's 1 000 tokens a minute: above the ladder's 80 %, so gpt-4o goes as gpt-4o-mini.
-        EntityExchangeResult<String> r = post(tenant.key(), "{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        EntityExchangeResult<String> r = post(
+                tenant.key(),
+                "{\"model\":\"gpt-4o\",\"max_tokens\":840,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
         assertThat(r.getStatus().value()).isEqualTo(200);
         assertThat(r.getResponseHeaders().getFirst("X-Sluice-Degraded")).contains("to=gpt-4o-mini");
         assertThat(servedBy(r)).as("gpt-4o-mini's route").isEqualTo("primary");
-        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body()).as("its own name there, not gpt-4o's upstream-model")
+        assertThat(PRIMARY.requests().poll(5, TimeUnit.SECONDS).body())
+                .as("its own name there, not gpt-4o's upstream-model")
                 .contains("\"model\":\"gpt-4o-mini\"");
     }
 
@@ -291,16 +346,28 @@ class SeveralProvidersTest {
             assertThat(r.getStatus().value()).isEqualTo(200);
             assertThat(servedBy(r)).isEqualTo("secondary");
             assertThat(r.getResponseBody()).doesNotContain("acct_123");
-            assertThat(r.getResponseHeaders().get("Content-Type")).as("the failed attempt's headers are gone").hasSize(1);
-            assertThat(r.getResponseHeaders().get(DispatchFilter.PROVIDER_HEADER)).hasSize(1);
+            assertThat(r.getResponseHeaders().get("Content-Type"))
+                    .as("the failed attempt's headers are gone")
+                    .hasSize(1);
+            assertThat(r.getResponseHeaders().get(DispatchFilter.PROVIDER_HEADER))
+                    .hasSize(1);
         }
         assertThat(ERRORING.requests()).hasSize(3);
-        assertThat(meters.find("sluice.provider.circuit").tag("provider", "erroring").gauge().value()).as("open").isEqualTo(1.0);
+        assertThat(meters.find("sluice.provider.circuit")
+                        .tag("provider", "erroring")
+                        .gauge()
+                        .value())
+                .as("open")
+                .isEqualTo(1.0);
 
         EntityExchangeResult<String> r = chat("broken", "after");
         assertThat(servedBy(r)).isEqualTo("secondary");
         assertThat(ERRORING.requests()).as("stepped around: not called again").hasSize(3);
-        assertThat(meters.find("sluice.provider.circuit").tag("provider", "primary").gauge().value()).isZero();
+        assertThat(meters.find("sluice.provider.circuit")
+                        .tag("provider", "primary")
+                        .gauge()
+                        .value())
+                .isZero();
     }
 
     @Test
@@ -315,21 +382,35 @@ class SeveralProvidersTest {
     @Test
     void aModelNoProviderServesIsA404BeforeAnythingIsChargedOrSent() {
         SECONDARY.requests().clear();
-        client.post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
+        client.post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer sk-sluice-demo-pro")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"claude-nope\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")
-                .exchange().expectStatus().isNotFound()
-                .expectBody().jsonPath("$.error.code").isEqualTo("model_not_found")
-                .jsonPath("$.error.param").isEqualTo("model");
+                .exchange()
+                .expectStatus()
+                .isNotFound()
+                .expectBody()
+                .jsonPath("$.error.code")
+                .isEqualTo("model_not_found")
+                .jsonPath("$.error.param")
+                .isEqualTo("model");
         assertThat(SECONDARY.requests()).isEmpty();
     }
 
     @Test
     void theModelListIsTheUnionOfEveryProvidersModelsWithoutAnUpstreamCall() {
-        client.get().uri("/v1/models").header("Authorization", "Bearer sk-sluice-demo-pro").exchange()
-                .expectStatus().isOk()
-                .expectBody().jsonPath("$.data[*].id").value(ids -> assertThat((List<Object>) ids)
+        client.get()
+                .uri("/v1/models")
+                .header("Authorization", "Bearer sk-sluice-demo-pro")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.data[*].id")
+                .value(ids -> assertThat((List<Object>) ids)
                         .containsExactly("broken", "flaky", "gpt-4o", "gpt-4o-mini", "limited"))
-                .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by").isEqualTo("primary");
+                .jsonPath("$.data[?(@.id=='gpt-4o-mini')].owned_by")
+                .isEqualTo("primary");
     }
 }

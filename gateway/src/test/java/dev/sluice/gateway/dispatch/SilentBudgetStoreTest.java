@@ -41,9 +41,11 @@ class SilentBudgetStoreTest {
     }
 
     ProviderDispatcher dispatcher(ProviderBudgetStore store) {
-        return new ProviderDispatcher(DispatcherSettings.of("lab:*", store,
-                () -> LIMITS, clock, loop, new SimpleMeterRegistry())
-                .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10))).withQueue(100, 0.1).withStoreTimeout(TIMEOUT));
+        return new ProviderDispatcher(
+                DispatcherSettings.of("lab:*", store, () -> LIMITS, clock, loop, new SimpleMeterRegistry())
+                        .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(10)))
+                        .withQueue(100, 0.1)
+                        .withStoreTimeout(TIMEOUT));
     }
 
     Job job(String id) {
@@ -73,7 +75,8 @@ class SilentBudgetStoreTest {
             @Override
             public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
                 // The first charge lands in the store but its answer is lost.
-                if (acquires.getAndIncrement() == 0) return super.tryAcquire(key, limits, call).then(Mono.never());
+                if (acquires.getAndIncrement() == 0)
+                    return super.tryAcquire(key, limits, call).then(Mono.never());
                 return super.tryAcquire(key, limits, call);
             }
         };
@@ -83,7 +86,9 @@ class SilentBudgetStoreTest {
         assertThat(acquires.get()).isEqualTo(2);
         // Only the retried attempt holds a slot: the lost one was released, not leaked.
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isZero();
     }
 
@@ -98,6 +103,8 @@ class SilentBudgetStoreTest {
         ProviderDispatcher dispatcher = dispatcher(store);
         Lease lease = dispatcher.submit(job("j1"), 30_000).block(Duration.ofSeconds(10));
         // Ends after the store timeout instead of never; the slot's lease expires on its own.
-        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        dispatcher
+                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
     }
 }

@@ -23,8 +23,7 @@ public final class SimulationSeams {
     private static final Field DOOR = field("door");
     private static final Method CAPACITY = method("capacity");
 
-    private SimulationSeams() {
-    }
+    private SimulationSeams() {}
 
     /** The limits the dispatcher charges by now (configured, with its adaptive in-flight cap), as DispatchFilter reads them. */
     public static BudgetLimits limits(ProviderDispatcher d) {
@@ -96,7 +95,8 @@ public final class SimulationSeams {
             f.setAccessible(true);
             return f;
         } catch (NoSuchFieldException e) {
-            throw new IllegalStateException("ProviderDispatcher has no field " + name + ": the simulation's door seam needs it", e);
+            throw new IllegalStateException(
+                    "ProviderDispatcher has no field " + name + ": the simulation's door seam needs it", e);
         }
     }
 
@@ -106,7 +106,8 @@ public final class SimulationSeams {
             m.setAccessible(true);
             return m;
         } catch (NoSuchMethodException e) {
-            throw new IllegalStateException("ProviderDispatcher has no method " + name + "(): the simulation's door seam needs it", e);
+            throw new IllegalStateException(
+                    "ProviderDispatcher has no method " + name + "(): the simulation's door seam needs it", e);
         }
     }
 }

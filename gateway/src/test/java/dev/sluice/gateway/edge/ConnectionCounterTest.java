@@ -33,5 +33,4 @@ class ConnectionCounterTest {
         ConnectionCounter c = new ConnectionCounter(0);
         for (int i = 0; i < 10_000; i++) assertThat(c.tryOpen("10.0.0.1")).isTrue();
     }
-
 }

@@ -11,7 +11,8 @@ class DecoderFailureHandlerTest {
     @Test
     void aPlainTargetNeedsNoParsing() {
         assertThat(DecoderFailureHandler.isPlainTarget("/v1/chat/completions")).isTrue();
-        assertThat(DecoderFailureHandler.isPlainTarget("/v1/models/ft:gpt-4o:org::id?limit=2&after=x")).isTrue();
+        assertThat(DecoderFailureHandler.isPlainTarget("/v1/models/ft:gpt-4o:org::id?limit=2&after=x"))
+                .isTrue();
         assertThat(DecoderFailureHandler.invalidTarget("/v1/chat/completions")).isNull();
         // Left to the parser, which still decides them as before.
         assertThat(DecoderFailureHandler.isPlainTarget("/v1/a%20b")).isFalse();
@@ -30,7 +31,8 @@ class DecoderFailureHandlerTest {
         for (int i = 0; i < 200_000; i++) {
             StringBuilder s = new StringBuilder(random.nextInt(4) == 0 ? "" : "/");
             int length = random.nextInt(8);
-            for (int k = 0; k < length; k++) s.append(alphabet.charAt(random.nextInt(random.nextBoolean() ? 24 : alphabet.length())));
+            for (int k = 0; k < length; k++)
+                s.append(alphabet.charAt(random.nextInt(random.nextBoolean() ? 24 : alphabet.length())));
             String target = s.toString();
             if (!DecoderFailureHandler.isPlainTarget(target)) continue;
             plain++;

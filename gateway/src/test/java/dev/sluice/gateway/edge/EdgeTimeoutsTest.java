@@ -19,10 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -35,12 +35,14 @@ import reactor.core.publisher.Mono;
  * timeouts: every stalled connection is closed within its timeout (with a 408 where an HTTP
  * answer is still possible), while a response stream slower than every timeout runs to its end.
  */
-@GatewayTest(properties = {
-        "sluice.demo.tenants=true",
-        "sluice.edge.idle-timeout=" + EdgeTimeoutsTest.IDLE_MS + "ms",
-        "sluice.edge.read-timeout=" + EdgeTimeoutsTest.READ_MS + "ms",
-        "sluice.edge.request-timeout=" + EdgeTimeoutsTest.REQUEST_MS + "ms",
-        "sluice.edge.max-connections-per-client=" + EdgeTimeoutsTest.MAX_CONNECTIONS})
+@GatewayTest(
+        properties = {
+            "sluice.demo.tenants=true",
+            "sluice.edge.idle-timeout=" + EdgeTimeoutsTest.IDLE_MS + "ms",
+            "sluice.edge.read-timeout=" + EdgeTimeoutsTest.READ_MS + "ms",
+            "sluice.edge.request-timeout=" + EdgeTimeoutsTest.REQUEST_MS + "ms",
+            "sluice.edge.max-connections-per-client=" + EdgeTimeoutsTest.MAX_CONNECTIONS
+        })
 @ExtendWith(OutputCaptureExtension.class)
 class EdgeTimeoutsTest {
     static final int IDLE_MS = 600;
@@ -51,16 +53,23 @@ class EdgeTimeoutsTest {
     static final int PAUSE_MS = REQUEST_MS + 300;
     /** How long a test waits for the gateway to act: the timeout under test plus scheduling slack. */
     static final int SLACK_MS = 2500;
+
     static final String KEY = "sk-sluice-demo-enterprise";
-    static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    static final String CHAT =
+            "{\"model\":\"gpt-4o-mini\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
     /** A provider whose stream pauses longer than every edge timeout between its events. */
     @RegisterExtension
-    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res.header("content-type", "text/event-stream")
-            .sendString(Flux.concat(Mono.just("data: {\"choices\":[{\"delta\":{\"content\":\"one\"}}]}\n\n"),
-                    Flux.just("data: {\"choices\":[{\"delta\":{\"content\":\"two\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\n",
-                                    "data: [DONE]\n\n")
-                            .delayElements(Duration.ofMillis(PAUSE_MS))), StandardCharsets.UTF_8));
+    static final FakeUpstreamExtension UPSTREAM =
+            FakeUpstreamExtension.start((req, res) -> res.header("content-type", "text/event-stream")
+                    .sendString(
+                            Flux.concat(
+                                    Mono.just("data: {\"choices\":[{\"delta\":{\"content\":\"one\"}}]}\n\n"),
+                                    Flux.just(
+                                                    "data: {\"choices\":[{\"delta\":{\"content\":\"two\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n\n",
+                                                    "data: [DONE]\n\n")
+                                            .delayElements(Duration.ofMillis(PAUSE_MS))),
+                            StandardCharsets.UTF_8));
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
@@ -87,7 +96,8 @@ class EdgeTimeoutsTest {
         try {
             for (int n; (n = in.read(buf)) != -1; ) out.write(buf, 0, n);
         } catch (SocketTimeoutException e) {
-            throw new AssertionError("still open after " + waitMs + " ms; got so far: " + out.toString(StandardCharsets.UTF_8));
+            throw new AssertionError(
+                    "still open after " + waitMs + " ms; got so far: " + out.toString(StandardCharsets.UTF_8));
         } catch (SocketException reset) {
             // closed by a reset: as closed as it gets
         }
@@ -110,7 +120,8 @@ class EdgeTimeoutsTest {
         try (Socket s = open()) {
             long start = System.nanoTime();
             assertThat(untilClosed(s, IDLE_MS + SLACK_MS)).isEmpty();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(IDLE_MS - 100));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(IDLE_MS - 100));
         }
     }
 
@@ -119,7 +130,9 @@ class EdgeTimeoutsTest {
         try (Socket s = open()) {
             send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthoriz");
             String answer = untilClosed(s, IDLE_MS + SLACK_MS);
-            assertThat(answer).satisfiesAnyOf(a -> assertThat(a).isEmpty(), a -> assertThat(a).startsWith("HTTP/1.1 408"));
+            assertThat(answer)
+                    .satisfiesAnyOf(
+                            a -> assertThat(a).isEmpty(), a -> assertThat(a).startsWith("HTTP/1.1 408"));
         }
     }
 
@@ -127,10 +140,14 @@ class EdgeTimeoutsTest {
     void aStalledBodyGets408AndIsClosed(CapturedOutput output) throws IOException {
         int mark = output.getOut().length();
         try (Socket s = open()) {
-            send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
-                    + "\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\":");
-            assertThat(untilClosed(s, READ_MS + SLACK_MS)).startsWith("HTTP/1.1 408")
-                    .contains("\"code\":\"request_timeout\"").contains("\"type\":\"invalid_request_error\"");
+            send(
+                    s,
+                    "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
+                            + "\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\":");
+            assertThat(untilClosed(s, READ_MS + SLACK_MS))
+                    .startsWith("HTTP/1.1 408")
+                    .contains("\"code\":\"request_timeout\"")
+                    .contains("\"type\":\"invalid_request_error\"");
         }
         assertQuiet(output, mark);
     }
@@ -145,8 +162,10 @@ class EdgeTimeoutsTest {
     void aClientThatHangsUpMidBodyIsNotAnError(CapturedOutput output) throws IOException {
         int mark = output.getOut().length();
         Socket s = open();
-        send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
-                + "\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\":");
+        send(
+                s,
+                "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
+                        + "\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\":");
         s.setSoLinger(true, 0); // a reset, as when a process is killed
         s.close();
         await().atMost(Duration.ofSeconds(5)).until(() -> connections.open("127.0.0.1") == 0);
@@ -162,8 +181,10 @@ class EdgeTimeoutsTest {
     void aChunkedBodyNeverTerminatedGets408AndIsClosed(CapturedOutput output) throws IOException {
         int mark = output.getOut().length();
         try (Socket s = open()) {
-            send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
-                    + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n{\"model\":\r\n");
+            send(
+                    s,
+                    "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
+                            + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n{\"model\":\r\n");
             assertThat(untilClosed(s, READ_MS + SLACK_MS)).startsWith("HTTP/1.1 408");
         }
         assertQuiet(output, mark);
@@ -172,8 +193,10 @@ class EdgeTimeoutsTest {
     @Test
     void aBodyTricklingInUnderTheReadTimeoutIsStillBoundByTheRequestTimeout() throws Exception {
         try (Socket s = open()) {
-            send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
-                    + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+            send(
+                    s,
+                    "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
+                            + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
             long start = System.nanoTime();
             // One byte every READ_MS / 3: the read timeout never fires, the request timeout does.
             s.setSoTimeout(READ_MS / 3);
@@ -196,7 +219,8 @@ class EdgeTimeoutsTest {
                 }
             }
             assertThat(answer.toString()).startsWith("HTTP/1.1 408");
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(REQUEST_MS + SLACK_MS));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isLessThan(Duration.ofMillis(REQUEST_MS + SLACK_MS));
         }
     }
 
@@ -221,13 +245,20 @@ class EdgeTimeoutsTest {
     @Test
     void aStreamSlowerThanEveryTimeoutIsNotCut() {
         long start = System.nanoTime();
-        List<String> events = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + KEY).contentType(MediaType.APPLICATION_JSON)
+        List<String> events = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + KEY)
+                .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(CHAT.replace("{\"model\"", "{\"stream\":true,\"model\""))
-                .retrieve().bodyToFlux(String.class).collectList().block(Duration.ofSeconds(20));
+                .retrieve()
+                .bodyToFlux(String.class)
+                .collectList()
+                .block(Duration.ofSeconds(20));
         assertThat(events).hasSize(3).last().isEqualTo("[DONE]");
         // Each pause outlasted the idle, read and request timeouts, and so did the whole stream.
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(2L * PAUSE_MS));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isGreaterThanOrEqualTo(Duration.ofMillis(2L * PAUSE_MS));
     }
 
     @Test
@@ -256,7 +287,10 @@ class EdgeTimeoutsTest {
         try (Socket s = open()) {
             send(s, "GARBAGE\u0001 /v1/chat/completions HTTP/9.9\r\n\r\n");
             String answer = untilClosed(s, SLACK_MS);
-            assertThat(answer).startsWith("HTTP/1.1 400").contains("\"type\":\"invalid_request_error\"").contains("\"error\"");
+            assertThat(answer)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("\"type\":\"invalid_request_error\"")
+                    .contains("\"error\"");
         }
     }
 
@@ -282,8 +316,10 @@ class EdgeTimeoutsTest {
     void aMalformedChunkGets400WithABody(CapturedOutput output) throws IOException {
         int mark = output.getOut().length();
         try (Socket s = open()) {
-            send(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
-                    + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n");
+            send(
+                    s,
+                    "POST /v1/chat/completions HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer " + KEY
+                            + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n");
             String answer = untilClosed(s, SLACK_MS);
             assertThat(answer).startsWith("HTTP/1.1 400").contains("\"type\":\"invalid_request_error\"");
         }

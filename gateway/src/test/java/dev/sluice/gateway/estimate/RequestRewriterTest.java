@@ -28,21 +28,24 @@ class RequestRewriterTest {
     void addsStreamOptionsAfterTheLastFieldKeepingEveryOtherByte() {
         String body = "{\"model\":\"gpt-4o\",\"stream\":true, " + FIELDS + " }";
 
-        assertThat(includeUsage(body)).isEqualTo("{\"model\":\"gpt-4o\",\"stream\":true, " + FIELDS
-                + ",\"stream_options\":{\"include_usage\":true} }");
+        assertThat(includeUsage(body))
+                .isEqualTo("{\"model\":\"gpt-4o\",\"stream\":true, " + FIELDS
+                        + ",\"stream_options\":{\"include_usage\":true} }");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "{}|{\"stream_options\":{\"include_usage\":true}}",
-            "{\"stream_options\":{}}|{\"stream_options\":{\"include_usage\":true}}",
-            "{\"stream_options\":{ }}|{\"stream_options\":{\"include_usage\":true }}",
-            "{\"stream_options\":{\"include_usage\":false}}|{\"stream_options\":{\"include_usage\":true}}",
-            "{\"stream_options\":{\"include_usage\" : null ,\"x\":1}}|{\"stream_options\":{\"include_usage\" : true ,\"x\":1}}",
-            "{\"stream_options\":{\"x\":\"y\"},\"a\":1}|{\"stream_options\":{\"x\":\"y\",\"include_usage\":true},\"a\":1}",
-            "{\"stream_options\":null,\"a\":1}|{\"stream_options\":{\"include_usage\":true},\"a\":1}",
-            "{\"stream_options\":{\"include_usage\":true}}|{\"stream_options\":{\"include_usage\":true}}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{}|{\"stream_options\":{\"include_usage\":true}}",
+                "{\"stream_options\":{}}|{\"stream_options\":{\"include_usage\":true}}",
+                "{\"stream_options\":{ }}|{\"stream_options\":{\"include_usage\":true }}",
+                "{\"stream_options\":{\"include_usage\":false}}|{\"stream_options\":{\"include_usage\":true}}",
+                "{\"stream_options\":{\"include_usage\" : null ,\"x\":1}}|{\"stream_options\":{\"include_usage\" : true ,\"x\":1}}",
+                "{\"stream_options\":{\"x\":\"y\"},\"a\":1}|{\"stream_options\":{\"x\":\"y\",\"include_usage\":true},\"a\":1}",
+                "{\"stream_options\":null,\"a\":1}|{\"stream_options\":{\"include_usage\":true},\"a\":1}",
+                "{\"stream_options\":{\"include_usage\":true}}|{\"stream_options\":{\"include_usage\":true}}",
+            })
     void setsIncludeUsageWhateverStreamOptionsHeld(String body, String expected) {
         assertThat(includeUsage(body)).isEqualTo(expected);
     }
@@ -51,20 +54,23 @@ class RequestRewriterTest {
     void aStreamOptionsStringInsideAnotherFieldIsNotTouched() {
         String body = "{\"metadata\":{\"stream_options\":\"keep\"},\"note\":\"stream_options\"}";
 
-        assertThat(includeUsage(body)).isEqualTo("{\"metadata\":{\"stream_options\":\"keep\"},\"note\":\"stream_options\""
-                + ",\"stream_options\":{\"include_usage\":true}}");
+        assertThat(includeUsage(body))
+                .isEqualTo("{\"metadata\":{\"stream_options\":\"keep\"},\"note\":\"stream_options\""
+                        + ",\"stream_options\":{\"include_usage\":true}}");
     }
 
     @Test
     void replacesTheModelKeepingEveryOtherByte() {
         String body = "{ \"stream\":true,\"model\" : \"gpt-4o\" , " + FIELDS + "}";
 
-        assertThat(model(body, "gpt-4o-mini")).isEqualTo("{ \"stream\":true,\"model\" : \"gpt-4o-mini\" , " + FIELDS + "}");
+        assertThat(model(body, "gpt-4o-mini"))
+                .isEqualTo("{ \"stream\":true,\"model\" : \"gpt-4o-mini\" , " + FIELDS + "}");
     }
 
     @Test
     void replacesEveryDuplicateModelAndANonStringOne() {
-        assertThat(model("{\"model\":\"a\",\"model\":{\"x\":[1]}}", "b")).isEqualTo("{\"model\":\"b\",\"model\":\"b\"}");
+        assertThat(model("{\"model\":\"a\",\"model\":{\"x\":[1]}}", "b"))
+                .isEqualTo("{\"model\":\"b\",\"model\":\"b\"}");
     }
 
     @Test
@@ -90,13 +96,15 @@ class RequestRewriterTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "{}|{\"max_completion_tokens\":256}",
-            "{\"model\":\"m\"}|{\"model\":\"m\",\"max_completion_tokens\":256}",
-            "{\"model\":\"m\" , \"n\":2 }|{\"model\":\"m\" , \"n\":2,\"max_completion_tokens\":256 }",
-            "{\"max_completion_tokens\":null,\"n\":1}|{\"max_completion_tokens\":256,\"n\":1}",
-            "{\"max_completion_tokens\":7}|{\"max_completion_tokens\":7}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{}|{\"max_completion_tokens\":256}",
+                "{\"model\":\"m\"}|{\"model\":\"m\",\"max_completion_tokens\":256}",
+                "{\"model\":\"m\" , \"n\":2 }|{\"model\":\"m\" , \"n\":2,\"max_completion_tokens\":256 }",
+                "{\"max_completion_tokens\":null,\"n\":1}|{\"max_completion_tokens\":256,\"n\":1}",
+                "{\"max_completion_tokens\":7}|{\"max_completion_tokens\":7}",
+            })
     void writesTheCapWhereTheBodyHasNoneKeepingEveryOtherByte(String body, String expected) {
         assertThat(capped(body)).isEqualTo(expected);
     }

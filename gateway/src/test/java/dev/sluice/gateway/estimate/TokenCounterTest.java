@@ -11,8 +11,24 @@ import org.junit.jupiter.api.Test;
 
 class TokenCounterTest {
     private static final Encoding O200K = Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
-    private static final String[] WORDS = {"rate", "limits", "per", "tenant,", "tokens", "and", "requests;",
-            "2048", "数据", "données", "🎉", "\n", "the", "gateway", "reconciles", "usage."};
+    private static final String[] WORDS = {
+        "rate",
+        "limits",
+        "per",
+        "tenant,",
+        "tokens",
+        "and",
+        "requests;",
+        "2048",
+        "数据",
+        "données",
+        "🎉",
+        "\n",
+        "the",
+        "gateway",
+        "reconciles",
+        "usage."
+    };
 
     private static String prose(int chars, long seed) {
         Random random = new Random(seed);

@@ -9,18 +9,45 @@ import java.util.Random;
  * {@code java -cp target/classes:target/test-classes:<deps> dev.sluice.gateway.estimate.TokenEstimatorSpeed}.
  */
 public final class TokenEstimatorSpeed {
-    private static final String[] WORDS = {"the", "gateway", "charges", "each", "request", "before", "it", "runs,",
-            "and", "corrects", "the", "estimate", "when", "usage", "is", "known.", "Tokens", "per", "minute", "(TPM)",
-            "limits", "apply", "to", "tenants;", "2048", "données", "数据", "\n"};
+    private static final String[] WORDS = {
+        "the",
+        "gateway",
+        "charges",
+        "each",
+        "request",
+        "before",
+        "it",
+        "runs,",
+        "and",
+        "corrects",
+        "the",
+        "estimate",
+        "when",
+        "usage",
+        "is",
+        "known.",
+        "Tokens",
+        "per",
+        "minute",
+        "(TPM)",
+        "limits",
+        "apply",
+        "to",
+        "tenants;",
+        "2048",
+        "données",
+        "数据",
+        "\n"
+    };
 
-    private TokenEstimatorSpeed() {
-    }
+    private TokenEstimatorSpeed() {}
 
     public static void main(String[] args) {
         TokenEstimator estimator = new TokenEstimator();
         Random random = new Random(42);
         StringBuilder prose = new StringBuilder();
-        while (prose.length() < 100_000) prose.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
+        while (prose.length() < 100_000)
+            prose.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
         StringBuilder base64 = new StringBuilder();
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         while (base64.length() < 100_000) base64.append(alphabet.charAt(random.nextInt(alphabet.length())));
@@ -41,16 +68,19 @@ public final class TokenEstimatorSpeed {
     private static void time(TokenEstimator estimator, String label, String messages) {
         byte[] body = ("{\"model\":\"gpt-4o\",\"messages\":[" + messages + "]}").getBytes(StandardCharsets.UTF_8);
         long tokens = 0;
-        for (int i = 0; i < 200; i++) tokens = estimator.estimate("/v1/chat/completions", body, 0).promptTokens();
+        for (int i = 0; i < 200; i++)
+            tokens = estimator.estimate("/v1/chat/completions", body, 0).promptTokens();
         int runs = 200;
         long start = System.nanoTime();
-        for (int i = 0; i < runs; i++) tokens = estimator.estimate("/v1/chat/completions", body, 0).promptTokens();
+        for (int i = 0; i < runs; i++)
+            tokens = estimator.estimate("/v1/chat/completions", body, 0).promptTokens();
         long micros = (System.nanoTime() - start) / runs / 1000;
 
         long parseStart = System.nanoTime();
         for (int i = 0; i < runs; i++) JsonBodies.parseObject(body);
         long parseMicros = (System.nanoTime() - parseStart) / runs / 1000;
-        System.out.printf("%s (%d bytes, %d tokens): %d us per estimate, of which JSON parse %d us%n",
+        System.out.printf(
+                "%s (%d bytes, %d tokens): %d us per estimate, of which JSON parse %d us%n",
                 label, body.length, tokens, micros, parseMicros);
     }
 }

@@ -40,20 +40,23 @@ class TokenEstimatorTest {
     }
 
     private long mixedPrompt(String model) {
-        return estimate("/v1/embeddings", "{\"model\":\"" + model + "\",\"input\":\"" + MIXED + "\"}").promptTokens();
+        return estimate("/v1/embeddings", "{\"model\":\"" + model + "\",\"input\":\"" + MIXED + "\"}")
+                .promptTokens();
     }
 
     private void assertRejected(String path, String body, String param, String message) {
-        assertThatThrownBy(() -> estimate(path, body))
-                .isInstanceOfSatisfying(InvalidRequestException.class, e -> {
-                    assertThat(e.param()).isEqualTo(param);
-                    assertThat(e.getMessage()).contains(message);
-                });
+        assertThatThrownBy(() -> estimate(path, body)).isInstanceOfSatisfying(InvalidRequestException.class, e -> {
+            assertThat(e.param()).isEqualTo(param);
+            assertThat(e.getMessage()).contains(message);
+        });
     }
 
     private void assertChatRejected(String fields, String param, String message) {
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
-                + fields + "}", param, message);
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]" + fields + "}",
+                param,
+                message);
     }
 
     // --- chat
@@ -66,8 +69,12 @@ class TokenEstimatorTest {
                   {"role":"user","content":"%s"}]}""".formatted(SYSTEM, USER));
 
         long expected = 3 // reply priming
-                + 3 + tokens(O200K, "system") + tokens(O200K, SYSTEM)
-                + 3 + tokens(O200K, "user") + tokens(O200K, USER);
+                + 3
+                + tokens(O200K, "system")
+                + tokens(O200K, SYSTEM)
+                + 3
+                + tokens(O200K, "user")
+                + tokens(O200K, USER);
         assertThat(e.promptTokens()).isEqualTo(expected);
         assertThat(e.endpoint()).isEqualTo(Endpoint.CHAT);
         assertThat(e.model()).isEqualTo("gpt-4o");
@@ -96,8 +103,13 @@ class TokenEstimatorTest {
                   {"type":"text","text":"%s"},
                   {"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}]}""".formatted(USER, SYSTEM));
 
-        assertThat(e.promptTokens()).isEqualTo(3 + 3 + tokens(O200K, "user")
-                + tokens(O200K, USER) + tokens(O200K, SYSTEM) + 2L * TokenEstimator.NON_TEXT_PART_TOKENS);
+        assertThat(e.promptTokens())
+                .isEqualTo(3
+                        + 3
+                        + tokens(O200K, "user")
+                        + tokens(O200K, USER)
+                        + tokens(O200K, SYSTEM)
+                        + 2L * TokenEstimator.NON_TEXT_PART_TOKENS);
     }
 
     @Test
@@ -108,7 +120,8 @@ class TokenEstimatorTest {
                   {"type":{"odd":true}},
                   {"text":"no type"}]}]}""");
 
-        assertThat(e.promptTokens()).isEqualTo(3 + 3 + tokens(O200K, "user") + 3L * TokenEstimator.NON_TEXT_PART_TOKENS);
+        assertThat(e.promptTokens())
+                .isEqualTo(3 + 3 + tokens(O200K, "user") + 3L * TokenEstimator.NON_TEXT_PART_TOKENS);
     }
 
     @Test
@@ -128,8 +141,14 @@ class TokenEstimatorTest {
                   {"role":"tool","tool_call_id":"call_1","content":"18C"}]}""".formatted(toolCalls)).promptTokens();
 
         assertThat(withTools - base).isEqualTo(tokens(O200K, tools));
-        assertThat(withCall - base).isEqualTo(3 + tokens(O200K, "assistant") + tokens(O200K, toolCalls)
-                + 3 + tokens(O200K, "tool") + tokens(O200K, "call_1") + tokens(O200K, "18C"));
+        assertThat(withCall - base)
+                .isEqualTo(3
+                        + tokens(O200K, "assistant")
+                        + tokens(O200K, toolCalls)
+                        + 3
+                        + tokens(O200K, "tool")
+                        + tokens(O200K, "call_1")
+                        + tokens(O200K, "18C"));
     }
 
     @Test
@@ -147,14 +166,21 @@ class TokenEstimatorTest {
 
     @Test
     void theGatewayAsksForUsageOnlyOnChatAndCompletionStreamsThatDidNot() {
-        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true," + MESSAGES + "}").gatewayMustRequestUsage()).isTrue();
+        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true," + MESSAGES + "}")
+                        .gatewayMustRequestUsage())
+                .isTrue();
         assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\",\"stream\":true}")
-                .gatewayMustRequestUsage()).isTrue();
-        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true}," + MESSAGES + "}")
-                .gatewayMustRequestUsage()).isFalse();
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").gatewayMustRequestUsage()).isFalse();
+                        .gatewayMustRequestUsage())
+                .isTrue();
+        assertThat(chat("{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true}," + MESSAGES
+                                + "}")
+                        .gatewayMustRequestUsage())
+                .isFalse();
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").gatewayMustRequestUsage())
+                .isFalse();
         assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"stream\":true}")
-                .gatewayMustRequestUsage()).isFalse();
+                        .gatewayMustRequestUsage())
+                .isFalse();
     }
 
     @Test
@@ -170,44 +196,64 @@ class TokenEstimatorTest {
     @Test
     void maxCompletionTokensWinsOverMaxTokens() {
         assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":50,\"max_completion_tokens\":200}")
-                .maxOutputTokens()).isEqualTo(200);
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":50}").maxOutputTokens()).isEqualTo(50);
+                        .maxOutputTokens())
+                .isEqualTo(200);
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":50}")
+                        .maxOutputTokens())
+                .isEqualTo(50);
     }
 
     @Test
     void withoutALimitTheDefaultIsReserved() {
-        assertThat(ESTIMATOR.estimate("/v1/chat/completions",
-                ("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":null}").getBytes(UTF_8), 4096)
-                .maxOutputTokens()).isEqualTo(4096);
+        assertThat(ESTIMATOR
+                        .estimate(
+                                "/v1/chat/completions",
+                                ("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":null}").getBytes(UTF_8),
+                                4096)
+                        .maxOutputTokens())
+                .isEqualTo(4096);
     }
 
     @Test
     void responsesReserveMaxOutputTokens() {
         assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"max_output_tokens\":300}")
-                .maxOutputTokens()).isEqualTo(300);
-        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"hi\"}").maxOutputTokens())
+                        .maxOutputTokens())
+                .isEqualTo(300);
+        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"hi\"}")
+                        .maxOutputTokens())
                 .isEqualTo(DEFAULT_OUTPUT);
     }
 
     @Test
     void everyRequestedChoiceReservesItsOwnOutput() {
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":100,\"n\":3}").maxOutputTokens())
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":100,\"n\":3}")
+                        .maxOutputTokens())
                 .isEqualTo(300);
-        assertThat(estimate("/v1/completions",
-                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"a\",\"b\"],\"max_tokens\":10,\"n\":2,\"best_of\":3}")
-                .maxOutputTokens()).isEqualTo(60);
+        assertThat(estimate(
+                                "/v1/completions",
+                                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"a\",\"b\"],\"max_tokens\":10,\"n\":2,\"best_of\":3}")
+                        .maxOutputTokens())
+                .isEqualTo(60);
     }
 
     @Test
     void anAbsurdLimitIsRefusedNamingItsFieldNeverWrapped() {
-        assertChatRejected(",\"max_tokens\":" + Long.MAX_VALUE, "max_tokens",
+        assertChatRejected(
+                ",\"max_tokens\":" + Long.MAX_VALUE,
+                "max_tokens",
                 "Invalid 'max_tokens': integer above maximum value. Expected a value <= 2147483647, but got "
                         + Long.MAX_VALUE + " instead.");
         assertChatRejected(",\"max_completion_tokens\":2147483648", "max_completion_tokens", "above maximum value");
-        assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":9007199254740993}",
-                "max_output_tokens", "above maximum value");
+        assertRejected(
+                "/v1/responses",
+                "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":9007199254740993}",
+                "max_output_tokens",
+                "above maximum value");
         assertChatRejected(",\"n\":129", "n", "Expected a value <= 128");
-        assertRejected("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\",\"best_of\":21}", "best_of",
+        assertRejected(
+                "/v1/completions",
+                "{\"model\":\"davinci-002\",\"prompt\":\"x\",\"best_of\":21}",
+                "best_of",
                 "Expected a value <= 20");
         // The largest limits accepted multiply without overflow.
         RequestEstimate e = chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":2147483647,\"n\":128}");
@@ -218,10 +264,13 @@ class TokenEstimatorTest {
 
     @Test
     void completionsCountAPromptStringOrEachStringOfAnArray() {
-        RequestEstimate one = estimate("/v1/completions",
+        RequestEstimate one = estimate(
+                "/v1/completions",
                 "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":\"" + USER + "\",\"max_tokens\":16}");
-        RequestEstimate two = estimate("/v1/completions",
-                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"" + USER + "\",\"" + SYSTEM + "\"],\"max_tokens\":16}");
+        RequestEstimate two = estimate(
+                "/v1/completions",
+                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"" + USER + "\",\"" + SYSTEM
+                        + "\"],\"max_tokens\":16}");
 
         assertThat(one.endpoint()).isEqualTo(Endpoint.COMPLETIONS);
         assertThat(one.promptTokens()).isEqualTo(tokens(CL100K, USER));
@@ -232,18 +281,22 @@ class TokenEstimatorTest {
 
     @Test
     void completionsTokenIdPromptsCountTheirLength() {
-        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":[1,2,3,4]}").promptTokens())
+        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":[1,2,3,4]}")
+                        .promptTokens())
                 .isEqualTo(4);
         assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":[[1,2],[3,4,5]]}")
-                .maxOutputTokens()).isEqualTo(2 * DEFAULT_OUTPUT);
+                        .maxOutputTokens())
+                .isEqualTo(2 * DEFAULT_OUTPUT);
     }
 
     @Test
     void embeddingsCountTheInputAndReserveNoOutput() {
-        RequestEstimate text = estimate("/v1/embeddings",
-                "{\"model\":\"text-embedding-3-small\",\"input\":[\"" + USER + "\",\"" + SYSTEM + "\"],\"stream\":\"ignored\"}");
-        RequestEstimate ids = estimate("/v1/embeddings",
-                "{\"model\":\"text-embedding-3-small\",\"input\":[[1,2,3],[4,5]]}");
+        RequestEstimate text = estimate(
+                "/v1/embeddings",
+                "{\"model\":\"text-embedding-3-small\",\"input\":[\"" + USER + "\",\"" + SYSTEM
+                        + "\"],\"stream\":\"ignored\"}");
+        RequestEstimate ids =
+                estimate("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":[[1,2,3],[4,5]]}");
 
         assertThat(text.endpoint()).isEqualTo(Endpoint.EMBEDDINGS);
         assertThat(text.promptTokens()).isEqualTo(tokens(CL100K, USER) + tokens(CL100K, SYSTEM));
@@ -270,9 +323,15 @@ class TokenEstimatorTest {
                   {"role":"user","content":[{"type":"input_text","text":"%s"},{"type":"input_image","image_url":"https://x/y.png"}]},
                   {"type":"message","role":"assistant","content":[{"type":"output_text","text":"%s"}]}]}""".formatted(USER, SYSTEM));
 
-        assertThat(e.promptTokens()).isEqualTo(3
-                + 3 + tokens(O200K, "user") + tokens(O200K, USER) + TokenEstimator.NON_TEXT_PART_TOKENS
-                + 3 + tokens(O200K, "assistant") + tokens(O200K, SYSTEM));
+        assertThat(e.promptTokens())
+                .isEqualTo(3
+                        + 3
+                        + tokens(O200K, "user")
+                        + tokens(O200K, USER)
+                        + TokenEstimator.NON_TEXT_PART_TOKENS
+                        + 3
+                        + tokens(O200K, "assistant")
+                        + tokens(O200K, SYSTEM));
     }
 
     @ParameterizedTest
@@ -292,15 +351,35 @@ class TokenEstimatorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gpt-4o", "gpt-4o-2024-08-06", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini-2025-04-14",
-            "gpt-5", "gpt-5-mini", "o1", "o3-mini", "o4-mini", "ft:gpt-4o-mini-2024-07-18:acme::abc123"})
+    @ValueSource(
+            strings = {
+                "gpt-4o",
+                "gpt-4o-2024-08-06",
+                "gpt-4o-mini",
+                "gpt-4.1",
+                "gpt-4.1-mini-2025-04-14",
+                "gpt-5",
+                "gpt-5-mini",
+                "o1",
+                "o3-mini",
+                "o4-mini",
+                "ft:gpt-4o-mini-2024-07-18:acme::abc123"
+            })
     void currentOpenAiFamiliesUseO200k(String model) {
         assertThat(mixedPrompt(model)).isEqualTo(tokens(O200K, MIXED));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"gpt-4", "gpt-4-0613", "gpt-4-turbo", "gpt-3.5-turbo", "gpt-3.5-turbo-0125",
-            "text-embedding-3-small", "gpt-4-some-future-snapshot"})
+    @ValueSource(
+            strings = {
+                "gpt-4",
+                "gpt-4-0613",
+                "gpt-4-turbo",
+                "gpt-3.5-turbo",
+                "gpt-3.5-turbo-0125",
+                "text-embedding-3-small",
+                "gpt-4-some-future-snapshot"
+            })
     void olderFamiliesUseCl100k(String model) {
         assertThat(mixedPrompt(model)).isEqualTo(tokens(CL100K, MIXED));
     }
@@ -326,7 +405,9 @@ class TokenEstimatorTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"[1,2]|an array", "\"text\"|a string", "42|an integer", "null|null"})
+    @CsvSource(
+            delimiter = '|',
+            value = {"[1,2]|an array", "\"text\"|a string", "42|an integer", "null|null"})
     void aBodyThatIsNotAnObjectIsRejected(String body, String got) {
         assertRejected("/v1/embeddings", body, null, "The request body must be a JSON object, but got " + got);
     }
@@ -334,88 +415,156 @@ class TokenEstimatorTest {
     @Test
     void theModelIsRequiredAndMustBeAString() {
         assertRejected("/v1/chat/completions", "{\"messages\":[]}", "model", "You must provide a model parameter.");
-        assertRejected("/v1/embeddings", "{\"model\":\" \",\"input\":\"x\"}", "model", "You must provide a model parameter.");
-        assertRejected("/v1/responses", "{\"model\":4,\"input\":\"x\"}", "model",
+        assertRejected(
+                "/v1/embeddings", "{\"model\":\" \",\"input\":\"x\"}", "model", "You must provide a model parameter.");
+        assertRejected(
+                "/v1/responses",
+                "{\"model\":4,\"input\":\"x\"}",
+                "model",
                 "Invalid type for 'model': expected a string, but got an integer instead.");
     }
 
     @Test
     void chatNeedsANonEmptyArrayOfMessageObjects() {
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\"}", "messages",
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\"}",
+                "messages",
                 "Missing required parameter: 'messages'.");
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\",\"messages\":{\"role\":\"user\"}}", "messages",
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\",\"messages\":{\"role\":\"user\"}}",
+                "messages",
                 "Invalid type for 'messages': expected an array, but got an object instead.");
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\",\"messages\":[]}", "messages",
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\",\"messages\":[]}",
+                "messages",
                 "Invalid 'messages': empty array.");
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"},\"b\"]}",
-                "messages[1]", "Invalid type for 'messages[1]': expected an object, but got a string instead.");
-        assertRejected("/v1/chat/completions", "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":7}]}",
-                "messages[0].content", "expected a string or an array, but got an integer");
-        assertRejected("/v1/chat/completions",
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"},\"b\"]}",
+                "messages[1]",
+                "Invalid type for 'messages[1]': expected an object, but got a string instead.");
+        assertRejected(
+                "/v1/chat/completions",
+                "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":7}]}",
+                "messages[0].content",
+                "expected a string or an array, but got an integer");
+        assertRejected(
+                "/v1/chat/completions",
                 "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\"}]}]}",
-                "messages[0].content[0].text", "Missing required parameter: 'messages[0].content[0].text'.");
+                "messages[0].content[0].text",
+                "Missing required parameter: 'messages[0].content[0].text'.");
     }
 
     @Test
     void maxTokensMustBeAPositiveInteger() {
-        assertChatRejected(",\"max_tokens\":0", "max_tokens",
+        assertChatRejected(
+                ",\"max_tokens\":0",
+                "max_tokens",
                 "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.");
         assertChatRejected(",\"max_completion_tokens\":-5", "max_completion_tokens", "but got -5 instead.");
-        assertChatRejected(",\"max_tokens\":\"100\"", "max_tokens",
+        assertChatRejected(
+                ",\"max_tokens\":\"100\"",
+                "max_tokens",
                 "Invalid type for 'max_tokens': expected an integer, but got a string instead.");
         assertChatRejected(",\"max_tokens\":12.5", "max_tokens", "expected an integer, but got a decimal instead.");
         assertChatRejected(",\"max_tokens\":1e400", "max_tokens", "expected an integer");
-        assertChatRejected(",\"max_tokens\":123456789012345678901234567890", "max_tokens", "integer above maximum value");
+        assertChatRejected(
+                ",\"max_tokens\":123456789012345678901234567890", "max_tokens", "integer above maximum value");
         assertChatRejected(",\"max_completion_tokens\":10,\"max_tokens\":-1", "max_tokens", "below minimum value");
         assertChatRejected(",\"n\":0", "n", "Invalid 'n': integer below minimum value.");
-        assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":false}",
-                "max_output_tokens", "expected an integer, but got a boolean instead.");
+        assertRejected(
+                "/v1/responses",
+                "{\"model\":\"gpt-4o\",\"input\":\"x\",\"max_output_tokens\":false}",
+                "max_output_tokens",
+                "expected an integer, but got a boolean instead.");
     }
 
     @Test
     void streamMustBeABooleanAndStreamOptionsAnObject() {
-        assertChatRejected(",\"stream\":\"true\"", "stream",
+        assertChatRejected(
+                ",\"stream\":\"true\"",
+                "stream",
                 "Invalid type for 'stream': expected a boolean, but got a string instead.");
-        assertChatRejected(",\"stream\":true,\"stream_options\":true", "stream_options",
+        assertChatRejected(
+                ",\"stream\":true,\"stream_options\":true",
+                "stream_options",
                 "Invalid type for 'stream_options': expected an object, but got a boolean instead.");
-        assertChatRejected(",\"stream\":true,\"stream_options\":{\"include_usage\":1}", "stream_options.include_usage",
+        assertChatRejected(
+                ",\"stream\":true,\"stream_options\":{\"include_usage\":1}",
+                "stream_options.include_usage",
                 "expected a boolean, but got an integer instead.");
     }
 
     @Test
     void inputsMustBeTextOrTokenIds() {
-        assertRejected("/v1/completions", "{\"model\":\"davinci-002\"}", "prompt", "Missing required parameter: 'prompt'.");
-        assertRejected("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":{}}", "input",
+        assertRejected(
+                "/v1/completions", "{\"model\":\"davinci-002\"}", "prompt", "Missing required parameter: 'prompt'.");
+        assertRejected(
+                "/v1/embeddings",
+                "{\"model\":\"text-embedding-3-small\",\"input\":{}}",
+                "input",
                 "Invalid type for 'input': expected a string or an array, but got an object instead.");
-        assertRejected("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":[\"a\",3]}", "input[1]",
+        assertRejected(
+                "/v1/embeddings",
+                "{\"model\":\"text-embedding-3-small\",\"input\":[\"a\",3]}",
+                "input[1]",
                 "expected a string or an array of integers, but got an integer instead.");
-        assertRejected("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":[1,\"a\"]}", "input[1]",
+        assertRejected(
+                "/v1/embeddings",
+                "{\"model\":\"text-embedding-3-small\",\"input\":[1,\"a\"]}",
+                "input[1]",
                 "expected an integer, but got a string instead.");
-        assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":5}", "input",
+        assertRejected(
+                "/v1/responses",
+                "{\"model\":\"gpt-4o\",\"input\":5}",
+                "input",
                 "expected a string or an array, but got an integer instead.");
-        assertRejected("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\",\"instructions\":[]}", "instructions",
+        assertRejected(
+                "/v1/responses",
+                "{\"model\":\"gpt-4o\",\"input\":\"x\",\"instructions\":[]}",
+                "instructions",
                 "expected a string, but got an array instead.");
     }
 
     @Test
     void aRequestWithoutAnOutputCapNamesTheFieldTheDefaultIsWrittenInto() {
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").uncappedField()).isEqualTo("max_completion_tokens");
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":null}").uncappedField()).isEqualTo("max_completion_tokens");
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":5}").uncappedField()).isNull();
-        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_completion_tokens\":5}").uncappedField()).isNull();
-        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\"}").uncappedField()).isEqualTo("max_tokens");
-        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\"}").uncappedField()).isEqualTo("max_output_tokens");
-        assertThat(estimate("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":\"x\"}").uncappedField()).isNull();
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + "}").uncappedField())
+                .isEqualTo("max_completion_tokens");
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":null}")
+                        .uncappedField())
+                .isEqualTo("max_completion_tokens");
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_tokens\":5}")
+                        .uncappedField())
+                .isNull();
+        assertThat(chat("{\"model\":\"gpt-4o\"," + MESSAGES + ",\"max_completion_tokens\":5}")
+                        .uncappedField())
+                .isNull();
+        assertThat(estimate("/v1/completions", "{\"model\":\"davinci-002\",\"prompt\":\"x\"}")
+                        .uncappedField())
+                .isEqualTo("max_tokens");
+        assertThat(estimate("/v1/responses", "{\"model\":\"gpt-4o\",\"input\":\"x\"}")
+                        .uncappedField())
+                .isEqualTo("max_output_tokens");
+        assertThat(estimate("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":\"x\"}")
+                        .uncappedField())
+                .isNull();
     }
 
     @Test
     void imagesReserveAStandInPerImageBySizeAndQuality() {
-        RequestEstimate ten = estimate("/v1/images/generations",
+        RequestEstimate ten = estimate(
+                "/v1/images/generations",
                 "{\"model\":\"gpt-image-1\",\"prompt\":\"a cat\",\"n\":10,\"size\":\"1024x1024\",\"quality\":\"high\"}");
         assertThat(ten.maxOutputTokens()).isEqualTo(10 * 4160);
         assertThat(ten.promptTokens()).isEqualTo(O200K.countTokensOrdinary("a cat"));
-        assertThat(estimate("/v1/images/generations", "{\"model\":\"gpt-image-1\",\"prompt\":\"x\",\"size\":\"1024x1024\",\"quality\":\"low\"}")
-                .maxOutputTokens()).isEqualTo(272);
+        assertThat(estimate(
+                                "/v1/images/generations",
+                                "{\"model\":\"gpt-image-1\",\"prompt\":\"x\",\"size\":\"1024x1024\",\"quality\":\"low\"}")
+                        .maxOutputTokens())
+                .isEqualTo(272);
         // No size, no quality, no model: the dearest image, for OpenAI's default model.
         RequestEstimate bare = estimate("/v1/images/generations", "{\"prompt\":\"x\"}");
         assertThat(bare.model()).isEqualTo("dall-e-2");
@@ -427,7 +576,8 @@ class TokenEstimatorTest {
     @Test
     void speechReservesOneTokenPerCharacterBesideItsText() {
         String input = "Hello there, général Kenobi 🎉".repeat(10);
-        RequestEstimate speech = estimate("/v1/audio/speech", "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}");
+        RequestEstimate speech = estimate(
+                "/v1/audio/speech", "{\"model\":\"gpt-4o-mini-tts\",\"voice\":\"alloy\",\"input\":\"" + input + "\"}");
         assertThat(speech.maxOutputTokens()).isEqualTo(input.codePointCount(0, input.length()));
         assertThat(speech.promptTokens()).isEqualTo(O200K.countTokensOrdinary(input));
     }
@@ -442,10 +592,15 @@ class TokenEstimatorTest {
 
     @Test
     void aBatchIsCheckedForItsFileAndEndpointAndCostsNothingUntilItsFileIsKnown() {
-        RequestEstimate batch = estimate("/v1/batches",
+        RequestEstimate batch = estimate(
+                "/v1/batches",
                 "{\"input_file_id\":\"file-1\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
         assertThat(batch.endpoint()).isEqualTo(Endpoint.BATCHES);
         assertThat(batch.totalTokens()).isZero();
-        assertRejected("/v1/batches", "{\"endpoint\":\"/v1/chat/completions\"}", "input_file_id", "Missing required parameter");
+        assertRejected(
+                "/v1/batches",
+                "{\"endpoint\":\"/v1/chat/completions\"}",
+                "input_file_id",
+                "Missing required parameter");
     }
 }

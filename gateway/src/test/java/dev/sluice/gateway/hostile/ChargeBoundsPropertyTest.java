@@ -28,7 +28,8 @@ class ChargeBoundsPropertyTest extends HonestGatewayTest {
     @Test
     void everyShapeIsChargedBetweenWhatWasReceivedAndWhatWasReservedOrWritten() {
         long seed = Long.getLong("sluice.property.seed", System.nanoTime());
-        System.out.println("ChargeBoundsPropertyTest seed: " + seed + " (replay with -Dsluice.property.seed=" + seed + ")");
+        System.out.println(
+                "ChargeBoundsPropertyTest seed: " + seed + " (replay with -Dsluice.property.seed=" + seed + ")");
         Random random = new Random(seed);
         long defaultCap = defaultCap("pro");
         for (int trial = 0; trial < 30; trial++) {
@@ -39,21 +40,25 @@ class ChargeBoundsPropertyTest extends HonestGatewayTest {
             boolean ignoresCap = random.nextInt(4) == 0;
             int cutAt = random.nextInt(3) == 0 ? 1 + random.nextInt(6000) : Integer.MAX_VALUE;
             String body = "{\"model\":\"gpt-4o-mini\",\"n\":" + n + (cap > 0 ? ",\"max_tokens\":" + cap : "")
-                    + (stream ? ",\"stream\":true" : "") + ",\"messages\":[{\"role\":\"user\",\"content\":\"mode:" + mode
+                    + (stream ? ",\"stream\":true" : "") + ",\"messages\":[{\"role\":\"user\",\"content\":\"mode:"
+                    + mode
                     + (ignoresCap ? " mode:ignore-cap" : "") + "\"}]}";
             String shape = "trial " + trial + " (seed " + seed + "): " + body + ", cut at byte " + cutAt;
 
             TestTenants.Created tenant = TestTenants.create(tenants, "prop", "pro");
             String received = receive(tenant.key(), body, cutAt);
             long receivedTokens = countTokens(received);
-            var estimate = estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), defaultCap);
+            var estimate =
+                    estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), defaultCap);
             long perChoice = ignoresCap ? HonestUpstream.UNCAPPED_TOKENS : cap > 0 ? cap : defaultCap;
             long written = n * perChoice;
-            long upper = Math.max(estimate.totalTokens(), Math.max(estimate.promptTokens(), HonestUpstream.PROMPT_TOKENS) + written);
+            long upper = Math.max(
+                    estimate.totalTokens(), Math.max(estimate.promptTokens(), HonestUpstream.PROMPT_TOKENS) + written);
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 long charged = used(tenant, "pro");
-                assertThat(charged).as(shape + " charged, against received output " + receivedTokens)
+                assertThat(charged)
+                        .as(shape + " charged, against received output " + receivedTokens)
                         .isGreaterThanOrEqualTo(receivedTokens)
                         .isLessThanOrEqualTo(upper);
             });
@@ -62,9 +67,14 @@ class ChargeBoundsPropertyTest extends HonestGatewayTest {
 
     /** The answer's bytes as the client read them, leaving after {@code cutAt} bytes. */
     private String receive(String key, String body, int cutAt) {
-        ByteArrayOutputStream out = WebClient.create().post().uri(url("/v1/chat/completions"))
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .retrieve().bodyToFlux(DataBuffer.class)
+        ByteArrayOutputStream out = WebClient.create()
+                .post()
+                .uri(url("/v1/chat/completions"))
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .retrieve()
+                .bodyToFlux(DataBuffer.class)
                 .scan(new ByteArrayOutputStream(), (acc, b) -> {
                     byte[] bytes = new byte[b.readableByteCount()];
                     b.read(bytes);

@@ -33,14 +33,17 @@ import reactor.core.publisher.Mono;
  */
 @GatewayTest
 class CompressedAnswerTest {
-    static final String ANSWER = "{\"id\":\"chatcmpl-z\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
-            + "{\"role\":\"assistant\",\"content\":\"" + " a".repeat(4000) + "\"},\"finish_reason\":\"stop\"}],"
-            + "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":4000,\"total_tokens\":4010}}";
+    static final String ANSWER =
+            "{\"id\":\"chatcmpl-z\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
+                    + "{\"role\":\"assistant\",\"content\":\"" + " a".repeat(4000) + "\"},\"finish_reason\":\"stop\"}],"
+                    + "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":4000,\"total_tokens\":4010}}";
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         String accepts = req.headers().get("accept-encoding");
         if (accepts != null && accepts.contains("gzip")) {
-            return res.header("content-type", "application/json").header("content-encoding", "gzip")
+            return res.header("content-type", "application/json")
+                    .header("content-encoding", "gzip")
                     .sendByteArray(Mono.just(gzip(ANSWER)));
         }
         return res.header("content-type", "application/json").sendString(Mono.just(ANSWER));
@@ -65,27 +68,40 @@ class CompressedAnswerTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
 
     @Test
     void aCompressedAnswerIsReadForItsUsageAndReachesTheClientReadable() throws Exception {
         TestTenants.Created tenant = TestTenants.create(tenants, "gzip", "pro");
-        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                .header("Authorization", "Bearer " + tenant.key()).header("Content-Type", "application/json")
-                .header("Accept-Encoding", "gzip, deflate")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"model\":\"gpt-4o-mini\",\"max_tokens\":4000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                                .header("Authorization", "Bearer " + tenant.key())
+                                .header("Content-Type", "application/json")
+                                .header("Accept-Encoding", "gzip, deflate")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"model\":\"gpt-4o-mini\",\"max_tokens\":4000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         assertThat(answer.headers().firstValue("content-encoding")).isEmpty();
         assertThat(answer.body()).contains("\"total_tokens\":4010");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                limiter.peek(tenant.id(), config.current().tier("pro").orElseThrow()).block().get(0).usedTokens()).isEqualTo(4010));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(limiter.peek(
+                                        tenant.id(),
+                                        config.current().tier("pro").orElseThrow())
+                                .block()
+                                .get(0)
+                                .usedTokens())
+                        .isEqualTo(4010));
     }
 }

@@ -3,7 +3,6 @@ package dev.sluice.gateway.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.testsupport.HonestUpstream;
 import dev.sluice.gateway.testsupport.TestTenants;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,25 +62,37 @@ class FreeTenantCannotOverspendTest extends HonestGatewayTest {
                 }
             }
             boolean cut = stream || kind == 3;
-            calls.add(WebClient.create().post().uri(url(path))
-                    .header("Authorization", "Bearer " + tenant.key()).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+            calls.add(WebClient.create()
+                    .post()
+                    .uri(url(path))
+                    .header("Authorization", "Bearer " + tenant.key())
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue(body)
                     .exchangeToMono(r -> {
                         if (r.statusCode().value() == 429) refused.incrementAndGet();
                         // A cut stream: the client reads one piece and leaves.
-                        return (cut ? r.bodyToFlux(String.class).take(1).then() : r.releaseBody()).thenReturn(r.statusCode().value());
+                        return (cut ? r.bodyToFlux(String.class).take(1).then() : r.releaseBody())
+                                .thenReturn(r.statusCode().value());
                     }));
         }
-        List<Integer> statuses = Flux.fromIterable(calls).flatMap(call -> call, 30).collectList().block(Duration.ofSeconds(60));
+        List<Integer> statuses =
+                Flux.fromIterable(calls).flatMap(call -> call, 30).collectList().block(Duration.ofSeconds(60));
 
-        assertThat(refused.get()).as("the attack reached the tier's wall: " + statuses).isPositive();
+        assertThat(refused.get())
+                .as("the attack reached the tier's wall: " + statuses)
+                .isPositive();
         long window = config.current().tier("free").orElseThrow().minuteWindow().tokens();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                used(tenant, "free"))
-                .as("charged (seed " + seed + ")").isLessThanOrEqualTo(window));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(used(tenant, "free"))
+                        .as("charged (seed " + seed + ")")
+                        .isLessThanOrEqualTo(window));
         long written = UPSTREAM.billedTo(account.substring("account:".length()));
-        System.out.printf("[hostile] free tenant: %d calls, %d refused 429, provider wrote %d of a %d window%n",
+        System.out.printf(
+                "[hostile] free tenant: %d calls, %d refused 429, provider wrote %d of a %d window%n",
                 statuses.size(), refused.get(), written, window);
         assertThat(written)
-                .as("written at the provider for this tenant (seed " + seed + ")").isPositive().isLessThanOrEqualTo(window);
+                .as("written at the provider for this tenant (seed " + seed + ")")
+                .isPositive()
+                .isLessThanOrEqualTo(window);
     }
 }

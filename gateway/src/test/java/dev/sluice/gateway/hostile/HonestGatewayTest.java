@@ -29,12 +29,16 @@ abstract class HonestGatewayTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     TokenEstimator estimator;
 
@@ -44,7 +48,10 @@ abstract class HonestGatewayTest {
 
     /** Tokens in {@code tenant}'s minute window of {@code tier} now. */
     long used(TestTenants.Created tenant, String tier) {
-        return limiter.peek(tenant.id(), config.current().tier(tier).orElseThrow()).block().get(0).usedTokens();
+        return limiter.peek(tenant.id(), config.current().tier(tier).orElseThrow())
+                .block()
+                .get(0)
+                .usedTokens();
     }
 
     long defaultCap(String tier) {
@@ -53,6 +60,8 @@ abstract class HonestGatewayTest {
 
     /** The gateway's count of {@code body}'s prompt at {@code path}. */
     long promptOf(String path, String body) {
-        return estimator.estimate(path, body.getBytes(StandardCharsets.UTF_8), 1).promptTokens();
+        return estimator
+                .estimate(path, body.getBytes(StandardCharsets.UTF_8), 1)
+                .promptTokens();
     }
 }

@@ -44,7 +44,8 @@ abstract class ObjectOwnershipContract {
     void aSecondClaimNeverTakesTheIdFromItsOwner() {
         ObjectRecord a = ObjectRecord.ownedBy("tenant-a");
         store.claim(id("file"), a).block(WAIT);
-        assertThat(store.claim(id("file"), ObjectRecord.ownedBy("tenant-b")).block(WAIT)).isEqualTo(a);
+        assertThat(store.claim(id("file"), ObjectRecord.ownedBy("tenant-b")).block(WAIT))
+                .isEqualTo(a);
         assertThat(store.owner(id("file")).block(WAIT)).isEqualTo(a);
     }
 
@@ -62,19 +63,25 @@ abstract class ObjectOwnershipContract {
         store.update(id("resp"), a.withContext(4_010)).block(WAIT);
         assertThat(store.owner(id("resp")).block(WAIT)).isEqualTo(a.withContext(4_010));
 
-        store.update(id("resp"), ObjectRecord.ownedBy("tenant-b").withContext(1)).block(WAIT);
+        store.update(id("resp"), ObjectRecord.ownedBy("tenant-b").withContext(1))
+                .block(WAIT);
         assertThat(store.owner(id("resp")).block(WAIT)).isEqualTo(a.withContext(4_010));
         store.update(id("unclaimed"), a.withContext(5)).block(WAIT);
-        assertThat(store.owner(id("unclaimed")).block(WAIT)).as("an update claims nothing").isNull();
+        assertThat(store.owner(id("unclaimed")).block(WAIT))
+                .as("an update claims nothing")
+                .isNull();
     }
 
     @Test
     void theOwnersOfAPageAreReadInOneCall() {
         store.claim(id("a"), ObjectRecord.ownedBy("tenant-a")).block(WAIT);
         store.claim(id("b"), ObjectRecord.ownedBy("tenant-b")).block(WAIT);
-        Map<String, ObjectRecord> owners = store.owners(List.of(id("a"), id("b"), id("c"), id("a"))).block(WAIT);
-        assertThat(owners).containsOnly(Map.entry(id("a"), ObjectRecord.ownedBy("tenant-a")),
-                Map.entry(id("b"), ObjectRecord.ownedBy("tenant-b")));
+        Map<String, ObjectRecord> owners =
+                store.owners(List.of(id("a"), id("b"), id("c"), id("a"))).block(WAIT);
+        assertThat(owners)
+                .containsOnly(
+                        Map.entry(id("a"), ObjectRecord.ownedBy("tenant-a")),
+                        Map.entry(id("b"), ObjectRecord.ownedBy("tenant-b")));
         assertThat(store.owners(List.of()).block(WAIT)).isEmpty();
     }
 

@@ -9,11 +9,11 @@ import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
-import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.gateway.testsupport.TestTiers;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
-import org.reactivestreams.Publisher;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.reactivestreams.Publisher;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.io.ByteArrayResource;
@@ -64,9 +64,12 @@ class ObjectOwnershipTest {
     static void upstream(DynamicPropertyRegistry registry) throws IOException {
         registry.add("sluice.provider.url", UPSTREAM::baseUrl);
         // The families with objects, opened whole on the tiers of tenants a and b (the default opens fewer).
-        String tiers = TestTiers.shippedWithEndpoints("object-ownership/tiers.yaml",
+        String tiers = TestTiers.shippedWithEndpoints(
+                "object-ownership/tiers.yaml",
                 "chat, completions, embeddings, responses, files, batches, vector_stores, assistants, threads, "
-                        + "containers, conversations, evals, fine_tuning, uploads", "pro", "enterprise");
+                        + "containers, conversations, evals, fine_tuning, uploads",
+                "pro",
+                "enterprise");
         registry.add("sluice.tiers.path", () -> tiers);
     }
 
@@ -79,17 +82,30 @@ class ObjectOwnershipTest {
     static Publisher<Void> provider(FakeUpstream.Recorded req, HttpServerResponse res) {
         String path = req.path().replaceFirst("^/openai", "").replaceFirst("\\?.*$", "");
         // The id is the fourth segment; the two segments of chat/completions count as one here.
-        String[] s = path.replaceFirst("^/v1/chat/completions", "/v1/chat.completions").split("/");
+        String[] s = path.replaceFirst("^/v1/chat/completions", "/v1/chat.completions")
+                .split("/");
         String m = req.method();
         int n = SEQ.incrementAndGet();
         if (m.equals("POST") && path.equals("/v1/files")) {
             String purpose = req.body().contains("name=\"purpose\"\r\n\r\nbatch") ? "batch" : "assistants";
-            return json(res, created(FILES, "file-" + n, "{\"id\":\"file-" + n + "\",\"object\":\"file\",\"purpose\":\"" + purpose + "\"}"));
+            return json(
+                    res,
+                    created(
+                            FILES,
+                            "file-" + n,
+                            "{\"id\":\"file-" + n + "\",\"object\":\"file\",\"purpose\":\"" + purpose + "\"}"));
         }
         if (m.equals("POST") && path.equals("/v1/batches")) {
-            String input = ObjectJson.JSON.readTree(req.body()).get("input_file_id").stringValue();
-            return json(res, created(BATCHES, "batch_" + n, "{\"id\":\"batch_" + n + "\",\"object\":\"batch\",\"input_file_id\":\""
-                    + input + "\",\"status\":\"completed\",\"output_file_id\":\"file-out-" + n + "\",\"error_file_id\":null}"));
+            String input =
+                    ObjectJson.JSON.readTree(req.body()).get("input_file_id").stringValue();
+            return json(
+                    res,
+                    created(
+                            BATCHES,
+                            "batch_" + n,
+                            "{\"id\":\"batch_" + n + "\",\"object\":\"batch\",\"input_file_id\":\"" + input
+                                    + "\",\"status\":\"completed\",\"output_file_id\":\"file-out-" + n
+                                    + "\",\"error_file_id\":null}"));
         }
         if (m.equals("POST") && path.equals("/v1/responses")) {
             String id = "resp_" + n;
@@ -97,33 +113,52 @@ class ObjectOwnershipTest {
                     + "\"usage\":{\"input_tokens\":5,\"output_tokens\":1,\"total_tokens\":6}}";
             OBJECTS.put(id, object);
             if (req.body().contains("\"stream\":true")) {
-                Flux<String> events = Flux.just("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"" + id + "\",\"status\":\"in_progress\"}}\n\n");
-                return res.header("content-type", "text/event-stream").sendString(events.concatWith(HELD.asFlux()), StandardCharsets.UTF_8);
+                Flux<String> events = Flux.just(
+                        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"" + id
+                                + "\",\"status\":\"in_progress\"}}\n\n");
+                return res.header("content-type", "text/event-stream")
+                        .sendString(events.concatWith(HELD.asFlux()), StandardCharsets.UTF_8);
             }
             return json(res, object);
         }
         if (m.equals("POST") && path.equals("/v1/vector_stores")) {
-            return json(res, created(new ArrayList<>(), "vs_" + n, "{\"id\":\"vs_" + n + "\",\"object\":\"vector_store\"}"));
+            return json(
+                    res,
+                    created(new ArrayList<>(), "vs_" + n, "{\"id\":\"vs_" + n + "\",\"object\":\"vector_store\"}"));
         }
         if (m.equals("POST") && path.equals("/v1/chat/completions")) {
             String id = "chatcmpl-" + n;
             if (req.body().contains("\"stream\":true")) {
                 OBJECTS.put(id, "{\"id\":\"" + id + "\",\"object\":\"chat.completion\"}");
-                String chunk = "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n";
-                return res.header("content-type", "text/event-stream").sendString(Flux.just(chunk).concatWith(HELD.asFlux()), StandardCharsets.UTF_8);
+                String chunk = "data: {\"id\":\"" + id
+                        + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n";
+                return res.header("content-type", "text/event-stream")
+                        .sendString(Flux.just(chunk).concatWith(HELD.asFlux()), StandardCharsets.UTF_8);
             }
-            return json(res, created(new ArrayList<>(), id, "{\"id\":\"" + id + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
-                    + "\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}"));
+            return json(
+                    res,
+                    created(
+                            new ArrayList<>(),
+                            id,
+                            "{\"id\":\"" + id + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+                                    + "\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":1,\"total_tokens\":9}}"));
         }
-        if (m.equals("GET") && path.equals("/v1/containers")) return json(res, "{\"object\":\"list\",\"first_id\":\"cntr_1\"}");
+        if (m.equals("GET") && path.equals("/v1/containers"))
+            return json(res, "{\"object\":\"list\",\"first_id\":\"cntr_1\"}");
         if (m.equals("POST") && path.equals("/v1/assistants")) return json(res, "{\"object\":\"assistant\"}");
         if (m.equals("GET") && path.equals("/v1/files")) return json(res, list(FILES));
         if (m.equals("GET") && path.equals("/v1/batches")) return json(res, list(BATCHES));
         if (s.length >= 4) {
             String object = OBJECTS.get(s[3]);
-            if (object == null && s[3].startsWith("file-out-")) object = "{\"id\":\"" + s[3] + "\",\"object\":\"file\"}";
-            if (object == null) return res.status(404).header("content-type", "application/json").sendString(Mono.just("{\"error\":{\"message\":\"No such object\"}}"));
-            if (s.length == 5 && s[4].equals("content")) return res.header("content-type", "application/octet-stream").sendString(Mono.just("the bytes of " + s[3]));
+            if (object == null && s[3].startsWith("file-out-"))
+                object = "{\"id\":\"" + s[3] + "\",\"object\":\"file\"}";
+            if (object == null)
+                return res.status(404)
+                        .header("content-type", "application/json")
+                        .sendString(Mono.just("{\"error\":{\"message\":\"No such object\"}}"));
+            if (s.length == 5 && s[4].equals("content"))
+                return res.header("content-type", "application/octet-stream")
+                        .sendString(Mono.just("the bytes of " + s[3]));
             if (m.equals("DELETE")) return json(res, "{\"id\":\"" + s[3] + "\",\"object\":\"file\",\"deleted\":true}");
             return json(res, object);
         }
@@ -138,22 +173,29 @@ class ObjectOwnershipTest {
 
     static String list(List<String> ids) {
         String data = ids.stream().map(OBJECTS::get).collect(Collectors.joining(","));
-        return "{\"object\":\"list\",\"data\":[" + data + "],\"first_id\":" + (ids.isEmpty() ? "null" : "\"" + ids.get(0) + "\"")
-                + ",\"last_id\":" + (ids.isEmpty() ? "null" : "\"" + ids.get(ids.size() - 1) + "\"") + ",\"has_more\":false}";
+        return "{\"object\":\"list\",\"data\":[" + data + "],\"first_id\":"
+                + (ids.isEmpty() ? "null" : "\"" + ids.get(0) + "\"") + ",\"last_id\":"
+                + (ids.isEmpty() ? "null" : "\"" + ids.get(ids.size() - 1) + "\"") + ",\"has_more\":false}";
     }
 
     static Mono<Void> json(HttpServerResponse res, String body) {
-        return res.header("content-type", "application/json").sendString(Mono.just(body)).then();
+        return res.header("content-type", "application/json")
+                .sendString(Mono.just(body))
+                .then();
     }
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     TokenEstimator estimator;
 
@@ -173,14 +215,21 @@ class ObjectOwnershipTest {
     }
 
     WebClient client() {
-        return WebClient.builder().baseUrl("http://127.0.0.1:" + port).codecs(c -> c.defaultCodecs().maxInMemorySize(64 << 20)).build();
+        return WebClient.builder()
+                .baseUrl("http://127.0.0.1:" + port)
+                .codecs(c -> c.defaultCodecs().maxInMemorySize(64 << 20))
+                .build();
     }
 
     Answer call(String method, String path, TestTenants.Created who, String json) {
-        WebClient.RequestBodySpec spec = client().method(HttpMethod.valueOf(method)).uri(path)
-                .header("Authorization", "Bearer " + who.key());
-        WebClient.RequestHeadersSpec<?> ready = json == null ? spec : spec.contentType(MediaType.APPLICATION_JSON).bodyValue(json);
-        return ready.exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(body -> new Answer(r.statusCode().value(), body)))
+        WebClient.RequestBodySpec spec =
+                client().method(HttpMethod.valueOf(method)).uri(path).header("Authorization", "Bearer " + who.key());
+        WebClient.RequestHeadersSpec<?> ready = json == null
+                ? spec
+                : spec.contentType(MediaType.APPLICATION_JSON).bodyValue(json);
+        return ready.exchangeToMono(r -> r.bodyToMono(String.class)
+                        .defaultIfEmpty("")
+                        .map(body -> new Answer(r.statusCode().value(), body)))
                 .block(Duration.ofSeconds(30));
     }
 
@@ -188,14 +237,20 @@ class ObjectOwnershipTest {
         MultipartBodyBuilder form = new MultipartBodyBuilder();
         form.part("purpose", purpose);
         form.part("file", new ByteArrayResource(content.getBytes(StandardCharsets.UTF_8)) {
-            @Override
-            public String getFilename() {
-                return "input.jsonl";
-            }
-        }).contentType(MediaType.APPLICATION_OCTET_STREAM);
-        return client().post().uri("/v1/files").header("Authorization", "Bearer " + who.key())
-                .contentType(MediaType.MULTIPART_FORM_DATA).body(BodyInserters.fromMultipartData(form.build()))
-                .exchangeToMono(r -> r.bodyToMono(String.class).defaultIfEmpty("").map(body -> new Answer(r.statusCode().value(), body)))
+                    @Override
+                    public String getFilename() {
+                        return "input.jsonl";
+                    }
+                })
+                .contentType(MediaType.APPLICATION_OCTET_STREAM);
+        return client().post()
+                .uri("/v1/files")
+                .header("Authorization", "Bearer " + who.key())
+                .contentType(MediaType.MULTIPART_FORM_DATA)
+                .body(BodyInserters.fromMultipartData(form.build()))
+                .exchangeToMono(r -> r.bodyToMono(String.class)
+                        .defaultIfEmpty("")
+                        .map(body -> new Answer(r.statusCode().value(), body)))
                 .block(Duration.ofSeconds(60));
     }
 
@@ -217,16 +272,22 @@ class ObjectOwnershipTest {
     }
 
     static String chatLine(int i, String model, String cap) {
-        return "{\"custom_id\":\"r" + i + "\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"" + model
-                + "\"," + cap + "\"messages\":[{\"role\":\"user\",\"content\":\"Question number " + i + "\"}]}}";
+        return "{\"custom_id\":\"r" + i
+                + "\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"" + model + "\"," + cap
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Question number " + i + "\"}]}}";
     }
 
     static String batchFile(int lines, String model, String cap) {
-        return IntStream.rangeClosed(1, lines).mapToObj(i -> chatLine(i, model, cap)).collect(Collectors.joining("\n")) + "\n";
+        return IntStream.rangeClosed(1, lines)
+                        .mapToObj(i -> chatLine(i, model, cap))
+                        .collect(Collectors.joining("\n")) + "\n";
     }
 
     long used(TestTenants.Created who, String tier) {
-        return limiter.peek(who.id(), config.current().tier(tier).orElseThrow()).block().get(0).usedTokens();
+        return limiter.peek(who.id(), config.current().tier(tier).orElseThrow())
+                .block()
+                .get(0)
+                .usedTokens();
     }
 
     @Test
@@ -235,26 +296,38 @@ class ObjectOwnershipTest {
         String own = idOf(upload(b, "assistants", "mine"));
         UPSTREAM.requests().clear();
 
-        assertThat(call("GET", "/v1/files/" + file, b, null)).isEqualTo(new Answer(404,
-                "{\"error\":{\"message\":\"No such File object: " + file + "\",\"type\":\"invalid_request_error\",\"code\":null,\"param\":\"id\"}}"));
-        assertThat(call("GET", "/v1/files/" + file + "/content", b, null).status()).isEqualTo(404);
+        assertThat(call("GET", "/v1/files/" + file, b, null))
+                .isEqualTo(new Answer(
+                        404,
+                        "{\"error\":{\"message\":\"No such File object: " + file
+                                + "\",\"type\":\"invalid_request_error\",\"code\":null,\"param\":\"id\"}}"));
+        assertThat(call("GET", "/v1/files/" + file + "/content", b, null).status())
+                .isEqualTo(404);
         assertThat(call("DELETE", "/v1/files/" + file, b, null).status()).isEqualTo(404);
-        assertThat(reachedProviderFor(file)).as("nothing about A's file reached the provider").isFalse();
+        assertThat(reachedProviderFor(file))
+                .as("nothing about A's file reached the provider")
+                .isFalse();
         assertThat(ids(call("GET", "/v1/files", b, null))).containsExactly(own);
 
-        assertThat(call("GET", "/v1/files/" + file, a, null).status()).as("created, then read at once by its owner").isEqualTo(200);
-        assertThat(call("GET", "/v1/files/" + file + "/content", a, null).body()).isEqualTo("the bytes of " + file);
+        assertThat(call("GET", "/v1/files/" + file, a, null).status())
+                .as("created, then read at once by its owner")
+                .isEqualTo(200);
+        assertThat(call("GET", "/v1/files/" + file + "/content", a, null).body())
+                .isEqualTo("the bytes of " + file);
         assertThat(ids(call("GET", "/v1/files", a, null))).contains(file).doesNotContain(own);
         Answer listed = call("GET", "/v1/files", a, null);
-        assertThat(listed.json().get("first_id").stringValue()).isEqualTo(ids(listed).get(0));
-        assertThat(listed.json().get("last_id").stringValue()).isEqualTo(ids(listed).get(ids(listed).size() - 1));
+        assertThat(listed.json().get("first_id").stringValue())
+                .isEqualTo(ids(listed).get(0));
+        assertThat(listed.json().get("last_id").stringValue())
+                .isEqualTo(ids(listed).get(ids(listed).size() - 1));
     }
 
     @Test
     void anObjectNobodyRecordedBelongsToNobody() {
         OBJECTS.put("file-made-elsewhere", "{\"id\":\"file-made-elsewhere\",\"object\":\"file\"}");
         UPSTREAM.requests().clear();
-        assertThat(call("GET", "/v1/files/file-made-elsewhere", a, null).status()).isEqualTo(404);
+        assertThat(call("GET", "/v1/files/file-made-elsewhere", a, null).status())
+                .isEqualTo(404);
         assertThat(reachedProviderFor("file-made-elsewhere")).isFalse();
     }
 
@@ -264,21 +337,35 @@ class ObjectOwnershipTest {
         UPSTREAM.requests().clear();
 
         assertThat(call("GET", "/v1/responses/" + response, b, null).status()).isEqualTo(404);
-        Answer chained = call("POST", "/v1/responses", b, "{\"model\":\"gpt-4o\",\"input\":\"go on\",\"previous_response_id\":\"" + response + "\"}");
+        Answer chained = call(
+                "POST",
+                "/v1/responses",
+                b,
+                "{\"model\":\"gpt-4o\",\"input\":\"go on\",\"previous_response_id\":\"" + response + "\"}");
         assertThat(chained.status()).isEqualTo(404);
         assertThat(chained.json().at("/error/param").stringValue()).isEqualTo("previous_response_id");
         assertThat(UPSTREAM.requests()).as("neither reached the provider").isEmpty();
 
         assertThat(call("GET", "/v1/responses/" + response, a, null).status()).isEqualTo(200);
-        assertThat(call("POST", "/v1/responses", a, "{\"model\":\"gpt-4o\",\"input\":\"go on\",\"previous_response_id\":\"" + response + "\"}").status())
+        assertThat(call(
+                                "POST",
+                                "/v1/responses",
+                                a,
+                                "{\"model\":\"gpt-4o\",\"input\":\"go on\",\"previous_response_id\":\"" + response
+                                        + "\"}")
+                        .status())
                 .isEqualTo(200);
     }
 
     @Test
     void aStreamedResponsesIdIsClaimedBeforeItsFirstEventReachesTheClient() {
-        Flux<String> stream = client().post().uri("/v1/responses").header("Authorization", "Bearer " + a.key())
-                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"model\":\"gpt-4o\",\"input\":\"hi\",\"stream\":true}")
-                .retrieve().bodyToFlux(String.class);
+        Flux<String> stream = client().post()
+                .uri("/v1/responses")
+                .header("Authorization", "Bearer " + a.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"gpt-4o\",\"input\":\"hi\",\"stream\":true}")
+                .retrieve()
+                .bodyToFlux(String.class);
         String first = stream.blockFirst(Duration.ofSeconds(10)); // the stream itself stays open, held by the provider
         String id = ObjectJson.JSON.readTree(first).at("/response/id").stringValue();
 
@@ -289,22 +376,36 @@ class ObjectOwnershipTest {
     @Test
     void aBatchAndItsOutputFileAreItsCreatorsOnly() {
         String file = idOf(upload(a, "batch", batchFile(3, "gpt-4o-mini", "\"max_tokens\":10,")));
-        Answer created = call("POST", "/v1/batches", a, "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        Answer created = call(
+                "POST",
+                "/v1/batches",
+                a,
+                "{\"input_file_id\":\"" + file
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
         String batch = idOf(created);
         String output = created.json().get("output_file_id").stringValue();
         UPSTREAM.requests().clear();
 
         assertThat(call("GET", "/v1/batches/" + batch, b, null).status()).isEqualTo(404);
-        assertThat(call("POST", "/v1/batches/" + batch + "/cancel", b, "{}").status()).isEqualTo(404);
-        assertThat(call("GET", "/v1/files/" + output + "/content", b, null).status()).isEqualTo(404);
-        Answer stolen = call("POST", "/v1/batches", b, "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        assertThat(call("POST", "/v1/batches/" + batch + "/cancel", b, "{}").status())
+                .isEqualTo(404);
+        assertThat(call("GET", "/v1/files/" + output + "/content", b, null).status())
+                .isEqualTo(404);
+        Answer stolen = call(
+                "POST",
+                "/v1/batches",
+                b,
+                "{\"input_file_id\":\"" + file
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
         assertThat(stolen.status()).isEqualTo(404);
         assertThat(stolen.json().at("/error/param").stringValue()).isEqualTo("input_file_id");
         assertThat(reachedProviderFor(batch) || reachedProviderFor(output)).isFalse();
         assertThat(UPSTREAM.requests()).noneMatch(r -> r.method().equals("POST"));
 
         assertThat(call("GET", "/v1/batches/" + batch, a, null).status()).isEqualTo(200);
-        assertThat(call("GET", "/v1/files/" + output + "/content", a, null).status()).as("the batch's output file is its owner's").isEqualTo(200);
+        assertThat(call("GET", "/v1/files/" + output + "/content", a, null).status())
+                .as("the batch's output file is its owner's")
+                .isEqualTo(200);
         // GET /v1/batches (the list) is refused 405 by today's surface (a counted path is POST only);
         // its filtering is the same as the files list's, tested above.
     }
@@ -314,11 +415,23 @@ class ObjectOwnershipTest {
         TestTenants.Created big = TestTenants.create(tenants, "batch-big", "enterprise");
         String content = batchFile(2000, "gpt-4o-mini", "\"max_tokens\":50,");
         String file = idOf(upload(big, "batch", content));
-        long prompt = content.lines().mapToLong(l -> estimator.estimate("/v1/chat/completions",
-                ObjectJson.JSON.writeValueAsBytes(ObjectJson.JSON.readTree(l).get("body")), 4096).promptTokens()).sum();
+        long prompt = content.lines()
+                .mapToLong(l -> estimator
+                        .estimate(
+                                "/v1/chat/completions",
+                                ObjectJson.JSON.writeValueAsBytes(
+                                        ObjectJson.JSON.readTree(l).get("body")),
+                                4096)
+                        .promptTokens())
+                .sum();
         long before = used(big, "enterprise");
 
-        Answer batch = call("POST", "/v1/batches", big, "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        Answer batch = call(
+                "POST",
+                "/v1/batches",
+                big,
+                "{\"input_file_id\":\"" + file
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
 
         assertThat(batch.status()).as(batch.body()).isEqualTo(200);
         assertThat(used(big, "enterprise") - before).isEqualTo(prompt + 2000L * 50);
@@ -329,12 +442,22 @@ class ObjectOwnershipTest {
         TestTenants.Created free = TestTenants.create(tenants, "batch-free", "free");
         UPSTREAM.requests().clear();
         String file = idOf(upload(free, "batch", batchFile(2000, "gpt-4o-mini", "")));
-        String sent = UPSTREAM.requests().stream().filter(r -> r.path().endsWith("/files")).findFirst().orElseThrow().body();
-        assertThat(sent.lines().filter(l -> l.startsWith("{\"custom_id\""))).hasSize(2000)
+        String sent = UPSTREAM.requests().stream()
+                .filter(r -> r.path().endsWith("/files"))
+                .findFirst()
+                .orElseThrow()
+                .body();
+        assertThat(sent.lines().filter(l -> l.startsWith("{\"custom_id\"")))
+                .hasSize(2000)
                 .allMatch(l -> l.contains("\"max_completion_tokens\":256"));
         UPSTREAM.requests().clear();
 
-        Answer batch = call("POST", "/v1/batches", free, "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        Answer batch = call(
+                "POST",
+                "/v1/batches",
+                free,
+                "{\"input_file_id\":\"" + file
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
 
         // More than the tier's minute can ever hold: the quota's answer for a request that never fits.
         assertThat(batch.status()).as(batch.body()).isEqualTo(400);
@@ -348,7 +471,8 @@ class ObjectOwnershipTest {
     void aSecondBatchBeyondTheTiersMinuteIsRateLimited() {
         TestTenants.Created free = TestTenants.create(tenants, "batch-429", "free");
         String file = idOf(upload(free, "batch", batchFile(20, "gpt-4o-mini", "")));
-        String body = "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}";
+        String body = "{\"input_file_id\":\"" + file
+                + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}";
         assertThat(call("POST", "/v1/batches", free, body).status()).isEqualTo(200);
         assertThat(used(free, "free")).isGreaterThan(20L * 256);
         assertThat(call("POST", "/v1/batches", free, body).status()).isEqualTo(429);
@@ -364,9 +488,15 @@ class ObjectOwnershipTest {
         assertThat(UPSTREAM.requests()).isEmpty();
 
         String store = idOf(call("POST", "/v1/vector_stores", a, "{\"name\":\"kb\",\"file_ids\":[\"" + file + "\"]}"));
-        assertThat(UPSTREAM.requests().poll().body()).as("the body read here still reaches the provider whole").contains(file);
-        Answer tool = call("POST", "/v1/responses", b, "{\"model\":\"gpt-4o\",\"input\":\"q\","
-                + "\"tools\":[{\"type\":\"file_search\",\"vector_store_ids\":[\"" + store + "\"]}]}");
+        assertThat(UPSTREAM.requests().poll().body())
+                .as("the body read here still reaches the provider whole")
+                .contains(file);
+        Answer tool = call(
+                "POST",
+                "/v1/responses",
+                b,
+                "{\"model\":\"gpt-4o\",\"input\":\"q\","
+                        + "\"tools\":[{\"type\":\"file_search\",\"vector_store_ids\":[\"" + store + "\"]}]}");
         assertThat(tool.status()).isEqualTo(404);
         assertThat(tool.json().at("/error/message").stringValue()).isEqualTo("No such VectorStore object: " + store);
         assertThat(call("GET", "/v1/vector_stores/" + store, b, null).status()).isEqualTo(404);
@@ -378,17 +508,26 @@ class ObjectOwnershipTest {
         String body = "{\"model\":\"gpt-4o\",%s\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
         String stored = idOf(call("POST", "/v1/chat/completions", a, String.format(body, "\"store\":true,")));
         String unstored = idOf(call("POST", "/v1/chat/completions", a, String.format(body, "")));
-        assertThat(call("GET", "/v1/chat/completions/" + stored, a, null).status()).isEqualTo(200);
-        assertThat(call("GET", "/v1/chat/completions/" + stored, b, null).status()).isEqualTo(404);
-        assertThat(call("GET", "/v1/chat/completions/" + unstored, a, null).status()).as("never stored: nobody's").isEqualTo(404);
+        assertThat(call("GET", "/v1/chat/completions/" + stored, a, null).status())
+                .isEqualTo(200);
+        assertThat(call("GET", "/v1/chat/completions/" + stored, b, null).status())
+                .isEqualTo(404);
+        assertThat(call("GET", "/v1/chat/completions/" + unstored, a, null).status())
+                .as("never stored: nobody's")
+                .isEqualTo(404);
     }
 
     @Test
     void aStoredChatStreamsIdIsClaimedFromItsFirstChunk() {
-        String first = client().post().uri("/v1/chat/completions").header("Authorization", "Bearer " + a.key())
+        String first = client().post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + a.key())
                 .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"model\":\"gpt-4o\",\"stream\":true,\"store\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .retrieve().bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10));
+                .bodyValue(
+                        "{\"model\":\"gpt-4o\",\"stream\":true,\"store\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .retrieve()
+                .bodyToFlux(String.class)
+                .blockFirst(Duration.ofSeconds(10));
         String id = ObjectJson.JSON.readTree(first).get("id").stringValue();
 
         assertThat(call("GET", "/v1/chat/completions/" + id, a, null).status()).isEqualTo(200);
@@ -416,7 +555,12 @@ class ObjectOwnershipTest {
     @Test
     void aBatchOverAFileWithNoEstimateIsRefused() {
         String file = idOf(upload(a, "assistants", "not a batch"));
-        Answer batch = call("POST", "/v1/batches", a, "{\"input_file_id\":\"" + file + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
+        Answer batch = call(
+                "POST",
+                "/v1/batches",
+                a,
+                "{\"input_file_id\":\"" + file
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}");
         assertThat(batch.status()).isEqualTo(400);
         assertThat(batch.json().at("/error/param").stringValue()).isEqualTo("input_file_id");
     }

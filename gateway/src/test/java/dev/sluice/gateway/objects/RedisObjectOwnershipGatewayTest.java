@@ -24,9 +24,11 @@ import org.springframework.web.reactive.function.client.WebClient;
 @RedisGatewayTest
 class RedisObjectOwnershipGatewayTest {
     static final String RESPONSE = "resp_" + UUID.randomUUID();
+
     @RegisterExtension
-    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"id\":\"" + RESPONSE + "\",\"object\":\"response\",\"output\":[],"
-            + "\"usage\":{\"input_tokens\":5,\"output_tokens\":1,\"total_tokens\":6}}");
+    static final FakeUpstreamExtension UPSTREAM =
+            FakeUpstreamExtension.answering("{\"id\":\"" + RESPONSE + "\",\"object\":\"response\",\"output\":[],"
+                    + "\"usage\":{\"input_tokens\":5,\"output_tokens\":1,\"total_tokens\":6}}");
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
@@ -35,16 +37,23 @@ class RedisObjectOwnershipGatewayTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     ObjectOwnership ownership;
 
     int status(String method, String path, String key, String body) {
-        WebClient.RequestBodySpec spec = WebClient.create("http://127.0.0.1:" + port).method(HttpMethod.valueOf(method))
-                .uri(path).header("Authorization", "Bearer " + key);
-        return (body == null ? spec : spec.contentType(MediaType.APPLICATION_JSON).bodyValue(body))
-                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(30));
+        WebClient.RequestBodySpec spec = WebClient.create("http://127.0.0.1:" + port)
+                .method(HttpMethod.valueOf(method))
+                .uri(path)
+                .header("Authorization", "Bearer " + key);
+        return (body == null
+                        ? spec
+                        : spec.contentType(MediaType.APPLICATION_JSON).bodyValue(body))
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value()))
+                .block(Duration.ofSeconds(30));
     }
 
     @Test
@@ -53,9 +62,12 @@ class RedisObjectOwnershipGatewayTest {
         TestTenants.Created b = TestTenants.create(tenants, "redis-other", "pro");
         assertThat(ownership).isInstanceOf(RedisObjectOwnership.class);
 
-        assertThat(status("POST", "/v1/responses", a.key(), "{\"model\":\"gpt-4o\",\"input\":\"hi\"}")).isEqualTo(200);
+        assertThat(status("POST", "/v1/responses", a.key(), "{\"model\":\"gpt-4o\",\"input\":\"hi\"}"))
+                .isEqualTo(200);
 
-        assertThat(TestRedisTemplates.template().getExpire("sluice:o:{" + RESPONSE + "}").block(Duration.ofSeconds(5)))
+        assertThat(TestRedisTemplates.template()
+                        .getExpire("sluice:o:{" + RESPONSE + "}")
+                        .block(Duration.ofSeconds(5)))
                 .isGreaterThan(Duration.ofDays(399));
         assertThat(status("GET", "/v1/responses/" + RESPONSE, b.key(), null)).isEqualTo(404);
         assertThat(status("GET", "/v1/responses/" + RESPONSE, a.key(), null)).isEqualTo(200);

@@ -34,8 +34,7 @@ class RedisObjectOwnershipTest extends ObjectOwnershipContract {
     void whileRedisIsDownNobodyOwnsAnything() {
         StoreState down = new StoreState(false, System::currentTimeMillis);
         ObjectOwnership s = new RedisObjectOwnership(TestRedisTemplates.template(), down, Duration.ofSeconds(2));
-        assertThatThrownBy(() -> s.owner(id("x")).block(WAIT))
-                .isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> s.owner(id("x")).block(WAIT)).isInstanceOf(StoreUnavailableException.class);
     }
 
     /** A request with no time left to wait on Redis is refused as if it were down; Redis itself is not marked down. */
@@ -46,10 +45,13 @@ class RedisObjectOwnershipTest extends ObjectOwnershipContract {
         store.claim(id("mine"), ObjectRecord.ownedBy("tenant-a")).block(WAIT);
         DecisionBudget spent = DecisionBudget.of(Duration.ZERO, System::nanoTime);
         assertThatThrownBy(() -> s.owner(id("mine"), spent).block(WAIT)).isInstanceOf(StoreUnavailableException.class);
-        assertThatThrownBy(() -> s.owners(List.of(id("mine")), spent).block(WAIT)).isInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> s.owners(List.of(id("mine")), spent).block(WAIT))
+                .isInstanceOf(StoreUnavailableException.class);
         assertThat(up.up()).isTrue();
         DecisionBudget left = DecisionBudget.of(Duration.ofMillis(750), System::nanoTime);
         assertThat(s.owner(id("mine"), left).block(WAIT).owner()).isEqualTo("tenant-a");
-        assertThat(left.waited()).as("the read's wait is taken from the request's budget").isPositive();
+        assertThat(left.waited())
+                .as("the read's wait is taken from the request's budget")
+                .isPositive();
     }
 }

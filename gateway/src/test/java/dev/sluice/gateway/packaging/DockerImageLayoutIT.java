@@ -3,6 +3,8 @@ package dev.sluice.gateway.packaging;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.sluice.gateway.testsupport.FakeUpstream;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -22,8 +24,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
-import dev.sluice.gateway.testsupport.FakeUpstream;
-import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DockerImageLayoutIT {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    static final List<String> BOOT_LAYERS = List.of("dependencies", "spring-boot-loader", "snapshot-dependencies", "application");
+    static final List<String> BOOT_LAYERS =
+            List.of("dependencies", "spring-boot-loader", "snapshot-dependencies", "application");
 
     static Path jar;
     static Dockerfile dockerfile;
@@ -54,14 +55,19 @@ class DockerImageLayoutIT {
 
     /** Where the builder stage's "/" is, and the final image's "/". */
     static Path builderRoot;
+
     static Path imageRoot;
 
     @BeforeAll
     static void buildTheImageByHand() throws Exception {
         String jarProperty = System.getProperty("sluice.jar");
-        assertThat(jarProperty).as("sluice.jar is set by the failsafe configuration in gateway/pom.xml").isNotBlank();
+        assertThat(jarProperty)
+                .as("sluice.jar is set by the failsafe configuration in gateway/pom.xml")
+                .isNotBlank();
         jar = Path.of(jarProperty).toAbsolutePath().normalize();
-        assertThat(jar).as("the repackaged jar from `package`; run this through `./mvnw verify`").isRegularFile();
+        assertThat(jar)
+                .as("the repackaged jar from `package`; run this through `./mvnw verify`")
+                .isRegularFile();
         dockerfile = Dockerfile.parse(ROOT.resolve("Dockerfile"));
 
         builderRoot = Files.createDirectories(work.resolve("builder-root"));
@@ -70,16 +76,23 @@ class DockerImageLayoutIT {
         // Builder stage: COPY the jar from the build context, then RUN the extract command.
         Dockerfile.Stage builder = dockerfile.stage("builder");
         for (Dockerfile.Copy copy : builder.copies()) {
-            assertThat(copy.from()).as("the builder copies from the build context").isNull();
+            assertThat(copy.from())
+                    .as("the builder copies from the build context")
+                    .isNull();
             Path source = onlyMatch(copy.source());
             copyInto(source, resolve(builderRoot, builder.workdir(), copy.destination()));
         }
         Path builderWorkdir = resolve(builderRoot, builder.workdir(), ".");
         for (String run : builder.runs()) {
             List<String> command = new ArrayList<>(List.of(run.split("\\s+")));
-            assertThat(command.get(0)).as("the builder's RUN is a java command: " + run).isEqualTo("java");
+            assertThat(command.get(0))
+                    .as("the builder's RUN is a java command: " + run)
+                    .isEqualTo("java");
             command.set(0, javaExecutable());
-            Process p = new ProcessBuilder(command).directory(builderWorkdir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(command)
+                    .directory(builderWorkdir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(p.getInputStream().readAllBytes());
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as("`%s` failed:%n%s", run, output).isZero();
@@ -88,9 +101,13 @@ class DockerImageLayoutIT {
         // Final stage: every COPY --from=builder lands in the image's WORKDIR.
         Dockerfile.Stage image = dockerfile.last();
         for (Dockerfile.Copy copy : image.copies()) {
-            assertThat(copy.from()).as("the final stage copies only from the builder: " + copy).isEqualTo("builder");
+            assertThat(copy.from())
+                    .as("the final stage copies only from the builder: " + copy)
+                    .isEqualTo("builder");
             Path source = resolve(builderRoot, "/", copy.source());
-            assertThat(source).as("COPY --from=builder %s: the extract made no such directory", copy.source()).isDirectory();
+            assertThat(source)
+                    .as("COPY --from=builder %s: the extract made no such directory", copy.source())
+                    .isDirectory();
             copyInto(source, resolve(imageRoot, image.workdir(), copy.destination()));
         }
     }
@@ -100,13 +117,22 @@ class DockerImageLayoutIT {
     void theProductionJarCarriesTheProductOnly() throws IOException {
         try (JarFile jf = new JarFile(jar.toFile())) {
             List<String> entries = jf.stream().map(e -> e.getName()).toList();
-            assertThat(entries).as("the gateway's own classes").contains("BOOT-INF/classes/dev/sluice/gateway/SluiceApplication.class");
-            assertThat(entries).as("no lab provider, scenario runner, child gateway or benchmark")
-                    .noneMatch(n -> n.startsWith("BOOT-INF/classes/dev/sluice/lab/") || n.startsWith("BOOT-INF/classes/dev/sluice/bench/")
-                            || n.contains("/gateway/lab/") || n.contains("/bench/") || n.contains("ChildGateway") || n.contains("Scenario"))
-                    .noneMatch(n -> n.startsWith("BOOT-INF/lib/sluice-lab") || n.startsWith("BOOT-INF/lib/sluice-bench")
+            assertThat(entries)
+                    .as("the gateway's own classes")
+                    .contains("BOOT-INF/classes/dev/sluice/gateway/SluiceApplication.class");
+            assertThat(entries)
+                    .as("no lab provider, scenario runner, child gateway or benchmark")
+                    .noneMatch(n -> n.startsWith("BOOT-INF/classes/dev/sluice/lab/")
+                            || n.startsWith("BOOT-INF/classes/dev/sluice/bench/")
+                            || n.contains("/gateway/lab/")
+                            || n.contains("/bench/")
+                            || n.contains("ChildGateway")
+                            || n.contains("Scenario"))
+                    .noneMatch(n -> n.startsWith("BOOT-INF/lib/sluice-lab")
+                            || n.startsWith("BOOT-INF/lib/sluice-bench")
                             || n.startsWith("BOOT-INF/lib/jmh-"));
-            assertThat(jf.getManifest().getMainAttributes().getValue("Start-Class")).isEqualTo("dev.sluice.gateway.SluiceApplication");
+            assertThat(jf.getManifest().getMainAttributes().getValue("Start-Class"))
+                    .isEqualTo("dev.sluice.gateway.SluiceApplication");
         }
     }
 
@@ -116,7 +142,8 @@ class DockerImageLayoutIT {
         assertThat(onlyMatch(copy.source())).isEqualTo(jar);
         try (JarFile jf = new JarFile(jar.toFile())) {
             assertThat(jf.getManifest().getMainAttributes().getValue("Spring-Boot-Layers-Index"))
-                    .as("a layered jar (Boot writes layers.idx by default)").isEqualTo("BOOT-INF/layers.idx");
+                    .as("a layered jar (Boot writes layers.idx by default)")
+                    .isEqualTo("BOOT-INF/layers.idx");
         }
     }
 
@@ -124,22 +151,30 @@ class DockerImageLayoutIT {
     void theExtractYieldsEveryLayerTheJarDeclaresAndTheFinalStageCopiesEachOnce() throws Exception {
         List<String> declared = listLayers();
         assertThat(declared).as("the layers Boot writes by default, in order").containsExactlyElementsOf(BOOT_LAYERS);
-        Path extracted = onlyChildDirectory(resolve(builderRoot, dockerfile.stage("builder").workdir(), "."));
-        for (String layer : declared) assertThat(extracted.resolve(layer)).as("layer " + layer).isDirectory();
+        Path extracted = onlyChildDirectory(
+                resolve(builderRoot, dockerfile.stage("builder").workdir(), "."));
+        for (String layer : declared)
+            assertThat(extracted.resolve(layer)).as("layer " + layer).isDirectory();
 
         List<String> copied = dockerfile.last().copies().stream()
-                .map(c -> Path.of(c.source()).getFileName().toString()).toList();
+                .map(c -> Path.of(c.source()).getFileName().toString())
+                .toList();
         assertThat(copied).as("every layer copied, once, least changing first").containsExactlyElementsOf(declared);
-        assertThat(dockerfile.last().copies()).allSatisfy(c -> assertThat(Path.of(c.source()).getParent())
-                .isEqualTo(Path.of("/").resolve(builderRoot.relativize(extracted))));
+        assertThat(dockerfile.last().copies())
+                .allSatisfy(c -> assertThat(Path.of(c.source()).getParent())
+                        .isEqualTo(Path.of("/").resolve(builderRoot.relativize(extracted))));
     }
 
     @Test
     void theImageRunsAsANonRootUserWithContainerAwareMemoryOnPort8080() {
         Dockerfile.Stage image = dockerfile.last();
         assertThat(image.image()).startsWith("eclipse-temurin:17-jre");
-        assertThat(image.user()).as("numeric uid:gid so runAsNonRoot can verify it").matches("[1-9][0-9]*:[1-9][0-9]*");
-        assertThat(image.env().get("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=").contains("-XX:+ExitOnOutOfMemoryError");
+        assertThat(image.user())
+                .as("numeric uid:gid so runAsNonRoot can verify it")
+                .matches("[1-9][0-9]*:[1-9][0-9]*");
+        assertThat(image.env().get("JAVA_TOOL_OPTIONS"))
+                .contains("-XX:MaxRAMPercentage=")
+                .contains("-XX:+ExitOnOutOfMemoryError");
         assertThat(image.exposed()).containsExactly("8080");
     }
 
@@ -149,7 +184,9 @@ class DockerImageLayoutIT {
         List<String> entrypoint = image.entrypoint();
         assertThat(entrypoint).hasSize(2).first().isEqualTo("java");
         Path app = resolve(imageRoot, image.workdir(), ".");
-        assertThat(app.resolve(entrypoint.get(1).replace('.', '/') + ".class")).as("the ENTRYPOINT's launcher").isRegularFile();
+        assertThat(app.resolve(entrypoint.get(1).replace('.', '/') + ".class"))
+                .as("the ENTRYPOINT's launcher")
+                .isRegularFile();
 
         int port = freePort();
         List<String> command = new ArrayList<>();
@@ -158,15 +195,20 @@ class DockerImageLayoutIT {
         command.addAll(List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1"));
         command.addAll(entrypoint.subList(1, entrypoint.size()));
         // Demo tenants are off by default in front of a real provider; this test calls with the free demo key.
-        command.addAll(List.of("--server.port=" + port, "--sluice.provider.url=" + UPSTREAM.baseUrl(), "--sluice.demo.tenants=true"));
+        command.addAll(List.of(
+                "--server.port=" + port, "--sluice.provider.url=" + UPSTREAM.baseUrl(), "--sluice.demo.tenants=true"));
         Path log = work.resolve("gateway.log");
-        ProcessBuilder pb = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .directory(app.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().putAll(image.env());
         pb.environment().keySet().removeIf(k -> k.startsWith("SLUICE_") || k.startsWith("SPRING_"));
         Process gateway = pb.start();
         try {
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient http = HttpClient.newBuilder()
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .build();
             URI readiness = URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness");
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             HttpResponse<String> ready = null;
@@ -180,15 +222,23 @@ class DockerImageLayoutIT {
                 Thread.sleep(250);
             }
             if (ready == null || ready.statusCode() != 200) fail("the gateway did not become ready:%n%s", tail(log));
-            assertThat(Files.readString(log)).contains("Picked up JAVA_TOOL_OPTIONS: " + image.env().get("JAVA_TOOL_OPTIONS"));
+            assertThat(Files.readString(log))
+                    .contains("Picked up JAVA_TOOL_OPTIONS: " + image.env().get("JAVA_TOOL_OPTIONS"));
 
-            HttpResponse<String> chat = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                    .header("Authorization", "Bearer sk-sluice-demo-free").header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"model\":\"gpt-4o-mini\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                    .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> chat = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                            .header("Authorization", "Bearer sk-sluice-demo-free")
+                            .header("Content-Type", "application/json")
+                            .POST(
+                                    HttpRequest.BodyPublishers.ofString(
+                                            "{\"model\":\"gpt-4o-mini\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                            .timeout(Duration.ofSeconds(20))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
-            assertThat(chat.headers().firstValue("X-Sluice-Tier")).as("the tiers.yaml embedded in the jar").hasValue("free");
+            assertThat(chat.headers().firstValue("X-Sluice-Tier"))
+                    .as("the tiers.yaml embedded in the jar")
+                    .hasValue("free");
         } finally {
             gateway.destroy(); // SIGTERM, as the kubelet sends it
             if (!gateway.waitFor(30, TimeUnit.SECONDS)) gateway.destroyForcibly();
@@ -197,7 +247,8 @@ class DockerImageLayoutIT {
 
     static List<String> listLayers() throws Exception {
         Process p = new ProcessBuilder(javaExecutable(), "-Djarmode=tools", "-jar", jar.toString(), "list-layers")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -210,7 +261,8 @@ class DockerImageLayoutIT {
         Path dir = ROOT.resolve(glob).getParent();
         assertThat(dir).as("COPY %s: its directory", glob).isDirectory();
         try (Stream<Path> files = Files.list(dir)) {
-            List<Path> matches = files.filter(f -> matcher.matches(ROOT.relativize(f))).toList();
+            List<Path> matches =
+                    files.filter(f -> matcher.matches(ROOT.relativize(f))).toList();
             assertThat(matches).as("COPY %s must match exactly one file", glob).hasSize(1);
             return matches.get(0).toAbsolutePath().normalize();
         }

@@ -19,12 +19,18 @@ import tools.jackson.databind.json.JsonMapper;
  */
 record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
 
-    record Copy(String from, String source, String destination) {
-    }
+    record Copy(String from, String source, String destination) {}
 
-    record Stage(String name, String image, String workdir, List<Copy> copies, List<String> runs, String user,
-                 Map<String, String> env, List<String> exposed, List<String> entrypoint) {
-    }
+    record Stage(
+            String name,
+            String image,
+            String workdir,
+            List<Copy> copies,
+            List<String> runs,
+            String user,
+            Map<String, String> env,
+            List<String> exposed,
+            List<String> entrypoint) {}
 
     private static final Pattern VAR = Pattern.compile("\\$\\{(\\w+)}|\\$(\\w+)");
     private static final Pattern ENV_PAIR = Pattern.compile("(\\w+)=(\"(?:[^\"\\\\]|\\\\.)*\"|\\S+)");
@@ -56,12 +62,15 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
             if (keyword.equals("FROM")) {
                 if (stage != null) stages.add(stage.build());
                 String[] parts = substitute(rest, global).split("\\s+");
-                stage = new Builder(parts.length == 3 && parts[1].equalsIgnoreCase("AS") ? parts[2] : null, parts[0],
+                stage = new Builder(
+                        parts.length == 3 && parts[1].equalsIgnoreCase("AS") ? parts[2] : null,
+                        parts[0],
                         new LinkedHashMap<>(global));
                 continue;
             }
             if (stage == null) {
-                if (!keyword.equals("ARG")) throw new IllegalStateException("before FROM only ARG is allowed: " + instruction);
+                if (!keyword.equals("ARG"))
+                    throw new IllegalStateException("before FROM only ARG is allowed: " + instruction);
                 putArg(global, rest);
                 continue;
             }
@@ -76,7 +85,8 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
                         String flag = words.remove(0);
                         if (flag.startsWith("--from=")) from = flag.substring("--from=".length());
                     }
-                    if (words.size() != 2) throw new IllegalStateException("one source and one destination expected: " + instruction);
+                    if (words.size() != 2)
+                        throw new IllegalStateException("one source and one destination expected: " + instruction);
                     stage.copies.add(new Copy(from, words.get(0), words.get(1)));
                 }
                 case "RUN" -> stage.runs.add(text);
@@ -85,16 +95,19 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
                     Matcher m = ENV_PAIR.matcher(text);
                     while (m.find()) {
                         String value = m.group(2);
-                        if (value.startsWith("\"")) value = value.substring(1, value.length() - 1).replace("\\\"", "\"");
+                        if (value.startsWith("\""))
+                            value = value.substring(1, value.length() - 1).replace("\\\"", "\"");
                         stage.env.put(m.group(1), value);
                     }
                 }
                 case "EXPOSE" -> stage.exposed.addAll(List.of(text.split("\\s+")));
                 case "ENTRYPOINT" -> {
-                    if (!text.startsWith("[")) throw new IllegalStateException("ENTRYPOINT must use the exec form: " + instruction);
+                    if (!text.startsWith("["))
+                        throw new IllegalStateException("ENTRYPOINT must use the exec form: " + instruction);
                     stage.entrypoint = List.of(JsonMapper.builder().build().readValue(text, String[].class));
                 }
-                default -> throw new IllegalStateException("instruction this check does not understand: " + instruction);
+                default ->
+                    throw new IllegalStateException("instruction this check does not understand: " + instruction);
             }
         }
         if (stage != null) stages.add(stage.build());
@@ -102,7 +115,9 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
     }
 
     Stage stage(String name) {
-        return stages.stream().filter(s -> name.equals(s.name())).findFirst()
+        return stages.stream()
+                .filter(s -> name.equals(s.name()))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no stage named " + name));
     }
 
@@ -113,7 +128,10 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
     private static void putArg(Map<String, String> args, String declaration) {
         int eq = declaration.indexOf('=');
         if (eq < 0) args.putIfAbsent(declaration.strip(), "");
-        else args.put(declaration.substring(0, eq).strip(), declaration.substring(eq + 1).strip());
+        else
+            args.put(
+                    declaration.substring(0, eq).strip(),
+                    declaration.substring(eq + 1).strip());
     }
 
     private static String substitute(String text, Map<String, String> args) {
@@ -148,8 +166,16 @@ record Dockerfile(Map<String, String> globalArgs, List<Stage> stages) {
         }
 
         Stage build() {
-            return new Stage(name, image, workdir, List.copyOf(copies), List.copyOf(runs), user, Map.copyOf(env),
-                    List.copyOf(exposed), entrypoint);
+            return new Stage(
+                    name,
+                    image,
+                    workdir,
+                    List.copyOf(copies),
+                    List.copyOf(runs),
+                    user,
+                    Map.copyOf(env),
+                    List.copyOf(exposed),
+                    entrypoint);
         }
     }
 }

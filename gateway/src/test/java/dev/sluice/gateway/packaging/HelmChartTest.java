@@ -8,13 +8,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.LintResult;
 import dev.sluice.gateway.config.AdminProperties;
+import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.packaging.HelmCharts.Manifests;
 import dev.sluice.gateway.packaging.HelmCharts.Node;
 import dev.sluice.gateway.store.RedisConfiguredCondition;
-import dev.sluice.gateway.config.ProviderSettings;
-import dev.sluice.gateway.config.TiersYamlParser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +43,21 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class HelmChartTest {
     /** Every environment variable the chart may set, each checked below against what reads it. */
-    static final Set<String> KNOWN_ENV = Set.of("SLUICE_TIERS_PATH", "MANAGEMENT_SERVER_PORT",
-            "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE", "SLUICE_STORE_TIMEOUT", "SLUICE_STORE_REDIS_DOWN_REPLICAS", "JAVA_TOOL_OPTIONS", "SLUICE_PROVIDER_URL",
-            "SLUICE_PROVIDER_API_KEY", "SLUICE_ADMIN_USER", "SLUICE_ADMIN_PASSWORD", "SLUICE_DEMO_TENANTS",
-            "SPRING_DATA_REDIS_URL", "SPRING_DATA_REDIS_CLUSTER_NODES", "SPRING_DATA_REDIS_PASSWORD");
+    static final Set<String> KNOWN_ENV = Set.of(
+            "SLUICE_TIERS_PATH",
+            "MANAGEMENT_SERVER_PORT",
+            "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE",
+            "SLUICE_STORE_TIMEOUT",
+            "SLUICE_STORE_REDIS_DOWN_REPLICAS",
+            "JAVA_TOOL_OPTIONS",
+            "SLUICE_PROVIDER_URL",
+            "SLUICE_PROVIDER_API_KEY",
+            "SLUICE_ADMIN_USER",
+            "SLUICE_ADMIN_PASSWORD",
+            "SLUICE_DEMO_TENANTS",
+            "SPRING_DATA_REDIS_URL",
+            "SPRING_DATA_REDIS_CLUSTER_NODES",
+            "SPRING_DATA_REDIS_PASSWORD");
 
     static Manifests defaults;
     static Manifests production;
@@ -74,29 +85,45 @@ class HelmChartTest {
 
     @Test
     void lintsStrictlyWithEveryOptionalObjectOn() throws IOException {
-        Map<String, Object> all = HelmCharts.merge(HelmCharts.loadYaml(PRODUCTION_VALUES), Map.of(
-                "redis", Map.of("existingSecret", "", "internal", Map.of("enabled", true))));
+        Map<String, Object> all = HelmCharts.merge(
+                HelmCharts.loadYaml(PRODUCTION_VALUES),
+                Map.of("redis", Map.of("existingSecret", "", "internal", Map.of("enabled", true))));
         assertLintClean(HelmCharts.lint(work, all));
     }
 
     /** Tenants and keys live only in Redis: the trial Redis keeps an append-only file, on a PVC when asked. */
     @Test
     void theTrialRedisPersistsAnAppendOnlyFile() {
-        Manifests trial = HelmCharts.template(List.of(PRODUCTION_VALUES),
-                Map.of("redis.existingSecret", "", "redis.internal.enabled", true, "redis.internal.persistence.enabled", true));
+        Manifests trial = HelmCharts.template(
+                List.of(PRODUCTION_VALUES),
+                Map.of(
+                        "redis.existingSecret",
+                        "",
+                        "redis.internal.enabled",
+                        true,
+                        "redis.internal.persistence.enabled",
+                        true));
         Node redis = Node.of(trial.one("Deployment", "redis")).at("spec", "template", "spec");
-        assertThat(redis.at("containers").list().get(0).at("args").value().toString()).contains("--appendonly, yes");
-        assertThat(redis.at("volumes").list().get(0).at("persistentVolumeClaim", "claimName").value()).isNotNull();
+        assertThat(redis.at("containers").list().get(0).at("args").value().toString())
+                .contains("--appendonly, yes");
+        assertThat(redis.at("volumes")
+                        .list()
+                        .get(0)
+                        .at("persistentVolumeClaim", "claimName")
+                        .value())
+                .isNotNull();
         assertThat(trial.has("PersistentVolumeClaim")).isTrue();
     }
 
     /** While Redis is out each replica spends the provider's limits / the most replicas that may run. */
     @Test
     void eachReplicasShareWhileRedisIsOutFollowsTheMostReplicasThatMayRun() {
-        assertThat(env(defaults).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value")).isEqualTo("1");
-        Manifests scaled = HelmCharts.template(List.of(PRODUCTION_VALUES), Map.of("autoscaling.enabled", true,
-                "autoscaling.maxReplicas", 7));
-        assertThat(env(scaled).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value")).isEqualTo("7");
+        assertThat(env(defaults).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value"))
+                .isEqualTo("1");
+        Manifests scaled = HelmCharts.template(
+                List.of(PRODUCTION_VALUES), Map.of("autoscaling.enabled", true, "autoscaling.maxReplicas", 7));
+        assertThat(env(scaled).get("SLUICE_STORE_REDIS_DOWN_REPLICAS").string("value"))
+                .isEqualTo("7");
     }
 
     static void assertLintClean(LintResult lint) {
@@ -108,13 +135,19 @@ class HelmChartTest {
 
     @Test
     void byDefaultOneReplicaOnTheInMemoryStoreWithNothingOptional() {
-        assertThat(Node.of(defaults.one("Deployment")).at("spec", "replicas").value()).isEqualTo(1);
-        for (String kind : List.of("HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule", "Secret")) {
+        assertThat(Node.of(defaults.one("Deployment")).at("spec", "replicas").value())
+                .isEqualTo(1);
+        for (String kind : List.of(
+                "HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule", "Secret")) {
             assertThat(defaults.has(kind)).as(kind).isFalse();
         }
         assertThat(defaults.ofKind("Deployment")).hasSize(1); // no trial Redis
-        assertThat(env(defaults)).doesNotContainKeys("SPRING_DATA_REDIS_URL", "SPRING_DATA_REDIS_CLUSTER_NODES",
-                "SLUICE_ADMIN_PASSWORD", "SLUICE_PROVIDER_API_KEY");
+        assertThat(env(defaults))
+                .doesNotContainKeys(
+                        "SPRING_DATA_REDIS_URL",
+                        "SPRING_DATA_REDIS_CLUSTER_NODES",
+                        "SLUICE_ADMIN_PASSWORD",
+                        "SLUICE_PROVIDER_API_KEY");
     }
 
     @Test
@@ -122,14 +155,18 @@ class HelmChartTest {
         for (Manifests m : List.of(defaults, production)) {
             Node container = gateway(m);
             assertThat(container.at("livenessProbe", "httpGet", "path").value()).isEqualTo("/actuator/health/liveness");
-            assertThat(container.at("readinessProbe", "httpGet", "path").value()).isEqualTo("/actuator/health/readiness");
+            assertThat(container.at("readinessProbe", "httpGet", "path").value())
+                    .isEqualTo("/actuator/health/readiness");
             assertThat(container.at("startupProbe", "httpGet", "path").value()).isEqualTo("/actuator/health/liveness");
             int managementPort = containerPort(container, "management");
             for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
                 assertThat(container.at(probe, "httpGet", "port").value()).isEqualTo("management");
             }
-            assertThat(bind(m).getProperty("management.server.port", Integer.class)).isEqualTo(managementPort);
-            assertThat(containerPort(container, "http")).as("the image's EXPOSE and server.port").isEqualTo(8080);
+            assertThat(bind(m).getProperty("management.server.port", Integer.class))
+                    .isEqualTo(managementPort);
+            assertThat(containerPort(container, "http"))
+                    .as("the image's EXPOSE and server.port")
+                    .isEqualTo(8080);
         }
     }
 
@@ -140,7 +177,8 @@ class HelmChartTest {
             for (String side : List.of("requests", "limits")) {
                 assertThat(resources.at(side).map()).containsKeys("cpu", "memory");
             }
-            assertThat(resources.at("requests", "memory").value()).isEqualTo(resources.at("limits", "memory").value());
+            assertThat(resources.at("requests", "memory").value())
+                    .isEqualTo(resources.at("limits", "memory").value());
             assertThat(bind(m).getProperty("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=");
         }
     }
@@ -149,14 +187,20 @@ class HelmChartTest {
     void aStoppingPodDrainsBeforeTheKubeletKillsIt() {
         for (Manifests m : List.of(defaults, production)) {
             Node pod = Node.of(m.one("Deployment")).at("spec", "template", "spec");
-            List<?> preStop = (List<?>) gateway(m).at("lifecycle", "preStop", "exec", "command").value();
+            List<?> preStop = (List<?>)
+                    gateway(m).at("lifecycle", "preStop", "exec", "command").value();
             assertThat(preStop.get(0)).isEqualTo("sleep");
             long sleep = Long.parseLong(preStop.get(1).toString());
-            Duration drain = Binder.get(bind(m)).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class).get();
+            Duration drain = Binder.get(bind(m))
+                    .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                    .get();
             assertThat(drain).as("streams may run for minutes").isGreaterThanOrEqualTo(Duration.ofSeconds(60));
             long grace = ((Number) pod.at("terminationGracePeriodSeconds").value()).longValue();
             assertThat(grace).isGreaterThan(sleep + drain.toSeconds());
-            assertThat(Node.of(m.one("Deployment")).at("spec", "strategy", "rollingUpdate", "maxUnavailable").value()).isEqualTo(0);
+            assertThat(Node.of(m.one("Deployment"))
+                            .at("spec", "strategy", "rollingUpdate", "maxUnavailable")
+                            .value())
+                    .isEqualTo(0);
         }
     }
 
@@ -167,8 +211,10 @@ class HelmChartTest {
             Node pod = Node.of(m.one("Deployment")).at("spec", "template", "spec");
             Node podSecurity = pod.at("securityContext");
             assertThat(podSecurity.at("runAsNonRoot").value()).isEqualTo(true);
-            assertThat(podSecurity.at("runAsUser").value() + ":" + podSecurity.at("runAsGroup").value())
-                    .as("the Dockerfile's USER").isEqualTo(imageUser);
+            assertThat(podSecurity.at("runAsUser").value() + ":"
+                            + podSecurity.at("runAsGroup").value())
+                    .as("the Dockerfile's USER")
+                    .isEqualTo(imageUser);
             Node security = gateway(m).at("securityContext");
             assertThat(security.at("readOnlyRootFilesystem").value()).isEqualTo(true);
             assertThat(security.at("allowPrivilegeEscalation").value()).isEqualTo(false);
@@ -197,16 +243,25 @@ class HelmChartTest {
 
             Node pod = Node.of(m.one("Deployment")).at("spec", "template", "spec");
             String tiersPath = bind(m).getProperty("sluice.tiers.path");
-            assertThat(Binder.get(bind(m)).bind("sluice", SluiceProperties.class).get().tiersPath()).isEqualTo(tiersPath);
+            assertThat(Binder.get(bind(m))
+                            .bind("sluice", SluiceProperties.class)
+                            .get()
+                            .tiersPath())
+                    .isEqualTo(tiersPath);
             Path path = Path.of(tiersPath);
             Node mount = mount(gateway(m), path.getParent().toString());
             assertThat(mount.at("readOnly").value()).isEqualTo(true);
             Node volume = volume(pod, mount.string("name"));
-            assertThat(volume.at("configMap", "name").value()).isEqualTo(Node.of(configMap).at("metadata", "name").value());
+            assertThat(volume.at("configMap", "name").value())
+                    .isEqualTo(Node.of(configMap).at("metadata", "name").value());
             assertThat(volume.at("configMap", "items", 0, "key").value()).isEqualTo("tiers.yaml");
-            assertThat(volume.at("configMap", "items", 0, "path").value()).isEqualTo(path.getFileName().toString());
-            assertThat(Node.of(m.one("Deployment")).at("spec", "template", "metadata", "annotations").string("checksum/tiers"))
-                    .as("a tiers.yaml change rolls the pods").hasSize(64);
+            assertThat(volume.at("configMap", "items", 0, "path").value())
+                    .isEqualTo(path.getFileName().toString());
+            assertThat(Node.of(m.one("Deployment"))
+                            .at("spec", "template", "metadata", "annotations")
+                            .string("checksum/tiers"))
+                    .as("a tiers.yaml change rolls the pods")
+                    .hasSize(64);
         }
     }
 
@@ -236,9 +291,12 @@ class HelmChartTest {
 
     @Test
     void theProviderKeyGoesIntoTheVariableTiersYamlNames() {
-        String tiers = (String) Node.of(tiersConfigMap(production)).at("data", "tiers.yaml").value();
+        String tiers = (String)
+                Node.of(tiersConfigMap(production)).at("data", "tiers.yaml").value();
         List<String> keyEnvs = TiersYamlParser.parse("tiers.yaml", tiers).providers().stream()
-                .map(ProviderSettings::apiKeyEnv).filter(e -> !e.isEmpty()).toList();
+                .map(ProviderSettings::apiKeyEnv)
+                .filter(e -> !e.isEmpty())
+                .toList();
         assertThat(keyEnvs).isNotEmpty();
         for (String keyEnv : keyEnvs) {
             assertThat(env(production).get(keyEnv)).as(keyEnv).isNotNull();
@@ -261,14 +319,17 @@ class HelmChartTest {
             assertThat(env(m).keySet()).isSubsetOf(KNOWN_ENV);
         }
         StandardEnvironment prod = bind(production);
-        SluiceProperties sluice = Binder.get(prod).bind("sluice", SluiceProperties.class).get();
+        SluiceProperties sluice =
+                Binder.get(prod).bind("sluice", SluiceProperties.class).get();
         assertThat(sluice.tiersPath()).isEqualTo("/etc/sluice/tiers.yaml");
         assertThat(sluice.provider().url()).isEqualTo("https://api.openai.com/v1");
         assertThat(sluice.demoTenants()).isFalse();
-        AdminProperties admin = Binder.get(prod).bind("sluice.admin", AdminProperties.class).get();
+        AdminProperties admin =
+                Binder.get(prod).bind("sluice.admin", AdminProperties.class).get();
         assertThat(admin.user()).isEqualTo("ops");
         assertThat(admin.password()).isEqualTo("secret:sluice-admin/password");
-        StoreProperties store = Binder.get(prod).bind("sluice.store", StoreProperties.class).get();
+        StoreProperties store =
+                Binder.get(prod).bind("sluice.store", StoreProperties.class).get();
         assertThat(store.timeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(store.redisDown().replicas()).as("autoscaling.maxReplicas").isEqualTo(12);
         assertThat(RedisConfiguredCondition.isConfigured(prod)).isTrue();
@@ -280,7 +341,9 @@ class HelmChartTest {
         assertThat(redis(clustered).getCluster().getNodes()).containsExactly("redis-0:6379", "redis-1:6379");
         assertThat(redis(clustered).getPassword()).isEqualTo("secret:sluice-redis-auth/password");
 
-        assertThat(RedisConfiguredCondition.isConfigured(bind(defaults))).as("the trial runs in memory").isFalse();
+        assertThat(RedisConfiguredCondition.isConfigured(bind(defaults)))
+                .as("the trial runs in memory")
+                .isFalse();
     }
 
     // --- more than one replica -------------------------------------------------------------------
@@ -296,21 +359,29 @@ class HelmChartTest {
     @Test
     void productionScalesWithAnHpaAndKeepsTwoPodsThroughDisruptions() {
         Node deployment = Node.of(production.one("Deployment"));
-        assertThat(deployment.at("spec").has("replicas")).as("the HPA owns the replica count").isFalse();
-        Map<String, Object> podLabels = deployment.at("spec", "template", "metadata", "labels").map();
+        assertThat(deployment.at("spec").has("replicas"))
+                .as("the HPA owns the replica count")
+                .isFalse();
+        Map<String, Object> podLabels =
+                deployment.at("spec", "template", "metadata", "labels").map();
 
         Node hpa = Node.of(production.one("HorizontalPodAutoscaler"));
         assertThat(hpa.at("apiVersion").value()).isEqualTo("autoscaling/v2");
         assertThat(hpa.at("spec", "scaleTargetRef", "kind").value()).isEqualTo("Deployment");
-        assertThat(hpa.at("spec", "scaleTargetRef", "name").value()).isEqualTo(deployment.at("metadata", "name").value());
+        assertThat(hpa.at("spec", "scaleTargetRef", "name").value())
+                .isEqualTo(deployment.at("metadata", "name").value());
         assertThat((Integer) hpa.at("spec", "minReplicas").value()).isGreaterThanOrEqualTo(3);
         assertThat(hpa.at("spec", "metrics", 0, "resource", "name").value()).isEqualTo("cpu");
 
         Node pdb = Node.of(production.one("PodDisruptionBudget"));
         assertThat(pdb.at("apiVersion").value()).isEqualTo("policy/v1");
         assertThat(pdb.at("spec", "minAvailable").value()).isEqualTo(2);
-        assertThat(podLabels).containsAllEntriesOf(pdb.at("spec", "selector", "matchLabels").map());
-        assertThat(podLabels).containsAllEntriesOf(Node.of(production.one("Service")).at("spec", "selector").map());
+        assertThat(podLabels)
+                .containsAllEntriesOf(pdb.at("spec", "selector", "matchLabels").map());
+        assertThat(podLabels)
+                .containsAllEntriesOf(Node.of(production.one("Service"))
+                        .at("spec", "selector")
+                        .map());
     }
 
     @Test
@@ -320,10 +391,14 @@ class HelmChartTest {
         assertThat(redis.at("spec", "replicas").value()).isEqualTo(1);
         Node container = redis.at("spec", "template", "spec", "containers", 0);
         assertThat((String) container.at("image").value()).startsWith("redis:");
-        assertThat(redis.at("spec", "template", "spec", "securityContext", "runAsNonRoot").value()).isEqualTo(true);
+        assertThat(redis.at("spec", "template", "spec", "securityContext", "runAsNonRoot")
+                        .value())
+                .isEqualTo(true);
         Node service = Node.of(m.one("Service", "redis"));
-        assertThat(service.at("spec", "selector").map()).isEqualTo(redis.at("spec", "selector", "matchLabels").map());
-        String url = "redis://" + service.at("metadata", "name").value() + ":" + service.at("spec", "ports", 0, "port").value();
+        assertThat(service.at("spec", "selector").map())
+                .isEqualTo(redis.at("spec", "selector", "matchLabels").map());
+        String url = "redis://" + service.at("metadata", "name").value() + ":"
+                + service.at("spec", "ports", 0, "port").value();
         assertThat(redis(bind(m)).getUrl()).isEqualTo(url);
         assertThat(Node.of(m.one("Service", "gateway")).at("spec", "selector").map())
                 .as("the gateway's Service does not select the Redis pod")
@@ -340,42 +415,61 @@ class HelmChartTest {
         Node endpoint = monitor.at("spec", "endpoints", 0);
         assertThat(endpoint.at("path").value()).isEqualTo("/actuator/prometheus");
         Node service = Node.of(production.one("Service", "gateway"));
-        assertThat(service.at("metadata", "labels").map()).containsAllEntriesOf(monitor.at("spec", "selector", "matchLabels").map());
-        Node port = service.at("spec", "ports").list().stream().filter(p -> endpoint.at("port").value().equals(p.string("name")))
-                .findFirst().orElseThrow(() -> new AssertionError("the Service has no port " + endpoint.at("port").value()));
+        assertThat(service.at("metadata", "labels").map())
+                .containsAllEntriesOf(
+                        monitor.at("spec", "selector", "matchLabels").map());
+        Node port = service.at("spec", "ports").list().stream()
+                .filter(p -> endpoint.at("port").value().equals(p.string("name")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "the Service has no port " + endpoint.at("port").value()));
         assertThat(port.at("targetPort").value()).isEqualTo("management");
     }
 
     @Test
     void thePrometheusRuleCarriesTheAlertsFileAndTheDashboardConfigMapTheJson() throws IOException {
-        Manifests m = HelmCharts.template(List.of(), Map.of("metrics.prometheusRule.enabled", true, "metrics.dashboard.enabled", true));
+        Manifests m = HelmCharts.template(
+                List.of(), Map.of("metrics.prometheusRule.enabled", true, "metrics.dashboard.enabled", true));
         Object rendered = Node.of(m.one("PrometheusRule")).at("spec", "groups").value();
         Path alerts = CHART.resolve("alerts/sluice-rules.yaml");
         Object file = Files.exists(alerts) ? HelmCharts.loadYaml(alerts).get("groups") : null;
         DumperOptions block = new DumperOptions();
         block.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
         block.setWidth(200);
-        assertThat(rendered).as("helm/sluice/alerts/sluice-rules.yaml must be the PrometheusRule's groups rendered with "
-                + "the default values (templates/_alerts.tpl), i.e.:%n%s", new Yaml(block).dump(Map.of("groups", rendered)))
+        assertThat(rendered)
+                .as(
+                        "helm/sluice/alerts/sluice-rules.yaml must be the PrometheusRule's groups rendered with "
+                                + "the default values (templates/_alerts.tpl), i.e.:%n%s",
+                        new Yaml(block).dump(Map.of("groups", rendered)))
                 .isEqualTo(file);
 
         Node dashboard = Node.of(dashboardConfigMap(m));
-        assertThat(dashboard.at("metadata", "labels", "grafana_dashboard").value()).isEqualTo("1");
+        assertThat(dashboard.at("metadata", "labels", "grafana_dashboard").value())
+                .isEqualTo("1");
         String json = (String) dashboard.at("data", "sluice.json").value();
         assertThat(json).isEqualTo(Files.readString(CHART.resolve("dashboards/sluice.json")));
-        assertThat(JsonMapper.builder().build().readTree(json).get("title").asString()).isEqualTo("Sluice");
+        assertThat(JsonMapper.builder().build().readTree(json).get("title").asString())
+                .isEqualTo("Sluice");
 
         Node productionRule = Node.of(production.one("PrometheusRule"));
-        assertThat(productionRule.at("spec", "groups", 0, "rules", 0, "labels", "team").value()).isEqualTo("platform");
+        assertThat(productionRule
+                        .at("spec", "groups", 0, "rules", 0, "labels", "team")
+                        .value())
+                .isEqualTo("platform");
     }
 
     @Test
     void theQueueWaitAlertFollowsItsThresholdValue() {
-        Manifests m = HelmCharts.template(List.of(), Map.of("metrics.prometheusRule.enabled", true,
-                "metrics.prometheusRule.queueWaitP95Seconds", 12));
+        Manifests m = HelmCharts.template(
+                List.of(),
+                Map.of("metrics.prometheusRule.enabled", true, "metrics.prometheusRule.queueWaitP95Seconds", 12));
         Node rule = Node.of(m.one("PrometheusRule")).at("spec", "groups", 0, "rules").list().stream()
-                .filter(r -> "SluiceQueueWaitHigh".equals(r.string("alert"))).findFirst().orElseThrow();
-        assertThat(rule.string("expr")).contains("sluice_queue_wait_seconds_bucket").endsWith("> 12");
+                .filter(r -> "SluiceQueueWaitHigh".equals(r.string("alert")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(rule.string("expr"))
+                .contains("sluice_queue_wait_seconds_bucket")
+                .endsWith("> 12");
         assertThat(rule.string("for")).isEqualTo("10m");
     }
 
@@ -383,33 +477,45 @@ class HelmChartTest {
 
     static Node gateway(Manifests m) {
         Node containers = Node.of(m.one("Deployment", "gateway")).at("spec", "template", "spec", "containers");
-        return containers.list().stream().filter(c -> "gateway".equals(c.string("name"))).findFirst()
+        return containers.list().stream()
+                .filter(c -> "gateway".equals(c.string("name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no gateway container"));
     }
 
     static int containerPort(Node container, String name) {
-        return container.at("ports").list().stream().filter(p -> name.equals(p.string("name")))
-                .map(p -> ((Number) p.at("containerPort").value()).intValue()).findFirst()
+        return container.at("ports").list().stream()
+                .filter(p -> name.equals(p.string("name")))
+                .map(p -> ((Number) p.at("containerPort").value()).intValue())
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no container port " + name));
     }
 
     static Node mount(Node container, String path) {
-        return container.at("volumeMounts").list().stream().filter(v -> path.equals(v.string("mountPath"))).findFirst()
+        return container.at("volumeMounts").list().stream()
+                .filter(v -> path.equals(v.string("mountPath")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("nothing mounted at " + path));
     }
 
     static Node volume(Node podSpec, String name) {
-        return podSpec.at("volumes").list().stream().filter(v -> name.equals(v.string("name"))).findFirst()
+        return podSpec.at("volumes").list().stream()
+                .filter(v -> name.equals(v.string("name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no volume " + name));
     }
 
     static Map<String, Object> tiersConfigMap(Manifests m) {
-        return m.ofKind("ConfigMap").stream().filter(c -> Node.of(c).at("data").has("tiers.yaml")).findFirst()
+        return m.ofKind("ConfigMap").stream()
+                .filter(c -> Node.of(c).at("data").has("tiers.yaml"))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no ConfigMap with tiers.yaml"));
     }
 
     static Map<String, Object> dashboardConfigMap(Manifests m) {
-        return m.ofKind("ConfigMap").stream().filter(c -> Node.of(c).at("data").has("sluice.json")).findFirst()
+        return m.ofKind("ConfigMap").stream()
+                .filter(c -> Node.of(c).at("data").has("sluice.json"))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no ConfigMap with sluice.json"));
     }
 
@@ -417,7 +523,9 @@ class HelmChartTest {
     static Map<String, Node> env(Manifests m) {
         Map<String, Node> out = new LinkedHashMap<>();
         for (Node var : gateway(m).at("env").list()) {
-            assertThat(out.put(var.string("name"), var)).as("duplicate env " + var.string("name")).isNull();
+            assertThat(out.put(var.string("name"), var))
+                    .as("duplicate env " + var.string("name"))
+                    .isNull();
         }
         return out;
     }
@@ -441,8 +549,10 @@ class HelmChartTest {
         environment.getPropertySources().remove(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
         environment.getPropertySources().remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
         // Named as the real one: Boot applies its environment-variable mapping to a source of this name only.
-        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource(
-                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, vars));
+        environment
+                .getPropertySources()
+                .addFirst(new SystemEnvironmentPropertySource(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, vars));
         return environment;
     }
 

@@ -21,8 +21,7 @@ final class HelmCharts {
     static final Path CHART = ROOT.resolve("helm/sluice");
     static final Path PRODUCTION_VALUES = CHART.resolve("values-production.yaml");
 
-    private HelmCharts() {
-    }
+    private HelmCharts() {}
 
     /** The chart's manifests for these values files and --set pairs, one map per object. */
     static Manifests template(List<Path> valuesFiles, Map<String, Object> sets) {
@@ -60,8 +59,9 @@ final class HelmCharts {
         Map<String, Object> out = new LinkedHashMap<>(base);
         overlay.forEach((k, v) -> {
             Object b = out.get(k);
-            out.put(k, b instanceof Map && v instanceof Map
-                    ? merge((Map<String, Object>) b, (Map<String, Object>) v) : v);
+            out.put(
+                    k,
+                    b instanceof Map && v instanceof Map ? merge((Map<String, Object>) b, (Map<String, Object>) v) : v);
         });
         return out;
     }
@@ -90,7 +90,8 @@ final class HelmCharts {
             List<Map<String, Object>> docs = new ArrayList<>();
             for (Object doc : new Yaml().loadAll(rendered)) {
                 if (doc instanceof Map<?, ?> m) {
-                    @SuppressWarnings("unchecked") Map<String, Object> map = (Map<String, Object>) m;
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> map = (Map<String, Object>) m;
                     docs.add(map);
                 }
             }
@@ -104,9 +105,12 @@ final class HelmCharts {
         /** The one object of this kind whose component label is {@code component} (or the only one, if null). */
         Map<String, Object> one(String kind, String component) {
             List<Map<String, Object>> found = ofKind(kind).stream()
-                    .filter(o -> component == null || component.equals(Node.of(o).at("metadata", "labels").string("app.kubernetes.io/component")))
+                    .filter(o -> component == null
+                            || component.equals(
+                                    Node.of(o).at("metadata", "labels").string("app.kubernetes.io/component")))
                     .toList();
-            if (found.size() != 1) throw new AssertionError("expected one " + kind + " (" + component + "), found " + found.size());
+            if (found.size() != 1)
+                throw new AssertionError("expected one " + kind + " (" + component + "), found " + found.size());
             return found.get(0);
         }
 

@@ -2,10 +2,10 @@ package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.config.WindowLimit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,28 +20,37 @@ class QuotaScriptTest {
     final ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
     final FakeClock clock = new FakeClock(1_800_000_000_000L);
     final RedisQuotaStore store = new ClockedRedisQuotaStore(redis, clock);
-    final List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 1_000_000_000, 1_000_000_000),
+    final List<WindowLimit> windows = List.of(
+            new WindowLimit("minute", 60, 1_000_000_000, 1_000_000_000),
             new WindowLimit("hour", 3600, 1_000_000_000, 1_000_000_000));
     final String tenant = "s-" + UUID.randomUUID();
 
     @Test
     void everyKeyCarriesTheTenantsHashTagAndATtl() {
         store.acquire(tenant, windows, 10, 1).block();
-        List<String> keys = redis.keys("sluice:q:{" + tenant + "}:*").collectList().block();
-        assertThat(keys).containsExactlyInAnyOrder("sluice:q:{" + tenant + "}:minute", "sluice:q:{" + tenant + "}:hour");
-        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).isBetween(Duration.ofSeconds(60), Duration.ofSeconds(63));
-        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:hour").block()).isBetween(Duration.ofSeconds(3600), Duration.ofSeconds(3780));
+        List<String> keys =
+                redis.keys("sluice:q:{" + tenant + "}:*").collectList().block();
+        assertThat(keys)
+                .containsExactlyInAnyOrder("sluice:q:{" + tenant + "}:minute", "sluice:q:{" + tenant + "}:hour");
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block())
+                .isBetween(Duration.ofSeconds(60), Duration.ofSeconds(63));
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:hour").block())
+                .isBetween(Duration.ofSeconds(3600), Duration.ofSeconds(3780));
     }
 
     @Test
     void aPeekWritesNothing() {
-        assertThat(store.peek(tenant, windows).block()).extracting(WindowUsage::usedTokens).containsOnly(0L);
-        assertThat(redis.keys("sluice:q:{" + tenant + "}:*").collectList().block()).isEmpty();
+        assertThat(store.peek(tenant, windows).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(0L);
+        assertThat(redis.keys("sluice:q:{" + tenant + "}:*").collectList().block())
+                .isEmpty();
         store.acquire(tenant, windows, 10, 1).block();
         Duration ttl = redis.getExpire("sluice:q:{" + tenant + "}:minute").block();
         clock.advance(30_000);
         assertThat(store.peek(tenant, windows).block().get(0).usedTokens()).isEqualTo(10);
-        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block()).as("a peek refreshes no TTL")
+        assertThat(redis.getExpire("sluice:q:{" + tenant + "}:minute").block())
+                .as("a peek refreshes no TTL")
                 .isLessThanOrEqualTo(ttl);
     }
 
@@ -60,23 +69,34 @@ class QuotaScriptTest {
         // A full window is 126 fields against Redis's default hash-max-listpack-entries of 128: one
         // more header field and busy tenants' hashes would turn into hashtables, several times larger.
         assertThat(fields).as("a busy minute fills every slot").isEqualTo(2L * 61 + 4);
-        assertThat(eval("return redis.call('OBJECT','ENCODING',KEYS[1])", minute)).isEqualTo("listpack");
+        assertThat(eval("return redis.call('OBJECT','ENCODING',KEYS[1])", minute))
+                .isEqualTo("listpack");
     }
 
     long memoryUsage(String key) {
-        return redis.execute(c -> c.scriptingCommands().eval(
-                        ByteBuffer.wrap("return redis.call('MEMORY','USAGE',KEYS[1])".getBytes(StandardCharsets.UTF_8)),
-                        ReturnType.INTEGER, 1,
-                        ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
-                .next().map(o -> ((Number) o).longValue()).block();
+        return redis.execute(c -> c.scriptingCommands()
+                        .eval(
+                                ByteBuffer.wrap(
+                                        "return redis.call('MEMORY','USAGE',KEYS[1])".getBytes(StandardCharsets.UTF_8)),
+                                ReturnType.INTEGER,
+                                1,
+                                ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
+                .next()
+                .map(o -> ((Number) o).longValue())
+                .block();
     }
 
     String eval(String script, String key) {
-        return redis.execute(c -> c.scriptingCommands().eval(
-                        ByteBuffer.wrap(script.getBytes(StandardCharsets.UTF_8)),
-                        ReturnType.VALUE, 1,
-                        ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
-                .next().map(o -> o instanceof ByteBuffer b ? StandardCharsets.UTF_8.decode(b).toString() : String.valueOf(o))
+        return redis.execute(c -> c.scriptingCommands()
+                        .eval(
+                                ByteBuffer.wrap(script.getBytes(StandardCharsets.UTF_8)),
+                                ReturnType.VALUE,
+                                1,
+                                ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8))))
+                .next()
+                .map(o -> o instanceof ByteBuffer b
+                        ? StandardCharsets.UTF_8.decode(b).toString()
+                        : String.valueOf(o))
                 .block();
     }
 }

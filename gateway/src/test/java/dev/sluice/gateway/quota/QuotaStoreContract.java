@@ -144,15 +144,21 @@ abstract class QuotaStoreContract {
     @Test
     void adjustmentsSaturateAtTheEdgesInsteadOfWrapping() {
         QuotaDecision first = acquire(600);
-        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MAX_VALUE, Long.MAX_VALUE).block();
+        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MAX_VALUE, Long.MAX_VALUE)
+                .block();
         List<WindowUsage> full = store.peek(tenant, WINDOWS).block();
         assertThat(full).extracting(WindowUsage::usedTokens).containsOnly(SlidingWindow.MAX_AMOUNT);
         assertThat(full).extracting(WindowUsage::usedRequests).containsOnly(SlidingWindow.MAX_AMOUNT);
         assertThat(acquire(1).admitted()).isFalse();
         store.adjust(tenant, WINDOWS, first.nowMs(), Long.MAX_VALUE, 1).block(); // already at the ceiling: stays there
-        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(SlidingWindow.MAX_AMOUNT);
-        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
-        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(0L);
+        assertThat(store.peek(tenant, WINDOWS).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(SlidingWindow.MAX_AMOUNT);
+        store.adjust(tenant, WINDOWS, first.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE)
+                .block();
+        assertThat(store.peek(tenant, WINDOWS).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(0L);
         assertThat(acquire(1000).admitted()).isTrue();
     }
 
@@ -160,16 +166,24 @@ abstract class QuotaStoreContract {
     void aNegativeChargeIsRefusedNotTakenAsARefund() {
         assertThat(acquire(600).admitted()).isTrue();
         assertThatThrownBy(() -> acquire(-600)).isNotNull();
-        assertThat(store.peek(tenant, WINDOWS).block()).extracting(WindowUsage::usedTokens).containsOnly(600L);
+        assertThat(store.peek(tenant, WINDOWS).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(600L);
     }
 
     @Test
     void aCapAboveTheLargestAmountCountsAsIt() {
         List<WindowLimit> huge = List.of(new WindowLimit("minute", 60, Long.MAX_VALUE, Long.MAX_VALUE));
-        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT, 1).block().admitted()).isTrue();
+        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT, 1)
+                        .block()
+                        .admitted())
+                .isTrue();
         QuotaDecision more = store.acquire(tenant, huge, 1, 1).block();
         assertThat(more.admitted()).isFalse();
-        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT + 1, 1).block().retryAfterMs()).isEqualTo(-1);
+        assertThat(store.acquire(tenant, huge, SlidingWindow.MAX_AMOUNT + 1, 1)
+                        .block()
+                        .retryAfterMs())
+                .isEqualTo(-1);
     }
 
     @Test
@@ -222,13 +236,17 @@ abstract class QuotaStoreContract {
     void concurrentAdmissionsNeverOverspend() {
         WindowLimit minute = new WindowLimit("minute", 60, 5_000, 100_000);
         AtomicLong admitted = new AtomicLong();
-        Flux.range(0, 400).parallel(8).runOn(Schedulers.parallel())
+        Flux.range(0, 400)
+                .parallel(8)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> store.acquire(tenant, List.of(minute), 37, 1))
                 .filter(QuotaDecision::admitted)
                 .doOnNext(d -> admitted.addAndGet(37))
-                .sequential().blockLast(Duration.ofSeconds(30));
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
         assertThat(admitted.get()).isEqualTo(5_000 / 37 * 37);
-        assertThat(store.peek(tenant, List.of(minute)).block().get(0).usedTokens()).isEqualTo(admitted.get());
+        assertThat(store.peek(tenant, List.of(minute)).block().get(0).usedTokens())
+                .isEqualTo(admitted.get());
     }
 
     /**
@@ -253,13 +271,17 @@ abstract class QuotaStoreContract {
                 continue;
             }
             long refund = random.nextInt(3) == 0 ? random.nextInt((int) tokens) : 0;
-            if (refund > 0) store.adjust(tenant, List.of(minute), d.nowMs(), -refund, 0).block();
+            if (refund > 0)
+                store.adjust(tenant, List.of(minute), d.nowMs(), -refund, 0).block();
             charges.add(new long[] {d.nowMs(), tokens - refund});
         }
         assertThat(charges).hasSizeGreaterThan(100);
         // The sum over any window is largest for a window ending at an admission.
         for (long[] end : charges) {
-            long sum = charges.stream().filter(c -> c[0] > end[0] - 60_000 && c[0] <= end[0]).mapToLong(c -> c[1]).sum();
+            long sum = charges.stream()
+                    .filter(c -> c[0] > end[0] - 60_000 && c[0] <= end[0])
+                    .mapToLong(c -> c[1])
+                    .sum();
             assertThat(sum).as("tokens in the 60 s ending at %d", end[0] - T0).isLessThanOrEqualTo(10_000);
         }
     }
@@ -267,7 +289,8 @@ abstract class QuotaStoreContract {
     @Test
     void tenantsAreIndependent() {
         assertThat(acquire(1000).admitted()).isTrue();
-        assertThat(store.acquire("other-" + tenant, WINDOWS, 1000, 1).block().admitted()).isTrue();
+        assertThat(store.acquire("other-" + tenant, WINDOWS, 1000, 1).block().admitted())
+                .isTrue();
         IntStream.range(0, 3).forEach(i -> assertThat(acquire(1).admitted()).isFalse());
     }
 }

@@ -3,12 +3,12 @@ package dev.sluice.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
-import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.store.LuaScripts;
+import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
-import dev.sluice.gateway.config.WindowLimit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -24,9 +24,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  * 2^53, 2^63-1, and deltas of ±2^63), give the same answers from both stores, step by step.
  */
 class QuotaTwinsTest {
-    static final long[] EDGES = {0, 1, 1L << 53, (1L << 53) + 1, Long.MAX_VALUE, SlidingWindow.MAX_AMOUNT,
-            SlidingWindow.MAX_AMOUNT + 1};
-    static final long[] EDGE_DELTAS = {0, 1, -1, 1L << 53, -(1L << 53), Long.MAX_VALUE, Long.MIN_VALUE, -Long.MAX_VALUE};
+    static final long[] EDGES = {
+        0, 1, 1L << 53, (1L << 53) + 1, Long.MAX_VALUE, SlidingWindow.MAX_AMOUNT, SlidingWindow.MAX_AMOUNT + 1
+    };
+    static final long[] EDGE_DELTAS = {0, 1, -1, 1L << 53, -(1L << 53), Long.MAX_VALUE, Long.MIN_VALUE, -Long.MAX_VALUE
+    };
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {7, 42, 2024})
@@ -36,8 +38,10 @@ class QuotaTwinsTest {
         QuotaStore memory = new InMemoryQuotaStore(clock);
         QuotaStore redis = new ClockedRedisQuotaStore(TestRedisTemplates.template(), clock);
         String tenant = "twin-" + UUID.randomUUID();
-        List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 20_000, 40),
-                new WindowLimit("hour", 3600, 60_000, 200), new WindowLimit("huge", 120, Long.MAX_VALUE, Long.MAX_VALUE));
+        List<WindowLimit> windows = List.of(
+                new WindowLimit("minute", 60, 20_000, 40),
+                new WindowLimit("hour", 3600, 60_000, 200),
+                new WindowLimit("huge", 120, Long.MAX_VALUE, Long.MAX_VALUE));
         List<Long> chargedAt = new ArrayList<>();
         for (int step = 0; step < 250; step++) {
             clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
@@ -46,8 +50,10 @@ class QuotaTwinsTest {
             if (op < 5) {
                 long tokens = random.nextInt(6) == 0 ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
                 long requests = random.nextInt(10) == 0 ? EDGES[random.nextInt(EDGES.length)] : 1;
-                QuotaDecision m = memory.acquire(tenant, windows, tokens, requests).block();
-                QuotaDecision r = redis.acquire(tenant, windows, tokens, requests).block();
+                QuotaDecision m =
+                        memory.acquire(tenant, windows, tokens, requests).block();
+                QuotaDecision r =
+                        redis.acquire(tenant, windows, tokens, requests).block();
                 assertThat(r).as(what + " acquire " + tokens + "/" + requests).isEqualTo(m);
                 if (m.admitted()) chargedAt.add(m.nowMs());
             } else if (op < 9 && !chargedAt.isEmpty()) {
@@ -59,10 +65,18 @@ class QuotaTwinsTest {
                 redis.adjust(tenant, windows, at, dT, dR).block();
             } else {
                 long negative = -1 - random.nextInt(1000);
-                assertThatThrownBy(() -> memory.acquire(tenant, windows, negative, 1).block()).as(what).isNotNull();
-                assertThatThrownBy(() -> redis.acquire(tenant, windows, negative, 1).block()).as(what).isNotNull();
+                assertThatThrownBy(() ->
+                                memory.acquire(tenant, windows, negative, 1).block())
+                        .as(what)
+                        .isNotNull();
+                assertThatThrownBy(() ->
+                                redis.acquire(tenant, windows, negative, 1).block())
+                        .as(what)
+                        .isNotNull();
             }
-            assertThat(redis.peek(tenant, windows).block()).as(what).isEqualTo(memory.peek(tenant, windows).block());
+            assertThat(redis.peek(tenant, windows).block())
+                    .as(what)
+                    .isEqualTo(memory.peek(tenant, windows).block());
         }
     }
 
@@ -72,8 +86,12 @@ class QuotaTwinsTest {
         RedisScript<List> acquire = LuaScripts.load(List.class, "quota_acquire");
         String key = RedisQuotaStore.key("twin-" + UUID.randomUUID(), "minute");
         for (String[] amounts : new String[][] {{"-1", "1"}, {"1", "-1"}, {"x", "1"}}) {
-            assertThatThrownBy(() -> TestRedisTemplates.template().execute(acquire, List.of(key),
-                    List.of("1800000000000", amounts[0], amounts[1], "60000", "1000:10")).blockFirst())
+            assertThatThrownBy(() -> TestRedisTemplates.template()
+                            .execute(
+                                    acquire,
+                                    List.of(key),
+                                    List.of("1800000000000", amounts[0], amounts[1], "60000", "1000:10"))
+                            .blockFirst())
                     .hasStackTraceContaining("amounts must not be negative");
         }
         assertThat(TestRedisTemplates.template().hasKey(key).block()).isFalse();

@@ -2,12 +2,11 @@ package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
-import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.config.RedisDownPolicy;
-import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.quota.redis.RedisQuotaStore;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
@@ -34,8 +33,17 @@ class RedisDownPolicyTest {
     LettuceConnectionFactory factory;
 
     static Tier tier(String name, RedisDownPolicy policy) {
-        return new Tier(name, 1000, 10, 1.0, 1, 100, List.of(new WindowLimit("hour", 3600, 60_000, 600)),
-                Map.of(), false, policy);
+        return new Tier(
+                name,
+                1000,
+                10,
+                1.0,
+                1,
+                100,
+                List.of(new WindowLimit("hour", 3600, 60_000, 600)),
+                Map.of(),
+                false,
+                policy);
     }
 
     /** A Redis address where nothing listens: connections are refused, as when Redis is down. */
@@ -57,24 +65,34 @@ class RedisDownPolicyTest {
 
     @Test
     void aFailClosedTierIsRefusedAtOnceWhenRedisIsDown() throws Exception {
-        QuotaLimiter limiter = new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
+        QuotaLimiter limiter =
+                new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
         long started = System.nanoTime();
-        QuotaLimiter.Outcome outcome = limiter.acquire("t", tier("free", RedisDownPolicy.FAIL_CLOSED), 10).block(Duration.ofSeconds(5));
+        QuotaLimiter.Outcome outcome = limiter.acquire("t", tier("free", RedisDownPolicy.FAIL_CLOSED), 10)
+                .block(Duration.ofSeconds(5));
         assertThat(outcome.storeUnavailable()).isTrue();
         assertThat(outcome.admitted()).isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
-        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed").count()).isEqualTo(1);
+        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed")
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
     void aFailOpenTierIsServedByThisReplicasOwnWindowsWhenRedisIsDown() throws Exception {
-        QuotaLimiter limiter = new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
+        QuotaLimiter limiter =
+                new QuotaLimiter(deadRedis(), new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters);
         Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN);
-        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted()).isTrue();
+        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
+                .isTrue();
         QuotaLimiter.Outcome second = limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5));
-        assertThat(second.admitted()).as("the local limiter still enforces the tier").isFalse();
+        assertThat(second.admitted())
+                .as("the local limiter still enforces the tier")
+                .isFalse();
         assertThat(second.decision().retryAfterMs()).isPositive();
-        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open").count()).isEqualTo(2);
+        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open")
+                        .count())
+                .isEqualTo(2);
     }
 
     /** The one warning per 10 s is timed by the limiter's clock, not the wall clock beside it. */
@@ -96,7 +114,8 @@ class RedisDownPolicyTest {
                 return Mono.error(new IllegalStateException("refused"));
             }
         };
-        QuotaLimiter limiter = new QuotaLimiter(refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock);
+        QuotaLimiter limiter =
+                new QuotaLimiter(refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock);
         Tier free = tier("free", RedisDownPolicy.FAIL_CLOSED);
         int mark = output.getOut().length();
         limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
@@ -109,33 +128,41 @@ class RedisDownPolicyTest {
     }
 
     private static long warnings(CapturedOutput output, int mark) {
-        return output.getOut().substring(mark).lines().filter(l -> l.contains("Quota store did not answer")).count();
+        return output.getOut()
+                .substring(mark)
+                .lines()
+                .filter(l -> l.contains("Quota store did not answer"))
+                .count();
     }
 
     @Test
     void aStoreThatNeverAnswersIsGivenUpOnAfterTheTimeoutNotAConnectTimeout() {
         QuotaStore silent = new QuotaStore() { // a store that hangs, as a Redis behind a black-holed network would
-            @Override
-            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-                return Mono.never();
-            }
+                    @Override
+                    public Mono<QuotaDecision> acquire(
+                            String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                        return Mono.never();
+                    }
 
-            @Override
-            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
-                return Mono.never();
-            }
+                    @Override
+                    public Mono<Void> adjust(
+                            String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                        return Mono.never();
+                    }
 
-            @Override
-            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
-                return Mono.never();
-            }
-        };
+                    @Override
+                    public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                        return Mono.never();
+                    }
+                };
         QuotaLimiter limiter = new QuotaLimiter(silent, null, Duration.ofMillis(300), meters);
         StepVerifier.withVirtualTime(() -> limiter.acquire("t", tier("free", RedisDownPolicy.FAIL_OPEN), 10))
                 .expectSubscription()
                 .expectNoEvent(Duration.ofMillis(299))
                 .thenAwait(Duration.ofMillis(1))
-                .assertNext(o -> assertThat(o.storeUnavailable()).as("no local fallback configured: refused").isTrue())
+                .assertNext(o -> assertThat(o.storeUnavailable())
+                        .as("no local fallback configured: refused")
+                        .isTrue())
                 .expectComplete()
                 .verify(Duration.ofSeconds(5));
     }
@@ -149,26 +176,38 @@ class RedisDownPolicyTest {
         InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
         AtomicBoolean redisDown = new AtomicBoolean(true);
         QuotaStore shared = new QuotaStore() { // fails as Redis does while it is out
-            @Override
-            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-                return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : sharedStandIn.acquire(tenantId, windows, tokens, requests);
-            }
+                    @Override
+                    public Mono<QuotaDecision> acquire(
+                            String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                        return redisDown.get()
+                                ? Mono.error(new IllegalStateException("Redis out"))
+                                : sharedStandIn.acquire(tenantId, windows, tokens, requests);
+                    }
 
-            @Override
-            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
-                return sharedStandIn.adjust(tenantId, windows, chargedAtMs, dT, dR);
-            }
+                    @Override
+                    public Mono<Void> adjust(
+                            String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                        return sharedStandIn.adjust(tenantId, windows, chargedAtMs, dT, dR);
+                    }
 
-            @Override
-            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
-                return sharedStandIn.peek(tenantId, windows);
-            }
-        };
+                    @Override
+                    public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                        return sharedStandIn.peek(tenantId, windows);
+                    }
+                };
         StoreState state = new StoreState(true, clock::millis);
-        QuotaLimiter limiter = new QuotaLimiter(shared, new InMemoryQuotaStore(clock), Duration.ofMillis(500), meters, state,
-                () -> new InMemoryQuotaStore(clock), clock);
+        QuotaLimiter limiter = new QuotaLimiter(
+                shared,
+                new InMemoryQuotaStore(clock),
+                Duration.ofMillis(500),
+                meters,
+                state,
+                () -> new InMemoryQuotaStore(clock),
+                clock);
         Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN); // 1,000 tokens a minute
-        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted()).as("served locally").isTrue();
+        assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
+                .as("served locally")
+                .isTrue();
         assertThat(state.up()).isFalse();
 
         clock.advance(5_000);
@@ -176,7 +215,9 @@ class RedisDownPolicyTest {
         state.answered(); // the probe sees Redis again
         assertThat(sharedStandIn.peek("t", pro.windows()).block()).allMatch(w -> w.usedTokens() == 600);
         assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
-                .as("not a second full minute after the outage").isFalse();
-        assertThat(limiter.acquire("t", pro, 400).block(Duration.ofSeconds(5)).admitted()).isTrue();
+                .as("not a second full minute after the outage")
+                .isFalse();
+        assertThat(limiter.acquire("t", pro, 400).block(Duration.ofSeconds(5)).admitted())
+                .isTrue();
     }
 }

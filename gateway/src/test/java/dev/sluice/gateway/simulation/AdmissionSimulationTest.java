@@ -37,7 +37,8 @@ class AdmissionSimulationTest {
     @Timeout(value = 6, unit = TimeUnit.HOURS) // a soak's; the CI budget takes about a minute
     void randomWorldsKeepTheInvariants() {
         List<Long> seeds = seeds();
-        Path trace = System.getProperty("sluice.sim.trace") == null ? null : Path.of(System.getProperty("sluice.sim.trace"));
+        Path trace =
+                System.getProperty("sluice.sim.trace") == null ? null : Path.of(System.getProperty("sluice.sim.trace"));
         boolean strict = Boolean.getBoolean("sluice.sim.strict");
         List<String> failed = new ArrayList<>();
         List<String> reported = new ArrayList<>();
@@ -58,18 +59,35 @@ class AdmissionSimulationTest {
             boolean holds = strict ? r.holdsStrictly() : r.holds();
             if (!holds || seeds.size() == 1) System.out.print(Invariants.details(r));
             if (!r.report().known().isEmpty()) known++;
-            if (!holds) failed.add("seed " + seed + ": " + (r.thrown() != null ? "threw " + r.thrown() + "; " : "")
-                    + String.join("; ", r.report().hard()).lines().findFirst().orElse(""));
-            if (!r.report().soft().isEmpty()) reported.add("seed " + seed + ": " + String.join("; ", r.report().soft()));
+            if (!holds)
+                failed.add("seed " + seed + ": " + (r.thrown() != null ? "threw " + r.thrown() + "; " : "")
+                        + String.join("; ", r.report().hard())
+                                .lines()
+                                .findFirst()
+                                .orElse(""));
+            if (!r.report().soft().isEmpty())
+                reported.add(
+                        "seed " + seed + ": " + String.join("; ", r.report().soft()));
         }
-        System.out.printf("[sim] %d seed(s): %.0f simulated minutes in %.1f s of CPU (%.0f simulated minutes per CPU second); "
-                        + "(a)-(d) failed in %d, known findings in %d, (e)/(f) reported in %d%n", seeds.size(), simulated / 60_000.0,
-                cpu / 1000.0, (simulated / 60_000.0) / Math.max(0.001, cpu / 1000.0), failed.size(), known, reported.size());
-        System.out.printf("[sim] the door's promise over all seeds: %d of %d kept (%.2f%%); missed %s%n", kept, promised,
-                promised == 0 ? 100.0 : 100.0 * kept / promised, missed);
-        reported.forEach(r -> System.out.println("[sim] reported " + r.lines().findFirst().orElse("")));
-        assertThat(failed).as("seeds whose run broke (a)-(d)" + (strict ? " or showed a known finding" : "")
-                + "; replay one with -Dsluice.sim.seed=N").isEmpty();
+        System.out.printf(
+                "[sim] %d seed(s): %.0f simulated minutes in %.1f s of CPU (%.0f simulated minutes per CPU second); "
+                        + "(a)-(d) failed in %d, known findings in %d, (e)/(f) reported in %d%n",
+                seeds.size(),
+                simulated / 60_000.0,
+                cpu / 1000.0,
+                (simulated / 60_000.0) / Math.max(0.001, cpu / 1000.0),
+                failed.size(),
+                known,
+                reported.size());
+        System.out.printf(
+                "[sim] the door's promise over all seeds: %d of %d kept (%.2f%%); missed %s%n",
+                kept, promised, promised == 0 ? 100.0 : 100.0 * kept / promised, missed);
+        reported.forEach(r ->
+                System.out.println("[sim] reported " + r.lines().findFirst().orElse("")));
+        assertThat(failed)
+                .as("seeds whose run broke (a)-(d)" + (strict ? " or showed a known finding" : "")
+                        + "; replay one with -Dsluice.sim.seed=N")
+                .isEmpty();
     }
 
     /** A failing seed is only useful if it fails again, the same way: the whole trace, event by event. */
@@ -98,7 +116,8 @@ class AdmissionSimulationTest {
         assertThat(Schedulers.parallel()).isSameAs(parallel);
         assertThat(Schedulers.single()).isSameAs(single);
         assertThat(parallel.isDisposed()).isFalse();
-        assertThat(Mono.delay(Duration.ofMillis(5)).block(Duration.ofSeconds(5))).isZero(); // real time again
+        assertThat(Mono.delay(Duration.ofMillis(5)).block(Duration.ofSeconds(5)))
+                .isZero(); // real time again
     }
 
     /** The checks can fail: the same saturated world holds (a) honest, and is caught over the limits told a third more. */
@@ -120,12 +139,14 @@ class AdmissionSimulationTest {
      * each is still charged at the ratio of the moment it joined the line, not the one learned since.
      */
     @Test
-    @Disabled("simulation finding 3 (docs/simulation.md): a job waiting in line keeps the ratio it was charged at when it "
-            + "joined; enable with a fix")
+    @Disabled(
+            "simulation finding 3 (docs/simulation.md): a job waiting in line keeps the ratio it was charged at when it "
+                    + "joined; enable with a fix")
     void jobsThatWaitedInLineAreChargedAtTheRatioLearnedMeanwhile() {
         Simulation.Result r = Simulation.run(World.calibrationEdge(), null);
         System.out.println("[sim] calibration edge: " + r.line());
-        assertThat(r.violations()).as("calls over the provider's limits once its first answers are in")
+        assertThat(r.violations())
+                .as("calls over the provider's limits once its first answers are in")
                 .noneMatch(v -> v.atMs() > 10_000);
     }
 

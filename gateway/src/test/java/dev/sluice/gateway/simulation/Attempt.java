@@ -54,8 +54,17 @@ final class Attempt {
     long lastLeasedAtMs = -1;
     boolean inLine; // a job of it waits in a dispatch line now
 
-    Attempt(String id, String tenant, int group, int replica, long promptTokens, long maxTokens, boolean batch,
-            boolean noDowngrade, long maxWaitMs, long sentAtMs) {
+    Attempt(
+            String id,
+            String tenant,
+            int group,
+            int replica,
+            long promptTokens,
+            long maxTokens,
+            boolean batch,
+            boolean noDowngrade,
+            long maxWaitMs,
+            long sentAtMs) {
         this.id = id;
         this.tenant = tenant;
         this.group = group;
@@ -98,11 +107,26 @@ final class Attempt {
 
     /** One line, for a report. */
     String story() {
-        return String.format("%s (%s, replica %d, sent at %.3f s, prompt %d + max %d, max wait %d ms): %s%s%s, "
+        return String.format(
+                "%s (%s, replica %d, sent at %.3f s, prompt %d + max %d, max wait %d ms): %s%s%s, "
                         + "taken on by a provider %d time(s), pushed back %d, reserved %d, charged %d tokens and %d request(s) in %d settle(s)",
-                id, tenant, replica, sentAtMs / 1000.0, promptTokens, maxTokens, maxWaitMs, answer,
-                cancelled ? (cancelledInLine ? " (the client left while it waited in line)" : " (the client left)") : "",
-                usage == null ? "" : " with usage " + usage.promptTokens() + "+" + usage.completionTokens(), processed, pushedBack, reserved,
-                charged, chargedRequests, settles);
+                id,
+                tenant,
+                replica,
+                sentAtMs / 1000.0,
+                promptTokens,
+                maxTokens,
+                maxWaitMs,
+                answer,
+                cancelled
+                        ? (cancelledInLine ? " (the client left while it waited in line)" : " (the client left)")
+                        : "",
+                usage == null ? "" : " with usage " + usage.promptTokens() + "+" + usage.completionTokens(),
+                processed,
+                pushedBack,
+                reserved,
+                charged,
+                chargedRequests,
+                settles);
     }
 }

@@ -28,10 +28,19 @@ final class Clients {
             for (String t : g.tenants()) {
                 Tenant tenant = new Tenant(t, g, sim.tierOf(g.tier()), sim.random.split());
                 switch (g.behaviour().kind()) {
-                    case BOOK -> later(World.between(tenant.random, 0, g.behaviour().startWithinMs() >= 0
-                            ? g.behaviour().startWithinMs() : 5_000), tenant::book);
-                    case POISSON -> later(tenant.nextGap(60_000.0 / g.behaviour().perMinute()), tenant::poisson);
-                    case BURSTS -> later(World.between(tenant.random, 0, g.behaviour().gapMs()), tenant::burst);
+                    case BOOK ->
+                        later(
+                                World.between(
+                                        tenant.random,
+                                        0,
+                                        g.behaviour().startWithinMs() >= 0
+                                                ? g.behaviour().startWithinMs()
+                                                : 5_000),
+                                tenant::book);
+                    case POISSON ->
+                        later(tenant.nextGap(60_000.0 / g.behaviour().perMinute()), tenant::poisson);
+                    case BURSTS ->
+                        later(World.between(tenant.random, 0, g.behaviour().gapMs()), tenant::burst);
                 }
             }
         }
@@ -99,7 +108,7 @@ final class Clients {
         void poisson() {
             if (!open()) return;
             Page p = page();
-            p.done = () -> { };
+            p.done = () -> {};
             send(p);
             later(nextGap(60_000.0 / group.behaviour().perMinute()), this::poisson);
         }
@@ -108,7 +117,7 @@ final class Clients {
             if (!open()) return;
             for (int i = 0; i < group.behaviour().size(); i++) {
                 Page p = page();
-                p.done = () -> { };
+                p.done = () -> {};
                 send(p);
             }
             later(nextGap(group.behaviour().gapMs()), this::burst);
@@ -117,7 +126,11 @@ final class Clients {
         Page page() {
             long prompt = World.logBetween(random, group.promptMin(), group.promptMax());
             long max = group.maxTokens() == 0 ? tier.defaultMaxTokens() : group.maxTokens();
-            return new Page(++pages, prompt, max, random.nextDouble() < group.batchShare(),
+            return new Page(
+                    ++pages,
+                    prompt,
+                    max,
+                    random.nextDouble() < group.batchShare(),
                     random.nextDouble() < group.noDowngradeShare());
         }
 
@@ -130,8 +143,17 @@ final class Clients {
         void send(Page p) {
             p.tries++;
             int replica = world.gateway().pinTenants() ? pinned() : random.nextInt(sim.replicas.size());
-            Attempt a = new Attempt(id + "-" + p.n + "." + p.tries, id, group.index(), replica, p.prompt, p.maxTokens, p.batch,
-                    p.noDowngrade, group.maxWaitMs(), sim.now());
+            Attempt a = new Attempt(
+                    id + "-" + p.n + "." + p.tries,
+                    id,
+                    group.index(),
+                    replica,
+                    p.prompt,
+                    p.maxTokens,
+                    p.batch,
+                    p.noDowngrade,
+                    group.maxWaitMs(),
+                    sim.now());
             sim.attempts.add(a);
             sim.trace.event(a.sentAtMs, "send", a.id, replica, p.prompt, p.maxTokens, p.batch ? 1 : 0);
             Exchange x = new Exchange(a, tier, World.MODEL);
@@ -140,9 +162,11 @@ final class Clients {
                 sim.trace.event(a.answeredAtMs, "answered", a.id, a.status, a.retryAfterMs);
                 later(0, () -> answered(p, a));
             };
-            Disposable call = sim.replicas.get(replica).handle(x)
+            Disposable call = sim.replicas
+                    .get(replica)
+                    .handle(x)
                     .doFinally(signal -> a.ended = true)
-                    .subscribe(v -> { }, e -> sim.escaped(a, e));
+                    .subscribe(v -> {}, e -> sim.escaped(a, e));
             if (group.cancelShare() > 0 && random.nextDouble() < group.cancelShare()) {
                 later(World.between(random, 100, group.patienceMs()), () -> {
                     if (a.answeredAtMs >= 0 || a.ended) return;
@@ -163,7 +187,9 @@ final class Clients {
                 p.done.run();
                 return;
             }
-            long wait = retry.kind() == World.RetryKind.HONOUR ? (a.retryAfterMs > 0 ? a.retryAfterMs : 1_000) : retry.retryDelayMs();
+            long wait = retry.kind() == World.RetryKind.HONOUR
+                    ? (a.retryAfterMs > 0 ? a.retryAfterMs : 1_000)
+                    : retry.retryDelayMs();
             if (sim.now() + wait >= world.runMs()) {
                 p.done.run(); // the run is over: the client gives up
                 return;

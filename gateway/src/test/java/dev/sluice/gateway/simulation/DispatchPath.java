@@ -2,18 +2,18 @@ package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
-import dev.sluice.gateway.dispatch.health.AimdLimit;
-import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.Dispatchers;
+import dev.sluice.gateway.dispatch.ProviderDispatcher;
+import dev.sluice.gateway.dispatch.SimulationSeams;
+import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
+import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
-import dev.sluice.gateway.dispatch.lease.Lease;
-import dev.sluice.gateway.dispatch.ProviderDispatcher;
-import dev.sluice.gateway.dispatch.health.ProviderFailingException;
-import dev.sluice.gateway.dispatch.SimulationSeams;
-import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.usage.Usage;
 import java.time.Clock;
@@ -88,8 +88,16 @@ final class DispatchPath {
     private Job jobFor(Exchange x, ProviderDispatcher dispatcher, BudgetLimits limits, long now) {
         Attempt a = x.attempt;
         double ratio = dispatchers.calibration().ratio(dispatcher.key());
-        long charge = Math.min(SlidingWindow.cap(limits.tokensPerMinute()), TokenCalibration.charge(a.promptTokens, a.maxTokens, ratio));
-        return Job.of(a.id, a.tenant, x.tier.priority(), a.batch ? JobClass.BATCH : JobClass.INTERACTIVE, charge, now,
+        long charge = Math.min(
+                SlidingWindow.cap(limits.tokensPerMinute()),
+                TokenCalibration.charge(a.promptTokens, a.maxTokens, ratio));
+        return Job.of(
+                a.id,
+                a.tenant,
+                x.tier.priority(),
+                a.batch ? JobClass.BATCH : JobClass.INTERACTIVE,
+                charge,
+                now,
                 now + a.maxWaitMs);
     }
 
@@ -98,12 +106,15 @@ final class DispatchPath {
         boolean first = attempt == 1 && r.spilled == 0 && r.tried.isEmpty();
         SimReplica.Wait wait = new SimReplica.Wait(r.x.attempt, first);
         return replica.waiting(wait, submit(r, maxWaitMs, wait))
-                // CallWithFailover hops to the request's own loop here; in the simulation that is another task on the one clock.
+                // CallWithFailover hops to the request's own loop here; in the simulation that is another task on the
+                // one clock.
                 .publishOn(requestLoop)
                 .flatMap(lease -> call(r, lease, attempt))
-                .onErrorResume(ProviderFailingException.class, failing -> r.spilled++ < MAX_SPILLS
-                        ? dispatch(r, attempt, r.waitLeftMs(clock.millis()))
-                        : Mono.error(SimulationSeams.providersFailing(r.waitLeftMs(clock.millis()))));
+                .onErrorResume(
+                        ProviderFailingException.class,
+                        failing -> r.spilled++ < MAX_SPILLS
+                                ? dispatch(r, attempt, r.waitLeftMs(clock.millis()))
+                                : Mono.error(SimulationSeams.providersFailing(r.waitLeftMs(clock.millis()))));
     }
 
     /**
@@ -131,7 +142,9 @@ final class DispatchPath {
             long now = clock.millis();
             Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
             DoorDecision decision = SimulationSeams.doorFor(d, job, maxWaitMs);
-            if (decision.accepted() && decision.estimatedWaitMs() <= spill && d.health().probeDue(now)) {
+            if (decision.accepted()
+                    && decision.estimatedWaitMs() <= spill
+                    && d.health().probeDue(now)) {
                 best = decision;
                 key = d.key();
                 break;
@@ -170,8 +183,10 @@ final class DispatchPath {
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
-        replica.trace.event(replica.now(), "call", x.attempt.id, attempt, lease.job().tokens());
-        Mono<Void> upstream = replica.providers.get(name).call(x.attempt, x.attempt.maxTokens).flatMap(answer::handle);
+        replica.trace.event(
+                replica.now(), "call", x.attempt.id, attempt, lease.job().tokens());
+        Mono<Void> upstream =
+                replica.providers.get(name).call(x.attempt, x.attempt.maxTokens).flatMap(answer::handle);
         return firstByteWithin(upstream, answer, firstByteTimeout(lease.probe(), mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
@@ -182,9 +197,12 @@ final class DispatchPath {
                             dispatcher.notSent(lease).subscribe();
                             return;
                         }
-                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR ? AimdLimit.Outcome.SUCCESS
+                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR
+                                ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
-                        dispatcher.finish(lease, outcome, 0, 0, 0, clock.millis() - started, answer.countedByMs).subscribe();
+                        dispatcher
+                                .finish(lease, outcome, 0, 0, 0, clock.millis() - started, answer.countedByMs)
+                                .subscribe();
                     }
                 })
                 .materialize()
@@ -193,8 +211,16 @@ final class DispatchPath {
                     ended.set(true);
                     correctFromProvider(dispatcher, answer);
                     if (answer.failedOver) {
-                        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, 0, clock.millis() - started,
-                                answer.countedByMs).subscribe();
+                        dispatcher
+                                .finish(
+                                        lease,
+                                        AimdLimit.Outcome.SUCCESS,
+                                        0,
+                                        0,
+                                        0,
+                                        clock.millis() - started,
+                                        answer.countedByMs)
+                                .subscribe();
                         return failedOver(r, name, attempt);
                     }
                     if (!answer.pushedBack) return finished(x, dispatcher, lease, answer, started);
@@ -208,14 +234,18 @@ final class DispatchPath {
         DispatchProperties.Failover failover = dispatchers.settings().failover();
         Duration configured = failover.firstByteTimeout();
         if (!probe) return configured;
-        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0 ? failover.probeTimeout() : configured;
+        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0
+                ? failover.probeTimeout()
+                : configured;
     }
 
     /** CallWithFailover.firstByteWithin. */
     private static Mono<Void> firstByteWithin(Mono<Void> call, Answer answer, Duration timeout) {
         if (timeout.isZero()) return call;
-        return call.timeout(Mono.delay(timeout).flatMap(t -> answer.begun ? Mono.never() : Mono.just(t)),
-                Mono.error(() -> new TimeoutException("no status and headers from the provider within " + timeout.toMillis() + " ms")));
+        return call.timeout(
+                Mono.delay(timeout).flatMap(t -> answer.begun ? Mono.never() : Mono.just(t)),
+                Mono.error(() -> new TimeoutException(
+                        "no status and headers from the provider within " + timeout.toMillis() + " ms")));
     }
 
     /** CallWithFailover.seen. */
@@ -256,7 +286,9 @@ final class DispatchPath {
             dispatchers.calibration().observe(lease.budgetKey(), x.attempt.promptTokens, used.promptTokens());
         }
         AimdLimit.Outcome outcome = answer.status == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
-        dispatcher.finish(lease, outcome, delta, 0, 0, clock.millis() - started, answer.countedByMs).subscribe();
+        dispatcher
+                .finish(lease, outcome, delta, 0, 0, clock.millis() - started, answer.countedByMs)
+                .subscribe();
         return Mono.empty();
     }
 
@@ -268,11 +300,13 @@ final class DispatchPath {
         boolean tooMany = answer.status == 429;
         if (tooMany) replica.pushedBack(provider, pause);
         Mono<Void> settle = tooMany ? dispatcher.pushedBack(lease, pause) : dispatcher.overloaded(lease);
-        long wait = tooMany ? 0 : answer.retryAfterMs >= 0 ? answer.retryAfterMs : SimulationSeams.defaultOverloadWaitMs();
+        long wait =
+                tooMany ? 0 : answer.retryAfterMs >= 0 ? answer.retryAfterMs : SimulationSeams.defaultOverloadWaitMs();
         long left = lease.job().deadlineMs() - clock.millis();
         if (attempt >= dispatchers.settings().maxAttempts() || wait > left && !r.hasAnotherThan(provider)) {
             long retry = tooMany ? pause : Math.max(wait, SimulationSeams.defaultOverloadWaitMs());
-            GatewayBusyException why = wait > left ? SimulationSeams.overloadedPastMaxWait(wait, retry)
+            GatewayBusyException why = wait > left
+                    ? SimulationSeams.overloadedPastMaxWait(wait, retry)
                     : SimulationSeams.pushedBackEveryTime(attempt, retry);
             return settle.then(Mono.defer(() -> {
                 x.resetForRetry();
@@ -289,8 +323,11 @@ final class DispatchPath {
                 .then(Mono.defer(() -> {
                     x.resetForRetry();
                     SimReplica.Wait again = new SimReplica.Wait(x.attempt, false);
-                    return replica.waiting(again, dispatcher.resubmit(lease.job().nextAttempt())
-                                    .doOnSubscribe(sub -> replica.joined(again, dispatcher.key())))
+                    return replica.waiting(
+                                    again,
+                                    dispatcher
+                                            .resubmit(lease.job().nextAttempt())
+                                            .doOnSubscribe(sub -> replica.joined(again, dispatcher.key())))
                             .publishOn(requestLoop)
                             .flatMap(next -> call(r, next, attempt + 1));
                 }));
@@ -299,13 +336,17 @@ final class DispatchPath {
     /** CallWithFailover.correctFromProvider. */
     private static void correctFromProvider(ProviderDispatcher dispatcher, Answer answer) {
         if (answer.remainingRequests < 0 && answer.remainingTokens < 0) return;
-        dispatcher.correct(answer.remainingRequests, answer.remainingTokens, Math.max(answer.resetMs, 0)).subscribe();
+        dispatcher
+                .correct(answer.remainingRequests, answer.remainingTokens, Math.max(answer.resetMs, 0))
+                .subscribe();
     }
 
     /** DispatchRefusals.upstreamFailed: no answer from any provider, 502 or 504. */
     private Mono<Void> upstreamFailed(Exchange x, Throwable e) {
         if (x.committed) return Mono.error(e);
-        return isTimeout(e) ? x.write(504, "504-no-answer-in-time", -1, null) : x.write(502, "502-unreachable", -1, null);
+        return isTimeout(e)
+                ? x.write(504, "504-no-answer-in-time", -1, null)
+                : x.write(502, "502-unreachable", -1, null);
     }
 
     /** DispatchRefusals.busy: 503 gateway_busy, never sent (the settle stage refunds it). */
@@ -361,7 +402,9 @@ final class DispatchPath {
                 return Mono.empty();
             }
             if (status >= 500) {
-                return status == 504 ? x.write(504, "504-upstream-timeout", -1, null) : x.write(502, "502-upstream-error", -1, null);
+                return status == 504
+                        ? x.write(504, "504-upstream-timeout", -1, null)
+                        : x.write(502, "502-upstream-error", -1, null);
             }
             return x.write(status, status == 200 ? "served" : Integer.toString(status), -1, a.usage());
         }
@@ -390,7 +433,8 @@ final class DispatchPath {
         List<ProviderDispatcher.Candidate> untried() {
             if (tried.isEmpty()) return candidates;
             List<ProviderDispatcher.Candidate> left = new ArrayList<>(candidates.size());
-            for (ProviderDispatcher.Candidate c : candidates) if (!tried.contains(c.dispatcher().provider())) left.add(c);
+            for (ProviderDispatcher.Candidate c : candidates)
+                if (!tried.contains(c.dispatcher().provider())) left.add(c);
             return left.isEmpty() ? candidates : left;
         }
 
@@ -403,7 +447,8 @@ final class DispatchPath {
         }
 
         ProviderDispatcher dispatcherOf(Lease lease) {
-            for (ProviderDispatcher.Candidate c : candidates) if (c.dispatcher().key().equals(lease.budgetKey())) return c.dispatcher();
+            for (ProviderDispatcher.Candidate c : candidates)
+                if (c.dispatcher().key().equals(lease.budgetKey())) return c.dispatcher();
             throw new IllegalStateException("a lease of budget " + lease.budgetKey() + " outside the route");
         }
 

@@ -25,7 +25,7 @@ final class Exchange {
     /** The settle stage's beforeCommit hook (RateLimitHeaders, and the refund of a request never sent). */
     Supplier<Mono<Void>> beforeCommit = Mono::empty;
     /** Where a committed answer goes: the tenant. */
-    Runnable delivered = () -> { };
+    Runnable delivered = () -> {};
 
     Exchange(Attempt attempt, Tier tier, String model) {
         this.attempt = attempt;

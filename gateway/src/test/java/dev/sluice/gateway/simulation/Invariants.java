@@ -2,11 +2,11 @@ package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.dispatch.ProviderDispatcher;
+import dev.sluice.gateway.dispatch.SimulationSeams;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
-import dev.sluice.gateway.dispatch.ProviderDispatcher;
-import dev.sluice.gateway.dispatch.SimulationSeams;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import java.time.Duration;
@@ -57,6 +57,7 @@ final class Invariants {
     static final double PROMISE = 0.999;
     /** (f): below this many promises a seed says nothing about the share. */
     static final int PROMISE_MIN = 200;
+
     private static final int SHOWN = 5;
 
     record FairWindow(int group, String a, String b, long fromMs, long toMs, long serviceA, long serviceB, long bound) {
@@ -66,8 +67,9 @@ final class Invariants {
 
         @Override
         public String toString() {
-            return String.format("group %d %s/%s over %.0f-%.0f s: %d vs %d tokens, differ by %d (bound %d)", group, a, b,
-                    fromMs / 1000.0, toMs / 1000.0, serviceA, serviceB, diff(), bound);
+            return String.format(
+                    "group %d %s/%s over %.0f-%.0f s: %d vs %d tokens, differ by %d (bound %d)",
+                    group, a, b, fromMs / 1000.0, toMs / 1000.0, serviceA, serviceB, diff(), bound);
         }
     }
 
@@ -75,8 +77,19 @@ final class Invariants {
      * @param missKinds how the missed promises ended: {@code busy:<why>} (told busy after the door let them in)
      *                  or {@code late} (sent after their max wait and the grace)
      */
-    record Promise(int promised, int kept, int keptStrict, int missed, int excluded, int refused, int probeDisagreed,
-                   double ratioP50, double ratioP99, double ratioMax, List<String> misses, Map<String, Integer> missKinds) {
+    record Promise(
+            int promised,
+            int kept,
+            int keptStrict,
+            int missed,
+            int excluded,
+            int refused,
+            int probeDisagreed,
+            double ratioP50,
+            double ratioP99,
+            double ratioMax,
+            List<String> misses,
+            Map<String, Integer> missKinds) {
         double share() {
             return promised == 0 ? 1 : (double) kept / (kept + missed);
         }
@@ -90,9 +103,14 @@ final class Invariants {
      * @param known (c) failures of a kind already reported (see {@link #KNOWN}): they fail a run only with
      *              {@code -Dsluice.sim.strict=true}, and are printed either way
      */
-    record Report(List<String> hard, List<String> soft, List<String> known, List<FairWindow> fairness, Promise promise,
-                  String summary, List<String> providers) {
-    }
+    record Report(
+            List<String> hard,
+            List<String> soft,
+            List<String> known,
+            List<FairWindow> fairness,
+            Promise promise,
+            String summary,
+            List<String> providers) {}
 
     /**
      * (c) failures the simulation found in the production code, already reported (docs/simulation.md,
@@ -101,7 +119,8 @@ final class Invariants {
      */
     enum Known {
         /** A client that hangs up while its job waits in a dispatch line is charged its whole reservation. */
-        HUNG_UP_IN_LINE("finding 1: a client that hung up while its request waited in line was charged its reservation"),
+        HUNG_UP_IN_LINE(
+                "finding 1: a client that hung up while its request waited in line was charged its reservation"),
         /** A 502 after every connection was refused is charged the prompt (the provider budget refunds it). */
         NEVER_CONNECTED("finding 2: a 502 after no connection could be made was charged the prompt");
 
@@ -114,15 +133,15 @@ final class Invariants {
         static Known of(Attempt a) {
             if (a.processed > 0 || a.expectedTokens() != 0) return null;
             if (a.cancelled && a.charged == a.reserved && a.chargedRequests == 1) return HUNG_UP_IN_LINE;
-            if ("502-unreachable".equals(a.answer) && a.charged == a.promptTokens && a.chargedRequests == 1) return NEVER_CONNECTED;
+            if ("502-unreachable".equals(a.answer) && a.charged == a.promptTokens && a.chargedRequests == 1)
+                return NEVER_CONNECTED;
             return null;
         }
     }
 
     static final java.util.Set<Known> KNOWN = java.util.EnumSet.allOf(Known.class);
 
-    private Invariants() {
-    }
+    private Invariants() {}
 
     static Report check(Simulation sim) {
         List<String> hard = new ArrayList<>();
@@ -144,8 +163,11 @@ final class Invariants {
     private static void limits(Simulation sim, List<String> out) {
         if (sim.violations.isEmpty()) return;
         Map<String, List<SimProvider.Violation>> byLimit = new LinkedHashMap<>();
-        for (SimProvider.Violation v : sim.violations) byLimit.computeIfAbsent(v.provider() + " " + v.limit(), k -> new ArrayList<>()).add(v);
-        byLimit.forEach((what, vs) -> out.add(String.format("(a) %s: %d call(s) over the limit as the provider counts, e.g. %s",
+        for (SimProvider.Violation v : sim.violations)
+            byLimit.computeIfAbsent(v.provider() + " " + v.limit(), k -> new ArrayList<>())
+                    .add(v);
+        byLimit.forEach((what, vs) -> out.add(String.format(
+                "(a) %s: %d call(s) over the limit as the provider counts, e.g. %s",
                 what, vs.size(), vs.subList(0, Math.min(SHOWN, vs.size())))));
     }
 
@@ -157,7 +179,8 @@ final class Invariants {
         List<String> none = new ArrayList<>();
         for (Attempt a : sim.attempts) {
             if (!a.ended) open.add(a.story());
-            else if (!a.cancelled && a.commits != 1) (a.commits == 0 ? none : twice).add(a.story() + ", " + a.commits + " answers");
+            else if (!a.cancelled && a.commits != 1)
+                (a.commits == 0 ? none : twice).add(a.story() + ", " + a.commits + " answers");
             else if (a.cancelled && a.commits > 1) twice.add(a.story() + ", " + a.commits + " answers");
         }
         report(out, "(b) requests whose path never ended (still waiting after the drain)", open);
@@ -181,18 +204,26 @@ final class Invariants {
             t[2] += a.expectedTokens();
             t[3] += a.expectedRequests();
             if (a.ended && a.settles != 1) {
-                wrong.computeIfAbsent("settled " + a.settles + " times", k -> new ArrayList<>()).add(a.story());
+                wrong.computeIfAbsent("settled " + a.settles + " times", k -> new ArrayList<>())
+                        .add(a.story());
             } else if (a.charged != a.expectedTokens() || a.chargedRequests != a.expectedRequests()) {
                 Known k = Known.of(a);
                 if (k != null && KNOWN.contains(k)) {
                     known.computeIfAbsent(k, x -> new ArrayList<>()).add(a.story());
                     continue;
                 }
-                String why = String.format("charged %s where %s was due", a.charged == a.reserved ? "the reservation"
-                        : a.charged == a.promptTokens ? "the prompt" : a.charged == 0 ? "nothing" : "its usage",
-                        a.expectedTokens() == 0 ? "nothing" : a.expectedTokens() == a.promptTokens ? "the prompt"
-                                : a.expectedTokens() == a.reserved ? "the reservation" : "its usage");
-                wrong.computeIfAbsent(category(a) + ": " + why, x -> new ArrayList<>()).add(a.story());
+                String why = String.format(
+                        "charged %s where %s was due",
+                        a.charged == a.reserved
+                                ? "the reservation"
+                                : a.charged == a.promptTokens ? "the prompt" : a.charged == 0 ? "nothing" : "its usage",
+                        a.expectedTokens() == 0
+                                ? "nothing"
+                                : a.expectedTokens() == a.promptTokens
+                                        ? "the prompt"
+                                        : a.expectedTokens() == a.reserved ? "the reservation" : "its usage");
+                wrong.computeIfAbsent(category(a) + ": " + why, x -> new ArrayList<>())
+                        .add(a.story());
             }
         }
         wrong.forEach((what, list) -> report(out, "(c) " + what, list));
@@ -200,23 +231,30 @@ final class Invariants {
         for (Map.Entry<String, long[]> e : byTenant.entrySet()) {
             String tenant = e.getKey();
             long[] t = e.getValue();
-            Tier tier = sim.tierOf(sim.world.tier(sim.world.groupOf(tenant).tier()).name());
-            List<WindowUsage> usage = sim.auditQuota.peek(tenant, tier.windows()).block();
+            Tier tier =
+                    sim.tierOf(sim.world.tier(sim.world.groupOf(tenant).tier()).name());
+            List<WindowUsage> usage =
+                    sim.auditQuota.peek(tenant, tier.windows()).block();
             WindowUsage hour = null;
             for (WindowUsage u : usage) if (u.name().equals("hour")) hour = u;
             if (hour == null) continue;
             if (hour.usedTokens() != t[0] || hour.usedRequests() != t[1]) {
-                out.add(String.format("(c) %s: the quota store's hour window holds %d tokens and %d requests; the settles charged "
-                        + "%d and %d (due by the contract: %d and %d)", tenant, hour.usedTokens(), hour.usedRequests(), t[0], t[1],
-                        t[2], t[3]));
+                out.add(String.format(
+                        "(c) %s: the quota store's hour window holds %d tokens and %d requests; the settles charged "
+                                + "%d and %d (due by the contract: %d and %d)",
+                        tenant, hour.usedTokens(), hour.usedRequests(), t[0], t[1], t[2], t[3]));
             }
         }
     }
 
     /** What happened to a request, in the words a report groups by. */
     static String category(Attempt a) {
-        String what = a.cancelled ? a.cancelledInLine ? "hung up while its job waited in a dispatch line"
-                : a.answeredAtMs < 0 && a.processed == 0 ? "hung up before any provider took it" : "hung up during the call"
+        String what = a.cancelled
+                ? a.cancelledInLine
+                        ? "hung up while its job waited in a dispatch line"
+                        : a.answeredAtMs < 0 && a.processed == 0
+                                ? "hung up before any provider took it"
+                                : "hung up during the call"
                 : a.answer;
         return what + (a.processed == 0 ? " (reached no provider)" : "");
     }
@@ -230,13 +268,16 @@ final class Invariants {
                 int depth = SimulationSeams.depth(d);
                 if (depth != 0) left.add("replica " + r.index + " " + d.key() + ": " + depth + " job(s) still in line");
                 int inFlight = r.inFlight(d.key());
-                if (inFlight != 0) left.add("replica " + r.index + " " + d.key() + ": " + inFlight + " call(s) still in flight");
+                if (inFlight != 0)
+                    left.add("replica " + r.index + " " + d.key() + ": " + inFlight + " call(s) still in flight");
                 if (r.leases != null) {
                     int held = SimulationSeams.sliceSlotsHeld(r.leases, d.key());
-                    if (held != 0) left.add("replica " + r.index + " " + d.key() + ": its slice still holds " + held + " slot(s)");
+                    if (held != 0)
+                        left.add("replica " + r.index + " " + d.key() + ": its slice still holds " + held + " slot(s)");
                 }
             }
-            if (r.pending.pending() != 0) left.add("replica " + r.index + ": " + r.pending.pending() + " detached store call(s) pending");
+            if (r.pending.pending() != 0)
+                left.add("replica " + r.index + ": " + r.pending.pending() + " detached store call(s) pending");
             if (!sim.world.gateway().shared()) budgetsHeld(r.index, (InMemoryProviderBudgetStore) r.budgets, sim, left);
         }
         if (sim.world.gateway().shared()) budgetsHeld(-1, sim.sharedBudgets, sim, left);
@@ -248,10 +289,11 @@ final class Invariants {
         for (World.Provider p : sim.world.providers()) {
             ProviderSettings settings = SimReplica.providerSettings(p, sim.world.toldLimits());
             String key = ProviderBudgetStore.key(settings, World.MODEL);
-            BudgetSnapshot s = store.snapshot(key, BudgetLimits.of(settings, World.MODEL, Duration.ofMinutes(10))).block();
+            BudgetSnapshot s = store.snapshot(key, BudgetLimits.of(settings, World.MODEL, Duration.ofMinutes(10)))
+                    .block();
             if (s.inFlight() != 0) {
-                left.add((replica < 0 ? "the shared budget " : "replica " + replica + "'s budget ") + key + ": " + s.inFlight()
-                        + " slot(s) held");
+                left.add((replica < 0 ? "the shared budget " : "replica " + replica + "'s budget ") + key + ": "
+                        + s.inFlight() + " slot(s) held");
             }
         }
     }
@@ -294,8 +336,15 @@ final class Invariants {
                         for (long[] span : overlap(sim.backlog.get(a), sim.backlog.get(b), end)) {
                             for (long from = span[0]; from + FAIR_WINDOW_MS <= span[1]; from += FAIR_STEP_MS) {
                                 long to = from + FAIR_WINDOW_MS;
-                                FairWindow w = new FairWindow(g.index(), a, b, from, to, served(service.get(a), from, to),
-                                        served(service.get(b), from, to), bound);
+                                FairWindow w = new FairWindow(
+                                        g.index(),
+                                        a,
+                                        b,
+                                        from,
+                                        to,
+                                        served(service.get(a), from, to),
+                                        served(service.get(b), from, to),
+                                        bound);
                                 if (worst == null || w.diff() > worst.diff()) worst = w;
                             }
                         }
@@ -348,7 +397,8 @@ final class Invariants {
         Map<String, Integer> kinds = new java.util.TreeMap<>();
         for (Attempt a : sim.attempts) {
             if (a.placedAtMs < 0) continue;
-            boolean refusedAtDoor = a.placeOutcome != null && a.placeOutcome.startsWith("busy:") && isDoor(a.placeOutcome);
+            boolean refusedAtDoor =
+                    a.placeOutcome != null && a.placeOutcome.startsWith("busy:") && isDoor(a.placeOutcome);
             if (!a.doorAccepted) {
                 refused++;
                 if (a.placeOutcome != null && a.placeOutcome.equals("lease")) disagreed++;
@@ -374,15 +424,36 @@ final class Invariants {
             }
             missed++;
             kinds.merge(leased ? "late" : a.placeOutcome, 1, Integer::sum);
-            misses.add(String.format("%s: estimated %d ms, max wait %d ms, %s", a.id, a.doorEstimateMs, a.maxWaitMs,
+            misses.add(String.format(
+                    "%s: estimated %d ms, max wait %d ms, %s",
+                    a.id,
+                    a.doorEstimateMs,
+                    a.maxWaitMs,
                     leased ? "started after " + (a.leasedAtMs - a.placedAtMs) + " ms" : a.placeOutcome));
         }
         double[] r = ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        Promise p = new Promise(promised, kept, keptStrict, missed, excluded, refused, disagreed, quantile(r, 0.5), quantile(r, 0.99),
-                r.length == 0 ? 0 : r[r.length - 1], misses, kinds);
+        Promise p = new Promise(
+                promised,
+                kept,
+                keptStrict,
+                missed,
+                excluded,
+                refused,
+                disagreed,
+                quantile(r, 0.5),
+                quantile(r, 0.99),
+                r.length == 0 ? 0 : r[r.length - 1],
+                misses,
+                kinds);
         if (kept + missed >= PROMISE_MIN && p.share() < PROMISE) {
-            soft.add(String.format("(f) the door's promise: %d of %d kept (%.2f%%, want %.1f%%); missed %s, e.g. %s", kept,
-                    kept + missed, 100 * p.share(), 100 * PROMISE, kinds, misses.subList(0, Math.min(SHOWN, misses.size()))));
+            soft.add(String.format(
+                    "(f) the door's promise: %d of %d kept (%.2f%%, want %.1f%%); missed %s, e.g. %s",
+                    kept,
+                    kept + missed,
+                    100 * p.share(),
+                    100 * PROMISE,
+                    kinds,
+                    misses.subList(0, Math.min(SHOWN, misses.size()))));
         }
         if (disagreed > 0) soft.add("(f) the door's probe disagreed with the placement " + disagreed + " time(s)");
         return p;
@@ -410,8 +481,13 @@ final class Invariants {
 
     // The summary.
 
-    private static String summary(Simulation sim, List<String> hard, List<String> soft, List<String> known, List<FairWindow> fair,
-                                  Promise p) {
+    private static String summary(
+            Simulation sim,
+            List<String> hard,
+            List<String> soft,
+            List<String> known,
+            List<FairWindow> fair,
+            Promise p) {
         World w = sim.world;
         Map<String, Integer> answers = new LinkedHashMap<>();
         for (Attempt a : sim.attempts) {
@@ -421,13 +497,27 @@ final class Invariants {
         double worstFair = 0;
         for (FairWindow f : fair) worstFair = Math.max(worstFair, (double) f.diff() / f.bound());
         StringBuilder s = new StringBuilder();
-        s.append(String.format("%d provider(s), %d replica(s)%s, %d tenant(s); %d requests %s", w.providers().size(),
-                w.gateway().replicas(), w.gateway().shared() ? " shared" : "", w.tenants().size(), sim.attempts.size(), answers));
+        s.append(String.format(
+                "%d provider(s), %d replica(s)%s, %d tenant(s); %d requests %s",
+                w.providers().size(),
+                w.gateway().replicas(),
+                w.gateway().shared() ? " shared" : "",
+                w.tenants().size(),
+                sim.attempts.size(),
+                answers));
         s.append(hard.isEmpty() ? "; (a)-(d) hold" : "; (a)-(d) FAIL " + letters(hard));
-        if (!known.isEmpty()) s.append(" (known findings in ").append(knownCount(sim)).append(" requests)");
+        if (!known.isEmpty())
+            s.append(" (known findings in ").append(knownCount(sim)).append(" requests)");
         s.append(String.format("; (e) %d window(s), worst %.2f of bound", fair.size(), worstFair));
-        s.append(String.format("; (f) %d/%d kept (%.2f%%; %d within the max wait itself), %d excluded, wait/estimate p50 %.2f p99 %.2f",
-                p.kept(), p.kept() + p.missed(), 100 * p.share(), p.keptStrict(), p.excluded(), p.ratioP50(), p.ratioP99()));
+        s.append(String.format(
+                "; (f) %d/%d kept (%.2f%%; %d within the max wait itself), %d excluded, wait/estimate p50 %.2f p99 %.2f",
+                p.kept(),
+                p.kept() + p.missed(),
+                100 * p.share(),
+                p.keptStrict(),
+                p.excluded(),
+                p.ratioP50(),
+                p.ratioP99()));
         if (!soft.isEmpty()) s.append(" [").append(letters(soft)).append(" reported]");
         return s.toString();
     }
@@ -435,7 +525,9 @@ final class Invariants {
     private static int knownCount(Simulation sim) {
         int n = 0;
         for (Attempt a : sim.attempts) {
-            if (a.admitted && a.settles == 1 && (a.charged != a.expectedTokens() || a.chargedRequests != a.expectedRequests())
+            if (a.admitted
+                    && a.settles == 1
+                    && (a.charged != a.expectedTokens() || a.chargedRequests != a.expectedRequests())
                     && Known.of(a) != null) n++;
         }
         return n;
@@ -452,7 +544,8 @@ final class Invariants {
 
     private static void report(List<String> out, String what, List<String> items) {
         if (items.isEmpty()) return;
-        out.add(what + ": " + items.size() + ", e.g.\n      " + String.join("\n      ", items.subList(0, Math.min(SHOWN, items.size()))));
+        out.add(what + ": " + items.size() + ", e.g.\n      "
+                + String.join("\n      ", items.subList(0, Math.min(SHOWN, items.size()))));
     }
 
     static String details(Simulation.Result r) {

@@ -29,16 +29,23 @@ final class SimProvider {
     static final long WINDOW_MS = 60_000;
 
     /** What the gateway gets back: status, the usage of a 200, and the headers the dispatch stage reads (-1: absent). */
-    record Answer(int status, Usage usage, long retryAfterMs, long remainingRequests, long remainingTokens, long resetMs,
-                  long processingMs) {
-    }
+    record Answer(
+            int status,
+            Usage usage,
+            long retryAfterMs,
+            long remainingRequests,
+            long remainingTokens,
+            long resetMs,
+            long processingMs) {}
 
     /** A call the provider should never have been sent. */
-    record Violation(String provider, long atMs, String limit, long used, long wanted, long limitValue, String attempt) {
+    record Violation(
+            String provider, long atMs, String limit, long used, long wanted, long limitValue, String attempt) {
         @Override
         public String toString() {
-            return String.format("%s at %.3f s: %s limit %d, %d used in its window, %s needed %d more", provider, atMs / 1000.0,
-                    limit, limitValue, used, attempt, wanted);
+            return String.format(
+                    "%s at %.3f s: %s limit %d, %d used in its window, %s needed %d more",
+                    provider, atMs / 1000.0, limit, limitValue, used, attempt, wanted);
         }
     }
 
@@ -64,7 +71,12 @@ final class SimProvider {
     double peakTokens;
     double peakInFlight;
 
-    SimProvider(World.Provider spec, VirtualTimeScheduler time, SplittableRandom random, Trace trace, List<Violation> violations) {
+    SimProvider(
+            World.Provider spec,
+            VirtualTimeScheduler time,
+            SplittableRandom random,
+            Trace trace,
+            List<Violation> violations) {
         this.spec = spec;
         this.time = time;
         this.clock = new SimClock(time, spec.clockOffsetMs());
@@ -97,8 +109,10 @@ final class SimProvider {
             if (outage(sentAt, World.OutageKind.REFUSED)) {
                 refused++;
                 trace.event(sentAt, "refused", attempt.id);
-                var refusal = time.schedule(() -> sink.error(new ConnectException("Connection refused: " + spec.name())),
-                        2 * spec.oneWayMs(), TimeUnit.MILLISECONDS);
+                var refusal = time.schedule(
+                        () -> sink.error(new ConnectException("Connection refused: " + spec.name())),
+                        2 * spec.oneWayMs(),
+                        TimeUnit.MILLISECONDS);
                 sink.onCancel(refusal);
                 return;
             }
@@ -212,17 +226,23 @@ final class SimProvider {
         if (random.nextDouble() < spec.slowShare()) ms *= 2 + 4 * random.nextDouble();
         long done = at + Math.max(1, Math.round(ms));
         trace.event(at, "taken", a.id, prompt, call.maxTokens, written, done - at);
-        time.schedule(() -> {
-            long ownEnd = clock.millis();
-            slide(ownEnd);
-            long reset = log.isEmpty() ? 0 : Math.max(0, log.peekLast()[0] + WINDOW_MS - ownEnd);
-            Answer answer = new Answer(200, new Usage(prompt, written), -1,
-                    spec.remaining() ? Math.max(0, spec.rpm() - log.size()) : -1,
-                    spec.remaining() ? Math.max(0, spec.tpm() - logTokens) : -1,
-                    spec.remaining() ? reset : -1,
-                    spec.processingMs() ? done - at : -1);
-            answerNow(call, answer);
-        }, done - at, TimeUnit.MILLISECONDS);
+        time.schedule(
+                () -> {
+                    long ownEnd = clock.millis();
+                    slide(ownEnd);
+                    long reset = log.isEmpty() ? 0 : Math.max(0, log.peekLast()[0] + WINDOW_MS - ownEnd);
+                    Answer answer = new Answer(
+                            200,
+                            new Usage(prompt, written),
+                            -1,
+                            spec.remaining() ? Math.max(0, spec.rpm() - log.size()) : -1,
+                            spec.remaining() ? Math.max(0, spec.tpm() - logTokens) : -1,
+                            spec.remaining() ? reset : -1,
+                            spec.processingMs() ? done - at : -1);
+                    answerNow(call, answer);
+                },
+                done - at,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The prompt as this provider counts it. */
@@ -268,9 +288,12 @@ final class SimProvider {
         release(call);
         if (call.cancelled) return;
         trace.event(now(), "answer", call.attempt.id, answer.status());
-        time.schedule(() -> {
-            if (!call.cancelled) call.sink.success(answer);
-        }, spec.oneWayMs() + World.between(random, 0, spec.jitterMs()), TimeUnit.MILLISECONDS);
+        time.schedule(
+                () -> {
+                    if (!call.cancelled) call.sink.success(answer);
+                },
+                spec.oneWayMs() + World.between(random, 0, spec.jitterMs()),
+                TimeUnit.MILLISECONDS);
     }
 
     /** The gateway closed the connection: a call still running stops counting in flight (its tokens stay counted). */
@@ -280,9 +303,20 @@ final class SimProvider {
     }
 
     String summary() {
-        return String.format("%s: %d calls, %d served, %d over a limit, 429 %d, 503 %d, 5xx %d, refused %d; peak %.0f%% rpm, "
-                        + "%.0f%% tpm, %.0f%% in flight", spec.name(), calls, served, limit429, injected429, injected503, errors,
-                refused, 100 * peakRequests, 100 * peakTokens, 100 * peakInFlight);
+        return String.format(
+                "%s: %d calls, %d served, %d over a limit, 429 %d, 503 %d, 5xx %d, refused %d; peak %.0f%% rpm, "
+                        + "%.0f%% tpm, %.0f%% in flight",
+                spec.name(),
+                calls,
+                served,
+                limit429,
+                injected429,
+                injected503,
+                errors,
+                refused,
+                100 * peakRequests,
+                100 * peakTokens,
+                100 * peakInFlight);
     }
 
     /** Calls still held at the end (the gateway never closed or awaited them). */

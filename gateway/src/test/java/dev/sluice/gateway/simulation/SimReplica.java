@@ -7,18 +7,18 @@ import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
-import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
 import dev.sluice.gateway.dispatch.Dispatchers;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
+import dev.sluice.gateway.dispatch.calibration.CalibrationStore;
+import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
+import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
+import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.dispatch.queue.LaneSharing;
-import dev.sluice.gateway.dispatch.lease.Lease;
-import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
-import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
-import dev.sluice.gateway.dispatch.health.ProviderFailingException;
-import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
-import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
-import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.BatchedSettlements;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaReservation;
@@ -80,30 +80,50 @@ final class SimReplica {
         this.clock = new SimClock(time, w.gateway().replicaOffsetsMs()[index]);
         CalibrationStore calibrationStore;
         if (w.gateway().shared()) {
-            // DispatchConfiguration.providerBudgetStore with Redis: this replica's slices of the shared budget, or the shared budget.
+            // DispatchConfiguration.providerBudgetStore with Redis: this replica's slices of the shared budget, or the
+            // shared budget.
             leases = w.gateway().slices()
-                    ? new ReplicaLeases(sim.sharedBudgets, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMillis(50), 64,
-                    clock, time)
+                    ? new ReplicaLeases(
+                            sim.sharedBudgets,
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(10),
+                            Duration.ofMillis(50),
+                            64,
+                            clock,
+                            time)
                     : null;
             budgets = leases != null ? leases : sim.sharedBudgets;
             // QuotaConfiguration with Redis: settlements batched, a local limiter for fail-open tiers.
-            quota = new QuotaLimiter(new BatchedSettlements(sim.sharedQuota, STORE_TIMEOUT, Duration.ofMillis(50), 64, clock, time),
-                    new InMemoryQuotaStore(clock), STORE_TIMEOUT, meters, StoreState.alwaysUp(), null, clock);
+            quota = new QuotaLimiter(
+                    new BatchedSettlements(sim.sharedQuota, STORE_TIMEOUT, Duration.ofMillis(50), 64, clock, time),
+                    new InMemoryQuotaStore(clock),
+                    STORE_TIMEOUT,
+                    meters,
+                    StoreState.alwaysUp(),
+                    null,
+                    clock);
             calibrationStore = sim.sharedCalibration;
         } else {
             leases = null;
             budgets = new InMemoryProviderBudgetStore(clock);
             quota = new QuotaLimiter(sim.aloneQuota(clock), null, STORE_TIMEOUT, meters);
-            calibrationStore = new OrderedCalibrationStore(new dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore());
+            calibrationStore = new OrderedCalibrationStore(
+                    new dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore());
         }
         TokenCalibration.Settings cs = TokenCalibration.Settings.DEFAULTS; // sluice.calibration.* defaults
-        calibration = new ProviderCalibration(calibrationStore, cs, Duration.ofSeconds(5), Duration.ofMinutes(10), STORE_TIMEOUT, clock,
-                meters);
+        calibration = new ProviderCalibration(
+                calibrationStore, cs, Duration.ofSeconds(5), Duration.ofMinutes(10), STORE_TIMEOUT, clock, meters);
         dispatchers = new Dispatchers(budgets, config, settings, clock, time, meters, pending, calibration);
         dispatchers.createConfigured();
         LaneShare share = w.gateway().shared() && w.gateway().fairShare() ? sim.sharedLanes : null;
-        sharing = new LaneSharing(dispatchers::all, share, () -> true, Duration.ofMillis(200), Duration.ofSeconds(1),
-                DISPATCH_STORE_TIMEOUT, clock);
+        sharing = new LaneSharing(
+                dispatchers::all,
+                share,
+                () -> true,
+                Duration.ofMillis(200),
+                Duration.ofSeconds(1),
+                DISPATCH_STORE_TIMEOUT,
+                clock);
         sharing.start();
         ladder = new DegradationLadder(random);
         dispatch = new DispatchPath(this);
@@ -131,7 +151,11 @@ final class SimReplica {
 
     /** QuotaRefusals.outright: the store could not be asked (503), or the request never fits (400). */
     private Optional<Mono<Void>> outright(Exchange x, QuotaLimiter.Outcome outcome) {
-        trace.event(now(), "quota", x.attempt.id, outcome.admitted() ? 1 : 0,
+        trace.event(
+                now(),
+                "quota",
+                x.attempt.id,
+                outcome.admitted() ? 1 : 0,
                 outcome.decision() == null ? -2 : outcome.decision().retryAfterMs());
         if (outcome.storeUnavailable()) return Optional.of(x.write(503, "quota-store-unavailable", 1_000, null));
         if (outcome.neverFits()) return Optional.of(x.write(400, "too-large-for-tier", -1, null));
@@ -143,7 +167,8 @@ final class SimReplica {
         Attempt a = x.attempt;
         LadderSettings settings = config.current().ladder();
         boolean roomToHold = held.get() < settings.maxHeld();
-        LadderDecision step = ladder.decide(outcome.decision(), x.tier, settings, x.model, a.noDowngrade, mayDelay && roomToHold);
+        LadderDecision step =
+                ladder.decide(outcome.decision(), x.tier, settings, x.model, a.noDowngrade, mayDelay && roomToHold);
         trace.event(now(), "ladder", a.id, step.stage().ordinal(), step.delayMs());
         switch (step.stage()) {
             case REJECTED -> {
@@ -178,12 +203,15 @@ final class SimReplica {
         AtomicBoolean erredBeforeAnswer = new AtomicBoolean();
         return Mono.defer(() -> {
                     recording.set(true);
-                    x.beforeCommit = () -> x.neverSent ? once(a, reservation, 0, true).onErrorResume(e -> Mono.empty()) : Mono.empty();
+                    x.beforeCommit = () ->
+                            x.neverSent ? once(a, reservation, 0, true).onErrorResume(e -> Mono.empty()) : Mono.empty();
                     return dispatch.filter(x);
                 })
                 .doOnError(e -> erredBeforeAnswer.set(!recording.get() || !x.committed))
-                .doFinally(signal -> pending.run(x.neverSent ? once(a, reservation, 0, true).onErrorResume(e -> Mono.empty())
-                        : settle(x, reservation, recording.get(), erredBeforeAnswer.get())));
+                .doFinally(signal -> pending.run(
+                        x.neverSent
+                                ? once(a, reservation, 0, true).onErrorResume(e -> Mono.empty())
+                                : settle(x, reservation, recording.get(), erredBeforeAnswer.get())));
     }
 
     /** SettleFilter.settle: once; our own failure refunded; otherwise what the request really cost. */
@@ -242,8 +270,7 @@ final class SimReplica {
     Mono<Lease> waiting(Wait w, Mono<Lease> line) {
         Attempt a = w.attempt;
         boolean first = w.first;
-        return line
-                .doOnNext(lease -> {
+        return line.doOnNext(lease -> {
                     if (first && a.leasedAtMs < 0) {
                         a.leasedAtMs = now();
                         a.placeOutcome = "lease";
@@ -254,13 +281,15 @@ final class SimReplica {
                 })
                 .doOnError(e -> {
                     if (!first) return;
-                    a.placeOutcome = e instanceof GatewayBusyException b ? "busy:" + BusyKind.of(b)
+                    a.placeOutcome = e instanceof GatewayBusyException b
+                            ? "busy:" + BusyKind.of(b)
                             : e instanceof ProviderFailingException ? "spilled" : "error:" + e;
                 })
                 .doFinally(signal -> {
                     if (!w.over && w.key != null) sim.inLine(a, w.key, -1);
                     w.over = true;
-                    if (first && a.placeOutcome == null && signal == reactor.core.publisher.SignalType.CANCEL) a.placeOutcome = "cancelled";
+                    if (first && a.placeOutcome == null && signal == reactor.core.publisher.SignalType.CANCEL)
+                        a.placeOutcome = "cancelled";
                 });
     }
 
@@ -277,8 +306,17 @@ final class SimReplica {
 
     /** The provider as tiers.yaml would list it: its published limits ({@code told} times them for the checks' own test). */
     static ProviderSettings providerSettings(World.Provider p, double told) {
-        return new ProviderSettings(p.name(), "http://" + p.name() + ".sim/v1", "", p.headroom(),
-                Map.of(ProviderSettings.ANY_MODEL, new dev.sluice.gateway.config.ModelLimits(Math.round(p.rpm() * told),
-                        Math.round(p.tpm() * told), (int) Math.round(p.maxInFlight() * told), 3.0)));
+        return new ProviderSettings(
+                p.name(),
+                "http://" + p.name() + ".sim/v1",
+                "",
+                p.headroom(),
+                Map.of(
+                        ProviderSettings.ANY_MODEL,
+                        new dev.sluice.gateway.config.ModelLimits(
+                                Math.round(p.rpm() * told),
+                                Math.round(p.tpm() * told),
+                                (int) Math.round(p.maxInFlight() * told),
+                                3.0)));
     }
 }

@@ -11,9 +11,9 @@ import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
-import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import java.lang.management.ManagementFactory;
@@ -61,6 +61,7 @@ final class Simulation {
     final List<String> dropped = new ArrayList<>();
     /** Per tenant and line ({@code tenant@budget}): when its interactive jobs waited there, {start, end} (end -1 while open). */
     final Map<String, List<long[]>> backlog = new HashMap<>();
+
     private final Map<String, Integer> inLine = new HashMap<>();
     /** Per provider: spans in which its budget was paused or it was out: the door could not know. */
     final Map<String, List<long[]>> disturbed = new HashMap<>();
@@ -79,13 +80,15 @@ final class Simulation {
         for (World.Provider p : world.providers()) {
             providers.put(p.name(), new SimProvider(p, time, random.split(), trace, violations));
             List<long[]> spans = new ArrayList<>();
-            for (World.Outage o : p.outages()) spans.add(new long[] {o.fromMs(), o.toMs() + 10_000}); // and the circuit's longest cooldown
+            for (World.Outage o : p.outages())
+                spans.add(new long[] {o.fromMs(), o.toMs() + 10_000}); // and the circuit's longest cooldown
             disturbed.put(p.name(), spans);
         }
         for (World.TierSpec t : world.tiers()) tiers.put(t.name(), tier(t));
         ConfigRegistry config = new ConfigRegistry(config(world, tiers));
         DispatchProperties settings = settings(world.gateway());
-        for (int i = 0; i < world.gateway().replicas(); i++) replicas.add(new SimReplica(this, i, config, settings, random.split()));
+        for (int i = 0; i < world.gateway().replicas(); i++)
+            replicas.add(new SimReplica(this, i, config, settings, random.split()));
     }
 
     long now() {
@@ -135,11 +138,20 @@ final class Simulation {
     }
 
     private static Tier tier(World.TierSpec t) {
-        // Every tier has the hour window tiers.yaml gives by default (60 × its minute): runs are shorter than an hour, so
+        // Every tier has the hour window tiers.yaml gives by default (60 × its minute): runs are shorter than an hour,
+        // so
         // nothing leaves it and its usage at the end is everything the tenant was charged (the charge check reads it).
-        return new Tier(t.name(), t.tpm(), t.rpm(), t.burst(), t.priority(), t.defaultMaxTokens(),
+        return new Tier(
+                t.name(),
+                t.tpm(),
+                t.rpm(),
+                t.burst(),
+                t.priority(),
+                t.defaultMaxTokens(),
                 List.of(new WindowLimit("hour", 3_600, 60 * t.tpm(), 60 * t.rpm())),
-                t.downgrade() ? Map.of(World.MODEL, World.CHEAPER) : Map.of(), t.allowNoDowngrade(), RedisDownPolicy.FAIL_OPEN);
+                t.downgrade() ? Map.of(World.MODEL, World.CHEAPER) : Map.of(),
+                t.allowNoDowngrade(),
+                RedisDownPolicy.FAIL_OPEN);
     }
 
     private static SluiceConfig config(World w, Map<String, Tier> tiers) {
@@ -149,21 +161,44 @@ final class Simulation {
             providers.add(SimReplica.providerSettings(p, w.toldLimits()));
             names.add(p.name());
         }
-        return new SluiceConfig(tiers, LadderSettings.defaults(), AbuseSettings.defaults(), providers,
-                Map.of(World.MODEL, names, World.CHEAPER, names), List.of());
+        return new SluiceConfig(
+                tiers,
+                LadderSettings.defaults(),
+                AbuseSettings.defaults(),
+                providers,
+                Map.of(World.MODEL, names, World.CHEAPER, names),
+                List.of());
     }
 
     private static DispatchProperties settings(World.Gateway g) {
-        return new DispatchProperties(g.queueCapacity(), 0.1, Duration.ofMinutes(10), g.maxAttempts(),
-                SimReplica.DISPATCH_STORE_TIMEOUT, g.countDelay(), g.spillWait(),
-                new DispatchProperties.Failover(3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10),
+        return new DispatchProperties(
+                g.queueCapacity(),
+                0.1,
+                Duration.ofMinutes(10),
+                g.maxAttempts(),
+                SimReplica.DISPATCH_STORE_TIMEOUT,
+                g.countDelay(),
+                g.spillWait(),
+                new DispatchProperties.Failover(
+                        3,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(10),
                         g.firstByteTimeout()));
     }
 
     /** What a run comes to. */
     /** @param servedPerTenant pages answered 200, per tenant, in the world's order of tenants */
-    record Result(World world, long digest, long events, long simulatedMs, long cpuMs, Invariants.Report report, String thrown,
-                  List<SimProvider.Violation> violations, Map<String, Long> servedPerTenant) {
+    record Result(
+            World world,
+            long digest,
+            long events,
+            long simulatedMs,
+            long cpuMs,
+            Invariants.Report report,
+            String thrown,
+            List<SimProvider.Violation> violations,
+            Map<String, Long> servedPerTenant) {
         boolean holds() {
             return thrown == null && report.hard().isEmpty();
         }
@@ -179,8 +214,15 @@ final class Simulation {
         }
 
         String line() {
-            return String.format("seed %d: %s; %.1f sim-min in %d ms CPU (%.0f sim-min/s); digest %016x (%d events)%s",
-                    world.seed(), report == null ? "-" : report.summary(), simulatedMs / 60_000.0, cpuMs, rate(), digest, events,
+            return String.format(
+                    "seed %d: %s; %.1f sim-min in %d ms CPU (%.0f sim-min/s); digest %016x (%d events)%s",
+                    world.seed(),
+                    report == null ? "-" : report.summary(),
+                    simulatedMs / 60_000.0,
+                    cpuMs,
+                    rate(),
+                    digest,
+                    events,
                     thrown == null ? "" : "; THREW " + thrown);
         }
     }
@@ -189,8 +231,10 @@ final class Simulation {
     static Result run(World world, Path traceFile) {
         Map<String, Level> levels = quietLogs();
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        // Every Schedulers.parallel(), single(), ... is this one now (Mono.delay, timeout(), Flux.interval). Installed with a
-        // snapshot (no virtual one was installed before): reset() puts the JVM's own schedulers back, undisposed, for the tests
+        // Every Schedulers.parallel(), single(), ... is this one now (Mono.delay, timeout(), Flux.interval). Installed
+        // with a
+        // snapshot (no virtual one was installed before): reset() puts the JVM's own schedulers back, undisposed, for
+        // the tests
         // that run after this one in the same JVM (their cached contexts hold those schedulers).
         VirtualTimeScheduler.set(time);
         List<String> dropped = new ArrayList<>();
@@ -215,7 +259,15 @@ final class Simulation {
             Map<String, Long> served = new java.util.LinkedHashMap<>();
             for (String t : world.tenants()) served.put(t, 0L);
             for (Attempt a : sim.attempts) if (a.status == 200) served.merge(a.tenant, 1L, Long::sum);
-            return new Result(world, trace.digest(), trace.events(), sim.now(), cpuMs, report, thrown, List.copyOf(sim.violations),
+            return new Result(
+                    world,
+                    trace.digest(),
+                    trace.events(),
+                    sim.now(),
+                    cpuMs,
+                    report,
+                    thrown,
+                    List.copyOf(sim.violations),
                     served);
         } finally {
             unwatch.run();
@@ -236,13 +288,17 @@ final class Simulation {
      * one in the same JVM keep).
      */
     private static Runnable watchDropped(List<String> dropped) {
-        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context)) return () -> { };
+        if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context))
+            return () -> {};
         Thread run = Thread.currentThread();
         var appender = new ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent>() {
             @Override
             protected void append(ch.qos.logback.classic.spi.ILoggingEvent e) {
                 if (e.getThreadName().equals(run.getName()) && e.getLevel().isGreaterOrEqual(Level.ERROR)) {
-                    dropped.add(e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : ": " + e.getThrowableProxy().getMessage()));
+                    dropped.add(e.getFormattedMessage()
+                            + (e.getThrowableProxy() == null
+                                    ? ""
+                                    : ": " + e.getThrowableProxy().getMessage()));
                 }
             }
         };

@@ -43,11 +43,14 @@ import reactor.core.publisher.Sinks;
  */
 @GatewayTest
 class SimulationFindingsTest {
-    static final String BODY = "{\"model\":\"gpt-4o\",\"max_tokens\":300,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}";
+    static final String BODY =
+            "{\"model\":\"gpt-4o\",\"max_tokens\":300,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}";
     static final Sinks.Empty<Void> RELEASE = Sinks.empty();
-    static final FakeUpstream UPSTREAM = FakeUpstream.start((req, res) -> req.body().contains("hold")
-            ? res.header("content-type", "application/json").sendString(RELEASE.asMono().then(Mono.just(FakeUpstream.CHAT_ANSWER)))
-            : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
+    static final FakeUpstream UPSTREAM =
+            FakeUpstream.start((req, res) -> req.body().contains("hold")
+                    ? res.header("content-type", "application/json")
+                            .sendString(RELEASE.asMono().then(Mono.just(FakeUpstream.CHAT_ANSWER)))
+                    : res.header("content-type", "application/json").sendString(Mono.just(FakeUpstream.CHAT_ANSWER)));
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
@@ -62,14 +65,19 @@ class SimulationFindingsTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     TokenEstimator estimator;
+
     @Autowired
     MeterRegistry meters;
 
@@ -88,18 +96,30 @@ class SimulationFindingsTest {
     /** The configured provider with other "*" limits or another address. */
     private void provider(int maxInFlight, String baseUrl) {
         ProviderSettings p = before.providers().get(0);
-        ProviderSettings changed = new ProviderSettings(p.name(), baseUrl, p.apiKeyEnv(), p.headroom(),
-                Map.of(ProviderSettings.ANY_MODEL, new ModelLimits(1_500, 300_000, maxInFlight, 3.0)), p.upstreamModels());
+        ProviderSettings changed = new ProviderSettings(
+                p.name(),
+                baseUrl,
+                p.apiKeyEnv(),
+                p.headroom(),
+                Map.of(ProviderSettings.ANY_MODEL, new ModelLimits(1_500, 300_000, maxInFlight, 3.0)),
+                p.upstreamModels());
         config.replace(before.withProviders(List.of(changed)));
     }
 
     private long used(String tenant) {
-        return limiter.peek(tenant, config.current().tier("pro").orElseThrow()).block().get(0).usedTokens();
+        return limiter.peek(tenant, config.current().tier("pro").orElseThrow())
+                .block()
+                .get(0)
+                .usedTokens();
     }
 
     private WebClient.RequestHeadersSpec<?> post(String key, String body) {
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body);
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body);
     }
 
     private double depth() {
@@ -118,20 +138,29 @@ class SimulationFindingsTest {
         provider(1, before.providers().get(0).baseUrl());
         TestTenants.Created holder = TestTenants.create(tenants, "f1h", "pro");
         TestTenants.Created waiter = TestTenants.create(tenants, "f1w", "pro");
-        Disposable hold = post(holder.key(), String.format(BODY, "hold the only slot")).retrieve().bodyToMono(String.class)
-                .subscribe(x -> { }, e -> { });
-        await().atMost(Duration.ofSeconds(10)).until(() -> UPSTREAM.requests().stream().anyMatch(r -> r.body().contains("hold")));
+        Disposable hold = post(holder.key(), String.format(BODY, "hold the only slot"))
+                .retrieve()
+                .bodyToMono(String.class)
+                .subscribe(x -> {}, e -> {});
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> UPSTREAM.requests().stream().anyMatch(r -> r.body().contains("hold")));
 
         String body = String.format(BODY, "wait in line, then leave");
-        RequestEstimate estimate = estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024);
-        Disposable waiting = post(waiter.key(), body).retrieve().bodyToMono(String.class).subscribe(x -> { }, e -> { });
+        RequestEstimate estimate =
+                estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024);
+        Disposable waiting =
+                post(waiter.key(), body).retrieve().bodyToMono(String.class).subscribe(x -> {}, e -> {});
         await().atMost(Duration.ofSeconds(10)).until(() -> depth() >= 1);
         assertThat(used(waiter.id())).as("charged while it waits").isEqualTo(estimate.totalTokens());
         waiting.dispose(); // the client hangs up
 
-        await().pollDelay(500, TimeUnit.MILLISECONDS).atMost(Duration.ofSeconds(10)).until(() -> depth() == 0);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(used(waiter.id()))
-                .as("a request that never reached the provider is refunded").isZero());
+        await().pollDelay(500, TimeUnit.MILLISECONDS)
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> depth() == 0);
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(used(waiter.id()))
+                        .as("a request that never reached the provider is refunded")
+                        .isZero());
         hold.dispose();
     }
 
@@ -149,10 +178,14 @@ class SimulationFindingsTest {
         }
         provider(200, "http://127.0.0.1:" + dead + "/v1");
         TestTenants.Created t = TestTenants.create(tenants, "f2", "pro");
-        int status = post(t.key(), String.format(BODY, "nobody answers")).exchangeToMono(r -> r.releaseBody()
-                .thenReturn(r.statusCode().value())).block(Duration.ofSeconds(10));
+        int status = post(t.key(), String.format(BODY, "nobody answers"))
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value()))
+                .block(Duration.ofSeconds(10));
         assertThat(status).isEqualTo(502);
-        await().pollDelay(300, TimeUnit.MILLISECONDS).atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(used(t.id()))
-                .as("a request that never reached a provider is refunded").isZero());
+        await().pollDelay(300, TimeUnit.MILLISECONDS)
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(used(t.id()))
+                        .as("a request that never reached a provider is refunded")
+                        .isZero());
     }
 }

@@ -34,7 +34,12 @@ final class Trace implements AutoCloseable {
         mix(who.hashCode());
         for (long f : figures) mix(f);
         if (out != null) {
-            StringBuilder line = new StringBuilder().append(atMs).append(' ').append(kind).append(' ').append(who);
+            StringBuilder line = new StringBuilder()
+                    .append(atMs)
+                    .append(' ')
+                    .append(kind)
+                    .append(' ')
+                    .append(who);
             for (long f : figures) line.append(' ').append(f);
             try {
                 out.write(line.append('\n').toString());

@@ -12,11 +12,18 @@ import java.util.SplittableRandom;
  * {@link SplittableRandom}; the run gets other generators split from the seed, so a change in how
  * a world is drawn does not change how its run goes, and the reverse.
  */
-record World(long seed, long runMs, List<Provider> providers, Gateway gateway, List<TierSpec> tiers, List<Group> groups,
-             double toldLimits) {
+record World(
+        long seed,
+        long runMs,
+        List<Provider> providers,
+        Gateway gateway,
+        List<TierSpec> tiers,
+        List<Group> groups,
+        double toldLimits) {
 
     /** The model the tenants ask for, and the cheaper one their tier may downgrade it to; every provider serves both ("*"). */
     static final String MODEL = "m-large";
+
     static final String CHEAPER = "m-small";
 
     /**
@@ -33,13 +40,31 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * @param remaining     whether its answers carry x-ratelimit-remaining-* and reset figures
      * @param processingMs  whether its answers carry openai-processing-ms
      */
-    record Provider(String name, long rpm, long tpm, int maxInFlight, double headroom, double countFactor, double countNoise,
-                    long oneWayMs, long jitterMs, long firstTokenMs, double msPerToken, double slowShare, long clockOffsetMs,
-                    double pushBack429, long retryAfterMaxMs, double overload503, List<Outage> outages, boolean remaining,
-                    boolean processingMs) {
-    }
+    record Provider(
+            String name,
+            long rpm,
+            long tpm,
+            int maxInFlight,
+            double headroom,
+            double countFactor,
+            double countNoise,
+            long oneWayMs,
+            long jitterMs,
+            long firstTokenMs,
+            double msPerToken,
+            double slowShare,
+            long clockOffsetMs,
+            double pushBack429,
+            long retryAfterMaxMs,
+            double overload503,
+            List<Outage> outages,
+            boolean remaining,
+            boolean processingMs) {}
 
-    enum OutageKind { ERRORS, REFUSED }
+    enum OutageKind {
+        ERRORS,
+        REFUSED
+    }
 
     record Outage(long fromMs, long toMs, OutageKind kind) {
         boolean covers(long t) {
@@ -54,23 +79,66 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * @param shared           the stores are shared (Redis mode); false: one replica on its in-memory stores
      * @param replicaOffsetsMs each replica's clock against the store's
      */
-    record Gateway(int replicas, boolean shared, boolean slices, boolean fairShare, long[] replicaOffsetsMs, int queueCapacity,
-                   int maxAttempts, Duration spillWait, Duration firstByteTimeout, Duration countDelay, boolean pinTenants) {
+    record Gateway(
+            int replicas,
+            boolean shared,
+            boolean slices,
+            boolean fairShare,
+            long[] replicaOffsetsMs,
+            int queueCapacity,
+            int maxAttempts,
+            Duration spillWait,
+            Duration firstByteTimeout,
+            Duration countDelay,
+            boolean pinTenants) {
         /** Every try to a replica at random, as a load balancer would. */
-        Gateway(int replicas, boolean shared, boolean slices, boolean fairShare, long[] replicaOffsetsMs, int queueCapacity,
-                int maxAttempts, Duration spillWait, Duration firstByteTimeout, Duration countDelay) {
-            this(replicas, shared, slices, fairShare, replicaOffsetsMs, queueCapacity, maxAttempts, spillWait, firstByteTimeout,
-                    countDelay, false);
+        Gateway(
+                int replicas,
+                boolean shared,
+                boolean slices,
+                boolean fairShare,
+                long[] replicaOffsetsMs,
+                int queueCapacity,
+                int maxAttempts,
+                Duration spillWait,
+                Duration firstByteTimeout,
+                Duration countDelay) {
+            this(
+                    replicas,
+                    shared,
+                    slices,
+                    fairShare,
+                    replicaOffsetsMs,
+                    queueCapacity,
+                    maxAttempts,
+                    spillWait,
+                    firstByteTimeout,
+                    countDelay,
+                    false);
         }
     }
 
-    record TierSpec(String name, long tpm, long rpm, double burst, int priority, long defaultMaxTokens, boolean downgrade,
-                    boolean allowNoDowngrade) {
+    record TierSpec(
+            String name,
+            long tpm,
+            long rpm,
+            double burst,
+            int priority,
+            long defaultMaxTokens,
+            boolean downgrade,
+            boolean allowNoDowngrade) {}
+
+    enum Kind {
+        BOOK,
+        POISSON,
+        BURSTS
     }
 
-    enum Kind { BOOK, POISSON, BURSTS }
-
-    enum RetryKind { NONE, HONOUR, IGNORE }
+    enum RetryKind {
+        NONE,
+        HONOUR,
+        IGNORE
+    }
 
     /**
      * How a group's tenants behave. BOOK: {@code size} pages sent at once, the next book
@@ -88,13 +156,23 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * @param retryDelayMs for IGNORE: the client's own fixed pause before it tries again, whatever Retry-After says
      * @param cancelShare  share of requests whose client hangs up after {@code patienceMs} (drawn up to it) if not answered
      */
-    record Retry(RetryKind kind, int maxRetries, long retryDelayMs) {
-    }
+    record Retry(RetryKind kind, int maxRetries, long retryDelayMs) {}
 
     /** A group of equal tenants: same tier, behaviour and request shape, so their service can be compared. */
-    record Group(int index, List<String> tenants, String tier, Behaviour behaviour, Retry retry, long promptMin, long promptMax,
-                 long maxTokens, double batchShare, long maxWaitMs, double noDowngradeShare, double cancelShare, long patienceMs) {
-    }
+    record Group(
+            int index,
+            List<String> tenants,
+            String tier,
+            Behaviour behaviour,
+            Retry retry,
+            long promptMin,
+            long promptMax,
+            long maxTokens,
+            double batchShare,
+            long maxWaitMs,
+            double noDowngradeShare,
+            double cancelShare,
+            long patienceMs) {}
 
     List<String> tenants() {
         List<String> all = new ArrayList<>();
@@ -125,12 +203,18 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
         boolean shared = replicas > 1 || r.nextBoolean();
         long[] offsets = new long[replicas];
         for (int i = 0; i < replicas; i++) offsets[i] = shared ? between(r, -150, 150) : 0;
-        Gateway gateway = new Gateway(replicas, shared, shared && r.nextDouble() < 0.85, shared && r.nextDouble() < 0.9, offsets,
+        Gateway gateway = new Gateway(
+                replicas,
+                shared,
+                shared && r.nextDouble() < 0.85,
+                shared && r.nextDouble() < 0.9,
+                offsets,
                 r.nextDouble() < 0.8 ? 10_000 : (int) between(r, 20, 300),
                 2 + r.nextInt(3),
                 Duration.ofMillis(pick(r, 0L, 500L, 500L, 2_000L)),
                 Duration.ofMillis(r.nextDouble() < 0.7 ? 0 : between(r, 3_000, 20_000)),
-                // At least the longest way to a provider (120 + 30 ms): what the setting is for (DispatchProperties.countDelay).
+                // At least the longest way to a provider (120 + 30 ms): what the setting is for
+                // (DispatchProperties.countDelay).
                 Duration.ofMillis(pick(r, 250L, 250L, 500L)));
 
         int tierCount = 1 + r.nextInt(3);
@@ -138,8 +222,14 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
         long capacity = 0;
         for (Provider p : providers) capacity += p.tpm();
         for (int i = 0; i < tierCount; i++) {
-            tiers.add(new TierSpec("tier" + (i + 1), logBetween(r, Math.max(2_000, capacity / 40), capacity * 2),
-                    logBetween(r, 30, 3_000), pick(r, 1.0, 1.5, 2.0), i + 1, pick(r, 256L, 512L, 1024L), r.nextBoolean(),
+            tiers.add(new TierSpec(
+                    "tier" + (i + 1),
+                    logBetween(r, Math.max(2_000, capacity / 40), capacity * 2),
+                    logBetween(r, 30, 3_000),
+                    pick(r, 1.0, 1.5, 2.0),
+                    i + 1,
+                    pick(r, 256L, 512L, 1024L),
+                    r.nextBoolean(),
                     r.nextBoolean()));
         }
 
@@ -171,12 +261,34 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * of pages far past its minute. The checks' own test runs it honest and lied to.
      */
     static World saturating(long seed) {
-        Provider p = new Provider("p1", 300, 60_000, 20, 0.97, 1.0, 0, 20, 0, 300, 10, 0, 0, 0, 1_000, 0, List.of(), false, false);
-        Gateway g = new Gateway(1, false, false, false, new long[] {0}, 10_000, 3, Duration.ofMillis(500), Duration.ZERO,
+        Provider p = new Provider(
+                "p1", 300, 60_000, 20, 0.97, 1.0, 0, 20, 0, 300, 10, 0, 0, 0, 1_000, 0, List.of(), false, false);
+        Gateway g = new Gateway(
+                1,
+                false,
+                false,
+                false,
+                new long[] {0},
+                10_000,
+                3,
+                Duration.ofMillis(500),
+                Duration.ZERO,
                 Duration.ofMillis(250));
         TierSpec tier = new TierSpec("tier1", 1_000_000, 10_000, 1.0, 1, 256, false, false);
-        Group group = new Group(0, List.of("t1", "t2", "t3"), "tier1", new Behaviour(Kind.BOOK, 60, 1_000, 0),
-                new Retry(RetryKind.HONOUR, 8, 0), 200, 800, 200, 0, 120_000, 0, 0, 1_000);
+        Group group = new Group(
+                0,
+                List.of("t1", "t2", "t3"),
+                "tier1",
+                new Behaviour(Kind.BOOK, 60, 1_000, 0),
+                new Retry(RetryKind.HONOUR, 8, 0),
+                200,
+                800,
+                200,
+                0,
+                120_000,
+                0,
+                0,
+                1_000);
         return new World(seed, 180_000, List.of(p), g, List.of(tier), List.of(group), 1.0);
     }
 
@@ -195,12 +307,34 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * its minute at once. Simulation finding 3 (docs/simulation.md) replays here.
      */
     static World calibrationEdge() {
-        Provider p = new Provider("p1", 3_000, 60_000, 400, 0.97, 1.3, 0, 20, 0, 2_000, 10, 0, 0, 0, 1_000, 0, List.of(), false, false);
-        Gateway g = new Gateway(1, false, false, false, new long[] {0}, 10_000, 3, Duration.ofMillis(500), Duration.ZERO,
+        Provider p = new Provider(
+                "p1", 3_000, 60_000, 400, 0.97, 1.3, 0, 20, 0, 2_000, 10, 0, 0, 0, 1_000, 0, List.of(), false, false);
+        Gateway g = new Gateway(
+                1,
+                false,
+                false,
+                false,
+                new long[] {0},
+                10_000,
+                3,
+                Duration.ofMillis(500),
+                Duration.ZERO,
                 Duration.ofMillis(250));
         TierSpec tier = new TierSpec("tier1", 10_000_000, 10_000, 1.0, 1, 256, false, false);
-        Group group = new Group(0, List.of("t1"), "tier1", new Behaviour(Kind.BOOK, 400, 1_000, 0), new Retry(RetryKind.HONOUR, 8, 0),
-                200, 300, 16, 0, 120_000, 0, 0, 1_000);
+        Group group = new Group(
+                0,
+                List.of("t1"),
+                "tier1",
+                new Behaviour(Kind.BOOK, 400, 1_000, 0),
+                new Retry(RetryKind.HONOUR, 8, 0),
+                200,
+                300,
+                16,
+                0,
+                120_000,
+                0,
+                0,
+                1_000);
         return new World(1, 60_000, List.of(p), g, List.of(tier), List.of(group), 1.0);
     }
 
@@ -214,14 +348,35 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
      * {@code replicas} 2, the tenants are split between them (1-3 and 4-6), on one shared store.
      */
     static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs) {
-        Provider p = new Provider("p1", 1_500, 300_000, 200, 0.97, 1.10, 0.01, 2, 2, 1_400, 5, 0, 0, 0, 1_000, 0, List.of(),
-                true, false);
+        Provider p = new Provider(
+                "p1", 1_500, 300_000, 200, 0.97, 1.10, 0.01, 2, 2, 1_400, 5, 0, 0, 0, 1_000, 0, List.of(), true, false);
         boolean shared = replicas > 1;
-        Gateway g = new Gateway(replicas, shared, shared, shared, new long[replicas], 10_000, 3, Duration.ofMillis(500),
-                Duration.ZERO, Duration.ofMillis(250), true);
+        Gateway g = new Gateway(
+                replicas,
+                shared,
+                shared,
+                shared,
+                new long[replicas],
+                10_000,
+                3,
+                Duration.ofMillis(500),
+                Duration.ZERO,
+                Duration.ofMillis(250),
+                true);
         TierSpec tier = new TierSpec("enterprise", 100_000_000, 1_000_000, 1.0, 1, 1_024, false, false);
-        Group group = new Group(0, List.of("t1", "t2", "t3", "t4", "t5", "t6"), "enterprise",
-                new Behaviour(Kind.BOOK, 100, thinkMs, 0, 50), new Retry(RetryKind.NONE, 0, 0), 610, 610, 200, 0, 60_000, 0, 0,
+        Group group = new Group(
+                0,
+                List.of("t1", "t2", "t3", "t4", "t5", "t6"),
+                "enterprise",
+                new Behaviour(Kind.BOOK, 100, thinkMs, 0, 50),
+                new Retry(RetryKind.NONE, 0, 0),
+                610,
+                610,
+                200,
+                0,
+                60_000,
+                0,
+                0,
                 1_000);
         return new World(seed, runMs, List.of(p), g, List.of(tier), List.of(group), 1.0);
     }
@@ -231,16 +386,20 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
         int count = r.nextDouble() < 0.5 ? 0 : 1 + r.nextInt(2);
         for (int i = 0; i < count; i++) {
             long from = between(r, 0, runMs);
-            outages.add(new Outage(from, from + between(r, 5_000, 45_000), r.nextBoolean() ? OutageKind.ERRORS : OutageKind.REFUSED));
+            outages.add(new Outage(
+                    from, from + between(r, 5_000, 45_000), r.nextBoolean() ? OutageKind.ERRORS : OutageKind.REFUSED));
         }
-        return new Provider(name,
+        return new Provider(
+                name,
                 logBetween(r, 120, 3_000),
                 logBetween(r, 40_000, 600_000),
                 (int) logBetween(r, 4, 120),
                 pick(r, 0.9, 0.95, 0.97, 0.97),
                 // The ends of the range more often than a uniform draw gives them: a provider that counts 1.3 times the
                 // estimate is past the default ratio (1.25) until its first answers come back.
-                r.nextDouble() < 0.2 ? TOP_COUNT : r.nextDouble() < 0.1 ? 0.8 : 0.8 + (TOP_COUNT - 0.8) * r.nextDouble(),
+                r.nextDouble() < 0.2
+                        ? TOP_COUNT
+                        : r.nextDouble() < 0.1 ? 0.8 : 0.8 + (TOP_COUNT - 0.8) * r.nextDouble(),
                 r.nextDouble() < 0.3 ? 0 : 0.03 * r.nextDouble(),
                 between(r, 2, 120),
                 between(r, 0, 30),
@@ -256,7 +415,8 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
                 r.nextBoolean());
     }
 
-    private static Group group(SplittableRandom r, int index, List<String> ids, TierSpec tier, double demandShare, long capacityTpm) {
+    private static Group group(
+            SplittableRandom r, int index, List<String> ids, TierSpec tier, double demandShare, long capacityTpm) {
         long promptMin = logBetween(r, 10, 1_500);
         long promptMax = Math.max(promptMin, logBetween(r, promptMin, 6_000));
         long maxTokens = r.nextDouble() < 0.3 ? 0 : logBetween(r, 16, 2_048);
@@ -274,9 +434,15 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
             }
         };
         RetryKind retry = pick(r, RetryKind.NONE, RetryKind.HONOUR, RetryKind.HONOUR, RetryKind.IGNORE);
-        return new Group(index, List.copyOf(ids), tier.name(), b,
+        return new Group(
+                index,
+                List.copyOf(ids),
+                tier.name(),
+                b,
                 new Retry(retry, 1 + r.nextInt(8), between(r, 50, 1_000)),
-                promptMin, promptMax, maxTokens,
+                promptMin,
+                promptMax,
+                maxTokens,
                 r.nextDouble() < 0.6 ? 0 : r.nextDouble(),
                 pick(r, 60_000L, 60_000L, 0L, 2_000L, 10_000L, 30_000L, 120_000L, 600_000L),
                 r.nextBoolean() ? 0 : 0.5,
@@ -306,31 +472,69 @@ record World(long seed, long runMs, List<Provider> providers, Gateway gateway, L
     /** The world in a few lines, for a failing seed's report. */
     String describe() {
         StringBuilder s = new StringBuilder();
-        if (toldLimits != 1.0) s.append(String.format("(the gateway is told %.2f times the providers' limits)%n", toldLimits));
-        s.append(String.format("world of seed %d: %d s of arrivals; %d replica(s) %s, slices %s, lane sharing %s, clocks %s ms; "
+        if (toldLimits != 1.0)
+            s.append(String.format("(the gateway is told %.2f times the providers' limits)%n", toldLimits));
+        s.append(String.format(
+                "world of seed %d: %d s of arrivals; %d replica(s) %s, slices %s, lane sharing %s, clocks %s ms; "
                         + "queue %d, attempts %d, spill %d ms, first byte %d ms, count delay %d ms%n",
-                seed, runMs / 1000, gateway.replicas(), gateway.shared() ? "on one shared store" : "alone in memory",
-                gateway.slices(), gateway.fairShare(), java.util.Arrays.toString(gateway.replicaOffsetsMs()), gateway.queueCapacity(),
-                gateway.maxAttempts(), gateway.spillWait().toMillis(), gateway.firstByteTimeout().toMillis(),
+                seed,
+                runMs / 1000,
+                gateway.replicas(),
+                gateway.shared() ? "on one shared store" : "alone in memory",
+                gateway.slices(),
+                gateway.fairShare(),
+                java.util.Arrays.toString(gateway.replicaOffsetsMs()),
+                gateway.queueCapacity(),
+                gateway.maxAttempts(),
+                gateway.spillWait().toMillis(),
+                gateway.firstByteTimeout().toMillis(),
                 gateway.countDelay().toMillis()));
         for (Provider p : providers) {
-            s.append(String.format("  %s: %d rpm, %d tpm, %d in flight (headroom %.2f); counts x%.3f ±%.3f; %d+%d ms each way, "
+            s.append(String.format(
+                    "  %s: %d rpm, %d tpm, %d in flight (headroom %.2f); counts x%.3f ±%.3f; %d+%d ms each way, "
                             + "%d ms + %.1f ms/token (%.1f%% slow); clock %+d ms; 429 %.2f%% (≤%d ms), 503 %.2f%%; outages %s; "
                             + "remaining %s, processing-ms %s%n",
-                    p.name(), p.rpm(), p.tpm(), p.maxInFlight(), p.headroom(), p.countFactor(), p.countNoise(), p.oneWayMs(),
-                    p.jitterMs(), p.firstTokenMs(), p.msPerToken(), 100 * p.slowShare(), p.clockOffsetMs(), 100 * p.pushBack429(),
-                    p.retryAfterMaxMs(), 100 * p.overload503(), p.outages(), p.remaining(), p.processingMs()));
+                    p.name(),
+                    p.rpm(),
+                    p.tpm(),
+                    p.maxInFlight(),
+                    p.headroom(),
+                    p.countFactor(),
+                    p.countNoise(),
+                    p.oneWayMs(),
+                    p.jitterMs(),
+                    p.firstTokenMs(),
+                    p.msPerToken(),
+                    100 * p.slowShare(),
+                    p.clockOffsetMs(),
+                    100 * p.pushBack429(),
+                    p.retryAfterMaxMs(),
+                    100 * p.overload503(),
+                    p.outages(),
+                    p.remaining(),
+                    p.processingMs()));
         }
         for (TierSpec t : tiers) {
-            s.append(String.format("  %s: %d tpm, %d rpm, burst %.1f, priority %d, default max_tokens %d, downgrade %s%n",
+            s.append(String.format(
+                    "  %s: %d tpm, %d rpm, burst %.1f, priority %d, default max_tokens %d, downgrade %s%n",
                     t.name(), t.tpm(), t.rpm(), t.burst(), t.priority(), t.defaultMaxTokens(), t.downgrade()));
         }
         for (Group g : groups) {
-            s.append(String.format("  group %d %s on %s: %s, retry %s, prompt %d-%d, max_tokens %s, batch %.2f, max wait %d ms, "
+            s.append(String.format(
+                    "  group %d %s on %s: %s, retry %s, prompt %d-%d, max_tokens %s, batch %.2f, max wait %d ms, "
                             + "cancel %.2f within %d ms%n",
-                    g.index(), g.tenants(), g.tier(), g.behaviour(), g.retry(), g.promptMin(), g.promptMax(),
-                    g.maxTokens() == 0 ? "tier default" : Long.toString(g.maxTokens()), g.batchShare(), g.maxWaitMs(),
-                    g.cancelShare(), g.patienceMs()));
+                    g.index(),
+                    g.tenants(),
+                    g.tier(),
+                    g.behaviour(),
+                    g.retry(),
+                    g.promptMin(),
+                    g.promptMax(),
+                    g.maxTokens() == 0 ? "tier default" : Long.toString(g.maxTokens()),
+                    g.batchShare(),
+                    g.maxWaitMs(),
+                    g.cancelShare(),
+                    g.patienceMs()));
         }
         return s.toString();
     }

@@ -45,10 +45,13 @@ class DecisionBudgetTest {
 
     <T> Ended<T> call(Mono<T> call) {
         Ended<T> ended = new Ended<>();
-        call.subscribe(v -> ended.value = v, e -> {
-            ended.error = e;
-            ended.atMs = time.now(TimeUnit.MILLISECONDS);
-        }, () -> ended.atMs = time.now(TimeUnit.MILLISECONDS));
+        call.subscribe(
+                v -> ended.value = v,
+                e -> {
+                    ended.error = e;
+                    ended.atMs = time.now(TimeUnit.MILLISECONDS);
+                },
+                () -> ended.atMs = time.now(TimeUnit.MILLISECONDS));
         return ended;
     }
 
@@ -85,8 +88,12 @@ class DecisionBudgetTest {
         time.advanceTimeBy(TIMEOUT);
         Ended<String> cut = call(budget.within(silent, TIMEOUT, state));
         time.advanceTimeBy(TIMEOUT);
-        assertThat(DecisionBudget.marksDown(whole.error)).as("its own timeout: Redis did not answer in time").isTrue();
-        assertThat(DecisionBudget.marksDown(cut.error)).as("cut short by the request's budget: says nothing of Redis").isFalse();
+        assertThat(DecisionBudget.marksDown(whole.error))
+                .as("its own timeout: Redis did not answer in time")
+                .isTrue();
+        assertThat(DecisionBudget.marksDown(cut.error))
+                .as("cut short by the request's budget: says nothing of Redis")
+                .isFalse();
     }
 
     @Test
@@ -98,7 +105,9 @@ class DecisionBudgetTest {
         state.failed(new TimeoutException("another request's call")); // e.g. the quota's, sent just before
         assertThat(waiting.error).isInstanceOf(StoreUnavailableException.class);
         assertThat(waiting.atMs).isEqualTo(120);
-        assertThat(DecisionBudget.marksDown(waiting.error)).as("already down: nothing more to mark").isFalse();
+        assertThat(DecisionBudget.marksDown(waiting.error))
+                .as("already down: nothing more to mark")
+                .isFalse();
         assertThat(budget.waited()).isEqualTo(Duration.ofMillis(120));
         // Down now: a call made meanwhile does not wait at all.
         Ended<String> after = call(budget.within(silent, TIMEOUT, state));
@@ -109,14 +118,17 @@ class DecisionBudgetTest {
     @Test
     void anAnswerIsPassedOnAndItsWaitCharged() {
         DecisionBudget budget = budget();
-        Ended<String> answered = call(budget.within(Mono.delay(Duration.ofMillis(40)).thenReturn("ok"), TIMEOUT, state));
+        Ended<String> answered =
+                call(budget.within(Mono.delay(Duration.ofMillis(40)).thenReturn("ok"), TIMEOUT, state));
         time.advanceTimeBy(Duration.ofMillis(40));
         assertThat(answered.value).isEqualTo("ok");
         assertThat(answered.error).isNull();
         assertThat(budget.waited()).isEqualTo(Duration.ofMillis(40));
         assertThat(budget.remaining()).isEqualTo(Duration.ofMillis(710));
         assertThat(budget.bound(TIMEOUT)).isEqualTo(TIMEOUT);
-        assertThat(budget.bound(Duration.ofSeconds(2))).as("the dispatch loop's longer timeout, cut").isEqualTo(Duration.ofMillis(710));
+        assertThat(budget.bound(Duration.ofSeconds(2)))
+                .as("the dispatch loop's longer timeout, cut")
+                .isEqualTo(Duration.ofMillis(710));
     }
 
     @Test
@@ -126,7 +138,9 @@ class DecisionBudgetTest {
         state.answered();
         Ended<Void> next = call(state.whenDown());
         time.advanceTimeBy(Duration.ofSeconds(5));
-        assertThat(next.atMs).as("up again: not the spent signal of the last outage").isEqualTo(-1);
+        assertThat(next.atMs)
+                .as("up again: not the spent signal of the last outage")
+                .isEqualTo(-1);
         state.failed(new TimeoutException("probe"));
         assertThat(next.atMs).isEqualTo(5_000);
         Ended<Void> never = call(StoreState.alwaysUp().whenDown());
@@ -149,6 +163,8 @@ class DecisionBudgetTest {
     void aBudgetCannotBeNegative() {
         assertThatThrownBy(() -> DecisionBudget.of(Duration.ofMillis(-1), System::nanoTime))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(DecisionBudget.of(Duration.ZERO, System::nanoTime).spent()).as("zero: every call goes to the policy").isTrue();
+        assertThat(DecisionBudget.of(Duration.ZERO, System::nanoTime).spent())
+                .as("zero: every call goes to the policy")
+                .isTrue();
     }
 }

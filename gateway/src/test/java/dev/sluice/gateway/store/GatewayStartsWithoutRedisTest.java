@@ -21,10 +21,11 @@ import org.springframework.test.context.DynamicPropertySource;
  * Redis is configured but not running when the gateway starts (before: it exited after about
  * 10 s). It starts, serves each tier's redis-down policy, and seeds Redis once Redis appears.
  */
-@GatewayTest(properties = {
-        "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.abuse.sampler.enabled=false"})
+@GatewayTest(
+        properties = {"sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.abuse.sampler.enabled=false"})
 class GatewayStartsWithoutRedisTest {
     static final RedisProcess REDIS = RedisProcess.notStarted();
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(FaultHttp.UPSTREAM_ANSWER);
 
@@ -41,8 +42,10 @@ class GatewayStartsWithoutRedisTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     ReactiveStringRedisTemplate redis;
+
     @Autowired
     StoreState state;
 
@@ -63,16 +66,20 @@ class GatewayStartsWithoutRedisTest {
         assertThat(free.status()).as("free fails closed: %s", free.body()).isEqualTo(503);
         assertThat(free.body()).contains("quota_store_unavailable");
         assertThat(suspended.status()).isEqualTo(403);
-        System.out.printf("Started without Redis: readiness %d ms, pro %d ms, free %d ms, suspended %d ms%n",
+        System.out.printf(
+                "Started without Redis: readiness %d ms, pro %d ms, free %d ms, suspended %d ms%n",
                 readiness.millis(), pro.millis(), free.millis(), suspended.millis());
         for (FaultHttp.Answer a : new FaultHttp.Answer[] {readiness, pro, free, suspended}) {
             assertThat(a.millis()).isLessThan(RedisFaultsTest.BOUND_MS);
         }
 
         REDIS.start();
-        await().atMost(Duration.ofSeconds(15)).until(() -> http.chat("sk-sluice-demo-free").status() == 200);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> http.chat("sk-sluice-demo-free").status() == 200);
         assertThat(redis.hasKey("sluice:tiers").block(Duration.ofSeconds(2))).isTrue();
-        assertThat(redis.hasKey("sluice:apikey:" + ApiKeys.sha256Hex("sk-sluice-demo-pro")).block(Duration.ofSeconds(2))).isTrue();
+        assertThat(redis.hasKey("sluice:apikey:" + ApiKeys.sha256Hex("sk-sluice-demo-pro"))
+                        .block(Duration.ofSeconds(2)))
+                .isTrue();
         assertThat(http.get("/actuator/health/readiness").body()).doesNotContain("DEGRADED");
     }
 }

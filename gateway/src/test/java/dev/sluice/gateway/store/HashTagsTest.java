@@ -32,12 +32,22 @@ class HashTagsTest {
             StringBuilder id = new StringBuilder();
             for (int n = random.nextInt(10); n > 0; n--) id.append(alphabet.charAt(random.nextInt(alphabet.length())));
             String s = id.toString();
-            assertThat(slots(RedisQuotaStore.key(s, "minute"), RedisQuotaStore.key(s, "hour"), RedisQuotaStore.key(s, "day")))
-                    .as("quota keys of '%s'", s).hasSize(1);
-            assertThat(slots(RedisProviderBudgetStore.windowKey(s), RedisProviderBudgetStore.leasesKey(s),
-                    RedisProviderBudgetStore.pauseKey(s))).as("budget keys of '%s'", s).hasSize(1);
+            assertThat(slots(
+                            RedisQuotaStore.key(s, "minute"),
+                            RedisQuotaStore.key(s, "hour"),
+                            RedisQuotaStore.key(s, "day")))
+                    .as("quota keys of '%s'", s)
+                    .hasSize(1);
+            assertThat(slots(
+                            RedisProviderBudgetStore.windowKey(s),
+                            RedisProviderBudgetStore.leasesKey(s),
+                            RedisProviderBudgetStore.pauseKey(s)))
+                    .as("budget keys of '%s'", s)
+                    .hasSize(1);
             String previous = idByTag.put(HashTags.tag(s), s);
-            assertThat(previous == null || previous.equals(s)).as("'%s' and '%s' share a tag", previous, s).isTrue();
+            assertThat(previous == null || previous.equals(s))
+                    .as("'%s' and '%s' share a tag", previous, s)
+                    .isTrue();
         }
     }
 

@@ -24,8 +24,13 @@ class LocalFallbackTest {
     final List<String> handedOver = new ArrayList<>();
 
     LocalFallback<String, String, Integer> fallback(boolean fresh) {
-        return new LocalFallback<>("store-0", fresh ? () -> "store-" + made.incrementAndGet() : null, state, clock,
-                (spent, key, readBack, nowMs) -> handedOver.add(spent + " " + key + " " + readBack + " @" + (nowMs - NOW)));
+        return new LocalFallback<>(
+                "store-0",
+                fresh ? () -> "store-" + made.incrementAndGet() : null,
+                state,
+                clock,
+                (spent, key, readBack, nowMs) ->
+                        handedOver.add(spent + " " + key + " " + readBack + " @" + (nowMs - NOW)));
     }
 
     void outageAndRecovery() {

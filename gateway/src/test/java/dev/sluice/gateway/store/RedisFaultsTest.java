@@ -32,13 +32,18 @@ import org.springframework.test.context.DynamicPropertySource;
  * restarted empty. The bounds are wall-clock "no hang" bounds, generous for a loaded 2-core
  * machine: with a 500 ms store timeout, every request and health call is decided within 1.5 s.
  */
-@GatewayTest(properties = {
-        "sluice.demo.tenants=true", "sluice.store.timeout=500ms", "sluice.store.known-keys-refresh=1s",
-        "sluice.abuse.sampler.enabled=false"})
+@GatewayTest(
+        properties = {
+            "sluice.demo.tenants=true",
+            "sluice.store.timeout=500ms",
+            "sluice.store.known-keys-refresh=1s",
+            "sluice.abuse.sampler.enabled=false"
+        })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisFaultsTest {
     static final long BOUND_MS = 1_500;
     static final RedisProcess REDIS = RedisProcess.started();
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(FaultHttp.UPSTREAM_ANSWER);
 
@@ -55,14 +60,19 @@ class RedisFaultsTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     ReactiveStringRedisTemplate redis;
+
     @Autowired
     MeterRegistry meters;
+
     @Autowired
     StoreState state;
+
     @Autowired
     TierReloader reloader;
 
@@ -96,27 +106,39 @@ class RedisFaultsTest {
             // A generated answer whose id cannot be recorded passes (it is nobody's): the tenant paid for its text.
             pro.add(http.response("sk-sluice-demo-pro"));
             FaultHttp.Answer unknown = http.chat(ApiKeys.generate());
-            assertThat(unknown.status()).as("a key never seen cannot be checked: refused briefly").isEqualTo(503);
+            assertThat(unknown.status())
+                    .as("a key never seen cannot be checked: refused briefly")
+                    .isEqualTo(503);
             assertThat(unknown.millis()).isLessThan(BOUND_MS);
         } finally {
             REDIS.resume();
         }
         for (FaultHttp.Answer a : free) {
             assertThat(a.status()).as("free fails closed: %s", a.body()).isEqualTo(503);
-            assertThat(a.body()).contains("\"code\":\"quota_store_unavailable\"").contains("\"type\":\"server_error\"");
+            assertThat(a.body())
+                    .contains("\"code\":\"quota_store_unavailable\"")
+                    .contains("\"type\":\"server_error\"");
             assertThat(a.retryAfter()).isEqualTo("1");
         }
-        for (FaultHttp.Answer a : pro) assertThat(a.status()).as("pro fails open: %s", a.body()).isEqualTo(200);
+        for (FaultHttp.Answer a : pro)
+            assertThat(a.status()).as("pro fails open: %s", a.body()).isEqualTo(200);
         for (FaultHttp.Answer a : health) {
-            assertThat(a.status()).as("health stays 200 (DEGRADED): %s", a.body()).isEqualTo(200);
+            assertThat(a.status())
+                    .as("health stays 200 (DEGRADED): %s", a.body())
+                    .isEqualTo(200);
         }
         assertThat(health.get(1).body()).contains("DEGRADED");
         long max = maxMillis(free, pro, health);
-        System.out.printf("Redis paused: %d free, %d pro, %d health calls; slowest %d ms%n", free.size(), pro.size(),
-                health.size(), max);
+        System.out.printf(
+                "Redis paused: %d free, %d pro, %d health calls; slowest %d ms%n",
+                free.size(), pro.size(), health.size(), max);
         assertThat(max).as("every call decided within the bound").isLessThan(BOUND_MS);
-        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed").count()).isPositive();
-        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open").count()).isPositive();
+        assertThat(meters.counter("sluice.store.fallback", "tier", "free", "policy", "fail-closed")
+                        .count())
+                .isPositive();
+        assertThat(meters.counter("sluice.store.fallback", "tier", "pro", "policy", "fail-open")
+                        .count())
+                .isPositive();
 
         await().atMost(Duration.ofSeconds(10)).until(state::up);
         assertThat(http.get("/actuator/health/readiness").body()).doesNotContain("DEGRADED");
@@ -135,14 +157,20 @@ class RedisFaultsTest {
         // The watch finds the restart by its missing marker and seeds Redis again. A request may be
         // served before that (the provider budget is spent from this replica's slice, and a quota on an
         // empty Redis admits), so wait for the reseed itself, then for service.
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> meters.counter("sluice.store.reseeded").count() == before + 1
                         && http.chat("sk-sluice-demo-free").status() == 200);
         long servedAfterMs = (System.nanoTime() - restarted) / 1_000_000;
         System.out.printf("Redis restarted empty: demo-free served again after %d ms%n", servedAfterMs);
-        assertThat(redis.hasKey("sluice:tiers").block(Duration.ofSeconds(2))).as("the tiers document is back").isTrue();
-        assertThat(redis.<String, String>opsForHash().get("sluice:tiers", "version").block(Duration.ofSeconds(2)))
-                .as("at the version in force here, so no replica sees an older one").isEqualTo(Long.toString(reloader.appliedVersion()));
+        assertThat(redis.hasKey("sluice:tiers").block(Duration.ofSeconds(2)))
+                .as("the tiers document is back")
+                .isTrue();
+        assertThat(redis.<String, String>opsForHash()
+                        .get("sluice:tiers", "version")
+                        .block(Duration.ofSeconds(2)))
+                .as("at the version in force here, so no replica sees an older one")
+                .isEqualTo(Long.toString(reloader.appliedVersion()));
         assertThat(redis.hasKey(RedisWatch.MARKER).block(Duration.ofSeconds(2))).isTrue();
         assertThat(meters.counter("sluice.store.reseeded").count()).isEqualTo(before + 1);
         assertThat(http.chat("sk-sluice-demo-pro").status()).isEqualTo(200);
@@ -161,7 +189,8 @@ class RedisFaultsTest {
     void requestsSentOneAfterAnotherAsRedisStallsAreEachDecidedWithinASecond() {
         FaultHttp http = http();
         await().atMost(Duration.ofSeconds(10)).until(state::up);
-        // Served just before: their settlements go in the provider budget's next refresh, so one is in flight at the pause.
+        // Served just before: their settlements go in the provider budget's next refresh, so one is in flight at the
+        // pause.
         assertThat(http.chat("sk-sluice-demo-pro").status()).isEqualTo(200);
         assertThat(http.chat("sk-sluice-demo-free").status()).isEqualTo(200);
         REDIS.pause();
@@ -175,10 +204,14 @@ class RedisFaultsTest {
         } finally {
             REDIS.resume();
         }
-        for (FaultHttp.Answer a : pro) assertThat(a.status()).as("pro fails open: %s", a.body()).isEqualTo(200);
-        for (FaultHttp.Answer a : free) assertThat(a.status()).as("free fails closed: %s", a.body()).isEqualTo(503);
-        System.out.printf("Redis stalled under sequential requests: pro %s ms, free %s ms%n",
-                pro.stream().map(FaultHttp.Answer::millis).toList(), free.stream().map(FaultHttp.Answer::millis).toList());
+        for (FaultHttp.Answer a : pro)
+            assertThat(a.status()).as("pro fails open: %s", a.body()).isEqualTo(200);
+        for (FaultHttp.Answer a : free)
+            assertThat(a.status()).as("free fails closed: %s", a.body()).isEqualTo(503);
+        System.out.printf(
+                "Redis stalled under sequential requests: pro %s ms, free %s ms%n",
+                pro.stream().map(FaultHttp.Answer::millis).toList(),
+                free.stream().map(FaultHttp.Answer::millis).toList());
         assertThat(maxMillis(pro, free)).as("each decided within the target").isLessThan(1_000);
         await().atMost(Duration.ofSeconds(10)).until(state::up);
     }

@@ -24,7 +24,12 @@ class BatchesTest {
     }
 
     Batches<String, List<String>> batches(VirtualTimeScheduler timer) {
-        return new Batches<>("test", k -> new ArrayList<>(), Duration.ofMillis(50), timer, ticks::incrementAndGet,
+        return new Batches<>(
+                "test",
+                k -> new ArrayList<>(),
+                Duration.ofMillis(50),
+                timer,
+                ticks::incrementAndGet,
                 (key, batch) -> batch.isEmpty() ? null : Mono.fromRunnable(() -> sent.add(key + "=" + batch)));
     }
 
@@ -56,8 +61,8 @@ class BatchesTest {
     @Test
     void aFlushWaitsForItsSendsWithinTheWait() {
         Sinks.Empty<Void> slow = Sinks.empty();
-        Batches<String, List<String>> b = new Batches<>("slow", k -> new ArrayList<>(), Duration.ofMillis(50), null, () -> { },
-                (key, batch) -> slow.asMono());
+        Batches<String, List<String>> b = new Batches<>(
+                "slow", k -> new ArrayList<>(), Duration.ofMillis(50), null, () -> {}, (key, batch) -> slow.asMono());
         b.of("a");
         long start = System.nanoTime();
         try {

@@ -14,13 +14,16 @@ class CausesTest {
         ConnectException refused = new ConnectException("Connection refused");
         Throwable wrapped = new IllegalStateException("call failed", new IOException("io", refused));
         assertThat(Causes.find(wrapped, t -> t instanceof ConnectException)).isSameAs(refused);
-        assertThat(Causes.find(wrapped, t -> t instanceof IOException)).isInstanceOf(IOException.class).isNotSameAs(refused);
+        assertThat(Causes.find(wrapped, t -> t instanceof IOException))
+                .isInstanceOf(IOException.class)
+                .isNotSameAs(refused);
         assertThat(Causes.any(wrapped, t -> t instanceof ConnectException)).isTrue();
     }
 
     @Test
     void noMatchAndNoFailureAreNull() {
-        assertThat(Causes.find(new RuntimeException(), t -> t instanceof ConnectException)).isNull();
+        assertThat(Causes.find(new RuntimeException(), t -> t instanceof ConnectException))
+                .isNull();
         assertThat(Causes.any(null, t -> true)).isFalse();
     }
 

@@ -62,8 +62,10 @@ class PeriodicTest {
     @Test
     void ticksThatComeDuringASlowRunAreDroppedAndAFailureDoesNotEndTheLoop() {
         Sinks.Empty<Void> slow = Sinks.empty();
-        Periodic p = new Periodic("slow", () -> runs.incrementAndGet() == 1 ? slow.asMono()
-                : Mono.error(new IllegalStateException("store down")), time);
+        Periodic p = new Periodic(
+                "slow",
+                () -> runs.incrementAndGet() == 1 ? slow.asMono() : Mono.error(new IllegalStateException("store down")),
+                time);
         p.start(Duration.ofSeconds(1), Duration.ofSeconds(1));
         time.advanceTimeBy(Duration.ofSeconds(10)); // the first run is still going: nine ticks dropped
         assertThat(runs).hasValue(1);

@@ -30,10 +30,15 @@ class EndpointTableTest {
 
     @Test
     void theMeteredOperationsAreExactlyThePathsTheEstimateKnows() {
-        Set<String> metered = table.operations().stream().filter(o -> o.kind() == Kind.METERED)
-                .map(Operation::toString).collect(Collectors.toSet());
-        Set<String> estimated = Arrays.stream(Endpoint.values()).map(Endpoint::path).filter(Objects::nonNull)
-                .map(p -> "POST " + p).collect(Collectors.toSet());
+        Set<String> metered = table.operations().stream()
+                .filter(o -> o.kind() == Kind.METERED)
+                .map(Operation::toString)
+                .collect(Collectors.toSet());
+        Set<String> estimated = Arrays.stream(Endpoint.values())
+                .map(Endpoint::path)
+                .filter(Objects::nonNull)
+                .map(p -> "POST " + p)
+                .collect(Collectors.toSet());
         assertThat(metered).isEqualTo(estimated);
     }
 
@@ -42,9 +47,13 @@ class EndpointTableTest {
         Set<String> seen = new HashSet<>();
         for (Operation o : table.operations()) {
             assertThat(seen.add(o.toString())).as("twice: " + o).isTrue();
-            assertThat(o.segments().get(0)).as(o.toString()).isEqualTo(o.family().wireName());
+            assertThat(o.segments().get(0))
+                    .as(o.toString())
+                    .isEqualTo(o.family().wireName());
             for (String s : o.segments()) {
-                assertThat(s.startsWith("{") || ApiSurface.isPlainSegment(s)).as(o + ": " + s).isTrue();
+                assertThat(s.startsWith("{") || ApiSurface.isPlainSegment(s))
+                        .as(o + ": " + s)
+                        .isTrue();
             }
             assertThat(o.method()).isIn("GET", "POST", "DELETE");
         }
@@ -60,7 +69,8 @@ class EndpointTableTest {
                 case MULTIPART, JSON_OR_MULTIPART -> FILE_LIMIT;
             };
             assertThat(o.maxBodyBytes()).as(o.toString()).isEqualTo(expected);
-            if (o.method().equals("GET") || o.method().equals("DELETE")) assertThat(o.body()).as(o.toString()).isEqualTo(BodyType.NONE);
+            if (o.method().equals("GET") || o.method().equals("DELETE"))
+                assertThat(o.body()).as(o.toString()).isEqualTo(BodyType.NONE);
         }
         assertThat(op("POST", "/v1/files").body()).isEqualTo(BodyType.MULTIPART);
         assertThat(op("POST", "/v1/uploads/upload_1/parts").maxBodyBytes()).isEqualTo(FILE_LIMIT);
@@ -68,8 +78,14 @@ class EndpointTableTest {
 
     @Test
     void onlyTheExactPathMatchesAndTheRestIsUnknown() {
-        for (String path : List.of("/v1/chat/Completions", "/v1/chat/completions.", "/v1/chat", "/v1/files/file-1/content/x",
-                "/v1/organization/users", "/v1/videos", "/v1/audio/voices")) {
+        for (String path : List.of(
+                "/v1/chat/Completions",
+                "/v1/chat/completions.",
+                "/v1/chat",
+                "/v1/files/file-1/content/x",
+                "/v1/organization/users",
+                "/v1/videos",
+                "/v1/audio/voices")) {
             assertThat(match("POST", path)).as(path).isInstanceOf(EndpointTable.Unknown.class);
         }
         assertThat(match("PUT", "/v1/files/file-1")).isEqualTo(new EndpointTable.WrongMethod(List.of("GET", "DELETE")));
@@ -87,17 +103,22 @@ class EndpointTableTest {
 
     @Test
     void theMatchCarriesTheIdSegmentsByName() {
-        MatchedOperation m = ((EndpointTable.Found) match("GET", "/v1/threads/thread_1/runs/run_2/steps/step_3")).matched();
+        MatchedOperation m =
+                ((EndpointTable.Found) match("GET", "/v1/threads/thread_1/runs/run_2/steps/step_3")).matched();
         assertThat(m.operation().template()).isEqualTo("/v1/threads/{thread_id}/runs/{run_id}/steps/{step_id}");
         assertThat(m.id("thread_id")).isEqualTo("thread_1");
         assertThat(m.idValues()).containsExactly("thread_1", "run_2", "step_3");
-        assertThat(((EndpointTable.Found) match("POST", "/v1/chat/completions")).matched().ids()).isEmpty();
+        assertThat(((EndpointTable.Found) match("POST", "/v1/chat/completions"))
+                        .matched()
+                        .ids())
+                .isEmpty();
     }
 
     @Test
     void kindsWhereTheyDecideWhatTheDefaultOpens() {
         assertThat(op("POST", "/v1/realtime/client_secrets").kind()).isEqualTo(Kind.CREDENTIAL);
-        assertThat(table.operations().stream().filter(o -> o.family() == Family.REALTIME)).allMatch(o -> o.kind() == Kind.CREDENTIAL);
+        assertThat(table.operations().stream().filter(o -> o.family() == Family.REALTIME))
+                .allMatch(o -> o.kind() == Kind.CREDENTIAL);
         assertThat(op("POST", "/v1/audio/transcriptions").kind()).isEqualTo(Kind.UNMETERED);
         assertThat(op("POST", "/v1/images/edits").kind()).isEqualTo(Kind.UNMETERED);
         assertThat(op("POST", "/v1/fine_tuning/jobs").kind()).isEqualTo(Kind.UNMETERED);
@@ -110,15 +131,20 @@ class EndpointTableTest {
     @Test
     void onlyTheParametersAnOperationTakesAreKeptAsSent() {
         Operation retrieve = op("GET", "/v1/responses/resp_1");
-        assertThat(ApiSurfaceFilter.keptQuery("include=a&key=sk-x&stream=true&starting_after=2&api-version=1", retrieve))
+        assertThat(ApiSurfaceFilter.keptQuery(
+                        "include=a&key=sk-x&stream=true&starting_after=2&api-version=1", retrieve))
                 .isEqualTo("include=a&stream=true&starting_after=2");
         assertThat(ApiSurfaceFilter.keptQuery("include%5B%5D=a&include[]=b&includes=c&include[=d", retrieve))
                 .isEqualTo("include%5B%5D=a&include[]=b");
         assertThat(ApiSurfaceFilter.keptQuery("key=x", retrieve)).isNull();
-        assertThat(ApiSurfaceFilter.keptQuery("limit=2", op("GET", "/v1/models"))).isNull();
-        assertThat(ApiSurfaceFilter.keptQuery("metadata[team]=a&metadata=b&model=gpt-4o&limit=%zz", op("GET", "/v1/chat/completions")))
+        assertThat(ApiSurfaceFilter.keptQuery("limit=2", op("GET", "/v1/models")))
+                .isNull();
+        assertThat(ApiSurfaceFilter.keptQuery(
+                        "metadata[team]=a&metadata=b&model=gpt-4o&limit=%zz", op("GET", "/v1/chat/completions")))
                 .isEqualTo("metadata[team]=a&metadata=b&model=gpt-4o&limit=%zz");
-        assertThat(ApiSurfaceFilter.keptQuery("%zz=1&limit=3", op("GET", "/v1/files"))).isEqualTo("limit=3");
-        assertThat(ApiSurfaceFilter.keptQuery("purpose=batch", op("POST", "/v1/chat/completions"))).isNull();
+        assertThat(ApiSurfaceFilter.keptQuery("%zz=1&limit=3", op("GET", "/v1/files")))
+                .isEqualTo("limit=3");
+        assertThat(ApiSurfaceFilter.keptQuery("purpose=batch", op("POST", "/v1/chat/completions")))
+                .isNull();
     }
 }

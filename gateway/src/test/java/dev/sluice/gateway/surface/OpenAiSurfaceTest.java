@@ -3,6 +3,7 @@ package dev.sluice.gateway.surface;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -10,7 +11,6 @@ import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.config.ConfigRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,15 +49,18 @@ class OpenAiSurfaceTest {
     /** Chat answers with usage: the prompt as 10 tokens and max_tokens (or 5) as the completion; the rest with {}. */
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
-        if (!req.path().endsWith("/chat/completions")) {
-            return res.header("content-type", "application/json").sendString(Mono.just("{\"object\":\"list\",\"data\":[]}"));
-        }
-        Matcher m = Pattern.compile("\"max_tokens\":(\\d+)").matcher(req.body());
-        long completion = m.find() ? Long.parseLong(m.group(1)) : 5;
-        return res.header("content-type", "application/json").sendString(Mono.just(
-                "{\"id\":\"x\",\"object\":\"chat.completion\",\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":" + completion
-                        + ",\"total_tokens\":" + (10 + completion) + "}}"));
-    }).clearedBeforeEachTest();
+                if (!req.path().endsWith("/chat/completions")) {
+                    return res.header("content-type", "application/json")
+                            .sendString(Mono.just("{\"object\":\"list\",\"data\":[]}"));
+                }
+                Matcher m = Pattern.compile("\"max_tokens\":(\\d+)").matcher(req.body());
+                long completion = m.find() ? Long.parseLong(m.group(1)) : 5;
+                return res.header("content-type", "application/json")
+                        .sendString(Mono.just(
+                                "{\"id\":\"x\",\"object\":\"chat.completion\",\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":"
+                                        + completion + ",\"total_tokens\":" + (10 + completion) + "}}"));
+            })
+            .clearedBeforeEachTest();
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
@@ -71,8 +74,7 @@ class OpenAiSurfaceTest {
         GlobalFilter failsOnOurSide() {
             class Failing implements GlobalFilter, Ordered {
                 @Override
-                public Mono<Void> filter(ServerWebExchange exchange,
-                                         GatewayFilterChain chain) {
+                public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
                     if (exchange.getRequest().getHeaders().containsHeader("X-Test-Fail")) {
                         return Mono.error(new IllegalStateException("a bug of ours"));
                     }
@@ -90,10 +92,13 @@ class OpenAiSurfaceTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
 
@@ -109,7 +114,8 @@ class OpenAiSurfaceTest {
 
     record Answer(int status, String head, String body) {
         String header(String name) {
-            Matcher m = Pattern.compile("(?im)^" + Pattern.quote(name) + ":\\s*(.*?)\\r?$").matcher(head);
+            Matcher m = Pattern.compile("(?im)^" + Pattern.quote(name) + ":\\s*(.*?)\\r?$")
+                    .matcher(head);
             return m.find() ? m.group(1) : null;
         }
     }
@@ -117,9 +123,16 @@ class OpenAiSurfaceTest {
     /** One request exactly as written, on its own connection. */
     Answer raw(String method, String target, String contentType, String body, String... headers) throws IOException {
         byte[] payload = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        StringBuilder req = new StringBuilder().append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
-                .append("Host: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer ").append(key).append("\r\n");
-        if (contentType != null) req.append("Content-Type: ").append(contentType).append("\r\n");
+        StringBuilder req = new StringBuilder()
+                .append(method)
+                .append(' ')
+                .append(target)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer ")
+                .append(key)
+                .append("\r\n");
+        if (contentType != null)
+            req.append("Content-Type: ").append(contentType).append("\r\n");
         for (String h : headers) req.append(h).append("\r\n");
         req.append("Content-Length: ").append(payload.length).append("\r\n\r\n");
         return exchange(req.toString(), payload);
@@ -141,7 +154,9 @@ class OpenAiSurfaceTest {
             String answerHead = text.substring(0, split);
             String rest = text.substring(split + 4);
             Answer a = new Answer(Integer.parseInt(answerHead.substring(9, 12)), answerHead, rest);
-            return "chunked".equalsIgnoreCase(a.header("Transfer-Encoding")) ? new Answer(a.status(), answerHead, dechunked(rest)) : a;
+            return "chunked".equalsIgnoreCase(a.header("Transfer-Encoding"))
+                    ? new Answer(a.status(), answerHead, dechunked(rest))
+                    : a;
         }
     }
 
@@ -158,19 +173,29 @@ class OpenAiSurfaceTest {
     }
 
     Answer chat(String maxTokens, String... headers) throws IOException {
-        return raw("POST", "/v1/chat/completions", "application/json",
+        return raw(
+                "POST",
+                "/v1/chat/completions",
+                "application/json",
                 "{\"model\":\"gpt-4o-mini\"" + (maxTokens == null ? "" : ",\"max_tokens\":" + maxTokens)
-                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 7\"}]}", headers);
+                        + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 7\"}]}",
+                headers);
     }
 
     WindowUsage minute() {
-        return limiter.peek(tenant, config.current().tier("free").orElseThrow()).block().get(0);
+        return limiter.peek(tenant, config.current().tier("free").orElseThrow())
+                .block()
+                .get(0);
     }
 
     static void assertOpenAiError(Answer a, int status, String code) {
         assertThat(a.status()).as(a.head() + "\n" + a.body()).isEqualTo(status);
-        assertThat(a.body()).as(a.body()).startsWith("{\"error\":{\"message\":").contains("\"type\":")
-                .contains("\"code\":\"" + code + "\"").contains("\"param\":");
+        assertThat(a.body())
+                .as(a.body())
+                .startsWith("{\"error\":{\"message\":")
+                .contains("\"type\":")
+                .contains("\"code\":\"" + code + "\"")
+                .contains("\"param\":");
         assertThat(a.header("Content-Type")).startsWith("application/json");
     }
 
@@ -186,13 +211,17 @@ class OpenAiSurfaceTest {
     void modelsAreListedInOpenAisShapeFromTheConfigurationWithoutAnUpstreamCall() throws IOException {
         Answer list = raw("GET", "/v1/models", null, null);
         assertThat(list.status()).isEqualTo(200);
-        assertThat(list.body()).startsWith("{\"object\":\"list\",\"data\":[")
+        assertThat(list.body())
+                .startsWith("{\"object\":\"list\",\"data\":[")
                 .contains("{\"id\":\"gpt-4o-mini\",\"object\":\"model\",\"created\":0,\"owned_by\":\"default\"}")
-                .contains("\"id\":\"gpt-4o\"").contains("\"id\":\"gpt-4.1-mini\"").doesNotContain("\"*\"");
+                .contains("\"id\":\"gpt-4o\"")
+                .contains("\"id\":\"gpt-4.1-mini\"")
+                .doesNotContain("\"*\"");
 
         Answer one = raw("GET", "/v1/models/gpt-4.1-mini", null, null);
         assertThat(one.status()).isEqualTo(200);
-        assertThat(one.body()).isEqualTo("{\"id\":\"gpt-4.1-mini\",\"object\":\"model\",\"created\":0,\"owned_by\":\"default\"}");
+        assertThat(one.body())
+                .isEqualTo("{\"id\":\"gpt-4.1-mini\",\"object\":\"model\",\"created\":0,\"owned_by\":\"default\"}");
 
         assertOpenAiError(raw("GET", "/v1/models/no-such-model", null, null), 404, "model_not_found");
         assertOpenAiError(raw("DELETE", "/v1/models/gpt-4o", null, null), 405, "method_not_allowed");
@@ -232,22 +261,33 @@ class OpenAiSurfaceTest {
 
     @Test
     void unknownPathsAndTraversalGetAnOpenAiShaped4xxAndReachNothing() throws IOException {
-        for (String path : List.of("/v1/../admin/api/tiers", "/v1/%2e%2e/admin/api/tiers", "/v1/%2E%2E/%2E%2E/admin/api/tiers",
-                "/v1/chat/completions/..", "/v1/./chat/completions", "/v1//chat/completions", "/v1/chat%2fcompletions",
-                "/v1/..%2fadmin/api/tiers", "/v1/files/..\\..\\admin", "/v1/files/%00", "/v1/models/")) {
+        for (String path : List.of(
+                "/v1/../admin/api/tiers",
+                "/v1/%2e%2e/admin/api/tiers",
+                "/v1/%2E%2E/%2E%2E/admin/api/tiers",
+                "/v1/chat/completions/..",
+                "/v1/./chat/completions",
+                "/v1//chat/completions",
+                "/v1/chat%2fcompletions",
+                "/v1/..%2fadmin/api/tiers",
+                "/v1/files/..\\..\\admin",
+                "/v1/files/%00",
+                "/v1/models/")) {
             Answer a = raw("GET", path, null, null);
             assertThat(a.body()).as(path).startsWith("{\"error\"");
             assertOpenAiError(a, 400, "invalid_path");
             assertThat(a.body()).doesNotContain("tiers:");
         }
-        for (String path : List.of("/v1", "/v1/", "/v1/admin/api/tiers", "/v1/no-such-endpoint", "/v1/organization/users")) {
+        for (String path :
+                List.of("/v1", "/v1/", "/v1/admin/api/tiers", "/v1/no-such-endpoint", "/v1/organization/users")) {
             Answer a = raw("GET", path, null, null);
             assertThat(a.status()).as(path).isIn(400, 404);
             assertThat(a.body()).as(path).startsWith("{\"error\":{\"message\":");
         }
         assertOpenAiError(raw("POST", "/v1/no-such-endpoint", "application/json", "{}"), 404, "unknown_url");
         // Outside /v1 too: no route serves them, and the answer is still OpenAI's shape.
-        for (String path : List.of("/", "/v2/chat/completions", "/V1/chat/completions", "//v1/chat/completions", "/favicon.ico")) {
+        for (String path :
+                List.of("/", "/v2/chat/completions", "/V1/chat/completions", "//v1/chat/completions", "/favicon.ico")) {
             assertOpenAiError(raw("GET", path, null, null), 404, "unknown_url");
         }
         assertQuotaUntouchedAndNothingProxied();
@@ -256,7 +296,8 @@ class OpenAiSurfaceTest {
     @Test
     void whatNettyCannotDecodeIsAnsweredInOpenAisShapeToo() throws IOException {
         assertOpenAiError(raw("GET", "/v1/files/" + "a".repeat(10_000), null, null), 414, "request_too_large");
-        assertOpenAiError(raw("GET", "/v1/files", null, null, "X-Big: " + "b".repeat(20_000)), 431, "request_too_large");
+        assertOpenAiError(
+                raw("GET", "/v1/files", null, null, "X-Big: " + "b".repeat(20_000)), 431, "request_too_large");
         assertOpenAiError(exchange("NOT AN HTTP REQUEST LINE AT ALL\r\n\r\n", new byte[0]), 400, "malformed_http");
         assertOpenAiError(raw("GET", "/v1/files?q=%zz", null, null), 400, "invalid_path");
         assertQuotaUntouchedAndNothingProxied();
@@ -292,14 +333,21 @@ class OpenAiSurfaceTest {
     @Test
     void aCountedEndpointTakesOnlyJson() throws IOException {
         String body = "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-        for (String type : List.of("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                "application/xml", "text/json")) {
+        for (String type : List.of(
+                "text/plain",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=x",
+                "application/xml",
+                "text/json")) {
             assertOpenAiError(raw("POST", "/v1/chat/completions", type, body), 415, "unsupported_media_type");
         }
         assertQuotaUntouchedAndNothingProxied();
         // What OpenAI SDKs and HTTP clients send: plain, with a charset, in capitals.
-        for (String type : List.of("application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8")) {
-            assertThat(raw("POST", "/v1/chat/completions", type, body).status()).as(type).isEqualTo(200);
+        for (String type :
+                List.of("application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8")) {
+            assertThat(raw("POST", "/v1/chat/completions", type, body).status())
+                    .as(type)
+                    .isEqualTo(200);
         }
     }
 
@@ -312,13 +360,17 @@ class OpenAiSurfaceTest {
     @Test
     void anOverflowingMaxTokensIsA400NamingTheFieldAndErasesNothing() throws IOException {
         assertThat(chat("9000").status()).isEqualTo(200);
-        Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(9010));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(9010));
         WindowUsage before = minute();
         for (String huge : List.of(Long.toString(Long.MAX_VALUE), "9223372036854775808", "18446744073709551615")) {
             Answer a = chat(huge);
             assertThat(a.status()).as(a.body()).isEqualTo(400);
-            assertThat(a.body()).startsWith("{\"error\":{\"message\":\"Invalid 'max_tokens': integer above maximum value.")
-                    .contains("\"type\":\"invalid_request_error\"").contains("\"param\":\"max_tokens\"");
+            assertThat(a.body())
+                    .startsWith("{\"error\":{\"message\":\"Invalid 'max_tokens': integer above maximum value.")
+                    .contains("\"type\":\"invalid_request_error\"")
+                    .contains("\"param\":\"max_tokens\"");
             assertThat(a.header("Retry-After")).isNull();
         }
         Answer tooLarge = chat("2147483647");
@@ -338,7 +390,10 @@ class OpenAiSurfaceTest {
         assertOpenAiError(a, 400, "request_too_large");
         assertThat(a.header("Retry-After")).isNull();
         assertThat(a.body()).contains("provider admits at most 291000 tokens per minute");
-        WindowUsage minute = limiter.peek(big.id(), config.current().tier("enterprise").orElseThrow()).block().get(0);
+        WindowUsage minute = limiter.peek(
+                        big.id(), config.current().tier("enterprise").orElseThrow())
+                .block()
+                .get(0);
         assertThat(minute.usedTokens()).isZero();
         assertThat(minute.usedRequests()).isZero();
         assertThat(UPSTREAM.requests()).isEmpty();

@@ -37,10 +37,14 @@ class RedisTenantAuthenticationTest {
     ReactiveStringRedisTemplate redis;
 
     int status(String key) {
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .exchangeToMono(r -> Mono.just(r.statusCode().value())).block(Duration.ofSeconds(10));
+                .exchangeToMono(r -> Mono.just(r.statusCode().value()))
+                .block(Duration.ofSeconds(10));
     }
 
     @Test
@@ -54,7 +58,9 @@ class RedisTenantAuthenticationTest {
     @Test
     void aKeyAddedThroughTheStoreWorksAndARevokedOneStops() {
         String key = ApiKeys.generate();
-        store.save(new Tenant("acme", "free", false)).then(store.addKey("acme", ApiKeys.sha256Hex(key))).block();
+        store.save(new Tenant("acme", "free", false))
+                .then(store.addKey("acme", ApiKeys.sha256Hex(key)))
+                .block();
         assertThat(status(key)).isEqualTo(200);
         assertThat(store.revokeKey(ApiKeys.sha256Hex(key)).block()).isTrue();
         assertThat(status(key)).isEqualTo(401);
@@ -62,12 +68,21 @@ class RedisTenantAuthenticationTest {
 
     @Test
     void noKeyIsStoredInClear() {
-        String everything = redis.scan().flatMap(k -> redis.type(k).flatMap(t -> switch (t.code()) {
-            case "string" -> redis.opsForValue().get(k).map(v -> k + "=" + v);
-            case "hash" -> redis.opsForHash().entries(k).map(Object::toString).collectList().map(v -> k + "=" + v);
-            case "set" -> redis.opsForSet().members(k).collectList().map(v -> k + "=" + v);
-            default -> Mono.just(k);
-        })).collectList().map(Object::toString).block(Duration.ofSeconds(10));
+        String everything = redis.scan()
+                .flatMap(k -> redis.type(k).flatMap(t -> switch (t.code()) {
+                    case "string" -> redis.opsForValue().get(k).map(v -> k + "=" + v);
+                    case "hash" ->
+                        redis.opsForHash()
+                                .entries(k)
+                                .map(Object::toString)
+                                .collectList()
+                                .map(v -> k + "=" + v);
+                    case "set" -> redis.opsForSet().members(k).collectList().map(v -> k + "=" + v);
+                    default -> Mono.just(k);
+                }))
+                .collectList()
+                .map(Object::toString)
+                .block(Duration.ofSeconds(10));
         assertThat(everything).contains(ApiKeys.sha256Hex("sk-sluice-demo-pro")).doesNotContain("sk-sluice-demo");
     }
 }

@@ -31,11 +31,17 @@ class RedisTenantStoreTest extends TenantStoreContract {
         assertThat(there.findByKeyHash(hash).block(Duration.ofSeconds(5))).isNotNull();
 
         assertThat(here.revokeKey(hash).block(Duration.ofSeconds(5))).isTrue();
-        assertThat(here.findByKeyHash(hash).block(Duration.ofSeconds(5))).as("where it was revoked: at once").isNull();
+        assertThat(here.findByKeyHash(hash).block(Duration.ofSeconds(5)))
+                .as("where it was revoked: at once")
+                .isNull();
         nanos.addAndGet(RedisTenantStore.REMEMBER.toNanos() - 1);
-        assertThat(there.findByKeyHash(hash).block(Duration.ofSeconds(5))).as("elsewhere: still remembered").isNotNull();
+        assertThat(there.findByKeyHash(hash).block(Duration.ofSeconds(5)))
+                .as("elsewhere: still remembered")
+                .isNotNull();
         nanos.addAndGet(1);
-        assertThat(there.findByKeyHash(hash).block(Duration.ofSeconds(5))).as("elsewhere: after a second").isNull();
+        assertThat(there.findByKeyHash(hash).block(Duration.ofSeconds(5)))
+                .as("elsewhere: after a second")
+                .isNull();
     }
 
     @Test
@@ -44,9 +50,11 @@ class RedisTenantStoreTest extends TenantStoreContract {
         String id = "suspended-" + System.nanoTime();
         String hash = ApiKeys.sha256Hex(ApiKeys.generate());
         store.save(new Tenant(id, "pro", false)).then(store.addKey(id, hash)).block(Duration.ofSeconds(5));
-        assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended()).isFalse();
+        assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended())
+                .isFalse();
         store.save(new Tenant(id, "pro", true)).block(Duration.ofSeconds(5));
-        assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended()).isTrue();
+        assertThat(store.findByKeyHash(hash).block(Duration.ofSeconds(5)).suspended())
+                .isTrue();
     }
 
     /**
@@ -57,44 +65,59 @@ class RedisTenantStoreTest extends TenantStoreContract {
     @Test
     void whileRedisIsOutKnownKeysResolveAndRevocationsAndSuspensionsStillApply() {
         StoreState state = new StoreState(true, System::currentTimeMillis);
-        RedisTenantStore here = new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
+        RedisTenantStore here =
+                new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
         RedisTenantStore there = new RedisTenantStore(TestRedisTemplates.template());
         String id = "known-" + System.nanoTime();
         String kept = ApiKeys.sha256Hex(ApiKeys.generate());
         String revokedThere = ApiKeys.sha256Hex(ApiKeys.generate());
         String revokedHere = ApiKeys.sha256Hex(ApiKeys.generate());
-        there.save(new Tenant(id, "pro", false)).then(there.addKey(id, kept)).then(there.addKey(id, revokedThere))
-                .then(there.addKey(id, revokedHere)).block(Duration.ofSeconds(5));
+        there.save(new Tenant(id, "pro", false))
+                .then(there.addKey(id, kept))
+                .then(there.addKey(id, revokedThere))
+                .then(there.addKey(id, revokedHere))
+                .block(Duration.ofSeconds(5));
         here.refreshKnown().block(Duration.ofSeconds(10));
         assertThat(there.revokeKey(revokedThere).block(Duration.ofSeconds(5))).isTrue();
         here.refreshKnown().block(Duration.ofSeconds(10));
 
         state.failed(new IllegalStateException("Redis paused")); // what the first timed-out call does
-        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1))).as("never looked up here, known from the refresh")
+        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1)))
+                .as("never looked up here, known from the refresh")
                 .isEqualTo(new Tenant(id, "pro", false));
-        assertThat(here.knows(revokedThere)).as("revoked on another replica before the refresh").isFalse();
+        assertThat(here.knows(revokedThere))
+                .as("revoked on another replica before the refresh")
+                .isFalse();
         here.revokeKey(revokedHere).onErrorResume(e -> Mono.empty()).subscribe();
         assertThat(here.knows(revokedHere)).as("revoked here: at once").isFalse();
         here.save(new Tenant(id, "pro", true)).onErrorResume(e -> Mono.empty()).subscribe();
-        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1)).suspended()).as("suspended here: at once").isTrue();
+        assertThat(here.findByKeyHash(kept).block(Duration.ofSeconds(1)).suspended())
+                .as("suspended here: at once")
+                .isTrue();
         assertThatThrownBy(() -> here.findByKeyHash(ApiKeys.sha256Hex(ApiKeys.generate()))
-                .block(Duration.ofSeconds(1))).isInstanceOf(StoreUnavailableException.class);
+                        .block(Duration.ofSeconds(1)))
+                .isInstanceOf(StoreUnavailableException.class);
     }
 
     /** A request with no time left to wait on Redis is answered from the known keys, as while Redis is out, without marking it down. */
     @Test
     void aLookupWithItsStoreBudgetSpentIsAnsweredFromTheKnownKeys() {
         StoreState state = new StoreState(true, System::currentTimeMillis);
-        RedisTenantStore here = new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
+        RedisTenantStore here =
+                new RedisTenantStore(TestRedisTemplates.template(), () -> 0L, state, Duration.ofMillis(500));
         String id = "budget-" + System.nanoTime();
         String key = ApiKeys.sha256Hex(ApiKeys.generate());
         String neverSeen = ApiKeys.sha256Hex(ApiKeys.generate());
-        here.save(new Tenant(id, "pro", false)).then(here.addKey(id, key)).then(here.addKey(id, neverSeen)).block(Duration.ofSeconds(5));
+        here.save(new Tenant(id, "pro", false))
+                .then(here.addKey(id, key))
+                .then(here.addKey(id, neverSeen))
+                .block(Duration.ofSeconds(5));
         here.know(key, new Tenant(id, "pro", false));
         DecisionBudget spent = DecisionBudget.of(Duration.ZERO, System::nanoTime);
         assertThat(here.findByKeyHash(key, spent).block(Duration.ofSeconds(1))).isEqualTo(new Tenant(id, "pro", false));
         assertThatThrownBy(() -> here.findByKeyHash(neverSeen, spent).block(Duration.ofSeconds(1)))
-                .as("in Redis, but not asked: it cannot be told").isInstanceOf(StoreUnavailableException.class);
+                .as("in Redis, but not asked: it cannot be told")
+                .isInstanceOf(StoreUnavailableException.class);
         assertThat(state.up()).isTrue();
     }
 }

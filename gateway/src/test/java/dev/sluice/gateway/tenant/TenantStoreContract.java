@@ -96,7 +96,9 @@ abstract class TenantStoreContract {
         store.create(new Tenant(id, "free", false)).block();
         String secret = ApiKeys.generate();
         store.addKey(id, ApiKeys.sha256Hex(secret)).block(); // a demo key: hash only
-        assertThat(store.keys(id).collectList().block()).singleElement().satisfies(k -> assertThat(k.hint()).isNull());
+        assertThat(store.keys(id).collectList().block())
+                .singleElement()
+                .satisfies(k -> assertThat(k.hint()).isNull());
         assertThat(store.revokeKey(ApiKeys.sha256Hex(secret)).block()).isTrue();
         assertThat(store.keys(id).collectList().block()).isEmpty();
         assertThat(store.revokeKey(ApiKeys.sha256Hex(secret)).block()).isFalse();
@@ -104,7 +106,8 @@ abstract class TenantStoreContract {
 
     @Test
     void aKeyNeedsAnExistingTenant() {
-        assertThatThrownBy(() -> store.addKey("ghost-" + id, TenantKey.forSecret(ApiKeys.generate(), Instant.now())).block())
+        assertThatThrownBy(() -> store.addKey("ghost-" + id, TenantKey.forSecret(ApiKeys.generate(), Instant.now()))
+                        .block())
                 .hasMessageContaining("no tenant");
     }
 }

@@ -4,10 +4,10 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
-import com.tngtech.archunit.lang.ArchRule;
 import java.util.Arrays;
 
 /**
@@ -24,8 +24,7 @@ import java.util.Arrays;
  * </ul>
  */
 public final class Capabilities {
-    private Capabilities() {
-    }
+    private Capabilities() {}
 
     /** Main classes only (tests may reach across capabilities), from every module on the class path under {@code root}. */
     public static JavaClasses mainClasses(String root) {
@@ -49,7 +48,8 @@ public final class Capabilities {
         @Override
         public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
             String[] parts = javaClass.getPackageName().split("\\.");
-            if (parts.length < 4 || !parts[0].equals("dev") || !parts[1].equals("sluice")) return SliceIdentifier.ignore();
+            if (parts.length < 4 || !parts[0].equals("dev") || !parts[1].equals("sluice"))
+                return SliceIdentifier.ignore();
             return SliceIdentifier.of(parts[2] + "." + parts[3]);
         }
 
@@ -67,7 +67,8 @@ public final class Capabilities {
         @Override
         public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
             String[] parts = javaClass.getPackageName().split("\\.");
-            if (parts.length < 4 || !parts[0].equals("dev") || !parts[1].equals("sluice")) return SliceIdentifier.ignore();
+            if (parts.length < 4 || !parts[0].equals("dev") || !parts[1].equals("sluice"))
+                return SliceIdentifier.ignore();
             int end = parts.length;
             while (end > 4 && (parts[end - 1].equals("memory") || parts[end - 1].equals("redis"))) end--;
             return SliceIdentifier.of(String.join(".", Arrays.copyOfRange(parts, 2, end)));

@@ -22,17 +22,25 @@ public final class FakeUpstream implements AutoCloseable {
     public static final String NO_UPSTREAM_CALLS = "sluice.provider.url=http://127.0.0.1:9/v1";
 
     /** What the gateway sent. */
-    public record Recorded(String method, String path, HttpHeaders headers, String body) {
-    }
+    public record Recorded(String method, String path, HttpHeaders headers, String body) {}
 
     private final DisposableServer server;
     private final BlockingQueue<Recorded> requests = new LinkedBlockingQueue<>();
 
     private FakeUpstream(BiFunction<Recorded, HttpServerResponse, Publisher<Void>> handler) {
-        this.server = HttpServer.create().host("127.0.0.1").port(0)
-                .handle((req, res) -> req.receive().aggregate().asString().defaultIfEmpty("")
+        this.server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .handle((req, res) -> req.receive()
+                        .aggregate()
+                        .asString()
+                        .defaultIfEmpty("")
                         .flatMapMany(body -> {
-                            Recorded r = new Recorded(req.method().name(), req.uri(), req.requestHeaders().copy(), body);
+                            Recorded r = new Recorded(
+                                    req.method().name(),
+                                    req.uri(),
+                                    req.requestHeaders().copy(),
+                                    body);
                             requests.add(r);
                             return handler.apply(r, res);
                         }))

@@ -30,14 +30,16 @@ public final class FakeUpstreamExtension implements BeforeAllCallback, BeforeEac
     /** Started on first use; kept once stopped, so a cached context that reads the URL again gets the same one. */
     private FakeUpstream server;
 
-    private FakeUpstreamExtension(BiFunction<FakeUpstream.Recorded, HttpServerResponse, Publisher<Void>> handler,
+    private FakeUpstreamExtension(
+            BiFunction<FakeUpstream.Recorded, HttpServerResponse, Publisher<Void>> handler,
             boolean clearedBeforeEachTest) {
         this.handler = handler;
         this.clearedBeforeEachTest = clearedBeforeEachTest;
     }
 
     /** An upstream answering as {@link FakeUpstream#start} does. */
-    public static FakeUpstreamExtension start(BiFunction<FakeUpstream.Recorded, HttpServerResponse, Publisher<Void>> handler) {
+    public static FakeUpstreamExtension start(
+            BiFunction<FakeUpstream.Recorded, HttpServerResponse, Publisher<Void>> handler) {
         return new FakeUpstreamExtension(handler, false);
     }
 

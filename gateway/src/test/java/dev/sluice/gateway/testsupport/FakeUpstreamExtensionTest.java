@@ -15,8 +15,9 @@ class FakeUpstreamExtensionTest {
 
     static String get(String url) throws IOException, InterruptedException {
         // A client per call: a pooled connection would hide a stopped server.
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     @Test
@@ -29,7 +30,9 @@ class FakeUpstreamExtensionTest {
 
         upstream.afterAll(null);
         assertThatThrownBy(() -> get(url + "/models")).isInstanceOf(IOException.class);
-        assertThat(upstream.baseUrl()).as("a cached context reading the URL again").isEqualTo(url);
+        assertThat(upstream.baseUrl())
+                .as("a cached context reading the URL again")
+                .isEqualTo(url);
     }
 
     @Test

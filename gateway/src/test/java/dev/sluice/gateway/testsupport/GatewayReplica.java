@@ -49,12 +49,17 @@ public final class GatewayReplica implements AutoCloseable {
 
     /** A client bound to the replica over real HTTP; a loaded box gets 20 s before a response times out. */
     public WebTestClient client() {
-        return WebTestClient.bindToServer().baseUrl(baseUrl()).responseTimeout(Duration.ofSeconds(20)).build();
+        return WebTestClient.bindToServer()
+                .baseUrl(baseUrl())
+                .responseTimeout(Duration.ofSeconds(20))
+                .build();
     }
 
     /** {@link #client()} with HTTP basic credentials, for the admin API. */
     public WebTestClient admin(String user, String password) {
-        return client().mutate().defaultHeaders(h -> h.setBasicAuth(user, password)).build();
+        return client().mutate()
+                .defaultHeaders(h -> h.setBasicAuth(user, password))
+                .build();
     }
 
     public <T> T bean(Class<T> type) {
@@ -72,13 +77,13 @@ public final class GatewayReplica implements AutoCloseable {
 
     /** Properties as {@code --name=value} arguments, the way an operator starts a replica. */
     public static final class Builder {
-        // The lab provider's own port at 0 as well: where lab-provider is on the classpath, two replicas would collide on it.
+        // The lab provider's own port at 0 as well: where lab-provider is on the classpath, two replicas would collide
+        // on it.
         private final List<String> args = new ArrayList<>(List.of("--server.port=0", "--sluice.lab.port=0"));
         private final Map<String, Object> environment = new LinkedHashMap<>();
         private final List<ApplicationContextInitializer<ConfigurableApplicationContext>> beans = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The shared test Redis ({@link TestRedis}), database 0. */
         public Builder redis() {
@@ -143,12 +148,16 @@ public final class GatewayReplica implements AutoCloseable {
             SpringApplicationBuilder app = new SpringApplicationBuilder(SluiceApplication.class);
             beans.forEach(app::initializers);
             if (!environment.isEmpty()) {
-                // Named "...-systemEnvironment" so that Boot maps SLUICE_TIERS_PATH to sluice.tiers.path, as for the real one.
+                // Named "...-systemEnvironment" so that Boot maps SLUICE_TIERS_PATH to sluice.tiers.path, as for the
+                // real one.
                 Map<String, Object> variables = Map.copyOf(environment);
-                app.initializers(ctx -> ctx.getEnvironment().getPropertySources().addAfter(
-                        StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
-                        new SystemEnvironmentPropertySource("replica-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                                variables)));
+                app.initializers(ctx -> ctx.getEnvironment()
+                        .getPropertySources()
+                        .addAfter(
+                                StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                                new SystemEnvironmentPropertySource(
+                                        "replica-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                        variables)));
             }
             return new GatewayReplica(app.run(args.toArray(String[]::new)));
         }

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.reactivestreams.Publisher;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerResponse;
@@ -83,9 +83,12 @@ public final class HonestUpstream implements AutoCloseable {
         Matcher m = MODE.matcher(body);
         Set<String> modes = new HashSet<>();
         while (m.find()) modes.add(m.group(1));
-        String mode = modes.stream().filter(x -> !x.equals("ignore-cap")).findFirst().orElse("honest");
+        String mode =
+                modes.stream().filter(x -> !x.equals("ignore-cap")).findFirst().orElse("honest");
         long n = req.path("n").asLong(1);
-        long cap = req.path("max_completion_tokens").asLong(req.path("max_tokens").asLong(req.path("max_output_tokens").asLong(0)));
+        long cap = req.path("max_completion_tokens")
+                .asLong(req.path("max_tokens")
+                        .asLong(req.path("max_output_tokens").asLong(0)));
         long each = cap > 0 && !modes.contains("ignore-cap") ? cap : UNCAPPED_TOKENS;
         String id = (path.endsWith("/responses") ? "resp_" : "chatcmpl-") + IDS.incrementAndGet();
         long completion = n * each;
@@ -100,36 +103,54 @@ public final class HonestUpstream implements AutoCloseable {
         }
         if (path.endsWith("/images/generations")) { // dall-e answers: no usage
             String image = "{\"url\":\"https://images.example/1.png\"}";
-            return res.header("content-type", "application/json").sendString(Mono.just(
-                    "{\"created\":1,\"data\":[" + String.join(",", Collections.nCopies((int) n, image)) + "]}"));
+            return res.header("content-type", "application/json")
+                    .sendString(Mono.just("{\"created\":1,\"data\":["
+                            + String.join(",", Collections.nCopies((int) n, image)) + "]}"));
         }
         if (path.endsWith("/audio/speech")) {
             return res.header("content-type", "audio/mpeg").sendByteArray(Mono.just(new byte[4096]));
         }
         if (mode.equals("error-200")) {
-            return res.header("content-type", "application/json").sendString(Mono.just(
-                    "{\"error\":{\"message\":\"Organization org-SECRET has exceeded its quota\",\"type\":\"insufficient_quota\",\"code\":null}}"));
+            return res.header("content-type", "application/json")
+                    .sendString(
+                            Mono.just(
+                                    "{\"error\":{\"message\":\"Organization org-SECRET has exceeded its quota\",\"type\":\"insufficient_quota\",\"code\":null}}"));
         }
         String usage = responses
-                ? "{\"input_tokens\":" + prompt + ",\"output_tokens\":" + completion + ",\"total_tokens\":" + (prompt + completion) + "}"
-                : "{\"prompt_tokens\":" + PROMPT_TOKENS + ",\"completion_tokens\":" + completion + ",\"total_tokens\":" + (PROMPT_TOKENS + completion) + "}";
+                ? "{\"input_tokens\":" + prompt + ",\"output_tokens\":" + completion + ",\"total_tokens\":"
+                        + (prompt + completion) + "}"
+                : "{\"prompt_tokens\":" + PROMPT_TOKENS + ",\"completion_tokens\":" + completion + ",\"total_tokens\":"
+                        + (PROMPT_TOKENS + completion) + "}";
         String text = " a".repeat((int) each);
         if (mode.equals("background")) {
-            return res.header("content-type", "application/json").sendString(Mono.just(
-                    "{\"id\":\"" + id + "\",\"object\":\"response\",\"status\":\"queued\",\"background\":true,\"output\":[],\"usage\":null}"));
+            return res.header("content-type", "application/json")
+                    .sendString(
+                            Mono.just(
+                                    "{\"id\":\"" + id
+                                            + "\",\"object\":\"response\",\"status\":\"queued\",\"background\":true,\"output\":[],\"usage\":null}"));
         }
         if (req.path("stream").asBoolean(false)) {
-            return res.header("content-type", "text/event-stream").sendString(stream(id, responses, n, each, usage, mode), StandardCharsets.UTF_8);
+            return res.header("content-type", "text/event-stream")
+                    .sendString(stream(id, responses, n, each, usage, mode), StandardCharsets.UTF_8);
         }
         StringBuilder json = new StringBuilder();
         if (responses) {
-            json.append("{\"id\":\"").append(id).append("\",\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"")
-                    .append(text).append("\"}]}]");
+            json.append("{\"id\":\"")
+                    .append(id)
+                    .append(
+                            "\",\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"")
+                    .append(text)
+                    .append("\"}]}]");
         } else {
-            json.append("{\"id\":\"").append(id).append("\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[");
+            json.append("{\"id\":\"")
+                    .append(id)
+                    .append("\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[");
             for (int i = 0; i < n; i++) {
                 if (i > 0) json.append(',');
-                json.append("{\"index\":").append(i).append(",\"message\":{\"role\":\"assistant\",\"content\":\"").append(text)
+                json.append("{\"index\":")
+                        .append(i)
+                        .append(",\"message\":{\"role\":\"assistant\",\"content\":\"")
+                        .append(text)
                         .append("\"},\"finish_reason\":\"length\"}");
             }
             json.append(']');
@@ -138,7 +159,8 @@ public final class HonestUpstream implements AutoCloseable {
         json.append('}');
         if (mode.equals("slow-end")) {
             return res.header("content-type", "application/json")
-                    .sendString(Flux.just(json.toString()).concatWith(Mono.delay(LATE).then(Mono.empty())));
+                    .sendString(Flux.just(json.toString())
+                            .concatWith(Mono.delay(LATE).then(Mono.empty())));
         }
         return res.header("content-type", "application/json").sendString(Mono.just(json.toString()));
     }
@@ -148,24 +170,37 @@ public final class HonestUpstream implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             for (long t = 0; t < each; t += 50) {
                 String piece = " a".repeat((int) Math.min(50, each - t));
-                content.add(responses
-                        ? "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"" + piece + "\"}\n\n"
-                        : "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":" + i
-                                + ",\"delta\":{\"content\":\"" + piece + "\"}}]}\n\n");
+                content.add(
+                        responses
+                                ? "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\""
+                                        + piece + "\"}\n\n"
+                                : "data: {\"id\":\"" + id
+                                        + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":" + i
+                                        + ",\"delta\":{\"content\":\"" + piece + "\"}}]}\n\n");
             }
         }
         String usageEvent = responses
-                ? "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"" + id + "\",\"status\":\"completed\",\"usage\":" + usage + "}}\n\n"
-                : "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":" + usage + "}\n\n";
-        String finish = responses ? "" : "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n";
+                ? "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"" + id
+                        + "\",\"status\":\"completed\",\"usage\":" + usage + "}}\n\n"
+                : "data: {\"id\":\"" + id + "\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":" + usage
+                        + "}\n\n";
+        String finish = responses
+                ? ""
+                : "data: {\"id\":\"" + id
+                        + "\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n";
         String done = responses ? "" : "data: [DONE]\n\n";
         return switch (mode) {
             case "no-usage" -> Flux.fromIterable(content).concatWith(Flux.just(finish, done));
-            case "early-usage" -> Flux.just(content.get(0)).concatWith(Flux.just(usageEvent.replace(
-                            "\"completion_tokens\":" + n * each, "\"completion_tokens\":" + Math.min(50, each))))
-                    .concatWith(Flux.fromIterable(content.subList(1, content.size()))).concatWith(Flux.just(finish, done));
-            case "late-usage" -> Flux.fromIterable(content).concatWith(Flux.just(finish))
-                    .concatWith(Mono.delay(LATE).thenMany(Flux.just(usageEvent, done)));
+            case "early-usage" ->
+                Flux.just(content.get(0))
+                        .concatWith(Flux.just(usageEvent.replace(
+                                "\"completion_tokens\":" + n * each, "\"completion_tokens\":" + Math.min(50, each))))
+                        .concatWith(Flux.fromIterable(content.subList(1, content.size())))
+                        .concatWith(Flux.just(finish, done));
+            case "late-usage" ->
+                Flux.fromIterable(content)
+                        .concatWith(Flux.just(finish))
+                        .concatWith(Mono.delay(LATE).thenMany(Flux.just(usageEvent, done)));
             default -> Flux.fromIterable(content).concatWith(Flux.just(finish, usageEvent, done));
         };
     }

@@ -1,16 +1,8 @@
 package dev.sluice.gateway.testsupport;
 
 import java.io.IOException;
-
-
-
-
-
-
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-
 
 /**
  * A redis-server this test owns, for fault injection: unlike {@link TestRedis}'s shared one it
@@ -58,10 +50,23 @@ public final class RedisProcess implements AutoCloseable {
     public synchronized RedisProcess start() {
         if (process != null && process.isAlive()) throw new IllegalStateException("already running");
         try {
-            process = new ProcessBuilder(binary(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no")
+            process = new ProcessBuilder(
+                            binary(),
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--dir",
+                            dir.toString(),
+                            "--protected-mode",
+                            "no")
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            dir.resolve("redis.log").toFile()))
                     .start();
             awaitPing();
             return this;
@@ -98,7 +103,9 @@ public final class RedisProcess implements AutoCloseable {
 
     private void signal(String sig) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid()))
+                    .inheritIO()
+                    .start();
             if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + sig + " " + pid() + " failed");
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -114,7 +121,9 @@ public final class RedisProcess implements AutoCloseable {
 
     private static String binary() {
         String found = TestRedis.findOnPath("redis-server");
-        if (found == null) throw new IllegalStateException("Fault-injection tests need redis-server on the PATH (apt-get install -y redis-server)");
+        if (found == null)
+            throw new IllegalStateException(
+                    "Fault-injection tests need redis-server on the PATH (apt-get install -y redis-server)");
         return found;
     }
 

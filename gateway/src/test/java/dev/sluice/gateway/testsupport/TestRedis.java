@@ -38,8 +38,7 @@ import org.testcontainers.utility.DockerImageName;
 public final class TestRedis {
     private static volatile String url;
 
-    private TestRedis() {
-    }
+    private TestRedis() {}
 
     /** {@code redis://host:port} of the shared test Redis, starting it on first use. */
     public static synchronized String url() {
@@ -51,7 +50,8 @@ public final class TestRedis {
     public static String url(int database) {
         URI u = URI.create(url());
         try {
-            return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + database, null, null).toString();
+            return new URI(u.getScheme(), u.getUserInfo(), u.getHost(), u.getPort(), "/" + database, null, null)
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -62,12 +62,12 @@ public final class TestRedis {
      * before any bean is made; {@link RedisGatewayTest} uses it. One class for every such test, so
      * tests that agree on everything else still share one cached context.
      */
-    public static final class Initializer
-            implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+    public static final class Initializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
         @Override
         public void initialize(ConfigurableApplicationContext context) {
-            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource(
-                    "testRedis", Map.of("spring.data.redis.url", url())));
+            context.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource("testRedis", Map.of("spring.data.redis.url", url())));
         }
     }
 
@@ -110,8 +110,20 @@ public final class TestRedis {
         int port = freePort();
         try {
             Path dir = Files.createTempDirectory("sluice-test-redis");
-            Process process = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no")
+            Process process = new ProcessBuilder(
+                            binary,
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--dir",
+                            dir.toString(),
+                            "--protected-mode",
+                            "no")
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile())
                     .start();

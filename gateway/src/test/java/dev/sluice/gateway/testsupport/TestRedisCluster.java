@@ -43,8 +43,10 @@ public final class TestRedisCluster implements AutoCloseable {
         String server = TestRedis.findOnPath("redis-server");
         String cli = TestRedis.findOnPath("redis-cli");
         if (server == null || cli == null) {
-            throw new IllegalStateException("The Redis Cluster test needs redis-server and redis-cli (apt-get install -y "
-                    + "redis-server, which brings redis-tools); found redis-server=" + server + ", redis-cli=" + cli);
+            throw new IllegalStateException(
+                    "The Redis Cluster test needs redis-server and redis-cli (apt-get install -y "
+                            + "redis-server, which brings redis-tools); found redis-server=" + server + ", redis-cli="
+                            + cli);
         }
         TestRedisCluster cluster;
         try {
@@ -69,10 +71,28 @@ public final class TestRedisCluster implements AutoCloseable {
             int port = TestRedis.freePort();
             int busPort = TestRedis.freePort();
             Path nodeDir = Files.createDirectories(dir.resolve("node-" + i));
-            Process p = new ProcessBuilder(server, "--port", Integer.toString(port), "--cluster-port", Integer.toString(busPort),
-                    "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                    "--cluster-config-file", nodeDir.resolve("nodes.conf").toString(), "--cluster-node-timeout", "5000",
-                    "--save", "", "--appendonly", "no", "--dir", nodeDir.toString(), "--protected-mode", "no")
+            Process p = new ProcessBuilder(
+                            server,
+                            "--port",
+                            Integer.toString(port),
+                            "--cluster-port",
+                            Integer.toString(busPort),
+                            "--bind",
+                            "127.0.0.1",
+                            "--cluster-enabled",
+                            "yes",
+                            "--cluster-config-file",
+                            nodeDir.resolve("nodes.conf").toString(),
+                            "--cluster-node-timeout",
+                            "5000",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--dir",
+                            nodeDir.toString(),
+                            "--protected-mode",
+                            "no")
                     .redirectErrorStream(true)
                     .redirectOutput(nodeDir.resolve("redis.log").toFile())
                     .start();
@@ -87,7 +107,10 @@ public final class TestRedisCluster implements AutoCloseable {
         ports.forEach(p -> command.add("127.0.0.1:" + p));
         command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
         Path log = dir.resolve("create.log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
             if (!p.waitFor(READY.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -97,7 +120,8 @@ public final class TestRedisCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        if (p.exitValue() != 0) throw new IllegalStateException("redis-cli --cluster create failed: " + Files.readString(log));
+        if (p.exitValue() != 0)
+            throw new IllegalStateException("redis-cli --cluster create failed: " + Files.readString(log));
     }
 
     /** Polls CLUSTER INFO: slot coverage spreads by gossip, an external process with no event to wait on. */
@@ -108,7 +132,9 @@ public final class TestRedisCluster implements AutoCloseable {
             LockSupport.parkNanos(50_000_000L);
         }
         throw new IllegalStateException("cluster not ok within " + READY + ": "
-                + ports.stream().map(p -> p + " " + info(p).lines().findFirst().orElse("")).collect(Collectors.joining("; ")));
+                + ports.stream()
+                        .map(p -> p + " " + info(p).lines().findFirst().orElse(""))
+                        .collect(Collectors.joining("; ")));
     }
 
     /** The reply to {@code CLUSTER INFO} on one node, or "" if it does not answer yet. */

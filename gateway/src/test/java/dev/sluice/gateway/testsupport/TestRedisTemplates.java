@@ -10,8 +10,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 public final class TestRedisTemplates {
     private static ReactiveStringRedisTemplate template;
 
-    private TestRedisTemplates() {
-    }
+    private TestRedisTemplates() {}
 
     private static final Map<Integer, ReactiveStringRedisTemplate> byDatabase = new HashMap<>();
 
@@ -43,8 +42,8 @@ public final class TestRedisTemplates {
 
     public static synchronized ReactiveStringRedisTemplate template() {
         if (template == null) {
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                    new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port()));
+            LettuceConnectionFactory factory =
+                    new LettuceConnectionFactory(new RedisStandaloneConfiguration(TestRedis.host(), TestRedis.port()));
             factory.afterPropertiesSet();
             factory.start();
             template = new ReactiveStringRedisTemplate(factory);

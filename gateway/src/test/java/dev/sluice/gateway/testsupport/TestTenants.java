@@ -7,17 +7,17 @@ import java.util.UUID;
 
 /** A fresh tenant per test, so tests sharing a gateway never share a quota. */
 public final class TestTenants {
-    private TestTenants() {
-    }
+    private TestTenants() {}
 
     /** A new tenant, and its key; the id is {@code prefix-<uuid>}. */
-    public record Created(String id, String key) {
-    }
+    public record Created(String id, String key) {}
 
     public static Created create(TenantStore store, String prefix, String tier) {
         String id = prefix + "-" + UUID.randomUUID();
         String key = ApiKeys.generate();
-        store.save(new Tenant(id, tier, false)).then(store.addKey(id, ApiKeys.sha256Hex(key))).block();
+        store.save(new Tenant(id, tier, false))
+                .then(store.addKey(id, ApiKeys.sha256Hex(key)))
+                .block();
         return new Created(id, key);
     }
 }

@@ -15,8 +15,7 @@ public final class TestTiers {
                 key-sha256: 70a395fb0af3d3097a43c8f1f52440f62484af0680686d8f3617ad1877b88ffa
             """;
 
-    private TestTiers() {
-    }
+    private TestTiers() {}
 
     /**
      * tiers.yaml as shipped (its tiers, ladder, demo tenants), with its {@code providers:} section
@@ -27,7 +26,8 @@ public final class TestTiers {
         String shipped = Files.readString(Path.of("../tiers.yaml"), StandardCharsets.UTF_8);
         int from = shipped.indexOf("\nproviders:");
         int to = shipped.indexOf("\n# Demo tenants");
-        if (from < 0 || to < from) throw new IllegalStateException("tiers.yaml no longer has its providers before its demo tenants");
+        if (from < 0 || to < from)
+            throw new IllegalStateException("tiers.yaml no longer has its providers before its demo tenants");
         return written(name, shipped.substring(0, from) + providers + shipped.substring(to));
     }
 
@@ -41,7 +41,8 @@ public final class TestTiers {
             String head = "\n  " + tier + ":\n";
             int at = yaml.indexOf(head);
             if (at < 0) throw new IllegalStateException("tiers.yaml has no tier " + tier);
-            yaml = yaml.substring(0, at + head.length()) + "    endpoints: [" + families + "]\n" + yaml.substring(at + head.length());
+            yaml = yaml.substring(0, at + head.length()) + "    endpoints: [" + families + "]\n"
+                    + yaml.substring(at + head.length());
         }
         return written(name, yaml);
     }

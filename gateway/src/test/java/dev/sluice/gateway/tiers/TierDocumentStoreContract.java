@@ -38,14 +38,20 @@ abstract class TierDocumentStoreContract {
     /** Redis came back empty: a replica puts back the document it runs, at its version, so versions keep rising. */
     @Test
     void aRestoredDocumentKeepsItsVersionAndNeverReplacesOneThatExists() {
-        TierDocument inForce = new TierDocument("tiers: {edited: true}", 7, "ops", Instant.ofEpochMilli(clock.millis()));
+        TierDocument inForce =
+                new TierDocument("tiers: {edited: true}", 7, "ops", Instant.ofEpochMilli(clock.millis()));
         TierDocument restored = store.restoreIfAbsent(inForce).block(Duration.ofSeconds(5));
         assertThat(restored.version()).isEqualTo(7);
         assertThat(restored.yaml()).isEqualTo(inForce.yaml());
         assertThat(store.version().block(Duration.ofSeconds(5))).isEqualTo(7);
         TierDocument older = new TierDocument("tiers: {older: true}", 3, "other", inForce.updatedAt());
-        assertThat(store.restoreIfAbsent(older).block(Duration.ofSeconds(5)).yaml()).isEqualTo(inForce.yaml());
-        assertThat(store.replace(7, "tiers: {next: true}", "ops").block(Duration.ofSeconds(5)).document().version()).isEqualTo(8);
+        assertThat(store.restoreIfAbsent(older).block(Duration.ofSeconds(5)).yaml())
+                .isEqualTo(inForce.yaml());
+        assertThat(store.replace(7, "tiers: {next: true}", "ops")
+                        .block(Duration.ofSeconds(5))
+                        .document()
+                        .version())
+                .isEqualTo(8);
     }
 
     @Test
@@ -69,11 +75,14 @@ abstract class TierDocumentStoreContract {
     void ofConcurrentWritersOnOneVersionExactlyOneWins() {
         store.seedIfAbsent("a: 1\n", "tiers.yaml").block();
         AtomicInteger won = new AtomicInteger();
-        Flux.range(0, 16).parallel(4).runOn(Schedulers.parallel())
+        Flux.range(0, 16)
+                .parallel(4)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> store.replace(1, "a: " + i + "\n", "writer" + i))
                 .filter(TierDocumentStore.WriteOutcome::written)
                 .doOnNext(o -> won.incrementAndGet())
-                .sequential().blockLast();
+                .sequential()
+                .blockLast();
         assertThat(won.get()).isEqualTo(1);
         assertThat(store.version().block()).isEqualTo(2);
     }

@@ -1,10 +1,10 @@
 package dev.sluice.gateway.tiers;
 
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.TiersYamlParser;
-import dev.sluice.gateway.config.SluiceConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
@@ -39,9 +39,11 @@ class TierReloaderTest {
 
     @Test
     void aNewVersionIsAppliedOnTheNextPoll() {
-        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 500\n"), "alice").block();
+        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 500\n"), "alice")
+                .block();
         reloader.checkOnce().block();
-        assertThat(registry.current().tier("free").orElseThrow().tokensPerMinute()).isEqualTo(500);
+        assertThat(registry.current().tier("free").orElseThrow().tokensPerMinute())
+                .isEqualTo(500);
         assertThat(reloader.appliedVersion()).isEqualTo(2);
         assertThat(reloads("applied")).isEqualTo(1);
         assertThat(meters.get("sluice.config.version").gauge().value()).isEqualTo(2);
@@ -51,23 +53,28 @@ class TierReloaderTest {
     @Test
     void anInvalidVersionKeepsTheLastGoodConfigAndIsCountedOnce() {
         SluiceConfig before = registry.current();
-        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: lots\n"), "mallory").block();
+        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: lots\n"), "mallory")
+                .block();
         reloader.checkOnce().block();
         reloader.checkOnce().block();
         assertThat(registry.current()).isSameAs(before);
         assertThat(reloader.appliedVersion()).isEqualTo(1);
         assertThat(reloads("invalid")).isEqualTo(1);
 
-        store.replace(2, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 700\n"), "alice").block();
+        store.replace(2, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 700\n"), "alice")
+                .block();
         reloader.checkOnce().block();
-        assertThat(registry.current().tier("free").orElseThrow().tokensPerMinute()).isEqualTo(700);
+        assertThat(registry.current().tier("free").orElseThrow().tokensPerMinute())
+                .isEqualTo(700);
     }
 
     @Test
     void theProviderOverrideSurvivesAReloadAndAProviderChangeIsAnnounced() {
-        TierReloader overridden = new TierReloader(store, registry, "http://127.0.0.1:9/v1", meters, providerChanges::add);
+        TierReloader overridden =
+                new TierReloader(store, registry, "http://127.0.0.1:9/v1", meters, providerChanges::add);
         overridden.start(seed, "tiers.yaml", Duration.ofSeconds(1));
-        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 800\n"), "alice").block();
+        store.replace(1, seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 800\n"), "alice")
+                .block();
         overridden.checkOnce().block();
         assertThat(registry.current().providers().get(0).baseUrl()).isEqualTo("http://127.0.0.1:9/v1");
         assertThat(providerChanges).hasSize(1);
@@ -76,9 +83,10 @@ class TierReloaderTest {
     @Test
     void aStoredDocumentOtherThanTheFileWinsAtStart() {
         InMemoryTierDocumentStore edited = new InMemoryTierDocumentStore(clock);
-        edited.seedIfAbsent(seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 900\n"), "earlier edit").block();
+        edited.seedIfAbsent(seed.replace("tokens-per-minute: 10000\n", "tokens-per-minute: 900\n"), "earlier edit")
+                .block();
         ConfigRegistry fresh = new ConfigRegistry(TiersYamlParser.parse("seed", seed));
-        new TierReloader(edited, fresh, "", meters, c -> { }).start(seed, "tiers.yaml", Duration.ofSeconds(1));
+        new TierReloader(edited, fresh, "", meters, c -> {}).start(seed, "tiers.yaml", Duration.ofSeconds(1));
         assertThat(fresh.current().tier("free").orElseThrow().tokensPerMinute()).isEqualTo(900);
     }
 }

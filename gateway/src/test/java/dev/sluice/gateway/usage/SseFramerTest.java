@@ -17,7 +17,9 @@ class SseFramerTest {
             + "data:no space\r\n\n"
             + "data: first\ndata: second\n\n"
             + "data: [DONE]\n\n";
-    private static final List<String> DATA = List.of("{\"text\":\"wörld 数据 🎉\"}", "no space", "first\nsecond", "[DONE]");
+
+    private static final List<String> DATA =
+            List.of("{\"text\":\"wörld 数据 🎉\"}", "no space", "first\nsecond", "[DONE]");
 
     /** A framer whose reader records each event's data and drops the events whose data is {@code drop}. */
     private static final class Recorder {
@@ -48,7 +50,8 @@ class SseFramerTest {
     void anyTwoWaySplitGivesTheSameEventsAndBytes() {
         byte[] bytes = STREAM.getBytes(UTF_8);
         for (int split = 0; split <= bytes.length; split++) {
-            Recorder r = new Recorder(null).run(Arrays.copyOf(bytes, split), Arrays.copyOfRange(bytes, split, bytes.length));
+            Recorder r =
+                    new Recorder(null).run(Arrays.copyOf(bytes, split), Arrays.copyOfRange(bytes, split, bytes.length));
 
             assertThat(r.data).as("split at %d", split).isEqualTo(DATA);
             assertThat(r.forwarded()).as("split at %d", split).isEqualTo(STREAM);
@@ -73,7 +76,8 @@ class SseFramerTest {
         byte[] bytes = event.getBytes(UTF_8);
         for (int inside = 1; inside < 4; inside++) {
             int cut = "data: ".length() + inside;
-            Recorder r = new Recorder(null).run(Arrays.copyOf(bytes, cut), Arrays.copyOfRange(bytes, cut, bytes.length));
+            Recorder r =
+                    new Recorder(null).run(Arrays.copyOf(bytes, cut), Arrays.copyOfRange(bytes, cut, bytes.length));
 
             assertThat(r.data).containsExactly("🎉");
             assertThat(r.forwarded.toByteArray()).isEqualTo(bytes);

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 class SseUsageTapTest {
     private static final Encoding O200K = Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
 
-    private static final String HEAD = "{\"id\":\"chatcmpl-A1\",\"object\":\"chat.completion.chunk\",\"created\":1727000000,"
-            + "\"model\":\"gpt-4o-2024-08-06\",\"system_fingerprint\":\"fp_a7d06e42a7\",";
+    private static final String HEAD =
+            "{\"id\":\"chatcmpl-A1\",\"object\":\"chat.completion.chunk\",\"created\":1727000000,"
+                    + "\"model\":\"gpt-4o-2024-08-06\",\"system_fingerprint\":\"fp_a7d06e42a7\",";
     private static final List<String> CONTENT = List.of("Hello", ", wörld", " — 数据", " 🎉!");
     private static final String TEXT = String.join("", CONTENT);
     private static final String USAGE_EVENT = "data: " + HEAD + "\"choices\":[],\"usage\":{\"prompt_tokens\":12,"
@@ -25,14 +26,16 @@ class SseUsageTapTest {
 
     /** A chat stream as OpenAI sends it with stream_options.include_usage: true. */
     private static final String CHAT_STREAM = chunk("{\"role\":\"assistant\",\"content\":\"\",\"refusal\":null}", null)
-            + CONTENT.stream().map(c -> chunk("{\"content\":\"" + c + "\"}", null)).reduce("", String::concat)
+            + CONTENT.stream()
+                    .map(c -> chunk("{\"content\":\"" + c + "\"}", null))
+                    .reduce("", String::concat)
             + chunk("{}", "\"stop\"")
             + USAGE_EVENT
             + "data: [DONE]\n\n";
 
     private static String chunk(String delta, String finishReason) {
-        return "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":" + delta + ",\"logprobs\":null,\"finish_reason\":"
-                + finishReason + "}],\"usage\":null}\n\n";
+        return "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":" + delta
+                + ",\"logprobs\":null,\"finish_reason\":" + finishReason + "}],\"usage\":null}\n\n";
     }
 
     private static String crlf(String lf) {
@@ -96,9 +99,13 @@ class SseUsageTapTest {
 
         Random random = new Random(7);
         for (int round = 0; round < 200; round++) {
-            int[] points = random.ints(1 + random.nextInt(12), 0, bytes.length + 1).sorted().toArray();
+            int[] points = random.ints(1 + random.nextInt(12), 0, bytes.length + 1)
+                    .sorted()
+                    .toArray();
             SseUsageTap tap = new SseUsageTap(true, O200K);
-            assertThat(run(tap, splitAt(bytes, points))).as("splits %s", Arrays.toString(points)).isEqualTo(expected);
+            assertThat(run(tap, splitAt(bytes, points)))
+                    .as("splits %s", Arrays.toString(points))
+                    .isEqualTo(expected);
             assertThat(tap.usage()).contains(new Usage(12, 9));
         }
     }
@@ -110,7 +117,8 @@ class SseUsageTapTest {
         SseUsageTap tap = new SseUsageTap(true, O200K);
 
         assertThat(tap.feed((first + second.substring(0, 40)).getBytes(UTF_8))).isEqualTo(first.getBytes(UTF_8));
-        assertThat(tap.feed(second.substring(40, second.length() - 1).getBytes(UTF_8))).isEmpty();
+        assertThat(tap.feed(second.substring(40, second.length() - 1).getBytes(UTF_8)))
+                .isEmpty();
         assertThat(tap.feed("\n".getBytes(UTF_8))).isEqualTo(second.getBytes(UTF_8));
         assertThat(tap.finish()).isEmpty();
     }
@@ -134,7 +142,8 @@ class SseUsageTapTest {
         assertThat(tap.usage()).isEmpty();
         assertThat(tap.sawDone()).isFalse();
         assertThat(tap.observedOutputTokens()).isPositive().isEqualTo(O200K.countTokensOrdinary(TEXT));
-        assertThat(new String(forwarded, UTF_8) + new String(tap.finish(), UTF_8)).isEqualTo(new String(Arrays.copyOf(bytes, cut), UTF_8));
+        assertThat(new String(forwarded, UTF_8) + new String(tap.finish(), UTF_8))
+                .isEqualTo(new String(Arrays.copyOf(bytes, cut), UTF_8));
     }
 
     @Test
@@ -165,22 +174,28 @@ class SseUsageTapTest {
 
     @Test
     void countsToolCallArgumentsAndLegacyCompletionText() {
-        String tools = "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-                + "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\"}}]}}]}\n\n"
-                + "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-                + "\"function\":{\"arguments\":\"\\\"Paris\\\"}\"}}]}}]}\n\n";
+        String tools =
+                "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+                        + "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\"}}]}}]}\n\n"
+                        + "data: " + HEAD + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                        + "\"function\":{\"arguments\":\"\\\"Paris\\\"}\"}}]}}]}\n\n";
         SseUsageTap toolTap = new SseUsageTap(false, O200K);
         run(toolTap, tools.getBytes(UTF_8));
-        assertThat(toolTap.observedOutputTokens()).isEqualTo(O200K.countTokensOrdinary("get_weather{\"city\":\"Paris\"}"));
+        assertThat(toolTap.observedOutputTokens())
+                .isEqualTo(O200K.countTokensOrdinary("get_weather{\"city\":\"Paris\"}"));
 
-        String completions = "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"text\":\"Once upon\","
-                + "\"index\":0,\"logprobs\":null,\"finish_reason\":null}]}\n\n"
-                + "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"text\":\" a time\",\"index\":0}]}\n\n"
-                + "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[],"
-                + "\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":4,\"total_tokens\":8}}\n\ndata: [DONE]\n\n";
+        String completions =
+                "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"text\":\"Once upon\","
+                        + "\"index\":0,\"logprobs\":null,\"finish_reason\":null}]}\n\n"
+                        + "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"text\":\" a time\",\"index\":0}]}\n\n"
+                        + "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[],"
+                        + "\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":4,\"total_tokens\":8}}\n\ndata: [DONE]\n\n";
         SseUsageTap completionTap = new SseUsageTap(true, O200K);
         assertThat(new String(run(completionTap, completions.getBytes(UTF_8)), UTF_8))
-                .isEqualTo(completions.substring(0, completions.indexOf("data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[],"))
+                .isEqualTo(completions.substring(
+                                0,
+                                completions.indexOf(
+                                        "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[],"))
                         + "data: [DONE]\n\n");
         assertThat(completionTap.observedOutputTokens()).isEqualTo(O200K.countTokensOrdinary("Once upon a time"));
         assertThat(completionTap.usage()).contains(new Usage(4, 4));

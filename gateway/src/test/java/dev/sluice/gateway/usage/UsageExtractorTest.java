@@ -25,8 +25,7 @@ class UsageExtractorTest {
                  "usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,
                    "prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},
                    "completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0}},
-                 "service_tier":"default","system_fingerprint":"fp_1"}"""))
-                .contains(new Usage(19, 10));
+                 "service_tier":"default","system_fingerprint":"fp_1"}""")).contains(new Usage(19, 10));
     }
 
     @Test
@@ -34,8 +33,7 @@ class UsageExtractorTest {
         assertThat(extract("""
                 {"id":"cmpl-1","object":"text_completion","model":"gpt-3.5-turbo-instruct",
                  "choices":[{"text":"\\n\\nHi","index":0,"logprobs":null,"finish_reason":"length"}],
-                 "usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}"""))
-                .contains(new Usage(5, 7));
+                 "usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}""")).contains(new Usage(5, 7));
     }
 
     @Test
@@ -55,15 +53,24 @@ class UsageExtractorTest {
                  "output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant",
                    "content":[{"type":"output_text","text":"Hi there","annotations":[]}]}],
                  "usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":0},
-                   "output_tokens":87,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":123}}"""))
-                .contains(new Usage(36, 87));
+                   "output_tokens":87,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":123}}""")).contains(new Usage(36, 87));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "not json", "<html>502 Bad Gateway</html>", "[1,2]", "{\"usage\":null}",
-            "{\"usage\":{}}", "{\"usage\":{\"prompt_tokens\":\"12\"}}", "{\"usage\":{\"prompt_tokens\":-1}}",
-            "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
-            "{\"choices\":[],\"usage\":{\"prompt_tokens\":3", "{\"model\":\"x\",\"usage\":{\"prompt_tokens\":1}"})
+    @ValueSource(
+            strings = {
+                "",
+                "not json",
+                "<html>502 Bad Gateway</html>",
+                "[1,2]",
+                "{\"usage\":null}",
+                "{\"usage\":{}}",
+                "{\"usage\":{\"prompt_tokens\":\"12\"}}",
+                "{\"usage\":{\"prompt_tokens\":-1}}",
+                "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
+                "{\"choices\":[],\"usage\":{\"prompt_tokens\":3",
+                "{\"model\":\"x\",\"usage\":{\"prompt_tokens\":1}"
+            })
     void nothingWhenThereIsNoUsableUsage(String body) {
         assertThat(extract(body)).isEmpty();
     }
@@ -77,15 +84,35 @@ class UsageExtractorTest {
     @Test
     void readingFromTheParserAgreesWithTheTree() throws Exception {
         Random random = new Random(16);
-        String[] names = {"input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached", "details"};
-        String[] values = {"0", "7", "13", "-3", "2.5", "1e3", "null", "true", "\"12\"", "9223372036854775807",
-                "9223372036854775808", "{\"a\":[1,{\"b\":2}]}", "[1,2]", "{}", "2147483648"};
+        String[] names = {
+            "input_tokens", "output_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "cached", "details"
+        };
+        String[] values = {
+            "0",
+            "7",
+            "13",
+            "-3",
+            "2.5",
+            "1e3",
+            "null",
+            "true",
+            "\"12\"",
+            "9223372036854775807",
+            "9223372036854775808",
+            "{\"a\":[1,{\"b\":2}]}",
+            "[1,2]",
+            "{}",
+            "2147483648"
+        };
         for (int i = 0; i < 20_000; i++) {
             StringBuilder usage = new StringBuilder("{");
             int fields = random.nextInt(7);
             for (int f = 0; f < fields; f++) {
                 if (f > 0) usage.append(',');
-                usage.append('"').append(names[random.nextInt(names.length)]).append("\":").append(values[random.nextInt(values.length)]);
+                usage.append('"')
+                        .append(names[random.nextInt(names.length)])
+                        .append("\":")
+                        .append(values[random.nextInt(values.length)]);
             }
             String json = usage.append('}').toString();
             Optional<Usage> tree = UsageExtractor.fromUsageNode(UsageExtractor.JSON.readTree(json));
@@ -94,7 +121,9 @@ class UsageExtractorTest {
                 assertThat(UsageExtractor.readUsage(p)).as(json).isEqualTo(tree);
                 assertThat(p.currentToken()).isEqualTo(JsonToken.END_OBJECT);
             }
-            assertThat(extract("{\"id\":\"x\",\"usage\":" + json + ",\"z\":[1]}")).as(json).isEqualTo(tree);
+            assertThat(extract("{\"id\":\"x\",\"usage\":" + json + ",\"z\":[1]}"))
+                    .as(json)
+                    .isEqualTo(tree);
         }
     }
 
@@ -107,19 +136,18 @@ class UsageExtractorTest {
     void theGeneratedTextOfChoicesCompletionsAndResponsesOutput() {
         assertThat(text("""
                 {"choices":[{"message":{"role":"assistant","content":"one","tool_calls":[{"function":{"name":"f","arguments":"{\\"a\\":1}"}}]}},
-                            {"message":{"role":"assistant","content":null,"refusal":"two"}}],"usage":{"prompt_tokens":1}}"""))
-                .isEqualTo("one{\"a\":1}two");
+                            {"message":{"role":"assistant","content":null,"refusal":"two"}}],"usage":{"prompt_tokens":1}}""")).isEqualTo("one{\"a\":1}two");
         assertThat(text("{\"choices\":[{\"text\":\"legacy\"}]}")).isEqualTo("legacy");
         assertThat(text("""
                 {"id":"resp_1","output":[{"type":"reasoning","summary":[]},
                   {"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello","annotations":[]}]},
-                  {"type":"function_call","name":"f","arguments":"{}"}],"text":{"format":{"type":"text"}}}"""))
-                .isEqualTo("hello{}");
+                  {"type":"function_call","name":"f","arguments":"{}"}],"text":{"format":{"type":"text"}}}""")).isEqualTo("hello{}");
     }
 
     @Test
     void aCutOrBrokenBodyGivesTheTextBeforeTheBreak() {
-        assertThat(text("{\"choices\":[{\"message\":{\"content\":\"before\"}},{\"message\":{\"content\":\"aft")).isEqualTo("before");
+        assertThat(text("{\"choices\":[{\"message\":{\"content\":\"before\"}},{\"message\":{\"content\":\"aft"))
+                .isEqualTo("before");
         assertThat(text("<html>")).isEmpty();
         assertThat(text("")).isEmpty();
     }

@@ -18,10 +18,10 @@ import org.springframework.mock.http.server.reactive.MockServerHttpResponse;
 import reactor.core.publisher.Flux;
 
 class UsageRecordingResponseTest {
-    private static final Encoding O200K =
-            Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
-    private static final String ANSWER = "{\"id\":\"chatcmpl-1\",\"choices\":[{\"message\":{\"content\":\"H\u00e9llo, \u4e16\u754c\"}}],"
-            + "\"usage\":{\"prompt_tokens\":13,\"completion_tokens\":2,\"total_tokens\":15}}";
+    private static final Encoding O200K = Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
+    private static final String ANSWER =
+            "{\"id\":\"chatcmpl-1\",\"choices\":[{\"message\":{\"content\":\"H\u00e9llo, \u4e16\u754c\"}}],"
+                    + "\"usage\":{\"prompt_tokens\":13,\"completion_tokens\":2,\"total_tokens\":15}}";
 
     /** A JSON answer reaches the client byte for byte, in its own chunks, and its usage is read from the copy. */
     @Test
@@ -33,15 +33,18 @@ class UsageRecordingResponseTest {
             UsageRecordingResponse response = new UsageRecordingResponse(client, false, O200K);
             List<DataBuffer> chunks = new ArrayList<>();
             for (int at = 0; at < bytes.length; at += cut) {
-                chunks.add(DefaultDataBufferFactory.sharedInstance.wrap(Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + cut))));
+                chunks.add(DefaultDataBufferFactory.sharedInstance.wrap(
+                        Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + cut))));
             }
             response.writeWith(Flux.fromIterable(chunks)).block();
 
-            byte[] received = DataBufferUtils.join(client.getBody()).map(b -> {
-                byte[] out = new byte[b.readableByteCount()];
-                b.read(out);
-                return out;
-            }).block();
+            byte[] received = DataBufferUtils.join(client.getBody())
+                    .map(b -> {
+                        byte[] out = new byte[b.readableByteCount()];
+                        b.read(out);
+                        return out;
+                    })
+                    .block();
             assertThat(received).as("cut every %d bytes", cut).isEqualTo(bytes);
             assertThat(response.usage()).as("cut every %d bytes", cut).contains(new Usage(13, 2));
         }

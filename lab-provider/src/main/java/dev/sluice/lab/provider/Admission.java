@@ -6,8 +6,7 @@ public sealed interface Admission permits Admission.Admitted, Admission.Rejected
     /** Rate-limit numbers after this decision, for the response headers. */
     RateLimitSnapshot rateLimits();
 
-    record Admitted(LabCall call, RateLimitSnapshot rateLimits) implements Admission {
-    }
+    record Admitted(LabCall call, RateLimitSnapshot rateLimits) implements Admission {}
 
     /**
      * @param retryAfterMillis when this call would be admitted if nothing else arrived meanwhile;
@@ -16,8 +15,9 @@ public sealed interface Admission permits Admission.Admitted, Admission.Rejected
      * @param used             how much of that limit was in use
      * @param requested        what this call asked for (1 call, 1 request, or its tokens)
      */
-    record Rejected(Reason reason, long retryAfterMillis, long limit, long used, long requested,
-                    RateLimitSnapshot rateLimits) implements Admission {
+    record Rejected(
+            Reason reason, long retryAfterMillis, long limit, long used, long requested, RateLimitSnapshot rateLimits)
+            implements Admission {
 
         public int status() {
             return reason == Reason.OVERLOADED ? 503 : 429;

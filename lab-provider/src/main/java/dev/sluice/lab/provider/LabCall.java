@@ -18,8 +18,15 @@ public final class LabCall {
     /** Its place in the rolling windows, so the output reservation can be settled; guarded by the lock. */
     ProviderSimulator.Entry entry;
 
-    LabCall(long id, long promptTokens, long reservedTokens, long completionTokens, boolean truncated,
-            long latencyMillis, long admittedAtMillis, long epoch) {
+    LabCall(
+            long id,
+            long promptTokens,
+            long reservedTokens,
+            long completionTokens,
+            boolean truncated,
+            long latencyMillis,
+            long admittedAtMillis,
+            long epoch) {
         this.id = id;
         this.promptTokens = promptTokens;
         this.reservedTokens = reservedTokens;
@@ -64,7 +71,7 @@ public final class LabCall {
 
     @Override
     public String toString() {
-        return "LabCall[id=" + id + ", prompt=" + promptTokens + ", completion=" + completionTokens
-                + ", latencyMs=" + latencyMillis + "]";
+        return "LabCall[id=" + id + ", prompt=" + promptTokens + ", completion=" + completionTokens + ", latencyMs="
+                + latencyMillis + "]";
     }
 }

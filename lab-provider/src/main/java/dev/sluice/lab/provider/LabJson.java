@@ -15,12 +15,19 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class LabJson {
 
-    static final List<String> LIMIT_FIELDS = List.of("requestsPerMinute", "tokensPerMinute", "maxInFlight",
-            "pricePerMillionTokens", "latencyMs", "latencyJitter", "windowMs", "completionTokens",
-            "inputTokensPerMinute", "outputTokensPerMinute");
+    static final List<String> LIMIT_FIELDS = List.of(
+            "requestsPerMinute",
+            "tokensPerMinute",
+            "maxInFlight",
+            "pricePerMillionTokens",
+            "latencyMs",
+            "latencyJitter",
+            "windowMs",
+            "completionTokens",
+            "inputTokensPerMinute",
+            "outputTokensPerMinute");
 
-    private LabJson() {
-    }
+    private LabJson() {}
 
     public static String stats(LabStats s) {
         ObjectNode root = JsonMapper.shared().createObjectNode();
@@ -95,8 +102,9 @@ public final class LabJson {
                 case "completionTokens" -> l.withCompletionTokens(toInt(name, v));
                 case "inputTokensPerMinute" -> l.withInputTokensPerMinute(toLong(name, v));
                 case "outputTokensPerMinute" -> l.withOutputTokensPerMinute(toLong(name, v));
-                default -> throw new IllegalArgumentException(
-                        "unknown limit '" + name + "'; known limits are " + LIMIT_FIELDS);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown limit '" + name + "'; known limits are " + LIMIT_FIELDS);
             };
         }
         return l;

@@ -31,14 +31,30 @@ public record LabLimits(
         long inputTokensPerMinute,
         long outputTokensPerMinute) {
 
-    public static final LabLimits DEFAULTS = new LabLimits(
-            1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200);
+    public static final LabLimits DEFAULTS =
+            new LabLimits(1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200);
 
     /** One combined token limit and no input/output split: what OpenAI enforces. */
-    public LabLimits(int requestsPerMinute, long tokensPerMinute, int maxInFlight, double pricePerMillionTokens,
-                     Duration latency, double latencyJitter, Duration window, int completionTokens) {
-        this(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window,
-                completionTokens, 0, 0);
+    public LabLimits(
+            int requestsPerMinute,
+            long tokensPerMinute,
+            int maxInFlight,
+            double pricePerMillionTokens,
+            Duration latency,
+            double latencyJitter,
+            Duration window,
+            int completionTokens) {
+        this(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                0,
+                0);
     }
 
     public LabLimits {
@@ -89,42 +105,142 @@ public record LabLimits(
     }
 
     public LabLimits withRequestsPerMinute(int v) {
-        return new LabLimits(v, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                v,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withTokensPerMinute(long v) {
-        return new LabLimits(requestsPerMinute, v, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                v,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withMaxInFlight(int v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, v, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                v,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withPricePerMillionTokens(double v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, v, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                v,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withLatency(Duration v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, v, latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                v,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withLatencyJitter(double v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, v, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                v,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withWindow(Duration v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, v, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                v,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withCompletionTokens(int v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, v, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                v,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public LabLimits withInputTokensPerMinute(long v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, v, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                v,
+                outputTokensPerMinute);
     }
 
     public LabLimits withOutputTokensPerMinute(long v) {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency, latencyJitter, window, completionTokens, inputTokensPerMinute, v);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                v);
     }
 }

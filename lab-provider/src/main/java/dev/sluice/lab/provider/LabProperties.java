@@ -35,27 +35,56 @@ public record LabProperties(
 
     public LabProperties {
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("sluice.lab.port must be in [0, 65535] (0 = any free port), was " + port);
+            throw new IllegalArgumentException(
+                    "sluice.lab.port must be in [0, 65535] (0 = any free port), was " + port);
         }
         // Build both once here only to validate them at binding time (fields are not assigned yet: parameters).
-        new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency,
-                latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
         ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency, requestLatency);
     }
 
     public LabLimits toLimits() {
-        return new LabLimits(requestsPerMinute, tokensPerMinute, maxInFlight, pricePerMillionTokens, latency,
-                latencyJitter, window, completionTokens, inputTokensPerMinute, outputTokensPerMinute);
+        return new LabLimits(
+                requestsPerMinute,
+                tokensPerMinute,
+                maxInFlight,
+                pricePerMillionTokens,
+                latency,
+                latencyJitter,
+                window,
+                completionTokens,
+                inputTokensPerMinute,
+                outputTokensPerMinute);
     }
 
     public ProviderWays toWays() {
-        return ways(promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency, requestLatency);
+        return ways(
+                promptCount, charsPerToken, countFactor, tokensPerMessage, clockOffset, extraLatency, requestLatency);
     }
 
-    private static ProviderWays ways(PromptCount.Method method, double charsPerToken, double factor, int perMessage,
-                                     Duration clockOffset, Duration extraLatency, Duration requestLatency) {
+    private static ProviderWays ways(
+            PromptCount.Method method,
+            double charsPerToken,
+            double factor,
+            int perMessage,
+            Duration clockOffset,
+            Duration extraLatency,
+            Duration requestLatency) {
         try {
-            return new ProviderWays(new PromptCount(method, charsPerToken, factor, perMessage), clockOffset, extraLatency,
+            return new ProviderWays(
+                    new PromptCount(method, charsPerToken, factor, perMessage),
+                    clockOffset,
+                    extraLatency,
                     requestLatency);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("sluice.lab: " + e.getMessage(), e);

@@ -40,11 +40,16 @@ public class LabProviderConfiguration {
     @Bean
     public RouterFunction<ServerResponse> labProviderRoutes(LabProviderServer lab) {
         return RouterFunctions.route()
-                .GET("/lab/provider/stats", request -> ServerResponse.ok()
-                        .contentType(MediaType.APPLICATION_JSON).bodyValue(lab.statsJson()))
+                .GET(
+                        "/lab/provider/stats",
+                        request -> ServerResponse.ok()
+                                .contentType(MediaType.APPLICATION_JSON)
+                                .bodyValue(lab.statsJson()))
                 .POST("/lab/provider/reset", request -> {
                     lab.reset();
-                    return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(lab.statsJson());
+                    return ServerResponse.ok()
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .bodyValue(lab.statsJson());
                 })
                 .build();
     }

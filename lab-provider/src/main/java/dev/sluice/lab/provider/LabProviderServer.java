@@ -46,11 +46,13 @@ public final class LabProviderServer {
     private final Clock clock;
     /** How much faster {@link #clock} runs than the wall: timers wait {@code 1/timeFactor} of a call's latency. */
     private final double timeFactor;
+
     private final ProviderWays ways;
     /** The wall-clock time an answer spends on the network after the provider counted the call: fixed per server. */
     private final Duration travel;
     /** The longest a request travels before the provider counts it (each takes a random share of it), as a wall-clock timer. */
     private final Duration arrival;
+
     private final PromptTokenCounter tokens = PromptTokenCounter.shared();
     private volatile DisposableServer server;
 
@@ -77,8 +79,7 @@ public final class LabProviderServer {
     }
 
     /** @param ways how this provider counts, how far its clock is off and how long its answers travel */
-    public LabProviderServer(ProviderSimulator simulator, int port, Clock clock, double timeFactor,
-                             ProviderWays ways) {
+    public LabProviderServer(ProviderSimulator simulator, int port, Clock clock, double timeFactor, ProviderWays ways) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
@@ -100,14 +101,27 @@ public final class LabProviderServer {
             // Load both vocabularies now rather than on an event loop during the first call.
             tokens.count("gpt-4o", "warm up");
             tokens.count("gpt-3.5-turbo", "warm up");
-            server = HttpServer.create().host("127.0.0.1").port(requestedPort).route(this::routes).bindNow();
+            server = HttpServer.create()
+                    .host("127.0.0.1")
+                    .port(requestedPort)
+                    .route(this::routes)
+                    .bindNow();
             LabLimits l = simulator.limits();
-            log.info("Lab provider (simulator) listening on {} — {} RPM, {} TPM, {} in flight, ~{} ms per call,"
-                            + " ${} per million tokens", baseUrl(), l.requestsPerMinute(), l.tokensPerMinute(),
-                    l.maxInFlight(), l.latency().toMillis(), l.pricePerMillionTokens());
+            log.info(
+                    "Lab provider (simulator) listening on {} — {} RPM, {} TPM, {} in flight, ~{} ms per call,"
+                            + " ${} per million tokens",
+                    baseUrl(),
+                    l.requestsPerMinute(),
+                    l.tokensPerMinute(),
+                    l.maxInFlight(),
+                    l.latency().toMillis(),
+                    l.pricePerMillionTokens());
             if (!ways.equals(ProviderWays.DEFAULT) || l.inputTokensPerMinute() > 0 || l.outputTokensPerMinute() > 0) {
-                log.info("Lab provider ways: {} ITPM, {} OTPM (0 = none), {}", l.inputTokensPerMinute(),
-                        l.outputTokensPerMinute(), ways);
+                log.info(
+                        "Lab provider ways: {} ITPM, {} OTPM (0 = none), {}",
+                        l.inputTokensPerMinute(),
+                        l.outputTokensPerMinute(),
+                        ways);
             }
         }
         return server.port();
@@ -120,7 +134,10 @@ public final class LabProviderServer {
             } catch (IllegalStateException e) {
                 // A client that keeps a connection open (a gateway's pool, closed after its context)
                 // must not fail the stop: the listening socket is released; the connections close with their peers.
-                log.warn("Lab provider on port {} stopped with connections still open: {}", server.port(), e.getMessage());
+                log.warn(
+                        "Lab provider on port {} stopped with connections still open: {}",
+                        server.port(),
+                        e.getMessage());
             }
             server = null;
         }
@@ -178,19 +195,34 @@ public final class LabProviderServer {
                 .post("/v1/completions", (req, res) -> generate(Endpoint.COMPLETIONS, req, res))
                 .post("/v1/embeddings", (req, res) -> generate(Endpoint.EMBEDDINGS, req, res))
                 .post("/v1/responses", (req, res) -> generate(Endpoint.RESPONSES, req, res))
-                .get("/v1/models", (req, res) -> sendJson(res, 200,
-                        OpenAiShapes.models(clock.instant().getEpochSecond()), simulator.rateLimits(now())))
+                .get(
+                        "/v1/models",
+                        (req, res) -> sendJson(
+                                res,
+                                200,
+                                OpenAiShapes.models(clock.instant().getEpochSecond()),
+                                simulator.rateLimits(now())))
                 .get("/_lab/stats", (req, res) -> sendJson(res, 200, statsJson(), simulator.rateLimits(now())))
                 .post("/_lab/reset", (req, res) -> {
                     reset();
                     return sendJson(res, 200, statsJson(), simulator.rateLimits(now()));
                 })
-                .get("/_lab/limits", (req, res) -> sendJson(res, 200, LabJson.limits(simulator.limits()),
-                        simulator.rateLimits(now())))
+                .get(
+                        "/_lab/limits",
+                        (req, res) ->
+                                sendJson(res, 200, LabJson.limits(simulator.limits()), simulator.rateLimits(now())))
                 .put("/_lab/limits", this::updateLimits)
-                .route(req -> true, (req, res) -> sendJson(res, 404,
-                        OpenAiShapes.error("Invalid URL (" + req.method() + " " + req.fullPath() + ")",
-                                "invalid_request_error", null, null), simulator.rateLimits(now())));
+                .route(
+                        req -> true,
+                        (req, res) -> sendJson(
+                                res,
+                                404,
+                                OpenAiShapes.error(
+                                        "Invalid URL (" + req.method() + " " + req.fullPath() + ")",
+                                        "invalid_request_error",
+                                        null,
+                                        null),
+                                simulator.rateLimits(now())));
     }
 
     private Publisher<Void> generate(Endpoint endpoint, HttpServerRequest req, HttpServerResponse res) {
@@ -198,10 +230,12 @@ public final class LabProviderServer {
         if (!req.requestHeaders().contains(HttpHeaderNames.AUTHORIZATION)) {
             simulator.noteMissingKey();
         }
-        Mono<String> body = req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("");
+        Mono<String> body =
+                req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("");
         // The request's way here, which varies from one request to the next: counted only once it has arrived.
         if (!arrival.isZero()) {
-            body = body.delayElement(Duration.ofNanos(ThreadLocalRandom.current().nextLong(arrival.toNanos() + 1)));
+            body = body.delayElement(
+                    Duration.ofNanos(ThreadLocalRandom.current().nextLong(arrival.toNanos() + 1)));
         }
         return body.flatMap(text -> answer(endpoint, text, res));
     }
@@ -212,8 +246,12 @@ public final class LabProviderServer {
             request = LabRequest.parse(endpoint, body, tokens, ways.promptCount());
         } catch (BadRequestException e) {
             simulator.noteBadRequest();
-            return sendJson(res, 400, OpenAiShapes.error(e.getMessage(), "invalid_request_error", e.code, e.param),
-                    simulator.rateLimits(now()), travel);
+            return sendJson(
+                    res,
+                    400,
+                    OpenAiShapes.error(e.getMessage(), "invalid_request_error", e.code, e.param),
+                    simulator.rateLimits(now()),
+                    travel);
         }
         Admission admission = simulator.admit(request.promptTokens(), request.maxTokens(), now());
         if (admission instanceof Rejected rejected) {
@@ -221,8 +259,12 @@ public final class LabProviderServer {
                 res.header("retry-after", Long.toString((rejected.retryAfterMillis() + 999) / 1000));
                 res.header("retry-after-ms", Long.toString(rejected.retryAfterMillis()));
             }
-            return sendJson(res, rejected.status(), OpenAiShapes.rejection(rejected, request.model()),
-                    rejected.rateLimits(), travel);
+            return sendJson(
+                    res,
+                    rejected.status(),
+                    OpenAiShapes.rejection(rejected, request.model()),
+                    rejected.rateLimits(),
+                    travel);
         }
         LabCall call = ((Admitted) admission).call();
         try {
@@ -242,17 +284,17 @@ public final class LabProviderServer {
     }
 
     private Mono<Void> respondLater(HttpServerResponse res, LabRequest request, LabCall call, long created) {
-        Mono<String> body = Mono.delay(real(Duration.ofMillis(call.latencyMillis()))).map(tick -> {
-            String answer = OpenAiShapes.body(request, call, created);
-            finished(call);
-            return answer;
-        });
+        Mono<String> body = Mono.delay(real(Duration.ofMillis(call.latencyMillis())))
+                .map(tick -> {
+                    String answer = OpenAiShapes.body(request, call, created);
+                    finished(call);
+                    return answer;
+                });
         if (!travel.isZero()) {
             body = body.delayElement(travel);
         }
         res.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
-        return res.sendString(body).then()
-                .doFinally(signal -> abandoned(call, 0));
+        return res.sendString(body).then().doFinally(signal -> abandoned(call, 0));
     }
 
     /**
@@ -289,7 +331,8 @@ public final class LabProviderServer {
             events = events.delaySequence(travel);
         }
         // Flush every event: a stream that sits in a buffer is not a stream.
-        return res.send(events.map(LabProviderServer::utf8), buf -> true).then()
+        return res.send(events.map(LabProviderServer::utf8), buf -> true)
+                .then()
                 .doFinally(signal -> abandoned(call, sent.get()));
     }
 
@@ -312,14 +355,20 @@ public final class LabProviderServer {
     }
 
     private Publisher<Void> updateLimits(HttpServerRequest req, HttpServerResponse res) {
-        return req.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+        return req.receive()
+                .aggregate()
+                .asString(StandardCharsets.UTF_8)
+                .defaultIfEmpty("")
                 .flatMap(body -> {
                     LabLimits updated;
                     try {
                         updated = simulator.updateLimits(current -> LabJson.patchLimits(current, body));
                     } catch (IllegalArgumentException e) {
-                        return sendJson(res, 400, OpenAiShapes.error(e.getMessage(), "invalid_request_error",
-                                "invalid_limits", null), simulator.rateLimits(now()));
+                        return sendJson(
+                                res,
+                                400,
+                                OpenAiShapes.error(e.getMessage(), "invalid_request_error", "invalid_limits", null),
+                                simulator.rateLimits(now()));
                     }
                     log.info("Lab provider limits changed: {}", LabJson.limits(updated));
                     return sendJson(res, 200, LabJson.limits(updated), simulator.rateLimits(now()));
@@ -331,12 +380,13 @@ public final class LabProviderServer {
     }
 
     /** @param travel how long the answer takes to reach the client (headers go with the body) */
-    private static Mono<Void> sendJson(HttpServerResponse res, int status, String json, RateLimitSnapshot limits,
-                                       Duration travel) {
+    private static Mono<Void> sendJson(
+            HttpServerResponse res, int status, String json, RateLimitSnapshot limits, Duration travel) {
         res.status(status).header(HttpHeaderNames.CONTENT_TYPE, "application/json");
         limits.headers().forEach(res::header);
         Mono<String> body = Mono.just(json);
-        return res.sendString(travel.isZero() ? body : body.delayElement(travel)).then();
+        return res.sendString(travel.isZero() ? body : body.delayElement(travel))
+                .then();
     }
 
     private static ByteBuf utf8(String s) {

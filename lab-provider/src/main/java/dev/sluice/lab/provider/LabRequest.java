@@ -11,11 +11,20 @@ import tools.jackson.databind.json.JsonMapper;
  * @param maxTokens {@link ProviderSimulator#NO_MAX_TOKENS} when the request sets none; 0 for embeddings
  * @param inputs    number of inputs (embeddings answer one vector each)
  */
-record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTokens, boolean stream,
-                  boolean includeUsage, int inputs) {
+record LabRequest(
+        Endpoint endpoint,
+        String model,
+        long promptTokens,
+        long maxTokens,
+        boolean stream,
+        boolean includeUsage,
+        int inputs) {
 
     enum Endpoint {
-        CHAT, COMPLETIONS, EMBEDDINGS, RESPONSES
+        CHAT,
+        COMPLETIONS,
+        EMBEDDINGS,
+        RESPONSES
     }
 
     /** A request OpenAI would answer with 400; fields map onto the error body. */
@@ -44,15 +53,19 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             root = null;
         }
         if (root == null || root.isMissingNode()) {
-            throw new BadRequestException("We could not parse the JSON body of your request. (HINT: This likely means"
-                    + " you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload.)",
-                    null, null);
+            throw new BadRequestException(
+                    "We could not parse the JSON body of your request. (HINT: This likely means"
+                            + " you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload.)",
+                    null,
+                    null);
         }
         if (!root.isObject()) {
             throw new BadRequestException("The request body must be a JSON object.", null, null);
         }
         JsonNode modelNode = root.get("model");
-        if (modelNode == null || !modelNode.isString() || modelNode.stringValue().isBlank()) {
+        if (modelNode == null
+                || !modelNode.isString()
+                || modelNode.stringValue().isBlank()) {
             throw new BadRequestException("you must provide a model parameter", "model", null);
         }
         String model = modelNode.stringValue();
@@ -63,8 +76,8 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             case CHAT -> {
                 JsonNode messages = required(root, "messages");
                 if (!messages.isArray() || messages.isEmpty()) {
-                    throw new BadRequestException("Invalid 'messages': expected a non-empty array.", "messages",
-                            "invalid_type");
+                    throw new BadRequestException(
+                            "Invalid 'messages': expected a non-empty array.", "messages", "invalid_type");
                 }
                 double prompt = PromptTokenCounter.TOKENS_PER_REPLY;
                 for (JsonNode message : messages) {
@@ -75,14 +88,26 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             }
             case COMPLETIONS -> {
                 JsonNode prompt = required(root, "prompt");
-                yield new LabRequest(endpoint, model, PromptCount.round(inputTokens(model, prompt, tokens, "prompt")),
-                        maxTokens(root, "max_tokens"), stream, includeUsage, 1);
+                yield new LabRequest(
+                        endpoint,
+                        model,
+                        PromptCount.round(inputTokens(model, prompt, tokens, "prompt")),
+                        maxTokens(root, "max_tokens"),
+                        stream,
+                        includeUsage,
+                        1);
             }
             case EMBEDDINGS -> {
                 JsonNode input = required(root, "input");
-                int inputs = input.isArray() && !input.isEmpty() && !input.get(0).isNumber() ? input.size() : 1;
-                yield new LabRequest(endpoint, model, PromptCount.round(inputTokens(model, input, tokens, "input")), 0,
-                        false, false,
+                int inputs =
+                        input.isArray() && !input.isEmpty() && !input.get(0).isNumber() ? input.size() : 1;
+                yield new LabRequest(
+                        endpoint,
+                        model,
+                        PromptCount.round(inputTokens(model, input, tokens, "input")),
+                        0,
+                        false,
+                        false,
                         inputs);
             }
             case RESPONSES -> {
@@ -99,11 +124,17 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
                         prompt += count.tokensPerMessage() + contentTokens(model, item.get("content"), tokens);
                     }
                 } else {
-                    throw new BadRequestException("Invalid 'input': expected a string or an array.", "input",
-                            "invalid_type");
+                    throw new BadRequestException(
+                            "Invalid 'input': expected a string or an array.", "input", "invalid_type");
                 }
-                yield new LabRequest(endpoint, model, PromptCount.round(prompt), maxTokens(root, "max_output_tokens"), stream,
-                        includeUsage, 1);
+                yield new LabRequest(
+                        endpoint,
+                        model,
+                        PromptCount.round(prompt),
+                        maxTokens(root, "max_output_tokens"),
+                        stream,
+                        includeUsage,
+                        1);
             }
         };
     }
@@ -111,8 +142,8 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
     private static JsonNode required(JsonNode root, String field) {
         JsonNode node = root.get(field);
         if (node == null || node.isNull()) {
-            throw new BadRequestException("Missing required parameter: '" + field + "'.", field,
-                    "missing_required_parameter");
+            throw new BadRequestException(
+                    "Missing required parameter: '" + field + "'.", field, "missing_required_parameter");
         }
         return node;
     }
@@ -125,12 +156,15 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
                 continue;
             }
             if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-                throw new BadRequestException("Invalid type for '" + field + "': expected an integer.", field,
-                        "invalid_type");
+                throw new BadRequestException(
+                        "Invalid type for '" + field + "': expected an integer.", field, "invalid_type");
             }
             if (node.longValue() < 1) {
-                throw new BadRequestException("Invalid '" + field + "': integer below minimum value. Expected a value"
-                        + " >= 1, but got " + node.longValue() + " instead.", field, "integer_below_min_value");
+                throw new BadRequestException(
+                        "Invalid '" + field + "': integer below minimum value. Expected a value" + " >= 1, but got "
+                                + node.longValue() + " instead.",
+                        field,
+                        "integer_below_min_value");
             }
             return node.longValue();
         }
@@ -163,20 +197,20 @@ record LabRequest(Endpoint endpoint, String model, long promptTokens, long maxTo
             return tokens.count(model, input.stringValue());
         }
         if (!input.isArray()) {
-            throw new BadRequestException("Invalid '" + field + "': expected a string or an array.", field,
-                    "invalid_type");
+            throw new BadRequestException(
+                    "Invalid '" + field + "': expected a string or an array.", field, "invalid_type");
         }
         double total = 0;
         for (JsonNode item : input) {
             if (item.isString()) {
                 total += tokens.count(model, item.stringValue());
             } else if (item.isNumber()) {
-                total += 1;  // already a token id
+                total += 1; // already a token id
             } else if (item.isArray()) {
                 total += item.size();
             } else {
-                throw new BadRequestException("Invalid '" + field + "': expected strings or token arrays.", field,
-                        "invalid_type");
+                throw new BadRequestException(
+                        "Invalid '" + field + "': expected strings or token arrays.", field, "invalid_type");
             }
         }
         return total;

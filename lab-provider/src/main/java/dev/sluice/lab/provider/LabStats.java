@@ -34,5 +34,4 @@ public record LabStats(
         long maxRequestsInWindow,
         long requestsInWindow,
         long tokensInWindow,
-        LabLimits limits) {
-}
+        LabLimits limits) {}

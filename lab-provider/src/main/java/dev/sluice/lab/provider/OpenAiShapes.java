@@ -17,16 +17,15 @@ final class OpenAiShapes {
      */
     static final String RUN = "r" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
 
-
     static final String ORGANIZATION = "org-sluice-lab";
 
     /** Common words that are one token each in cl100k and o200k, so "N tokens" reads as N words. */
     private static final String[] WORDS = {
-            "the", "page", "text", "of", "and", "a", "to", "in", "is", "for", "book", "line", "that", "with",
-            "this", "on", "as", "it", "by", "from", "each", "word", "part", "one"};
+        "the", "page", "text", "of", "and", "a", "to", "in", "is", "for", "book", "line", "that", "with", "this", "on",
+        "as", "it", "by", "from", "each", "word", "part", "one"
+    };
 
-    private OpenAiShapes() {
-    }
+    private OpenAiShapes() {}
 
     private static ObjectNode object() {
         return JsonMapper.shared().createObjectNode();
@@ -60,20 +59,37 @@ final class OpenAiShapes {
 
     static String rejection(Admission.Rejected r, String model) {
         return switch (r.reason()) {
-            case OVERLOADED -> error("The server is overloaded or not ready yet. (Sluice lab provider: "
-                    + r.used() + " of " + r.limit() + " calls in flight.)", "server_error", "overloaded", null);
-            case REQUESTS_PER_MINUTE -> error(rateLimitMessage(model, "requests per min (RPM)", r), "requests",
-                    "rate_limit_exceeded", null);
-            case TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "tokens per min (TPM)", r), "tokens",
-                    "rate_limit_exceeded", null);
-            case INPUT_TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "input tokens per min (ITPM)", r),
-                    "input_tokens", "rate_limit_exceeded", null);
-            case OUTPUT_TOKENS_PER_MINUTE -> error(rateLimitMessage(model, "output tokens per min (OTPM)", r),
-                    "output_tokens", "rate_limit_exceeded", null);
-            case REQUEST_TOO_LARGE -> error("Request too large for " + model + " in organization " + ORGANIZATION
-                    + " on tokens per min (TPM): Limit " + r.limit() + ", Requested " + r.requested()
-                    + ". The input or output tokens must be reduced in order to run successfully.", "tokens",
-                    "rate_limit_exceeded", null);
+            case OVERLOADED ->
+                error(
+                        "The server is overloaded or not ready yet. (Sluice lab provider: " + r.used() + " of "
+                                + r.limit() + " calls in flight.)",
+                        "server_error",
+                        "overloaded",
+                        null);
+            case REQUESTS_PER_MINUTE ->
+                error(rateLimitMessage(model, "requests per min (RPM)", r), "requests", "rate_limit_exceeded", null);
+            case TOKENS_PER_MINUTE ->
+                error(rateLimitMessage(model, "tokens per min (TPM)", r), "tokens", "rate_limit_exceeded", null);
+            case INPUT_TOKENS_PER_MINUTE ->
+                error(
+                        rateLimitMessage(model, "input tokens per min (ITPM)", r),
+                        "input_tokens",
+                        "rate_limit_exceeded",
+                        null);
+            case OUTPUT_TOKENS_PER_MINUTE ->
+                error(
+                        rateLimitMessage(model, "output tokens per min (OTPM)", r),
+                        "output_tokens",
+                        "rate_limit_exceeded",
+                        null);
+            case REQUEST_TOO_LARGE ->
+                error(
+                        "Request too large for " + model + " in organization " + ORGANIZATION
+                                + " on tokens per min (TPM): Limit " + r.limit() + ", Requested " + r.requested()
+                                + ". The input or output tokens must be reduced in order to run successfully.",
+                        "tokens",
+                        "rate_limit_exceeded",
+                        null);
         };
     }
 
@@ -107,7 +123,8 @@ final class OpenAiShapes {
         String finish = call.truncated() ? "length" : "stop";
         return switch (request.endpoint()) {
             case CHAT -> {
-                ObjectNode root = header("chatcmpl-lab" + call.id() + RUN, "chat.completion", createdSeconds, request.model());
+                ObjectNode root =
+                        header("chatcmpl-lab" + call.id() + RUN, "chat.completion", createdSeconds, request.model());
                 ObjectNode choice = root.putArray("choices").addObject();
                 choice.put("index", 0);
                 ObjectNode message = choice.putObject("message");
@@ -148,7 +165,8 @@ final class OpenAiShapes {
                 usage.put("total_tokens", prompt);
                 yield root.toString();
             }
-            case RESPONSES -> response(request, call, createdSeconds, completion, "completed").toString();
+            case RESPONSES ->
+                response(request, call, createdSeconds, completion, "completed").toString();
         };
     }
 
@@ -162,8 +180,8 @@ final class OpenAiShapes {
     }
 
     /** A Responses API {@code response} object; {@code outputTokens} written so far. */
-    private static ObjectNode response(LabRequest request, LabCall call, long created, long outputTokens,
-                                       String progress) {
+    private static ObjectNode response(
+            LabRequest request, LabCall call, long created, long outputTokens, String progress) {
         ObjectNode root = object();
         root.put("id", "resp_lab" + call.id() + RUN);
         root.put("object", "response");
@@ -221,7 +239,8 @@ final class OpenAiShapes {
     private record ChatStream(LabRequest request, LabCall call, long created) implements StreamRenderer {
 
         private ObjectNode chunk(ObjectNode delta, String finishReason) {
-            ObjectNode root = header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
+            ObjectNode root =
+                    header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
             ObjectNode choice = root.putArray("choices").addObject();
             choice.put("index", 0);
             choice.set("delta", delta);
@@ -253,7 +272,8 @@ final class OpenAiShapes {
         public String end() {
             StringBuilder out = new StringBuilder(data(chunk(object(), call.truncated() ? "length" : "stop")));
             if (request.includeUsage()) {
-                ObjectNode last = header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
+                ObjectNode last =
+                        header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
                 last.putArray("choices");
                 last.set("usage", usage(call.promptTokens(), call.completionTokens()));
                 out.append(data(last));

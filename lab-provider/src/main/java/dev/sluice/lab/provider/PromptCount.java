@@ -14,10 +14,13 @@ import java.util.Locale;
  */
 public record PromptCount(Method method, double charsPerToken, double factor, int tokensPerMessage) {
 
-    public enum Method { BPE, CHARS }
+    public enum Method {
+        BPE,
+        CHARS
+    }
 
-    public static final PromptCount DEFAULT = new PromptCount(Method.BPE, 4.0, 1.0,
-            PromptTokenCounter.TOKENS_PER_MESSAGE);
+    public static final PromptCount DEFAULT =
+            new PromptCount(Method.BPE, 4.0, 1.0, PromptTokenCounter.TOKENS_PER_MESSAGE);
 
     public PromptCount {
         if (method == null) {
@@ -52,8 +55,8 @@ public record PromptCount(Method method, double charsPerToken, double factor, in
         if (text == null || text.isEmpty()) {
             return 0;
         }
-        double base = method == Method.BPE ? bpe.count(model, text)
-                : text.codePointCount(0, text.length()) / charsPerToken;
+        double base =
+                method == Method.BPE ? bpe.count(model, text) : text.codePointCount(0, text.length()) / charsPerToken;
         return base * factor;
     }
 

@@ -53,11 +53,10 @@ public final class ProviderSimulator {
         void decided(long nowMillis, Admission admission, long reservedTokens);
 
         /** An admitted call left the in-flight set (completed or cancelled), once per call. */
-        default void released(long nowMillis, LabCall call) {
-        }
+        default void released(long nowMillis, LabCall call) {}
     }
 
-    private static final Listener NO_LISTENER = (now, admission, tokens) -> { };
+    private static final Listener NO_LISTENER = (now, admission, tokens) -> {};
     private volatile Listener listener = NO_LISTENER;
 
     private final RandomGenerator random;
@@ -65,6 +64,7 @@ public final class ProviderSimulator {
 
     /** Admissions still inside the rolling window, oldest first. Bounded: at most requestsPerMinute long. */
     private final ArrayDeque<Entry> window = new ArrayDeque<>();
+
     private long tokensInWindow;
     private long inputInWindow;
     private long outputInWindow;
@@ -73,6 +73,7 @@ public final class ProviderSimulator {
     private long lastNow = Long.MIN_VALUE;
     /** Calls admitted before a reset still run, but their billing belongs to the old epoch. */
     private long epoch;
+
     private long nextId = 1;
 
     private long received;
@@ -141,8 +142,13 @@ public final class ProviderSimulator {
 
         if (inFlight.size() >= limits.maxInFlight()) {
             rejected503++;
-            return new Admission.Rejected(Admission.Reason.OVERLOADED, overloadRetryMillis(now),
-                    limits.maxInFlight(), inFlight.size(), 1, snapshot(now));
+            return new Admission.Rejected(
+                    Admission.Reason.OVERLOADED,
+                    overloadRetryMillis(now),
+                    limits.maxInFlight(),
+                    inFlight.size(),
+                    1,
+                    snapshot(now));
         }
 
         long wanted = limits.completionTokens();
@@ -154,31 +160,54 @@ public final class ProviderSimulator {
             return tooLarge;
         }
         long requestsFitAt = requestsFitAt(now);
-        long tokensFitAt = limits.tokensPerMinute() == 0 ? now
+        long tokensFitAt = limits.tokensPerMinute() == 0
+                ? now
                 : fitAt(reserved, tokensInWindow, limits.tokensPerMinute(), e -> e.tokens);
-        long inputFitAt = limits.inputTokensPerMinute() == 0 ? now
+        long inputFitAt = limits.inputTokensPerMinute() == 0
+                ? now
                 : fitAt(promptTokens, inputInWindow, limits.inputTokensPerMinute(), e -> e.input);
-        long outputFitAt = limits.outputTokensPerMinute() == 0 ? now
+        long outputFitAt = limits.outputTokensPerMinute() == 0
+                ? now
                 : fitAt(output, outputInWindow, limits.outputTokensPerMinute(), e -> e.output);
         long fitsAt = Math.max(Math.max(requestsFitAt, tokensFitAt), Math.max(inputFitAt, outputFitAt));
         if (fitsAt > now) {
             // Name the limit that binds longest; the retry time satisfies them all.
             if (requestsFitAt == fitsAt) {
                 rejected429Requests++;
-                return new Admission.Rejected(Admission.Reason.REQUESTS_PER_MINUTE, fitsAt - now,
-                        limits.requestsPerMinute(), window.size(), 1, snapshot(now));
+                return new Admission.Rejected(
+                        Admission.Reason.REQUESTS_PER_MINUTE,
+                        fitsAt - now,
+                        limits.requestsPerMinute(),
+                        window.size(),
+                        1,
+                        snapshot(now));
             }
             rejected429Tokens++;
             if (tokensFitAt == fitsAt) {
-                return new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, fitsAt - now,
-                        limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+                return new Admission.Rejected(
+                        Admission.Reason.TOKENS_PER_MINUTE,
+                        fitsAt - now,
+                        limits.tokensPerMinute(),
+                        tokensInWindow,
+                        reserved,
+                        snapshot(now));
             }
             if (inputFitAt == fitsAt) {
-                return new Admission.Rejected(Admission.Reason.INPUT_TOKENS_PER_MINUTE, fitsAt - now,
-                        limits.inputTokensPerMinute(), inputInWindow, promptTokens, snapshot(now));
+                return new Admission.Rejected(
+                        Admission.Reason.INPUT_TOKENS_PER_MINUTE,
+                        fitsAt - now,
+                        limits.inputTokensPerMinute(),
+                        inputInWindow,
+                        promptTokens,
+                        snapshot(now));
             }
-            return new Admission.Rejected(Admission.Reason.OUTPUT_TOKENS_PER_MINUTE, fitsAt - now,
-                    limits.outputTokensPerMinute(), outputInWindow, output, snapshot(now));
+            return new Admission.Rejected(
+                    Admission.Reason.OUTPUT_TOKENS_PER_MINUTE,
+                    fitsAt - now,
+                    limits.outputTokensPerMinute(),
+                    outputInWindow,
+                    output,
+                    snapshot(now));
         }
 
         Entry entry = new Entry(now, reserved, promptTokens, output);
@@ -192,8 +221,8 @@ public final class ProviderSimulator {
 
         long completion = maxTokens == NO_MAX_TOKENS ? wanted : Math.min(wanted, maxTokens);
         boolean truncated = maxTokens != NO_MAX_TOKENS && maxTokens > 0 && maxTokens < wanted;
-        LabCall call = new LabCall(nextId++, promptTokens, reserved, completion, truncated,
-                jitteredLatency(), now, epoch);
+        LabCall call =
+                new LabCall(nextId++, promptTokens, reserved, completion, truncated, jitteredLatency(), now, epoch);
         call.entry = entry;
         inFlight.add(call);
         maxInFlightSeen = Math.max(maxInFlightSeen, inFlight.size());
@@ -249,10 +278,26 @@ public final class ProviderSimulator {
 
     public synchronized LabStats stats(long nowMillis) {
         advance(nowMillis);
-        return new LabStats(received, admitted, completed, cancelled,
-                rejected429Requests + rejected429Tokens, rejected429Requests, rejected429Tokens, rejected503,
-                badRequests, callsWithoutKey, tokensBilled, costUsd, inFlight.size(), maxInFlightSeen,
-                maxTokensInWindow, maxRequestsInWindow, window.size(), tokensInWindow, limits);
+        return new LabStats(
+                received,
+                admitted,
+                completed,
+                cancelled,
+                rejected429Requests + rejected429Tokens,
+                rejected429Requests,
+                rejected429Tokens,
+                rejected503,
+                badRequests,
+                callsWithoutKey,
+                tokensBilled,
+                costUsd,
+                inFlight.size(),
+                maxInFlightSeen,
+                maxTokensInWindow,
+                maxRequestsInWindow,
+                window.size(),
+                tokensInWindow,
+                limits);
     }
 
     public synchronized LabLimits limits() {
@@ -359,16 +404,31 @@ public final class ProviderSimulator {
     /** A call that alone exceeds a token limit can never run: refused without a retry time. */
     private Admission.Rejected tooLarge(long prompt, long output, long reserved, long now) {
         if (limits.tokensPerMinute() > 0 && reserved > limits.tokensPerMinute()) {
-            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
-                    limits.tokensPerMinute(), tokensInWindow, reserved, snapshot(now));
+            return new Admission.Rejected(
+                    Admission.Reason.REQUEST_TOO_LARGE,
+                    -1,
+                    limits.tokensPerMinute(),
+                    tokensInWindow,
+                    reserved,
+                    snapshot(now));
         }
         if (limits.inputTokensPerMinute() > 0 && prompt > limits.inputTokensPerMinute()) {
-            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
-                    limits.inputTokensPerMinute(), inputInWindow, prompt, snapshot(now));
+            return new Admission.Rejected(
+                    Admission.Reason.REQUEST_TOO_LARGE,
+                    -1,
+                    limits.inputTokensPerMinute(),
+                    inputInWindow,
+                    prompt,
+                    snapshot(now));
         }
         if (limits.outputTokensPerMinute() > 0 && output > limits.outputTokensPerMinute()) {
-            return new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1,
-                    limits.outputTokensPerMinute(), outputInWindow, output, snapshot(now));
+            return new Admission.Rejected(
+                    Admission.Reason.REQUEST_TOO_LARGE,
+                    -1,
+                    limits.outputTokensPerMinute(),
+                    outputInWindow,
+                    output,
+                    snapshot(now));
         }
         return null;
     }
@@ -410,9 +470,15 @@ public final class ProviderSimulator {
     private RateLimitSnapshot snapshot(long now) {
         long resetMillis = window.isEmpty() ? 0 : window.peekLast().atMillis + limits.windowMillis() - now;
         return new RateLimitSnapshot(
-                limits.requestsPerMinute(), Math.max(0, limits.requestsPerMinute() - window.size()), resetMillis,
-                limits.tokensPerMinute(), Math.max(0, limits.tokensPerMinute() - tokensInWindow), resetMillis,
-                limits.inputTokensPerMinute(), Math.max(0, limits.inputTokensPerMinute() - inputInWindow),
-                limits.outputTokensPerMinute(), Math.max(0, limits.outputTokensPerMinute() - outputInWindow));
+                limits.requestsPerMinute(),
+                Math.max(0, limits.requestsPerMinute() - window.size()),
+                resetMillis,
+                limits.tokensPerMinute(),
+                Math.max(0, limits.tokensPerMinute() - tokensInWindow),
+                resetMillis,
+                limits.inputTokensPerMinute(),
+                Math.max(0, limits.inputTokensPerMinute() - inputInWindow),
+                limits.outputTokensPerMinute(),
+                Math.max(0, limits.outputTokensPerMinute() - outputInWindow));
     }
 }

@@ -18,14 +18,20 @@ import java.time.Duration;
  *                     ({@code openai-processing-ms}, as OpenAI sends it); many OpenAI-compatible servers do not,
  *                     and the gateway then has no proof of when the call was counted
  */
-public record ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency,
-                           boolean statesProcessingTime) {
+public record ProviderWays(
+        PromptCount promptCount,
+        Duration clockOffset,
+        Duration extraLatency,
+        Duration requestLatency,
+        boolean statesProcessingTime) {
 
     /** Clocks a minute apart are not an offset to model but a broken clock. */
     static final Duration MAX_CLOCK_OFFSET = Duration.ofSeconds(60);
+
     static final Duration MAX_EXTRA_LATENCY = Duration.ofSeconds(60);
 
-    public static final ProviderWays DEFAULT = new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+    public static final ProviderWays DEFAULT =
+            new ProviderWays(PromptCount.DEFAULT, Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
     /** A provider that states its processing time, as OpenAI does. */
     public ProviderWays(PromptCount promptCount, Duration clockOffset, Duration extraLatency, Duration requestLatency) {
@@ -42,7 +48,8 @@ public record ProviderWays(PromptCount promptCount, Duration clockOffset, Durati
             throw new IllegalArgumentException("prompt count must be set");
         }
         if (clockOffset == null || clockOffset.abs().compareTo(MAX_CLOCK_OFFSET) > 0) {
-            throw new IllegalArgumentException("clock offset must be within ±" + MAX_CLOCK_OFFSET + ", was " + clockOffset);
+            throw new IllegalArgumentException(
+                    "clock offset must be within ±" + MAX_CLOCK_OFFSET + ", was " + clockOffset);
         }
         requireLatency("extra latency", extraLatency);
         requireLatency("request latency", requestLatency);
@@ -50,7 +57,8 @@ public record ProviderWays(PromptCount promptCount, Duration clockOffset, Durati
 
     private static void requireLatency(String what, Duration latency) {
         if (latency == null || latency.isNegative() || latency.compareTo(MAX_EXTRA_LATENCY) > 0) {
-            throw new IllegalArgumentException(what + " must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + latency);
+            throw new IllegalArgumentException(
+                    what + " must be between 0 and " + MAX_EXTRA_LATENCY + ", was " + latency);
         }
     }
 

@@ -22,10 +22,24 @@ public record RateLimitSnapshot(
         long remainingOutputTokens) {
 
     /** A provider with one combined token limit (OpenAI's). */
-    public RateLimitSnapshot(long limitRequests, long remainingRequests, long resetRequestsMillis, long limitTokens,
-                             long remainingTokens, long resetTokensMillis) {
-        this(limitRequests, remainingRequests, resetRequestsMillis, limitTokens, remainingTokens, resetTokensMillis,
-                0, 0, 0, 0);
+    public RateLimitSnapshot(
+            long limitRequests,
+            long remainingRequests,
+            long resetRequestsMillis,
+            long limitTokens,
+            long remainingTokens,
+            long resetTokensMillis) {
+        this(
+                limitRequests,
+                remainingRequests,
+                resetRequestsMillis,
+                limitTokens,
+                remainingTokens,
+                resetTokensMillis,
+                0,
+                0,
+                0,
+                0);
     }
 
     /** Header name to value, in the order OpenAI sends them. */

@@ -61,10 +61,13 @@ import tools.jackson.databind.json.JsonMapper;
 class SmallPrimaryLargeSecondaryTest {
     /** A slot boundary plus 700 ms: a charge stamped at admission + 250 ms falls in the slot the clock is in. */
     static final long T0 = 1_800_000_000_700L;
+
     static final long SENT_LATE_MS = 1_500;
     static final int MAX_TOKENS = 200;
     /** Seed 000's page: Sluice estimates ~611 prompt tokens, the providers count 672 (its 2,688 characters / 4). */
-    static final String PAGE = "Page 1 of book 1 by tenant-1. " + "The quick brown fox jumps over the lazy dog. ".repeat(59);
+    static final String PAGE =
+            "Page 1 of book 1 by tenant-1. " + "The quick brown fox jumps over the lazy dog. ".repeat(59);
+
     static final ProviderWays CHARS_4_NO_PROCESSING_TIME = ProviderWays.DEFAULT
             .withPromptCount(new PromptCount(PromptCount.Method.CHARS, 4.0, 1.0, 0))
             .withStatesProcessingTime(false);
@@ -96,10 +99,14 @@ class SmallPrimaryLargeSecondaryTest {
     }
 
     LabProviderServer provider(int tokensPerMinute, int inFlight) {
-        LabLimits limits = LabLimits.DEFAULTS.withRequestsPerMinute(1_000).withTokensPerMinute(tokensPerMinute)
-                .withMaxInFlight(inFlight).withLatency(Duration.ofMillis(1)).withLatencyJitter(0);
-        LabProviderServer p = new LabProviderServer(new ProviderSimulator(limits, new SplittableRandom(1)), 0, clock, 1,
-                CHARS_4_NO_PROCESSING_TIME);
+        LabLimits limits = LabLimits.DEFAULTS
+                .withRequestsPerMinute(1_000)
+                .withTokensPerMinute(tokensPerMinute)
+                .withMaxInFlight(inFlight)
+                .withLatency(Duration.ofMillis(1))
+                .withLatencyJitter(0);
+        LabProviderServer p = new LabProviderServer(
+                new ProviderSimulator(limits, new SplittableRandom(1)), 0, clock, 1, CHARS_4_NO_PROCESSING_TIME);
         p.start();
         return p;
     }
@@ -110,7 +117,8 @@ class SmallPrimaryLargeSecondaryTest {
         // the headroom), and as the provider counts them (872 each) no fourth.
         primary = provider(3_000, 10);
         secondary = provider(1_000_000, 200);
-        String tiers = TestTiers.written("small-primary/tiers.yaml", """
+        String tiers =
+                TestTiers.written("small-primary/tiers.yaml", """
                 tiers:
                   enterprise: {tokens-per-minute: 10000000, requests-per-minute: 100000, priority: 1}
                 providers:
@@ -127,11 +135,14 @@ class SmallPrimaryLargeSecondaryTest {
                 routes:
                   gpt-4o-mini: [primary, secondary]
                 """.formatted(primary.baseUrl(), secondary.baseUrl()));
-        gateway = GatewayReplica.builder().property("sluice.tiers.path", tiers)
+        gateway = GatewayReplica.builder()
+                .property("sluice.tiers.path", tiers)
                 .bean(ProviderClock.class, () -> new ProviderClock(clock))
                 .bean(Hold.class, () -> hold)
-                .properties("spring.main.banner-mode=off", "server.shutdown=immediate").start();
-        key = TestTenants.create(gateway.bean(TenantStore.class), "route", "enterprise").key();
+                .properties("spring.main.banner-mode=off", "server.shutdown=immediate")
+                .start();
+        key = TestTenants.create(gateway.bean(TenantStore.class), "route", "enterprise")
+                .key();
     }
 
     @AfterEach
@@ -148,9 +159,12 @@ class SmallPrimaryLargeSecondaryTest {
         // The first burst: three pages fill the primary's minute, a fourth spills to the secondary (its first call).
         // The gateway holds them 1.5 s between admitting and sending them.
         hold.gate = Sinks.empty();
-        List<Mono<ResponseEntity<String>>> burst = IntStream.range(0, 4).mapToObj(i -> send().cache()).toList();
+        List<Mono<ResponseEntity<String>>> burst =
+                IntStream.range(0, 4).mapToObj(i -> send().cache()).toList();
         burst.forEach(Mono::subscribe);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(hold.held.get()).as("calls held").isEqualTo(4));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(hold.held.get()).as("calls held").isEqualTo(4));
         clock.advance(SENT_LATE_MS);
         Sinks.Empty<Void> gate = hold.gate;
         hold.gate = null;
@@ -160,8 +174,13 @@ class SmallPrimaryLargeSecondaryTest {
         assertThat(first.stream().map(SmallPrimaryLargeSecondaryTest::provider))
                 .containsExactlyInAnyOrder("primary", "primary", "primary", "secondary");
         await().atMost(Duration.ofSeconds(30)).until(() -> inFlight("primary") == 0 && inFlight("secondary") == 0);
-        long counted = first.stream().filter(r -> "primary".equals(provider(r))).mapToLong(SmallPrimaryLargeSecondaryTest::tokens).sum();
-        assertThat(counted).as("three pages as the primary counts them, more than Sluice estimates").isGreaterThan(3 * (611 + MAX_TOKENS));
+        long counted = first.stream()
+                .filter(r -> "primary".equals(provider(r)))
+                .mapToLong(SmallPrimaryLargeSecondaryTest::tokens)
+                .sum();
+        assertThat(counted)
+                .as("three pages as the primary counts them, more than Sluice estimates")
+                .isGreaterThan(3 * (611 + MAX_TOKENS));
         assertThat(primary.stats().tokensInWindow()).as("the primary's minute").isEqualTo(counted);
 
         // 60.8 s after the admissions, 59.3 s after the calls reached the primary: its minute still holds them,
@@ -172,8 +191,9 @@ class SmallPrimaryLargeSecondaryTest {
         long received = primary.stats().received() + secondary.stats().received();
         Mono<ResponseEntity<String>> atTheTurn = send().cache();
         atTheTurn.subscribe();
-        await().atMost(Duration.ofSeconds(30)).until(() -> waiting("primary") + waiting("secondary") == 1
-                || primary.stats().received() + secondary.stats().received() > received);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> waiting("primary") + waiting("secondary") == 1
+                        || primary.stats().received() + secondary.stats().received() > received);
         // The primary's own minute turns at 61.5 s, the gateway's at 62 s (the slot of the call's sending).
         clock.set(T0 + 62_400);
         ResponseEntity<String> served = atTheTurn.block(Duration.ofSeconds(30));
@@ -186,22 +206,32 @@ class SmallPrimaryLargeSecondaryTest {
             assertThat(s.rejected429()).as("429s at %s", p.baseUrl()).isZero();
             assertThat(s.rejected503()).as("503s at %s", p.baseUrl()).isZero();
         }
-        assertThat(List.of(provider(served), provider(after))).as("the primary serves again once its minute has turned")
+        assertThat(List.of(provider(served), provider(after)))
+                .as("the primary serves again once its minute has turned")
                 .contains("primary");
-        assertThat(heldAtTheTurn).as("the gateway's minute of the primary at 60.8 s: the three calls, as the primary counted them")
+        assertThat(heldAtTheTurn)
+                .as("the gateway's minute of the primary at 60.8 s: the three calls, as the primary counted them")
                 .isEqualTo(counted);
     }
 
     Mono<ResponseEntity<String>> send() {
         String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + MAX_TOKENS
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + PAGE + "\"}]}";
-        return WebClient.create(gateway.baseUrl()).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+        return WebClient.create(gateway.baseUrl())
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
                 .exchangeToMono(r -> r.toEntity(String.class));
     }
 
     static long tokens(ResponseEntity<String> answer) {
-        return JsonMapper.shared().readTree(answer.getBody()).path("usage").path("total_tokens").asLong();
+        return JsonMapper.shared()
+                .readTree(answer.getBody())
+                .path("usage")
+                .path("total_tokens")
+                .asLong();
     }
 
     static String provider(ResponseEntity<String> answer) {
@@ -209,14 +239,17 @@ class SmallPrimaryLargeSecondaryTest {
     }
 
     ProviderSettings settings(String name) {
-        return gateway.bean(ConfigRegistry.class).current().providers().stream().filter(s -> s.name().equals(name))
-                .findFirst().orElseThrow();
+        return gateway.bean(ConfigRegistry.class).current().providers().stream()
+                .filter(s -> s.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** The gateway's budget of {@code name} for gpt-4o-mini, as its store has it now. */
     BudgetSnapshot budget(String name) {
-        return gateway.bean(ProviderBudgetStore.class).snapshot(name + ":gpt-4o-mini",
-                BudgetLimits.of(settings(name), "gpt-4o-mini", Duration.ofMinutes(10))).block(Duration.ofSeconds(5));
+        return gateway.bean(ProviderBudgetStore.class)
+                .snapshot(name + ":gpt-4o-mini", BudgetLimits.of(settings(name), "gpt-4o-mini", Duration.ofMinutes(10)))
+                .block(Duration.ofSeconds(5));
     }
 
     long inFlight(String name) {
@@ -225,6 +258,8 @@ class SmallPrimaryLargeSecondaryTest {
 
     /** Requests waiting in the gateway's line for {@code name}. */
     int waiting(String name) {
-        return gateway.bean(Dispatchers.class).forModel(settings(name), "gpt-4o-mini").depth();
+        return gateway.bean(Dispatchers.class)
+                .forModel(settings(name), "gpt-4o-mini")
+                .depth();
     }
 }

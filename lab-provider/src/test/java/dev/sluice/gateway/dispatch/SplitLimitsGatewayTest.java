@@ -44,9 +44,17 @@ import tools.jackson.databind.json.JsonMapper;
  * The console's overview shows the use of each. (Declared as a total of 300,000 instead, the same
  * burst met 18 × 429 at the provider and 18 of the 24 calls ended 503.)
  */
-@GatewayTest(properties = {"sluice.lab.tokens-per-minute=0", "sluice.lab.input-tokens-per-minute=100000",
-        "sluice.lab.output-tokens-per-minute=5000", "sluice.lab.completion-tokens=50", "sluice.lab.latency=300ms",
-        "sluice.lab.latency-jitter=0", "sluice.admin.user=ops", "sluice.admin.password=split limits test"})
+@GatewayTest(
+        properties = {
+            "sluice.lab.tokens-per-minute=0",
+            "sluice.lab.input-tokens-per-minute=100000",
+            "sluice.lab.output-tokens-per-minute=5000",
+            "sluice.lab.completion-tokens=50",
+            "sluice.lab.latency=300ms",
+            "sluice.lab.latency-jitter=0",
+            "sluice.admin.user=ops",
+            "sluice.admin.password=split limits test"
+        })
 class SplitLimitsGatewayTest {
     static final int CALLS = 24;
     static final int MAX_TOKENS = 1_000;
@@ -55,7 +63,8 @@ class SplitLimitsGatewayTest {
     @DynamicPropertySource
     static void splitProvider(DynamicPropertyRegistry registry) throws IOException {
         String shipped = Files.readString(Path.of("../tiers.yaml"));
-        String yaml = shipped.replace("        tokens-per-minute: 300000\n",
+        String yaml = shipped.replace(
+                "        tokens-per-minute: 300000\n",
                 "        input-tokens-per-minute: 100000\n        output-tokens-per-minute: 5000\n");
         assertThat(yaml).as("the provider's limits in tiers.yaml").isNotEqualTo(shipped);
         Path file = Path.of("target", "split-limits-tiers.yaml");
@@ -66,12 +75,16 @@ class SplitLimitsGatewayTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     LabProviderServer lab;
+
     @Autowired
     ProviderBudgetStore budgets;
+
     @Autowired
     ConfigRegistry config;
 
@@ -92,18 +105,25 @@ class SplitLimitsGatewayTest {
         try {
             // Half of them streams: their usage comes in the last event, and settles the output the same way.
             List<CompletableFuture<ResponseEntity<String>>> burst = IntStream.range(0, CALLS)
-                    .mapToObj(i -> send(key, i % 2 == 1)).toList();
-            List<ResponseEntity<String>> answers = burst.stream().map(CompletableFuture::join).toList();
+                    .mapToObj(i -> send(key, i % 2 == 1))
+                    .toList();
+            List<ResponseEntity<String>> answers =
+                    burst.stream().map(CompletableFuture::join).toList();
 
-            assertThat(answers).allSatisfy(a -> assertThat(a.getStatusCode().value()).as(a.getBody()).isEqualTo(200));
+            assertThat(answers)
+                    .allSatisfy(a -> assertThat(a.getStatusCode().value())
+                            .as(a.getBody())
+                            .isEqualTo(200));
             LabStats stats = lab.stats();
             assertThat(stats.rejected429()).as("429s at the provider").isZero();
             assertThat(stats.rejected503()).isZero();
             assertThat(stats.completed()).isEqualTo(CALLS);
             // 24 × 1,000 reserved against 5,000 a minute: without settling output the burst would wait
             // a minute; settled to 50 a call, it goes in waves of a few calls as answers come back.
-            assertThat(answers).as("calls held back in the gateway's queue")
-                    .anySatisfy(a -> assertThat(a.getHeaders().getFirst("X-Sluice-Queue-Wait-Ms")).isNotNull());
+            assertThat(answers)
+                    .as("calls held back in the gateway's queue")
+                    .anySatisfy(a -> assertThat(a.getHeaders().getFirst("X-Sluice-Queue-Wait-Ms"))
+                            .isNotNull());
             // Output was the binding dimension: the provider's output window came within one call
             // of full (the gateway's headroom of 3 % keeps it from the very top), while the input and
             // the requests kept most of their room.
@@ -112,9 +132,13 @@ class SplitLimitsGatewayTest {
             assertThat(leastRequestRoom.get()).isGreaterThan(1_400);
 
             JsonNode utilisation = overviewBudget().path("utilisation");
-            assertThat(utilisation.has("inputTokens")).as(utilisation.toString()).isTrue();
+            assertThat(utilisation.has("inputTokens"))
+                    .as(utilisation.toString())
+                    .isTrue();
             // What is left in the minute: 50 written per call, against 4,850 (5,000 less the headroom).
-            assertThat(utilisation.path("outputTokens").asDouble()).as(utilisation.toString()).isGreaterThan(0.1);
+            assertThat(utilisation.path("outputTokens").asDouble())
+                    .as(utilisation.toString())
+                    .isGreaterThan(0.1);
         } finally {
             lab.simulator().listener(null);
         }
@@ -125,15 +149,23 @@ class SplitLimitsGatewayTest {
     void maxTokensPastTheOutputLimitIsRefusedAtOnceAndNeverSent() {
         String key = TestTenants.create(tenants, "split-large", "enterprise").key();
         long received = lab.stats().received();
-        String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":6000,\"messages\":[{\"role\":\"user\",\"content\":\"page 7\"}]}";
-        ResponseEntity<String> answer = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(10));
+        String body =
+                "{\"model\":\"gpt-4o-mini\",\"max_tokens\":6000,\"messages\":[{\"role\":\"user\",\"content\":\"page 7\"}]}";
+        ResponseEntity<String> answer = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .block(Duration.ofSeconds(10));
         assertThat(answer.getStatusCode().value()).isEqualTo(400);
         JsonNode error = JsonMapper.shared().readTree(answer.getBody()).path("error");
         assertThat(error.path("code").asString()).isEqualTo("request_too_large");
         assertThat(error.path("type").asString()).isEqualTo("invalid_request_error");
-        assertThat(error.path("message").asString()).contains("6000 output tokens").contains("4850 output tokens per minute");
+        assertThat(error.path("message").asString())
+                .contains("6000 output tokens")
+                .contains("4850 output tokens per minute");
         assertThat(lab.stats().received()).as("never sent").isEqualTo(received);
     }
 
@@ -148,11 +180,18 @@ class SplitLimitsGatewayTest {
         long before = budget().usedOutputTokens();
         String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + MAX_TOKENS + ",\"stream\":true"
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract the text of page 7\"}]}";
-        String first = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .retrieve().bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10)); // then the client leaves
+        String first = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .retrieve()
+                .bodyToFlux(String.class)
+                .blockFirst(Duration.ofSeconds(10)); // then the client leaves
         assertThat(first).isNotNull();
-        await().atMost(Duration.ofSeconds(5)).until(() -> budget().inFlight() == 0 && lab.stats().currentInFlight() == 0);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> budget().inFlight() == 0 && lab.stats().currentInFlight() == 0);
         assertThat(budget().usedOutputTokens() - before).isEqualTo(MAX_TOKENS);
     }
 
@@ -163,9 +202,13 @@ class SplitLimitsGatewayTest {
     }
 
     private JsonNode overviewBudget() {
-        String json = WebClient.create("http://127.0.0.1:" + port).get().uri("/admin/api/overview")
+        String json = WebClient.create("http://127.0.0.1:" + port)
+                .get()
+                .uri("/admin/api/overview")
                 .headers(h -> h.setBasicAuth("ops", "split limits test"))
-                .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(5));
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(5));
         for (JsonNode b : JsonMapper.shared().readTree(json).path("budgets")) {
             if ("default:*".equals(b.path("budget").asString())) return b;
         }
@@ -175,8 +218,13 @@ class SplitLimitsGatewayTest {
     private CompletableFuture<ResponseEntity<String>> send(String key, boolean stream) {
         String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + MAX_TOKENS + (stream ? ",\"stream\":true" : "")
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract the text of page 7\"}]}";
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(r -> r.toEntity(String.class)).toFuture();
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .toFuture();
     }
 }

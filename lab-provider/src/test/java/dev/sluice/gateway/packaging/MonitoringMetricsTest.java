@@ -10,6 +10,9 @@ import dev.sluice.gateway.abuse.OpenFlagsGauge;
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.packaging.HelmCharts.Node;
 import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaDecision;
@@ -18,12 +21,9 @@ import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.tiers.TierDocument;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
-import dev.sluice.gateway.config.WindowLimit;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,17 +61,21 @@ import tools.jackson.databind.json.JsonMapper;
  * dashboard's and the rules' expressions against the scrape. It also checks that every exported
  * sluice_* metric is documented in docs/metrics.md, and that the chart's probe paths answer.
  */
-@GatewayTest(properties = {
-        "management.server.port=0",
-        "sluice.abuse.sampler.enabled=false", // the test samples its minute itself
-})
+@GatewayTest(
+        properties = {
+            "management.server.port=0",
+            "sluice.abuse.sampler.enabled=false", // the test samples its minute itself
+        })
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MonitoringMetricsTest {
     /** The tenant whose quota "Redis" fails for; its tier (enterprise) fails open. */
     static final String REDIS_DOWN_TENANT = "demo-enterprise";
     /** Labels Prometheus adds from the scrape target, not the gateway. */
-    static final Set<String> TARGET_LABELS = Set.of("namespace", "pod", "job", "instance", "service", "container", "endpoint");
-    static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 1\"}]}";
+    static final Set<String> TARGET_LABELS =
+            Set.of("namespace", "pod", "job", "instance", "service", "container", "endpoint");
+
+    static final String CHAT =
+            "{\"model\":\"gpt-4o-mini\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\"Extract page 1\"}]}";
 
     /** A quota store that fails for one tenant, as Redis does when it is down: the real fallback path runs. */
     @TestConfiguration
@@ -82,20 +86,25 @@ class MonitoringMetricsTest {
             InMemoryQuotaStore memory = new InMemoryQuotaStore(clock.clock());
             QuotaStore store = new QuotaStore() {
                 @Override
-                public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-                    return down(tenantId) ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
+                public Mono<QuotaDecision> acquire(
+                        String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                    return down(tenantId)
+                            ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
                             : memory.acquire(tenantId, windows, tokens, requests);
                 }
 
                 @Override
-                public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
-                    return down(tenantId) ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
+                public Mono<Void> adjust(
+                        String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                    return down(tenantId)
+                            ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
                             : memory.adjust(tenantId, windows, chargedAtMs, dT, dR);
                 }
 
                 @Override
                 public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
-                    return down(tenantId) ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
+                    return down(tenantId)
+                            ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
                             : memory.peek(tenantId, windows);
                 }
 
@@ -109,56 +118,84 @@ class MonitoringMetricsTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Value("${local.management.port}")
     int managementPort;
 
     @Autowired
     QuotaLimiter quota;
+
     @Autowired
     TenantActivity activity;
+
     @Autowired
     UsageHistory history;
+
     @Autowired
     AbuseSampler sampler;
+
     @Autowired
     OpenFlagsGauge openFlags;
+
     @Autowired
     TierDocumentStore tiersStore;
+
     @Autowired
     TierReloader reloader;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     QuotaClock clock;
 
     /** Sample name (with its _total, _bucket... suffix) → label names seen on it. */
     Map<String, Set<String>> exported;
+
     Map<String, Set<String>> fresh;
 
     @BeforeAll
     void exerciseEveryMeterThenScrape() {
         // What Prometheus sees before any traffic: an alert on the first event needs its series at zero.
-        fresh = parseExposition(client(managementPort).get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class)
+        fresh = parseExposition(client(managementPort)
+                .get()
+                .uri("/actuator/prometheus")
+                .retrieve()
+                .bodyToMono(String.class)
                 .block(Duration.ofSeconds(10)));
         ResponseEntity<String> ok = post("sk-sluice-demo-free", CHAT);
         assertThat(ok.getStatusCode().value()).isEqualTo(200);
-        List<String> stream = client(port).post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(CHAT.replace("{\"model\"", "{\"stream\":true,\"model\""))
-                .retrieve().bodyToFlux(String.class).collectList().block(Duration.ofSeconds(20));
+        List<String> stream = client(port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer sk-sluice-demo-pro")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(CHAT.replace("{\"model\"", "{\"stream\":true,\"model\""))
+                .retrieve()
+                .bodyToFlux(String.class)
+                .collectList()
+                .block(Duration.ofSeconds(20));
         assertThat(stream).last().isEqualTo("[DONE]");
         // About 4,500 prompt tokens each, charged for the minute whatever the answer: free's 10,000-token
         // minute holds two, and the third gets a 429 (no delay helps: the window frees up only in a minute).
         String big = CHAT.replace("Extract page 1", "page ".repeat(4_500));
         ResponseEntity<String> refused = post("sk-sluice-demo-free", big);
-        for (int i = 0; i < 3 && refused.getStatusCode().value() != 429; i++) refused = post("sk-sluice-demo-free", big);
+        for (int i = 0; i < 3 && refused.getStatusCode().value() != 429; i++)
+            refused = post("sk-sluice-demo-free", big);
         assertThat(refused.getStatusCode().value()).as(refused.getBody()).isEqualTo(429);
         ResponseEntity<String> redisDown = post("sk-sluice-demo-enterprise", CHAT);
-        assertThat(redisDown.getStatusCode().value()).as("fail-open: served on this replica's own windows").isEqualTo(200);
+        assertThat(redisDown.getStatusCode().value())
+                .as("fail-open: served on this replica's own windows")
+                .isEqualTo(200);
 
         refuseABadTiersDocument();
         flagATenantAtItsCeiling();
 
-        String scrape = client(managementPort).get().uri("/actuator/prometheus").retrieve().bodyToMono(String.class)
+        String scrape = client(managementPort)
+                .get()
+                .uri("/actuator/prometheus")
+                .retrieve()
+                .bodyToMono(String.class)
                 .block(Duration.ofSeconds(10));
         exported = parseExposition(scrape);
     }
@@ -166,12 +203,14 @@ class MonitoringMetricsTest {
     /** A document this replica cannot parse (as after a rolling upgrade): refused, the last good one kept. */
     void refuseABadTiersDocument() {
         TierDocument current = tiersStore.current().block(Duration.ofSeconds(5));
-        TierDocumentStore.WriteOutcome bad = tiersStore.replace(current.version(), "tiers: [not, a, map", "test")
+        TierDocumentStore.WriteOutcome bad = tiersStore
+                .replace(current.version(), "tiers: [not, a, map", "test")
                 .block(Duration.ofSeconds(5));
         assertThat(bad.written()).isTrue();
         reloader.checkOnce().block(Duration.ofSeconds(5));
         assertThat(reloader.appliedVersion()).isEqualTo(current.version());
-        TierDocumentStore.WriteOutcome good = tiersStore.replace(bad.document().version(), current.yaml(), "test")
+        TierDocumentStore.WriteOutcome good = tiersStore
+                .replace(bad.document().version(), current.yaml(), "test")
                 .block(Duration.ofSeconds(5));
         reloader.checkOnce().block(Duration.ofSeconds(5));
         assertThat(reloader.appliedVersion()).isEqualTo(good.document().version());
@@ -185,12 +224,19 @@ class MonitoringMetricsTest {
         String tenant = "metrics-abuser";
         Tier free = config.current().tier("free").orElseThrow();
         long now = clock.clock().millis();
-        if (ActivityBuffer.minuteOf(now) + 60_000L - now < 3_000L) sleep(ActivityBuffer.minuteOf(now) + 60_000L - now + 100);
+        if (ActivityBuffer.minuteOf(now) + 60_000L - now < 3_000L)
+            sleep(ActivityBuffer.minuteOf(now) + 60_000L - now + 100);
         long minute = ActivityBuffer.minuteOf(clock.clock().millis()); // at least 3 s before it ends
         activity.requestSeen(tenant, free.name());
-        assertThat(quota.acquire(tenant, free, (long) (free.tokensPerMinute() * 0.95)).block(Duration.ofSeconds(5)).admitted()).isTrue();
+        assertThat(quota.acquire(tenant, free, (long) (free.tokensPerMinute() * 0.95))
+                        .block(Duration.ofSeconds(5))
+                        .admitted())
+                .isTrue();
         for (int i = 14; i >= 1; i--) {
-            history.append(tenant, new UsageSample(minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of()), 24 * 60)
+            history.append(
+                            tenant,
+                            new UsageSample(minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of()),
+                            24 * 60)
                     .block(Duration.ofSeconds(5));
         }
         AbuseSampler.MinuteReport report = sampler.sampleMinute(minute).block(Duration.ofSeconds(10));
@@ -239,9 +285,15 @@ class MonitoringMetricsTest {
         for (Node group : Node.of(rules).at("groups").list()) {
             for (Node rule : group.at("rules").list()) exprByAlert.put(rule.string("alert"), rule.string("expr"));
         }
-        assertThat(exprByAlert.get("SluiceQueueWaitHigh")).contains("histogram_quantile(0.95").contains("sluice_queue_wait_seconds_bucket");
-        assertThat(Node.of(rules).at("groups", 0, "rules").list().stream().filter(r -> "SluiceQueueWaitHigh".equals(r.string("alert")))
-                .findFirst().orElseThrow().string("for")).isEqualTo("10m");
+        assertThat(exprByAlert.get("SluiceQueueWaitHigh"))
+                .contains("histogram_quantile(0.95")
+                .contains("sluice_queue_wait_seconds_bucket");
+        assertThat(Node.of(rules).at("groups", 0, "rules").list().stream()
+                        .filter(r -> "SluiceQueueWaitHigh".equals(r.string("alert")))
+                        .findFirst()
+                        .orElseThrow()
+                        .string("for"))
+                .isEqualTo("10m");
         assertThat(exprByAlert.get("SluiceUpstream429Sustained")).contains("status=\"429\"");
         assertThat(exprByAlert.get("SluiceRedisFallback")).contains("sluice_store_fallback_total");
         assertThat(exprByAlert.get("SluiceAbuseFlagsOpen")).contains("sluice_abuse_flags_open");
@@ -256,7 +308,9 @@ class MonitoringMetricsTest {
             if (sample.startsWith("sluice_")) families.add(sample.replaceAll("_(bucket|count|sum|max)$", ""));
         }
         assertThat(families).hasSizeGreaterThanOrEqualTo(17);
-        assertThat(families).allSatisfy(f -> assertThat(doc).as("docs/metrics.md documents " + f).contains("`" + f));
+        assertThat(families)
+                .allSatisfy(f ->
+                        assertThat(doc).as("docs/metrics.md documents " + f).contains("`" + f));
     }
 
     @Test
@@ -265,14 +319,22 @@ class MonitoringMetricsTest {
                 .at("spec", "template", "spec", "containers", 0);
         for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
             String path = container.at(probe, "httpGet", "path").value().toString();
-            ResponseEntity<String> r = client(managementPort).get().uri(path).exchangeToMono(x -> x.toEntity(String.class))
+            ResponseEntity<String> r = client(managementPort)
+                    .get()
+                    .uri(path)
+                    .exchangeToMono(x -> x.toEntity(String.class))
                     .block(Duration.ofSeconds(5));
             assertThat(r.getStatusCode().value()).as(probe + " " + path).isEqualTo(200);
             assertThat(r.getBody()).contains("\"UP\"");
         }
-        ResponseEntity<String> onTenantPort = client(port).get().uri("/actuator/prometheus").exchangeToMono(x -> x.toEntity(String.class))
+        ResponseEntity<String> onTenantPort = client(port)
+                .get()
+                .uri("/actuator/prometheus")
+                .exchangeToMono(x -> x.toEntity(String.class))
                 .block(Duration.ofSeconds(5));
-        assertThat(onTenantPort.getStatusCode().value()).as("actuator is not on the tenant-facing port").isEqualTo(404);
+        assertThat(onTenantPort.getStatusCode().value())
+                .as("actuator is not on the tenant-facing port")
+                .isEqualTo(404);
     }
 
     // --- helpers ----------------------------------------------------------------------------------
@@ -297,24 +359,29 @@ class MonitoringMetricsTest {
                 }
                 labelsHere.addAll(has);
                 for (String label : labels) {
-                    if (!has.contains(label) && !TARGET_LABELS.contains(label)) problems.add(metric + " has no label " + label + " (in: " + expr + ")");
+                    if (!has.contains(label) && !TARGET_LABELS.contains(label))
+                        problems.add(metric + " has no label " + label + " (in: " + expr + ")");
                 }
             });
             for (String label : use.groupingLabels()) {
-                if (!labelsHere.contains(label)) problems.add("grouping by " + label + ", which none of its metrics has (in: " + expr + ")");
+                if (!labelsHere.contains(label))
+                    problems.add("grouping by " + label + ", which none of its metrics has (in: " + expr + ")");
             }
         }
-        assertThat(problems).as(source + " against the gateway's /actuator/prometheus:\n" + String.join("\n", exported.keySet()))
+        assertThat(problems)
+                .as(source + " against the gateway's /actuator/prometheus:\n" + String.join("\n", exported.keySet()))
                 .isEmpty();
     }
 
     List<String> dashboardExpressions() throws IOException {
-        JsonNode dashboard = JsonMapper.builder().build().readTree(Files.readString(CHART.resolve("dashboards/sluice.json")));
+        JsonNode dashboard =
+                JsonMapper.builder().build().readTree(Files.readString(CHART.resolve("dashboards/sluice.json")));
         List<String> out = new ArrayList<>();
         collectExpressions(dashboard.get("panels"), out);
         for (JsonNode variable : dashboard.get("templating").get("list")) {
             JsonNode query = variable.get("query");
-            if ("query".equals(variable.get("type").asString())) out.add(query.isObject() ? query.get("query").asString() : query.asString());
+            if ("query".equals(variable.get("type").asString()))
+                out.add(query.isObject() ? query.get("query").asString() : query.asString());
         }
         return out;
     }
@@ -323,7 +390,8 @@ class MonitoringMetricsTest {
         if (panels == null) return;
         for (JsonNode panel : panels) {
             JsonNode targets = panel.get("targets");
-            if (targets != null) for (JsonNode t : targets) out.add(t.get("expr").asString());
+            if (targets != null)
+                for (JsonNode t : targets) out.add(t.get("expr").asString());
             collectExpressions(panel.get("panels"), out);
         }
     }
@@ -356,9 +424,14 @@ class MonitoringMetricsTest {
     }
 
     ResponseEntity<String> post(String key, String body) {
-        return client(port).post().uri("/v1/chat/completions").header("Authorization", "Bearer " + key)
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(20));
+        return client(port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .block(Duration.ofSeconds(20));
     }
 
     static WebClient client(int port) {

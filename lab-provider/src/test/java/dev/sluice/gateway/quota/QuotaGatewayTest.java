@@ -1,18 +1,16 @@
 package dev.sluice.gateway.quota;
 
-import dev.sluice.gateway.testsupport.GatewayTest;
-import dev.sluice.gateway.testsupport.TestTenants;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.lab.provider.LabProviderServer;
-
-import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.GatewayTest;
+import dev.sluice.gateway.testsupport.TestTenants;
+import dev.sluice.lab.provider.LabProviderServer;
 import java.time.Duration;
 import java.util.List;
-
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,12 +45,16 @@ class QuotaGatewayTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     LabProviderServer lab;
 
@@ -68,11 +70,16 @@ class QuotaGatewayTest {
     }
 
     ResponseEntity<String> chat(int maxTokens, boolean stream, String extra) {
-        String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + maxTokens + (stream ? ",\"stream\":true" : "") + extra
-                + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract the text of page 7\"}]}";
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(10));
+        String body = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":" + maxTokens + (stream ? ",\"stream\":true" : "")
+                + extra + ",\"messages\":[{\"role\":\"user\",\"content\":\"Extract the text of page 7\"}]}";
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .block(Duration.ofSeconds(10));
     }
 
     Tier free() {
@@ -99,9 +106,11 @@ class QuotaGatewayTest {
         assertThat(Long.parseLong(h.getFirst("x-ratelimit-remaining-tokens"))).isBetween(9_850L, 9_900L);
         assertThat(h.getFirst("x-ratelimit-remaining-requests")).isEqualTo("59");
         assertThat(h.getFirst("x-ratelimit-reset-tokens")).isEqualTo("1m1s");
-        assertThat(h.getFirst("RateLimit-Policy")).contains("\"minute-tokens\";q=10000;w=60;qu=\"tokens\"")
+        assertThat(h.getFirst("RateLimit-Policy"))
+                .contains("\"minute-tokens\";q=10000;w=60;qu=\"tokens\"")
                 .contains("\"minute-requests\";q=60;w=60;qu=\"requests\"")
-                .contains("\"hour-tokens\";q=600000;w=3600").contains("\"day-tokens\";q=2000000;w=86400");
+                .contains("\"hour-tokens\";q=600000;w=3600")
+                .contains("\"day-tokens\";q=2000000;w=86400");
         assertThat(h.getFirst("RateLimit")).contains("\"minute-requests\";r=59;t=61");
         assertThat(h.getFirst("X-Sluice-Tier")).isEqualTo("free");
     }
@@ -112,7 +121,8 @@ class QuotaGatewayTest {
         assertThat(r.getStatusCode().value()).isEqualTo(200);
         long actual = usageTotal(r.getBody());
         assertThat(actual).isLessThan(600); // the lab wrote 500, not 3000
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(actual));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(actual));
         assertThat(minute().usedRequests()).isEqualTo(1);
     }
 
@@ -124,14 +134,16 @@ class QuotaGatewayTest {
         assertThat(r.getBody()).contains("[DONE]").doesNotContain("\"usage\":{");
         long billed = lab.stats().tokensBilled() - billedBefore;
         // settled just after the last byte went out
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(billed));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(billed));
     }
 
     @Test
     void aClientThatAsksForUsageOnAStreamGetsIt() {
         ResponseEntity<String> r = chat(100, true, ",\"stream_options\":{\"include_usage\":true}");
         assertThat(r.getBody()).contains("\"usage\"").contains("[DONE]");
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(usageTotal(r.getBody())));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(minute().usedTokens()).isEqualTo(usageTotal(r.getBody())));
     }
 
     @Test
@@ -147,12 +159,15 @@ class QuotaGatewayTest {
         }
         assertThat(admitted).isEqualTo(21);
         assertThat(refused.getStatusCode().value()).isEqualTo(429);
-        assertThat(refused.getBody()).contains("\"code\":\"rate_limit_exceeded\"").contains("tier 'free'");
+        assertThat(refused.getBody())
+                .contains("\"code\":\"rate_limit_exceeded\"")
+                .contains("tier 'free'");
         // Refused at T0 + 10.5 s. Room for one more request appears when the first slots leave
         // the window, at T0 + 61 s (two requests were charged in the slot [0 s, 1 s)).
         assertThat(refused.getHeaders().getFirst("retry-after-ms")).isEqualTo("50500");
         assertThat(refused.getHeaders().getFirst("Retry-After")).isEqualTo("51");
-        assertThat(refused.getHeaders().getFirst("x-ratelimit-remaining-tokens")).isNotNull();
+        assertThat(refused.getHeaders().getFirst("x-ratelimit-remaining-tokens"))
+                .isNotNull();
 
         CLOCK.set(T0 + 10_500 + 50_499);
         assertThat(chat(450, false, "").getStatusCode().value()).isEqualTo(429);
@@ -172,9 +187,14 @@ class QuotaGatewayTest {
     @Test
     void malformedJsonIs400AndChargesNothing() {
         String body = "{\"model\":\"gpt-4o\",\"messages\":[";
-        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(x -> x.toEntity(String.class)).block(Duration.ofSeconds(10));
+        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(x -> x.toEntity(String.class))
+                .block(Duration.ofSeconds(10));
         assertThat(r.getStatusCode().value()).isEqualTo(400);
         assertThat(r.getBody()).contains("\"type\":\"invalid_request_error\"");
         assertThat(minute().usedRequests()).isZero();

@@ -7,8 +7,7 @@ import dev.sluice.lab.provider.Admission.Rejected;
 
 /** The simulator tests' unwrapping of an admission, asserting which kind it is first. */
 final class Admissions {
-    private Admissions() {
-    }
+    private Admissions() {}
 
     static LabCall admitted(Admission a) {
         assertThat(a).isInstanceOf(Admitted.class);

@@ -39,9 +39,11 @@ final class LabHttp implements AutoCloseable {
                 h.set("authorization", "Bearer sk-lab-test");
             }
         });
-        return c.request(HttpMethod.valueOf(method)).uri(path)
+        return c.request(HttpMethod.valueOf(method))
+                .uri(path)
                 .send(json == null ? Mono.empty() : ByteBufFlux.fromString(Mono.just(json)))
-                .responseSingle((resp, body) -> body.asString().defaultIfEmpty("")
+                .responseSingle((resp, body) -> body.asString()
+                        .defaultIfEmpty("")
                         .map(b -> new Reply(resp.status().code(), resp.responseHeaders(), b)));
     }
 

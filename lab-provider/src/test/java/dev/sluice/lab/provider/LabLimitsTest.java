@@ -24,21 +24,29 @@ class LabLimitsTest {
     @Test
     void invalidValuesAreRefusedWithTheFieldName() {
         LabLimits d = LabLimits.DEFAULTS;
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withRequestsPerMinute(0))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withRequestsPerMinute(0))
                 .withMessageContaining("requestsPerMinute");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withTokensPerMinute(-5))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withTokensPerMinute(-5))
                 .withMessageContaining("tokensPerMinute");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withMaxInFlight(0))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withMaxInFlight(0))
                 .withMessageContaining("maxInFlight");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withPricePerMillionTokens(Double.NaN))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withPricePerMillionTokens(Double.NaN))
                 .withMessageContaining("pricePerMillionTokens");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withLatency(Duration.ofMillis(-1)))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withLatency(Duration.ofMillis(-1)))
                 .withMessageContaining("latency");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withLatencyJitter(1.0))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withLatencyJitter(1.0))
                 .withMessageContaining("latencyJitter");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withWindow(Duration.ZERO))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withWindow(Duration.ZERO))
                 .withMessageContaining("window");
-        assertThatIllegalArgumentException().isThrownBy(() -> d.withCompletionTokens(0))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> d.withCompletionTokens(0))
                 .withMessageContaining("completionTokens");
     }
 }

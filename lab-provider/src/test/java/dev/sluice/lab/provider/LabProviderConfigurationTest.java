@@ -49,10 +49,14 @@ class LabProviderConfigurationTest {
 
     @Test
     void limitsBindFromProperties() {
-        runner.withPropertyValues("sluice.lab.tokens-per-minute=1000", "sluice.lab.latency=50ms",
-                        "sluice.lab.window=10s", "sluice.lab.max-in-flight=7")
+        runner.withPropertyValues(
+                        "sluice.lab.tokens-per-minute=1000",
+                        "sluice.lab.latency=50ms",
+                        "sluice.lab.window=10s",
+                        "sluice.lab.max-in-flight=7")
                 .run(context -> {
-                    LabLimits limits = context.getBean(LabProviderServer.class).simulator().limits();
+                    LabLimits limits =
+                            context.getBean(LabProviderServer.class).simulator().limits();
                     assertThat(limits.tokensPerMinute()).isEqualTo(1000);
                     assertThat(limits.latency()).isEqualTo(Duration.ofMillis(50));
                     assertThat(limits.window()).isEqualTo(Duration.ofSeconds(10));
@@ -63,16 +67,25 @@ class LabProviderConfigurationTest {
 
     @Test
     void theProvidersWaysDefaultToTodaysAndBindFromProperties() {
-        runner.run(context -> assertThat(context.getBean(LabProviderServer.class).ways()).isEqualTo(ProviderWays.DEFAULT));
-        runner.withPropertyValues("sluice.lab.prompt-count=chars", "sluice.lab.chars-per-token=3.5",
-                        "sluice.lab.count-factor=1.15", "sluice.lab.tokens-per-message=6", "sluice.lab.clock-offset=-800ms",
-                        "sluice.lab.extra-latency=300ms", "sluice.lab.tokens-per-minute=0",
-                        "sluice.lab.input-tokens-per-minute=200000", "sluice.lab.output-tokens-per-minute=60000")
+        runner.run(context ->
+                assertThat(context.getBean(LabProviderServer.class).ways()).isEqualTo(ProviderWays.DEFAULT));
+        runner.withPropertyValues(
+                        "sluice.lab.prompt-count=chars",
+                        "sluice.lab.chars-per-token=3.5",
+                        "sluice.lab.count-factor=1.15",
+                        "sluice.lab.tokens-per-message=6",
+                        "sluice.lab.clock-offset=-800ms",
+                        "sluice.lab.extra-latency=300ms",
+                        "sluice.lab.tokens-per-minute=0",
+                        "sluice.lab.input-tokens-per-minute=200000",
+                        "sluice.lab.output-tokens-per-minute=60000")
                 .run(context -> {
                     LabProviderServer lab = context.getBean(LabProviderServer.class);
-                    assertThat(lab.ways()).isEqualTo(new ProviderWays(
-                            new PromptCount(PromptCount.Method.CHARS, 3.5, 1.15, 6), Duration.ofMillis(-800),
-                            Duration.ofMillis(300)));
+                    assertThat(lab.ways())
+                            .isEqualTo(new ProviderWays(
+                                    new PromptCount(PromptCount.Method.CHARS, 3.5, 1.15, 6),
+                                    Duration.ofMillis(-800),
+                                    Duration.ofMillis(300)));
                     assertThat(lab.simulator().limits().tokensPerMinute()).isZero();
                     assertThat(lab.simulator().limits().inputTokensPerMinute()).isEqualTo(200_000);
                     assertThat(lab.simulator().limits().outputTokensPerMinute()).isEqualTo(60_000);
@@ -82,21 +95,29 @@ class LabProviderConfigurationTest {
     @Test
     void aBadWayStopsTheStartNamingIt() {
         runner.withPropertyValues("sluice.lab.count-factor=0")
-                .run(context -> assertThat(context).getFailure()
-                        .rootCause().hasMessageContaining("count factor must be in [0.2, 5], was 0.0"));
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("count factor must be in [0.2, 5], was 0.0"));
         runner.withPropertyValues("sluice.lab.clock-offset=5m")
-                .run(context -> assertThat(context).getFailure()
-                        .rootCause().hasMessageContaining("clock offset must be within"));
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("clock offset must be within"));
         runner.withPropertyValues("sluice.lab.tokens-per-minute=0")
-                .run(context -> assertThat(context).getFailure()
-                        .rootCause().hasMessageContaining("unless input or output tokens per minute are set"));
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("unless input or output tokens per minute are set"));
     }
 
     @Test
     void aBadLimitStopsTheStartNamingTheField() {
         runner.withPropertyValues("sluice.lab.max-in-flight=0")
-                .run(context -> assertThat(context).getFailure()
-                        .rootCause().hasMessageContaining("maxInFlight must be at least 1"));
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("maxInFlight must be at least 1"));
     }
 
     @Test
@@ -104,16 +125,28 @@ class LabProviderConfigurationTest {
         runner.run(context -> {
             LabProviderServer lab = context.getBean(LabProviderServer.class);
             lab.simulator().admit(10, 10, System.currentTimeMillis());
-            WebTestClient client = WebTestClient
-                    .bindToRouterFunction(new LabProviderConfiguration().labProviderRoutes(lab)).build();
+            WebTestClient client = WebTestClient.bindToRouterFunction(
+                            new LabProviderConfiguration().labProviderRoutes(lab))
+                    .build();
 
-            client.get().uri("/lab/provider/stats").exchange()
-                    .expectStatus().isOk()
-                    .expectBody().jsonPath("$.admitted").isEqualTo(1)
-                    .jsonPath("$.limits.maxInFlight").isEqualTo(200);
-            client.post().uri("/lab/provider/reset").exchange()
-                    .expectStatus().isOk()
-                    .expectBody().jsonPath("$.admitted").isEqualTo(0);
+            client.get()
+                    .uri("/lab/provider/stats")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.admitted")
+                    .isEqualTo(1)
+                    .jsonPath("$.limits.maxInFlight")
+                    .isEqualTo(200);
+            client.post()
+                    .uri("/lab/provider/reset")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.admitted")
+                    .isEqualTo(0);
         });
     }
 }

@@ -19,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 /** The lab provider over real HTTP on an ephemeral port, with 50 ms calls and no jitter. */
 class LabProviderServerTest {
 
-    private static final LabLimits FAST = LabLimits.DEFAULTS.withLatency(Duration.ofMillis(50)).withLatencyJitter(0);
+    private static final LabLimits FAST =
+            LabLimits.DEFAULTS.withLatency(Duration.ofMillis(50)).withLatencyJitter(0);
     private static final String CHAT = "/v1/chat/completions";
 
     private ProviderSimulator simulator;
@@ -108,7 +109,8 @@ class LabProviderServerTest {
         assertThat(body.path("choices").get(0).path("message").path("content").asString())
                 .isEqualTo(OpenAiShapes.words(0, 5));
         // max_completion_tokens wins over the legacy field, as in OpenAI.
-        body = json(http.post(CHAT, chat("hi", "\"max_tokens\":5,\"max_completion_tokens\":7")).body());
+        body = json(http.post(CHAT, chat("hi", "\"max_tokens\":5,\"max_completion_tokens\":7"))
+                .body());
         assertThat(body.path("usage").path("completion_tokens").asLong()).isEqualTo(7);
     }
 
@@ -126,11 +128,21 @@ class LabProviderServerTest {
             assertThat(chunk.path("object").asString()).isEqualTo("chat.completion.chunk");
             assertThat(chunk.has("usage")).isFalse();
             assertThat(chunk.path("choices")).hasSize(1);
-            text.append(chunk.path("choices").get(0).path("delta").path("content").asString(""));
+            text.append(
+                    chunk.path("choices").get(0).path("delta").path("content").asString(""));
         }
-        assertThat(json(data.get(0)).path("choices").get(0).path("delta").path("role").asString())
+        assertThat(json(data.get(0))
+                        .path("choices")
+                        .get(0)
+                        .path("delta")
+                        .path("role")
+                        .asString())
                 .isEqualTo("assistant");
-        assertThat(json(data.get(data.size() - 2)).path("choices").get(0).path("finish_reason").asString())
+        assertThat(json(data.get(data.size() - 2))
+                        .path("choices")
+                        .get(0)
+                        .path("finish_reason")
+                        .asString())
                 .isEqualTo("length");
         assertThat(text.toString()).isEqualTo(OpenAiShapes.words(0, 20));
         assertThat(server.stats().tokensBilled()).isEqualTo(3 + 4 + 1 + 20); // "hi" is one token
@@ -160,10 +172,13 @@ class LabProviderServerTest {
         long start = System.nanoTime();
         List<Long> arrivals = new CopyOnWriteArrayList<>();
 
-        http.client.headers(h -> h.set("content-type", "application/json"))
-                .post().uri(CHAT)
+        http.client
+                .headers(h -> h.set("content-type", "application/json"))
+                .post()
+                .uri(CHAT)
                 .send(ByteBufFlux.fromString(Mono.just(chat("hi", "\"stream\":true"))))
-                .responseContent().asString()
+                .responseContent()
+                .asString()
                 .doOnNext(piece -> arrivals.add((System.nanoTime() - start) / 1_000_000))
                 .blockLast(Duration.ofSeconds(5));
         long firstMs = arrivals.get(0);
@@ -171,16 +186,21 @@ class LabProviderServerTest {
 
         assertThat(firstMs).as("first chunk at ~10%% of 600 ms").isLessThan(300);
         assertThat(lastMs).as("the call takes its latency").isGreaterThanOrEqualTo(550);
-        assertThat(arrivals.size()).as("chunks arrive spread out, not in one write").isGreaterThan(10);
+        assertThat(arrivals.size())
+                .as("chunks arrive spread out, not in one write")
+                .isGreaterThan(10);
     }
 
     @Test
     void aClientLeavingMidStreamReleasesTheCallAndIsBilledForWhatWasSent() {
         simulator.setLimits(FAST.withLatency(Duration.ofMillis(1_000)));
-        http.client.headers(h -> h.set("content-type", "application/json"))
-                .post().uri(CHAT)
+        http.client
+                .headers(h -> h.set("content-type", "application/json"))
+                .post()
+                .uri(CHAT)
                 .send(ByteBufFlux.fromString(Mono.just(chat("hi", "\"stream\":true,\"max_tokens\":50"))))
-                .responseContent().asString()
+                .responseContent()
+                .asString()
                 .take(3) // then cancel: the connection is closed under the server
                 .blockLast(Duration.ofSeconds(5));
 
@@ -288,7 +308,8 @@ class LabProviderServerTest {
                 .contains("maxInFlight must be at least 1");
         LabHttp.Reply unknown = http.put("/_lab/limits", "{\"rpm\": 10}");
         assertThat(unknown.status()).isEqualTo(400);
-        assertThat(json(unknown.body()).path("error").path("message").asString()).contains("unknown limit 'rpm'");
+        assertThat(json(unknown.body()).path("error").path("message").asString())
+                .contains("unknown limit 'rpm'");
         LabHttp.Reply wrongType = http.put("/_lab/limits", "{\"tokensPerMinute\": \"lots\"}");
         assertThat(json(wrongType.body()).path("error").path("message").asString())
                 .contains("tokensPerMinute must be an integer");
@@ -302,26 +323,35 @@ class LabProviderServerTest {
 
     @Test
     void completionsEmbeddingsAndResponsesAnswerWithTheirUsage() {
-        JsonNode completion = json(http.post("/v1/completions",
-                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"one\",\"two\"],\"max_tokens\":3}").body());
+        JsonNode completion = json(http.post(
+                        "/v1/completions",
+                        "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"one\",\"two\"],\"max_tokens\":3}")
+                .body());
         assertThat(completion.path("object").asString()).isEqualTo("text_completion");
         assertThat(completion.path("choices").get(0).path("text").asString()).isEqualTo("the page text");
         assertThat(completion.path("usage").path("prompt_tokens").asLong()).isEqualTo(2);
         assertThat(completion.path("usage").path("completion_tokens").asLong()).isEqualTo(3);
 
-        JsonNode embeddings = json(http.post("/v1/embeddings",
-                "{\"model\":\"text-embedding-3-small\",\"input\":[\"a cat\",\"a dog\"]}").body());
+        JsonNode embeddings = json(
+                http.post("/v1/embeddings", "{\"model\":\"text-embedding-3-small\",\"input\":[\"a cat\",\"a dog\"]}")
+                        .body());
         assertThat(embeddings.path("data")).hasSize(2);
         assertThat(embeddings.path("data").get(1).path("embedding").size()).isPositive();
         assertThat(embeddings.path("usage").path("prompt_tokens").asLong()).isEqualTo(4);
         assertThat(embeddings.path("usage").path("total_tokens").asLong()).isEqualTo(4);
 
-        JsonNode response = json(http.post("/v1/responses",
-                "{\"model\":\"gpt-4o\",\"instructions\":\"Be brief.\",\"input\":\"hi\",\"max_output_tokens\":4}")
+        JsonNode response = json(http.post(
+                        "/v1/responses",
+                        "{\"model\":\"gpt-4o\",\"instructions\":\"Be brief.\",\"input\":\"hi\",\"max_output_tokens\":4}")
                 .body());
         assertThat(response.path("object").asString()).isEqualTo("response");
         assertThat(response.path("status").asString()).isEqualTo("incomplete");
-        assertThat(response.path("output").get(0).path("content").get(0).path("text").asString())
+        assertThat(response.path("output")
+                        .get(0)
+                        .path("content")
+                        .get(0)
+                        .path("text")
+                        .asString())
                 .isEqualTo(OpenAiShapes.words(0, 4));
         long input = 3 + 4 + 3 + 4 + 1; // reply + "Be brief." + "hi", each message with its framing
         assertThat(response.path("usage").path("input_tokens").asLong()).isEqualTo(input);
@@ -333,39 +363,56 @@ class LabProviderServerTest {
 
     @Test
     void responsesStreamEndsWithResponseCompletedCarryingUsage() {
-        String sse = http.post("/v1/responses",
-                "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
-                        + "\"text\":\"hi\"}]}],\"stream\":true}").body();
-        assertThat(sse).contains("event: response.created\n", "event: response.output_text.delta\n")
+        String sse = http.post(
+                        "/v1/responses",
+                        "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
+                                + "\"text\":\"hi\"}]}],\"stream\":true}")
+                .body();
+        assertThat(sse)
+                .contains("event: response.created\n", "event: response.output_text.delta\n")
                 .doesNotContain("[DONE]");
         String[] events = sse.trim().split("\n\n");
         String last = events[events.length - 1];
         assertThat(last).startsWith("event: response.completed\n");
         JsonNode completed = json(last.substring(last.indexOf("data: ") + 6));
         assertThat(completed.path("type").asString()).isEqualTo("response.completed");
-        assertThat(completed.path("response").path("usage").path("input_tokens").asLong()).isEqualTo(8);
-        assertThat(completed.path("response").path("usage").path("output_tokens").asLong()).isEqualTo(200);
+        assertThat(completed.path("response").path("usage").path("input_tokens").asLong())
+                .isEqualTo(8);
+        assertThat(completed
+                        .path("response")
+                        .path("usage")
+                        .path("output_tokens")
+                        .asLong())
+                .isEqualTo(200);
     }
 
     @Test
     void completionsStreamWithUsage() {
-        List<String> data = dataLines(http.post("/v1/completions",
-                "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":\"hi\",\"max_tokens\":4,\"stream\":true,"
-                        + "\"stream_options\":{\"include_usage\":true}}").body());
+        List<String> data = dataLines(http.post(
+                        "/v1/completions",
+                        "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":\"hi\",\"max_tokens\":4,\"stream\":true,"
+                                + "\"stream_options\":{\"include_usage\":true}}")
+                .body());
         assertThat(data.get(data.size() - 1)).isEqualTo("[DONE]");
-        assertThat(json(data.get(data.size() - 2)).path("usage").path("completion_tokens").asLong()).isEqualTo(4);
+        assertThat(json(data.get(data.size() - 2))
+                        .path("usage")
+                        .path("completion_tokens")
+                        .asLong())
+                .isEqualTo(4);
     }
 
     @Test
     void modelsUnknownPathsAndMissingKeys() {
         LabHttp.Reply models = http.get("/v1/models");
         assertThat(models.status()).isEqualTo(200);
-        assertThat(json(models.body()).path("data").get(0).path("object").asString()).isEqualTo("model");
+        assertThat(json(models.body()).path("data").get(0).path("object").asString())
+                .isEqualTo("model");
         assertThat(models.header("x-ratelimit-limit-requests")).isEqualTo("1500");
 
         LabHttp.Reply unknown = http.post("/v1/nope", "{}");
         assertThat(unknown.status()).isEqualTo(404);
-        assertThat(json(unknown.body()).path("error").path("message").asString()).contains("/v1/nope");
+        assertThat(json(unknown.body()).path("error").path("message").asString())
+                .contains("/v1/nope");
 
         http.send("POST", CHAT, chat("hi", ""), false).block(Duration.ofSeconds(5));
         assertThat(server.stats().callsWithoutKey()).isEqualTo(1);

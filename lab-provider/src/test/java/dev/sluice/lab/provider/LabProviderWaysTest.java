@@ -21,10 +21,12 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class LabProviderWaysTest {
 
-    private static final LabLimits FAST = LabLimits.DEFAULTS.withLatency(Duration.ofMillis(50)).withLatencyJitter(0);
+    private static final LabLimits FAST =
+            LabLimits.DEFAULTS.withLatency(Duration.ofMillis(50)).withLatencyJitter(0);
     private static final String CHAT = "/v1/chat/completions";
     private static final String MODEL = "gpt-4o-mini";
-    private static final String PAGE = "The quick brown fox jumps over the lazy dog, and then it reads a page of a book.";
+    private static final String PAGE =
+            "The quick brown fox jumps over the lazy dog, and then it reads a page of a book.";
 
     private LabProviderServer server;
     private LabHttp http;
@@ -49,14 +51,22 @@ class LabProviderWaysTest {
     private static String chat(String extra, String... contents) {
         StringBuilder messages = new StringBuilder();
         for (String c : contents) {
-            messages.append(messages.isEmpty() ? "" : ",").append("{\"role\":\"user\",\"content\":\"").append(c).append("\"}");
+            messages.append(messages.isEmpty() ? "" : ",")
+                    .append("{\"role\":\"user\",\"content\":\"")
+                    .append(c)
+                    .append("\"}");
         }
-        return "{\"model\":\"" + MODEL + "\",\"messages\":[" + messages + "]" + (extra.isEmpty() ? "" : "," + extra) + "}";
+        return "{\"model\":\"" + MODEL + "\",\"messages\":[" + messages + "]" + (extra.isEmpty() ? "" : "," + extra)
+                + "}";
     }
 
     private static long promptTokens(LabHttp.Reply reply) {
         assertThat(reply.status()).isEqualTo(200);
-        return JsonMapper.shared().readTree(reply.body()).path("usage").path("prompt_tokens").asLong();
+        return JsonMapper.shared()
+                .readTree(reply.body())
+                .path("usage")
+                .path("prompt_tokens")
+                .asLong();
     }
 
     private static long bpe(String text) {
@@ -91,8 +101,7 @@ class LabProviderWaysTest {
                 .isEqualTo((long) Math.ceil(3 + 4 + 1.15 * bpe(PAGE) + 4 + 1.15 * bpe(PAGE)));
         stop();
         start(ProviderWays.DEFAULT.withPromptCount(count(PromptCount.Method.BPE, 4.0, 0.85, 4)));
-        assertThat(promptTokens(http.post(CHAT, chat("", PAGE))))
-                .isEqualTo((long) Math.ceil(3 + 4 + 0.85 * bpe(PAGE)));
+        assertThat(promptTokens(http.post(CHAT, chat("", PAGE)))).isEqualTo((long) Math.ceil(3 + 4 + 0.85 * bpe(PAGE)));
     }
 
     @Test
@@ -104,7 +113,10 @@ class LabProviderWaysTest {
     @Test
     void anInputLimitRefusesWith429NamingItInTheBodyAndTheHeaders() {
         long prompt = 3 + 4 + bpe(PAGE);
-        start(FAST.withInputTokensPerMinute(2 * prompt + 1).withTokensPerMinute(0), ProviderWays.DEFAULT, Clock.systemUTC());
+        start(
+                FAST.withInputTokensPerMinute(2 * prompt + 1).withTokensPerMinute(0),
+                ProviderWays.DEFAULT,
+                Clock.systemUTC());
         LabHttp.Reply first = http.post(CHAT, chat("", PAGE));
         assertThat(first.header("x-ratelimit-limit-input-tokens")).isEqualTo(Long.toString(2 * prompt + 1));
         assertThat(first.header("x-ratelimit-remaining-input-tokens")).isEqualTo(Long.toString(prompt + 1));
@@ -118,7 +130,8 @@ class LabProviderWaysTest {
         JsonNode error = JsonMapper.shared().readTree(refused.body()).path("error");
         assertThat(error.path("type").asString()).isEqualTo("input_tokens");
         assertThat(error.path("code").asString()).isEqualTo("rate_limit_exceeded");
-        assertThat(error.path("message").asString()).contains("on input tokens per min (ITPM): Limit " + (2 * prompt + 1));
+        assertThat(error.path("message").asString())
+                .contains("on input tokens per min (ITPM): Limit " + (2 * prompt + 1));
     }
 
     @Test
@@ -135,7 +148,8 @@ class LabProviderWaysTest {
         assertThat(refused.header("x-ratelimit-remaining-output-tokens")).isEqualTo("50");
         JsonNode error = JsonMapper.shared().readTree(refused.body()).path("error");
         assertThat(error.path("type").asString()).isEqualTo("output_tokens");
-        assertThat(error.path("message").asString()).contains("on output tokens per min (OTPM): Limit 450, Used 400, Requested 250");
+        assertThat(error.path("message").asString())
+                .contains("on output tokens per min (OTPM): Limit 450, Used 400, Requested 250");
     }
 
     @Test
@@ -146,7 +160,8 @@ class LabProviderWaysTest {
         assertThat(server.simulator().limits().inputTokensPerMinute()).isEqualTo(100);
         JsonNode limits = JsonMapper.shared().readTree(http.get("/_lab/limits").body());
         assertThat(limits.path("outputTokensPerMinute").asLong()).isEqualTo(50);
-        assertThat(http.put("/_lab/limits", "{\"outputTokensPerMinute\":-1}").status()).isEqualTo(400);
+        assertThat(http.put("/_lab/limits", "{\"outputTokensPerMinute\":-1}").status())
+                .isEqualTo(400);
     }
 
     @Test
@@ -159,7 +174,8 @@ class LabProviderWaysTest {
         LabHttp.Reply reply = http.post(CHAT, chat("", PAGE));
         assertThat(countedAt).containsExactly(1_001_300L);
         // Its own timestamps are on its clock too: 1,001.3 s, not the gateway's 1,000.5 s.
-        assertThat(JsonMapper.shared().readTree(reply.body()).path("created").asLong()).isEqualTo(1_001);
+        assertThat(JsonMapper.shared().readTree(reply.body()).path("created").asLong())
+                .isEqualTo(1_001);
         stop();
 
         start(FAST, ProviderWays.DEFAULT.withClockOffset(Duration.ofSeconds(-1)), gateway);
@@ -173,7 +189,8 @@ class LabProviderWaysTest {
     void anAnswerArrivesTheExtraLatencyAfterTheProviderCountedAndFinishedTheCall() {
         start(ProviderWays.DEFAULT.withExtraLatency(Duration.ofSeconds(2)));
         long sent = System.nanoTime();
-        CompletableFuture<LabHttp.Reply> reply = http.send("POST", CHAT, chat("", PAGE), true).toFuture();
+        CompletableFuture<LabHttp.Reply> reply =
+                http.send("POST", CHAT, chat("", PAGE), true).toFuture();
 
         // Counted, generated (50 ms) and billed, its in-flight slot free, while the answer is still on its way.
         await().atMost(Duration.ofSeconds(1)).until(() -> server.stats().completed() == 1);
@@ -186,7 +203,10 @@ class LabProviderWaysTest {
 
     @Test
     void aRefusalTravelsTheSameNetwork() {
-        start(FAST.withRequestsPerMinute(1), ProviderWays.DEFAULT.withExtraLatency(Duration.ofMillis(300)), Clock.systemUTC());
+        start(
+                FAST.withRequestsPerMinute(1),
+                ProviderWays.DEFAULT.withExtraLatency(Duration.ofMillis(300)),
+                Clock.systemUTC());
         http.post(CHAT, chat("", PAGE));
         long sent = System.nanoTime();
         assertThat(http.post(CHAT, chat("", PAGE)).status()).isEqualTo(429);

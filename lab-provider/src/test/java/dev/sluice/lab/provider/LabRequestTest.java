@@ -36,19 +36,21 @@ class LabRequestTest {
 
     @Test
     void embeddingsAcceptStringsAndTokenArraysAndProduceNoOutput() {
-        LabRequest strings = LabRequest.parse(Endpoint.EMBEDDINGS,
-                "{\"model\":\"text-embedding-3-small\",\"input\":[\"a\",\"b\",\"c\"]}", tokens);
+        LabRequest strings = LabRequest.parse(
+                Endpoint.EMBEDDINGS, "{\"model\":\"text-embedding-3-small\",\"input\":[\"a\",\"b\",\"c\"]}", tokens);
         assertThat(strings.inputs()).isEqualTo(3);
         assertThat(strings.promptTokens()).isEqualTo(3);
         assertThat(strings.maxTokens()).isZero();
 
-        LabRequest ids = LabRequest.parse(Endpoint.EMBEDDINGS,
-                "{\"model\":\"text-embedding-3-small\",\"input\":[1,2,3,4]}", tokens);
+        LabRequest ids = LabRequest.parse(
+                Endpoint.EMBEDDINGS, "{\"model\":\"text-embedding-3-small\",\"input\":[1,2,3,4]}", tokens);
         assertThat(ids.inputs()).isEqualTo(1);
         assertThat(ids.promptTokens()).isEqualTo(4);
 
-        LabRequest idArrays = LabRequest.parse(Endpoint.EMBEDDINGS,
-                "{\"model\":\"text-embedding-3-small\",\"input\":[[1,2],[3,4,5]],\"stream\":true}", tokens);
+        LabRequest idArrays = LabRequest.parse(
+                Endpoint.EMBEDDINGS,
+                "{\"model\":\"text-embedding-3-small\",\"input\":[[1,2],[3,4,5]],\"stream\":true}",
+                tokens);
         assertThat(idArrays.inputs()).isEqualTo(2);
         assertThat(idArrays.promptTokens()).isEqualTo(5);
         assertThat(idArrays.stream()).as("embeddings never stream").isFalse();
@@ -56,9 +58,11 @@ class LabRequestTest {
 
     @Test
     void responsesReadInstructionsInputAndMaxOutputTokens() {
-        LabRequest r = LabRequest.parse(Endpoint.RESPONSES,
+        LabRequest r = LabRequest.parse(
+                Endpoint.RESPONSES,
                 "{\"model\":\"gpt-4o\",\"instructions\":\"Be brief.\",\"input\":\"hi\",\"max_output_tokens\":64,"
-                        + "\"stream\":true}", tokens);
+                        + "\"stream\":true}",
+                tokens);
         assertThat(r.promptTokens()).isEqualTo(3 + 4 + tokens.count("gpt-4o", "Be brief.") + 4 + 1);
         assertThat(r.maxTokens()).isEqualTo(64);
         assertThat(r.stream()).isTrue();
@@ -67,16 +71,21 @@ class LabRequestTest {
     @Test
     void refusesWhatOpenAiRefuses() {
         assertThatThrownBy(() -> LabRequest.parse(Endpoint.CHAT, "", tokens))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("could not parse the JSON body");
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("could not parse the JSON body");
         assertThatThrownBy(() -> LabRequest.parse(Endpoint.CHAT, "[1]", tokens))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("JSON object");
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("JSON object");
         assertThatThrownBy(() -> LabRequest.parse(Endpoint.CHAT, "{\"model\":\"gpt-4o\"}", tokens))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("'messages'");
-        assertThatThrownBy(() -> LabRequest.parse(Endpoint.COMPLETIONS,
-                "{\"model\":\"gpt-4o\",\"prompt\":\"x\",\"max_tokens\":\"ten\"}", tokens))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("expected an integer");
-        assertThatThrownBy(() -> LabRequest.parse(Endpoint.EMBEDDINGS,
-                "{\"model\":\"m\",\"input\":{\"text\":\"x\"}}", tokens))
-                .isInstanceOf(BadRequestException.class).hasMessageContaining("'input'");
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("'messages'");
+        assertThatThrownBy(() -> LabRequest.parse(
+                        Endpoint.COMPLETIONS, "{\"model\":\"gpt-4o\",\"prompt\":\"x\",\"max_tokens\":\"ten\"}", tokens))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("expected an integer");
+        assertThatThrownBy(() ->
+                        LabRequest.parse(Endpoint.EMBEDDINGS, "{\"model\":\"m\",\"input\":{\"text\":\"x\"}}", tokens))
+                .isInstanceOf(BadRequestException.class)
+                .hasMessageContaining("'input'");
     }
 }

@@ -18,32 +18,33 @@ class PromptTokenCounterTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
-            "gpt-4o, o200k_base",
-            "gpt-4o-mini-2024-07-18, o200k_base",
-            "chatgpt-4o-latest, o200k_base",
-            "gpt-4.1-nano, o200k_base",
-            "gpt-4.5-preview, o200k_base",
-            "gpt-5-mini, o200k_base",
-            "gpt-oss-120b, o200k_base",
-            "o1, o200k_base",
-            "o3-mini, o200k_base",
-            "o4-mini, o200k_base",
-            "ft:gpt-4o-mini-2024-07-18:org::abc, o200k_base",
-            "openai/gpt-4o, o200k_base",
-            "GPT-4O, o200k_base",
-            "gpt-4, cl100k_base",
-            "gpt-4-turbo, cl100k_base",
-            "gpt-3.5-turbo, cl100k_base",
-            "text-embedding-3-small, cl100k_base",
-            "text-embedding-ada-002, cl100k_base",
-            "llama-3.1-70b-instruct, o200k_base", // unknown: the estimator's default, see ModelEncodings
-            "mistral-large, o200k_base",
+        "gpt-4o, o200k_base",
+        "gpt-4o-mini-2024-07-18, o200k_base",
+        "chatgpt-4o-latest, o200k_base",
+        "gpt-4.1-nano, o200k_base",
+        "gpt-4.5-preview, o200k_base",
+        "gpt-5-mini, o200k_base",
+        "gpt-oss-120b, o200k_base",
+        "o1, o200k_base",
+        "o3-mini, o200k_base",
+        "o4-mini, o200k_base",
+        "ft:gpt-4o-mini-2024-07-18:org::abc, o200k_base",
+        "openai/gpt-4o, o200k_base",
+        "GPT-4O, o200k_base",
+        "gpt-4, cl100k_base",
+        "gpt-4-turbo, cl100k_base",
+        "gpt-3.5-turbo, cl100k_base",
+        "text-embedding-3-small, cl100k_base",
+        "text-embedding-ada-002, cl100k_base",
+        "llama-3.1-70b-instruct, o200k_base", // unknown: the estimator's default, see ModelEncodings
+        "mistral-large, o200k_base",
     })
     void theLabCountsEveryModelFamilyWithTheEstimatorsEncoding(String model, String encoding) {
         PromptTokenCounter lab = PromptTokenCounter.shared();
 
         assertThat(ESTIMATOR.encodingFor(model).getName()).as("estimator").isEqualTo(encoding);
         assertThat(lab.encodingFor(model).getName()).as("lab").isEqualTo(encoding);
-        assertThat(lab.count(model, MIXED)).isEqualTo(ESTIMATOR.encodingFor(model).countTokensOrdinary(MIXED));
+        assertThat(lab.count(model, MIXED))
+                .isEqualTo(ESTIMATOR.encodingFor(model).countTokensOrdinary(MIXED));
     }
 }

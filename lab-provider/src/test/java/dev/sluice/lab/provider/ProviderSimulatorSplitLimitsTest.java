@@ -17,8 +17,11 @@ import org.junit.jupiter.api.Test;
 class ProviderSimulatorSplitLimitsTest {
 
     /** Split limits only: no combined token limit. The model wants to write 200 tokens. */
-    private static final LabLimits SPLIT = LabLimits.DEFAULTS.withLatencyJitter(0)
-            .withInputTokensPerMinute(1_000).withOutputTokensPerMinute(1_000).withTokensPerMinute(0);
+    private static final LabLimits SPLIT = LabLimits.DEFAULTS
+            .withLatencyJitter(0)
+            .withInputTokensPerMinute(1_000)
+            .withOutputTokensPerMinute(1_000)
+            .withTokensPerMinute(0);
 
     @Test
     void theInputWindowRefusesAPromptThatDoesNotFitAndSaysWhenItWill() {
@@ -80,8 +83,8 @@ class ProviderSimulatorSplitLimitsTest {
 
     @Test
     void theCombinedLimitStillHoldsBesideTheSplitOnesAndIsNotSettled() {
-        var sim = new ProviderSimulator(SPLIT.withTokensPerMinute(1_000).withInputTokensPerMinute(5_000)
-                .withOutputTokensPerMinute(5_000));
+        var sim = new ProviderSimulator(
+                SPLIT.withTokensPerMinute(1_000).withInputTokensPerMinute(5_000).withOutputTokensPerMinute(5_000));
         LabCall call = admitted(sim.admit(500, 400, 0));
         sim.complete(call, 1_000);
         // The combined window keeps prompt + max tokens, as today: 900 of 1,000.
@@ -105,7 +108,7 @@ class ProviderSimulatorSplitLimitsTest {
     @Test
     void theBindingLimitIsNamedAndTheRetryTimeSatisfiesAll() {
         var sim = new ProviderSimulator(SPLIT);
-        admitted(sim.admit(900, 10, 0));      // input nearly full until 60 s
+        admitted(sim.admit(900, 10, 0)); // input nearly full until 60 s
         admitted(sim.admit(10, 900, 30_000)); // output nearly full until 90 s
         Rejected r = rejected(sim.admit(200, 200, 31_000));
         assertThat(r.reason()).isEqualTo(Reason.OUTPUT_TOKENS_PER_MINUTE);
@@ -117,7 +120,8 @@ class ProviderSimulatorSplitLimitsTest {
         var sim = new ProviderSimulator(SPLIT);
         admitted(sim.admit(100, 300, 0));
         var headers = sim.rateLimits(1_000).headers();
-        assertThat(headers).containsEntry("x-ratelimit-limit-input-tokens", "1000")
+        assertThat(headers)
+                .containsEntry("x-ratelimit-limit-input-tokens", "1000")
                 .containsEntry("x-ratelimit-remaining-input-tokens", "900")
                 .containsEntry("x-ratelimit-limit-output-tokens", "1000")
                 .containsEntry("x-ratelimit-remaining-output-tokens", "700")

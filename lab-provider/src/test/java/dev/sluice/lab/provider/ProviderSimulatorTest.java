@@ -45,9 +45,9 @@ class ProviderSimulatorTest {
     @Test
     void retryAfterIsWhenTheOldestAdmissionsLeaveSoThisCallFits() {
         var sim = new ProviderSimulator(NO_JITTER);
-        admitted(sim.admit(99_800, 200, 0));       // 100k at 0 s
-        admitted(sim.admit(99_800, 200, 10_000));  // 100k at 10 s
-        admitted(sim.admit(99_800, 200, 20_000));  // 100k at 20 s: window full
+        admitted(sim.admit(99_800, 200, 0)); // 100k at 0 s
+        admitted(sim.admit(99_800, 200, 10_000)); // 100k at 10 s
+        admitted(sim.admit(99_800, 200, 20_000)); // 100k at 20 s: window full
 
         // 150k needs the first two to leave: the second one leaves at 70 s.
         Rejected r = rejected(sim.admit(149_800, 200, 30_000));
@@ -77,8 +77,8 @@ class ProviderSimulatorTest {
     @Test
     void whenBothWindowsAreFullTheRetryTimeSatisfiesBoth() {
         var sim = new ProviderSimulator(NO_JITTER.withRequestsPerMinute(2).withTokensPerMinute(1_000));
-        admitted(sim.admit(400, 100, 0));       // 500 tokens, 1 request
-        admitted(sim.admit(400, 100, 20_000));  // 1000 tokens, 2 requests
+        admitted(sim.admit(400, 100, 0)); // 500 tokens, 1 request
+        admitted(sim.admit(400, 100, 20_000)); // 1000 tokens, 2 requests
         // Requests fit at 60 s (first leaves); 900 tokens need both gone: 80 s.
         Rejected r = rejected(sim.admit(800, 100, 30_000));
         assertThat(r.reason()).isEqualTo(Reason.TOKENS_PER_MINUTE);
@@ -268,8 +268,12 @@ class ProviderSimulatorTest {
 
     @Test
     void latencyJitterStaysWithinBoundsAndVaries() {
-        var sim = new ProviderSimulator(LabLimits.DEFAULTS.withMaxInFlight(10_000).withRequestsPerMinute(10_000)
-                .withTokensPerMinute(10_000_000), new SplittableRandom(42));
+        var sim = new ProviderSimulator(
+                LabLimits.DEFAULTS
+                        .withMaxInFlight(10_000)
+                        .withRequestsPerMinute(10_000)
+                        .withTokensPerMinute(10_000_000),
+                new SplittableRandom(42));
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         for (int i = 0; i < 1_000; i++) {

@@ -58,6 +58,7 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
     private final Set<LabCall> running = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Every page's wait in ms, to 3 significant digits: its size follows the longest wait, not the page count. */
     private final Histogram waits = new Histogram(3);
+
     private long lastAnswerMs;
     private Failure firstFailure;
     private long firstFailureMs = Long.MAX_VALUE;
@@ -113,7 +114,7 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
         switch (why) {
             case LIMITER -> limiterRefusals.incrementAndGet();
             case GATEWAY_BUSY -> busyAnswers.incrementAndGet();
-            default -> { }
+            default -> {}
         }
         timeline.refusal(atMs);
         failed(atMs, why);
@@ -177,15 +178,30 @@ public final class CaseRecorder implements ProviderSimulator.Listener {
             if (b.ok == b.pages) clean++; // a page never answered (the run was cut) breaks the book too
             else wastedTokens += b.billedTokens;
         }
-        return new CaseResult(id.id(), id.title(), mostUsers.get(), round1(seconds(lastAnswerMs)), pagesSent.get(),
-                provider.rejected429() + provider.rejected503(), books.size(), clean, round4(provider.costUsd()),
-                round4(wastedTokens * pricePerMillionTokens / 1_000_000.0), firstFailure,
-                waits.getValueAtPercentile(50), waits.getValueAtPercentile(95), busyAnswers.get(), limiterRefusals.get(),
-                provider.limits().tokensPerMinute(), provider.limits().maxInFlight(), timeline.points());
+        return new CaseResult(
+                id.id(),
+                id.title(),
+                mostUsers.get(),
+                round1(seconds(lastAnswerMs)),
+                pagesSent.get(),
+                provider.rejected429() + provider.rejected503(),
+                books.size(),
+                clean,
+                round4(provider.costUsd()),
+                round4(wastedTokens * pricePerMillionTokens / 1_000_000.0),
+                firstFailure,
+                waits.getValueAtPercentile(50),
+                waits.getValueAtPercentile(95),
+                busyAnswers.get(),
+                limiterRefusals.get(),
+                provider.limits().tokensPerMinute(),
+                provider.limits().maxInFlight(),
+                timeline.points());
     }
 
     public synchronized RampResult rampResult(CaseId id, LabLimits limits) {
-        return new RampResult(id.id(), firstFailure, steps, limits.tokensPerMinute(), limits.maxInFlight(), timeline.points());
+        return new RampResult(
+                id.id(), firstFailure, steps, limits.tokensPerMinute(), limits.maxInFlight(), timeline.points());
     }
 
     private double seconds(long atMs) {

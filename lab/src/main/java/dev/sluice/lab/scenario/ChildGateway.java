@@ -2,10 +2,10 @@ package dev.sluice.lab.scenario;
 
 import dev.sluice.gateway.SluiceApplication;
 import dev.sluice.gateway.dispatch.budget.ProviderClock;
-import dev.sluice.lab.provider.LabLimits;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.lab.provider.LabLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -69,7 +69,8 @@ final class ChildGateway implements AutoCloseable {
         app.setRegisterShutdownHook(false);
         // The host (a gateway, or the command) owns logging: a second initialisation would reset it, and
         // Spring Cloud's listener would switch it off (Boot's deny-all filter) for the host as well.
-        app.setListeners(app.getListeners().stream().filter(l -> !touchesLogging(l)).toList());
+        app.setListeners(
+                app.getListeners().stream().filter(l -> !touchesLogging(l)).toList());
         StandardEnvironment env = new StandardEnvironment();
         env.getPropertySources().remove(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
         env.getPropertySources().remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
@@ -103,7 +104,9 @@ final class ChildGateway implements AutoCloseable {
 
     private static boolean touchesLogging(Object listener) {
         return listener instanceof LoggingApplicationListener
-                || listener.getClass().getName().equals("org.springframework.cloud.bootstrap.LoggingSystemShutdownListener");
+                || listener.getClass()
+                        .getName()
+                        .equals("org.springframework.cloud.bootstrap.LoggingSystemShutdownListener");
     }
 
     int port() {
@@ -120,7 +123,9 @@ final class ChildGateway implements AutoCloseable {
             String id = "lab-user-" + keys.size();
             String key = ApiKeys.generate();
             TenantStore store = context.getBean(TenantStore.class);
-            store.save(new Tenant(id, TIER, false)).then(store.addKey(id, ApiKeys.sha256Hex(key))).block(Duration.ofSeconds(10));
+            store.save(new Tenant(id, TIER, false))
+                    .then(store.addKey(id, ApiKeys.sha256Hex(key)))
+                    .block(Duration.ofSeconds(10));
             keys.add(key);
         }
         return keys.get(user);
@@ -135,17 +140,26 @@ final class ChildGateway implements AutoCloseable {
     static String tiersYaml(String labBaseUrl, LabLimits l, double headroom) {
         StringBuilder models = new StringBuilder();
         for (int run = 1; run <= RUNS; run++) {
-            models.append(String.format(Locale.ROOT, """
+            models.append(String.format(
+                    Locale.ROOT,
+                    """
                           "%s":
                             requests-per-minute: %d
                             tokens-per-minute: %d
                             max-in-flight: %d
                             price-per-million-tokens: %s
-                    """, model(run), l.requestsPerMinute(), l.tokensPerMinute(), l.maxInFlight(), l.pricePerMillionTokens()));
+                    """,
+                    model(run),
+                    l.requestsPerMinute(),
+                    l.tokensPerMinute(),
+                    l.maxInFlight(),
+                    l.pricePerMillionTokens()));
         }
         long tenantTokens = Math.max(1_000_000_000L, l.tokensPerMinute() * 1000);
         long tenantRequests = Math.max(10_000_000L, l.requestsPerMinute() * 1000L);
-        return String.format(Locale.ROOT, """
+        return String.format(
+                Locale.ROOT,
+                """
                 # Written by the lab scenario runner for case 4: only the provider's budget may bind.
                 tiers:
                   %s:
@@ -171,8 +185,18 @@ final class ChildGateway implements AutoCloseable {
                         tokens-per-minute: 1000000000000
                         max-in-flight: 100000
                         price-per-million-tokens: 0
-                %s""", TIER, tenantTokens, tenantRequests, labBaseUrl, headroom, l.requestsPerMinute(), l.tokensPerMinute(),
-                l.maxInFlight(), l.pricePerMillionTokens(), WARM_UP_MODEL, models);
+                %s""",
+                TIER,
+                tenantTokens,
+                tenantRequests,
+                labBaseUrl,
+                headroom,
+                l.requestsPerMinute(),
+                l.tokensPerMinute(),
+                l.maxInFlight(),
+                l.pricePerMillionTokens(),
+                WARM_UP_MODEL,
+                models);
     }
 
     private static Path writeTiers(String labBaseUrl, LabLimits limits, double headroom) {

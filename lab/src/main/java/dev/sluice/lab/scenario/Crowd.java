@@ -20,8 +20,14 @@ final class Crowd {
     private final boolean oneAfterAnother;
     private final String model;
 
-    Crowd(ScaledClock clock, CaseRecorder recorder, PageSender sender, int pagesPerBook, Duration think,
-          boolean oneAfterAnother, String model) {
+    Crowd(
+            ScaledClock clock,
+            CaseRecorder recorder,
+            PageSender sender,
+            int pagesPerBook,
+            Duration think,
+            boolean oneAfterAnother,
+            String model) {
         this.model = model;
         this.clock = clock;
         this.recorder = recorder;
@@ -48,8 +54,10 @@ final class Crowd {
         CaseRecorder.Book b = recorder.startBook(user, pagesPerBook);
         Flux<Integer> pages = Flux.range(1, pagesPerBook);
         // flatMap's concurrency is the book's size: a smaller one would be a queue of our own.
-        return (oneAfterAnother ? pages.concatMap(p -> page(b, user, book, p))
-                : pages.flatMap(p -> page(b, user, book, p), pagesPerBook)).then();
+        return (oneAfterAnother
+                        ? pages.concatMap(p -> page(b, user, book, p))
+                        : pages.flatMap(p -> page(b, user, book, p), pagesPerBook))
+                .then();
     }
 
     private Mono<Void> page(CaseRecorder.Book b, int user, int book, int page) {
@@ -57,10 +65,11 @@ final class Crowd {
             long sent = clock.millis();
             recorder.pageSent();
             return sender.send(user, PageText.chatBody(model, "user-" + user, book, page))
-                    .onErrorResume(e -> { // a refused connection, a reset: the page is lost, and counted
-                        recorder.unexpected(clock.millis());
-                        return Mono.just(PageSender.FAILED);
-                    })
+                    .onErrorResume(
+                            e -> { // a refused connection, a reset: the page is lost, and counted
+                                recorder.unexpected(clock.millis());
+                                return Mono.just(PageSender.FAILED);
+                            })
                     .doOnNext(billed -> recorder.pageDone(b, billed >= 0, sent, clock.millis(), billed))
                     .then();
         });

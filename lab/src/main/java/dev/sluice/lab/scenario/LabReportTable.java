@@ -9,34 +9,69 @@ import java.util.Locale;
 
 /** The lab report as the plain-text table the command prints, laid out like seed 000's. */
 public final class LabReportTable {
-    static final String[] HEADER = {"case", "users", "pages sent", "died at provider", "books clean", "bill $", "wasted $",
-            "first failure", "wait p50", "wait p95", "busy", "limiter 429"};
+    static final String[] HEADER = {
+        "case",
+        "users",
+        "pages sent",
+        "died at provider",
+        "books clean",
+        "bill $",
+        "wasted $",
+        "first failure",
+        "wait p50",
+        "wait p95",
+        "busy",
+        "limiter 429"
+    };
 
-    private LabReportTable() {
-    }
+    private LabReportTable() {}
 
     public static String render(LabReport report) {
         StringBuilder out = new StringBuilder();
         LabReport.Limits l = report.limits();
-        out.append(String.format(Locale.ROOT, "Provider: %,d requests and %,d tokens a minute, %d in flight, $%.2f per million "
-                        + "tokens, ~%d ms a call. Time ×%s, reported in seed units.%n%n", l.requestsPerMinute(),
-                l.tokensPerMinute(), l.maxInFlight(), l.pricePerMillionTokens(), l.latencyMs(), factor(report.scale().timeFactor())));
+        out.append(String.format(
+                Locale.ROOT,
+                "Provider: %,d requests and %,d tokens a minute, %d in flight, $%.2f per million "
+                        + "tokens, ~%d ms a call. Time ×%s, reported in seed units.%n%n",
+                l.requestsPerMinute(),
+                l.tokensPerMinute(),
+                l.maxInFlight(),
+                l.pricePerMillionTokens(),
+                l.latencyMs(),
+                factor(report.scale().timeFactor())));
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADER);
         for (CaseResult c : report.cases()) {
-            rows.add(new String[]{c.id() + " " + c.title(), Integer.toString(c.users()), count(c.pagesSent()),
-                    count(c.pagesDied()), c.booksClean() + " of " + c.booksTotal(), money(c.billUsd()), money(c.wastedUsd()),
-                    failure(c.firstFailure()), duration(c.waitP50Ms()), duration(c.waitP95Ms()), count(c.busyAnswers()),
-                    count(c.limiterRefusals())});
+            rows.add(new String[] {
+                c.id() + " " + c.title(),
+                Integer.toString(c.users()),
+                count(c.pagesSent()),
+                count(c.pagesDied()),
+                c.booksClean() + " of " + c.booksTotal(),
+                money(c.billUsd()),
+                money(c.wastedUsd()),
+                failure(c.firstFailure()),
+                duration(c.waitP50Ms()),
+                duration(c.waitP95Ms()),
+                count(c.busyAnswers()),
+                count(c.limiterRefusals())
+            });
         }
         out.append(grid(rows));
         if (!report.ramp().isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%nRamp (users added every step: %s):%n", steps(report.ramp().get(0))));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%nRamp (users added every step: %s):%n",
+                    steps(report.ramp().get(0))));
             List<String[]> ramp = new ArrayList<>();
-            ramp.add(new String[]{"case", "first failure", "most tokens in any 60 s", "provider limit"});
+            ramp.add(new String[] {"case", "first failure", "most tokens in any 60 s", "provider limit"});
             for (RampResult r : report.ramp()) {
-                ramp.add(new String[]{r.caseId(), failure(r.firstFailure()),
-                        count(Timeline.peakWindow(r.timeline())), count(r.tokensPerMinuteLimit())});
+                ramp.add(new String[] {
+                    r.caseId(),
+                    failure(r.firstFailure()),
+                    count(Timeline.peakWindow(r.timeline())),
+                    count(r.tokensPerMinuteLimit())
+                });
             }
             out.append(grid(ramp));
         }
@@ -46,7 +81,8 @@ public final class LabReportTable {
     /** "0.4 s, 3 users, in_flight", or "none". */
     static String failure(Failure f) {
         if (f == null) return "none";
-        return String.format(Locale.ROOT, "%.1f s, %d %s, %s", f.second(), f.users(), f.users() == 1 ? "user" : "users", f.limit());
+        return String.format(
+                Locale.ROOT, "%.1f s, %d %s, %s", f.second(), f.users(), f.users() == 1 ? "user" : "users", f.limit());
     }
 
     static String duration(long ms) {

@@ -25,7 +25,9 @@ public final class LabRuns implements AutoCloseable {
     static final int KEPT = 10;
 
     public enum Status {
-        RUNNING, DONE, FAILED;
+        RUNNING,
+        DONE,
+        FAILED;
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -33,13 +35,17 @@ public final class LabRuns implements AutoCloseable {
     }
 
     /** Where a run is: the step under way ({@code null} once over), steps done, steps in all. */
-    public record Progress(String step, int done, int total) {
-    }
+    public record Progress(String step, int done, int total) {}
 
     /** A run as the API shows it; {@code report} once done, {@code error} once failed. */
-    public record Run(String id, Status status, Instant startedAt, Instant finishedAt, Progress progress, String error,
-                      LabReport report) {
-    }
+    public record Run(
+            String id,
+            Status status,
+            Instant startedAt,
+            Instant finishedAt,
+            Progress progress,
+            String error,
+            LabReport report) {}
 
     /** Another run is going: one at a time, since each loads the machine on purpose. */
     public static final class BusyException extends RuntimeException {
@@ -82,21 +88,45 @@ public final class LabRuns implements AutoCloseable {
         runs.addFirst(run);
         while (runs.size() > KEPT) runs.removeLast();
         ScenarioRunner made = runners.apply(settings);
-        ScenarioRunner runner = made != null ? made
-                : new ScenarioRunner(settings, (step, done, total) -> update(id, r -> new Run(r.id(), r.status(), r.startedAt(),
-                        null, new Progress(step, done, total), null, null)));
+        ScenarioRunner runner = made != null
+                ? made
+                : new ScenarioRunner(
+                        settings,
+                        (step, done, total) -> update(
+                                id,
+                                r -> new Run(
+                                        r.id(),
+                                        r.status(),
+                                        r.startedAt(),
+                                        null,
+                                        new Progress(step, done, total),
+                                        null,
+                                        null)));
         worker = new Thread(() -> execute(id, runner), "sluice-lab-run");
         worker.setDaemon(true);
         worker.start();
-        log.info("Lab run {} started: {}{}", id, settings.caseOrder().stream().map(CaseId::id).toList(), ramp ? " and the ramp" : "");
+        log.info(
+                "Lab run {} started: {}{}",
+                id,
+                settings.caseOrder().stream().map(CaseId::id).toList(),
+                ramp ? " and the ramp" : "");
         return run;
     }
 
     private void execute(String id, ScenarioRunner runner) {
         try {
             LabReport report = runner.run();
-            update(id, r -> new Run(r.id(), Status.DONE, r.startedAt(), now(),
-                    new Progress(null, r.progress().total(), r.progress().total()), null, report));
+            update(
+                    id,
+                    r -> new Run(
+                            r.id(),
+                            Status.DONE,
+                            r.startedAt(),
+                            now(),
+                            new Progress(
+                                    null, r.progress().total(), r.progress().total()),
+                            null,
+                            report));
             log.info("Lab run {} done", id);
         } catch (RuntimeException | Error e) {
             log.warn("Lab run {} failed", id, e);

@@ -26,24 +26,29 @@ final class LabRunsHandler {
     }
 
     Mono<ServerResponse> start(ServerRequest req) {
-        return AdminRequests.optionalJsonObject(req).flatMap(json -> { // an empty body: every case and the ramp
-            for (String field : json.keySet()) {
-                if (!FIELDS.contains(field)) throw AdminError.invalid(field, "is not a field of a lab run (cases, ramp)");
-            }
-            Set<CaseId> cases = cases(json.get("cases"));
-            Boolean ramp = ramp(json.get("ramp"));
-            LabRuns.Run run;
-            try {
-                run = runs.start(cases, ramp == null || ramp);
-            } catch (LabRuns.BusyException e) {
-                throw new AdminError(HttpStatus.CONFLICT, "lab_busy", e.getMessage());
-            }
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("id", run.id());
-            out.put("status", run.status().wire());
-            return ServerResponse.status(HttpStatus.ACCEPTED).contentType(MediaType.APPLICATION_JSON)
-                    .header("Location", "/admin/api/lab/runs/" + run.id()).bodyValue(out);
-        });
+        return AdminRequests.optionalJsonObject(req)
+                .flatMap(
+                        json -> { // an empty body: every case and the ramp
+                            for (String field : json.keySet()) {
+                                if (!FIELDS.contains(field))
+                                    throw AdminError.invalid(field, "is not a field of a lab run (cases, ramp)");
+                            }
+                            Set<CaseId> cases = cases(json.get("cases"));
+                            Boolean ramp = ramp(json.get("ramp"));
+                            LabRuns.Run run;
+                            try {
+                                run = runs.start(cases, ramp == null || ramp);
+                            } catch (LabRuns.BusyException e) {
+                                throw new AdminError(HttpStatus.CONFLICT, "lab_busy", e.getMessage());
+                            }
+                            Map<String, Object> out = new LinkedHashMap<>();
+                            out.put("id", run.id());
+                            out.put("status", run.status().wire());
+                            return ServerResponse.status(HttpStatus.ACCEPTED)
+                                    .contentType(MediaType.APPLICATION_JSON)
+                                    .header("Location", "/admin/api/lab/runs/" + run.id())
+                                    .bodyValue(out);
+                        });
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
@@ -52,7 +57,8 @@ final class LabRunsHandler {
     }
 
     Mono<ServerResponse> latest(ServerRequest req) {
-        return view(runs.latest().orElseThrow(() -> AdminError.notFound("A lab run (none has been started on this replica)")));
+        return view(runs.latest()
+                .orElseThrow(() -> AdminError.notFound("A lab run (none has been started on this replica)")));
     }
 
     private static Mono<ServerResponse> view(LabRuns.Run r) {

@@ -27,7 +27,8 @@ public final class PageLimiter {
 
     /** True if {@code user}'s page may go now; both buckets are charged, or neither. */
     public synchronized boolean tryAcquire(int user, long nowMs) {
-        TokenBucket mine = users.computeIfAbsent(user, u -> new TokenBucket(perUser.capacity(), perUser.refillPerSecond(), nowMs));
+        TokenBucket mine =
+                users.computeIfAbsent(user, u -> new TokenBucket(perUser.capacity(), perUser.refillPerSecond(), nowMs));
         if (!mine.tryTake(nowMs)) return false;
         if (global.tryTake(nowMs)) return true;
         mine.giveBack(nowMs);

@@ -31,7 +31,11 @@ public interface PageSender extends AutoCloseable {
     /** One HTTP reply, read whole. */
     record Reply(int status, String body, String retryAfterMs) {
         long billedTokens() {
-            return JsonMapper.shared().readTree(body).path("usage").path("total_tokens").asLong(0);
+            return JsonMapper.shared()
+                    .readTree(body)
+                    .path("usage")
+                    .path("total_tokens")
+                    .asLong(0);
         }
 
         JsonNode error() {
@@ -51,14 +55,26 @@ public interface PageSender extends AutoCloseable {
 
         /** A pool that never makes a page wait: as many connections as {@code connections}, and no acquire timeout worth the name. */
         static Http unbounded(String name, String baseUrl, int connections) {
-            return new Http(ConnectionProvider.builder(name).maxConnections(connections).pendingAcquireMaxCount(-1)
-                    .pendingAcquireTimeout(Duration.ofMinutes(10)).maxIdleTime(Duration.ofMinutes(5)).build(), baseUrl);
+            return new Http(
+                    ConnectionProvider.builder(name)
+                            .maxConnections(connections)
+                            .pendingAcquireMaxCount(-1)
+                            .pendingAcquireTimeout(Duration.ofMinutes(10))
+                            .maxIdleTime(Duration.ofMinutes(5))
+                            .build(),
+                    baseUrl);
         }
 
         /** Exactly {@code connections}; pages beyond them wait in the pool's queue, up to {@code acquireTimeout} (wall time). */
         static Http fixed(String name, String baseUrl, int connections, Duration acquireTimeout) {
-            return new Http(ConnectionProvider.builder(name).maxConnections(connections).pendingAcquireMaxCount(-1)
-                    .pendingAcquireTimeout(acquireTimeout).maxIdleTime(Duration.ofMinutes(5)).build(), baseUrl);
+            return new Http(
+                    ConnectionProvider.builder(name)
+                            .maxConnections(connections)
+                            .pendingAcquireMaxCount(-1)
+                            .pendingAcquireTimeout(acquireTimeout)
+                            .maxIdleTime(Duration.ofMinutes(5))
+                            .build(),
+                    baseUrl);
         }
 
         Http(ConnectionProvider pool, String baseUrl) {
@@ -72,9 +88,15 @@ public interface PageSender extends AutoCloseable {
                         h.set("content-type", "application/json");
                         for (int i = 0; i + 1 < headers.length; i += 2) h.set(headers[i], headers[i + 1]);
                     })
-                    .request(HttpMethod.POST).uri(baseUrl + path).send(ByteBufFlux.fromString(Mono.just(body)))
-                    .responseSingle((res, b) -> b.asString().defaultIfEmpty("").map(text ->
-                            new Reply(res.status().code(), text, res.responseHeaders().get("retry-after-ms"))));
+                    .request(HttpMethod.POST)
+                    .uri(baseUrl + path)
+                    .send(ByteBufFlux.fromString(Mono.just(body)))
+                    .responseSingle((res, b) -> b.asString()
+                            .defaultIfEmpty("")
+                            .map(text -> new Reply(
+                                    res.status().code(),
+                                    text,
+                                    res.responseHeaders().get("retry-after-ms"))));
         }
 
         /**
@@ -83,8 +105,13 @@ public interface PageSender extends AutoCloseable {
          */
         void warm(String path, int n) {
             if (n < 1) return;
-            Flux.range(0, n).flatMap(i -> client.get().uri(baseUrl + path)
-                            .responseSingle((r, b) -> b.then(Mono.just(r.status().code()))), n)
+            Flux.range(0, n)
+                    .flatMap(
+                            i -> client.get()
+                                    .uri(baseUrl + path)
+                                    .responseSingle((r, b) ->
+                                            b.then(Mono.just(r.status().code()))),
+                            n)
                     .blockLast(Duration.ofSeconds(60));
         }
 
@@ -162,8 +189,7 @@ public interface PageSender extends AutoCloseable {
      * provider; the client does as told and asks again after its Retry-After, so the book still
      * arrives whole, later. Any other refusal breaks the page.
      */
-    static PageSender throughGateway(Http http, IntFunction<String> keyOf, CaseRecorder recorder,
-                                     ScaledClock clock) {
+    static PageSender throughGateway(Http http, IntFunction<String> keyOf, CaseRecorder recorder, ScaledClock clock) {
         return new PageSender() {
             @Override
             public Mono<Long> send(int user, String body) {
@@ -171,11 +197,14 @@ public interface PageSender extends AutoCloseable {
                         .flatMap(reply -> {
                             if (reply.status() == 200) return Mono.just(reply.billedTokens());
                             long now = clock.millis();
-                            if (reply.status() == 503 && "gateway_busy".equals(reply.error().path("code").asString(""))) {
+                            if (reply.status() == 503
+                                    && "gateway_busy"
+                                            .equals(reply.error().path("code").asString(""))) {
                                 recorder.refused(now, FailureLimit.GATEWAY_BUSY);
                                 long retryMs = parseOr(reply.retryAfterMs(), 1_000);
                                 // At least a tenth of a seed second between tries: a client, not a loop.
-                                return Mono.delay(clock.realMillis(Math.max(100, retryMs))).then(send(user, body));
+                                return Mono.delay(clock.realMillis(Math.max(100, retryMs)))
+                                        .then(send(user, body));
                             }
                             recorder.unexpected(now);
                             return Mono.just(FAILED);

@@ -8,11 +8,11 @@ package dev.sluice.lab.scenario;
 public final class PageText {
     /** About ten tokens; 59 of them and a heading make a ~600-token page. */
     public static final String SENTENCE = "The quick brown fox jumps over the lazy dog. ";
+
     public static final String MODEL = "gpt-4o-mini";
     public static final int MAX_TOKENS = 200;
 
-    private PageText() {
-    }
+    private PageText() {}
 
     /** The page's text: its place in the book first, so no two pages are the same call. */
     public static String text(String author, int book, int page) {
@@ -26,7 +26,7 @@ public final class PageText {
 
     /** The same page for another model. */
     public static String chatBody(String model, String author, int book, int page) {
-        return "{\"model\":\"" + model + "\",\"max_tokens\":" + MAX_TOKENS + ",\"messages\":[{\"role\":\"user\",\"content\":\""
-                + text(author, book, page) + "\"}]}";
+        return "{\"model\":\"" + model + "\",\"max_tokens\":" + MAX_TOKENS
+                + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + text(author, book, page) + "\"}]}";
     }
 }

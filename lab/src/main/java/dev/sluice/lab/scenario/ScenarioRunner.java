@@ -36,9 +36,10 @@ public final class ScenarioRunner {
         void at(String step, int done, int total);
     }
 
-    static final String SCALE_NOTE = "One clock runs %s× faster than the wall for the provider, the gateway and the clients, "
-            + "so every limit per minute, in-flight cap, page size and ratio between durations is the seed's; only wall-clock "
-            + "timers (a call's %d ms, a %d s ramp step) are divided by the factor, and all times are reported in seed units.";
+    static final String SCALE_NOTE =
+            "One clock runs %s× faster than the wall for the provider, the gateway and the clients, "
+                    + "so every limit per minute, in-flight cap, page size and ratio between durations is the seed's; only wall-clock "
+                    + "timers (a call's %d ms, a %d s ramp step) are divided by the factor, and all times are reported in seed units.";
 
     /** The dispatch lease for case 4's gateway, seed units: far longer than a call, short enough to keep its wake-ups fine. */
     static final Duration GATEWAY_LEASE = Duration.ofSeconds(20);
@@ -49,7 +50,7 @@ public final class ScenarioRunner {
 
     public ScenarioRunner(ScenarioSettings settings, Progress progress) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.progress = progress == null ? (step, done, total) -> { } : progress;
+        this.progress = progress == null ? (step, done, total) -> {} : progress;
         this.clock = new ScaledClock(settings.timeFactor());
     }
 
@@ -73,11 +74,18 @@ public final class ScenarioRunner {
             }
         }
         progress.at(null, done, total);
-        String note = String.format(Locale.ROOT, SCALE_NOTE, trim(settings.timeFactor()),
+        String note = String.format(
+                Locale.ROOT,
+                SCALE_NOTE,
+                trim(settings.timeFactor()),
                 Math.round(settings.limits().latency().toMillis() / settings.timeFactor()),
                 settings.rampStep().toSeconds());
-        return new LabReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), LabReport.Limits.of(settings.limits()),
-                new LabReport.Scale(settings.timeFactor(), note), cases, ramps);
+        return new LabReport(
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
+                LabReport.Limits.of(settings.limits()),
+                new LabReport.Scale(settings.timeFactor(), note),
+                cases,
+                ramps);
     }
 
     /**
@@ -89,7 +97,8 @@ public final class ScenarioRunner {
     private void warmUp() {
         if (settings.warmUpPages() == 0) return;
         long started = System.nanoTime();
-        LabProviderServer lab = new LabProviderServer(new ProviderSimulator(unlimited()), 0, clock, settings.timeFactor());
+        LabProviderServer lab =
+                new LabProviderServer(new ProviderSimulator(unlimited()), 0, clock, settings.timeFactor());
         lab.start();
         try {
             sendWarmUp("http://127.0.0.1:" + lab.port(), PageText.MODEL, null);
@@ -101,16 +110,25 @@ public final class ScenarioRunner {
 
     /** The provider's limits lifted (calls still take their time): for warming up only. */
     private LabLimits unlimited() {
-        return settings.limits().withRequestsPerMinute(Integer.MAX_VALUE).withTokensPerMinute(Long.MAX_VALUE / 4)
-                .withMaxInFlight(Integer.MAX_VALUE).withInputTokensPerMinute(0).withOutputTokensPerMinute(0);
+        return settings.limits()
+                .withRequestsPerMinute(Integer.MAX_VALUE)
+                .withTokensPerMinute(Long.MAX_VALUE / 4)
+                .withMaxInFlight(Integer.MAX_VALUE)
+                .withInputTokensPerMinute(0)
+                .withOutputTokensPerMinute(0);
     }
 
     /** The warm-up's pages, in bursts like the cases' (a book at a time, a few books at once). */
     private void sendWarmUp(String baseUrl, String model, String key) {
         try (PageSender.Http http = PageSender.Http.unbounded("lab-warm-up", baseUrl, 1_000)) {
             Flux.range(0, settings.warmUpPages())
-                    .flatMap(i -> http.post("/v1/chat/completions", PageText.chatBody(model, "warm-up", i / 100, i % 100),
-                            "authorization", "Bearer " + (key == null ? "sk-lab-warm-up" : key)), 300)
+                    .flatMap(
+                            i -> http.post(
+                                    "/v1/chat/completions",
+                                    PageText.chatBody(model, "warm-up", i / 100, i % 100),
+                                    "authorization",
+                                    "Bearer " + (key == null ? "sk-lab-warm-up" : key)),
+                            300)
                     .blockLast(Duration.ofMinutes(3));
         }
     }
@@ -123,14 +141,21 @@ public final class ScenarioRunner {
             int users = settings.usersFor(id);
             rec.usersNow(users, rec.startMs());
             long stopAt = rec.startMs() + settings.uploadFor().toMillis();
-            Flux.range(0, users).flatMap(u -> crowd.user(u, () -> clock.millis() < stopAt), users).then()
+            Flux.range(0, users)
+                    .flatMap(u -> crowd.user(u, () -> clock.millis() < stopAt), users)
+                    .then()
                     // Books still unanswered when the cap passes are cut: they count as broken.
                     .timeout(clock.real(settings.uploadFor().plus(settings.drainCap())), Mono.empty())
                     .block();
             CaseResult result = rec.caseResult(id, rig.lab.stats());
             rig.end();
-            log.info("{}: {} pages, {} died at the provider, {}/{} books clean", id.id(), result.pagesSent(),
-                    result.pagesDied(), result.booksClean(), result.booksTotal());
+            log.info(
+                    "{}: {} pages, {} died at the provider, {}/{} books clean",
+                    id.id(),
+                    result.pagesSent(),
+                    result.pagesDied(),
+                    result.booksClean(),
+                    result.booksTotal());
             warnUnexpected(id, rec);
             return result;
         }
@@ -151,14 +176,18 @@ public final class ScenarioRunner {
             try {
                 while (true) {
                     long now = clock.millis();
-                    long end = Math.min(lastEnd, rec.firstFailureMs() == Long.MAX_VALUE ? Long.MAX_VALUE
-                            : rec.firstFailureMs() + Math.max(graceMs, 1));
+                    long end = Math.min(
+                            lastEnd,
+                            rec.firstFailureMs() == Long.MAX_VALUE
+                                    ? Long.MAX_VALUE
+                                    : rec.firstFailureMs() + Math.max(graceMs, 1));
                     if (now >= end) break;
                     if (next < steps.size() && now >= rec.startMs() + next * stepMs) {
                         int target = steps.get(next++);
                         rec.usersNow(target, now); // before they start: their first page may fail at once
                         for (int u = users.size(); u < target; u++) {
-                            users.add(crowd.user(u, going::get).subscribe(v -> { }, e -> log.warn("ramp user failed", e)));
+                            users.add(
+                                    crowd.user(u, going::get).subscribe(v -> {}, e -> log.warn("ramp user failed", e)));
                         }
                         continue;
                     }
@@ -177,7 +206,9 @@ public final class ScenarioRunner {
 
     private void warnUnexpected(CaseId id, CaseRecorder rec) {
         if (rec.unexpectedErrors() > 0) {
-            log.warn("{}: {} pages failed for a reason the scenario does not expect (see the log above)", id.id(),
+            log.warn(
+                    "{}: {} pages failed for a reason the scenario does not expect (see the log above)",
+                    id.id(),
                     rec.unexpectedErrors());
         }
     }
@@ -189,7 +220,8 @@ public final class ScenarioRunner {
         String base = "http://127.0.0.1:" + lab.port();
         PageSender.Http http;
         if (id == CaseId.CASE5) {
-            http = PageSender.Http.fixed("lab-case5", base, settings.poolConnections(), clock.real(settings.poolAcquireTimeout()));
+            http = PageSender.Http.fixed(
+                    "lab-case5", base, settings.poolConnections(), clock.real(settings.poolAcquireTimeout()));
             http.warm("/v1/models", settings.poolConnections());
         } else {
             http = PageSender.Http.unbounded("lab-" + id.id(), base, 20_000);
@@ -203,7 +235,8 @@ public final class ScenarioRunner {
     }
 
     private LabProviderServer newLab() {
-        ProviderSimulator simulator = new ProviderSimulator(settings.limits(), new SplittableRandom(settings.randomSeed()));
+        ProviderSimulator simulator =
+                new ProviderSimulator(settings.limits(), new SplittableRandom(settings.randomSeed()));
         LabProviderServer lab = new LabProviderServer(simulator, 0, clock, settings.timeFactor(), settings.ways());
         lab.start();
         return lab;
@@ -219,8 +252,7 @@ public final class ScenarioRunner {
         private final List<AutoCloseable> closing = new ArrayList<>();
 
         /** @param afterClose what closing the rig also does: stop a lab of its own, or note when a shared one was last used */
-        Rig(LabProviderServer lab, PageSender.Http http, IntFunction<String> keyOf, String model,
-            Runnable afterClose) {
+        Rig(LabProviderServer lab, PageSender.Http http, IntFunction<String> keyOf, String model, Runnable afterClose) {
             this.model = model;
             this.lab = lab;
             this.http = http;
@@ -230,7 +262,9 @@ public final class ScenarioRunner {
 
         /** A new recorder, told every decision of the provider from now on. */
         CaseRecorder begin() {
-            CaseRecorder rec = new CaseRecorder(clock.millis(), settings.limits().pricePerMillionTokens(),
+            CaseRecorder rec = new CaseRecorder(
+                    clock.millis(),
+                    settings.limits().pricePerMillionTokens(),
                     settings.limits().windowMillis());
             lab.simulator().listener(rec);
             return rec;
@@ -249,8 +283,12 @@ public final class ScenarioRunner {
         private PageSender sender(CaseId id, CaseRecorder rec) {
             return switch (id) {
                 case CASE1, CASE2 -> PageSender.direct(http, rec, clock);
-                case CASE3 -> PageSender.limited(PageSender.direct(http, rec, clock),
-                        new PageLimiter(settings.perUserBucket(), settings.globalBucket(), clock.millis()), rec, clock);
+                case CASE3 ->
+                    PageSender.limited(
+                            PageSender.direct(http, rec, clock),
+                            new PageLimiter(settings.perUserBucket(), settings.globalBucket(), clock.millis()),
+                            rec,
+                            clock);
                 case CASE4 -> PageSender.throughGateway(http, keyOf, rec, clock);
                 case CASE5 -> PageSender.pooled(http, rec, clock);
             };
@@ -277,6 +315,7 @@ public final class ScenarioRunner {
     final class GatewayRig implements AutoCloseable {
         /** Each user's tenant key, made before the users start (a store call must not block an event loop). */
         private final List<String> keys = new ArrayList<>();
+
         private LabProviderServer lab;
         private ChildGateway gateway;
         private PageSender.Http http;
@@ -285,16 +324,23 @@ public final class ScenarioRunner {
         Rig rig() {
             if (gateway == null) start();
             else lab.reset();
-            if (++runs > ChildGateway.RUNS) throw new IllegalStateException("case 4's gateway has budgets for " + ChildGateway.RUNS + " runs");
-            return new Rig(lab, http, keys::get, ChildGateway.model(runs), () -> { });
+            if (++runs > ChildGateway.RUNS)
+                throw new IllegalStateException("case 4's gateway has budgets for " + ChildGateway.RUNS + " runs");
+            return new Rig(lab, http, keys::get, ChildGateway.model(runs), () -> {});
         }
 
         private void start() {
             long begun = System.nanoTime();
             lab = newLab();
-            log.info("case4: starting a Sluice gateway of its own for the lab (in-memory store, port chosen by the system)");
-            gateway = ChildGateway.start(lab.baseUrl(), settings.limits(), settings.gatewayHeadroom(), clock, GATEWAY_LEASE);
-            int most = Math.max(settings.crowdUsers(), settings.ramp() ? settings.rampUsers().get(settings.rampUsers().size() - 1) : 0);
+            log.info(
+                    "case4: starting a Sluice gateway of its own for the lab (in-memory store, port chosen by the system)");
+            gateway = ChildGateway.start(
+                    lab.baseUrl(), settings.limits(), settings.gatewayHeadroom(), clock, GATEWAY_LEASE);
+            int most = Math.max(
+                    settings.crowdUsers(),
+                    settings.ramp()
+                            ? settings.rampUsers().get(settings.rampUsers().size() - 1)
+                            : 0);
             keys.clear();
             for (int u = 0; u < most; u++) keys.add(gateway.key(u));
             // A new gateway runs its first thousand requests interpreted: warm it on a budget of its
@@ -304,11 +350,17 @@ public final class ScenarioRunner {
             sendWarmUp(gateway.baseUrl(), ChildGateway.WARM_UP_MODEL, keys.get(0));
             lab.simulator().setLimits(settings.limits());
             lab.reset();
-            log.info("case4: gateway started in {} ms, warmed up with {} pages in {} ms", (started - begun) / 1_000_000,
-                    settings.warmUpPages(), (System.nanoTime() - started) / 1_000_000);
+            log.info(
+                    "case4: gateway started in {} ms, warmed up with {} pages in {} ms",
+                    (started - begun) / 1_000_000,
+                    settings.warmUpPages(),
+                    (System.nanoTime() - started) / 1_000_000);
             http = PageSender.Http.unbounded("lab-case4", gateway.baseUrl(), 20_000);
             http.warm("/actuator/health", Math.min(settings.crowdUsers() * settings.pagesPerBook(), 1_000));
-            log.info("case4: a Sluice gateway on port {} in front of the lab provider on port {}", gateway.port(), lab.port());
+            log.info(
+                    "case4: a Sluice gateway on port {} in front of the lab provider on port {}",
+                    gateway.port(),
+                    lab.port());
         }
 
         @Override

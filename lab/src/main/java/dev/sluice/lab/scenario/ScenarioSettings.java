@@ -37,12 +37,28 @@ import java.util.Set;
  * @param ways               how the measured provider counts prompts, how far its clock is off and how late its
  *                           answers arrive (default: as the gateway's estimator and clock assume)
  */
-public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> cases, boolean ramp, int soloUsers,
-                               int crowdUsers, int pagesPerBook, Duration uploadFor, Duration think, Duration drainCap,
-                               PageLimiter.Shape perUserBucket, PageLimiter.Shape globalBucket, int poolConnections,
-                               Duration poolAcquireTimeout, double gatewayHeadroom, Duration rampStep,
-                               List<Integer> rampUsers, int rampGraceSteps, long randomSeed, int warmUpPages,
-                               ProviderWays ways) {
+public record ScenarioSettings(
+        double timeFactor,
+        LabLimits limits,
+        Set<CaseId> cases,
+        boolean ramp,
+        int soloUsers,
+        int crowdUsers,
+        int pagesPerBook,
+        Duration uploadFor,
+        Duration think,
+        Duration drainCap,
+        PageLimiter.Shape perUserBucket,
+        PageLimiter.Shape globalBucket,
+        int poolConnections,
+        Duration poolAcquireTimeout,
+        double gatewayHeadroom,
+        Duration rampStep,
+        List<Integer> rampUsers,
+        int rampGraceSteps,
+        long randomSeed,
+        int warmUpPages,
+        ProviderWays ways) {
 
     public static final List<Integer> SEED_RAMP = List.of(1, 2, 3, 5, 8, 12, 20, 30, 50, 80);
 
@@ -58,16 +74,19 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         positive("crowd users", crowdUsers, 1000);
         positive("pages per book", pagesPerBook, 10_000);
         positive("upload-for", uploadFor);
-        if (think == null || think.isNegative()) throw new IllegalArgumentException("think must be 0 or more, was " + think);
+        if (think == null || think.isNegative())
+            throw new IllegalArgumentException("think must be 0 or more, was " + think);
         positive("drain cap", drainCap);
-        if (perUserBucket == null || globalBucket == null) throw new IllegalArgumentException("both limiter buckets must be set");
+        if (perUserBucket == null || globalBucket == null)
+            throw new IllegalArgumentException("both limiter buckets must be set");
         positive("pool connections", poolConnections, 100_000);
         positive("pool acquire timeout", poolAcquireTimeout);
         if (!(gatewayHeadroom > 0 && gatewayHeadroom <= 1)) {
             throw new IllegalArgumentException("gateway headroom must be in (0, 1], was " + gatewayHeadroom);
         }
         positive("ramp step", rampStep);
-        if (rampUsers == null || rampUsers.isEmpty()) throw new IllegalArgumentException("the ramp needs at least one step");
+        if (rampUsers == null || rampUsers.isEmpty())
+            throw new IllegalArgumentException("the ramp needs at least one step");
         rampUsers = List.copyOf(rampUsers);
         int last = 0;
         for (int u : rampUsers) {
@@ -78,11 +97,12 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         if (warmUpPages < 0 || warmUpPages > 100_000) {
             throw new IllegalArgumentException("warm-up pages must be between 0 and 100000, was " + warmUpPages);
         }
-        if (rampGraceSteps < 0) throw new IllegalArgumentException("ramp grace steps must be 0 or more, was " + rampGraceSteps);
+        if (rampGraceSteps < 0)
+            throw new IllegalArgumentException("ramp grace steps must be 0 or more, was " + rampGraceSteps);
         // A call shorter than a few wall milliseconds would measure the machine, not the provider.
         if (limits.latency().toMillis() / timeFactor < 20) {
-            throw new IllegalArgumentException("a call of " + limits.latency().toMillis() + " ms at time factor " + timeFactor
-                    + " would last under 20 real ms: lower the factor");
+            throw new IllegalArgumentException("a call of " + limits.latency().toMillis() + " ms at time factor "
+                    + timeFactor + " would last under 20 real ms: lower the factor");
         }
     }
 
@@ -93,10 +113,28 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
     public static ScenarioSettings defaults() {
         LabLimits l = LabLimits.DEFAULTS;
         double perSecond = l.requestsPerMinute() / 60.0;
-        return new ScenarioSettings(DEFAULT_TIME_FACTOR, l, EnumSet.allOf(CaseId.class), true, 1, 3, 100, Duration.ofSeconds(15),
-                Duration.ofSeconds(2), Duration.ofSeconds(240), new PageLimiter.Shape(5, 2),
-                new PageLimiter.Shape(perSecond, perSecond), 200, Duration.ofSeconds(45), 0.97, Duration.ofSeconds(3),
-                SEED_RAMP, 1, 42, 2_000, ProviderWays.DEFAULT);
+        return new ScenarioSettings(
+                DEFAULT_TIME_FACTOR,
+                l,
+                EnumSet.allOf(CaseId.class),
+                true,
+                1,
+                3,
+                100,
+                Duration.ofSeconds(15),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(240),
+                new PageLimiter.Shape(5, 2),
+                new PageLimiter.Shape(perSecond, perSecond),
+                200,
+                Duration.ofSeconds(45),
+                0.97,
+                Duration.ofSeconds(3),
+                SEED_RAMP,
+                1,
+                42,
+                2_000,
+                ProviderWays.DEFAULT);
     }
 
     /** In the order they run. */
@@ -114,9 +152,28 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
     }
 
     public ScenarioSettings withCases(Set<CaseId> c, boolean r) {
-        return new ScenarioSettings(timeFactor, limits, c, r, soloUsers, crowdUsers, pagesPerBook, uploadFor, think,
-                drainCap, perUserBucket, globalBucket, poolConnections, poolAcquireTimeout, gatewayHeadroom, rampStep,
-                rampUsers, rampGraceSteps, randomSeed, warmUpPages, ways);
+        return new ScenarioSettings(
+                timeFactor,
+                limits,
+                c,
+                r,
+                soloUsers,
+                crowdUsers,
+                pagesPerBook,
+                uploadFor,
+                think,
+                drainCap,
+                perUserBucket,
+                globalBucket,
+                poolConnections,
+                poolAcquireTimeout,
+                gatewayHeadroom,
+                rampStep,
+                rampUsers,
+                rampGraceSteps,
+                randomSeed,
+                warmUpPages,
+                ways);
     }
 
     /**
@@ -180,10 +237,18 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
                     case "seed" -> seed = Long.parseLong(value);
                     case "warm-up" -> warmUp = Integer.parseInt(value);
                     case "provider-count" -> w = w.withPromptCount(providerCount(w.promptCount(), value));
-                    case "count-factor" -> w = w.withPromptCount(new PromptCount(w.promptCount().method(),
-                            w.promptCount().charsPerToken(), Double.parseDouble(value), w.promptCount().tokensPerMessage()));
-                    case "tokens-per-message" -> w = w.withPromptCount(new PromptCount(w.promptCount().method(),
-                            w.promptCount().charsPerToken(), w.promptCount().factor(), Integer.parseInt(value)));
+                    case "count-factor" ->
+                        w = w.withPromptCount(new PromptCount(
+                                w.promptCount().method(),
+                                w.promptCount().charsPerToken(),
+                                Double.parseDouble(value),
+                                w.promptCount().tokensPerMessage()));
+                    case "tokens-per-message" ->
+                        w = w.withPromptCount(new PromptCount(
+                                w.promptCount().method(),
+                                w.promptCount().charsPerToken(),
+                                w.promptCount().factor(),
+                                Integer.parseInt(value)));
                     case "clock-offset" -> w = w.withClockOffset(duration(name, value));
                     case "extra-latency" -> w = w.withExtraLatency(duration(name, value));
                     case "request-latency" -> w = w.withRequestLatency(duration(name, value));
@@ -196,10 +261,31 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
             }
         }
         double perSecond = l.requestsPerMinute() / 60.0;
-        PageLimiter.Shape global = l.requestsPerMinute() == limits.requestsPerMinute() ? globalBucket
+        PageLimiter.Shape global = l.requestsPerMinute() == limits.requestsPerMinute()
+                ? globalBucket
                 : new PageLimiter.Shape(perSecond, perSecond);
-        return new ScenarioSettings(factor, l, c, r, solo, crowd, pages, upload, thinkFor, drainCap, perUserBucket, global,
-                pool, poolAcquireTimeout, gatewayHeadroom, rampStep, rampSteps, rampGraceSteps, seed, warmUp, w);
+        return new ScenarioSettings(
+                factor,
+                l,
+                c,
+                r,
+                solo,
+                crowd,
+                pages,
+                upload,
+                thinkFor,
+                drainCap,
+                perUserBucket,
+                global,
+                pool,
+                poolAcquireTimeout,
+                gatewayHeadroom,
+                rampStep,
+                rampSteps,
+                rampGraceSteps,
+                seed,
+                warmUp,
+                w);
     }
 
     private static boolean bool(String v) {
@@ -215,7 +301,8 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
         String[] parts = v.split(":", 2);
         PromptCount.Method method = PromptCount.method(parts[0]);
         if (parts.length == 2 && method != PromptCount.Method.CHARS) {
-            throw new IllegalArgumentException("--provider-count takes characters per token only with chars, got '" + v + "'");
+            throw new IllegalArgumentException(
+                    "--provider-count takes characters per token only with chars, got '" + v + "'");
         }
         double charsPerToken = parts.length == 2 ? Double.parseDouble(parts[1]) : current.charsPerToken();
         return new PromptCount(method, charsPerToken, current.factor(), current.tokensPerMessage());
@@ -242,6 +329,7 @@ public record ScenarioSettings(double timeFactor, LabLimits limits, Set<CaseId> 
     }
 
     private static void positive(String what, Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, was " + d);
+        if (d == null || d.isNegative() || d.isZero())
+            throw new IllegalArgumentException(what + " must be positive, was " + d);
     }
 }

@@ -17,6 +17,7 @@ public final class Timeline {
     public static final long MINUTE_MS = 60_000;
     /** An admitted call counts in the window and is in flight from the same instant: one event. */
     private static final int ADMIT = 0;
+
     private static final int FINISH = 1;
 
     private final long startMs;
@@ -24,6 +25,7 @@ public final class Timeline {
     private final List<long[]> seconds = new ArrayList<>(); // [admittedTokens, providerErrors, refusals]
     /** What the provider counted, in arrival order: [atMs, kind, tokens]. Replayed by {@link #points()}. */
     private long[] events = new long[3 * 256];
+
     private int eventCount;
 
     public Timeline(long startMs) {
@@ -139,7 +141,8 @@ public final class Timeline {
      * rolling window saw at its fullest, to the second's resolution.
      */
     public static long maxWindowSum(List<TimelinePoint> points, int windowSeconds) {
-        if (windowSeconds < 1) throw new IllegalArgumentException("windowSeconds must be at least 1, was " + windowSeconds);
+        if (windowSeconds < 1)
+            throw new IllegalArgumentException("windowSeconds must be at least 1, was " + windowSeconds);
         long best = 0;
         long sum = 0;
         for (int i = 0; i < points.size(); i++) {

@@ -70,33 +70,57 @@ class JudgedRun {
      * {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --run=<name> --strict
      * --provider-flags=<flag>,<flag>} (more of the provider's own flags, e.g. {@code --ingress-latency-ms=200}), validated here.
      */
-    record Options(int replicas, String countFactor, int seconds, String run, boolean strict, List<String> providerFlags,
-                   Duration think) {
+    record Options(
+            int replicas,
+            String countFactor,
+            int seconds,
+            String run,
+            boolean strict,
+            List<String> providerFlags,
+            Duration think) {
         Options {
             if (think.isNegative() || think.compareTo(Duration.ofMinutes(1)) > 0) {
                 throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + think.toMillis());
             }
-            if (replicas != 1 && replicas != 2) throw new IllegalArgumentException("--replicas must be 1 or 2, was " + replicas);
-            if (!countFactor.equals("chars4") && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
+            if (replicas != 1 && replicas != 2)
+                throw new IllegalArgumentException("--replicas must be 1 or 2, was " + replicas);
+            if (!countFactor.equals("chars4")
+                    && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
                 throw new IllegalArgumentException("--count-factor must be chars4 or in [0.5, 2], was " + countFactor);
             }
-            if (seconds < 5 || seconds > 600) throw new IllegalArgumentException("--seconds must be in [5, 600], was " + seconds);
+            if (seconds < 5 || seconds > 600)
+                throw new IllegalArgumentException("--seconds must be in [5, 600], was " + seconds);
             for (String f : providerFlags) {
-                if (!f.matches("--[a-z0-9-]+=[^\\s]+")) throw new IllegalArgumentException("--provider-flags: not a flag: " + f);
+                if (!f.matches("--[a-z0-9-]+=[^\\s]+"))
+                    throw new IllegalArgumentException("--provider-flags: not a flag: " + f);
             }
             providerFlags = List.copyOf(providerFlags);
         }
 
         static Options parse(String args) {
-            Map<String, String> o = options(args, "replicas", "1", "count-factor", "1.15", "seconds", "90",
-                    "think-ms", String.valueOf(THINK.toMillis()));
+            Map<String, String> o = options(
+                    args,
+                    "replicas",
+                    "1",
+                    "count-factor",
+                    "1.15",
+                    "seconds",
+                    "90",
+                    "think-ms",
+                    String.valueOf(THINK.toMillis()));
             boolean strict = o.containsKey("strict");
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
             String run = o.getOrDefault("run", "r" + replicas + "-f" + o.get("count-factor") + "-" + seconds + "s");
             String flags = o.getOrDefault("provider-flags", "");
-            return new Options(replicas, o.get("count-factor"), seconds, run, strict,
-                    flags.isEmpty() ? List.of() : List.of(flags.split(",")), Duration.ofMillis(Long.parseLong(o.get("think-ms"))));
+            return new Options(
+                    replicas,
+                    o.get("count-factor"),
+                    seconds,
+                    run,
+                    strict,
+                    flags.isEmpty() ? List.of() : List.of(flags.split(",")),
+                    Duration.ofMillis(Long.parseLong(o.get("think-ms"))));
         }
     }
 
@@ -118,7 +142,8 @@ class JudgedRun {
                 continue;
             }
             String[] kv = a.replaceFirst("^--", "").split("=", 2);
-            if (kv.length != 2 || kv[0].equals("strict")
+            if (kv.length != 2
+                    || kv[0].equals("strict")
                     || !(o.containsKey(kv[0]) || kv[0].equals("run") || kv[0].equals("provider-flags"))) {
                 throw new IllegalArgumentException("unknown option " + a + "; known: " + known);
             }
@@ -141,9 +166,14 @@ class JudgedRun {
         Files.createDirectories(out);
         Path tiers = tiersFile(out);
         List<GatewayReplica> gateways = new ArrayList<>();
-        List<String> flags = new ArrayList<>(List.of("--rpm=" + REQUESTS_PER_MINUTE, "--tpm=" + TOKENS_PER_MINUTE,
-                "--in-flight=" + MAX_IN_FLIGHT, "--latency-ms=2000", "--jitter=0.1",
-                "--count-factor=" + String.format(Locale.ROOT, "%.6f", providerFactor), "--seed=42"));
+        List<String> flags = new ArrayList<>(List.of(
+                "--rpm=" + REQUESTS_PER_MINUTE,
+                "--tpm=" + TOKENS_PER_MINUTE,
+                "--in-flight=" + MAX_IN_FLIGHT,
+                "--latency-ms=2000",
+                "--jitter=0.1",
+                "--count-factor=" + String.format(Locale.ROOT, "%.6f", providerFactor),
+                "--seed=42"));
         flags.addAll(opt.providerFlags()); // later flags win in the provider
         try (IndependentProvider provider = IndependentProvider.start(flags.toArray(String[]::new))) {
             List<String> props = new ArrayList<>(List.of("spring.main.banner-mode=off", "server.shutdown=immediate"));
@@ -152,41 +182,83 @@ class JudgedRun {
                 props.addAll(List.of("spring.data.redis.url=" + TestRedis.url(DATABASE), "sluice.store.timeout=10s"));
             }
             for (int i = 0; i < opt.replicas(); i++) {
-                gateways.add(GatewayReplica.builder().upstream(provider.baseUrl()).property("sluice.tiers.path", tiers)
-                        .properties(props.toArray(String[]::new)).start());
+                gateways.add(GatewayReplica.builder()
+                        .upstream(provider.baseUrl())
+                        .property("sluice.tiers.path", tiers)
+                        .properties(props.toArray(String[]::new))
+                        .start());
             }
             Map<String, String> keys = new LinkedHashMap<>();
-            for (int t = 1; t <= TENANTS; t++) keys.put("tenant-" + t, SeedCrowd.tenant(gateways.get(0), "tenant-" + t));
+            for (int t = 1; t <= TENANTS; t++)
+                keys.put("tenant-" + t, SeedCrowd.tenant(gateways.get(0), "tenant-" + t));
             // Tenants 1-3 on the first replica, 4-6 on the second (a client's connections stay where they landed).
             Map<String, Integer> portOf = new LinkedHashMap<>();
-            keys.keySet().forEach(t -> portOf.put(t, gateways.get(
-                    opt.replicas() == 1 ? 0 : Integer.parseInt(t.substring(7)) <= TENANTS / 2 ? 0 : 1).port()));
+            keys.keySet()
+                    .forEach(t -> portOf.put(
+                            t,
+                            gateways.get(
+                                            opt.replicas() == 1
+                                                    ? 0
+                                                    : Integer.parseInt(t.substring(7)) <= TENANTS / 2 ? 0 : 1)
+                                    .port()));
 
             // Connections idle past 30 s are dropped: the gateway closes them at 60 s (sluice.edge.idle-timeout), and a
             // page sent on one it is closing at that instant dies with PrematureCloseException, a fault of the harness.
             try (Client client = new Client(TENANTS * PAGES_PER_BOOK + 100, Duration.ofSeconds(30))) {
-                client.warm(TENANTS * PAGES_PER_BOOK / opt.replicas(), gateways.stream().mapToInt(GatewayReplica::port).toArray());
+                client.warm(
+                        TENANTS * PAGES_PER_BOOK / opt.replicas(),
+                        gateways.stream().mapToInt(GatewayReplica::port).toArray());
                 provider.reset(); // the provider's seconds and the crowd's start together
                 long start = System.nanoTime();
                 List<Integer> queueDepth = Collections.synchronizedList(new ArrayList<>());
                 Disposable sampler = Flux.interval(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                        .subscribe(tick -> queueDepth.add((int) gateways.stream().mapToDouble(g -> gauge(g, "sluice.queue.depth")).sum()));
+                        .subscribe(tick -> queueDepth.add((int) gateways.stream()
+                                .mapToDouble(g -> gauge(g, "sluice.queue.depth"))
+                                .sum()));
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
-                        .flatMap(e -> tenant(client, e.getKey(), e.getValue(), portOf.get(e.getKey()), 1, start, stopAt, opt.think(), replies), TENANTS)
-                        .then().block(Duration.ofSeconds(opt.seconds() + 600L));
+                        .flatMap(
+                                e -> tenant(
+                                        client,
+                                        e.getKey(),
+                                        e.getValue(),
+                                        portOf.get(e.getKey()),
+                                        1,
+                                        start,
+                                        stopAt,
+                                        opt.think(),
+                                        replies),
+                                TENANTS)
+                        .then()
+                        .block(Duration.ofSeconds(opt.seconds() + 600L));
                 long crowdMs = SeedCrowd.sinceMs(start);
                 sampler.dispose();
                 JsonNode stats = provider.stats();
-                Map<String, Object> report = report(opt, stats, List.copyOf(replies), List.copyOf(queueDepth), gateways, crowdMs,
-                        estimatedPrompt, providerFactor, SeedCrowd.sinceMs(began));
+                Map<String, Object> report = report(
+                        opt,
+                        stats,
+                        List.copyOf(replies),
+                        List.copyOf(queueDepth),
+                        gateways,
+                        crowdMs,
+                        estimatedPrompt,
+                        providerFactor,
+                        SeedCrowd.sinceMs(began));
                 write(out, opt.run(), report);
                 if (opt.strict()) {
-                    assertThat(stats.path("rejected429").asLong()).as("provider 429s").isZero();
-                    assertThat(stats.path("rejected503").asLong()).as("provider 503s").isZero();
-                    assertThat((double) report.get("busiestMinuteShareOfTpm")).as("busiest minute / TPM").isGreaterThanOrEqualTo(0.95);
-                    assertThat((double) report.get("jainServedPages")).as("Jain over served pages").isGreaterThanOrEqualTo(0.99);
+                    assertThat(stats.path("rejected429").asLong())
+                            .as("provider 429s")
+                            .isZero();
+                    assertThat(stats.path("rejected503").asLong())
+                            .as("provider 503s")
+                            .isZero();
+                    assertThat((double) report.get("busiestMinuteShareOfTpm"))
+                            .as("busiest minute / TPM")
+                            .isGreaterThanOrEqualTo(0.95);
+                    assertThat((double) report.get("jainServedPages"))
+                            .as("Jain over served pages")
+                            .isGreaterThanOrEqualTo(0.99);
                 }
             }
         } finally {
@@ -197,7 +269,9 @@ class JudgedRun {
     /** The gateway's own estimate of a page's prompt tokens. */
     static long estimatedPrompt() {
         String sample = PageText.chatBody("tenant-1", 1, 1);
-        return new TokenEstimator().estimate("/v1/chat/completions", sample.getBytes(StandardCharsets.UTF_8), 4096).promptTokens();
+        return new TokenEstimator()
+                .estimate("/v1/chat/completions", sample.getBytes(StandardCharsets.UTF_8), 4096)
+                .promptTokens();
     }
 
     /**
@@ -207,12 +281,21 @@ class JudgedRun {
      */
     static double providerFactor(String countFactor) {
         double charsPerToken4 = PageText.text("tenant-1", 1, 1).length() / 4.0;
-        return countFactor.equals("chars4") ? 1.0 : Double.parseDouble(countFactor) * estimatedPrompt() / charsPerToken4;
+        return countFactor.equals("chars4")
+                ? 1.0
+                : Double.parseDouble(countFactor) * estimatedPrompt() / charsPerToken4;
     }
 
     /** One tenant's books, each of 100 pages sent at once, the next after every answer and a think, until {@code stopAt}. */
-    static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
-                             ConcurrentLinkedQueue<Reply> replies) {
+    static Mono<Void> tenant(
+            Client client,
+            String tenant,
+            String key,
+            int port,
+            int book,
+            long start,
+            long stopAt,
+            ConcurrentLinkedQueue<Reply> replies) {
         return tenant(client, tenant, key, port, book, start, stopAt, THINK, replies);
     }
 
@@ -221,15 +304,34 @@ class JudgedRun {
      * between the last answer (or refusal) of a book and the next book. No page is ever sent again: a 503 or a 429
      * is that page's answer.
      */
-    static Mono<Void> tenant(Client client, String tenant, String key, int port, int book, long start, long stopAt,
-                             Duration think, ConcurrentLinkedQueue<Reply> replies) {
+    static Mono<Void> tenant(
+            Client client,
+            String tenant,
+            String key,
+            int port,
+            int book,
+            long start,
+            long stopAt,
+            Duration think,
+            ConcurrentLinkedQueue<Reply> replies) {
         return Mono.defer(() -> {
             if (book > 1 && System.nanoTime() >= stopAt) return Mono.empty();
-            List<Page> pages = IntStream.rangeClosed(1, PAGES_PER_BOOK).mapToObj(p -> new Page(tenant, key, book, p)).toList();
+            List<Page> pages = IntStream.rangeClosed(1, PAGES_PER_BOOK)
+                    .mapToObj(p -> new Page(tenant, key, book, p))
+                    .toList();
             return Flux.fromIterable(pages)
-                    .flatMap(p -> client.send(port, p, start)
-                            .onErrorResume(e -> Mono.just(new Reply(p, -1, 0, SeedCrowd.sinceMs(start), 0, null,
-                                    "{\"error\":{\"message\":\"" + e.getClass().getSimpleName() + "\"}}"))), PAGES_PER_BOOK)
+                    .flatMap(
+                            p -> client.send(port, p, start)
+                                    .onErrorResume(e -> Mono.just(new Reply(
+                                            p,
+                                            -1,
+                                            0,
+                                            SeedCrowd.sinceMs(start),
+                                            0,
+                                            null,
+                                            "{\"error\":{\"message\":\""
+                                                    + e.getClass().getSimpleName() + "\"}}"))),
+                            PAGES_PER_BOOK)
                     .doOnNext(replies::add)
                     .then(Mono.delay(think))
                     .then(tenant(client, tenant, key, port, book + 1, start, stopAt, think, replies));
@@ -239,9 +341,12 @@ class JudgedRun {
     /** tiers.yaml as shipped: it declares seed 000's provider limits (checked) and the default headroom. */
     static Path tiersFile(Path out) throws Exception {
         String yaml = Files.readString(Path.of("../tiers.yaml"));
-        for (String limit : List.of("requests-per-minute: " + REQUESTS_PER_MINUTE, "tokens-per-minute: " + TOKENS_PER_MINUTE,
+        for (String limit : List.of(
+                "requests-per-minute: " + REQUESTS_PER_MINUTE,
+                "tokens-per-minute: " + TOKENS_PER_MINUTE,
                 "max-in-flight: " + MAX_IN_FLIGHT)) {
-            if (!yaml.contains(limit)) throw new IllegalStateException("tiers.yaml no longer declares seed 000's " + limit);
+            if (!yaml.contains(limit))
+                throw new IllegalStateException("tiers.yaml no longer declares seed 000's " + limit);
         }
         Path file = out.resolve("tiers.yaml");
         Files.writeString(file, yaml);
@@ -251,7 +356,8 @@ class JudgedRun {
     /** A busy answer for a request the door had admitted: dropped as unable to start in time, or its whole wait spent. */
     static boolean brokenPromise(Reply x) {
         String message = x.error().path("message").asString("");
-        return message.startsWith("The provider is busy: this request cannot be sent") || message.startsWith("The request waited its whole");
+        return message.startsWith("The provider is busy: this request cannot be sent")
+                || message.startsWith("The request waited its whole");
     }
 
     private static String between(String s, String from, String to) {
@@ -262,12 +368,21 @@ class JudgedRun {
     }
 
     static double gauge(GatewayReplica g, String name) {
-        return g.bean(MeterRegistry.class).find(name).gauges().stream().mapToDouble(Gauge::value).sum();
+        return g.bean(MeterRegistry.class).find(name).gauges().stream()
+                .mapToDouble(Gauge::value)
+                .sum();
     }
 
-    static Map<String, Object> report(Options opt, JsonNode stats, List<Reply> replies, List<Integer> queueDepth,
-                                      List<GatewayReplica> gateways, long crowdMs, long estimatedPrompt, double providerFactor,
-                                      long runMs) {
+    static Map<String, Object> report(
+            Options opt,
+            JsonNode stats,
+            List<Reply> replies,
+            List<Integer> queueDepth,
+            List<GatewayReplica> gateways,
+            long crowdMs,
+            long estimatedPrompt,
+            double providerFactor,
+            long runMs) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("run", opt.run());
         r.put("at", Instant.now().toString());
@@ -277,11 +392,20 @@ class JudgedRun {
         r.put("providerFlags", opt.providerFlags());
         r.put("providerCharsPerTokenFactor", providerFactor);
         r.put("gatewayEstimatedPromptPerPage", estimatedPrompt);
-        double providerPrompt = replies.stream().filter(x -> x.status() == 200)
-                .mapToLong(x -> JsonMapper.shared().readTree(x.body()).path("usage").path("prompt_tokens").asLong()).average().orElse(0);
+        double providerPrompt = replies.stream()
+                .filter(x -> x.status() == 200)
+                .mapToLong(x -> JsonMapper.shared()
+                        .readTree(x.body())
+                        .path("usage")
+                        .path("prompt_tokens")
+                        .asLong())
+                .average()
+                .orElse(0);
         r.put("providerPromptPerPage", providerPrompt);
         r.put("providerOverEstimate", providerPrompt / estimatedPrompt);
-        List<Double> ratios = gateways.stream().map(g -> gauge(g, "sluice.provider.token.ratio")).toList();
+        List<Double> ratios = gateways.stream()
+                .map(g -> gauge(g, "sluice.provider.token.ratio"))
+                .toList();
         r.put("gatewayLearnedRatio", ratios);
 
         r.put("provider429", stats.path("rejected429").asLong());
@@ -294,7 +418,11 @@ class JudgedRun {
         }
         r.put("provider429BySecond", bySecond);
         r.put("provider503", stats.path("rejected503").asLong());
-        r.put("providerFirst429AtMs", stats.path("first429AtMs").isNull() ? null : stats.path("first429AtMs").asLong());
+        r.put(
+                "providerFirst429AtMs",
+                stats.path("first429AtMs").isNull()
+                        ? null
+                        : stats.path("first429AtMs").asLong());
         r.put("providerAnswered", stats.path("answered").asLong());
         r.put("providerMaxInFlight", stats.path("maxInFlight").asLong());
         long busiest = stats.path("busiest60sTokens").asLong();
@@ -309,33 +437,54 @@ class JudgedRun {
         for (int end = 60; end <= Math.min(queueDepth.size(), perSecond.size()); end++) {
             final int e = end;
             if (IntStream.range(e - 60, e).allMatch(i -> queueDepth.get(i) > 0)) {
-                saturatedMinutes.add(IntStream.range(e - 60, e).mapToLong(perSecond::get).sum());
+                saturatedMinutes.add(
+                        IntStream.range(e - 60, e).mapToLong(perSecond::get).sum());
             }
         }
         r.put("saturatedSeconds", queueDepth.stream().filter(d -> d > 0).count());
         r.put("saturatedFullMinutes", saturatedMinutes.size());
-        r.put("tokensPerMinuteWhileSaturated", saturatedMinutes.isEmpty() ? null
-                : saturatedMinutes.stream().mapToLong(Long::longValue).average().orElse(0));
-        r.put("tokensPerMinuteWhileSaturatedMin", saturatedMinutes.isEmpty() ? null : Collections.min(saturatedMinutes));
+        r.put(
+                "tokensPerMinuteWhileSaturated",
+                saturatedMinutes.isEmpty()
+                        ? null
+                        : saturatedMinutes.stream()
+                                .mapToLong(Long::longValue)
+                                .average()
+                                .orElse(0));
+        r.put(
+                "tokensPerMinuteWhileSaturatedMin",
+                saturatedMinutes.isEmpty() ? null : Collections.min(saturatedMinutes));
 
         Map<String, Map<String, Long>> perTenant = new LinkedHashMap<>();
         for (int t = 1; t <= TENANTS; t++) {
             String id = "tenant-" + t;
-            List<Reply> its = replies.stream().filter(x -> x.page().tenant().equals(id)).toList();
+            List<Reply> its =
+                    replies.stream().filter(x -> x.page().tenant().equals(id)).toList();
             Map<String, Long> m = new LinkedHashMap<>();
             m.put("sent", (long) its.size());
             m.put("served", its.stream().filter(x -> x.status() == 200).count());
-            m.put("busy", its.stream().filter(x -> x.status() == 503 && x.busy()).count());
+            m.put(
+                    "busy",
+                    its.stream().filter(x -> x.status() == 503 && x.busy()).count());
             // Admitted by the door, then not started in time (the door broke its word): told so by the message, not
             // by the time to answer (a refusal at the door can itself be slow on a loaded machine).
-            m.put("busyAfterWaiting", its.stream().filter(x -> x.status() == 503 && x.busy() && brokenPromise(x)).count());
+            m.put(
+                    "busyAfterWaiting",
+                    its.stream()
+                            .filter(x -> x.status() == 503 && x.busy() && brokenPromise(x))
+                            .count());
             m.put("rateLimited", its.stream().filter(x -> x.status() == 429).count());
-            m.put("other", its.stream().filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy())).count());
+            m.put(
+                    "other",
+                    its.stream()
+                            .filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
+                            .count());
             m.put("books", its.stream().map(Reply::book).distinct().count());
             perTenant.put(id, m);
         }
         r.put("perTenant", perTenant);
-        List<Long> served = perTenant.values().stream().map(m -> m.get("served")).toList();
+        List<Long> served =
+                perTenant.values().stream().map(m -> m.get("served")).toList();
         r.put("servedPages", served);
         r.put("jainServedPages", SeedCrowd.jain(served));
         // Why and when the gateway said busy: the door at once, or a promise it did not keep.
@@ -348,8 +497,12 @@ class JudgedRun {
             String kind = message.replaceAll("[0-9]+", "N"); // one row per kind of answer, not per figure in it
             busyWhy.merge(kind.length() > 70 ? kind.substring(0, 70) : kind, 1L, Long::sum);
             long took = x.doneMs() - x.sentMs();
-            busyAfter.merge(took < 100 ? "<0.1s" : took < 1_000 ? "<1s" : took < 5_000 ? "<5s" : took < 30_000 ? "<30s" : ">=30s",
-                    1L, Long::sum);
+            busyAfter.merge(
+                    took < 100
+                            ? "<0.1s"
+                            : took < 1_000 ? "<1s" : took < 5_000 ? "<5s" : took < 30_000 ? "<30s" : ">=30s",
+                    1L,
+                    Long::sum);
         }
         r.put("busyWhy", busyWhy);
         r.put("busyAfter", busyAfter);
@@ -357,29 +510,54 @@ class JudgedRun {
         // estimated, how long it waited before it was dropped, and the room the budget then reported.
         long crowdStart = replies.stream().mapToLong(Reply::sentMs).min().orElse(0);
         List<String> broken = new ArrayList<>();
-        for (Reply x : replies.stream().filter(x -> x.status() == 503 && x.busy() && brokenPromise(x))
-                .sorted(Comparator.comparingLong(Reply::sentMs)).toList()) {
+        for (Reply x : replies.stream()
+                .filter(x -> x.status() == 503 && x.busy() && brokenPromise(x))
+                .sorted(Comparator.comparingLong(Reply::sentMs))
+                .toList()) {
             String message = x.error().path("message").asString("");
-            broken.add(String.format(Locale.ROOT, "sent %d, estimated %s, dropped after %d, room in %s", x.sentMs() - crowdStart,
-                    between(message, "the door had estimated ", " ms"), x.doneMs() - x.sentMs(),
+            broken.add(String.format(
+                    Locale.ROOT,
+                    "sent %d, estimated %s, dropped after %d, room in %s",
+                    x.sentMs() - crowdStart,
+                    between(message, "the door had estimated ", " ms"),
+                    x.doneMs() - x.sentMs(),
                     between(message, "room again in ", " ms")));
         }
         r.put("brokenPromises", broken);
-        r.put("waitEstimate", gateways.stream().map(g -> g.bean(MeterRegistry.class).find("sluice.queue.wait.estimate.ratio")
-                .summaries().stream().map(x -> {
-                    var snap = x.takeSnapshot();
-                    StringBuilder b = new StringBuilder();
-                    for (var v : snap.percentileValues()) b.append(String.format(Locale.ROOT, "%s%.2f", b.isEmpty() ? "" : "/", v.value()));
-                    return b + " (n=" + x.count() + ")";
-                }).toList()).toList());
+        r.put(
+                "waitEstimate",
+                gateways.stream()
+                        .map(g ->
+                                g
+                                        .bean(MeterRegistry.class)
+                                        .find("sluice.queue.wait.estimate.ratio")
+                                        .summaries()
+                                        .stream()
+                                        .map(x -> {
+                                            var snap = x.takeSnapshot();
+                                            StringBuilder b = new StringBuilder();
+                                            for (var v : snap.percentileValues())
+                                                b.append(String.format(
+                                                        Locale.ROOT, "%s%.2f", b.isEmpty() ? "" : "/", v.value()));
+                                            return b + " (n=" + x.count() + ")";
+                                        })
+                                        .toList())
+                        .toList());
         Map<String, Long> others = new LinkedHashMap<>();
-        replies.stream().filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
-                .forEach(x -> others.merge(x.status() + " " + x.body().substring(0, Math.min(120, x.body().length())), 1L, Long::sum));
+        replies.stream()
+                .filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
+                .forEach(x -> others.merge(
+                        x.status() + " "
+                                + x.body().substring(0, Math.min(120, x.body().length())),
+                        1L,
+                        Long::sum));
         r.put("otherAnswers", others);
         r.put("crowdMs", crowdMs);
         r.put("runMs", runMs);
-        boolean pass = (long) r.get("provider429") == 0 && (long) r.get("provider503") == 0
-                && (double) r.get("busiestMinuteShareOfTpm") >= 0.95 && (double) r.get("jainServedPages") >= 0.99;
+        boolean pass = (long) r.get("provider429") == 0
+                && (long) r.get("provider503") == 0
+                && (double) r.get("busiestMinuteShareOfTpm") >= 0.95
+                && (double) r.get("jainServedPages") >= 0.99;
         r.put("judged", pass ? "PASS" : "FAIL");
         List<Map<String, Object>> series = new ArrayList<>();
         for (int i = 0; i < stats.path("perSecond").size(); i++) {
@@ -400,48 +578,123 @@ class JudgedRun {
     }
 
     static void write(Path out, String run, Map<String, Object> r) throws Exception {
-        Files.writeString(out.resolve(run + ".json"), JsonMapper.shared().writerWithDefaultPrettyPrinter().writeValueAsString(r));
+        Files.writeString(
+                out.resolve(run + ".json"),
+                JsonMapper.shared().writerWithDefaultPrettyPrinter().writeValueAsString(r));
         StringBuilder md = new StringBuilder();
-        md.append("### Judged run `").append(run).append("` (").append(r.get("judged")).append(")\n\n");
+        md.append("### Judged run `")
+                .append(run)
+                .append("` (")
+                .append(r.get("judged"))
+                .append(")\n\n");
         md.append("| figure | value | judged |\n|---|---|---|\n");
-        row(md, "replicas × provider count", r.get("replicas") + " × " + r.get("countFactor") + String.format(Locale.ROOT,
-                " (provider prompt %.0f vs estimate %s per page: ×%.3f)", (double) r.get("providerPromptPerPage"),
-                r.get("gatewayEstimatedPromptPerPage"), (double) r.get("providerOverEstimate")), "");
-        row(md, "provider 429 (tokens / requests)", r.get("provider429") + " (" + r.get("provider429Tokens") + " / "
-                + r.get("provider429Requests") + "), first at " + r.get("providerFirst429AtMs") + " ms", "0");
+        row(
+                md,
+                "replicas × provider count",
+                r.get("replicas") + " × " + r.get("countFactor")
+                        + String.format(
+                                Locale.ROOT,
+                                " (provider prompt %.0f vs estimate %s per page: ×%.3f)",
+                                (double) r.get("providerPromptPerPage"),
+                                r.get("gatewayEstimatedPromptPerPage"),
+                                (double) r.get("providerOverEstimate")),
+                "");
+        row(
+                md,
+                "provider 429 (tokens / requests)",
+                r.get("provider429") + " (" + r.get("provider429Tokens") + " / " + r.get("provider429Requests")
+                        + "), first at " + r.get("providerFirst429AtMs") + " ms",
+                "0");
         row(md, "provider 429 by second since the crowd started", String.valueOf(r.get("provider429BySecond")), "");
         row(md, "provider 503", String.valueOf(r.get("provider503")), "0");
-        row(md, "busiest 60 s tokens / TPM", String.format(Locale.ROOT, "%d / %d = %.1f %%", (long) r.get("busiestMinuteTokens"),
-                TOKENS_PER_MINUTE, 100 * (double) r.get("busiestMinuteShareOfTpm")), ">= 95 %");
+        row(
+                md,
+                "busiest 60 s tokens / TPM",
+                String.format(
+                        Locale.ROOT,
+                        "%d / %d = %.1f %%",
+                        (long) r.get("busiestMinuteTokens"),
+                        TOKENS_PER_MINUTE,
+                        100 * (double) r.get("busiestMinuteShareOfTpm")),
+                ">= 95 %");
         Object sat = r.get("tokensPerMinuteWhileSaturated");
-        row(md, "tokens / min while saturated (mean, min; full saturated minutes)", sat == null ? "no full saturated minute"
-                : String.format(Locale.ROOT, "%.0f, %s (%s)", (double) sat, r.get("tokensPerMinuteWhileSaturatedMin"),
-                r.get("saturatedFullMinutes")), "");
+        row(
+                md,
+                "tokens / min while saturated (mean, min; full saturated minutes)",
+                sat == null
+                        ? "no full saturated minute"
+                        : String.format(
+                                Locale.ROOT,
+                                "%.0f, %s (%s)",
+                                (double) sat,
+                                r.get("tokensPerMinuteWhileSaturatedMin"),
+                                r.get("saturatedFullMinutes")),
+                "");
         row(md, "served pages per tenant", String.valueOf(r.get("servedPages")), "");
-        row(md, "Jain's index (served pages)", String.format(Locale.ROOT, "%.4f", (double) r.get("jainServedPages")), ">= 0.99");
+        row(
+                md,
+                "Jain's index (served pages)",
+                String.format(Locale.ROOT, "%.4f", (double) r.get("jainServedPages")),
+                ">= 0.99");
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Long>> perTenant = (Map<String, Map<String, Long>>) r.get("perTenant");
-        row(md, "refused by the gateway per tenant (busy / 429 / other)", String.join(", ", perTenant.values().stream()
-                .map(m -> m.get("busy") + "/" + m.get("rateLimited") + "/" + m.get("other")).toList()), "");
-        long afterWaiting = perTenant.values().stream().mapToLong(m -> m.get("busyAfterWaiting")).sum();
-        long admittedTotal = ((List<?>) r.get("servedPages")).stream().mapToLong(x -> (Long) x).sum() + afterWaiting;
-        row(md, "admitted, then dropped unable to start in time / admitted", String.format(Locale.ROOT,
-                "%d / %d = %.2f %%", afterWaiting, admittedTotal, admittedTotal == 0 ? 0.0 : 100.0 * afterWaiting / admittedTotal), "<= 0.1 %");
+        row(
+                md,
+                "refused by the gateway per tenant (busy / 429 / other)",
+                String.join(
+                        ", ",
+                        perTenant.values().stream()
+                                .map(m -> m.get("busy") + "/" + m.get("rateLimited") + "/" + m.get("other"))
+                                .toList()),
+                "");
+        long afterWaiting = perTenant.values().stream()
+                .mapToLong(m -> m.get("busyAfterWaiting"))
+                .sum();
+        long admittedTotal = ((List<?>) r.get("servedPages"))
+                        .stream().mapToLong(x -> (Long) x).sum()
+                + afterWaiting;
+        row(
+                md,
+                "admitted, then dropped unable to start in time / admitted",
+                String.format(
+                        Locale.ROOT,
+                        "%d / %d = %.2f %%",
+                        afterWaiting,
+                        admittedTotal,
+                        admittedTotal == 0 ? 0.0 : 100.0 * afterWaiting / admittedTotal),
+                "<= 0.1 %");
         row(md, "busy answers by time to answer", String.valueOf(r.get("busyAfter")), "");
         row(md, "busy answers by message", String.valueOf(r.get("busyWhy")), "");
-        row(md, "door's estimate, actual / estimated wait (p50, p95, per replica)", String.valueOf(r.get("waitEstimate")), "±20 % at p95");
+        row(
+                md,
+                "door's estimate, actual / estimated wait (p50, p95, per replica)",
+                String.valueOf(r.get("waitEstimate")),
+                "±20 % at p95");
         row(md, "gateway's learned ratio (per replica)", String.valueOf(r.get("gatewayLearnedRatio")), "");
-        long servedTotal = ((List<?>) r.get("servedPages")).stream().mapToLong(x -> (Long) x).sum();
+        long servedTotal = ((List<?>) r.get("servedPages"))
+                .stream().mapToLong(x -> (Long) x).sum();
         // The harness checks itself: every page the client saw served is one the provider answered, and no more.
-        row(md, "provider answered / pages served (harness check), max in flight", r.get("providerAnswered") + " / " + servedTotal
-                + (servedTotal == (long) r.get("providerAnswered") ? " (equal)" : " (MISMATCH)") + ", " + r.get("providerMaxInFlight"), "");
+        row(
+                md,
+                "provider answered / pages served (harness check), max in flight",
+                r.get("providerAnswered") + " / " + servedTotal
+                        + (servedTotal == (long) r.get("providerAnswered") ? " (equal)" : " (MISMATCH)") + ", "
+                        + r.get("providerMaxInFlight"),
+                "");
         row(md, "crowd / whole run", r.get("crowdMs") + " ms / " + r.get("runMs") + " ms", "");
         Files.writeString(out.resolve(run + ".md"), md.toString());
         System.out.println("[judged] " + md.toString().replace("\n", "\n[judged] "));
-        if (!((Map<?, ?>) r.get("otherAnswers")).isEmpty()) System.out.println("[judged] other answers: " + r.get("otherAnswers"));
+        if (!((Map<?, ?>) r.get("otherAnswers")).isEmpty())
+            System.out.println("[judged] other answers: " + r.get("otherAnswers"));
     }
 
     static void row(StringBuilder md, String figure, String value, String judged) {
-        md.append("| ").append(figure).append(" | ").append(value).append(" | ").append(judged).append(" |\n");
+        md.append("| ")
+                .append(figure)
+                .append(" | ")
+                .append(value)
+                .append(" | ")
+                .append(judged)
+                .append(" |\n");
     }
 }

@@ -75,40 +75,74 @@ class JudgedTwoProvidersRun {
      * {@code --count-factor=<x>|chars4 --seconds=<n> --think-ms=<n> --kill-primary-at=<s> --restore-primary-at=<s>
      * --run=<name> --provider-flags=<flag>,<flag> --strict}; a time of 0 means never.
      */
-    record Options(String countFactor, int seconds, int thinkMs, int killAt, int restoreAt, String run, boolean strict,
-                   List<String> providerFlags) {
+    record Options(
+            String countFactor,
+            int seconds,
+            int thinkMs,
+            int killAt,
+            int restoreAt,
+            String run,
+            boolean strict,
+            List<String> providerFlags) {
         Options {
-            if (thinkMs < 0 || thinkMs > 60_000) throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + thinkMs);
-            if (!countFactor.equals("chars4") && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
+            if (thinkMs < 0 || thinkMs > 60_000)
+                throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + thinkMs);
+            if (!countFactor.equals("chars4")
+                    && !(Double.parseDouble(countFactor) >= 0.5 && Double.parseDouble(countFactor) <= 2)) {
                 throw new IllegalArgumentException("--count-factor must be chars4 or in [0.5, 2], was " + countFactor);
             }
-            if (seconds < 5 || seconds > 600) throw new IllegalArgumentException("--seconds must be in [5, 600], was " + seconds);
+            if (seconds < 5 || seconds > 600)
+                throw new IllegalArgumentException("--seconds must be in [5, 600], was " + seconds);
             // Both inside the crowd's uploads: a primary that returns when nobody sends has nothing to show.
-            if (killAt < 0 || killAt >= seconds) throw new IllegalArgumentException("--kill-primary-at must be 0 (never) or in [1, --seconds), was " + killAt);
+            if (killAt < 0 || killAt >= seconds)
+                throw new IllegalArgumentException(
+                        "--kill-primary-at must be 0 (never) or in [1, --seconds), was " + killAt);
             if (restoreAt != 0 && (killAt == 0 || restoreAt <= killAt || restoreAt >= seconds)) {
-                throw new IllegalArgumentException("--restore-primary-at needs --kill-primary-at and must be in (kill, --seconds), was "
-                        + restoreAt);
+                throw new IllegalArgumentException(
+                        "--restore-primary-at needs --kill-primary-at and must be in (kill, --seconds), was "
+                                + restoreAt);
             }
             for (String f : providerFlags) {
-                if (!f.matches("--[a-z0-9-]+=[^\\s]+")) throw new IllegalArgumentException("--provider-flags: not a flag: " + f);
-                if (f.startsWith("--port=") || f.startsWith("--api-key=")) throw new IllegalArgumentException("the run sets " + f);
+                if (!f.matches("--[a-z0-9-]+=[^\\s]+"))
+                    throw new IllegalArgumentException("--provider-flags: not a flag: " + f);
+                if (f.startsWith("--port=") || f.startsWith("--api-key="))
+                    throw new IllegalArgumentException("the run sets " + f);
             }
             providerFlags = List.copyOf(providerFlags);
         }
 
         static Options parse(String args) {
-            Map<String, String> o = JudgedRun.options(args, "count-factor", "1.15", "seconds", "90",
-                    "think-ms", String.valueOf(JudgedRun.THINK.toMillis()), "kill-primary-at", "0", "restore-primary-at", "0");
+            Map<String, String> o = JudgedRun.options(
+                    args,
+                    "count-factor",
+                    "1.15",
+                    "seconds",
+                    "90",
+                    "think-ms",
+                    String.valueOf(JudgedRun.THINK.toMillis()),
+                    "kill-primary-at",
+                    "0",
+                    "restore-primary-at",
+                    "0");
             boolean strict = o.containsKey("strict");
             int seconds = Integer.parseInt(o.get("seconds"));
             int kill = Integer.parseInt(o.get("kill-primary-at"));
             int restore = Integer.parseInt(o.get("restore-primary-at"));
             int think = Integer.parseInt(o.get("think-ms"));
-            String run = o.getOrDefault("run", "two-f" + o.get("count-factor") + "-" + seconds + "s"
-                    + (think != JudgedRun.THINK.toMillis() ? "-think" + think : "")
-                    + (kill > 0 ? "-kill" + kill : "") + (restore > 0 ? "-restore" + restore : ""));
+            String run = o.getOrDefault(
+                    "run",
+                    "two-f" + o.get("count-factor") + "-" + seconds + "s"
+                            + (think != JudgedRun.THINK.toMillis() ? "-think" + think : "")
+                            + (kill > 0 ? "-kill" + kill : "") + (restore > 0 ? "-restore" + restore : ""));
             String flags = o.getOrDefault("provider-flags", "");
-            return new Options(o.get("count-factor"), seconds, think, kill, restore, run, strict,
+            return new Options(
+                    o.get("count-factor"),
+                    seconds,
+                    think,
+                    kill,
+                    restore,
+                    run,
+                    strict,
                     flags.isEmpty() ? List.of() : List.of(flags.split(",")));
         }
     }
@@ -133,26 +167,44 @@ class JudgedTwoProvidersRun {
         // Each provider checks its own key: a call the gateway sent to one with the other's key would be a 401.
         String primaryKey = "sk-primary-" + ApiKeys.generate();
         String secondaryKey = "sk-secondary-" + ApiKeys.generate();
-        List<String> common = List.of("--latency-ms=2000", "--jitter=0.1",
+        List<String> common = List.of(
+                "--latency-ms=2000",
+                "--jitter=0.1",
                 "--count-factor=" + String.format(Locale.ROOT, "%.6f", JudgedRun.providerFactor(opt.countFactor())));
-        List<String> primaryFlags = flags(common, PRIMARY_RPM, PRIMARY_TPM, PRIMARY_IN_FLIGHT, 43, primaryKey, opt.providerFlags());
-        List<String> secondaryFlags = flags(common, SECONDARY_RPM, SECONDARY_TPM, SECONDARY_IN_FLIGHT, 42, secondaryKey, opt.providerFlags());
+        List<String> primaryFlags =
+                flags(common, PRIMARY_RPM, PRIMARY_TPM, PRIMARY_IN_FLIGHT, 43, primaryKey, opt.providerFlags());
+        List<String> secondaryFlags =
+                flags(common, SECONDARY_RPM, SECONDARY_TPM, SECONDARY_IN_FLIGHT, 42, secondaryKey, opt.providerFlags());
         PrimaryLife primary = new PrimaryLife();
         GatewayReplica gateway = null;
         Disposable schedule = null;
         try (IndependentProvider secondary = IndependentProvider.start(secondaryFlags.toArray(String[]::new))) {
             primary.process.set(IndependentProvider.start(primaryFlags.toArray(String[]::new)));
             int primaryPort = primary.process.get().port();
-            Path tiers = TwoProviders.write(out.resolve(opt.run() + "-tiers.yaml"),
-                    new TwoProviders.Provider(PRIMARY, primary.process.get().baseUrl(), PRIMARY_KEY_ENV, PRIMARY_RPM, PRIMARY_TPM,
+            Path tiers = TwoProviders.write(
+                    out.resolve(opt.run() + "-tiers.yaml"),
+                    new TwoProviders.Provider(
+                            PRIMARY,
+                            primary.process.get().baseUrl(),
+                            PRIMARY_KEY_ENV,
+                            PRIMARY_RPM,
+                            PRIMARY_TPM,
                             PRIMARY_IN_FLIGHT),
-                    new TwoProviders.Provider(SECONDARY, secondary.baseUrl(), SECONDARY_KEY_ENV, SECONDARY_RPM, SECONDARY_TPM,
+                    new TwoProviders.Provider(
+                            SECONDARY,
+                            secondary.baseUrl(),
+                            SECONDARY_KEY_ENV,
+                            SECONDARY_RPM,
+                            SECONDARY_TPM,
                             SECONDARY_IN_FLIGHT),
                     SeedCrowd.HEADROOM);
             // Configured as an operator would: the environment names the tiers file and holds the providers' keys.
-            gateway = GatewayReplica.builder().environment("SLUICE_TIERS_PATH", tiers)
-                    .environment(PRIMARY_KEY_ENV, primaryKey).environment(SECONDARY_KEY_ENV, secondaryKey)
-                    .properties("spring.main.banner-mode=off", "server.shutdown=immediate").start();
+            gateway = GatewayReplica.builder()
+                    .environment("SLUICE_TIERS_PATH", tiers)
+                    .environment(PRIMARY_KEY_ENV, primaryKey)
+                    .environment(SECONDARY_KEY_ENV, secondaryKey)
+                    .properties("spring.main.banner-mode=off", "server.shutdown=immediate")
+                    .start();
             GatewayReplica g = gateway;
             Map<String, String> keys = new LinkedHashMap<>();
             for (int t = 1; t <= TENANTS; t++) keys.put("tenant-" + t, SeedCrowd.tenant(g, "tenant-" + t));
@@ -169,19 +221,40 @@ class JudgedTwoProvidersRun {
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
-                        .flatMap(e -> JudgedRun.tenant(client, e.getKey(), e.getValue(), g.port(), 1, start, stopAt,
-                                Duration.ofMillis(opt.thinkMs()), replies), TENANTS)
-                        .then().block(Duration.ofSeconds(opt.seconds() + 600L));
+                        .flatMap(
+                                e -> JudgedRun.tenant(
+                                        client,
+                                        e.getKey(),
+                                        e.getValue(),
+                                        g.port(),
+                                        1,
+                                        start,
+                                        stopAt,
+                                        Duration.ofMillis(opt.thinkMs()),
+                                        replies),
+                                TENANTS)
+                        .then()
+                        .block(Duration.ofSeconds(opt.seconds() + 600L));
                 long crowdMs = SeedCrowd.sinceMs(start);
                 sampler.dispose();
                 List<JsonNode> primaryLives = new ArrayList<>(primary.deadLives);
                 primaryLives.add(primary.process.get().stats());
-                Map<String, Object> report = report(opt, List.copyOf(replies), primaryLives, secondary.stats(), primary,
-                        byProviderAndStatus(g, "sluice.upstream.responses"), byProviderAndStatus(g, "sluice.upstream.retries"),
-                        List.copyOf(queueDepth), crowdMs, SeedCrowd.sinceMs(began));
+                Map<String, Object> report = report(
+                        opt,
+                        List.copyOf(replies),
+                        primaryLives,
+                        secondary.stats(),
+                        primary,
+                        byProviderAndStatus(g, "sluice.upstream.responses"),
+                        byProviderAndStatus(g, "sluice.upstream.retries"),
+                        List.copyOf(queueDepth),
+                        crowdMs,
+                        SeedCrowd.sinceMs(began));
                 write(out, opt.run(), report);
                 if (opt.strict()) {
-                    assertThat(report.get("judged")).as("judged (see the table)").isEqualTo("PASS");
+                    assertThat(report.get("judged"))
+                            .as("judged (see the table)")
+                            .isEqualTo("PASS");
                 }
             }
         } finally {
@@ -192,9 +265,11 @@ class JudgedTwoProvidersRun {
         }
     }
 
-    static List<String> flags(List<String> common, int rpm, int tpm, int inFlight, int seed, String key, List<String> extra) {
+    static List<String> flags(
+            List<String> common, int rpm, int tpm, int inFlight, int seed, String key, List<String> extra) {
         List<String> f = new ArrayList<>(common);
-        f.addAll(List.of("--rpm=" + rpm, "--tpm=" + tpm, "--in-flight=" + inFlight, "--seed=" + seed, "--api-key=" + key));
+        f.addAll(List.of(
+                "--rpm=" + rpm, "--tpm=" + tpm, "--in-flight=" + inFlight, "--seed=" + seed, "--api-key=" + key));
         f.addAll(extra); // later flags win in the provider
         return f;
     }
@@ -202,21 +277,30 @@ class JudgedTwoProvidersRun {
     /** The kill (its stats first: the process takes them with it) and the return on the same port, off the crowd's threads. */
     static Disposable schedule(Options opt, PrimaryLife primary, int port, List<String> flags, long start) {
         if (opt.killAt() == 0) return null;
-        Mono<Void> kill = Mono.delay(Duration.ofSeconds(opt.killAt()), Schedulers.boundedElastic()).doOnNext(x -> {
-            IndependentProvider p = primary.process.get();
-            primary.deadLives.add(p.stats());
-            primary.killedAtMs.set(SeedCrowd.sinceMs(start));
-            p.kill();
-            System.out.println("[judged] primary killed at " + primary.killedAtMs.get() + " ms");
-        }).then();
-        Mono<Void> restore = opt.restoreAt() == 0 ? Mono.empty()
-                : Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, start + TimeUnit.SECONDS.toNanos(opt.restoreAt()) - System.nanoTime())),
-                        Schedulers.boundedElastic())).doOnNext(x -> {
-                    primary.process.set(IndependentProvider.startOn(port, flags.toArray(String[]::new)));
-                    primary.restoredAtMs.set(SeedCrowd.sinceMs(start)); // listening: it printed its port
-                    System.out.println("[judged] primary back on port " + port + " at " + primary.restoredAtMs.get() + " ms");
-                }).then();
-        return kill.then(restore).subscribe(null, e -> System.out.println("[judged] the primary's schedule failed: " + e));
+        Mono<Void> kill = Mono.delay(Duration.ofSeconds(opt.killAt()), Schedulers.boundedElastic())
+                .doOnNext(x -> {
+                    IndependentProvider p = primary.process.get();
+                    primary.deadLives.add(p.stats());
+                    primary.killedAtMs.set(SeedCrowd.sinceMs(start));
+                    p.kill();
+                    System.out.println("[judged] primary killed at " + primary.killedAtMs.get() + " ms");
+                })
+                .then();
+        Mono<Void> restore = opt.restoreAt() == 0
+                ? Mono.empty()
+                : Mono.defer(() -> Mono.delay(
+                                Duration.ofNanos(Math.max(
+                                        0, start + TimeUnit.SECONDS.toNanos(opt.restoreAt()) - System.nanoTime())),
+                                Schedulers.boundedElastic()))
+                        .doOnNext(x -> {
+                            primary.process.set(IndependentProvider.startOn(port, flags.toArray(String[]::new)));
+                            primary.restoredAtMs.set(SeedCrowd.sinceMs(start)); // listening: it printed its port
+                            System.out.println("[judged] primary back on port " + port + " at "
+                                    + primary.restoredAtMs.get() + " ms");
+                        })
+                        .then();
+        return kill.then(restore)
+                .subscribe(null, e -> System.out.println("[judged] the primary's schedule failed: " + e));
     }
 
     /**
@@ -240,25 +324,38 @@ class JudgedTwoProvidersRun {
         return lives.stream().mapToLong(s -> s.path(field).asLong()).max().orElse(0);
     }
 
-    static Map<String, Object> provider(String name, List<Reply> replies, List<JsonNode> lives, int rpm, int tpm, int inFlight) {
+    static Map<String, Object> provider(
+            String name, List<Reply> replies, List<JsonNode> lives, int rpm, int tpm, int inFlight) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("limits", Map.of("rpm", rpm, "tpm", tpm, "inFlight", inFlight));
-        p.put("pagesServed", replies.stream().filter(r -> r.status() == 200 && name.equals(r.provider())).count());
+        p.put(
+                "pagesServed",
+                replies.stream()
+                        .filter(r -> r.status() == 200 && name.equals(r.provider()))
+                        .count());
         p.put("answered", sum(lives, "answered"));
         p.put("rejected429", sum(lives, "rejected429"));
         p.put("rejected503", sum(lives, "rejected503"));
         // Which limit refused (tokens or requests; a 503 is the calls in flight), and when: the first and by second.
         p.put("rejected429Tokens", sum(lives, "rejected429Tokens"));
         p.put("rejected429Requests", sum(lives, "rejected429Requests"));
-        p.put("first429AtMs", lives.stream().map(l -> l.path("first429AtMs")).filter(JsonNode::isNumber).map(JsonNode::asLong)
-                .findFirst().orElse(null));
+        p.put(
+                "first429AtMs",
+                lives.stream()
+                        .map(l -> l.path("first429AtMs"))
+                        .filter(JsonNode::isNumber)
+                        .map(JsonNode::asLong)
+                        .findFirst()
+                        .orElse(null));
         Map<String, String> refusedBySecond = new LinkedHashMap<>();
         for (int life = 0; life < lives.size(); life++) {
             JsonNode perSecond = lives.get(life).path("perSecond");
             for (int i = 0; i < perSecond.size(); i++) {
                 long r429 = perSecond.get(i).path("r429").asLong();
                 long r503 = perSecond.get(i).path("r503").asLong();
-                if (r429 + r503 > 0) refusedBySecond.put((lives.size() > 1 ? "life" + (life + 1) + ":" : "") + i + "s", r429 + "/" + r503);
+                if (r429 + r503 > 0)
+                    refusedBySecond.put(
+                            (lives.size() > 1 ? "life" + (life + 1) + ":" : "") + i + "s", r429 + "/" + r503);
             }
         }
         p.put("refused429And503BySecond", refusedBySecond);
@@ -270,8 +367,16 @@ class JudgedTwoProvidersRun {
         List<List<Map<String, Long>>> seconds = new ArrayList<>();
         for (JsonNode life : lives) {
             List<Map<String, Long>> rows = new ArrayList<>();
-            life.path("perSecond").forEach(x -> rows.add(Map.of("requests", x.path("requests").asLong(),
-                    "inFlight", x.path("inFlight").asLong(), "r429", x.path("r429").asLong(), "r503", x.path("r503").asLong())));
+            life.path("perSecond")
+                    .forEach(x -> rows.add(Map.of(
+                            "requests",
+                            x.path("requests").asLong(),
+                            "inFlight",
+                            x.path("inFlight").asLong(),
+                            "r429",
+                            x.path("r429").asLong(),
+                            "r503",
+                            x.path("r503").asLong())));
             seconds.add(rows);
         }
         p.put("perSecondByLife", seconds);
@@ -305,10 +410,17 @@ class JudgedTwoProvidersRun {
         }
     }
 
-    static Map<String, Object> report(Options opt, List<Reply> replies, List<JsonNode> primaryLives, JsonNode secondaryStats,
-                                      PrimaryLife primary, Map<String, Map<String, Long>> upstream,
-                                      Map<String, Map<String, Long>> retries, List<Integer> queueDepth,
-                                      long crowdMs, long runMs) {
+    static Map<String, Object> report(
+            Options opt,
+            List<Reply> replies,
+            List<JsonNode> primaryLives,
+            JsonNode secondaryStats,
+            PrimaryLife primary,
+            Map<String, Map<String, Long>> upstream,
+            Map<String, Map<String, Long>> retries,
+            List<Integer> queueDepth,
+            long crowdMs,
+            long runMs) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("run", opt.run());
         r.put("at", Instant.now().toString());
@@ -320,7 +432,15 @@ class JudgedTwoProvidersRun {
         r.put("providerFlags", opt.providerFlags());
         Map<String, Object> providers = new LinkedHashMap<>();
         providers.put(PRIMARY, provider(PRIMARY, replies, primaryLives, PRIMARY_RPM, PRIMARY_TPM, PRIMARY_IN_FLIGHT));
-        providers.put(SECONDARY, provider(SECONDARY, replies, List.of(secondaryStats), SECONDARY_RPM, SECONDARY_TPM, SECONDARY_IN_FLIGHT));
+        providers.put(
+                SECONDARY,
+                provider(
+                        SECONDARY,
+                        replies,
+                        List.of(secondaryStats),
+                        SECONDARY_RPM,
+                        SECONDARY_TPM,
+                        SECONDARY_IN_FLIGHT));
         r.put("providers", providers);
         r.put("gatewayUpstreamResponses", upstream);
         r.put("gatewayUpstreamRetries", retries);
@@ -328,20 +448,26 @@ class JudgedTwoProvidersRun {
         List<Reply> served = replies.stream().filter(x -> x.status() == 200).toList();
         r.put("pagesSent", replies.size());
         r.put("pagesServed", served.size());
-        r.put("servedWithoutProviderHeader", served.stream().filter(x -> x.provider() == null).count());
+        r.put(
+                "servedWithoutProviderHeader",
+                served.stream().filter(x -> x.provider() == null).count());
         Map<String, Long> refusals = new TreeMap<>();
-        replies.stream().filter(x -> x.status() != 200).forEach(x -> refusals.merge(x.status() + " " + errorCode(x), 1L, Long::sum));
+        replies.stream()
+                .filter(x -> x.status() != 200)
+                .forEach(x -> refusals.merge(x.status() + " " + errorCode(x), 1L, Long::sum));
         r.put("refusalsByStatus", refusals);
         List<Long> perTenant = new ArrayList<>();
         for (int t = 1; t <= TENANTS; t++) {
             String id = "tenant-" + t;
-            perTenant.add(served.stream().filter(x -> x.page().tenant().equals(id)).count());
+            perTenant.add(
+                    served.stream().filter(x -> x.page().tenant().equals(id)).count());
         }
         r.put("servedPagesPerTenant", perTenant);
         r.put("jainServedPages", SeedCrowd.jain(perTenant));
 
         // What the primary alone could have served in the time: its minute's tokens over a page's, or its requests.
-        double meanPageTokens = served.stream().mapToLong(Reply::tokens).average().orElse(Double.NaN);
+        double meanPageTokens =
+                served.stream().mapToLong(Reply::tokens).average().orElse(Double.NaN);
         double minutes = crowdMs / 60_000.0;
         double byTokens = PRIMARY_TPM * minutes / meanPageTokens;
         double byRequests = PRIMARY_RPM * minutes;
@@ -359,28 +485,74 @@ class JudgedTwoProvidersRun {
             r.put("killedAtMs", killed);
             // What the kill cut: the most calls the primary had in flight in the second of its death (its own count).
             JsonNode lastSeconds = primaryLives.get(0).path("perSecond");
-            r.put("primaryInFlightAtKill", lastSeconds.isEmpty() ? 0 : lastSeconds.get(lastSeconds.size() - 1).path("inFlight").asLong());
+            r.put(
+                    "primaryInFlightAtKill",
+                    lastSeconds.isEmpty()
+                            ? 0
+                            : lastSeconds
+                                    .get(lastSeconds.size() - 1)
+                                    .path("inFlight")
+                                    .asLong());
             r.put("longestGapAfterKillMs", longestGap(doneMs, killed, until));
             // The crowd's own rhythm (a minute's budget spent in seconds, then a wait for its turn) leaves gaps too:
             // the same span's longest gap before the kill is the yardstick.
             r.put("longestGapBeforeKillSameSpanMs", longestGap(doneMs, Math.max(0, killed - (until - killed)), killed));
-            r.put("firstAnswerAfterKillMs", doneMs.stream().filter(t -> t > killed).findFirst().map(t -> t - killed).orElse(null));
-            r.put("firstSecondaryAnswerToAPageSentAfterKillMs", served.stream()
-                    .filter(x -> SECONDARY.equals(x.provider()) && x.sentMs() >= killed).mapToLong(Reply::doneMs).min()
-                    .stream().map(t -> t - killed).boxed().findFirst().orElse(null));
-            r.put("failedAnswersWhileDown", replies.stream().filter(x -> x.status() != 200 && !busy(x)
-                    && x.doneMs() >= killed && x.doneMs() <= until).count());
-            r.put("busyAnswersWhileDown", replies.stream().filter(x -> busy(x) && x.doneMs() >= killed && x.doneMs() <= until).count());
+            r.put(
+                    "firstAnswerAfterKillMs",
+                    doneMs.stream()
+                            .filter(t -> t > killed)
+                            .findFirst()
+                            .map(t -> t - killed)
+                            .orElse(null));
+            r.put(
+                    "firstSecondaryAnswerToAPageSentAfterKillMs",
+                    served.stream()
+                            .filter(x -> SECONDARY.equals(x.provider()) && x.sentMs() >= killed)
+                            .mapToLong(Reply::doneMs)
+                            .min()
+                            .stream()
+                            .map(t -> t - killed)
+                            .boxed()
+                            .findFirst()
+                            .orElse(null));
+            r.put(
+                    "failedAnswersWhileDown",
+                    replies.stream()
+                            .filter(x -> x.status() != 200 && !busy(x) && x.doneMs() >= killed && x.doneMs() <= until)
+                            .count());
+            r.put(
+                    "busyAnswersWhileDown",
+                    replies.stream()
+                            .filter(x -> busy(x) && x.doneMs() >= killed && x.doneMs() <= until)
+                            .count());
         }
         if (restored >= 0) {
             r.put("restoredAtMs", restored);
-            r.put("primaryServedAfterRestore", served.stream().filter(x -> PRIMARY.equals(x.provider()) && x.doneMs() > restored).count());
-            r.put("primaryFirstServedAfterRestoreMs", served.stream().filter(x -> PRIMARY.equals(x.provider()) && x.doneMs() > restored)
-                    .mapToLong(Reply::doneMs).min().stream().map(t -> t - restored).boxed().findFirst().orElse(null));
+            r.put(
+                    "primaryServedAfterRestore",
+                    served.stream()
+                            .filter(x -> PRIMARY.equals(x.provider()) && x.doneMs() > restored)
+                            .count());
+            r.put(
+                    "primaryFirstServedAfterRestoreMs",
+                    served.stream()
+                            .filter(x -> PRIMARY.equals(x.provider()) && x.doneMs() > restored)
+                            .mapToLong(Reply::doneMs)
+                            .min()
+                            .stream()
+                            .map(t -> t - restored)
+                            .boxed()
+                            .findFirst()
+                            .orElse(null));
             // Its own count: the second it first took a call, since it started again.
             JsonNode seconds = primaryLives.get(primaryLives.size() - 1).path("perSecond");
-            r.put("primaryFirstCallAfterRestoreS", LongStream.range(0, seconds.size())
-                    .filter(i -> seconds.get((int) i).path("requests").asLong() > 0).boxed().findFirst().orElse(null));
+            r.put(
+                    "primaryFirstCallAfterRestoreS",
+                    LongStream.range(0, seconds.size())
+                            .filter(i -> seconds.get((int) i).path("requests").asLong() > 0)
+                            .boxed()
+                            .findFirst()
+                            .orElse(null));
         }
         r.put("crowdMs", crowdMs);
         r.put("runMs", runMs);
@@ -390,8 +562,13 @@ class JudgedTwoProvidersRun {
         Map<String, Object> p = (Map<String, Object>) providers.get(PRIMARY);
         @SuppressWarnings("unchecked")
         Map<String, Object> s = (Map<String, Object>) providers.get(SECONDARY);
-        boolean pass = (long) p.get("pagesServed") > 0 && (long) s.get("pagesServed") > 0
-                && (long) p.get("rejected429") + (long) p.get("rejected503") + (long) s.get("rejected429") + (long) s.get("rejected503") == 0
+        boolean pass = (long) p.get("pagesServed") > 0
+                && (long) s.get("pagesServed") > 0
+                && (long) p.get("rejected429")
+                                + (long) p.get("rejected503")
+                                + (long) s.get("rejected429")
+                                + (long) s.get("rejected503")
+                        == 0
                 && served.size() > Math.min(byTokens, byRequests)
                 && (long) r.get("servedWithoutProviderHeader") == 0
                 && (restored < 0 || (long) r.get("primaryServedAfterRestore") > 0);
@@ -401,44 +578,107 @@ class JudgedTwoProvidersRun {
 
     @SuppressWarnings("unchecked")
     static void write(Path out, String run, Map<String, Object> r) throws Exception {
-        Files.writeString(out.resolve(run + ".json"), JsonMapper.shared().writerWithDefaultPrettyPrinter().writeValueAsString(r));
+        Files.writeString(
+                out.resolve(run + ".json"),
+                JsonMapper.shared().writerWithDefaultPrettyPrinter().writeValueAsString(r));
         StringBuilder md = new StringBuilder();
-        md.append("### Judged two-provider run `").append(run).append("` (").append(r.get("judged")).append(")\n\n");
+        md.append("### Judged two-provider run `")
+                .append(run)
+                .append("` (")
+                .append(r.get("judged"))
+                .append(")\n\n");
         md.append("| figure | value | judged |\n|---|---|---|\n");
         for (var e : ((Map<String, Map<String, Object>>) r.get("providers")).entrySet()) {
             Map<String, Object> p = e.getValue();
-            JudgedRun.row(md, e.getKey() + " " + p.get("limits") + ": pages served (X-Sluice-Provider)", p.get("pagesServed")
-                    + " (its own count: " + p.get("answered") + " answered, over " + p.get("lives") + " life/lives; max in flight "
-                    + p.get("maxInFlight") + ", busiest 60 s " + p.get("busiest60sTokens") + " tokens)", "> 0");
-            JudgedRun.row(md, e.getKey() + ": 429 / 503 it answered", p.get("rejected429") + " / " + p.get("rejected503")
-                    + " (429 on tokens " + p.get("rejected429Tokens") + ", on requests " + p.get("rejected429Requests")
-                    + "; first at " + p.get("first429AtMs") + " ms; 429/503 by second " + p.get("refused429And503BySecond") + ")", "0 / 0");
+            JudgedRun.row(
+                    md,
+                    e.getKey() + " " + p.get("limits") + ": pages served (X-Sluice-Provider)",
+                    p.get("pagesServed")
+                            + " (its own count: " + p.get("answered") + " answered, over " + p.get("lives")
+                            + " life/lives; max in flight "
+                            + p.get("maxInFlight") + ", busiest 60 s " + p.get("busiest60sTokens") + " tokens)",
+                    "> 0");
+            JudgedRun.row(
+                    md,
+                    e.getKey() + ": 429 / 503 it answered",
+                    p.get("rejected429") + " / " + p.get("rejected503")
+                            + " (429 on tokens " + p.get("rejected429Tokens") + ", on requests "
+                            + p.get("rejected429Requests")
+                            + "; first at " + p.get("first429AtMs") + " ms; 429/503 by second "
+                            + p.get("refused429And503BySecond") + ")",
+                    "0 / 0");
         }
-        JudgedRun.row(md, "gateway's sluice.upstream.responses {provider: {status: n}}", String.valueOf(r.get("gatewayUpstreamResponses")), "");
-        JudgedRun.row(md, "gateway's sluice.upstream.retries (failover: tried on the next provider)",
-                String.valueOf(r.get("gatewayUpstreamRetries")), "");
+        JudgedRun.row(
+                md,
+                "gateway's sluice.upstream.responses {provider: {status: n}}",
+                String.valueOf(r.get("gatewayUpstreamResponses")),
+                "");
+        JudgedRun.row(
+                md,
+                "gateway's sluice.upstream.retries (failover: tried on the next provider)",
+                String.valueOf(r.get("gatewayUpstreamRetries")),
+                "");
         JudgedRun.row(md, "pages served / sent", r.get("pagesServed") + " / " + r.get("pagesSent"), "");
-        JudgedRun.row(md, "primary alone in the time: min(TPM × min / page tokens, RPM × min)", String.format(Locale.ROOT,
-                "min(%d × %.2f / %.0f, %d × %.2f) = %.0f", PRIMARY_TPM, (double) r.get("crowdMinutes"), (double) r.get("meanPageTokens"),
-                PRIMARY_RPM, (double) r.get("crowdMinutes"), (double) r.get("primaryAlone")), "served > this");
-        JudgedRun.row(md, "served answers without X-Sluice-Provider", String.valueOf(r.get("servedWithoutProviderHeader")), "0");
+        JudgedRun.row(
+                md,
+                "primary alone in the time: min(TPM × min / page tokens, RPM × min)",
+                String.format(
+                        Locale.ROOT,
+                        "min(%d × %.2f / %.0f, %d × %.2f) = %.0f",
+                        PRIMARY_TPM,
+                        (double) r.get("crowdMinutes"),
+                        (double) r.get("meanPageTokens"),
+                        PRIMARY_RPM,
+                        (double) r.get("crowdMinutes"),
+                        (double) r.get("primaryAlone")),
+                "served > this");
+        JudgedRun.row(
+                md,
+                "served answers without X-Sluice-Provider",
+                String.valueOf(r.get("servedWithoutProviderHeader")),
+                "0");
         JudgedRun.row(md, "refusals by status", String.valueOf(r.get("refusalsByStatus")), "");
-        JudgedRun.row(md, "served pages per tenant (Jain)", r.get("servedPagesPerTenant")
-                + String.format(Locale.ROOT, " (%.4f)", (double) r.get("jainServedPages")), "");
+        JudgedRun.row(
+                md,
+                "served pages per tenant (Jain)",
+                r.get("servedPagesPerTenant")
+                        + String.format(Locale.ROOT, " (%.4f)", (double) r.get("jainServedPages")),
+                "");
         if (r.containsKey("killedAtMs")) {
-            JudgedRun.row(md, "primary killed at; its calls in flight then", r.get("killedAtMs") + " ms; " + r.get("primaryInFlightAtKill"), "");
-            JudgedRun.row(md, "first answer after the kill; first from the secondary to a page sent after it",
-                    r.get("firstAnswerAfterKillMs") + " ms; " + r.get("firstSecondaryAnswerToAPageSentAfterKillMs") + " ms", "a few s");
-            JudgedRun.row(md, "longest gap in answers after the kill (until the restore); same span before it",
-                    r.get("longestGapAfterKillMs") + " ms; " + r.get("longestGapBeforeKillSameSpanMs") + " ms", "");
-            JudgedRun.row(md, "answers failed / busy while the primary was down", r.get("failedAnswersWhileDown") + " / "
-                    + r.get("busyAnswersWhileDown"), "");
+            JudgedRun.row(
+                    md,
+                    "primary killed at; its calls in flight then",
+                    r.get("killedAtMs") + " ms; " + r.get("primaryInFlightAtKill"),
+                    "");
+            JudgedRun.row(
+                    md,
+                    "first answer after the kill; first from the secondary to a page sent after it",
+                    r.get("firstAnswerAfterKillMs") + " ms; " + r.get("firstSecondaryAnswerToAPageSentAfterKillMs")
+                            + " ms",
+                    "a few s");
+            JudgedRun.row(
+                    md,
+                    "longest gap in answers after the kill (until the restore); same span before it",
+                    r.get("longestGapAfterKillMs") + " ms; " + r.get("longestGapBeforeKillSameSpanMs") + " ms",
+                    "");
+            JudgedRun.row(
+                    md,
+                    "answers failed / busy while the primary was down",
+                    r.get("failedAnswersWhileDown") + " / " + r.get("busyAnswersWhileDown"),
+                    "");
         }
         if (r.containsKey("restoredAtMs")) {
-            JudgedRun.row(md, "primary back at; its first call came (its count); first page it served reached the client",
-                    r.get("restoredAtMs") + " ms; second " + r.get("primaryFirstCallAfterRestoreS") + " of its new life; +"
-                            + r.get("primaryFirstServedAfterRestoreMs") + " ms", "served again");
-            JudgedRun.row(md, "pages the primary served after its return", String.valueOf(r.get("primaryServedAfterRestore")), "> 0");
+            JudgedRun.row(
+                    md,
+                    "primary back at; its first call came (its count); first page it served reached the client",
+                    r.get("restoredAtMs") + " ms; second " + r.get("primaryFirstCallAfterRestoreS")
+                            + " of its new life; +" + r.get("primaryFirstServedAfterRestoreMs") + " ms",
+                    "served again");
+            JudgedRun.row(
+                    md,
+                    "pages the primary served after its return",
+                    String.valueOf(r.get("primaryServedAfterRestore")),
+                    "> 0");
         }
         JudgedRun.row(md, "crowd / whole run", r.get("crowdMs") + " ms / " + r.get("runMs") + " ms", "");
         Files.writeString(out.resolve(run + ".md"), md.toString());

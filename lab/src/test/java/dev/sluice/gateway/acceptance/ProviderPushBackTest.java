@@ -53,7 +53,9 @@ class ProviderPushBackTest {
 
     static void assertNoRawPushBack(List<Reply> replies) {
         assertThat(replies).allSatisfy(r -> {
-            assertThat(r.status()).as("never a raw upstream answer: %s", r.body()).isIn(200, 503);
+            assertThat(r.status())
+                    .as("never a raw upstream answer: %s", r.body())
+                    .isIn(200, 503);
             if (r.status() == 503) {
                 assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
                 assertThat(r.retryAfter()).isNotBlank();
@@ -79,8 +81,13 @@ class ProviderPushBackTest {
         List<Reply> replies = client.fire(pages, p -> port, System.nanoTime()).block(Duration.ofSeconds(60));
         LabStats stats = lab.stats();
         long served = byStatus(replies).getOrDefault(200, 0L);
-        long lastServed = replies.stream().filter(r -> r.status() == 200).mapToLong(Reply::doneMs).max().orElse(0);
-        SeedCrowdTest.report("429 push-back: tenant saw %s; provider: %d received, %d served, %d × 429; last page served at %d ms",
+        long lastServed = replies.stream()
+                .filter(r -> r.status() == 200)
+                .mapToLong(Reply::doneMs)
+                .max()
+                .orElse(0);
+        SeedCrowdTest.report(
+                "429 push-back: tenant saw %s; provider: %d received, %d served, %d × 429; last page served at %d ms",
                 byStatus(replies), stats.received(), stats.completed(), stats.rejected429(), lastServed);
 
         assertThat(stats.rejected429()).as("the provider did push back").isPositive();
@@ -88,7 +95,9 @@ class ProviderPushBackTest {
         assertNoRawPushBack(replies);
         // One window of the provider holds 7 pages: serving half as many again took pauses and retries.
         assertThat(served).isGreaterThanOrEqualTo(11);
-        assertThat(lastServed).as("served across several of the provider's windows").isGreaterThan(2_000);
+        assertThat(lastServed)
+                .as("served across several of the provider's windows")
+                .isGreaterThan(2_000);
         // Paused, not hammered: a 429 stops every dispatch until its retry-after, so the provider refused
         // at most what was already in flight each time, and each page is tried at most three times.
         assertThat(stats.rejected429()).isLessThanOrEqualTo(2L * pages.size());
@@ -108,15 +117,26 @@ class ProviderPushBackTest {
         long start = System.nanoTime();
         int[] book = {0};
         // Waves of a 20-page book until the limit has come down to what the provider takes (bounded by Awaitility).
-        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).until(() -> {
-            List<Page> wave = SeedCrowd.books("scanner", key, ++book[0], 20).stream().filter(p -> p.book() == book[0]).toList();
-            replies.addAll(client.fire(wave, p -> port, start).block(Duration.ofSeconds(30)));
-            return concurrencyLimit() <= 6;
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> {
+                    List<Page> wave = SeedCrowd.books("scanner", key, ++book[0], 20).stream()
+                            .filter(p -> p.book() == book[0])
+                            .toList();
+                    replies.addAll(client.fire(wave, p -> port, start).block(Duration.ofSeconds(30)));
+                    return concurrencyLimit() <= 6;
+                });
         LabStats stats = lab.stats();
-        SeedCrowdTest.report("503 push-back: %d waves, tenant saw %s; provider: %d × 503, %d served, %d in flight at most; "
-                + "concurrency limit now %.0f", book[0], byStatus(replies), stats.rejected503(), stats.completed(),
-                stats.maxInFlightSeen(), concurrencyLimit());
+        SeedCrowdTest.report(
+                "503 push-back: %d waves, tenant saw %s; provider: %d × 503, %d served, %d in flight at most; "
+                        + "concurrency limit now %.0f",
+                book[0],
+                byStatus(replies),
+                stats.rejected503(),
+                stats.completed(),
+                stats.maxInFlightSeen(),
+                concurrencyLimit());
 
         assertThat(stats.rejected503()).as("the provider did push back").isPositive();
         assertThat(upstream(503)).as("every one seen by the gateway").isEqualTo(stats.rejected503());
@@ -130,16 +150,24 @@ class ProviderPushBackTest {
     }
 
     double upstream(int status) {
-        var c = meters.find("sluice.upstream.responses").tag("status", Integer.toString(status)).counter();
+        var c = meters.find("sluice.upstream.responses")
+                .tag("status", Integer.toString(status))
+                .counter();
         return c == null ? 0 : c.count();
     }
 
     double tokenUtilisation() {
-        return meters.find("sluice.budget.utilisation").tag("budget", "default:*").tag("unit", "tokens").gauge().value();
+        return meters.find("sluice.budget.utilisation")
+                .tag("budget", "default:*")
+                .tag("unit", "tokens")
+                .gauge()
+                .value();
     }
 
     double concurrencyLimit() {
-        Gauge g = meters.find("sluice.concurrency.limit").tag("budget", "default:*").gauge();
+        Gauge g = meters.find("sluice.concurrency.limit")
+                .tag("budget", "default:*")
+                .gauge();
         return g == null ? 19.0 : g.value(); // registered with the budget's dispatcher, on its first call
     }
 }

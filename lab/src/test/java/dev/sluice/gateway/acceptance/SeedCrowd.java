@@ -1,13 +1,13 @@
 package dev.sluice.gateway.acceptance;
 
-import dev.sluice.lab.provider.LabLimits;
-import dev.sluice.lab.provider.LabProviderServer;
-import dev.sluice.lab.provider.ProviderSimulator;
-import dev.sluice.lab.scenario.PageText;
 import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.GatewayReplica;
+import dev.sluice.lab.provider.LabLimits;
+import dev.sluice.lab.provider.LabProviderServer;
+import dev.sluice.lab.provider.ProviderSimulator;
+import dev.sluice.lab.scenario.PageText;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,19 +55,21 @@ final class SeedCrowd {
     /** Who served an answer, so a route's failover can be checked: every answer a provider served carries it. */
     static final String PROVIDER_HEADER = "X-Sluice-Provider";
 
-
-    private SeedCrowd() {
-    }
+    private SeedCrowd() {}
 
     /** The seed's provider, scaled: 120 000 TPM, 600 RPM, 20 in flight, 300–700 ms a call. */
     static LabLimits labLimits() {
-        return LabLimits.DEFAULTS.withTokensPerMinute(TOKENS_PER_MINUTE).withRequestsPerMinute(REQUESTS_PER_MINUTE)
-                .withMaxInFlight(MAX_IN_FLIGHT).withLatency(Duration.ofMillis(500)).withLatencyJitter(0.4);
+        return LabLimits.DEFAULTS
+                .withTokensPerMinute(TOKENS_PER_MINUTE)
+                .withRequestsPerMinute(REQUESTS_PER_MINUTE)
+                .withMaxInFlight(MAX_IN_FLIGHT)
+                .withLatency(Duration.ofMillis(500))
+                .withLatencyJitter(0.4);
     }
 
     static LabProviderServer startLab() {
-        LabProviderServer lab = new LabProviderServer(new ProviderSimulator(labLimits(), new SplittableRandom(42)), 0,
-                Clock.systemUTC());
+        LabProviderServer lab = new LabProviderServer(
+                new ProviderSimulator(labLimits(), new SplittableRandom(42)), 0, Clock.systemUTC());
         lab.start();
         return lab;
     }
@@ -76,11 +78,16 @@ final class SeedCrowd {
     static Path tiersFile() {
         try {
             String yaml = Files.readString(Path.of("../tiers.yaml"));
-            String scaled = replaceOnce(replaceOnce(replaceOnce(yaml,
-                    "requests-per-minute: 1500", "requests-per-minute: " + REQUESTS_PER_MINUTE),
-                    "tokens-per-minute: 300000", "tokens-per-minute: " + TOKENS_PER_MINUTE),
-                    "max-in-flight: 200", "max-in-flight: " + MAX_IN_FLIGHT);
-            if (!scaled.contains("headroom: " + HEADROOM)) throw new IllegalStateException("tiers.yaml's headroom changed");
+            String scaled = replaceOnce(
+                    replaceOnce(
+                            replaceOnce(
+                                    yaml, "requests-per-minute: 1500", "requests-per-minute: " + REQUESTS_PER_MINUTE),
+                            "tokens-per-minute: 300000",
+                            "tokens-per-minute: " + TOKENS_PER_MINUTE),
+                    "max-in-flight: 200",
+                    "max-in-flight: " + MAX_IN_FLIGHT);
+            if (!scaled.contains("headroom: " + HEADROOM))
+                throw new IllegalStateException("tiers.yaml's headroom changed");
             Path file = Files.createTempFile("tiers-seed-crowd", ".yaml");
             Files.writeString(file, scaled);
             file.toFile().deleteOnExit();
@@ -100,14 +107,19 @@ final class SeedCrowd {
 
     /** A gateway (its own Spring application) sending to {@code lab}; more {@code properties} as {@code name=value}. */
     static GatewayReplica gateway(LabProviderServer lab, Path tiers, String... properties) {
-        return GatewayReplica.builder().upstream(lab.baseUrl()).property("sluice.tiers.path", tiers)
-                .properties("spring.main.banner-mode=off", "server.shutdown=immediate") // nothing to drain when a test is over
+        return GatewayReplica.builder()
+                .upstream(lab.baseUrl())
+                .property("sluice.tiers.path", tiers)
+                .properties(
+                        "spring.main.banner-mode=off",
+                        "server.shutdown=immediate") // nothing to drain when a test is over
                 // This provider counts exactly as the estimator does, and these tests judge the first minute of a crowd
                 // that arrives all at once, before any answer: the product's conservative start (1.25, for a provider
                 // that counts its own way) would make the door turn away ~5 % of that minute. The judged run
                 // (docs/judged-run.md) keeps the default against a provider that does count its own way.
                 .properties("sluice.calibration.default-ratio=1.0")
-                .properties(properties).start();
+                .properties(properties)
+                .start();
     }
 
     /**
@@ -128,7 +140,8 @@ final class SeedCrowd {
                 Path tiers = tiersFile == null ? tiersFile() : tiersFile;
                 for (int i = 0; i < replicas; i++) gateways.add(SeedCrowd.gateway(lab, tiers, properties));
                 Client client = new Client(connections);
-                client.warm(warm, gateways.stream().mapToInt(GatewayReplica::port).toArray());
+                client.warm(
+                        warm, gateways.stream().mapToInt(GatewayReplica::port).toArray());
                 return new Rig(lab, gateways, client);
             } catch (RuntimeException | Error e) {
                 gateways.forEach(GatewayReplica::close);
@@ -153,12 +166,15 @@ final class SeedCrowd {
     /** {@code PUT /_lab/limits} on the lab's own port, as an operator would: new limits from the next call on. */
     static String putLabLimits(LabProviderServer lab, String json) {
         try {
-            HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
-                            .header("content-type", "application/json")
-                            .PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) throw new IllegalStateException("PUT /_lab/limits: " + r.statusCode() + " " + r.body());
+            HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + lab.port() + "/_lab/limits"))
+                                    .header("content-type", "application/json")
+                                    .PUT(HttpRequest.BodyPublishers.ofString(json))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200)
+                throw new IllegalStateException("PUT /_lab/limits: " + r.statusCode() + " " + r.body());
             return r.body();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -172,7 +188,8 @@ final class SeedCrowd {
     static String tenant(GatewayReplica gateway, String id) {
         String key = ApiKeys.generate();
         TenantStore store = gateway.bean(TenantStore.class);
-        store.save(new Tenant(id, "enterprise", false)).then(store.addKey(id, ApiKeys.sha256Hex(key)))
+        store.save(new Tenant(id, "enterprise", false))
+                .then(store.addKey(id, ApiKeys.sha256Hex(key)))
                 .block(Duration.ofSeconds(10));
         return key;
     }
@@ -213,8 +230,15 @@ final class SeedCrowd {
      * What the client saw for one page; times in ms since the crowd started. {@code provider} is the answer's
      * {@code X-Sluice-Provider} (who served it), null when it carried none.
      */
-    record Reply(Page page, int status, long sentMs, long doneMs, long queueWaitMs, String retryAfter, String body,
-                 String provider) {
+    record Reply(
+            Page page,
+            int status,
+            long sentMs,
+            long doneMs,
+            long queueWaitMs,
+            String retryAfter,
+            String body,
+            String provider) {
         Reply(Page page, int status, long sentMs, long doneMs, long queueWaitMs, String retryAfter, String body) {
             this(page, status, sentMs, doneMs, queueWaitMs, retryAfter, body, null);
         }
@@ -244,7 +268,11 @@ final class SeedCrowd {
 
         /** Tokens the provider counted for it (prompt + completion). */
         long tokens() {
-            return JsonMapper.shared().readTree(body).path("usage").path("total_tokens").asLong();
+            return JsonMapper.shared()
+                    .readTree(body)
+                    .path("usage")
+                    .path("total_tokens")
+                    .asLong();
         }
 
         /** The tenant's own book number. */
@@ -267,16 +295,23 @@ final class SeedCrowd {
          * timeout (60 s) must not reuse a connection the gateway is closing at that moment.
          */
         Client(int connections, Duration maxIdle) {
-            pool = ConnectionProvider.builder("seed-crowd").maxConnections(connections).pendingAcquireMaxCount(-1)
-                    .maxIdleTime(maxIdle).build();
+            pool = ConnectionProvider.builder("seed-crowd")
+                    .maxConnections(connections)
+                    .pendingAcquireMaxCount(-1)
+                    .maxIdleTime(maxIdle)
+                    .build();
             http = HttpClient.create(pool).responseTimeout(Duration.ofSeconds(100));
         }
 
         /** Opens {@code n} connections to each gateway first: a production client's pool is warm. */
         void warm(int n, int... ports) {
             Flux.range(0, n * ports.length)
-                    .flatMap(i -> http.get().uri("http://127.0.0.1:" + ports[i % ports.length] + "/actuator/health")
-                            .responseSingle((r, b) -> b.then(Mono.just(r.status().code()))), n * ports.length)
+                    .flatMap(
+                            i -> http.get()
+                                    .uri("http://127.0.0.1:" + ports[i % ports.length] + "/actuator/health")
+                                    .responseSingle((r, b) ->
+                                            b.then(Mono.just(r.status().code()))),
+                            n * ports.length)
                     .blockLast(Duration.ofSeconds(30));
         }
 
@@ -288,14 +323,23 @@ final class SeedCrowd {
             });
             return Mono.defer(() -> {
                 long sent = sinceMs(startNanos);
-                return c.request(HttpMethod.POST).uri("http://127.0.0.1:" + port + "/v1/chat/completions")
+                return c.request(HttpMethod.POST)
+                        .uri("http://127.0.0.1:" + port + "/v1/chat/completions")
                         .send(ByteBufFlux.fromString(Mono.just(page.body())))
-                        .responseSingle((res, body) -> body.asString().defaultIfEmpty("").map(b -> {
-                            String wait = res.responseHeaders().get("X-Sluice-Queue-Wait-Ms");
-                            return new Reply(page, res.status().code(), sent, sinceMs(startNanos),
-                                    wait == null ? 0 : Long.parseLong(wait), res.responseHeaders().get("Retry-After"), b,
-                                    res.responseHeaders().get(PROVIDER_HEADER));
-                        }));
+                        .responseSingle((res, body) -> body.asString()
+                                .defaultIfEmpty("")
+                                .map(b -> {
+                                    String wait = res.responseHeaders().get("X-Sluice-Queue-Wait-Ms");
+                                    return new Reply(
+                                            page,
+                                            res.status().code(),
+                                            sent,
+                                            sinceMs(startNanos),
+                                            wait == null ? 0 : Long.parseLong(wait),
+                                            res.responseHeaders().get("Retry-After"),
+                                            b,
+                                            res.responseHeaders().get(PROVIDER_HEADER));
+                                }));
             });
         }
 

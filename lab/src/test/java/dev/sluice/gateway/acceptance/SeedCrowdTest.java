@@ -81,12 +81,14 @@ class SeedCrowdTest {
         List<Page> pages = SeedCrowd.interleave(crowd.values());
 
         MeterRegistry meters = gateway.bean(MeterRegistry.class);
-        CompletableFuture<List<Reply>> sent = client.fire(pages, p -> port, System.nanoTime(),
-                "X-Sluice-Max-Wait", Long.toString(MAX_WAIT_MS)).toFuture();
+        CompletableFuture<List<Reply>> sent = client.fire(
+                        pages, p -> port, System.nanoTime(), "X-Sluice-Max-Wait", Long.toString(MAX_WAIT_MS))
+                .toFuture();
         // Every page has reached the dispatcher: it waits in its lane, was told busy by the door, or reached the
         // provider. From here on, every lane waits. (Counting pages past the quota instead, as this test once did,
         // started the fairness window early on a loaded machine, while some lanes were still filling.)
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> queueDepth(meters) + busy(meters) + lab.stats().received() >= pages.size());
         long takenBeforeAllArrived = lab.stats().admitted();
         List<Reply> replies = sent.get(90, TimeUnit.SECONDS);
@@ -94,11 +96,25 @@ class SeedCrowdTest {
         assertThat(replies).hasSize(pages.size());
         List<Reply> served = replies.stream().filter(r -> r.status() == 200).toList();
         List<Reply> refused = replies.stream().filter(r -> r.status() != 200).toList();
-        report("crowd: %d pages, %d served, %d refused; provider: %s", pages.size(), served.size(), refused.size(), stats);
-        // The whole run, what the door refused included (the fairness index below covers only the stretch where all wait).
-        report("whole run, pages served/told busy per tenant: %s", replies.stream().collect(Collectors.groupingBy(
-                r -> r.page().tenant(), TreeMap::new, Collectors.collectingAndThen(Collectors.toList(),
-                        rs -> rs.stream().filter(r -> r.status() == 200).count() + "/" + rs.stream().filter(r -> r.status() != 200).count()))));
+        report(
+                "crowd: %d pages, %d served, %d refused; provider: %s",
+                pages.size(), served.size(), refused.size(), stats);
+        // The whole run, what the door refused included (the fairness index below covers only the stretch where all
+        // wait).
+        report(
+                "whole run, pages served/told busy per tenant: %s",
+                replies.stream()
+                        .collect(Collectors.groupingBy(
+                                r -> r.page().tenant(),
+                                TreeMap::new,
+                                Collectors.collectingAndThen(
+                                        Collectors.toList(),
+                                        rs -> rs.stream()
+                                                        .filter(r -> r.status() == 200)
+                                                        .count() + "/"
+                                                + rs.stream()
+                                                        .filter(r -> r.status() != 200)
+                                                        .count()))));
 
         // 1. The provider never pushed back; it saw only what it then served.
         assertThat(stats.rejected429()).isZero();
@@ -117,30 +133,49 @@ class SeedCrowdTest {
             boolean gaveWay = r.error().path("message").asString("").contains("owed an earlier turn");
             // The door promises a wait only with its margin kept, and says when the wait is one it promises.
             long promised = Door.longestPromisedMs(MAX_WAIT_MS);
-            assertThat(estimated).isGreaterThan(gaveWay ? Door.longestPromisedMs(MAX_WAIT_MS - Door.BURST_MS) : promised);
+            assertThat(estimated)
+                    .isGreaterThan(gaveWay ? Door.longestPromisedMs(MAX_WAIT_MS - Door.BURST_MS) : promised);
             assertThat(Long.parseLong(r.retryAfter())).isEqualTo(Math.max(1, (estimated - promised + 999) / 1000));
             assertThat(r.doneMs() - r.sentMs()).as("answered at once").isLessThan(MAX_WAIT_MS / 3);
         });
-        long overtaken = refused.stream().filter(r -> r.error().path("message").asString("").contains("cannot be sent")).count();
-        report("busy at the door: %d; taken, then overtaken and told busy when the minute was spent: %d; slowest answer %d ms",
-                refused.size() - overtaken, overtaken, refused.stream().mapToLong(r -> r.doneMs() - r.sentMs()).max().orElse(0));
+        long overtaken = refused.stream()
+                .filter(r -> r.error().path("message").asString("").contains("cannot be sent"))
+                .count();
+        report(
+                "busy at the door: %d; taken, then overtaken and told busy when the minute was spent: %d; slowest answer %d ms",
+                refused.size() - overtaken,
+                overtaken,
+                refused.stream().mapToLong(r -> r.doneMs() - r.sentMs()).max().orElse(0));
         // The minute is spent in one burst, so the next page goes when that burst leaves the provider's
         // rolling minute: the door says about a minute, not the steady-state fraction of a second.
-        assertThat(refused.stream().mapToLong(r -> r.error().path("estimated_wait_ms").asLong()).min().orElse(0))
+        assertThat(refused.stream()
+                        .mapToLong(r -> r.error().path("estimated_wait_ms").asLong())
+                        .min()
+                        .orElse(0))
                 .isGreaterThan(50_000);
         // Every book accepted whole arrives whole; the readers' all were (the publisher's ten are what overflows).
         Set<String> touched = refused.stream().map(Reply::book).collect(Collectors.toSet());
-        Map<String, List<Reply>> accepted = replies.stream().filter(r -> !touched.contains(r.book()))
+        Map<String, List<Reply>> accepted = replies.stream()
+                .filter(r -> !touched.contains(r.book()))
                 .collect(Collectors.groupingBy(Reply::book, TreeMap::new, Collectors.toList()));
-        report("books accepted whole: %d %s; books with pages told busy: %d", accepted.size(), accepted.keySet(), touched.size());
-        assertThat(accepted).allSatisfy((book, its) ->
-                assertThat(its).hasSize(PAGES).allSatisfy(r -> assertThat(r.status()).isEqualTo(200)));
+        report(
+                "books accepted whole: %d %s; books with pages told busy: %d",
+                accepted.size(), accepted.keySet(), touched.size());
+        assertThat(accepted)
+                .allSatisfy((book, its) -> assertThat(its)
+                        .hasSize(PAGES)
+                        .allSatisfy(r -> assertThat(r.status()).isEqualTo(200)));
         assertThat(accepted).containsKeys("reader-1#1", "reader-2#1", "reader-3#1", "reader-4#1");
 
         // 2. While saturated, the provider's token budget is used to 95 % or more (headroom is 3 %).
         double used = (double) stats.maxTokensInWindow() / SeedCrowd.TOKENS_PER_MINUTE;
-        report("provider tokens in its rolling minute at most: %d of %d (%.1f %%); in flight at most %d of %d",
-                stats.maxTokensInWindow(), SeedCrowd.TOKENS_PER_MINUTE, 100 * used, stats.maxInFlightSeen(), SeedCrowd.MAX_IN_FLIGHT);
+        report(
+                "provider tokens in its rolling minute at most: %d of %d (%.1f %%); in flight at most %d of %d",
+                stats.maxTokensInWindow(),
+                SeedCrowd.TOKENS_PER_MINUTE,
+                100 * used,
+                stats.maxInFlightSeen(),
+                SeedCrowd.MAX_IN_FLIGHT);
         assertThat(used).isBetween(0.95, 1.0);
         assertThat(stats.maxInFlightSeen()).isLessThanOrEqualTo((int) (SeedCrowd.MAX_IN_FLIGHT * SeedCrowd.HEADROOM));
 
@@ -153,8 +188,11 @@ class SeedCrowdTest {
         // Jain 0.944, while the totals were level.) Equal service is equal totals: tokens by call `to`.
         Map<String, Long> bookDoneAt = new TreeMap<>();
         for (String t : crowd.keySet()) {
-            List<Reply> its = served.stream().filter(r -> r.page().tenant().equals(t))
-                    .sorted(Comparator.comparingLong(Reply::providerOrder)).limit(PAGES).toList();
+            List<Reply> its = served.stream()
+                    .filter(r -> r.page().tenant().equals(t))
+                    .sorted(Comparator.comparingLong(Reply::providerOrder))
+                    .limit(PAGES)
+                    .toList();
             assertThat(its).hasSize(PAGES);
             bookDoneAt.put(t, its.get(PAGES - 1).providerOrder());
         }
@@ -162,24 +200,41 @@ class SeedCrowdTest {
         Map<String, Long> early = new TreeMap<>();
         Map<String, Double> total = new TreeMap<>();
         for (String t : crowd.keySet()) {
-            List<Reply> its = served.stream().filter(r -> r.page().tenant().equals(t)).toList();
-            early.put(t, its.stream().filter(r -> r.providerOrder() <= takenBeforeAllArrived).count());
-            total.put(t, (double) its.stream().filter(r -> r.providerOrder() <= to).mapToLong(Reply::tokens).sum());
+            List<Reply> its =
+                    served.stream().filter(r -> r.page().tenant().equals(t)).toList();
+            early.put(
+                    t,
+                    its.stream()
+                            .filter(r -> r.providerOrder() <= takenBeforeAllArrived)
+                            .count());
+            total.put(t, (double) its.stream()
+                    .filter(r -> r.providerOrder() <= to)
+                    .mapToLong(Reply::tokens)
+                    .sum());
         }
         double jain = SeedCrowd.jain(total.values());
-        report("provider calls taken before every page had arrived: %d, pages each: %s; each tenant's %d pages served "
-                + "by call %s; tokens per tenant by call %d %s; Jain's index %.4f", takenBeforeAllArrived, early, PAGES,
-                bookDoneAt, to, total, jain);
+        report(
+                "provider calls taken before every page had arrived: %d, pages each: %s; each tenant's %d pages served "
+                        + "by call %s; tokens per tenant by call %d %s; Jain's index %.4f",
+                takenBeforeAllArrived, early, PAGES, bookDoneAt, to, total, jain);
         // Every lane joined well before the first book was done, so the counters had the time to level a head start.
-        assertThat(takenBeforeAllArrived).as("all waiting well before the first book was done")
+        assertThat(takenBeforeAllArrived)
+                .as("all waiting well before the first book was done")
                 .isLessThan(to / 2);
         assertThat(jain).isGreaterThanOrEqualTo(0.99);
 
         // 4. Past the caller's max wait, busy at once: the minute is spent, a page now would wait ~a minute.
         String key = crowd.get("reader-1").get(0).key();
-        Reply late = client.fire(List.of(new Page("reader-1", key, 2, 1)), p -> port, System.nanoTime(),
-                "X-Sluice-Max-Wait", "2000").block(Duration.ofSeconds(10)).get(0);
-        report("a page with X-Sluice-Max-Wait 2000 after the crowd: %d in %d ms, Retry-After %s, %s",
+        Reply late = client.fire(
+                        List.of(new Page("reader-1", key, 2, 1)),
+                        p -> port,
+                        System.nanoTime(),
+                        "X-Sluice-Max-Wait",
+                        "2000")
+                .block(Duration.ofSeconds(10))
+                .get(0);
+        report(
+                "a page with X-Sluice-Max-Wait 2000 after the crowd: %d in %d ms, Retry-After %s, %s",
                 late.status(), late.doneMs() - late.sentMs(), late.retryAfter(), late.body());
         assertThat(late.busy()).isTrue();
         assertThat(late.doneMs() - late.sentMs()).isLessThan(1_000);
@@ -202,7 +257,8 @@ class SeedCrowdTest {
         MeterRegistry meters = gateway.bean(MeterRegistry.class);
         long start = System.nanoTime();
 
-        CompletableFuture<List<Reply>> publisher = client.fire(tenBooks, p -> port, start).toFuture();
+        CompletableFuture<List<Reply>> publisher =
+                client.fire(tenBooks, p -> port, start).toFuture();
         await().atMost(Duration.ofSeconds(10)).until(() -> queueDepth(meters) >= 80); // the ten books wait in line
         long readerStart = SeedCrowd.sinceMs(start);
         List<Reply> reader = client.fire(oneBook, p -> port, start).block(Duration.ofSeconds(30));
@@ -216,18 +272,23 @@ class SeedCrowdTest {
 
         List<Reply> all = new ArrayList<>(reader);
         all.addAll(publisherReplies);
-        List<Reply> inOrder = all.stream().sorted(Comparator.comparingLong(Reply::providerOrder)).toList();
+        List<Reply> inOrder = all.stream()
+                .sorted(Comparator.comparingLong(Reply::providerOrder))
+                .toList();
         int readerFirst = firstIndexOf(inOrder, "reader");
         int readerLast = lastIndexOf(inOrder, "reader");
         long publisherMeanwhile = inOrder.subList(readerFirst, readerLast + 1).stream()
-                .filter(r -> r.page().tenant().equals("publisher")).count();
+                .filter(r -> r.page().tenant().equals("publisher"))
+                .count();
         long readerDone = reader.stream().mapToLong(Reply::doneMs).max().orElseThrow() - readerStart;
-        long publisherDone = publisherReplies.stream().mapToLong(Reply::doneMs).max().orElseThrow() - readerStart;
+        long publisherDone =
+                publisherReplies.stream().mapToLong(Reply::doneMs).max().orElseThrow() - readerStart;
         long runMs = Math.max(readerDone + readerStart, publisherDone + readerStart);
         double pagesPerSecond = 1000.0 * stats.completed() / runMs;
         // Its share: half the provider's pace while both wait, so 2 × 12 pages' worth of it, plus one call.
         long shareMs = Math.round(1000 * 2 * pages / pagesPerSecond) + 700;
-        report("reader's book done %d ms after it was sent (its half share allows ~%d ms at %.1f pages/s); "
+        report(
+                "reader's book done %d ms after it was sent (its half share allows ~%d ms at %.1f pages/s); "
                         + "publisher's ten books done %d ms after that; publisher calls between the reader's first and last: %d",
                 readerDone, shareMs, pagesPerSecond, publisherDone, publisherMeanwhile);
         assertThat(publisherMeanwhile).as("one for one while both wait").isLessThanOrEqualTo(pages + 1);
@@ -237,7 +298,9 @@ class SeedCrowdTest {
 
     /** Requests the tenants' quotas let through to dispatch so far. */
     static double busy(MeterRegistry meters) {
-        return meters.find("sluice.decisions").tag("stage", "busy").counters().stream().mapToDouble(c -> c.count()).sum();
+        return meters.find("sluice.decisions").tag("stage", "busy").counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     static double queueDepth(MeterRegistry meters) {
@@ -246,12 +309,14 @@ class SeedCrowdTest {
     }
 
     static int firstIndexOf(List<Reply> inOrder, String tenant) {
-        for (int i = 0; i < inOrder.size(); i++) if (inOrder.get(i).page().tenant().equals(tenant)) return i;
+        for (int i = 0; i < inOrder.size(); i++)
+            if (inOrder.get(i).page().tenant().equals(tenant)) return i;
         throw new AssertionError(tenant + " was never served");
     }
 
     static int lastIndexOf(List<Reply> inOrder, String tenant) {
-        for (int i = inOrder.size() - 1; i >= 0; i--) if (inOrder.get(i).page().tenant().equals(tenant)) return i;
+        for (int i = inOrder.size() - 1; i >= 0; i--)
+            if (inOrder.get(i).page().tenant().equals(tenant)) return i;
         throw new AssertionError(tenant + " was never served");
     }
 }

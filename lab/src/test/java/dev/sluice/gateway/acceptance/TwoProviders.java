@@ -18,19 +18,27 @@ final class TwoProviders {
     static final String SECONDARY = "secondary";
     static final String MODEL = "gpt-4o-mini";
 
-    private TwoProviders() {
-    }
+    private TwoProviders() {}
 
     /** One provider's entry: its limits for {@link #MODEL}, and the variable its key is read from (empty: no key). */
-    record Provider(String name, String baseUrl, String apiKeyEnv, int requestsPerMinute, int tokensPerMinute, int maxInFlight) {
+    record Provider(
+            String name,
+            String baseUrl,
+            String apiKeyEnv,
+            int requestsPerMinute,
+            int tokensPerMinute,
+            int maxInFlight) {
         Provider {
             if (!apiKeyEnv.isEmpty() && !apiKeyEnv.startsWith("SLUICE_PROVIDER_")) {
-                throw new IllegalArgumentException("a provider's key variable starts with SLUICE_PROVIDER_: " + apiKeyEnv);
+                throw new IllegalArgumentException(
+                        "a provider's key variable starts with SLUICE_PROVIDER_: " + apiKeyEnv);
             }
         }
 
         String yaml(double headroom) {
-            return String.format(Locale.ROOT, """
+            return String.format(
+                    Locale.ROOT,
+                    """
                       - name: %s
                         base-url: "%s"
                     %s    headroom: %s
@@ -40,8 +48,15 @@ final class TwoProviders {
                             tokens-per-minute: %d
                             max-in-flight: %d
                             price-per-million-tokens: 3.0
-                    """, name, baseUrl, apiKeyEnv.isEmpty() ? "" : "    api-key-env: " + apiKeyEnv + "\n", headroom, MODEL,
-                    requestsPerMinute, tokensPerMinute, maxInFlight);
+                    """,
+                    name,
+                    baseUrl,
+                    apiKeyEnv.isEmpty() ? "" : "    api-key-env: " + apiKeyEnv + "\n",
+                    headroom,
+                    MODEL,
+                    requestsPerMinute,
+                    tokensPerMinute,
+                    maxInFlight);
         }
     }
 
@@ -54,7 +69,8 @@ final class TwoProviders {
             throw new UncheckedIOException(e);
         }
         return downgradesTo(MODEL, withoutTopLevel(shipped, List.of("providers", "routes")))
-                + "\n# Issue 17's judged setup (written by the lab): two providers of " + MODEL + ", the primary first.\n"
+                + "\n# Issue 17's judged setup (written by the lab): two providers of " + MODEL
+                + ", the primary first.\n"
                 + "providers:\n" + primary.yaml(headroom) + secondary.yaml(headroom)
                 + "routes:\n  " + MODEL + ": [" + primary.name() + ", " + secondary.name() + "]\n";
     }
@@ -81,7 +97,9 @@ final class TwoProviders {
             int indent = line.length() - line.stripLeading().length();
             String content = line.replaceFirst("\\s+#.*$", "").strip();
             if (downgradeIndent >= 0 && !content.isEmpty() && indent <= downgradeIndent) downgradeIndent = -1;
-            if (downgradeIndent >= 0 && content.contains(":") && !content.substring(content.indexOf(':') + 1).strip().equals(model)) continue;
+            if (downgradeIndent >= 0
+                    && content.contains(":")
+                    && !content.substring(content.indexOf(':') + 1).strip().equals(model)) continue;
             if (content.equals("downgrade:")) downgradeIndent = indent;
             kept.add(line);
         }

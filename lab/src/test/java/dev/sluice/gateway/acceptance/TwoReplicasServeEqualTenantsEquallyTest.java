@@ -45,6 +45,7 @@ class TwoReplicasServeEqualTenantsEquallyTest {
     static final int PAGES = 60;
     /** Past the burst that spends the provider's minute (~4 s), nothing more fits for a minute: what waits on ends busy. */
     static final String MAX_WAIT_MS = "8000";
+
     static final int DATABASE = 12;
     static final boolean SHARING = !Boolean.getBoolean("fairshare.off");
 
@@ -56,7 +57,13 @@ class TwoReplicasServeEqualTenantsEquallyTest {
     @BeforeAll
     static void start() throws IOException {
         redis = TestRedisTemplates.flushed(DATABASE);
-        rig = Rig.start(2, 500, 180, tiers(), "spring.data.redis.url=" + TestRedis.url(DATABASE), "sluice.store.timeout=10s",
+        rig = Rig.start(
+                2,
+                500,
+                180,
+                tiers(),
+                "spring.data.redis.url=" + TestRedis.url(DATABASE),
+                "sluice.store.timeout=10s",
                 "sluice.dispatch.fair-share.enabled=" + SHARING);
         a = rig.gateways().get(0);
         b = rig.gateways().get(1);
@@ -75,13 +82,19 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         int at = yaml.indexOf(star);
         StringBuilder models = new StringBuilder();
         for (String model : List.of(model("1-vs-5"), model("3-vs-3"))) {
-            models.append(String.format(Locale.ROOT, """
+            models.append(String.format(
+                    Locale.ROOT,
+                    """
                           "%s":
                             requests-per-minute: %d
                             tokens-per-minute: %d
                             max-in-flight: %d
                             price-per-million-tokens: 3.0
-                    """, model, SeedCrowd.REQUESTS_PER_MINUTE, SeedCrowd.TOKENS_PER_MINUTE, SeedCrowd.MAX_IN_FLIGHT));
+                    """,
+                    model,
+                    SeedCrowd.REQUESTS_PER_MINUTE,
+                    SeedCrowd.TOKENS_PER_MINUTE,
+                    SeedCrowd.MAX_IN_FLIGHT));
         }
         Files.writeString(file, yaml.substring(0, at) + models + yaml.substring(at));
         return file;
@@ -119,7 +132,8 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         for (int u = 1; u <= 6; u++) {
             String id = split + "-user-" + u;
             String key = SeedCrowd.tenant(a, id); // Redis: b knows the key too
-            crowd.add(SeedCrowd.books(id, key, 1, PAGES).stream().map(p -> new Page(p.tenant(), p.key(), p.book(), p.page(), model))
+            crowd.add(SeedCrowd.books(id, key, 1, PAGES).stream()
+                    .map(p -> new Page(p.tenant(), p.key(), p.book(), p.page(), model))
                     .toList());
             portOf.put(id, onA.contains(u) ? a.port() : b.port());
         }
@@ -127,29 +141,49 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         long sharesBefore = shares();
         long evalshaBefore = evalsha();
         long started = System.nanoTime();
-        List<Reply> replies = rig.client().fire(pages, p -> portOf.get(p.tenant()), started, "X-Sluice-Max-Wait", MAX_WAIT_MS)
+        List<Reply> replies = rig.client()
+                .fire(pages, p -> portOf.get(p.tenant()), started, "X-Sluice-Max-Wait", MAX_WAIT_MS)
                 .block(Duration.ofSeconds(60));
         double seconds = (System.nanoTime() - started) / 1e9;
         long shares = shares() - sharesBefore;
         long evalsha = evalsha() - evalshaBefore;
         LabStats stats = rig.lab().stats();
         List<Reply> served = replies.stream().filter(r -> r.status() == 200).toList();
-        Map<String, Long> perUser = new TreeMap<>(served.stream().collect(Collectors.groupingBy(r -> r.page().tenant(), Collectors.counting())));
+        Map<String, Long> perUser = new TreeMap<>(
+                served.stream().collect(Collectors.groupingBy(r -> r.page().tenant(), Collectors.counting())));
         for (Page p : pages) perUser.putIfAbsent(p.tenant(), 0L);
         double jain = SeedCrowd.jain(perUser.values());
-        SeedCrowdTest.report("fair-share %s, %s: pages served per user %s, Jain's index %.4f; provider: %d tokens in its minute at "
-                        + "most (limit %d), %d × 429, %d × 503", SHARING ? "on" : "off", split, perUser, jain,
-                stats.maxTokensInWindow(), SeedCrowd.TOKENS_PER_MINUTE, stats.rejected429(), stats.rejected503());
-        SeedCrowdTest.report("fair-share %s, %s: %d share calls over %.1f s by both replicas (%.1f per second per replica), "
-                        + "%.3f per page served; all EVALSHA on Redis: %d (%.2f per page sent)", SHARING ? "on" : "off", split,
-                shares, seconds, shares / seconds / 2, served.isEmpty() ? 0 : (double) shares / served.size(), evalsha,
+        SeedCrowdTest.report(
+                "fair-share %s, %s: pages served per user %s, Jain's index %.4f; provider: %d tokens in its minute at "
+                        + "most (limit %d), %d × 429, %d × 503",
+                SHARING ? "on" : "off",
+                split,
+                perUser,
+                jain,
+                stats.maxTokensInWindow(),
+                SeedCrowd.TOKENS_PER_MINUTE,
+                stats.rejected429(),
+                stats.rejected503());
+        SeedCrowdTest.report(
+                "fair-share %s, %s: %d share calls over %.1f s by both replicas (%.1f per second per replica), "
+                        + "%.3f per page served; all EVALSHA on Redis: %d (%.2f per page sent)",
+                SHARING ? "on" : "off",
+                split,
+                shares,
+                seconds,
+                shares / seconds / 2,
+                served.isEmpty() ? 0 : (double) shares / served.size(),
+                evalsha,
                 (double) evalsha / pages.size());
         assertThat(jain).as("Jain's index over pages served").isGreaterThanOrEqualTo(SHARING ? fairEnough : 0.99);
         assertThat(stats.rejected429()).isZero();
         assertThat(stats.rejected503()).isZero();
-        assertThat(served.size()).as("the crowd saturated the provider (its minute holds ~145 pages)").isGreaterThanOrEqualTo(100);
+        assertThat(served.size())
+                .as("the crowd saturated the provider (its minute holds ~145 pages)")
+                .isGreaterThanOrEqualTo(100);
         assertThat(replies).allSatisfy(r -> {
-            if (r.status() != 200) assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
+            if (r.status() != 200)
+                assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
         });
     }
 
@@ -159,7 +193,8 @@ class TwoReplicasServeEqualTenantsEquallyTest {
 
     /** EVALSHA calls so far on the test Redis (every database), from INFO commandstats. */
     static long evalsha() {
-        Properties info = redis.execute(c -> c.serverCommands().info("commandstats")).blockFirst(Duration.ofSeconds(5));
+        Properties info =
+                redis.execute(c -> c.serverCommands().info("commandstats")).blockFirst(Duration.ofSeconds(5));
         String stat = info == null ? null : info.getProperty("cmdstat_evalsha");
         if (stat == null) return 0;
         return Long.parseLong(stat.substring("calls=".length(), stat.indexOf(',')));

@@ -41,7 +41,8 @@ class TwoReplicasShareTheProviderTest {
 
     @BeforeAll
     static void start() {
-        TestRedisTemplates.flushed(DATABASE); // a Redis kept between runs (SLUICE_TEST_REDIS_URL) holds the last run's budget
+        TestRedisTemplates.flushed(
+                DATABASE); // a Redis kept between runs (SLUICE_TEST_REDIS_URL) holds the last run's budget
         rig = Rig.start(2, 400, 160, "spring.data.redis.url=" + TestRedis.url(DATABASE), "sluice.store.timeout=10s");
         lab = rig.lab();
         a = rig.gateways().get(0);
@@ -71,23 +72,34 @@ class TwoReplicasShareTheProviderTest {
         int portA = a.port();
         int portB = b.port();
 
-        List<Reply> replies = client.fire(pages, p -> viaA(p) ? portA : portB, System.nanoTime(),
-                "X-Sluice-Max-Wait", "30000").block(Duration.ofSeconds(90));
+        List<Reply> replies = client.fire(
+                        pages, p -> viaA(p) ? portA : portB, System.nanoTime(), "X-Sluice-Max-Wait", "30000")
+                .block(Duration.ofSeconds(90));
         LabStats stats = lab.stats();
         List<Reply> served = replies.stream().filter(r -> r.status() == 200).toList();
         Map<String, Long> servedVia = new TreeMap<>(served.stream()
                 .collect(Collectors.groupingBy(r -> viaA(r.page()) ? "a" : "b", Collectors.counting())));
-        Map<String, Long> perUser = new TreeMap<>(served.stream()
-                .collect(Collectors.groupingBy(r -> r.page().tenant(), Collectors.counting())));
+        Map<String, Long> perUser = new TreeMap<>(
+                served.stream().collect(Collectors.groupingBy(r -> r.page().tenant(), Collectors.counting())));
         // Not judged here: fairness between tenants on different replicas, which the fair queues' shared counters
         // give (sluice.dispatch.fair-share); TwoReplicasServeEqualTenantsEquallyTest judges it, 1 vs 5 and 3 vs 3.
-        SeedCrowdTest.report("pages served per user: %s; Jain's index across replicas %.4f", perUser,
-                SeedCrowd.jain(perUser.values()));
-        SeedCrowdTest.report("two replicas: %d pages, %d served (%s), provider: %d tokens and %d requests in its minute at "
+        SeedCrowdTest.report(
+                "pages served per user: %s; Jain's index across replicas %.4f",
+                perUser, SeedCrowd.jain(perUser.values()));
+        SeedCrowdTest.report(
+                "two replicas: %d pages, %d served (%s), provider: %d tokens and %d requests in its minute at "
                         + "most (limits %d and %d), %d in flight at most (limit %d), %d × 429, %d × 503",
-                pages.size(), served.size(), servedVia, stats.maxTokensInWindow(), stats.maxRequestsInWindow(),
-                SeedCrowd.TOKENS_PER_MINUTE, SeedCrowd.REQUESTS_PER_MINUTE, stats.maxInFlightSeen(), SeedCrowd.MAX_IN_FLIGHT,
-                stats.rejected429(), stats.rejected503());
+                pages.size(),
+                served.size(),
+                servedVia,
+                stats.maxTokensInWindow(),
+                stats.maxRequestsInWindow(),
+                SeedCrowd.TOKENS_PER_MINUTE,
+                SeedCrowd.REQUESTS_PER_MINUTE,
+                stats.maxInFlightSeen(),
+                SeedCrowd.MAX_IN_FLIGHT,
+                stats.rejected429(),
+                stats.rejected503());
 
         assertThat(stats.rejected429()).isZero();
         assertThat(stats.rejected503()).isZero();

@@ -16,7 +16,6 @@ import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.testsupport.TestRedis;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +31,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -50,13 +48,20 @@ import tools.jackson.databind.json.JsonMapper;
  * every route the admin router serves must be in the document. Operations tagged {@code lab}
  * are served by the lab module, which is why this test lives in it.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "sluice.admin.user=ops", "sluice.admin.password=contract-pw", "sluice.abuse.sampler.enabled=false",
-        "spring.data.redis.database=" + AdminApiContractTest.DATABASE, LabRunsApiTest.SMALL_RUNS})
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sluice.admin.user=ops",
+            "sluice.admin.password=contract-pw",
+            "sluice.abuse.sampler.enabled=false",
+            "spring.data.redis.database=" + AdminApiContractTest.DATABASE,
+            LabRunsApiTest.SMALL_RUNS
+        })
 @AutoConfigureWebTestClient
 class AdminApiContractTest {
     /** Its own Redis database: this test replaces the tiers document, which other gateways on the server must not see. */
     static final int DATABASE = 13;
+
     static final String BASE = "/admin/api";
     static final JsonMapper JSON = JsonMapper.shared();
 
@@ -81,8 +86,11 @@ class AdminApiContractTest {
 
     /** method + path template -> statuses seen and validated. */
     final Map<String, Set<Integer>> seen = new LinkedHashMap<>();
+
     final List<String> problems = new ArrayList<>();
-    final OpenApiInteractionValidator validator = OpenApiInteractionValidator.createForInlineApiSpecification(document()).build();
+    final OpenApiInteractionValidator validator = OpenApiInteractionValidator.createForInlineApiSpecification(
+                    document())
+            .build();
 
     static String document() {
         return OpenApiDocument.document();
@@ -105,8 +113,12 @@ class AdminApiContractTest {
             if (statuses.stream().noneMatch(s -> s < 300)) uncovered.add(op.key() + " has no happy path called");
             if (statuses.stream().noneMatch(s -> s >= 400)) uncovered.add(op.key() + " has no documented error called");
         }
-        assertThat(problems).as("responses that disagree with admin/openapi.yaml").isEmpty();
-        assertThat(uncovered).as("documented operations this test did not exercise").isEmpty();
+        assertThat(problems)
+                .as("responses that disagree with admin/openapi.yaml")
+                .isEmpty();
+        assertThat(uncovered)
+                .as("documented operations this test did not exercise")
+                .isEmpty();
     }
 
     @Test
@@ -114,13 +126,19 @@ class AdminApiContractTest {
         Set<String> documented = new TreeSet<>();
         for (OpenApiDocument.Operation op : OpenApiDocument.operations(document())) documented.add(op.key());
         Set<String> served = new TreeSet<>(AdminRouteList.of(adminRoutes));
-        assertThat(served).as("the admin router serves routes (it is walked, so a new route counts)").contains("GET /tenants");
-        assertThat(served).as("admin routes that admin/openapi.yaml does not describe").isSubsetOf(documented);
+        assertThat(served)
+                .as("the admin router serves routes (it is walked, so a new route counts)")
+                .contains("GET /tenants");
+        assertThat(served)
+                .as("admin routes that admin/openapi.yaml does not describe")
+                .isSubsetOf(documented);
         // And the other way: every documented operation is served (lab ones only where the lab is).
         Set<String> missing = new TreeSet<>(documented);
         missing.removeAll(served);
         if (!labPresent()) missing.removeIf(k -> k.contains(" /lab/"));
-        assertThat(missing).as("documented operations that the admin router does not serve").isEmpty();
+        assertThat(missing)
+                .as("documented operations that the admin router does not serve")
+                .isEmpty();
     }
 
     // ---- the operations ------------------------------------------------------------------
@@ -137,7 +155,12 @@ class AdminApiContractTest {
         call("PUT", "/tiers", "application/yaml", yaml, Map.of()); // 428: no If-Match
         call("PUT", "/tiers", "application/yaml", yaml, Map.of(HttpHeaders.IF_MATCH, "\"stale\""));
         call("PUT", "/tiers", "application/yaml", "tiers: [", Map.of(HttpHeaders.IF_MATCH, etag));
-        call("PUT", "/tiers", "application/yaml", yaml, Map.of(HttpHeaders.IF_MATCH, etag)); // same content: a new version, nothing else
+        call(
+                "PUT",
+                "/tiers",
+                "application/yaml",
+                yaml,
+                Map.of(HttpHeaders.IF_MATCH, etag)); // same content: a new version, nothing else
     }
 
     String tenants() {
@@ -146,7 +169,12 @@ class AdminApiContractTest {
         call("GET", "/tenants", null, null, Map.of(), Auth.NONE);
         call("POST", "/tenants", "application/json", json(Map.of("id", id, "tier", "free")), Map.of());
         call("POST", "/tenants", "application/json", json(Map.of("id", id, "tier", "free")), Map.of()); // 409
-        call("POST", "/tenants", "application/json", json(Map.of("id", "x" + id, "tier", "no-such-tier")), Map.of()); // 422
+        call(
+                "POST",
+                "/tenants",
+                "application/json",
+                json(Map.of("id", "x" + id, "tier", "no-such-tier")),
+                Map.of()); // 422
         call("POST", "/tenants", "application/json", "{not json", Map.of()); // 400
         call("POST", "/tenants", "text/plain", "id=x", Map.of()); // 415
         call("GET", "/tenants/{id}", null, null, Map.of(), id);
@@ -167,15 +195,26 @@ class AdminApiContractTest {
     /** Minutes at the ceiling, with the signal's measures, so the series and the flag's evidence have every field. */
     static List<UsageSample> minutes(long from, int n) {
         Ceiling ceiling = new Ceiling("minute", 0.9, 0.97, 120, 400, 2, 0, Ceiling.REFUSED, 1.0);
-        return IntStream.range(0, n).mapToObj(i -> new UsageSample(from + i * 60_000L, "pro", 9_500, 10, 0.95, "minute",
-                Map.of("passed", 10L, "rejected", 2L), ceiling)).toList();
+        return IntStream.range(0, n)
+                .mapToObj(i -> new UsageSample(
+                        from + i * 60_000L,
+                        "pro",
+                        9_500,
+                        10,
+                        0.95,
+                        "minute",
+                        Map.of("passed", 10L, "rejected", 2L),
+                        ceiling))
+                .toList();
     }
 
     void usage(String tenant) {
         long from = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 10 * 60_000L;
         for (UsageSample s : minutes(from, 3)) history.append(tenant, s, 1440).block(Duration.ofSeconds(5));
-        assertThat((List<?>) map(call("GET", "/tenants/{id}/usage", null, null, Map.of(), tenant)).get("points"))
-                .as("the series has points to validate").hasSize(3);
+        assertThat((List<?>) map(call("GET", "/tenants/{id}/usage", null, null, Map.of(), tenant))
+                        .get("points"))
+                .as("the series has points to validate")
+                .hasSize(3);
         call("GET", "/tenants/{id}/usage?hours=0", null, null, Map.of(), tenant);
         call("GET", "/tenants/{id}/usage", null, null, Map.of(), "nobody-" + tenant);
         call("GET", "/usage", null, null, Map.of());
@@ -185,16 +224,45 @@ class AdminApiContractTest {
     void flags(String tenant) {
         long t = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 20 * 60_000L;
         List<UsageSample> evidence = minutes(t, 15);
-        Flag f = flags.openIfNone(Flag.open("flag_" + tenant, tenant, "pro", Instant.now(),
-                new CeilingDetector.Finding(new CeilingDetector.Run(t, 15), evidence))).block(Duration.ofSeconds(5));
+        Flag f = flags.openIfNone(Flag.open(
+                        "flag_" + tenant,
+                        tenant,
+                        "pro",
+                        Instant.now(),
+                        new CeilingDetector.Finding(new CeilingDetector.Run(t, 15), evidence)))
+                .block(Duration.ofSeconds(5));
         call("GET", "/flags", null, null, Map.of());
         call("GET", "/flags?status=maybe", null, null, Map.of());
         call("GET", "/flags/{id}", null, null, Map.of(), f.id());
         call("GET", "/flags/{id}", null, null, Map.of(), "flag_nope");
-        call("POST", "/flags/{id}/review", "application/json", json(Map.of("action", "dismiss")), Map.of(), f.id()); // 422: no note
-        call("POST", "/flags/{id}/review", "application/json", json(Map.of("action", "dismiss", "note", "agreed")), Map.of(), f.id());
-        call("POST", "/flags/{id}/review", "application/json", json(Map.of("action", "dismiss", "note", "again")), Map.of(), f.id()); // 409
-        call("POST", "/flags/{id}/review", "application/json", json(Map.of("action", "comment", "note", "x")), Map.of(), "flag_nope");
+        call(
+                "POST",
+                "/flags/{id}/review",
+                "application/json",
+                json(Map.of("action", "dismiss")),
+                Map.of(),
+                f.id()); // 422: no note
+        call(
+                "POST",
+                "/flags/{id}/review",
+                "application/json",
+                json(Map.of("action", "dismiss", "note", "agreed")),
+                Map.of(),
+                f.id());
+        call(
+                "POST",
+                "/flags/{id}/review",
+                "application/json",
+                json(Map.of("action", "dismiss", "note", "again")),
+                Map.of(),
+                f.id()); // 409
+        call(
+                "POST",
+                "/flags/{id}/review",
+                "application/json",
+                json(Map.of("action", "comment", "note", "x")),
+                Map.of(),
+                "flag_nope");
     }
 
     void misc() {
@@ -212,62 +280,95 @@ class AdminApiContractTest {
         call("POST", "/lab/runs", "application/json", json(Map.of("cases", List.of("case9"))), Map.of());
         // One short case (no second gateway to boot): the API is under test here, not the lab.
         String small = json(Map.of("cases", List.of("case1"), "ramp", false));
-        String id = (String) map(call("POST", "/lab/runs", "application/json", small, Map.of())).get("id");
-        call("POST", "/lab/runs", "application/json", small, Map.of()); // 409 while it runs (were it over, one more short run)
+        String id = (String) map(call("POST", "/lab/runs", "application/json", small, Map.of()))
+                .get("id");
+        call(
+                "POST",
+                "/lab/runs",
+                "application/json",
+                small,
+                Map.of()); // 409 while it runs (were it over, one more short run)
         call("GET", "/lab/runs/{id}", null, null, Map.of(), "no-such-run");
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
-                .until(() -> !"running".equals(map(raw("GET", BASE + "/lab/runs/latest")).get("status")));
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> !"running"
+                        .equals(map(raw("GET", BASE + "/lab/runs/latest")).get("status")));
         call("GET", "/lab/runs/{id}", null, null, Map.of(), id); // the finished run, with its report
         call("GET", "/lab/runs/latest", null, null, Map.of());
     }
 
     // ---- calling and validating ----------------------------------------------------------
 
-    enum Auth { ADMIN, NONE }
+    enum Auth {
+        ADMIN,
+        NONE
+    }
 
     /** Whether this gateway serves the lab's runs: the admin API's 404 for an unknown endpoint says not. */
     boolean labPresent() {
         var r = raw("GET", BASE + "/lab/runs/latest");
-        return !(r.getStatus().value() == 404 && "unknown_endpoint".equals(((Map<?, ?>) map(r).get("error")).get("code")));
+        return !(r.getStatus().value() == 404
+                && "unknown_endpoint".equals(((Map<?, ?>) map(r).get("error")).get("code")));
     }
 
-    EntityExchangeResult<byte[]> call(String method, String template, String type, String body, Map<String, String> headers,
-                                      Object... vars) {
+    EntityExchangeResult<byte[]> call(
+            String method, String template, String type, String body, Map<String, String> headers, Object... vars) {
         return call(Auth.ADMIN, method, template, type, body, headers, vars);
     }
 
-    EntityExchangeResult<byte[]> call(String method, String template, String type, String body, Map<String, String> headers, Auth auth) {
+    EntityExchangeResult<byte[]> call(
+            String method, String template, String type, String body, Map<String, String> headers, Auth auth) {
         return call(auth, method, template, type, body, headers);
     }
 
-    EntityExchangeResult<byte[]> call(Auth auth, String method, String template, String type, String body, Map<String, String> headers,
-                                      Object... vars) {
+    EntityExchangeResult<byte[]> call(
+            Auth auth,
+            String method,
+            String template,
+            String type,
+            String body,
+            Map<String, String> headers,
+            Object... vars) {
         String path = template;
         for (Object v : vars) path = path.replaceFirst("\\{[^}]+}", v.toString());
         WebTestClient client = auth == Auth.ADMIN
-                ? web.mutate().defaultHeaders(h -> h.setBasicAuth("ops", "contract-pw")).responseTimeout(Duration.ofSeconds(20)).build()
-                : web.mutate().defaultHeader("X-Requested-With", "XMLHttpRequest").build();
-        WebTestClient.RequestBodySpec spec = client.method(HttpMethod.valueOf(method)).uri(BASE + path);
+                ? web.mutate()
+                        .defaultHeaders(h -> h.setBasicAuth("ops", "contract-pw"))
+                        .responseTimeout(Duration.ofSeconds(20))
+                        .build()
+                : web.mutate()
+                        .defaultHeader("X-Requested-With", "XMLHttpRequest")
+                        .build();
+        WebTestClient.RequestBodySpec spec =
+                client.method(HttpMethod.valueOf(method)).uri(BASE + path);
         headers.forEach(spec::header);
         if (type != null) spec.header(HttpHeaders.CONTENT_TYPE, type);
-        var result = (body == null ? spec.exchange() : spec.bodyValue(body.getBytes(StandardCharsets.UTF_8)).exchange())
-                .expectBody(byte[].class).returnResult();
+        var result = (body == null
+                        ? spec.exchange()
+                        : spec.bodyValue(body.getBytes(StandardCharsets.UTF_8)).exchange())
+                .expectBody(byte[].class)
+                .returnResult();
 
         String pathOnly = (BASE + path).split("\\?", 2)[0];
-        SimpleResponse.Builder response = SimpleResponse.Builder.status(result.getStatus().value());
+        SimpleResponse.Builder response =
+                SimpleResponse.Builder.status(result.getStatus().value());
         result.getResponseHeaders().forEach((k, v) -> response.withHeader(k, v));
         byte[] bytes = result.getResponseBody();
         if (bytes != null) response.withBody(new String(bytes, StandardCharsets.UTF_8));
-        ValidationReport report = validator.validateResponse(pathOnly, Request.Method.valueOf(method), response.build());
+        ValidationReport report =
+                validator.validateResponse(pathOnly, Request.Method.valueOf(method), response.build());
         String what = method + " " + BASE + path + " -> " + result.getStatus().value();
         if (report.hasErrors()) problems.add(what + ": " + report.getMessages() + "\n  body: " + abbreviate(bytes));
-        if (auth == Auth.ADMIN && result.getStatus().is2xxSuccessful()) validateRequest(method, BASE + path, type, body, headers, what);
-        seen.computeIfAbsent(method + " " + template.split("\\?", 2)[0], k -> new TreeSet<>()).add(result.getStatus().value());
+        if (auth == Auth.ADMIN && result.getStatus().is2xxSuccessful())
+            validateRequest(method, BASE + path, type, body, headers, what);
+        seen.computeIfAbsent(method + " " + template.split("\\?", 2)[0], k -> new TreeSet<>())
+                .add(result.getStatus().value());
         return result;
     }
 
     /** A request the gateway accepted must be one the document allows, or the document under-describes it. */
-    void validateRequest(String method, String pathAndQuery, String type, String body, Map<String, String> headers, String what) {
+    void validateRequest(
+            String method, String pathAndQuery, String type, String body, Map<String, String> headers, String what) {
         String[] parts = pathAndQuery.split("\\?", 2);
         SimpleRequest.Builder request = new SimpleRequest.Builder(method, parts[0]).withAuthorization("Basic x");
         if (parts.length > 1) {
@@ -281,8 +382,14 @@ class AdminApiContractTest {
     }
 
     EntityExchangeResult<byte[]> raw(String method, String path) {
-        return web.mutate().defaultHeaders(h -> h.setBasicAuth("ops", "contract-pw")).build()
-                .method(HttpMethod.valueOf(method)).uri(path).exchange().expectBody(byte[].class).returnResult();
+        return web.mutate()
+                .defaultHeaders(h -> h.setBasicAuth("ops", "contract-pw"))
+                .build()
+                .method(HttpMethod.valueOf(method))
+                .uri(path)
+                .exchange()
+                .expectBody(byte[].class)
+                .returnResult();
     }
 
     static String abbreviate(byte[] bytes) {

@@ -44,8 +44,13 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * <p>Skipped, saying why, where Chromium or the admin-ui's node_modules are missing; under
  * CI (the CI variable set) it fails instead, so CI always runs it.
  */
-@GatewayTest(properties = {"sluice.admin.user=e2e-ops", "sluice.admin.password=e2e password 42", "sluice.abuse.sampler.enabled=false",
-        AdminUiEndToEndTest.SMALL_LAB})
+@GatewayTest(
+        properties = {
+            "sluice.admin.user=e2e-ops",
+            "sluice.admin.password=e2e password 42",
+            "sluice.abuse.sampler.enabled=false",
+            AdminUiEndToEndTest.SMALL_LAB
+        })
 class AdminUiEndToEndTest {
     /**
      * The lab run the operator starts: seed 000 with every count divided by ten (books of 10 pages,
@@ -80,7 +85,8 @@ class AdminUiEndToEndTest {
         Path driver = ADMIN_UI.resolve("node_modules/playwright-core");
         List<String> missing = new ArrayList<>();
         if (!new File(chromium).canExecute()) missing.add(chromium + " (apt-get install -y chromium)");
-        if (!Files.isDirectory(driver)) missing.add(driver + " (build the admin-ui module: ./mvnw -pl admin-ui install, or npm ci in admin-ui/)");
+        if (!Files.isDirectory(driver))
+            missing.add(driver + " (build the admin-ui module: ./mvnw -pl admin-ui install, or npm ci in admin-ui/)");
         if (!Files.isRegularFile(script)) missing.add(script.toString());
         if (!missing.isEmpty()) {
             String why = "The admin UI end-to-end test needs " + String.join(" and ", missing);
@@ -90,7 +96,9 @@ class AdminUiEndToEndTest {
 
         seed();
 
-        Path shots = Path.of(System.getProperty("sluice.e2e.screenshots", "target/screenshots")).toAbsolutePath().normalize();
+        Path shots = Path.of(System.getProperty("sluice.e2e.screenshots", "target/screenshots"))
+                .toAbsolutePath()
+                .normalize();
         Files.createDirectories(shots);
         Path failures = Path.of("target", "e2e").toAbsolutePath();
         Path out = Files.createTempFile("admin-e2e", ".log");
@@ -116,8 +124,12 @@ class AdminUiEndToEndTest {
         Files.deleteIfExists(out);
         System.out.println(output);
         System.out.printf("[e2e] took %.1f s%n", (System.nanoTime() - started) / 1e9);
-        assertThat(finished).as("the browser script finished within 4 minutes:%n%s", output).isTrue();
-        assertThat(p.exitValue()).as("the browser script's exit code:%n%s", output).isZero();
+        assertThat(finished)
+                .as("the browser script finished within 4 minutes:%n%s", output)
+                .isTrue();
+        assertThat(p.exitValue())
+                .as("the browser script's exit code:%n%s", output)
+                .isZero();
         assertThat(output).contains("[e2e] all ").doesNotContain("FAILED");
 
         // What the operator did is what the gateway holds now.
@@ -127,7 +139,8 @@ class AdminUiEndToEndTest {
             assertThat(r.by()).isEqualTo(USER);
             assertThat(r.tier()).isEqualTo("free");
         });
-        assertThat(tenants.findById("acme-batch").block(Duration.ofSeconds(5)).tierName()).isEqualTo("free");
+        assertThat(tenants.findById("acme-batch").block(Duration.ofSeconds(5)).tierName())
+                .isEqualTo("free");
     }
 
     /** Six hours of usage: acme-web bursts and idles; acme-batch flat-lines at its ceiling and is flagged. */
@@ -154,17 +167,31 @@ class AdminUiEndToEndTest {
                 batch.add(s);
             }
         }
-        // The flag the sampler would have opened 15 minutes into the run, with its evidence (the run and 30 minutes before).
+        // The flag the sampler would have opened 15 minutes into the run, with its evidence (the run and 30 minutes
+        // before).
         long runStart = from + 30 * 60_000L;
         List<UsageSample> evidence = batch.stream()
-                .filter(s -> s.minuteStartMs() >= runStart - 30 * 60_000L && s.minuteStartMs() < runStart + 15 * 60_000L).toList();
-        Flag flag = Flag.open("flag_e2e_acme-batch", "acme-batch", "pro", Instant.ofEpochMilli(runStart + 15 * 60_000L),
+                .filter(s ->
+                        s.minuteStartMs() >= runStart - 30 * 60_000L && s.minuteStartMs() < runStart + 15 * 60_000L)
+                .toList();
+        Flag flag = Flag.open(
+                "flag_e2e_acme-batch",
+                "acme-batch",
+                "pro",
+                Instant.ofEpochMilli(runStart + 15 * 60_000L),
                 new CeilingDetector.Finding(new CeilingDetector.Run(runStart, 15), evidence));
         assertThat(flags.openIfNone(flag).block(Duration.ofSeconds(5))).isNotNull();
     }
 
     private static UsageSample sample(long minute, double utilisation) {
         long tokens = Math.round(100_000 * utilisation);
-        return new UsageSample(minute, "pro", tokens, Math.max(1, tokens / 800), utilisation, "minute", Map.of("passed", Math.max(1, tokens / 800)));
+        return new UsageSample(
+                minute,
+                "pro",
+                tokens,
+                Math.max(1, tokens / 800),
+                utilisation,
+                "minute",
+                Map.of("passed", Math.max(1, tokens / 800)));
     }
 }

@@ -16,9 +16,13 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * console reads as "the lab is not part of this gateway". Before, every production replica would
  * boot a second gateway in-process on an admin's POST.
  */
-@GatewayTest(properties = {
-        "sluice.provider.url=http://127.0.0.1:9/v1", // never called here
-        "sluice.admin.user=ops", "sluice.admin.password=no-lab-here", "sluice.abuse.sampler.enabled=false"})
+@GatewayTest(
+        properties = {
+            "sluice.provider.url=http://127.0.0.1:9/v1", // never called here
+            "sluice.admin.user=ops",
+            "sluice.admin.password=no-lab-here",
+            "sluice.abuse.sampler.enabled=false"
+        })
 class LabRunsOnlyWithTheLabTest {
     @Autowired
     WebTestClient web;
@@ -29,14 +33,32 @@ class LabRunsOnlyWithTheLabTest {
     @Test
     void aGatewayInFrontOfARealProviderHasNoLabRuns() {
         assertThat(context.getBeanNamesForType(LabRuns.class)).isEmpty();
-        web.post().uri("/admin/api/lab/runs").headers(h -> h.setBasicAuth("ops", "no-lab-here"))
-                .contentType(MediaType.APPLICATION_JSON).bodyValue("{}")
-                .exchange().expectStatus().isNotFound()
-                .expectBody().jsonPath("$.error.code").isEqualTo("unknown_endpoint");
-        web.get().uri("/admin/api/lab/runs/latest").headers(h -> h.setBasicAuth("ops", "no-lab-here"))
-                .exchange().expectStatus().isNotFound()
-                .expectBody().jsonPath("$.error.code").isEqualTo("unknown_endpoint");
+        web.post()
+                .uri("/admin/api/lab/runs")
+                .headers(h -> h.setBasicAuth("ops", "no-lab-here"))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{}")
+                .exchange()
+                .expectStatus()
+                .isNotFound()
+                .expectBody()
+                .jsonPath("$.error.code")
+                .isEqualTo("unknown_endpoint");
+        web.get()
+                .uri("/admin/api/lab/runs/latest")
+                .headers(h -> h.setBasicAuth("ops", "no-lab-here"))
+                .exchange()
+                .expectStatus()
+                .isNotFound()
+                .expectBody()
+                .jsonPath("$.error.code")
+                .isEqualTo("unknown_endpoint");
         // The rest of the admin API is there.
-        web.get().uri("/admin/api/tenants").headers(h -> h.setBasicAuth("ops", "no-lab-here")).exchange().expectStatus().isOk();
+        web.get()
+                .uri("/admin/api/tenants")
+                .headers(h -> h.setBasicAuth("ops", "no-lab-here"))
+                .exchange()
+                .expectStatus()
+                .isOk();
     }
 }

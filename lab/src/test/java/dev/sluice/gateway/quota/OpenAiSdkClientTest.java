@@ -2,13 +2,11 @@ package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.ChatModel;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -16,7 +14,6 @@ import dev.sluice.lab.scenario.ScaledClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -45,15 +42,18 @@ class OpenAiSdkClientTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     MeterRegistry meters;
 
     @Test
     void aWellBehavedSdkClientThatHonoursRetryAfterNeverFailsACall() {
         String key = TestTenants.create(tenants, "sdk", "free").key();
-        double rejectedBefore = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected").count();
+        double rejectedBefore = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected")
+                .count();
 
         OpenAIClient client = OpenAIOkHttpClient.builder()
                 .baseUrl("http://127.0.0.1:" + port + "/v1")
@@ -63,15 +63,19 @@ class OpenAiSdkClientTest {
         List<ChatCompletion> answers = new ArrayList<>();
         // 5 × ~3 000 tokens against 10 000 a minute: the fourth call must wait for the first to leave the window.
         for (int page = 1; page <= 5; page++) {
-            answers.add(client.chat().completions().create(ChatCompletionCreateParams.builder()
-                    .model(ChatModel.GPT_4O_MINI)
-                    .maxTokens(3_000)
-                    .addUserMessage("Extract the text of page " + page)
-                    .build()));
+            answers.add(client.chat()
+                    .completions()
+                    .create(ChatCompletionCreateParams.builder()
+                            .model(ChatModel.GPT_4O_MINI)
+                            .maxTokens(3_000)
+                            .addUserMessage("Extract the text of page " + page)
+                            .build()));
         }
 
         assertThat(answers).hasSize(5).allSatisfy(a -> assertThat(a.choices()).isNotEmpty());
-        double rejected = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected").count() - rejectedBefore;
+        double rejected = meters.counter("sluice.decisions", "tier", "free", "stage", "rejected")
+                        .count()
+                - rejectedBefore;
         assertThat(rejected).as("the client was told to wait at least once").isGreaterThanOrEqualTo(1);
     }
 }

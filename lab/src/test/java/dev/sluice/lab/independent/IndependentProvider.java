@@ -29,7 +29,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code /reset}).
  */
 public final class IndependentProvider implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     private final Process process;
     private final int port;
@@ -42,7 +45,9 @@ public final class IndependentProvider implements AutoCloseable {
     /** Whether a {@code node} of version 18 or later is on the PATH (the script needs no packages). */
     public static boolean nodeAvailable() {
         try {
-            Process p = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("node", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return false;
             return version.matches("v\\d+\\..*") && Integer.parseInt(version.substring(1, version.indexOf('.'))) >= 18;
@@ -56,10 +61,12 @@ public final class IndependentProvider implements AutoCloseable {
 
     /** The script, from the lab module (where surefire runs) or from the repository's root. */
     public static Path script() {
-        for (Path p : List.of(Path.of("independent-provider/provider.mjs"), Path.of("lab/independent-provider/provider.mjs"))) {
+        for (Path p : List.of(
+                Path.of("independent-provider/provider.mjs"), Path.of("lab/independent-provider/provider.mjs"))) {
             if (Files.isRegularFile(p)) return p.toAbsolutePath();
         }
-        throw new IllegalStateException("lab/independent-provider/provider.mjs not found from " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException("lab/independent-provider/provider.mjs not found from "
+                + Path.of("").toAbsolutePath());
     }
 
     /** Starts it on a free port with {@code flags} ({@code --tpm=300000}, ...); its stderr goes to ours. */
@@ -73,23 +80,28 @@ public final class IndependentProvider implements AutoCloseable {
      */
     public static IndependentProvider startOn(int port, String... flags) {
         // Its stdin stays open to us: if this JVM is killed rather than closed, the pipe closes and the provider exits.
-        List<String> command = new ArrayList<>(List.of("node", script().toString(), "--port=" + port, "--exit-with-stdin=1"));
+        List<String> command =
+                new ArrayList<>(List.of("node", script().toString(), "--port=" + port, "--exit-with-stdin=1"));
         command.addAll(List.of(flags));
         Process process;
         try {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command, e);
         }
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         try {
             String line = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).get(15, TimeUnit.SECONDS);
+                        try {
+                            return out.readLine();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .get(15, TimeUnit.SECONDS);
             if (line == null || !line.trim().matches("\\d+")) {
                 throw new IllegalStateException("the provider did not print its port: " + line + " (" + command + ")");
             }
@@ -115,12 +127,16 @@ public final class IndependentProvider implements AutoCloseable {
 
     /** {@code GET /stats}: its counters, the busiest minute and the per-second series. */
     public JsonNode stats() {
-        return JsonMapper.shared().readTree(call(HttpRequest.newBuilder(uri("/stats")).GET().build()).body());
+        return JsonMapper.shared()
+                .readTree(call(HttpRequest.newBuilder(uri("/stats")).GET().build())
+                        .body());
     }
 
     /** {@code POST /reset}: an empty window and zeroed counters, from now on. */
     public void reset() {
-        HttpResponse<String> r = call(HttpRequest.newBuilder(uri("/reset")).POST(HttpRequest.BodyPublishers.noBody()).build());
+        HttpResponse<String> r = call(HttpRequest.newBuilder(uri("/reset"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
         if (r.statusCode() != 200) throw new IllegalStateException("POST /reset: " + r.statusCode() + " " + r.body());
     }
 
@@ -145,7 +161,8 @@ public final class IndependentProvider implements AutoCloseable {
      */
     public void kill() {
         try {
-            if (!process.destroyForcibly().waitFor(10, TimeUnit.SECONDS)) throw new IllegalStateException("the provider outlived SIGKILL");
+            if (!process.destroyForcibly().waitFor(10, TimeUnit.SECONDS))
+                throw new IllegalStateException("the provider outlived SIGKILL");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -43,7 +43,8 @@ class SeedCase2AllPagesAtOnceTest {
         http = new LabHttp("http://127.0.0.1:" + server.port(), CALLS + 100);
         // A production client's pool is warm. Opening 300 connections cold takes longer than a call on a
         // small CI machine, which would spread the burst out and blur what this test measures.
-        Flux.range(0, CALLS).flatMap(i -> http.send("GET", "/v1/models", null, true), CALLS)
+        Flux.range(0, CALLS)
+                .flatMap(i -> http.send("GET", "/v1/models", null, true), CALLS)
                 .blockLast(Duration.ofSeconds(20));
     }
 
@@ -53,20 +54,29 @@ class SeedCase2AllPagesAtOnceTest {
         server.stop();
     }
 
-    record Outcome(int status, long atMillis, String retryAfter, long promptTokens) {
-    }
+    record Outcome(int status, long atMillis, String retryAfter, long promptTokens) {}
 
     private List<Outcome> uploadBooks(int round) {
         long start = System.nanoTime();
         return Flux.range(0, CALLS)
                 // flatMap's default concurrency is 256: it has to be raised or it is a queue too.
-                .flatMap(i -> {
-                    String body = PageText.chatBody("user-" + (i / PAGES), round, i % PAGES);
-                    return http.send("POST", "/v1/chat/completions", body, true).map(reply -> new Outcome(
-                            reply.status(), (System.nanoTime() - start) / 1_000_000, reply.header("retry-after"),
-                            reply.status() == 200 ? JsonMapper.shared().readTree(reply.body())
-                                    .path("usage").path("prompt_tokens").asLong() : 0));
-                }, CALLS)
+                .flatMap(
+                        i -> {
+                            String body = PageText.chatBody("user-" + (i / PAGES), round, i % PAGES);
+                            return http.send("POST", "/v1/chat/completions", body, true)
+                                    .map(reply -> new Outcome(
+                                            reply.status(),
+                                            (System.nanoTime() - start) / 1_000_000,
+                                            reply.header("retry-after"),
+                                            reply.status() == 200
+                                                    ? JsonMapper.shared()
+                                                            .readTree(reply.body())
+                                                            .path("usage")
+                                                            .path("prompt_tokens")
+                                                            .asLong()
+                                                    : 0));
+                        },
+                        CALLS)
                 .collectList()
                 .block(Duration.ofSeconds(20));
     }
@@ -89,14 +99,19 @@ class SeedCase2AllPagesAtOnceTest {
         assertThat(overloaded + limited).isGreaterThanOrEqualTo(100);
         assertThat(ok).isLessThanOrEqualTo(200);
         // The pages die before the first page is even answered (2 s).
-        long firstAnswer = wave1.stream().filter(o -> o.status() == 200).mapToLong(Outcome::atMillis).min()
+        long firstAnswer = wave1.stream()
+                .filter(o -> o.status() == 200)
+                .mapToLong(Outcome::atMillis)
+                .min()
                 .orElseThrow();
-        assertThat(wave1.stream().filter(o -> o.status() != 200))
-                .allSatisfy(o -> {
-                    assertThat(o.atMillis()).isLessThan(firstAnswer);
-                    assertThat(o.retryAfter()).isNotBlank();
-                });
-        long prompt = wave1.stream().filter(o -> o.status() == 200).mapToLong(Outcome::promptTokens).max()
+        assertThat(wave1.stream().filter(o -> o.status() != 200)).allSatisfy(o -> {
+            assertThat(o.atMillis()).isLessThan(firstAnswer);
+            assertThat(o.retryAfter()).isNotBlank();
+        });
+        long prompt = wave1.stream()
+                .filter(o -> o.status() == 200)
+                .mapToLong(Outcome::promptTokens)
+                .max()
                 .orElseThrow();
         assertThat(prompt).isBetween(590L, 630L);
 
@@ -123,11 +138,15 @@ class SeedCase2AllPagesAtOnceTest {
         assertThat(after.maxTokensInWindow()).isLessThanOrEqualTo(300_000).isGreaterThan(290_000);
         // Retry-after says when the first wave's tokens leave the rolling minute, not "try again now":
         // a minute after they were charged, however long this machine took to get here.
-        assertThat(wave2.stream().filter(o -> o.status() == 429).map(Outcome::retryAfter)
-                .map(Long::parseLong)).allSatisfy(s -> assertThat(s).isBetween(59L - sinceWave1, 60L));
+        assertThat(wave2.stream()
+                        .filter(o -> o.status() == 429)
+                        .map(Outcome::retryAfter)
+                        .map(Long::parseLong))
+                .allSatisfy(s -> assertThat(s).isBetween(59L - sinceWave1, 60L));
 
         Map<Integer, Long> total = byStatus(Flux.concat(Flux.fromIterable(wave1), Flux.fromIterable(wave2))
-                .collectList().block());
+                .collectList()
+                .block());
         assertThat(after.rejected429() + after.rejected503())
                 .isEqualTo(total.getOrDefault(429, 0L) + total.getOrDefault(503, 0L));
     }

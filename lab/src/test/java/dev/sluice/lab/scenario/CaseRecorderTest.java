@@ -18,7 +18,25 @@ class CaseRecorderTest {
     static final RateLimitSnapshot LIMITS = new RateLimitSnapshot(1500, 1500, 0, 300_000, 300_000, 0);
 
     static LabStats provider(long rejected429, long rejected503, double cost) {
-        return new LabStats(0, 0, 0, 0, rejected429, rejected429, 0, rejected503, 0, 0, 0, cost, 0, 0, 0, 0, 0, 0,
+        return new LabStats(
+                0,
+                0,
+                0,
+                0,
+                rejected429,
+                rejected429,
+                0,
+                rejected503,
+                0,
+                0,
+                0,
+                cost,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
                 LabLimits.DEFAULTS);
     }
 
@@ -40,10 +58,12 @@ class CaseRecorderTest {
         assertThat(r.booksTotal()).isEqualTo(3);
         assertThat(r.booksClean()).isEqualTo(1);
         assertThat(r.pagesSent()).isEqualTo(5);
-        assertThat(r.wastedUsd()).isEqualTo(6.0); // 2 M tokens in broken books at $3 per M; the clean book's are not waste
+        assertThat(r.wastedUsd())
+                .isEqualTo(6.0); // 2 M tokens in broken books at $3 per M; the clean book's are not waste
         assertThat(r.billUsd()).isEqualTo(6.0048);
         assertThat(r.pagesDied()).isEqualTo(1);
-        assertThat(r.waitP50Ms()).isEqualTo(2_000); // waits 2000, 2100, 2000, 10, 1000: sorted 10, 1000, 2000, 2000, 2100
+        assertThat(r.waitP50Ms())
+                .isEqualTo(2_000); // waits 2000, 2100, 2000, 10, 1000: sorted 10, 1000, 2000, 2000, 2100
         // HdrHistogram's 3 significant digits: 2100 is in a 2 ms sub-bucket and reads as its top, 2101.
         assertThat(r.waitP95Ms()).isCloseTo(2_100, withinPercentage(0.1));
         assertThat(r.durationSeconds()).isEqualTo(2.1);
@@ -60,7 +80,10 @@ class CaseRecorderTest {
         rec.decided(100, new Admission.Admitted(null, LIMITS), 800);
         rec.refused(2_500, FailureLimit.LIMITER);
         rec.usersNow(5, 3_000);
-        rec.decided(700, new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, 1_000, 300_000, 299_500, 800, LIMITS), 800);
+        rec.decided(
+                700,
+                new Admission.Rejected(Admission.Reason.TOKENS_PER_MINUTE, 1_000, 300_000, 299_500, 800, LIMITS),
+                800);
         rec.refused(800, FailureLimit.GATEWAY_BUSY);
 
         assertThat(rec.firstFailure()).isEqualTo(new LabReport.Failure(0.7, 5, "tokens"));
@@ -88,10 +111,11 @@ class CaseRecorderTest {
         rec.refused(3_000, FailureLimit.LIMITER);
 
         CaseResult r = rec.caseResult(CaseId.CASE2, provider.stats(3_000));
-        assertThat(r.timeline()).containsExactly(
-                new LabReport.TimelinePoint(0, 1_200, 1_200, 1, 1, 0),
-                new LabReport.TimelinePoint(1, 0, 1_200, 1, 0, 0),
-                new LabReport.TimelinePoint(2, 0, 1_200, 0, 0, 1));
+        assertThat(r.timeline())
+                .containsExactly(
+                        new LabReport.TimelinePoint(0, 1_200, 1_200, 1, 1, 0),
+                        new LabReport.TimelinePoint(1, 0, 1_200, 1, 0, 0),
+                        new LabReport.TimelinePoint(2, 0, 1_200, 0, 0, 1));
         assertThat(r.inFlightLimit()).isEqualTo(2);
     }
 

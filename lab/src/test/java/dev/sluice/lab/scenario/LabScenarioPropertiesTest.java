@@ -12,14 +12,14 @@ import org.springframework.context.annotation.Configuration;
 class LabScenarioPropertiesTest {
     @Configuration(proxyBeanMethods = false)
     @EnableConfigurationProperties(LabScenarioProperties.class)
-    static class Bound {
-    }
+    static class Bound {}
 
     final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Bound.class);
 
     @Test
     void noOptionsAreTheDefaults() {
-        runner.run(ctx -> assertThat(ctx.getBean(LabScenarioProperties.class).settings()).isEqualTo(ScenarioSettings.defaults()));
+        runner.run(ctx ->
+                assertThat(ctx.getBean(LabScenarioProperties.class).settings()).isEqualTo(ScenarioSettings.defaults()));
     }
 
     @Test
@@ -32,7 +32,10 @@ class LabScenarioPropertiesTest {
     @Test
     void aBadOptionStopsTheStartNamingTheProperty() {
         runner.withPropertyValues("sluice.lab.scenario.options=--time-factor=0")
-                .run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                        .hasStackTraceContaining("sluice.lab.scenario.options: time factor must be between 1 and 100, was 0.0"));
+                .run(ctx -> assertThat(ctx)
+                        .hasFailed()
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "sluice.lab.scenario.options: time factor must be between 1 and 100, was 0.0"));
     }
 }

@@ -28,15 +28,27 @@ class LabScenariosTest {
     @BeforeAll
     void run() {
         // Case 1 with ten-page books: its one book takes 20 seed seconds, 2 real ones.
-        solo = new ScenarioRunner(ScenarioSettings.defaults().with(with("--cases=case1", "--ramp=false", "--upload-for=1")),
-                null).run();
-        crowd = new ScenarioRunner(ScenarioSettings.defaults().with(with("--cases=case2,case3,case4,case5",
-                "--upload-for=8", "--ramp-users=1,2,3,5,8,12,20")),
-                (step, done, total) -> progress.add(step + " " + done + "/" + total)).run();
+        solo = new ScenarioRunner(
+                        ScenarioSettings.defaults().with(with("--cases=case1", "--ramp=false", "--upload-for=1")), null)
+                .run();
+        crowd = new ScenarioRunner(
+                        ScenarioSettings.defaults()
+                                .with(with(
+                                        "--cases=case2,case3,case4,case5",
+                                        "--upload-for=8",
+                                        "--ramp-users=1,2,3,5,8,12,20")),
+                        (step, done, total) -> progress.add(step + " " + done + "/" + total))
+                .run();
     }
 
-    static final List<String> TENTH = List.of("--time-factor=10", "--pages=10", "--in-flight=20", "--tpm=30000", "--rpm=150",
-            "--pool=20", "--warm-up=200");
+    static final List<String> TENTH = List.of(
+            "--time-factor=10",
+            "--pages=10",
+            "--in-flight=20",
+            "--tpm=30000",
+            "--rpm=150",
+            "--pool=20",
+            "--warm-up=200");
 
     static List<String> with(String... more) {
         List<String> all = new ArrayList<>(TENTH);
@@ -45,11 +57,17 @@ class LabScenariosTest {
     }
 
     CaseResult result(CaseId id) {
-        return crowd.cases().stream().filter(c -> c.id().equals(id.id())).findFirst().orElseThrow();
+        return crowd.cases().stream()
+                .filter(c -> c.id().equals(id.id()))
+                .findFirst()
+                .orElseThrow();
     }
 
     RampResult ramp(CaseId id) {
-        return crowd.ramp().stream().filter(r -> r.caseId().equals(id.id())).findFirst().orElseThrow();
+        return crowd.ramp().stream()
+                .filter(r -> r.caseId().equals(id.id()))
+                .findFirst()
+                .orElseThrow();
     }
 
     static long providerErrors(List<TimelinePoint> timeline) {
@@ -146,7 +164,16 @@ class LabScenariosTest {
         assertThat(crowd.scale().note()).contains("10× faster", "200 ms", "seed units");
         assertThat(crowd.limits().tokensPerMinute()).isEqualTo(30_000);
         assertThat(crowd.ramp()).extracting(RampResult::caseId).containsExactly("case2", "case3", "case4", "case5");
-        assertThat(progress).containsExactly("case2 0/8", "case3 1/8", "case4 2/8", "case5 3/8", "case2-ramp 4/8",
-                "case3-ramp 5/8", "case4-ramp 6/8", "case5-ramp 7/8", "null 8/8");
+        assertThat(progress)
+                .containsExactly(
+                        "case2 0/8",
+                        "case3 1/8",
+                        "case4 2/8",
+                        "case5 3/8",
+                        "case2-ramp 4/8",
+                        "case3-ramp 5/8",
+                        "case4-ramp 6/8",
+                        "case5-ramp 7/8",
+                        "null 8/8");
     }
 }

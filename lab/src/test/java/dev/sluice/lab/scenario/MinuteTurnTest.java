@@ -22,21 +22,37 @@ class MinuteTurnTest {
     @Test
     void aProviderWithItsOwnClockAndSlowNetworkSeesNoPushBackAtTheMinutesTurn() {
         List<String> options = new ArrayList<>(LabScenariosTest.TENTH);
-        options.addAll(List.of("--cases=case4", "--ramp=false", "--upload-for=20", "--clock-offset=-1s",
-                "--request-latency=600ms", "--extra-latency=1s", "--count-factor=1.15"));
+        options.addAll(List.of(
+                "--cases=case4",
+                "--ramp=false",
+                "--upload-for=20",
+                "--clock-offset=-1s",
+                "--request-latency=600ms",
+                "--extra-latency=1s",
+                "--count-factor=1.15"));
         LabReport report = new ScenarioRunner(ScenarioSettings.defaults().with(options), null).run();
         CaseResult c = report.cases().get(0);
         List<TimelinePoint> timeline = c.timeline();
-        System.out.printf("[minute-turn] %d pages, %d died, first failure %s, most tokens in a provider minute %d of %d%n",
-                c.pagesSent(), c.pagesDied(), c.firstFailure(), Timeline.maxWindowSum(timeline, 60), c.tokensPerMinuteLimit());
+        System.out.printf(
+                "[minute-turn] %d pages, %d died, first failure %s, most tokens in a provider minute %d of %d%n",
+                c.pagesSent(),
+                c.pagesDied(),
+                c.firstFailure(),
+                Timeline.maxWindowSum(timeline, 60),
+                c.tokensPerMinuteLimit());
 
         // The run crossed the turn with the provider's minute spent: pages went out after 60 s...
-        assertThat(timeline.stream().filter(p -> p.second() >= 60 && p.second() <= 70).mapToLong(TimelinePoint::admittedTokens).sum())
-                .as("admitted in seconds 60-70").isPositive();
+        assertThat(timeline.stream()
+                        .filter(p -> p.second() >= 60 && p.second() <= 70)
+                        .mapToLong(TimelinePoint::admittedTokens)
+                        .sum())
+                .as("admitted in seconds 60-70")
+                .isPositive();
         // ...and the minute before it was (nearly) full, so the turn was where the two windows had to agree.
         assertThat(Timeline.maxWindowSum(timeline, 60)).isGreaterThan(c.tokensPerMinuteLimit() * 8 / 10);
         assertThat(c.pagesDied()).isZero();
-        assertThat(timeline.stream().mapToLong(TimelinePoint::providerErrors).sum()).isZero();
+        assertThat(timeline.stream().mapToLong(TimelinePoint::providerErrors).sum())
+                .isZero();
         assertThat(c.booksClean()).isEqualTo(c.booksTotal());
     }
 }

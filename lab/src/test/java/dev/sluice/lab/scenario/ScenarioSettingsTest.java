@@ -30,8 +30,17 @@ class ScenarioSettingsTest {
 
     @Test
     void optionsChangeWhatTheyNameAndTheGlobalBucketFollowsTheRequestsPerMinute() {
-        ScenarioSettings s = ScenarioSettings.defaults().with(List.of("--cases=case4,CASE2", "--ramp=off", "--time-factor=20",
-                "--users=5", "--rpm=600", "--upload-for=4.5", "--ramp-users=1,3,9", "", "--warm-up=0"));
+        ScenarioSettings s = ScenarioSettings.defaults()
+                .with(List.of(
+                        "--cases=case4,CASE2",
+                        "--ramp=off",
+                        "--time-factor=20",
+                        "--users=5",
+                        "--rpm=600",
+                        "--upload-for=4.5",
+                        "--ramp-users=1,3,9",
+                        "",
+                        "--warm-up=0"));
         assertThat(s.caseOrder()).containsExactly(CaseId.CASE2, CaseId.CASE4);
         assertThat(s.ramp()).isFalse();
         assertThat(s.timeFactor()).isEqualTo(20);
@@ -46,7 +55,8 @@ class ScenarioSettingsTest {
     @Test
     void badOptionsSayWhatIsWrong() {
         ScenarioSettings d = ScenarioSettings.defaults();
-        assertThatThrownBy(() -> d.with(List.of("--cases=case9"))).hasMessageContaining("unknown case 'case9'")
+        assertThatThrownBy(() -> d.with(List.of("--cases=case9")))
+                .hasMessageContaining("unknown case 'case9'")
                 .hasMessageContaining("case1, case2, case3, case4, case5");
         assertThatThrownBy(() -> d.with(List.of("--users=many"))).hasMessage("--users needs a number, got 'many'");
         assertThatThrownBy(() -> d.with(List.of("--colour=blue"))).hasMessageContaining("unknown option --colour");
@@ -61,8 +71,15 @@ class ScenarioSettingsTest {
     @Test
     void theProvidersWaysDefaultToTheEstimatorsAndTheGatewaysAndChangeByOption() {
         assertThat(ScenarioSettings.defaults().ways()).isEqualTo(ProviderWays.DEFAULT);
-        ScenarioSettings s = ScenarioSettings.defaults().with(List.of("--provider-count=chars:3.5", "--count-factor=1.15",
-                "--tokens-per-message=7", "--clock-offset=800ms", "--extra-latency=0.3s", "--itpm=200000", "--otpm=60000"));
+        ScenarioSettings s = ScenarioSettings.defaults()
+                .with(List.of(
+                        "--provider-count=chars:3.5",
+                        "--count-factor=1.15",
+                        "--tokens-per-message=7",
+                        "--clock-offset=800ms",
+                        "--extra-latency=0.3s",
+                        "--itpm=200000",
+                        "--otpm=60000"));
         assertThat(s.ways().promptCount()).isEqualTo(new PromptCount(PromptCount.Method.CHARS, 3.5, 1.15, 7));
         assertThat(s.ways().clockOffset()).isEqualTo(Duration.ofMillis(800));
         assertThat(s.ways().extraLatency()).isEqualTo(Duration.ofMillis(300));
@@ -70,26 +87,43 @@ class ScenarioSettingsTest {
         assertThat(s.limits().outputTokensPerMinute()).isEqualTo(60_000);
         assertThat(s.limits().tokensPerMinute()).isEqualTo(300_000);
 
-        assertThat(ScenarioSettings.defaults().with(List.of("--clock-offset=-1s")).ways().clockOffset())
+        assertThat(ScenarioSettings.defaults()
+                        .with(List.of("--clock-offset=-1s"))
+                        .ways()
+                        .clockOffset())
                 .isEqualTo(Duration.ofSeconds(-1));
-        assertThat(ScenarioSettings.defaults().with(List.of("--count-factor=0.85", "--provider-count=bpe")).ways().promptCount())
+        assertThat(ScenarioSettings.defaults()
+                        .with(List.of("--count-factor=0.85", "--provider-count=bpe"))
+                        .ways()
+                        .promptCount())
                 .isEqualTo(new PromptCount(PromptCount.Method.BPE, 4.0, 0.85, 4));
-        assertThat(ScenarioSettings.defaults().with(List.of("--provider-count=chars")).ways().promptCount().charsPerToken())
+        assertThat(ScenarioSettings.defaults()
+                        .with(List.of("--provider-count=chars"))
+                        .ways()
+                        .promptCount()
+                        .charsPerToken())
                 .isEqualTo(4.0);
     }
 
     @Test
     void badProviderWaysSayWhatIsWrong() {
         ScenarioSettings d = ScenarioSettings.defaults();
-        assertThatThrownBy(() -> d.with(List.of("--provider-count=words"))).hasMessageContaining("prompt count is bpe or chars");
+        assertThatThrownBy(() -> d.with(List.of("--provider-count=words")))
+                .hasMessageContaining("prompt count is bpe or chars");
         assertThatThrownBy(() -> d.with(List.of("--provider-count=bpe:4"))).hasMessageContaining("only with chars");
-        assertThatThrownBy(() -> d.with(List.of("--provider-count=chars:0"))).hasMessageContaining("chars per token must be in");
-        assertThatThrownBy(() -> d.with(List.of("--count-factor=9"))).hasMessageContaining("count factor must be in [0.2, 5]");
-        assertThatThrownBy(() -> d.with(List.of("--count-factor=lots"))).hasMessage("--count-factor needs a number, got 'lots'");
-        assertThatThrownBy(() -> d.with(List.of("--clock-offset=soon"))).hasMessageContaining("a duration like 800ms or -1s");
+        assertThatThrownBy(() -> d.with(List.of("--provider-count=chars:0")))
+                .hasMessageContaining("chars per token must be in");
+        assertThatThrownBy(() -> d.with(List.of("--count-factor=9")))
+                .hasMessageContaining("count factor must be in [0.2, 5]");
+        assertThatThrownBy(() -> d.with(List.of("--count-factor=lots")))
+                .hasMessage("--count-factor needs a number, got 'lots'");
+        assertThatThrownBy(() -> d.with(List.of("--clock-offset=soon")))
+                .hasMessageContaining("a duration like 800ms or -1s");
         assertThatThrownBy(() -> d.with(List.of("--clock-offset=2min"))).hasMessageContaining("a duration like 800ms");
-        assertThatThrownBy(() -> d.with(List.of("--clock-offset=90s"))).hasMessageContaining("clock offset must be within");
-        assertThatThrownBy(() -> d.with(List.of("--extra-latency=-5ms"))).hasMessageContaining("extra latency must be between 0");
+        assertThatThrownBy(() -> d.with(List.of("--clock-offset=90s")))
+                .hasMessageContaining("clock offset must be within");
+        assertThatThrownBy(() -> d.with(List.of("--extra-latency=-5ms")))
+                .hasMessageContaining("extra latency must be between 0");
         assertThatThrownBy(() -> d.with(List.of("--itpm=-1"))).hasMessageContaining("inputTokensPerMinute must be 0");
     }
 }

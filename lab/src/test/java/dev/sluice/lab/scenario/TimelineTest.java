@@ -17,10 +17,11 @@ class TimelineTest {
         t.providerError(12_500);
         t.refusal(12_999);
         t.admitted(9_000, 5); // before the start: second 0, never a negative index
-        assertThat(t.points()).containsExactly(
-                new TimelinePoint(0, 1_605, 1_605, 3, 0, 0),
-                new TimelinePoint(1, 0, 1_605, 3, 0, 0), // nothing released: the calls are still in flight
-                new TimelinePoint(2, 0, 1_605, 3, 1, 1));
+        assertThat(t.points())
+                .containsExactly(
+                        new TimelinePoint(0, 1_605, 1_605, 3, 0, 0),
+                        new TimelinePoint(1, 0, 1_605, 3, 0, 0), // nothing released: the calls are still in flight
+                        new TimelinePoint(2, 0, 1_605, 3, 1, 1));
     }
 
     @Test
@@ -65,7 +66,8 @@ class TimelineTest {
         t.refusal(20_500);
         List<TimelinePoint> points = t.points();
         assertThat(points.get(9).tokensInWindow()).isEqualTo(150);
-        assertThat(points.get(10).tokensInWindow()).isEqualTo(50); // the first left at exactly 10 s, as the provider counts
+        assertThat(points.get(10).tokensInWindow())
+                .isEqualTo(50); // the first left at exactly 10 s, as the provider counts
         assertThat(points.get(19).tokensInWindow()).isEqualTo(50); // in until 19.999 s
         assertThat(points.get(20).tokensInWindow()).isZero();
     }

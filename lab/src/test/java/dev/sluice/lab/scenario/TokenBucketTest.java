@@ -11,7 +11,8 @@ class TokenBucketTest {
     @Test
     void aNewBucketLetsItsCapacityThroughAtOnceThenRefillsAtItsRate() {
         TokenBucket b = new TokenBucket(5, 2, 0);
-        for (int i = 0; i < 5; i++) assertThat(b.tryTake(0)).as("burst page %d", i).isTrue();
+        for (int i = 0; i < 5; i++)
+            assertThat(b.tryTake(0)).as("burst page %d", i).isTrue();
         assertThat(b.tryTake(0)).isFalse();
         assertThat(b.retryAfterMs(0)).isEqualTo(500); // 2 a second: one token in 500 ms
         assertThat(b.tryTake(499)).isFalse();
@@ -30,8 +31,10 @@ class TokenBucketTest {
 
     @Test
     void badShapesAreRefusedWithTheirValue() {
-        assertThatThrownBy(() -> new TokenBucket(0.5, 1, 0)).hasMessageContaining("capacity must be at least 1, was 0.5");
-        assertThatThrownBy(() -> new TokenBucket(5, 0, 0)).hasMessageContaining("refill must be a positive rate, was 0.0");
+        assertThatThrownBy(() -> new TokenBucket(0.5, 1, 0))
+                .hasMessageContaining("capacity must be at least 1, was 0.5");
+        assertThatThrownBy(() -> new TokenBucket(5, 0, 0))
+                .hasMessageContaining("refill must be a positive rate, was 0.0");
     }
 
     @Test

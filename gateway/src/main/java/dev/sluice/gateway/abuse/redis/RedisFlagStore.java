@@ -52,18 +52,25 @@ public final class RedisFlagStore implements FlagStore {
     public Mono<Flag> openIfNone(Flag flag) {
         if (!flag.isOpen()) return Mono.error(new IllegalArgumentException("a new flag is open"));
         List<String> keys = List.of(prefix + "open", prefix + "latest", prefix + "index", flagKey(flag.id()));
-        List<String> args = List.of(flag.tenantId(), flag.id(), json.writeValueAsString(flag),
+        List<String> args = List.of(
+                flag.tenantId(),
+                flag.id(),
+                json.writeValueAsString(flag),
                 Long.toString(flag.openedAt().toEpochMilli()));
-        return redis.execute(OPEN, keys, args).next().flatMap(existing -> existing.isEmpty() ? Mono.just(flag) : Mono.empty());
+        return redis.execute(OPEN, keys, args)
+                .next()
+                .flatMap(existing -> existing.isEmpty() ? Mono.just(flag) : Mono.empty());
     }
 
-    private record Stored(Flag flag, long rev) {
-    }
+    private record Stored(Flag flag, long rev) {}
 
     private Mono<Stored> load(String id) {
-        return redis.<String, String>opsForHash().entries(flagKey(id)).collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return redis.<String, String>opsForHash()
+                .entries(flagKey(id))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("doc"))
-                .map(m -> new Stored(json.readValue(m.get("doc"), Flag.class), Long.parseLong(m.getOrDefault("rev", "0"))));
+                .map(m -> new Stored(
+                        json.readValue(m.get("doc"), Flag.class), Long.parseLong(m.getOrDefault("rev", "0"))));
     }
 
     @Override
@@ -74,8 +81,10 @@ public final class RedisFlagStore implements FlagStore {
     @Override
     public Flux<Flag> list(FlagStatus status, int limit) {
         String index = prefix + "index";
-        return redis.opsForZSet().reverseRange(index, Range.unbounded())
-                .concatMap(id -> find(id).switchIfEmpty(redis.opsForZSet().remove(index, id).then(Mono.empty())))
+        return redis.opsForZSet()
+                .reverseRange(index, Range.unbounded())
+                .concatMap(id -> find(id).switchIfEmpty(
+                                redis.opsForZSet().remove(index, id).then(Mono.empty())))
                 .filter(f -> status == null || f.status() == status)
                 .take(limit);
     }
@@ -88,7 +97,9 @@ public final class RedisFlagStore implements FlagStore {
 
     @Override
     public Mono<Flag> latestFor(String tenantId) {
-        return redis.<String, String>opsForHash().get(prefix + "latest", tenantId).flatMap(this::find);
+        return redis.<String, String>opsForHash()
+                .get(prefix + "latest", tenantId)
+                .flatMap(this::find);
     }
 
     @Override
@@ -103,11 +114,18 @@ public final class RedisFlagStore implements FlagStore {
                 return Mono.error(new IllegalArgumentException("an update keeps the flag's id and tenant"));
             }
             List<String> keys = List.of(flagKey(id), prefix + "open");
-            List<String> args = List.of(Long.toString(stored.rev()), json.writeValueAsString(next), next.status().wire(),
-                    next.tenantId(), id, Long.toString(closedRetention.toMillis()));
+            List<String> args = List.of(
+                    Long.toString(stored.rev()),
+                    json.writeValueAsString(next),
+                    next.status().wire(),
+                    next.tenantId(),
+                    id,
+                    Long.toString(closedRetention.toMillis()));
             return redis.execute(UPDATE, keys, args).next().flatMap(written -> {
                 if (written == 1) return Mono.just(next);
-                if (left <= 1) return Mono.error(new IllegalStateException("flag " + id + " is being changed by someone else; retry"));
+                if (left <= 1)
+                    return Mono.error(
+                            new IllegalStateException("flag " + id + " is being changed by someone else; retry"));
                 return attempt(id, change, left - 1);
             });
         });

@@ -22,6 +22,8 @@ public final class RedisSamplerLock implements SamplerLock {
 
     @Override
     public Mono<Boolean> tryAcquire(long minuteStartMs, String owner) {
-        return redis.opsForValue().setIfAbsent(namespace + ":abuse:lock:" + minuteStartMs, owner, HELD).defaultIfEmpty(false);
+        return redis.opsForValue()
+                .setIfAbsent(namespace + ":abuse:lock:" + minuteStartMs, owner, HELD)
+                .defaultIfEmpty(false);
     }
 }

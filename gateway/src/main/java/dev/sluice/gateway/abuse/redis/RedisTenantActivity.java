@@ -1,11 +1,11 @@
 package dev.sluice.gateway.abuse.redis;
 
-import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.BufferedTenantActivity;
 import dev.sluice.gateway.abuse.MinuteActivity;
 import dev.sluice.gateway.abuse.Pressure;
 import dev.sluice.gateway.store.LuaScripts;
+import dev.sluice.gateway.support.Periodic;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,10 +40,12 @@ public final class RedisTenantActivity extends BufferedTenantActivity {
 
     private final ReactiveStringRedisTemplate redis;
     private final String namespace;
-    private final Periodic shipping = new Periodic("activity shipping", () -> flush().onErrorResume(e -> {
-        log.debug("Activity not shipped: {}", e.toString());
-        return Mono.empty();
-    }));
+    private final Periodic shipping = new Periodic(
+            "activity shipping",
+            () -> flush().onErrorResume(e -> {
+                log.debug("Activity not shipped: {}", e.toString());
+                return Mono.empty();
+            }));
 
     public RedisTenantActivity(ReactiveStringRedisTemplate redis, String namespace, Clock clock) {
         super(clock);
@@ -95,47 +97,59 @@ public final class RedisTenantActivity extends BufferedTenantActivity {
             args.add(tier);
         });
         int[] pairs = {0};
-        m.stagesByTenant().forEach((tenant, counts) -> counts.forEach((stage, n) -> {
-            args.add(tenant + " " + stage);
-            args.add(Long.toString(n));
-            pairs[0]++;
-        }));
+        m.stagesByTenant()
+                .forEach((tenant, counts) -> counts.forEach((stage, n) -> {
+                    args.add(tenant + " " + stage);
+                    args.add(Long.toString(n));
+                    pairs[0]++;
+                }));
         args.set(2, Integer.toString(pairs[0]));
-        m.pressureByTenant().forEach((tenant, counters) -> counters.forEach((k, v) -> {
-            args.add(tenant + " " + k);
-            args.add(switch (Pressure.op(k)) {
-                case SUM -> "+";
-                case MAX -> ">";
-                case MIN -> "<";
-            });
-            args.add(Long.toString(v));
-        }));
+        m.pressureByTenant()
+                .forEach((tenant, counters) -> counters.forEach((k, v) -> {
+                    args.add(tenant + " " + k);
+                    args.add(
+                            switch (Pressure.op(k)) {
+                                case SUM -> "+";
+                                case MAX -> ">";
+                                case MIN -> "<";
+                            });
+                    args.add(Long.toString(v));
+                }));
         long minute = m.minuteStartMs();
-        return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute), pressureKey(minute)), args).next();
+        return redis.execute(FLUSH, List.of(tenantsKey(minute), stagesKey(minute), pressureKey(minute)), args)
+                .next();
     }
 
     @Override
     public Mono<MinuteActivity> minute(long minuteStartMs) {
-        Mono<Map<String, String>> tiers = redis.<String, String>opsForHash().entries(tenantsKey(minuteStartMs))
+        Mono<Map<String, String>> tiers = redis.<String, String>opsForHash()
+                .entries(tenantsKey(minuteStartMs))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue);
-        Mono<Map<String, Map<String, Long>>> stages = redis.<String, String>opsForHash().entries(stagesKey(minuteStartMs))
-                .collectList().map(entries -> {
+        Mono<Map<String, Map<String, Long>>> stages = redis.<String, String>opsForHash()
+                .entries(stagesKey(minuteStartMs))
+                .collectList()
+                .map(entries -> {
                     Map<String, Map<String, Long>> out = new HashMap<>();
                     entries.forEach(e -> {
                         String[] ts = e.getKey().split(" ", 2);
-                        if (ts.length == 2) out.computeIfAbsent(ts[0], t -> new HashMap<>()).put(ts[1], Long.parseLong(e.getValue()));
+                        if (ts.length == 2)
+                            out.computeIfAbsent(ts[0], t -> new HashMap<>()).put(ts[1], Long.parseLong(e.getValue()));
                     });
                     return out;
                 });
-        Mono<Map<String, Map<String, Long>>> pressure = redis.<String, String>opsForHash().entries(pressureKey(minuteStartMs))
-                .collectList().map(entries -> {
+        Mono<Map<String, Map<String, Long>>> pressure = redis.<String, String>opsForHash()
+                .entries(pressureKey(minuteStartMs))
+                .collectList()
+                .map(entries -> {
                     Map<String, Map<String, Long>> out = new HashMap<>();
                     entries.forEach(e -> {
                         String[] tk = e.getKey().split(" ", 2);
-                        if (tk.length == 2) out.computeIfAbsent(tk[0], t -> new HashMap<>()).put(tk[1], Long.parseLong(e.getValue()));
+                        if (tk.length == 2)
+                            out.computeIfAbsent(tk[0], t -> new HashMap<>()).put(tk[1], Long.parseLong(e.getValue()));
                     });
                     return out;
                 });
-        return Mono.zip(tiers, stages, pressure).map(t -> new MinuteActivity(minuteStartMs, t.getT1(), t.getT2(), t.getT3()));
+        return Mono.zip(tiers, stages, pressure)
+                .map(t -> new MinuteActivity(minuteStartMs, t.getT1(), t.getT2(), t.getT3()));
     }
 }

@@ -34,14 +34,17 @@ public final class RedisUsageHistory implements UsageHistory {
 
     @Override
     public Mono<Void> append(String tenantId, UsageSample sample, int retentionMinutes) {
-        List<String> args = List.of(Long.toString(sample.minuteStartMs()), UsageSamples.encode(sample),
+        List<String> args = List.of(
+                Long.toString(sample.minuteStartMs()),
+                UsageSamples.encode(sample),
                 Long.toString(retentionMinutes * 60_000L));
         return redis.execute(APPEND, List.of(key(tenantId)), args).then();
     }
 
     @Override
     public Flux<UsageSample> since(String tenantId, long fromMs) {
-        return redis.opsForZSet().rangeByScore(key(tenantId), Range.closed((double) fromMs, Double.MAX_VALUE))
+        return redis.opsForZSet()
+                .rangeByScore(key(tenantId), Range.closed((double) fromMs, Double.MAX_VALUE))
                 .map(UsageSamples::decode);
     }
 }

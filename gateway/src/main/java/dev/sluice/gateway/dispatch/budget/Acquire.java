@@ -17,7 +17,8 @@ import java.util.Objects;
 public record Acquire(Amounts charge, String leaseId, boolean needSchedule) {
     public Acquire {
         Objects.requireNonNull(charge, "charge");
-        if (charge.requests() != 1) throw new IllegalArgumentException("an acquire charges one request, not " + charge.requests());
+        if (charge.requests() != 1)
+            throw new IllegalArgumentException("an acquire charges one request, not " + charge.requests());
     }
 
     /** A call of {@code tokens}, without input or output, that reads the schedule. */
@@ -32,7 +33,9 @@ public record Acquire(Amounts charge, String leaseId, boolean needSchedule) {
 
     /** The charge as {@code limits} count it: input and output only where they have such windows. */
     public Amounts chargeOn(BudgetLimits limits) {
-        return Amounts.call(charge.tokens(), limits.inputTokensPerMinute() > 0 ? charge.input() : 0,
+        return Amounts.call(
+                charge.tokens(),
+                limits.inputTokensPerMinute() > 0 ? charge.input() : 0,
                 limits.outputTokensPerMinute() > 0 ? charge.output() : 0);
     }
 }

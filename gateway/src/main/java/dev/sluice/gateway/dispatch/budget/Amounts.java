@@ -10,8 +10,8 @@ public record Amounts(long requests, long tokens, long input, long output) {
 
     public Amounts {
         if (requests < 0 || tokens < 0 || input < 0 || output < 0) {
-            throw new IllegalArgumentException("amounts must not be negative: requests=" + requests + " tokens=" + tokens
-                    + " input=" + input + " output=" + output);
+            throw new IllegalArgumentException("amounts must not be negative: requests=" + requests + " tokens="
+                    + tokens + " input=" + input + " output=" + output);
         }
     }
 
@@ -31,12 +31,16 @@ public record Amounts(long requests, long tokens, long input, long output) {
 
     /** These less {@code other}; the caller has checked {@link #covers}. */
     public Amounts minus(Amounts other) {
-        return new Amounts(requests - other.requests, tokens - other.tokens, input - other.input, output - other.output);
+        return new Amounts(
+                requests - other.requests, tokens - other.tokens, input - other.input, output - other.output);
     }
 
     /** Added, saturating at Long.MAX_VALUE. */
     public Amounts plus(Amounts other) {
-        return new Amounts(sat(requests, other.requests), sat(tokens, other.tokens), sat(input, other.input),
+        return new Amounts(
+                sat(requests, other.requests),
+                sat(tokens, other.tokens),
+                sat(input, other.input),
                 sat(output, other.output));
     }
 
@@ -52,7 +56,10 @@ public record Amounts(long requests, long tokens, long input, long output) {
 
     /** The larger of the two in each dimension. */
     public Amounts max(Amounts other) {
-        return new Amounts(Math.max(requests, other.requests), Math.max(tokens, other.tokens), Math.max(input, other.input),
+        return new Amounts(
+                Math.max(requests, other.requests),
+                Math.max(tokens, other.tokens),
+                Math.max(input, other.input),
                 Math.max(output, other.output));
     }
 

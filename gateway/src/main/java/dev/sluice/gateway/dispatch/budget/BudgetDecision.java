@@ -13,11 +13,17 @@ package dev.sluice.gateway.dispatch.budget;
  *                 admission of its own, now plus the limits' count delay; for a call spent from a replica's
  *                 slice ({@link ReplicaLeases}), the slice's stamp, which may be earlier
  */
-public record BudgetDecision(boolean admitted, BudgetRefusal refusal, long waitMs, BudgetSnapshot snapshot, long chargedAtMs) {
+public record BudgetDecision(
+        boolean admitted, BudgetRefusal refusal, long waitMs, BudgetSnapshot snapshot, long chargedAtMs) {
 
     /** A decision whose charge was made by this admission, stamped now plus the count delay. */
     public BudgetDecision(boolean admitted, BudgetRefusal refusal, long waitMs, BudgetSnapshot snapshot) {
-        this(admitted, refusal, waitMs, snapshot, snapshot.nowMs() + snapshot.limits().countDelayMs());
+        this(
+                admitted,
+                refusal,
+                waitMs,
+                snapshot,
+                snapshot.nowMs() + snapshot.limits().countDelayMs());
     }
 
     public long nowMs() {

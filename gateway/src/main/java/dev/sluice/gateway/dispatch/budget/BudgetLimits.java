@@ -23,15 +23,21 @@ import java.time.Duration;
  *                          much later, so it leaves the window no sooner than it leaves the
  *                          provider's. At most one window slot ({@link #MAX_COUNT_DELAY_MS})
  */
-public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs,
-                           long inputTokensPerMinute, long outputTokensPerMinute, long countDelayMs) {
+public record BudgetLimits(
+        long requestsPerMinute,
+        long tokensPerMinute,
+        int maxInFlight,
+        long leaseMs,
+        long inputTokensPerMinute,
+        long outputTokensPerMinute,
+        long countDelayMs) {
     /** One slot of the window: a charge is stamped at most one slot ahead of now. */
     public static final long MAX_COUNT_DELAY_MS = ProviderBudget.SLOT_MS;
 
     public BudgetLimits {
         if (requestsPerMinute < 1 || tokensPerMinute < 1 || maxInFlight < 1) {
-            throw new IllegalArgumentException("budget limits must be at least 1: rpm=" + requestsPerMinute
-                    + " tpm=" + tokensPerMinute + " in-flight=" + maxInFlight);
+            throw new IllegalArgumentException("budget limits must be at least 1: rpm=" + requestsPerMinute + " tpm="
+                    + tokensPerMinute + " in-flight=" + maxInFlight);
         }
         if (leaseMs < 1) throw new IllegalArgumentException("leaseMs must be positive, was " + leaseMs);
         if (inputTokensPerMinute < 0 || outputTokensPerMinute < 0) {
@@ -39,7 +45,8 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
                     + inputTokensPerMinute + " otpm=" + outputTokensPerMinute);
         }
         if (countDelayMs < 0 || countDelayMs > MAX_COUNT_DELAY_MS) {
-            throw new IllegalArgumentException("countDelayMs must be in [0, " + MAX_COUNT_DELAY_MS + "], was " + countDelayMs);
+            throw new IllegalArgumentException(
+                    "countDelayMs must be in [0, " + MAX_COUNT_DELAY_MS + "], was " + countDelayMs);
         }
     }
 
@@ -49,8 +56,13 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
     }
 
     /** With input/output limits of their own; no count delay. */
-    public BudgetLimits(long requestsPerMinute, long tokensPerMinute, int maxInFlight, long leaseMs,
-                        long inputTokensPerMinute, long outputTokensPerMinute) {
+    public BudgetLimits(
+            long requestsPerMinute,
+            long tokensPerMinute,
+            int maxInFlight,
+            long leaseMs,
+            long inputTokensPerMinute,
+            long outputTokensPerMinute) {
         this(requestsPerMinute, tokensPerMinute, maxInFlight, leaseMs, inputTokensPerMinute, outputTokensPerMinute, 0);
     }
 
@@ -71,7 +83,8 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
 
     /** A provider's published limits × its headroom (each at least 1). */
     public static BudgetLimits of(ModelLimits published, double headroom, Duration lease) {
-        if (!(headroom > 0 && headroom <= 1)) throw new IllegalArgumentException("headroom must be in (0, 1], was " + headroom);
+        if (!(headroom > 0 && headroom <= 1))
+            throw new IllegalArgumentException("headroom must be in (0, 1], was " + headroom);
         return new BudgetLimits(
                 Math.max(1, (long) Math.floor(published.requestsPerMinute() * headroom)),
                 // No total published: the split limits are the only token caps (a total of their sum
@@ -97,14 +110,30 @@ public record BudgetLimits(long requestsPerMinute, long tokensPerMinute, int max
     /** The same budget with a lower concurrency cap (an adaptive limit); never above the configured one. */
     public BudgetLimits withMaxInFlight(int limit) {
         int capped = Math.max(1, Math.min(limit, maxInFlight));
-        return capped == maxInFlight ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, capped, leaseMs,
-                inputTokensPerMinute, outputTokensPerMinute, countDelayMs);
+        return capped == maxInFlight
+                ? this
+                : new BudgetLimits(
+                        requestsPerMinute,
+                        tokensPerMinute,
+                        capped,
+                        leaseMs,
+                        inputTokensPerMinute,
+                        outputTokensPerMinute,
+                        countDelayMs);
     }
 
     /** The same budget with its charges stamped {@code ms} after the admission. */
     public BudgetLimits withCountDelay(long ms) {
-        return ms == countDelayMs ? this : new BudgetLimits(requestsPerMinute, tokensPerMinute, maxInFlight, leaseMs,
-                inputTokensPerMinute, outputTokensPerMinute, ms);
+        return ms == countDelayMs
+                ? this
+                : new BudgetLimits(
+                        requestsPerMinute,
+                        tokensPerMinute,
+                        maxInFlight,
+                        leaseMs,
+                        inputTokensPerMinute,
+                        outputTokensPerMinute,
+                        ms);
     }
 
     /**

@@ -8,16 +8,23 @@ package dev.sluice.gateway.dispatch.budget;
  *
  * @param countedByMs {@link Long#MIN_VALUE} when nothing is proved (or for a refund)
  */
-public record BudgetSettlement(long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens,
-                               long deltaRequests, long deltaInput, long deltaOutput) {
+public record BudgetSettlement(
+        long chargedAtMs,
+        long countedByMs,
+        long chargedTokens,
+        long deltaTokens,
+        long deltaRequests,
+        long deltaInput,
+        long deltaOutput) {
     public BudgetSettlement {
-        if (chargedTokens < 0) throw new IllegalArgumentException("chargedTokens must not be negative, was " + chargedTokens);
+        if (chargedTokens < 0)
+            throw new IllegalArgumentException("chargedTokens must not be negative, was " + chargedTokens);
     }
 
     /** A correction in the charge's own slot, moving nothing. */
     public static BudgetSettlement adjust(long chargedAtMs, AmountsDelta delta) {
-        return new BudgetSettlement(chargedAtMs, Long.MIN_VALUE, 0, delta.tokens(), delta.requests(), delta.input(),
-                delta.output());
+        return new BudgetSettlement(
+                chargedAtMs, Long.MIN_VALUE, 0, delta.tokens(), delta.requests(), delta.input(), delta.output());
     }
 
     /** Its signed deltas, as one value. */
@@ -31,6 +38,9 @@ public record BudgetSettlement(long chargedAtMs, long countedByMs, long chargedT
      * {@code LeaseSettlement} has always done.
      */
     public boolean moves() {
-        return deltaRequests == 0 && deltaInput == 0 && deltaOutput == 0 && ProviderBudget.movesLater(chargedAtMs, countedByMs);
+        return deltaRequests == 0
+                && deltaInput == 0
+                && deltaOutput == 0
+                && ProviderBudget.movesLater(chargedAtMs, countedByMs);
     }
 }

@@ -21,13 +21,20 @@ import java.util.List;
  * @param usedInputTokens  prompt tokens in the input window; 0 when the limits have none
  * @param usedOutputTokens output tokens (reserved, as settled so far) in the output window; 0 when the limits have none
  */
-public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests, long usedTokens, int inFlight,
-                             long pausedUntilMs, long resetMs, List<Leaving> leaving, long usedInputTokens,
-                             long usedOutputTokens) {
+public record BudgetSnapshot(
+        BudgetLimits limits,
+        long nowMs,
+        long usedRequests,
+        long usedTokens,
+        int inFlight,
+        long pausedUntilMs,
+        long resetMs,
+        List<Leaving> leaving,
+        long usedInputTokens,
+        long usedOutputTokens) {
 
     /** Usage charged in one slot, which leaves the window at {@code atMs} (store time). */
-    public record Leaving(long atMs, long tokens, long requests) {
-    }
+    public record Leaving(long atMs, long tokens, long requests) {}
 
     public BudgetSnapshot {
         leaving = leaving == null ? null : List.copyOf(leaving);
@@ -43,44 +50,98 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
 
     /** The same budget with {@code requests} and {@code tokens} in its window. */
     public BudgetSnapshot withUsed(long requests, long tokens) {
-        return new BudgetSnapshot(limits, nowMs, requests, tokens, inFlight, pausedUntilMs, resetMs, leaving,
-                usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                nowMs,
+                requests,
+                tokens,
+                inFlight,
+                pausedUntilMs,
+                resetMs,
+                leaving,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     /** The same budget with {@code input} and {@code output} tokens in its input and output windows. */
     public BudgetSnapshot withSplitUsed(long input, long output) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
-                input, output);
+        return new BudgetSnapshot(
+                limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving, input, output);
     }
 
     /** The same budget paused until {@code untilMs} (0: not paused). */
     public BudgetSnapshot withPausedUntil(long untilMs) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, untilMs, resetMs, leaving,
-                usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                nowMs,
+                usedRequests,
+                usedTokens,
+                inFlight,
+                untilMs,
+                resetMs,
+                leaving,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     /** The same budget whose window empties {@code ms} from now. */
     public BudgetSnapshot withResetMs(long ms) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, ms, leaving,
-                usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                nowMs,
+                usedRequests,
+                usedTokens,
+                inFlight,
+                pausedUntilMs,
+                ms,
+                leaving,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     /** The same budget with another leaving schedule (null: not read). */
     public BudgetSnapshot withLeaving(List<Leaving> schedule) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, schedule,
-                usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                nowMs,
+                usedRequests,
+                usedTokens,
+                inFlight,
+                pausedUntilMs,
+                resetMs,
+                schedule,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     /** The same budget with {@code calls} in flight. */
     public BudgetSnapshot withInFlight(int calls) {
-        return new BudgetSnapshot(limits, nowMs, usedRequests, usedTokens, calls, pausedUntilMs, resetMs,
-                leaving, usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                nowMs,
+                usedRequests,
+                usedTokens,
+                calls,
+                pausedUntilMs,
+                resetMs,
+                leaving,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
     public BudgetSnapshot withLimits(BudgetLimits other) {
-        return new BudgetSnapshot(other, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving,
-                usedInputTokens, usedOutputTokens);
+        return new BudgetSnapshot(
+                other,
+                nowMs,
+                usedRequests,
+                usedTokens,
+                inFlight,
+                pausedUntilMs,
+                resetMs,
+                leaving,
+                usedInputTokens,
+                usedOutputTokens);
     }
 
     public long remainingTokens() {
@@ -141,8 +202,16 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
         long now = nowMs + elapsedMs;
         if (leaving == null) { // without the schedule, only the window's reset says when its content has left
             boolean gone = elapsedMs >= resetMs;
-            return new BudgetSnapshot(limits, now, gone ? 0 : usedRequests, gone ? 0 : usedTokens, inFlight, pausedUntilMs,
-                    Math.max(0, resetMs - elapsedMs), gone ? List.of() : null, gone ? 0 : usedInputTokens,
+            return new BudgetSnapshot(
+                    limits,
+                    now,
+                    gone ? 0 : usedRequests,
+                    gone ? 0 : usedTokens,
+                    inFlight,
+                    pausedUntilMs,
+                    Math.max(0, resetMs - elapsedMs),
+                    gone ? List.of() : null,
+                    gone ? 0 : usedInputTokens,
                     gone ? 0 : usedOutputTokens);
         }
         long tokens = usedTokens;
@@ -157,7 +226,16 @@ public record BudgetSnapshot(BudgetLimits limits, long nowMs, long usedRequests,
             }
         }
         boolean gone = still.isEmpty();
-        return new BudgetSnapshot(limits, now, Math.max(0, requests), Math.max(0, tokens), inFlight, pausedUntilMs,
-                Math.max(0, resetMs - elapsedMs), still, gone ? 0 : usedInputTokens, gone ? 0 : usedOutputTokens);
+        return new BudgetSnapshot(
+                limits,
+                now,
+                Math.max(0, requests),
+                Math.max(0, tokens),
+                inFlight,
+                pausedUntilMs,
+                Math.max(0, resetMs - elapsedMs),
+                still,
+                gone ? 0 : usedInputTokens,
+                gone ? 0 : usedOutputTokens);
     }
 }

@@ -47,8 +47,13 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
      */
     private final Map<String, String> pendingReleases = new ConcurrentHashMap<>();
 
-    public FallbackProviderBudgetStore(ProviderBudgetStore shared, Clock clock, StoreState state, Duration timeout,
-                                       int replicas, MeterRegistry meters) {
+    public FallbackProviderBudgetStore(
+            ProviderBudgetStore shared,
+            Clock clock,
+            StoreState state,
+            Duration timeout,
+            int replicas,
+            MeterRegistry meters) {
         if (replicas < 1) throw new IllegalArgumentException("sluice.store.redis-down.replicas must be at least 1");
         this.shared = shared;
         this.state = state;
@@ -62,9 +67,13 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     /** This replica's share of {@code limits}: each dimension divided by the replicas, at least 1. */
     public BudgetLimits share(BudgetLimits limits) {
-        return new BudgetLimits(Math.max(1, limits.requestsPerMinute() / replicas), Math.max(1, limits.tokensPerMinute() / replicas),
-                Math.max(1, limits.maxInFlight() / replicas), limits.leaseMs(),
-                shareOf(limits.inputTokensPerMinute()), shareOf(limits.outputTokensPerMinute()));
+        return new BudgetLimits(
+                Math.max(1, limits.requestsPerMinute() / replicas),
+                Math.max(1, limits.tokensPerMinute() / replicas),
+                Math.max(1, limits.maxInFlight() / replicas),
+                limits.leaseMs(),
+                shareOf(limits.inputTokensPerMinute()),
+                shareOf(limits.outputTokensPerMinute()));
     }
 
     /** A split limit's share: 0 (no such limit) stays 0. */
@@ -114,7 +123,9 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     /** Frees a shared slot an abandoned acquire may have taken: Redis runs the release after it (one connection, in order). */
     private void releaseLater(String key, String leaseId) {
-        shared.release(key, leaseId).timeout(timeout.multipliedBy(4)).subscribe(null, e -> pendingReleases.put(leaseId, key));
+        shared.release(key, leaseId)
+                .timeout(timeout.multipliedBy(4))
+                .subscribe(null, e -> pendingReleases.put(leaseId, key));
     }
 
     private Mono<BudgetDecision> localAcquire(String key, BudgetLimits limits, Acquire call) {
@@ -154,8 +165,11 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
     void releasePending() {
         pendingReleases.forEach((leaseId, key) -> {
             pendingReleases.remove(leaseId);
-            shared.release(key, leaseId).timeout(timeout.multipliedBy(4))
-                    .subscribe(null, e -> log.debug("Lease {} not released ({}); it expires on its own", leaseId, e.toString()));
+            shared.release(key, leaseId)
+                    .timeout(timeout.multipliedBy(4))
+                    .subscribe(
+                            null,
+                            e -> log.debug("Lease {} not released ({}); it expires on its own", leaseId, e.toString()));
         });
     }
 
@@ -166,32 +180,45 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
-        return sharedOr(Mono.defer(() -> shared.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens)),
+        return sharedOr(
+                Mono.defer(() -> shared.settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens)),
                 () -> locals.local().settle(key, chargedAtMs, countedByMs, chargedTokens, deltaTokens));
     }
 
     @Override
     public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
-        return sharedOr(Mono.defer(() -> shared.adjust(key, chargedAtMs, delta)),
+        return sharedOr(
+                Mono.defer(() -> shared.adjust(key, chargedAtMs, delta)),
                 () -> locals.local().adjust(key, chargedAtMs, delta));
     }
 
     @Override
     public Mono<Long> pause(String key, long pauseMs) {
-        return sharedOr(Mono.defer(() -> shared.pause(key, pauseMs)), () -> locals.local().pause(key, pauseMs));
+        return sharedOr(
+                Mono.defer(() -> shared.pause(key, pauseMs)),
+                () -> locals.local().pause(key, pauseMs));
     }
 
     @Override
-    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(
+            String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         // The provider's remaining counts are for the whole account: locally, only this replica's share of them.
-        return sharedOr(Mono.defer(() -> shared.correct(key, limits, remainingRequests, remainingTokens, resetMs)),
-                () -> locals.local().correct(key, share(limits), remainingRequests < 0 ? -1 : remainingRequests / replicas,
-                        remainingTokens < 0 ? -1 : remainingTokens / replicas, resetMs));
+        return sharedOr(
+                Mono.defer(() -> shared.correct(key, limits, remainingRequests, remainingTokens, resetMs)),
+                () -> locals.local()
+                        .correct(
+                                key,
+                                share(limits),
+                                remainingRequests < 0 ? -1 : remainingRequests / replicas,
+                                remainingTokens < 0 ? -1 : remainingTokens / replicas,
+                                resetMs));
     }
 
     @Override
     public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-        return sharedOr(Mono.defer(() -> shared.snapshot(key, limits)), () -> locals.local().snapshot(key, share(limits)));
+        return sharedOr(
+                Mono.defer(() -> shared.snapshot(key, limits)),
+                () -> locals.local().snapshot(key, share(limits)));
     }
 
     /**
@@ -200,13 +227,19 @@ public final class FallbackProviderBudgetStore implements ProviderBudgetStore {
      */
     private void handOverLocalSpend(InMemoryProviderBudgetStore spent, String key, BudgetLimits mine, long now) {
         spent.snapshot(key, mine).subscribe(s -> {
-            AmountsDelta used = new AmountsDelta(s.usedRequests(), s.usedTokens(), s.usedInputTokens(), s.usedOutputTokens());
+            AmountsDelta used =
+                    new AmountsDelta(s.usedRequests(), s.usedTokens(), s.usedInputTokens(), s.usedOutputTokens());
             if (used.isZero()) return;
             shared.adjust(key, now, used)
                     .timeout(timeout.multipliedBy(4))
-                    .subscribe(null, e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
-            log.info("Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
-                    key, s.usedTokens(), s.usedRequests());
+                    .subscribe(
+                            null,
+                            e -> log.warn("Could not hand budget {}'s local spend to Redis: {}", key, e.toString()));
+            log.info(
+                    "Budget {}: {} tokens and {} requests spent on this replica while Redis was out now count in the shared budget",
+                    key,
+                    s.usedTokens(),
+                    s.usedRequests());
         });
     }
 }

@@ -27,6 +27,7 @@ public final class ProviderBudget {
     private final SlidingWindow window = new SlidingWindow(WINDOW_MS);
     /** Input and output tokens (their request counts unused): read only when the limits have them. */
     private final SlidingWindow input = new SlidingWindow(WINDOW_MS);
+
     private final SlidingWindow output = new SlidingWindow(WINDOW_MS);
     private final Map<String, Long> leases = new HashMap<>(); // lease id → expires at (ms)
     private long pausedUntilMs;
@@ -82,7 +83,8 @@ public final class ProviderBudget {
         // Slots: the ones in use stay held and are renewed; spares are given back, then taken again if they fit.
         int keep = Math.min(ask.slotsHeld(), ask.slotsInUse());
         for (int i = keep + 1; i <= ask.slotsHeld(); i++) leases.remove(SliceAsk.slotId(ask.replica(), i));
-        if (ask.renewSlots()) for (int i = 1; i <= keep; i++) leases.put(SliceAsk.slotId(ask.replica(), i), nowMs + ask.slotTtlMs());
+        if (ask.renewSlots())
+            for (int i = 1; i <= keep; i++) leases.put(SliceAsk.slotId(ask.replica(), i), nowMs + ask.slotTtlMs());
         long slotRoom = Math.max(0, (long) limits.maxInFlight() - leases.size());
 
         Amounts need = ask.need();
@@ -103,11 +105,13 @@ public final class ProviderBudget {
                     grant(need.tokens(), want.tokens(), capT - window.usedTokens()),
                     limitIn ? grant(need.input(), want.input(), capI - input.usedTokens()) : 0,
                     limitOut ? grant(need.output(), want.output(), capO - output.usedTokens()) : 0);
-            if (granted.tokens() > 0 || granted.requests() > 0) window.charge(chargedAt, granted.tokens(), granted.requests());
+            if (granted.tokens() > 0 || granted.requests() > 0)
+                window.charge(chargedAt, granted.tokens(), granted.requests());
             if (granted.input() > 0) input.charge(chargedAt, granted.input(), 0);
             if (granted.output() > 0) output.charge(chargedAt, granted.output(), 0);
             long spare = grant(ask.needSlot() ? 1 : 0, Math.max(0, ask.wantSlots() - keep), slotRoom);
-            for (int i = 1; i <= spare; i++) leases.put(SliceAsk.slotId(ask.replica(), keep + i), nowMs + ask.slotTtlMs());
+            for (int i = 1; i <= spare; i++)
+                leases.put(SliceAsk.slotId(ask.replica(), keep + i), nowMs + ask.slotTtlMs());
             held = keep + (int) spare;
         }
         return new SliceGrant(refusal == null, refusal, wait, granted, chargedAt, held, snapshot(limits, nowMs));
@@ -139,8 +143,8 @@ public final class ProviderBudget {
      * constraint that frees last; nothing when it fits. A need larger than a whole cap never fits
      * (wait -1). Each constraint frees at its own time; the need fits when the last of them has.
      */
-    private Refusal refusal(BudgetLimits limits, Amounts need, boolean needSlot, long slotRoom, boolean pauseBlocks,
-                            long nowMs) {
+    private Refusal refusal(
+            BudgetLimits limits, Amounts need, boolean needSlot, long slotRoom, boolean pauseBlocks, long nowMs) {
         boolean limitIn = limits.inputTokensPerMinute() > 0;
         boolean limitOut = limits.outputTokensPerMinute() > 0;
         long capT = SlidingWindow.cap(limits.tokensPerMinute());
@@ -262,7 +266,8 @@ public final class ProviderBudget {
     public void correct(BudgetLimits limits, long nowMs, long remainingRequests, long remainingTokens, long resetMs) {
         window.advance(nowMs);
         long extraTokens = excess(SlidingWindow.cap(limits.tokensPerMinute()) - window.usedTokens(), remainingTokens);
-        long extraRequests = excess(SlidingWindow.cap(limits.requestsPerMinute()) - window.usedRequests(), remainingRequests);
+        long extraRequests =
+                excess(SlidingWindow.cap(limits.requestsPerMinute()) - window.usedRequests(), remainingRequests);
         if (extraTokens == 0 && extraRequests == 0) return;
         window.adjust(correctionSlot(nowMs, resetMs) * SLOT_MS, extraTokens, extraRequests);
     }
@@ -297,7 +302,9 @@ public final class ProviderBudget {
         window.forEachSlot((at, tokens, requests) -> leaving.add(new BudgetSnapshot.Leaving(at, tokens, requests)));
         return BudgetSnapshot.empty(limits, nowMs)
                 .withUsed(window.usedRequests(), window.usedTokens())
-                .withSplitUsed(used(input, limits.inputTokensPerMinute(), nowMs), used(output, limits.outputTokensPerMinute(), nowMs))
+                .withSplitUsed(
+                        used(input, limits.inputTokensPerMinute(), nowMs),
+                        used(output, limits.outputTokensPerMinute(), nowMs))
                 .withInFlight(leases.size())
                 .withPausedUntil(pausedUntilMs > nowMs ? pausedUntilMs : 0)
                 .withResetMs(window.resetMs(nowMs))
@@ -317,8 +324,12 @@ public final class ProviderBudget {
         sweep(nowMs);
         input.advance(nowMs);
         output.advance(nowMs);
-        return leases.isEmpty() && pausedUntilMs <= nowMs && window.usedTokens() == 0 && window.usedRequests() == 0
-                && input.usedTokens() == 0 && output.usedTokens() == 0;
+        return leases.isEmpty()
+                && pausedUntilMs <= nowMs
+                && window.usedTokens() == 0
+                && window.usedRequests() == 0
+                && input.usedTokens() == 0
+                && output.usedTokens() == 0;
     }
 
     private void sweep(long nowMs) {

@@ -45,13 +45,24 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     /** Store time less this replica's, from the last answer (Redis TIME against the local clock). */
     private volatile long offsetMs;
 
-    public ReplicaLeases(ProviderBudgetStore store, Duration horizon, Duration slotTtl, Duration flushEvery, int flushMax,
-                         Clock clock, Scheduler timer) {
+    public ReplicaLeases(
+            ProviderBudgetStore store,
+            Duration horizon,
+            Duration slotTtl,
+            Duration flushEvery,
+            int flushMax,
+            Clock clock,
+            Scheduler timer) {
         this.store = store;
         this.terms = new ReplicaSlice.Terms(horizon.toMillis(), slotTtl.toMillis(), flushEvery.toMillis(), flushMax);
         this.clock = clock;
-        this.slices = new Batches<>("budget slices", k -> new ReplicaSlice(terms), Duration.ofMillis(terms.flushEveryMs()), timer,
-                this::flushDue, this::giveBack);
+        this.slices = new Batches<>(
+                "budget slices",
+                k -> new ReplicaSlice(terms),
+                Duration.ofMillis(terms.flushEveryMs()),
+                timer,
+                this::flushDue,
+                this::giveBack);
     }
 
     private ReplicaSlice slice(String key) {
@@ -69,8 +80,8 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
         return Mono.defer(() -> acquire(key, slice(key), limits, charge, call.leaseId(), true));
     }
 
-    private Mono<BudgetDecision> acquire(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId,
-                                         boolean mayAsk) {
+    private Mono<BudgetDecision> acquire(
+            String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId, boolean mayAsk) {
         BudgetDecision spent = spend(key, s, limits, call, leaseId);
         if (spent != null) return Mono.just(spent);
         Mono<SliceGrant> running = s.runningCall();
@@ -85,32 +96,40 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
         Runnable end = () -> {
             if (ended.compareAndSet(false, true)) s.awaitingAsk(false);
         };
-        return running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> {
-            end.run();
-            BudgetDecision after = spend(key, s, limits, call, leaseId);
-            if (after != null) return Mono.just(after);
-            return mayAsk ? ask(key, s, limits, call, leaseId) : notNow(s, limits);
-        })).doFinally(signal -> end.run());
+        return running.onErrorResume(e -> Mono.empty())
+                .then(Mono.defer(() -> {
+                    end.run();
+                    BudgetDecision after = spend(key, s, limits, call, leaseId);
+                    if (after != null) return Mono.just(after);
+                    return mayAsk ? ask(key, s, limits, call, leaseId) : notNow(s, limits);
+                }))
+                .doFinally(signal -> end.run());
     }
 
     /** Spends from the slice, and starts a refresh ahead of need when it runs low; null when it cannot cover the call. */
     private BudgetDecision spend(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId) {
         BudgetDecision spent = s.trySpend(call, leaseId, limits, storeNow());
-        if (spent != null && s.low(storeNow())) send(key, s, limits, Amounts.ZERO, false).subscribe(g -> { }, e -> { });
+        if (spent != null && s.low(storeNow()))
+            send(key, s, limits, Amounts.ZERO, false).subscribe(g -> {}, e -> {});
         return spent;
     }
 
     /** This call's own ask, then the call spent from what it granted, or the store's refusal. */
     private Mono<BudgetDecision> ask(String key, ReplicaSlice s, BudgetLimits limits, Amounts call, String leaseId) {
-        return send(key, s, limits, call, true).flatMap(grant -> grant.admitted()
-                ? acquire(key, s, limits, call, leaseId, false)
-                : Mono.just(new BudgetDecision(false, grant.refusal(), grant.waitMs(), s.unspent(grant.snapshot()))));
+        return send(key, s, limits, call, true)
+                .flatMap(grant -> grant.admitted()
+                        ? acquire(key, s, limits, call, leaseId, false)
+                        : Mono.just(new BudgetDecision(
+                                false, grant.refusal(), grant.waitMs(), s.unspent(grant.snapshot()))));
     }
 
     /** Granted, yet not spendable now (a pause or a lowered limit came between): wait as for a slot. */
     private Mono<BudgetDecision> notNow(ReplicaSlice s, BudgetLimits limits) {
         BudgetSnapshot view = s.view(limits, storeNow());
-        return Mono.just(new BudgetDecision(false, BudgetRefusal.IN_FLIGHT, limits.inFlightHintMs(),
+        return Mono.just(new BudgetDecision(
+                false,
+                BudgetRefusal.IN_FLIGHT,
+                limits.inFlightHintMs(),
                 view != null ? view : BudgetSnapshot.empty(limits, storeNow())));
     }
 
@@ -123,13 +142,16 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
         return send(key, s, limits, need, needSlot, false);
     }
 
-    private Mono<SliceGrant> send(String key, ReplicaSlice s, BudgetLimits limits, Amounts need, boolean needSlot, boolean last) {
+    private Mono<SliceGrant> send(
+            String key, ReplicaSlice s, BudgetLimits limits, Amounts need, boolean needSlot, boolean last) {
         SliceAsk ask;
         synchronized (s) {
             Mono<SliceGrant> running = s.runningCall();
             if (running != null) {
-                return need.isZero() && !needSlot && !last ? running
-                        : running.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> send(key, s, limits, need, needSlot, last)));
+                return need.isZero() && !needSlot && !last
+                        ? running
+                        : running.onErrorResume(e -> Mono.empty())
+                                .then(Mono.defer(() -> send(key, s, limits, need, needSlot, last)));
             }
             ask = s.ask(replica, need, needSlot, limits, storeNow(), last);
             long sentAt = clock.millis();
@@ -141,12 +163,15 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
                     .switchIfEmpty(Mono.error(() -> new IllegalStateException("the budget store answered nothing")))
                     .doOnError(e -> {
                         s.failed();
-                        log.warn("Budget {}: lease call failed ({}); {} settlements may be lost", key, e.toString(),
+                        log.warn(
+                                "Budget {}: lease call failed ({}); {} settlements may be lost",
+                                key,
+                                e.toString(),
                                 ask.settlements().size());
                     })
                     .cache();
             s.running(call);
-            call.subscribe(g -> { }, e -> { });
+            call.subscribe(g -> {}, e -> {});
             return call;
         }
     }
@@ -156,7 +181,7 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
         long local = clock.millis();
         long now = local + offsetMs;
         slices.forEach((key, s) -> {
-            if (s.due(now, local)) send(key, s, s.limits(), Amounts.ZERO, false).subscribe(g -> { }, e -> { });
+            if (s.due(now, local)) send(key, s, s.limits(), Amounts.ZERO, false).subscribe(g -> {}, e -> {});
         });
     }
 
@@ -203,14 +228,15 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
             boolean direct = slices.direct();
             if ((s.queue(settlement, clock.millis()) || direct) && s.limits() != null) {
                 // After the shutdown's flush, nothing new is taken with it: only settled and given back.
-                send(key, s, s.limits(), Amounts.ZERO, false, direct).subscribe(g -> { }, e -> { });
+                send(key, s, s.limits(), Amounts.ZERO, false, direct).subscribe(g -> {}, e -> {});
             }
         });
     }
 
     @Override
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
-        return queue(key, new BudgetSettlement(chargedAtMs, countedByMs, Math.max(0, chargedTokens), deltaTokens, 0, 0, 0));
+        return queue(
+                key, new BudgetSettlement(chargedAtMs, countedByMs, Math.max(0, chargedTokens), deltaTokens, 0, 0, 0));
     }
 
     @Override
@@ -226,7 +252,8 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     }
 
     @Override
-    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(
+            String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         return store.correct(key, limits, remainingRequests, remainingTokens, resetMs);
     }
 
@@ -262,7 +289,9 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     private Mono<Void> giveBack(String key, ReplicaSlice s) {
         BudgetLimits limits = s.limits();
         if (limits == null) return null;
-        return send(key, s, limits, Amounts.ZERO, false, true).onErrorResume(x -> Mono.empty()).then();
+        return send(key, s, limits, Amounts.ZERO, false, true)
+                .onErrorResume(x -> Mono.empty())
+                .then();
     }
 
     /** Batches again (a context started after a stop). */

@@ -23,8 +23,9 @@ final class ReplicaSlice {
     record Terms(long horizonMs, long slotTtlMs, long flushEveryMs, int flushMax) {
         Terms {
             if (horizonMs < 1 || slotTtlMs < 1 || flushEveryMs < 1 || flushMax < 1) {
-                throw new IllegalArgumentException("slice terms must be positive: horizon " + horizonMs + " ms, slot ttl "
-                        + slotTtlMs + " ms, flush every " + flushEveryMs + " ms, flush max " + flushMax);
+                throw new IllegalArgumentException(
+                        "slice terms must be positive: horizon " + horizonMs + " ms, slot ttl " + slotTtlMs
+                                + " ms, flush every " + flushEveryMs + " ms, flush max " + flushMax);
             }
         }
     }
@@ -152,13 +153,25 @@ final class ReplicaSlice {
      *
      * @param last shutdown: nothing new is taken and every spare slot goes back
      */
-    synchronized SliceAsk ask(String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs, boolean last) {
+    synchronized SliceAsk ask(
+            String replica, Amounts need, boolean needSlot, BudgetLimits limits, long nowMs, boolean last) {
         this.limits = limits;
         calling = true;
         boolean renew = nowMs - renewedAtMs >= terms.slotTtlMs() / 3;
         int wantSlots = last ? inUse : inUse + (needSlot ? 1 : 0) + spare(nowMs);
-        SliceAsk ask = new SliceAsk(replica, queued, left, chargedAtMs, need, needSlot, last ? need : want(need, nowMs), inUse,
-                held, wantSlots, terms.slotTtlMs(), renew);
+        SliceAsk ask = new SliceAsk(
+                replica,
+                queued,
+                left,
+                chargedAtMs,
+                need,
+                needSlot,
+                last ? need : want(need, nowMs),
+                inUse,
+                held,
+                wantSlots,
+                terms.slotTtlMs(),
+                renew);
         queued = new ArrayList<>();
         left = Amounts.ZERO;
         return ask;
@@ -219,7 +232,8 @@ final class ReplicaSlice {
     synchronized BudgetSnapshot unspent(BudgetSnapshot s) {
         List<BudgetSnapshot.Leaving> leaving = s.leaving();
         if (leaving != null && (left.tokens() > 0 || left.requests() > 0)) {
-            long leavesAt = (Math.floorDiv(chargedAtMs, ProviderBudget.SLOT_MS) + ProviderBudget.HELD) * ProviderBudget.SLOT_MS;
+            long leavesAt =
+                    (Math.floorDiv(chargedAtMs, ProviderBudget.SLOT_MS) + ProviderBudget.HELD) * ProviderBudget.SLOT_MS;
             List<BudgetSnapshot.Leaving> out = new ArrayList<>(leaving.size());
             for (BudgetSnapshot.Leaving l : leaving) {
                 if (l.atMs() == leavesAt) {
@@ -234,7 +248,9 @@ final class ReplicaSlice {
         }
         int inFlight = Math.max(0, s.inFlight() - held + inUse);
         return s.withUsed(Math.max(0, s.usedRequests() - left.requests()), Math.max(0, s.usedTokens() - left.tokens()))
-                .withSplitUsed(Math.max(0, s.usedInputTokens() - left.input()), Math.max(0, s.usedOutputTokens() - left.output()))
+                .withSplitUsed(
+                        Math.max(0, s.usedInputTokens() - left.input()),
+                        Math.max(0, s.usedOutputTokens() - left.output()))
                 .withInFlight(inFlight)
                 .withLeaving(leaving);
     }

@@ -22,16 +22,26 @@ import java.util.List;
  * @param renewSlots  whether the slots kept are renewed to {@code slotTtlMs} from now (not on every call:
  *                    a replica with hundreds of calls in flight would rewrite them all every flush)
  */
-public record SliceAsk(String replica, List<BudgetSettlement> settlements, Amounts giveBack, long giveBackAtMs,
-                       Amounts need, boolean needSlot, Amounts want, int slotsInUse, int slotsHeld, int wantSlots,
-                       long slotTtlMs, boolean renewSlots) {
+public record SliceAsk(
+        String replica,
+        List<BudgetSettlement> settlements,
+        Amounts giveBack,
+        long giveBackAtMs,
+        Amounts need,
+        boolean needSlot,
+        Amounts want,
+        int slotsInUse,
+        int slotsHeld,
+        int wantSlots,
+        long slotTtlMs,
+        boolean renewSlots) {
     public SliceAsk {
         if (replica == null || replica.isEmpty()) throw new IllegalArgumentException("replica must be named");
         settlements = List.copyOf(settlements);
         want = want.max(need);
         if (slotsInUse < 0 || slotsHeld < 0 || wantSlots < 0) {
-            throw new IllegalArgumentException("slot counts must not be negative: in use " + slotsInUse + ", held " + slotsHeld
-                    + ", wanted " + wantSlots);
+            throw new IllegalArgumentException("slot counts must not be negative: in use " + slotsInUse + ", held "
+                    + slotsHeld + ", wanted " + wantSlots);
         }
         if (slotTtlMs < 1) throw new IllegalArgumentException("slotTtlMs must be positive, was " + slotTtlMs);
     }

@@ -11,6 +11,11 @@ package dev.sluice.gateway.dispatch.budget;
  * @param slotsHeld   the slots this replica holds after the call ({@code replica#1..slotsHeld})
  * @param snapshot    the budget after the call, this replica's slice and slots counted as used
  */
-public record SliceGrant(boolean admitted, BudgetRefusal refusal, long waitMs, Amounts granted, long chargedAtMs,
-                         int slotsHeld, BudgetSnapshot snapshot) {
-}
+public record SliceGrant(
+        boolean admitted,
+        BudgetRefusal refusal,
+        long waitMs,
+        Amounts granted,
+        long chargedAtMs,
+        int slotsHeld,
+        BudgetSnapshot snapshot) {}

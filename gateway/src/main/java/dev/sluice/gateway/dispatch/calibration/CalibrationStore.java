@@ -22,7 +22,8 @@ public interface CalibrationStore {
             String[] parts = value == null ? new String[0] : value.trim().split(" ");
             if (parts.length != 3) return Optional.empty();
             try {
-                return Optional.of(new Entry(new TokenCalibration.State(Double.parseDouble(parts[1]), Long.parseLong(parts[2])),
+                return Optional.of(new Entry(
+                        new TokenCalibration.State(Double.parseDouble(parts[1]), Long.parseLong(parts[2])),
                         Long.parseLong(parts[0])));
             } catch (NumberFormatException e) {
                 return Optional.empty();

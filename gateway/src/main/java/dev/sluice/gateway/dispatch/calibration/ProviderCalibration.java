@@ -25,6 +25,7 @@ import reactor.core.publisher.Mono;
 public final class ProviderCalibration {
     /** The gauge: the ratio charged now, per provider and model (docs/metrics.md). */
     public static final String GAUGE = "sluice.provider.token.ratio";
+
     private static final Logger log = LoggerFactory.getLogger(ProviderCalibration.class);
 
     private final CalibrationStore store;
@@ -42,6 +43,7 @@ public final class ProviderCalibration {
         final AtomicReference<TokenCalibration.State> mine = new AtomicReference<>(settings.initial());
         /** The other replicas' states as last read; empty until read, and while the store fails. */
         volatile List<TokenCalibration.State> others = List.of();
+
         volatile long nextSyncMs = Long.MIN_VALUE;
         final AtomicBoolean syncing = new AtomicBoolean();
 
@@ -50,8 +52,14 @@ public final class ProviderCalibration {
         }
     }
 
-    public ProviderCalibration(CalibrationStore store, TokenCalibration.Settings settings, Duration syncEvery, Duration maxAge,
-                               Duration storeTimeout, Clock clock, MeterRegistry meters) {
+    public ProviderCalibration(
+            CalibrationStore store,
+            TokenCalibration.Settings settings,
+            Duration syncEvery,
+            Duration maxAge,
+            Duration storeTimeout,
+            Clock clock,
+            MeterRegistry meters) {
         this.store = store;
         this.settings = settings;
         this.syncEveryMs = syncEvery.toMillis();
@@ -97,7 +105,8 @@ public final class ProviderCalibration {
             Gauge.builder(GAUGE, b, Budget::ratio)
                     .tag("provider", colon < 0 ? k : k.substring(0, colon))
                     .tag("model", colon < 0 ? "*" : k.substring(colon + 1))
-                    .description("Provider-counted prompt tokens per estimated prompt token, as the provider budget is charged")
+                    .description(
+                            "Provider-counted prompt tokens per estimated prompt token, as the provider budget is charged")
                     .register(meters);
             return b;
         });
@@ -112,15 +121,17 @@ public final class ProviderCalibration {
         Mono.defer(() -> store.share(key, replica, mine, maxAgeMs))
                 .timeout(storeTimeout)
                 .doFinally(s -> b.syncing.set(false))
-                .subscribe(entries -> {
-                    List<TokenCalibration.State> others = new ArrayList<>();
-                    entries.forEach((r, e) -> {
-                        if (!r.equals(replica)) others.add(e.state());
-                    });
-                    b.others = List.copyOf(others);
-                }, error -> {
-                    log.debug("Calibration of {} not shared: {}", key, error.toString());
-                    b.others = List.of(); // on our own until the store answers
-                });
+                .subscribe(
+                        entries -> {
+                            List<TokenCalibration.State> others = new ArrayList<>();
+                            entries.forEach((r, e) -> {
+                                if (!r.equals(replica)) others.add(e.state());
+                            });
+                            b.others = List.copyOf(others);
+                        },
+                        error -> {
+                            log.debug("Calibration of {} not shared: {}", key, error.toString());
+                            b.others = List.of(); // on our own until the store answers
+                        });
     }
 }

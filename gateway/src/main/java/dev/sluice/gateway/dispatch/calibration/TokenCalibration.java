@@ -17,8 +17,7 @@ public final class TokenCalibration {
     /** Sample counts stop here: weights stay exact in a double and sums cannot overflow. */
     static final long MAX_SAMPLES = 1L << 40;
 
-    private TokenCalibration() {
-    }
+    private TokenCalibration() {}
 
     /**
      * @param defaultRatio the ratio before any answer (conservative: 1.0 or above, with the headroom)
@@ -31,12 +30,15 @@ public final class TokenCalibration {
         public Settings {
             // Negated comparisons, so that NaN fails too.
             if (!(min > 0) || !(max >= min) || !Double.isFinite(max)) {
-                throw new IllegalArgumentException("calibration bounds must satisfy 0 < min <= max, were [" + min + ", " + max + "]");
+                throw new IllegalArgumentException(
+                        "calibration bounds must satisfy 0 < min <= max, were [" + min + ", " + max + "]");
             }
             if (!(defaultRatio >= min && defaultRatio <= max)) {
-                throw new IllegalArgumentException("calibration default ratio " + defaultRatio + " must be within [" + min + ", " + max + "]");
+                throw new IllegalArgumentException(
+                        "calibration default ratio " + defaultRatio + " must be within [" + min + ", " + max + "]");
             }
-            if (fastSamples < 1) throw new IllegalArgumentException("calibration fast samples must be at least 1, was " + fastSamples);
+            if (fastSamples < 1)
+                throw new IllegalArgumentException("calibration fast samples must be at least 1, was " + fastSamples);
             if (!(smoothing > 0 && smoothing <= 1)) {
                 throw new IllegalArgumentException("calibration smoothing must be in (0, 1], was " + smoothing);
             }
@@ -51,8 +53,7 @@ public final class TokenCalibration {
     }
 
     /** What one replica learned: the ratio and how many samples it rests on. */
-    public record State(double ratio, long samples) {
-    }
+    public record State(double ratio, long samples) {}
 
     /**
      * The state after the provider counted {@code counted} prompt tokens where Sluice estimated

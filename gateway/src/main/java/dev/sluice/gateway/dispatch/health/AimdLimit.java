@@ -49,14 +49,16 @@ public final class AimdLimit {
      * @param minSamples outcomes an interval needs before it may change the limit
      * @param intervalMs length of an evaluation interval
      */
-    public record Settings(int initial, int floor, int ceiling, int increase, double decrease, int minSamples, long intervalMs) {
+    public record Settings(
+            int initial, int floor, int ceiling, int increase, double decrease, int minSamples, long intervalMs) {
         public Settings {
             if (floor < 1 || ceiling < floor || initial < floor || initial > ceiling) {
                 throw new IllegalArgumentException("need 1 <= floor <= initial <= ceiling, was floor=" + floor
                         + " initial=" + initial + " ceiling=" + ceiling);
             }
             if (increase < 1) throw new IllegalArgumentException("increase must be at least 1, was " + increase);
-            if (!(decrease > 0 && decrease < 1)) throw new IllegalArgumentException("decrease must be in (0, 1), was " + decrease);
+            if (!(decrease > 0 && decrease < 1))
+                throw new IllegalArgumentException("decrease must be in (0, 1), was " + decrease);
             if (minSamples < 1) throw new IllegalArgumentException("minSamples must be at least 1, was " + minSamples);
             if (intervalMs < 1) throw new IllegalArgumentException("intervalMs must be positive, was " + intervalMs);
         }

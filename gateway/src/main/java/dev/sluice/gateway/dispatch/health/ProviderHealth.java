@@ -17,7 +17,11 @@ package dev.sluice.gateway.dispatch.health;
  * a store round trip on every call to say what the call itself says.
  */
 public final class ProviderHealth {
-    public enum State { CLOSED, OPEN, PROBING }
+    public enum State {
+        CLOSED,
+        OPEN,
+        PROBING
+    }
 
     /**
      * @param failures       failed calls in a row that open the circuit
@@ -31,7 +35,8 @@ public final class ProviderHealth {
 
         public Settings {
             if (failures < 1 || cooldownMs < 1 || maxCooldownMs < cooldownMs || probeTimeoutMs < 1) {
-                throw new IllegalArgumentException("failures and periods must be positive, max-cooldown at least cooldown");
+                throw new IllegalArgumentException(
+                        "failures and periods must be positive, max-cooldown at least cooldown");
             }
         }
     }

@@ -69,7 +69,9 @@ public final class BudgetCache {
     public BudgetSnapshot recent(BudgetLimits limits) {
         BudgetSnapshot known = last;
         long age = clock.millis() - lastAtMs;
-        return known != null && age >= 0 && age < REMEMBERED_VIEW_MS ? known.withLimits(limits).agedBy(age) : null;
+        return known != null && age >= 0 && age < REMEMBERED_VIEW_MS
+                ? known.withLimits(limits).agedBy(age)
+                : null;
     }
 
     /**
@@ -92,12 +94,22 @@ public final class BudgetCache {
     public Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, int inFlightHere) {
         BudgetSnapshot s = last;
         if (s == null) {
-            return new Door.Capacity(limits.tokensPerMinute(), limits.requestsPerMinute(), limits.maxInFlight(), meanCallMs,
-                    0, 0, 0, 0, List.of(), moveMs);
+            return new Door.Capacity(
+                    limits.tokensPerMinute(),
+                    limits.requestsPerMinute(),
+                    limits.maxInFlight(),
+                    meanCallMs,
+                    0,
+                    0,
+                    0,
+                    0,
+                    List.of(),
+                    moveMs);
         }
         long age = clock.millis() - lastAtMs;
         BudgetSnapshot aged = s.withLimits(limits).agedBy(age);
-        if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere) aged = aged.withInFlight(Math.max(0, inFlightHere));
+        if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere)
+            aged = aged.withInFlight(Math.max(0, inFlightHere));
         return Door.Capacity.of(aged, meanCallMs, moveMs);
     }
 
@@ -119,7 +131,8 @@ public final class BudgetCache {
     }
 
     /** @param budget what the job's request may still wait on the store before it is decided */
-    public Mono<BudgetDecision> tryAcquire(BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
+    public Mono<BudgetDecision> tryAcquire(
+            BudgetLimits limits, Job job, String leaseId, boolean needSchedule, DecisionBudget budget) {
         Acquire call = new Acquire(job.charge(), leaseId, needSchedule);
         Mono<BudgetDecision> onShare = Mono.defer(() -> answered(store.tryAcquireOnShare(key, limits, call)));
         if (budget.spent()) return onShare;
@@ -135,7 +148,8 @@ public final class BudgetCache {
     public Mono<Boolean> release(String leaseId) {
         return bounded(store.release(key, leaseId)).doOnSubscribe(s -> {
             BudgetSnapshot known = last;
-            if (known != null) last = known.lessOneInFlight(); // a race with remember() loses one decrement: the next call corrects it
+            if (known != null)
+                last = known.lessOneInFlight(); // a race with remember() loses one decrement: the next call corrects it
         });
     }
 

@@ -13,8 +13,8 @@ import dev.sluice.gateway.dispatch.upstream.SentRequest;
  *                     for a call sent late or not proved counted ({@link #sentAfter})
  * @param probe        the call probes a provider whose circuit was open ({@link ProviderHealth})
  */
-public record Lease(String budgetKey, String leaseId, Job job, long chargedAtMs, long queuedMs, long countsFromMs,
-                    boolean probe) {
+public record Lease(
+        String budgetKey, String leaseId, Job job, long chargedAtMs, long queuedMs, long countsFromMs, boolean probe) {
     public Lease(String budgetKey, String leaseId, Job job, long chargedAtMs, long queuedMs) {
         this(budgetKey, leaseId, job, chargedAtMs, queuedMs, chargedAtMs, false);
     }

@@ -27,10 +27,13 @@ public final class LeaseSettlement {
     private final Runnable slotFreed;
     /** Runs when a tenant's tokens were corrected: the fair queue's view of the tenant follows. */
     private final BiConsumer<String, Long> tokensCorrected;
+
     private final AtomicInteger inFlightHere = new AtomicInteger();
     /** Leases this replica holds; removing one is what makes a release happen once. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
-    private volatile long meanCallMs = 2_000; // a typical chat call's 2 s until answers say; EWMA of what calls really take
+
+    private volatile long meanCallMs =
+            2_000; // a typical chat call's 2 s until answers say; EWMA of what calls really take
     /**
      * EWMA of how much later than its stamp an answer proves a call was counted, so how much
      * later its charge leaves the window than the door reads now. Until answers say, a call's
@@ -38,8 +41,13 @@ public final class LeaseSettlement {
      */
     private volatile long moveMs = 2_000;
 
-    public LeaseSettlement(BudgetCache budget, AimdLimit aimd, Clock clock, PendingWork pending, Runnable slotFreed,
-                    BiConsumer<String, Long> tokensCorrected) {
+    public LeaseSettlement(
+            BudgetCache budget,
+            AimdLimit aimd,
+            Clock clock,
+            PendingWork pending,
+            Runnable slotFreed,
+            BiConsumer<String, Long> tokensCorrected) {
         this.budget = budget;
         this.aimd = aimd;
         this.clock = clock;
@@ -83,8 +91,14 @@ public final class LeaseSettlement {
      * be proved to have counted it ({@code countedByMs}, or {@link Long#MIN_VALUE}), teach the
      * concurrency limit, let the next one go.
      */
-    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long inputDelta, long outputDelta,
-                      long durationMs, long countedByMs) {
+    public Mono<Void> finish(
+            Lease lease,
+            AimdLimit.Outcome outcome,
+            long tokenDelta,
+            long inputDelta,
+            long outputDelta,
+            long durationMs,
+            long countedByMs) {
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = callMsAfter(meanCallMs, durationMs);
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         // A call spent from a replica's early slice moves at least to when it could be counted.
@@ -97,7 +111,8 @@ public final class LeaseSettlement {
         // in the charge's own slot: moving the input and output windows to when the provider counted the
         // call is not done yet, so a call with input or output deltas keeps its whole charge in its slot.
         AmountsDelta delta = new AmountsDelta(0, tokenDelta, inputDelta, outputDelta);
-        Mono<Void> adjust = moves && !delta.split() ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
+        Mono<Void> adjust = moves && !delta.split()
+                ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
                 : delta.isZero() ? Mono.empty() : budget.adjust(lease.chargedAtMs(), delta);
         if (tokenDelta != 0) tokensCorrected.accept(lease.job().tenant(), tokenDelta);
         return detached(adjust.onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
@@ -136,9 +151,7 @@ public final class LeaseSettlement {
 
     private Mono<Void> refunded(Lease lease, AimdLimit.Outcome outcome) {
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
-        return detached(refund(lease)
-                .onErrorResume(e -> Mono.empty())
-                .then(Mono.defer(() -> release(lease))));
+        return detached(refund(lease).onErrorResume(e -> Mono.empty()).then(Mono.defer(() -> release(lease))));
     }
 
     /** Gives back everything the attempt was charged: the request, its tokens, its input and output (where charged). */
@@ -149,7 +162,8 @@ public final class LeaseSettlement {
     /** The provider's own count, where it reports one: never believe there is more room than it says. */
     public Mono<Void> correct(BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         if (!ProviderBudget.correctionMayCharge(limits, remainingRequests, remainingTokens)) return Mono.empty();
-        return detached(budget.correct(limits, remainingRequests, remainingTokens, resetMs).onErrorResume(e -> Mono.empty()));
+        return detached(budget.correct(limits, remainingRequests, remainingTokens, resetMs)
+                .onErrorResume(e -> Mono.empty()));
     }
 
     /** Gives the slot back, once whoever asks; the store's failure leaves it to expire on its own. */

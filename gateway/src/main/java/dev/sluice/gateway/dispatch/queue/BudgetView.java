@@ -7,26 +7,59 @@ import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
  * used (a {@link BudgetSnapshot}, plus what this dispatcher has sent since). The fair queue
  * only reads it; the budget store still decides for real.
  */
-public record BudgetView(long tokenLimit, long tokensUsed, long requestLimit, long requestsUsed,
-                         int inFlightLimit, int inFlight, boolean paused, long inputLimit, long inputUsed,
-                         long outputLimit, long outputUsed) {
+public record BudgetView(
+        long tokenLimit,
+        long tokensUsed,
+        long requestLimit,
+        long requestsUsed,
+        int inFlightLimit,
+        int inFlight,
+        boolean paused,
+        long inputLimit,
+        long inputUsed,
+        long outputLimit,
+        long outputUsed) {
 
     /** A budget without input and output windows. */
-    public BudgetView(long tokenLimit, long tokensUsed, long requestLimit, long requestsUsed, int inFlightLimit, int inFlight,
-                      boolean paused) {
+    public BudgetView(
+            long tokenLimit,
+            long tokensUsed,
+            long requestLimit,
+            long requestsUsed,
+            int inFlightLimit,
+            int inFlight,
+            boolean paused) {
         this(tokenLimit, tokensUsed, requestLimit, requestsUsed, inFlightLimit, inFlight, paused, 0, 0, 0, 0);
     }
 
     public static BudgetView of(BudgetSnapshot s) {
-        return new BudgetView(s.limits().tokensPerMinute(), s.usedTokens(), s.limits().requestsPerMinute(),
-                s.usedRequests(), s.limits().maxInFlight(), s.inFlight(), s.paused(),
-                s.limits().inputTokensPerMinute(), s.usedInputTokens(), s.limits().outputTokensPerMinute(), s.usedOutputTokens());
+        return new BudgetView(
+                s.limits().tokensPerMinute(),
+                s.usedTokens(),
+                s.limits().requestsPerMinute(),
+                s.usedRequests(),
+                s.limits().maxInFlight(),
+                s.inFlight(),
+                s.paused(),
+                s.limits().inputTokensPerMinute(),
+                s.usedInputTokens(),
+                s.limits().outputTokensPerMinute(),
+                s.usedOutputTokens());
     }
 
     /** The view once {@code job} has been sent: its tokens (input and output too), a request and a slot taken. */
     public BudgetView after(Job job) {
-        return new BudgetView(tokenLimit, plus(tokensUsed, job.tokens()), requestLimit, requestsUsed + 1,
-                inFlightLimit, inFlight + 1, paused, inputLimit, plus(inputUsed, job.inputTokens()), outputLimit,
+        return new BudgetView(
+                tokenLimit,
+                plus(tokensUsed, job.tokens()),
+                requestLimit,
+                requestsUsed + 1,
+                inFlightLimit,
+                inFlight + 1,
+                paused,
+                inputLimit,
+                plus(inputUsed, job.inputTokens()),
+                outputLimit,
                 plus(outputUsed, job.outputTokens()));
     }
 
@@ -45,7 +78,8 @@ public record BudgetView(long tokenLimit, long tokensUsed, long requestLimit, lo
      */
     public boolean admits(Job job, double interactiveFloor) {
         if (job.tokens() > tokenLimit) return true;
-        if (inputLimit > 0 && job.inputTokens() > inputLimit || outputLimit > 0 && job.outputTokens() > outputLimit) return true;
+        if (inputLimit > 0 && job.inputTokens() > inputLimit || outputLimit > 0 && job.outputTokens() > outputLimit)
+            return true;
         if (paused) return false;
         boolean batch = job.jobClass() == JobClass.BATCH;
         double floor = batch ? interactiveFloor : 0;

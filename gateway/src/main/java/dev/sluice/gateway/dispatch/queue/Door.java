@@ -25,9 +25,17 @@ public final class Door {
      * The budget as the door sees it: rates (after headroom, and the adaptive in-flight limit),
      * what is used now, and how long calls take.
      */
-    public record Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
-                           long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving,
-                           long moveMs) {
+    public record Capacity(
+            long tokensPerMinute,
+            long requestsPerMinute,
+            int inFlightLimit,
+            long meanCallMs,
+            long usedTokens,
+            long usedRequests,
+            int inFlight,
+            long pausedForMs,
+            List<Freed> leaving,
+            long moveMs) {
         public Capacity {
             if (tokensPerMinute < 1 || requestsPerMinute < 1 || inFlightLimit < 1) {
                 throw new IllegalArgumentException("capacity rates must be at least 1");
@@ -39,17 +47,49 @@ public final class Door {
         }
 
         /** Charges that stay where they were stamped ({@code moveMs} 0). */
-        public Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
-                        long usedTokens, long usedRequests, int inFlight, long pausedForMs, List<Freed> leaving) {
-            this(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests, inFlight,
-                    pausedForMs, leaving, 0);
+        public Capacity(
+                long tokensPerMinute,
+                long requestsPerMinute,
+                int inFlightLimit,
+                long meanCallMs,
+                long usedTokens,
+                long usedRequests,
+                int inFlight,
+                long pausedForMs,
+                List<Freed> leaving) {
+            this(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    pausedForMs,
+                    leaving,
+                    0);
         }
 
         /** Without the window's schedule: the windows are assumed to free as fast as they fill. */
-        public Capacity(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs,
-                        long usedTokens, long usedRequests, int inFlight, long pausedForMs) {
-            this(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests, inFlight,
-                    pausedForMs, null);
+        public Capacity(
+                long tokensPerMinute,
+                long requestsPerMinute,
+                int inFlightLimit,
+                long meanCallMs,
+                long usedTokens,
+                long usedRequests,
+                int inFlight,
+                long pausedForMs) {
+            this(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    pausedForMs,
+                    null);
         }
 
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
@@ -74,8 +114,17 @@ public final class Door {
                     leaving.add(new Freed(inMs + Math.max(0, moveMs - age), x.tokens(), x.requests()));
                 }
             }
-            return new Capacity(l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), meanCallMs,
-                    s.usedTokens(), s.usedRequests(), s.inFlight(), s.pausedForMs(), leaving, Math.max(0, moveMs));
+            return new Capacity(
+                    l.tokensPerMinute(),
+                    l.requestsPerMinute(),
+                    l.maxInFlight(),
+                    meanCallMs,
+                    s.usedTokens(),
+                    s.usedRequests(),
+                    s.inFlight(),
+                    s.pausedForMs(),
+                    leaving,
+                    Math.max(0, moveMs));
         }
 
         /** How long what is sent now stays in the window: a cycle, and the move at settlement. */
@@ -85,8 +134,17 @@ public final class Door {
 
         /** The same budget, paused for {@code ms} (a failing provider's circuit). */
         public Capacity pausedFor(long ms) {
-            return new Capacity(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, usedTokens, usedRequests,
-                    inFlight, Math.max(0, ms), leaving, moveMs);
+            return new Capacity(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    Math.max(0, ms),
+                    leaving,
+                    moveMs);
         }
 
         /** What batch may use: each limit less the interactive reserve (see {@link BudgetView#admits}). */
@@ -95,7 +153,13 @@ public final class Door {
                     Math.max(1, tokensPerMinute - BudgetView.reserve(tokensPerMinute, interactiveFloor)),
                     Math.max(1, requestsPerMinute - BudgetView.reserve(requestsPerMinute, interactiveFloor)),
                     (int) Math.max(1, inFlightLimit - BudgetView.reserve(inFlightLimit, interactiveFloor)),
-                    meanCallMs, usedTokens, usedRequests, inFlight, pausedForMs, leaving, moveMs);
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    pausedForMs,
+                    leaving,
+                    moveMs);
         }
 
         /** What a job of {@code jobClass} may use: batch less the interactive reserve ({@link #forBatch}). */
@@ -105,8 +169,7 @@ public final class Door {
     }
 
     /** Usage that leaves the rolling window {@code inMs} from now. */
-    public record Freed(long inMs, long tokens, long requests) {
-    }
+    public record Freed(long inMs, long tokens, long requests) {}
 
     /** Longest a charge stays in a budget's window: the minute and the slot it was made in. */
     static final long CYCLE_MS = ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS;
@@ -167,16 +230,19 @@ public final class Door {
         WorkAhead ahead = queue.aheadOf(job);
         WorkAhead owed = demand.ahead(job, ahead, nowMs);
         DoorDecision d = decide(job.tokens(), owed, c, maxWaitMs);
-        if (!d.accepted()) return new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), d.retryAfterMs());
+        if (!d.accepted())
+            return new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), d.retryAfterMs());
         d = new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), 0);
         if (ahead.jobs() < queue.depth()) {
             DoorDecision kept = promises.keep(job, capacity, maxWaitMs, nowMs, d);
             if (!kept.accepted()) return kept;
             d = kept;
         }
-        // A full queue refuses only a tenant that holds about the most of it; anyone else takes the place of the hog's last job.
+        // A full queue refuses only a tenant that holds about the most of it; anyone else takes the place of the hog's
+        // last job.
         if (queue.isFull() && d.displaced().isEmpty() && queue.victimFor(job).isEmpty()) {
-            return new DoorDecision(DoorDecision.Verdict.QUEUE_FULL, d.position(), d.estimatedWaitMs(), SendTime.drainOneMs(ahead, c));
+            return new DoorDecision(
+                    DoorDecision.Verdict.QUEUE_FULL, d.position(), d.estimatedWaitMs(), SendTime.drainOneMs(ahead, c));
         }
         return d;
     }
@@ -190,7 +256,11 @@ public final class Door {
      * each is to be answered busy at once, with the wait it would now have ({@link PromiseCheck#review}).
      */
     public List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, long confirmedBeforeMs) {
-        return promises.review(capacity, nowMs, confirmedBeforeMs, (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
+        return promises.review(
+                capacity,
+                nowMs,
+                confirmedBeforeMs,
+                (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
     }
 
     /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */
@@ -210,7 +280,8 @@ public final class Door {
 
     /** The decision from numbers alone: the job's tokens, the work ahead, the budget. */
     public static DoorDecision decide(long tokens, WorkAhead ahead, Capacity c, long maxWaitMs) {
-        if (tokens > c.tokensPerMinute()) return new DoorDecision(DoorDecision.Verdict.TOO_LARGE, ahead.position(), -1, -1);
+        if (tokens > c.tokensPerMinute())
+            return new DoorDecision(DoorDecision.Verdict.TOO_LARGE, ahead.position(), -1, -1);
         long wait = SendTime.estimateWaitMs(tokens, ahead, c);
         long promised = longestPromisedMs(maxWaitMs);
         if (wait > promised) {

@@ -17,8 +17,13 @@ import java.util.List;
  *                        counter at which it may be served ({@link FairQueue#enqueue(Job, long)});
  *                        {@code Long.MIN_VALUE}: its fair turn
  */
-public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, long retryAfterMs, List<Displaced> displaced,
-                           long turnAtLeast) {
+public record DoorDecision(
+        Verdict verdict,
+        int position,
+        long estimatedWaitMs,
+        long retryAfterMs,
+        List<Displaced> displaced,
+        long turnAtLeast) {
 
     public DoorDecision {
         displaced = List.copyOf(displaced);
@@ -29,8 +34,7 @@ public record DoorDecision(Verdict verdict, int position, long estimatedWaitMs, 
     }
 
     /** A queued job pushed past its deadline, and its predicted wait (from now) at its new place. */
-    public record Displaced(Job job, long waitMs) {
-    }
+    public record Displaced(Job job, long waitMs) {}
 
     public enum Verdict {
         /** Queue it. */

@@ -38,10 +38,19 @@ final class ExpectedDemand {
      */
     List<LaneShare.Demand> here(long nowMs) {
         Map<String, LaneShare.Demand> out = new LinkedHashMap<>();
-        demand.forEach(nowMs, (tenant, priority, tokens, requests) -> out.put(tenant,
-                new LaneShare.Demand(tenant, priority, queue.queuedTokens(tenant), tokens, requests, queue.headTagOf(tenant))));
-        queue.waitingLanes((tenant, priority) -> out.computeIfAbsent(tenant,
-                t -> new LaneShare.Demand(t, priority, queue.queuedTokens(t), 0, 0, queue.headTagOf(t))));
+        demand.forEach(
+                nowMs,
+                (tenant, priority, tokens, requests) -> out.put(
+                        tenant,
+                        new LaneShare.Demand(
+                                tenant,
+                                priority,
+                                queue.queuedTokens(tenant),
+                                tokens,
+                                requests,
+                                queue.headTagOf(tenant))));
+        queue.waitingLanes((tenant, priority) -> out.computeIfAbsent(
+                tenant, t -> new LaneShare.Demand(t, priority, queue.queuedTokens(t), 0, 0, queue.headTagOf(t))));
         return new ArrayList<>(out.values());
     }
 
@@ -75,7 +84,8 @@ final class ExpectedDemand {
                 }
                 continue;
             }
-            long notHere = queuedThere + (asked ? d.askedTokens() : 0); // queued elsewhere, and refused here or there in the span
+            long notHere = queuedThere
+                    + (asked ? d.askedTokens() : 0); // queued elsewhere, and refused here or there in the span
             if (notHere <= 0) continue;
             long tail = queue.tailTagOf(d.tenant());
             // A tenant with no lane here stands where the doors that have one say it starts: this door's own guess

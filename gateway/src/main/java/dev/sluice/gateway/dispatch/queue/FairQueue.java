@@ -81,7 +81,8 @@ public final class FairQueue {
         if (!(interactiveFloor >= 0 && interactiveFloor < 1)) {
             throw new IllegalArgumentException("interactiveFloor must be in [0, 1), was " + interactiveFloor);
         }
-        if (credit < 0 || credit > Long.MAX_VALUE / 4) throw new IllegalArgumentException("credit out of range: " + credit);
+        if (credit < 0 || credit > Long.MAX_VALUE / 4)
+            throw new IllegalArgumentException("credit out of range: " + credit);
         this.capacity = capacity;
         this.interactiveFloor = interactiveFloor;
         this.lanes = new Lanes(credit);
@@ -160,8 +161,7 @@ public final class FairQueue {
     }
 
     /** A job in predicted service order, and the counter at which its turn comes. */
-    public record Turn(Job job, long tag) {
-    }
+    public record Turn(Job job, long tag) {}
 
     /**
      * Every queued job in predicted service order with the counter at which its turn comes:

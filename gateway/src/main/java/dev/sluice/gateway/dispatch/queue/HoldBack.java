@@ -45,7 +45,8 @@ public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs)
     /** The counter above which a lane waits at {@code nowMs}; {@link Long#MAX_VALUE}: none waits. */
     public long aboveAt(long nowMs) {
         if (this == NONE || othersLowest == Long.MAX_VALUE) return Long.MAX_VALUE;
-        if (nowMs - readAtMs >= ttlMs || nowMs < readAtMs - ttlMs) return Long.MAX_VALUE; // stale (or a clock that jumped back)
+        if (nowMs - readAtMs >= ttlMs || nowMs < readAtMs - ttlMs)
+            return Long.MAX_VALUE; // stale (or a clock that jumped back)
         long above = othersLowest + slack;
         return above < othersLowest ? Long.MAX_VALUE : above; // saturates
     }

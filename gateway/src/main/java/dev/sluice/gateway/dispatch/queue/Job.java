@@ -14,8 +14,17 @@ import java.util.Objects;
  * @param inputTokens  the calibrated prompt charged to the budget's input window; 0 where it has none
  * @param outputTokens the output reserved (max_tokens) in the budget's output window; 0 where it has none
  */
-public record Job(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs,
-                  long deadlineMs, int attempts, long inputTokens, long outputTokens) {
+public record Job(
+        String id,
+        String tenant,
+        int priority,
+        JobClass jobClass,
+        long tokens,
+        long enqueuedAtMs,
+        long deadlineMs,
+        int attempts,
+        long inputTokens,
+        long outputTokens) {
 
     public Job {
         Objects.requireNonNull(id, "id");
@@ -25,13 +34,21 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
         if (tokens < 0) throw new IllegalArgumentException("tokens must not be negative, was " + tokens);
         if (attempts < 0) throw new IllegalArgumentException("attempts must not be negative, was " + attempts);
         if (inputTokens < 0 || outputTokens < 0) {
-            throw new IllegalArgumentException("input and output tokens must not be negative, were " + inputTokens + ", " + outputTokens);
+            throw new IllegalArgumentException(
+                    "input and output tokens must not be negative, were " + inputTokens + ", " + outputTokens);
         }
     }
 
     /** A job for a budget without input and output windows. */
-    public Job(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs, long deadlineMs,
-               int attempts) {
+    public Job(
+            String id,
+            String tenant,
+            int priority,
+            JobClass jobClass,
+            long tokens,
+            long enqueuedAtMs,
+            long deadlineMs,
+            int attempts) {
         this(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, 0, 0);
     }
 
@@ -40,19 +57,47 @@ public record Job(String id, String tenant, int priority, JobClass jobClass, lon
         return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, input, output);
     }
 
-    public static Job of(String id, String tenant, int priority, JobClass jobClass, long tokens, long enqueuedAtMs, long deadlineMs) {
+    public static Job of(
+            String id,
+            String tenant,
+            int priority,
+            JobClass jobClass,
+            long tokens,
+            long enqueuedAtMs,
+            long deadlineMs) {
         return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, 0);
     }
 
     /** The same job after one more upstream 429. */
     public Job nextAttempt() {
-        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts + 1, inputTokens, outputTokens);
+        return new Job(
+                id,
+                tenant,
+                priority,
+                jobClass,
+                tokens,
+                enqueuedAtMs,
+                deadlineMs,
+                attempts + 1,
+                inputTokens,
+                outputTokens);
     }
 
     /** The same job with its deadline moved (never earlier). */
     public Job withDeadlineAtLeast(long deadline) {
-        return deadline <= deadlineMs ? this
-                : new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadline, attempts, inputTokens, outputTokens);
+        return deadline <= deadlineMs
+                ? this
+                : new Job(
+                        id,
+                        tenant,
+                        priority,
+                        jobClass,
+                        tokens,
+                        enqueuedAtMs,
+                        deadline,
+                        attempts,
+                        inputTokens,
+                        outputTokens);
     }
 
     /** What it charges the provider budget: one request, its tokens, its input and output. */

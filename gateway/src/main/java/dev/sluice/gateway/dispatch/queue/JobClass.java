@@ -13,7 +13,9 @@ public enum JobClass {
         return switch (header.trim().toLowerCase(Locale.ROOT)) {
             case "interactive" -> INTERACTIVE;
             case "batch" -> BATCH;
-            default -> throw new IllegalArgumentException("X-Sluice-Priority must be interactive or batch, was '" + header + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "X-Sluice-Priority must be interactive or batch, was '" + header + "'");
         };
     }
 }

@@ -29,8 +29,7 @@ public interface LaneShare {
      * @param served  tokens × priority served since this replica's last report (negative after a correction)
      * @param waiting whether the lane has work waiting here now
      */
-    record Report(String tenant, long served, boolean waiting) {
-    }
+    record Report(String tenant, long served, boolean waiting) {}
 
     /**
      * What the fleet says back.
@@ -72,7 +71,8 @@ public interface LaneShare {
             if (tenant == null || tenant.isEmpty()) throw new IllegalArgumentException("tenant must not be empty");
             if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
             if (queuedTokens < 0 || askedTokens < 0 || askedRequests < 0) {
-                throw new IllegalArgumentException("demand must not be negative: " + queuedTokens + ", " + askedTokens + ", " + askedRequests);
+                throw new IllegalArgumentException(
+                        "demand must not be negative: " + queuedTokens + ", " + askedTokens + ", " + askedRequests);
             }
         }
 
@@ -83,9 +83,14 @@ public interface LaneShare {
 
         /** Summed; it starts at the lowest head said: the first of it to be served. */
         Demand plus(Demand other) {
-            long lowest = head == UNKNOWN_HEAD ? other.head : other.head == UNKNOWN_HEAD ? head : Math.min(head, other.head);
-            return new Demand(tenant, Math.max(priority, other.priority), clamp(queuedTokens + other.queuedTokens),
-                    clamp(askedTokens + other.askedTokens), (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests),
+            long lowest =
+                    head == UNKNOWN_HEAD ? other.head : other.head == UNKNOWN_HEAD ? head : Math.min(head, other.head);
+            return new Demand(
+                    tenant,
+                    Math.max(priority, other.priority),
+                    clamp(queuedTokens + other.queuedTokens),
+                    clamp(askedTokens + other.askedTokens),
+                    (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests),
                     lowest);
         }
     }
@@ -106,8 +111,15 @@ public interface LaneShare {
         StringBuilder b = new StringBuilder();
         for (Demand d : demand) {
             if (!b.isEmpty()) b.append('\n');
-            b.append(URLEncoder.encode(d.tenant(), StandardCharsets.UTF_8)).append(' ').append(d.priority()).append(' ')
-                    .append(d.queuedTokens()).append(' ').append(d.askedTokens()).append(' ').append(d.askedRequests());
+            b.append(URLEncoder.encode(d.tenant(), StandardCharsets.UTF_8))
+                    .append(' ')
+                    .append(d.priority())
+                    .append(' ')
+                    .append(d.queuedTokens())
+                    .append(' ')
+                    .append(d.askedTokens())
+                    .append(' ')
+                    .append(d.askedRequests());
             if (d.head() != Demand.UNKNOWN_HEAD) b.append(' ').append(d.head());
         }
         return b.toString();
@@ -121,8 +133,13 @@ public interface LaneShare {
             String[] f = line.split(" ");
             if (f.length != 5 && f.length != 6) continue;
             try {
-                out.add(new Demand(URLDecoder.decode(f[0], StandardCharsets.UTF_8), Integer.parseInt(f[1]), Long.parseLong(f[2]),
-                        Long.parseLong(f[3]), Integer.parseInt(f[4]), f.length == 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD));
+                out.add(new Demand(
+                        URLDecoder.decode(f[0], StandardCharsets.UTF_8),
+                        Integer.parseInt(f[1]),
+                        Long.parseLong(f[2]),
+                        Long.parseLong(f[3]),
+                        Integer.parseInt(f[4]),
+                        f.length == 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD));
             } catch (IllegalArgumentException e) {
                 // skipped, as said
             }
@@ -137,7 +154,8 @@ public interface LaneShare {
     record Terms(long ttlMs, long credit) {
         public Terms {
             if (ttlMs < 1) throw new IllegalArgumentException("ttl must be positive, was " + ttlMs);
-            if (credit < 0 || credit > MAX_COUNTER) throw new IllegalArgumentException("credit out of range: " + credit);
+            if (credit < 0 || credit > MAX_COUNTER)
+                throw new IllegalArgumentException("credit out of range: " + credit);
         }
     }
 

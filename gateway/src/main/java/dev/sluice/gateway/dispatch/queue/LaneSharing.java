@@ -12,9 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import org.springframework.context.SmartLifecycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -61,8 +61,7 @@ public final class LaneSharing implements SmartLifecycle {
     }
 
     /** What a budget tells the other replicas at a tick: its lanes' service and its door's demand. */
-    public record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {
-    }
+    public record Share(List<LaneShare.Report> lanes, List<LaneShare.Demand> demand) {}
 
     private final Supplier<? extends Collection<? extends Lanes>> dispatchers;
     private final LaneShare share;
@@ -74,6 +73,7 @@ public final class LaneSharing implements SmartLifecycle {
     private final String replica = UUID.randomUUID().toString();
     /** Budgets whose last report had a lane waiting: they report once more when they drain. */
     private final Map<String, Boolean> reportedWaiting = new ConcurrentHashMap<>();
+
     private final Periodic ticking = new Periodic("fair-queue sharing", this::tick);
     private final AtomicLong calls = new AtomicLong();
     private volatile boolean running;
@@ -83,8 +83,14 @@ public final class LaneSharing implements SmartLifecycle {
      * @param share       null: this replica is alone (no store shared), nothing is shared and no call made
      * @param storeUp     whether the store answers; while it does not, no call is made and nothing is held back
      */
-    public LaneSharing(Supplier<? extends Collection<? extends Lanes>> dispatchers, LaneShare share, BooleanSupplier storeUp,
-                       Duration every, Duration ttl, Duration storeTimeout, Clock clock) {
+    public LaneSharing(
+            Supplier<? extends Collection<? extends Lanes>> dispatchers,
+            LaneShare share,
+            BooleanSupplier storeUp,
+            Duration every,
+            Duration ttl,
+            Duration storeTimeout,
+            Clock clock) {
         this.dispatchers = dispatchers;
         this.share = share;
         this.storeUp = storeUp;
@@ -129,14 +135,15 @@ public final class LaneSharing implements SmartLifecycle {
         }
         return d.takeReports().flatMap(taken -> {
             List<LaneShare.Report> reports = taken.lanes();
-            boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting) || !taken.demand().isEmpty();
+            boolean waiting = reports.stream().anyMatch(LaneShare.Report::waiting)
+                    || !taken.demand().isEmpty();
             boolean was = reportedWaiting.getOrDefault(d.key(), false);
             if (reports.isEmpty() && taken.demand().isEmpty() && !was) return Mono.empty();
             long now = clock.millis();
             long slack = HoldBack.slackFor(d.limits().tokensPerMinute());
             calls.incrementAndGet();
-            return Mono.defer(() -> share.publish(d.key(), replica, now, reports, taken.demand(),
-                            new LaneShare.Terms(ttlMs, d.credit())))
+            return Mono.defer(() -> share.publish(
+                            d.key(), replica, now, reports, taken.demand(), new LaneShare.Terms(ttlMs, d.credit())))
                     .timeout(storeTimeout)
                     .doOnNext(view -> {
                         reportedWaiting.put(d.key(), waiting);

@@ -38,8 +38,7 @@ final class PromiseCheck {
         Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
         Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
         int lastFirm = -1;
-        record Pushed(int index, DoorDecision.Displaced displaced) {
-        }
+        record Pushed(int index, DoorDecision.Displaced displaced) {}
         List<Pushed> pushedInBurst = new ArrayList<>();
         int jobs = 0;
         long tokens = 0;
@@ -52,11 +51,17 @@ final class PromiseCheck {
             tokensAt[i] = tokens;
             if (i >= fair) {
                 long allowed = Door.longestPromisedMs(j.deadlineMs() - nowMs);
-                long without = SendTime.estimateWaitMs(j.tokens(), new WorkAhead(jobs, tokens), c, tokenSchedule, requestSchedule);
-                long with = SendTime.estimateWaitMs(j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c,
-                        tokenSchedule, requestSchedule);
+                long without = SendTime.estimateWaitMs(
+                        j.tokens(), new WorkAhead(jobs, tokens), c, tokenSchedule, requestSchedule);
+                long with = SendTime.estimateWaitMs(
+                        j.tokens(),
+                        new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())),
+                        c,
+                        tokenSchedule,
+                        requestSchedule);
                 if (without <= allowed && with > allowed) {
-                    if (nowMs - j.enqueuedAtMs() < Door.BURST_MS) pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
+                    if (nowMs - j.enqueuedAtMs() < Door.BURST_MS)
+                        pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
                 }
             }
@@ -71,19 +76,33 @@ final class PromiseCheck {
             if (p.index() >= at) displaced.add(p.displaced()); // ahead of where the candidate goes: not pushed
         }
         if (lastFirm < 0) {
-            return new DoorDecision(DoorDecision.Verdict.ACCEPT, accepted.position(), accepted.estimatedWaitMs(), 0,
-                    displaced, Long.MIN_VALUE);
+            return new DoorDecision(
+                    DoorDecision.Verdict.ACCEPT,
+                    accepted.position(),
+                    accepted.estimatedWaitMs(),
+                    0,
+                    displaced,
+                    Long.MIN_VALUE);
         }
-        long wait = Math.max(accepted.estimatedWaitMs(),
-                SendTime.estimateWaitMs(job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, tokenSchedule, requestSchedule));
+        long wait = Math.max(
+                accepted.estimatedWaitMs(),
+                SendTime.estimateWaitMs(
+                        job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, tokenSchedule, requestSchedule));
         long promised = Door.longestPromisedMs(maxWaitMs);
         if (wait > promised) {
             // Asking again when the wait behind those promises is one the door promises: what is ahead of that
             // place drains meanwhile (telling it to wait for the end of the whole line sent every tenant away
             // for a minute, and the next minute went to whoever came back first).
-            return new DoorDecision(DoorDecision.Verdict.BUSY, accepted.position(), wait, Math.max(1_000, wait - promised));
+            return new DoorDecision(
+                    DoorDecision.Verdict.BUSY, accepted.position(), wait, Math.max(1_000, wait - promised));
         }
-        return new DoorDecision(DoorDecision.Verdict.ACCEPT, at + 1, wait, 0, displaced, order.get(lastFirm).tag() + 1);
+        return new DoorDecision(
+                DoorDecision.Verdict.ACCEPT,
+                at + 1,
+                wait,
+                0,
+                displaced,
+                order.get(lastFirm).tag() + 1);
     }
 
     /**

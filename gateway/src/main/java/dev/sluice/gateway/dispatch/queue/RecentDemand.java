@@ -18,6 +18,7 @@ import java.util.Map;
 final class RecentDemand {
     /** How long an ask is remembered: two of the provider's windows, as a book that waited a window for its turn comes back a little after one. */
     static final long SPAN_MS = 120_000;
+
     private static final int BUCKETS = (int) (SPAN_MS / 1_000);
 
     private static final class Ring {
@@ -81,7 +82,6 @@ final class RecentDemand {
             each.accept(e.getKey(), r.priority, r.tokens(), requests);
         }
     }
-
 
     @FunctionalInterface
     interface Each {

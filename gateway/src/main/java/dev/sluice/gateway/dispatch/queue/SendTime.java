@@ -20,18 +20,24 @@ import java.util.function.ToLongFunction;
  * windows are assumed to free as fast as they fill.
  */
 final class SendTime {
-    private SendTime() {
-    }
+    private SendTime() {}
 
     /** Milliseconds until a job of {@code tokens} with {@code ahead} in front of it is sent. */
     static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c) {
-        return estimateWaitMs(tokens, ahead, c, Schedule.of(c.leaving(), Freed::tokens), Schedule.of(c.leaving(), Freed::requests));
+        return estimateWaitMs(
+                tokens, ahead, c, Schedule.of(c.leaving(), Freed::tokens), Schedule.of(c.leaving(), Freed::requests));
     }
 
     /** The same, with the window's schedules indexed once for many estimates against one capacity. */
-    static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c, Schedule tokenSchedule, Schedule requestSchedule) {
+    static long estimateWaitMs(
+            long tokens, WorkAhead ahead, Capacity c, Schedule tokenSchedule, Schedule requestSchedule) {
         long calls = ahead.jobs() + 1L;
-        long tokenWait = windowWait(LaneShare.clamp(ahead.tokens() + tokens), c.usedTokens(), c.tokensPerMinute(), tokenSchedule, c.cycleMs());
+        long tokenWait = windowWait(
+                LaneShare.clamp(ahead.tokens() + tokens),
+                c.usedTokens(),
+                c.tokensPerMinute(),
+                tokenSchedule,
+                c.cycleMs());
         long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), requestSchedule, c.cycleMs());
         long slotWait = drain(c.inFlight() + calls - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
         return Math.max(c.pausedForMs(), Math.max(tokenWait, Math.max(requestWait, slotWait)));
@@ -44,8 +50,10 @@ final class SendTime {
      */
     static long earliestSendMs(Job job, Capacity capacity, double interactiveFloor) {
         Capacity c = capacity.forClass(job.jobClass(), interactiveFloor);
-        long tokens = windowWait(job.tokens(), c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens, c.cycleMs());
-        long requests = windowWait(1, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests, c.cycleMs());
+        long tokens =
+                windowWait(job.tokens(), c.usedTokens(), c.tokensPerMinute(), c.leaving(), Freed::tokens, c.cycleMs());
+        long requests =
+                windowWait(1, c.usedRequests(), c.requestsPerMinute(), c.leaving(), Freed::requests, c.cycleMs());
         return Math.max(c.pausedForMs(), Math.max(tokens, requests));
     }
 
@@ -57,7 +65,8 @@ final class SendTime {
      * {@code cap}, in the same order (the room taken now first, then the current content's
      * schedule). Without a schedule, the window frees at {@code cap} per minute from now.
      */
-    static long windowWait(long need, long used, long cap, List<Freed> leaving, ToLongFunction<Freed> amount, long cycleMs) {
+    static long windowWait(
+            long need, long used, long cap, List<Freed> leaving, ToLongFunction<Freed> amount, long cycleMs) {
         return windowWait(need, used, cap, Schedule.of(leaving, amount), cycleMs);
     }
 
@@ -67,10 +76,10 @@ final class SendTime {
         if (leaving == null) return drain(excess, 60_000, cap);
         if (excess <= leaving.total()) return Math.max(1, leaving.whenReached(excess));
         long rest = excess - leaving.total(); // beyond what the window holds now
-        long cycles = (rest - 1) / cap;       // whole cycles of cap each, after the first
-        long last = rest - cycles * cap;      // 1..cap, freed in the cycle after those
+        long cycles = (rest - 1) / cap; // whole cycles of cap each, after the first
+        long last = rest - cycles * cap; // 1..cap, freed in the cycle after those
         long shift = (cycles + 1) * cycleMs;
-        long room = Math.max(0, cap - used);  // taken now: leaves first in every later cycle
+        long room = Math.max(0, cap - used); // taken now: leaves first in every later cycle
         if (last <= room) return shift;
         last -= room;
         if (last <= leaving.total()) return shift + leaving.whenReached(last);
@@ -124,7 +133,11 @@ final class SendTime {
     /** How soon one job's worth of the queue is sent: when a full queue has a place again. */
     static long drainOneMs(WorkAhead ahead, Capacity c) {
         long meanTokens = ahead.jobs() == 0 ? 0 : ahead.tokens() / ahead.jobs();
-        return Math.max(1, Math.max(drain(meanTokens, 60_000, c.tokensPerMinute()),
-                Math.max(drain(1, 60_000, c.requestsPerMinute()), drain(1, c.meanCallMs(), c.inFlightLimit()))));
+        return Math.max(
+                1,
+                Math.max(
+                        drain(meanTokens, 60_000, c.tokensPerMinute()),
+                        Math.max(
+                                drain(1, 60_000, c.requestsPerMinute()), drain(1, c.meanCallMs(), c.inFlightLimit()))));
     }
 }

@@ -25,8 +25,7 @@ final class ServiceOrder {
      * pass and a sort.
      */
     List<FairQueue.Turn> turns(int depth) {
-        record Tagged(Job job, long tag, int lane) {
-        }
+        record Tagged(Job job, long tag, int lane) {}
         List<Tagged> all = new ArrayList<>(depth);
         int age = 0;
         for (Lanes.Lane lane : lanes.all().values()) {
@@ -44,7 +43,8 @@ final class ServiceOrder {
             age++;
         }
         all.sort(Comparator.comparing((Tagged t) -> t.job().jobClass())
-                .thenComparingLong(Tagged::tag).thenComparingInt(Tagged::lane));
+                .thenComparingLong(Tagged::tag)
+                .thenComparingInt(Tagged::lane));
         List<FairQueue.Turn> order = new ArrayList<>(all.size());
         for (Tagged t : all) order.add(new FairQueue.Turn(t.job(), t.tag()));
         return order;
@@ -58,7 +58,8 @@ final class ServiceOrder {
         Lanes.Lane own = lanes.get(candidate.tenant());
         long tag = lanes.startOf(own);
         if (own != null) {
-            if (candidate.jobClass() == JobClass.BATCH) for (Job j : own.interactive) tag = lanes.turnOf(tag, j) + Lanes.cost(j);
+            if (candidate.jobClass() == JobClass.BATCH)
+                for (Job j : own.interactive) tag = lanes.turnOf(tag, j) + Lanes.cost(j);
             for (Job j : own.of(candidate.jobClass())) tag = lanes.turnOf(tag, j) + Lanes.cost(j);
         }
         return tag;
@@ -147,7 +148,8 @@ final class ServiceOrder {
         Lanes.Lane longest = null;
         for (Lanes.Lane lane : lanes.all().values()) {
             if (lane == own || !lane.waiting()) continue;
-            if (longest == null || lane.size() > longest.size()
+            if (longest == null
+                    || lane.size() > longest.size()
                     || (lane.size() == longest.size() && lane.served >= longest.served)) longest = lane;
         }
         if (longest == null || ownSize + 1 >= longest.size()) return Optional.empty();

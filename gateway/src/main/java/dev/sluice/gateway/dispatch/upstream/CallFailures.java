@@ -8,8 +8,7 @@ import org.springframework.web.server.ResponseStatusException;
 
 /** What kind of failure ended a call before its answer: each kind is settled and told differently. */
 public final class CallFailures {
-    private CallFailures() {
-    }
+    private CallFailures() {}
 
     /** No answer in time (the concurrency limit's evidence), as opposed to no answer at all (refused, reset). */
     public static boolean isTimeout(Throwable e) {

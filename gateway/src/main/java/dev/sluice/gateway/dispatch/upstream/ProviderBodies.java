@@ -15,8 +15,7 @@ import reactor.core.publisher.Mono;
 final class ProviderBodies {
     private static final int LOGGED_BODY_BYTES = 512;
 
-    private ProviderBodies() {
-    }
+    private ProviderBodies() {}
 
     private static final byte[] ERROR_KEY = "\"error\"".getBytes(StandardCharsets.US_ASCII);
 
@@ -58,9 +57,10 @@ final class ProviderBodies {
     static Mono<String> drain(Flux<DataBuffer> body) {
         ByteArrayOutputStream kept = new ByteArrayOutputStream();
         return body.doOnNext(b -> {
-            int n = Math.min(b.readableByteCount(), LOGGED_BODY_BYTES - kept.size());
-            for (int i = 0; i < n; i++) kept.write(b.getByte(b.readPosition() + i));
-            DataBufferUtils.release(b);
-        }).then(Mono.fromSupplier(() -> kept.toString(StandardCharsets.UTF_8)));
+                    int n = Math.min(b.readableByteCount(), LOGGED_BODY_BYTES - kept.size());
+                    for (int i = 0; i < n; i++) kept.write(b.getByte(b.readPosition() + i));
+                    DataBufferUtils.release(b);
+                })
+                .then(Mono.fromSupplier(() -> kept.toString(StandardCharsets.UTF_8)));
     }
 }

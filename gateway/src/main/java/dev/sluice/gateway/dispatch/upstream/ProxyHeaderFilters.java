@@ -28,7 +28,9 @@ public class ProxyHeaderFilters {
     private record Last(HttpHeadersFilter.Type type) implements HttpHeadersFilter, Ordered {
         @Override
         public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
-            return type == HttpHeadersFilter.Type.REQUEST ? ProxyHeaders.toProvider(input) : ProxyHeaders.toTenant(input);
+            return type == HttpHeadersFilter.Type.REQUEST
+                    ? ProxyHeaders.toProvider(input)
+                    : ProxyHeaders.toTenant(input);
         }
 
         @Override

@@ -26,19 +26,35 @@ import org.springframework.http.HttpHeaders;
  */
 public final class ProxyHeaders {
     static final Set<String> TO_PROVIDER = Set.of(
-            "accept", "content-type", "content-length",
-            "user-agent", "openai-beta", "idempotency-key", "authorization");
+            "accept",
+            "content-type",
+            "content-length",
+            "user-agent",
+            "openai-beta",
+            "idempotency-key",
+            "authorization");
 
     static final Set<String> TO_TENANT = Set.of(
-            "content-type", "content-length", "content-disposition", "content-language",
-            "cache-control", "etag", "last-modified",
-            "x-request-id", "openai-processing-ms", "openai-version",
-            "retry-after", "retry-after-ms",
-            "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
-            "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens");
+            "content-type",
+            "content-length",
+            "content-disposition",
+            "content-language",
+            "cache-control",
+            "etag",
+            "last-modified",
+            "x-request-id",
+            "openai-processing-ms",
+            "openai-version",
+            "retry-after",
+            "retry-after-ms",
+            "x-ratelimit-limit-requests",
+            "x-ratelimit-remaining-requests",
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-limit-tokens",
+            "x-ratelimit-remaining-tokens",
+            "x-ratelimit-reset-tokens");
 
-    private ProxyHeaders() {
-    }
+    private ProxyHeaders() {}
 
     /** The tenant's request headers the provider may see (Host is set from the upstream's URL). */
     public static HttpHeaders toProvider(HttpHeaders tenant) {

@@ -49,7 +49,8 @@ public final class SentRequest extends ServerHttpRequestDecorator {
      * A proof, where there is one, still moves the charge on its own ({@link UpstreamAnswer#countedBy}).
      * Never negative; 0 when the call was never sent.
      */
-    public static long countsLaterByMs(long handedOverAtMs, long sentAtMs, long headersAtMs, boolean proved, long countDelayMs) {
+    public static long countsLaterByMs(
+            long handedOverAtMs, long sentAtMs, long headersAtMs, boolean proved, long countDelayMs) {
         if (sentAtMs == Long.MIN_VALUE) return 0;
         long late = handedOverAtMs == Long.MIN_VALUE ? 0 : Math.max(0, sentAtMs - handedOverAtMs);
         if (proved) return late;

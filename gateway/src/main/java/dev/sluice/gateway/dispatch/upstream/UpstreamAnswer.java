@@ -1,17 +1,17 @@
 package dev.sluice.gateway.dispatch.upstream;
 
-import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.support.Deadline;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,8 +76,13 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
      * @param statusSeen  told the provider's status as soon as its headers arrive (the provider's health)
      * @param clock       the provider budget's clock, to stamp when the answer's headers arrived
      */
-    public UpstreamAnswer(ServerWebExchange exchange, UpstreamTimeouts timeouts, boolean mayRetry, boolean mayFailOver,
-                   IntConsumer statusSeen, Clock clock) {
+    public UpstreamAnswer(
+            ServerWebExchange exchange,
+            UpstreamTimeouts timeouts,
+            boolean mayRetry,
+            boolean mayFailOver,
+            IntConsumer statusSeen,
+            Clock clock) {
         super(exchange.getResponse());
         this.exchange = exchange;
         this.timeouts = timeouts;
@@ -103,14 +108,20 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
         if (pushedBack) return ProviderBodies.drain(body).then();
         if (mayFailOver && status >= 500 && status != 503) {
             failedOver = true;
-            return ProviderBodies.drain(body).doOnNext(text -> log.warn("The provider answered {}; trying the next on the route: {}", status, text))
+            return ProviderBodies.drain(body)
+                    .doOnNext(text ->
+                            log.warn("The provider answered {}; trying the next on the route: {}", status, text))
                     .then();
         }
         if (status == 401 || status == 403) {
             return ProviderBodies.drain(body).flatMap(text -> {
-                log.error("The provider refused the gateway's API key ({}): check the provider's api-key-env. It said: {}",
-                        status, text);
-                return replace(HttpStatus.BAD_GATEWAY, "upstream_auth_failed",
+                log.error(
+                        "The provider refused the gateway's API key ({}): check the provider's api-key-env. It said: {}",
+                        status,
+                        text);
+                return replace(
+                        HttpStatus.BAD_GATEWAY,
+                        "upstream_auth_failed",
                         "The gateway could not authenticate with the provider. This is not a problem with your request.");
             });
         }
@@ -118,8 +129,12 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
             return ProviderBodies.drain(body).flatMap(text -> {
                 log.warn("The provider answered {}: {}", status, text);
                 return status == 504
-                        ? replace(HttpStatus.GATEWAY_TIMEOUT, "upstream_timeout", "The provider did not answer in time.")
-                        : replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider failed to answer (" + status + ").");
+                        ? replace(
+                                HttpStatus.GATEWAY_TIMEOUT, "upstream_timeout", "The provider did not answer in time.")
+                        : replace(
+                                HttpStatus.BAD_GATEWAY,
+                                "upstream_error",
+                                "The provider failed to answer (" + status + ").");
             });
         }
         boolean stream = isEventStream();
@@ -137,7 +152,8 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
         io.netty.handler.codec.http.HttpHeaders h = raw.responseHeaders();
         remainingRequests = number(h.get("x-ratelimit-remaining-requests"));
         remainingTokens = number(h.get("x-ratelimit-remaining-tokens"));
-        resetMs = Math.max(OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-requests")),
+        resetMs = Math.max(
+                OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-requests")),
                 OpenAiDuration.parseMillis(h.get("x-ratelimit-reset-tokens")));
         headersAtMs = clock.millis();
         countedByMs = countedBy(headersAtMs, number(h.get("openai-processing-ms")), isEventStream());
@@ -178,28 +194,37 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
     /** The tenant asked one of the counted endpoints for a whole answer: it must be JSON. */
     private boolean expectsJson() {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        return estimate != null && estimate.endpoint() != Endpoint.OTHER && estimate.endpoint() != Endpoint.SPEECH
+        return estimate != null
+                && estimate.endpoint() != Endpoint.OTHER
+                && estimate.endpoint() != Endpoint.SPEECH
                 && !estimate.stream();
     }
 
     /** A JSON answer passes; anything else (HTML, text, an empty body) becomes 502, judged on its first bytes. */
     private Mono<Void> readableOrReplaced(Flux<DataBuffer> body) {
         MediaType type = getHeaders().getContentType();
-        if (type != null && !MediaType.APPLICATION_JSON.isCompatibleWith(type) && !type.getSubtype().endsWith("+json")) {
+        if (type != null
+                && !MediaType.APPLICATION_JSON.isCompatibleWith(type)
+                && !type.getSubtype().endsWith("+json")) {
             return unreadable(body, "content-type " + type);
         }
         return body.switchOnFirst((first, all) -> {
-            if (first.isOnError()) return all.then();
-            if (first.hasValue() && ProviderBodies.startsLikeJson(first.get())) {
-                if (!ProviderBodies.isErrorObject(first.get())) return super.writeWith(all);
-                return ProviderBodies.drain(all).flatMap(text -> {
-                    // A 2xx that says it failed is a failure: the tenant gets the gateway's word, not the provider's text.
-                    log.warn("The provider answered {} with an error object: {}", status, text);
-                    return replace(HttpStatus.BAD_GATEWAY, "upstream_error", "The provider reported an error for this request.");
-                });
-            }
-            return unreadable(all, first.hasValue() ? "a body that is not JSON" : "an empty body");
-        }).then();
+                    if (first.isOnError()) return all.then();
+                    if (first.hasValue() && ProviderBodies.startsLikeJson(first.get())) {
+                        if (!ProviderBodies.isErrorObject(first.get())) return super.writeWith(all);
+                        return ProviderBodies.drain(all).flatMap(text -> {
+                            // A 2xx that says it failed is a failure: the tenant gets the gateway's word, not the
+                            // provider's text.
+                            log.warn("The provider answered {} with an error object: {}", status, text);
+                            return replace(
+                                    HttpStatus.BAD_GATEWAY,
+                                    "upstream_error",
+                                    "The provider reported an error for this request.");
+                        });
+                    }
+                    return unreadable(all, first.hasValue() ? "a body that is not JSON" : "an empty body");
+                })
+                .then();
     }
 
     private Mono<Void> unreadable(Flux<DataBuffer> body, String what) {
@@ -227,39 +252,46 @@ public final class UpstreamAnswer extends ServerHttpResponseDecorator {
             // The deadline on the timers' own clock (a virtual one in a test that replaces Reactor's schedulers).
             Scheduler timers = Schedulers.parallel();
             long end = timers.now(TimeUnit.MILLISECONDS) + limit.toMillis();
-            timed = body.timeout(Mono.delay(limit, timers),
-                    each -> Mono.delay(Duration.ofMillis(Math.max(0, end - timers.now(TimeUnit.MILLISECONDS))), timers));
+            timed = body.timeout(
+                    Mono.delay(limit, timers),
+                    each -> Mono.delay(
+                            Duration.ofMillis(Math.max(0, end - timers.now(TimeUnit.MILLISECONDS))), timers));
         }
         return timed.doOnNext(b -> {
-            int n = b.readableByteCount();
-            if (n > 0) {
-                sent[0] = true;
-                tail[0] = n > 1 ? b.getByte(b.writePosition() - 2) : tail[1];
-                tail[1] = b.getByte(b.writePosition() - 1);
-            }
-        }).onErrorResume(e -> {
-            boolean timeout = e instanceof TimeoutException;
-            String what = !timeout ? "The provider's answer broke off." : stream
-                    ? "The provider sent nothing for " + limit.toMillis() + " ms; the stream was cut."
-                    : "The provider did not finish its answer within " + limit.toMillis() + " ms.";
-            if (timeout) {
-                timedOut = true;
-                log.warn("Upstream stalled: {}", what);
-            }
-            if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
-            // Committed already: the client learns why in the stream itself (the settle stage charges
-            // the reservation, or what passed if more: the provider may still be writing).
-            if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
-            String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
-            String event = boundary + "data: "
-                    + OpenAiErrors.body("server_error", timeout ? "upstream_timeout" : "upstream_error", what) + "\n\n";
-            return Flux.just(bufferFactory().wrap(event.getBytes(StandardCharsets.UTF_8)));
-        });
+                    int n = b.readableByteCount();
+                    if (n > 0) {
+                        sent[0] = true;
+                        tail[0] = n > 1 ? b.getByte(b.writePosition() - 2) : tail[1];
+                        tail[1] = b.getByte(b.writePosition() - 1);
+                    }
+                })
+                .onErrorResume(e -> {
+                    boolean timeout = e instanceof TimeoutException;
+                    String what = !timeout
+                            ? "The provider's answer broke off."
+                            : stream
+                                    ? "The provider sent nothing for " + limit.toMillis() + " ms; the stream was cut."
+                                    : "The provider did not finish its answer within " + limit.toMillis() + " ms.";
+                    if (timeout) {
+                        timedOut = true;
+                        log.warn("Upstream stalled: {}", what);
+                    }
+                    if (!stream || !sent[0]) return Flux.error(timeout ? new TimeoutException(what) : e);
+                    // Committed already: the client learns why in the stream itself (the settle stage charges
+                    // the reservation, or what passed if more: the provider may still be writing).
+                    if (!timeout) log.warn("Upstream stream broke off: {}", e.toString());
+                    String boundary = tail[1] != '\n' ? "\n\n" : tail[0] != '\n' ? "\n" : "";
+                    String event = boundary + "data: "
+                            + OpenAiErrors.body("server_error", timeout ? "upstream_timeout" : "upstream_error", what)
+                            + "\n\n";
+                    return Flux.just(bufferFactory().wrap(event.getBytes(StandardCharsets.UTF_8)));
+                });
     }
 
     /** The provider's answer is dropped: its headers go, a gateway error takes its place. */
     private Mono<Void> replace(HttpStatus to, String code, String message) {
-        Set<String> names = exchange.getAttributeOrDefault(ServerWebExchangeUtils.CLIENT_RESPONSE_HEADER_NAMES, Set.of());
+        Set<String> names =
+                exchange.getAttributeOrDefault(ServerWebExchangeUtils.CLIENT_RESPONSE_HEADER_NAMES, Set.of());
         names.forEach(getHeaders()::remove);
         getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
         getHeaders().remove(HttpHeaders.TRANSFER_ENCODING);

@@ -21,17 +21,22 @@ public final class UpstreamCredentialsFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         UpstreamTarget target = UpstreamTargets.ATTRIBUTE.get(exchange);
-        if (target == null) return Mono.error(new IllegalStateException("no provider chosen for " + exchange.getRequest().getPath()));
+        if (target == null)
+            return Mono.error(new IllegalStateException(
+                    "no provider chosen for " + exchange.getRequest().getPath()));
         ServerHttpRequest original = exchange.getRequest();
         String rawQuery = original.getURI().getRawQuery();
         String path = target.pathFor(original.getURI().getRawPath());
         URI url = URI.create(target.origin() + path + (rawQuery == null ? "" : "?" + rawQuery));
         exchange.getAttributes().put(ServerWebExchangeUtils.GATEWAY_REQUEST_URL_ATTR, url);
-        ServerHttpRequest request = original.mutate().path(path).headers(h -> {
-            h.remove(HttpHeaders.AUTHORIZATION);
-            h.remove("x-api-key");
-            if (target.apiKey() != null) h.setBearerAuth(target.apiKey());
-        }).build();
+        ServerHttpRequest request = original.mutate()
+                .path(path)
+                .headers(h -> {
+                    h.remove(HttpHeaders.AUTHORIZATION);
+                    h.remove("x-api-key");
+                    if (target.apiKey() != null) h.setBearerAuth(target.apiKey());
+                })
+                .build();
         return chain.filter(exchange.mutate().request(request).build());
     }
 

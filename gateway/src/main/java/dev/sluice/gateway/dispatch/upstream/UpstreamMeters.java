@@ -32,14 +32,20 @@ public final class UpstreamMeters {
 
     /** The provider's answer by status, or "timeout" / "unreachable" when there was none. */
     public Counter responses(String status, String provider) {
-        return responses.computeIfAbsent(provider, p -> new ConcurrentHashMap<>()).computeIfAbsent(status,
-                s -> meters.counter(RESPONSES, "status", s, "provider", provider));
+        return responses
+                .computeIfAbsent(provider, p -> new ConcurrentHashMap<>())
+                .computeIfAbsent(status, s -> meters.counter(RESPONSES, "status", s, "provider", provider));
     }
 
     /** Calls tried again: after a 429 or a 503 (same provider, or the route's choice), or on another provider after a failure. */
     public Counter retries(String status, String provider) {
-        return retries.computeIfAbsent(provider, p -> new ConcurrentHashMap<>()).computeIfAbsent(status,
-                s -> Counter.builder(RETRIES).tag("status", s).tag("provider", provider)
-                        .description("Calls tried again after the provider pushed back or failed").register(meters));
+        return retries.computeIfAbsent(provider, p -> new ConcurrentHashMap<>())
+                .computeIfAbsent(
+                        status,
+                        s -> Counter.builder(RETRIES)
+                                .tag("status", s)
+                                .tag("provider", provider)
+                                .description("Calls tried again after the provider pushed back or failed")
+                                .register(meters));
     }
 }

@@ -25,13 +25,21 @@ public class UpstreamRoutes {
     @Bean
     UpstreamTargets upstreamTargets(ConfigRegistry config, ObjectProvider<BuiltInUpstream> builtIn, Environment env) {
         if (builtIn.getIfAvailable() == null) {
-            List<String> without = config.current().providers().stream().filter(p -> p.baseUrl().isEmpty())
-                    .map(ProviderSettings::name).toList();
+            List<String> without = config.current().providers().stream()
+                    .filter(p -> p.baseUrl().isEmpty())
+                    .map(ProviderSettings::name)
+                    .toList();
             if (!without.isEmpty()) {
-                throw new ConfigException("SLUICE_PROVIDER_URL", List.of(new ConfigProblem("sluice.provider.url", 0,
-                        "provider(s) " + String.join(", ", without) + " have no base-url, and no built-in provider runs: set"
-                                + " base-url in tiers.yaml, or SLUICE_PROVIDER_URL for the first, e.g. https://api.openai.com/v1"
-                                + " (the simulated provider runs only in the quickstart, module lab-provider)")));
+                throw new ConfigException(
+                        "SLUICE_PROVIDER_URL",
+                        List.of(
+                                new ConfigProblem(
+                                        "sluice.provider.url",
+                                        0,
+                                        "provider(s) " + String.join(", ", without)
+                                                + " have no base-url, and no built-in provider runs: set"
+                                                + " base-url in tiers.yaml, or SLUICE_PROVIDER_URL for the first, e.g. https://api.openai.com/v1"
+                                                + " (the simulated provider runs only in the quickstart, module lab-provider)")));
             }
         }
         return new UpstreamTargets(config, builtIn, env);
@@ -44,6 +52,8 @@ public class UpstreamRoutes {
 
     @Bean
     RouteLocator upstreamRouteLocator(RouteLocatorBuilder builder) {
-        return builder.routes().route(ROUTE_ID, r -> r.path("/v1/**").uri(PLACEHOLDER)).build();
+        return builder.routes()
+                .route(ROUTE_ID, r -> r.path("/v1/**").uri(PLACEHOLDER))
+                .build();
     }
 }

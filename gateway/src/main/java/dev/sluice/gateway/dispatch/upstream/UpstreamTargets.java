@@ -17,10 +17,10 @@ import org.springframework.core.env.Environment;
 public final class UpstreamTargets {
     /** The provider this attempt goes to, set by the dispatch stage, read by {@link UpstreamCredentialsFilter}. */
     public static final RequestAttribute<UpstreamTarget> ATTRIBUTE = new RequestAttribute<>("sluice.upstreamTarget");
+
     static final String FIRST_PROVIDER_KEY = "SLUICE_PROVIDER_API_KEY";
 
-    private record Resolved(ProviderSettings settings, UpstreamTarget target) {
-    }
+    private record Resolved(ProviderSettings settings, UpstreamTarget target) {}
 
     private final ConfigRegistry config;
     private final ObjectProvider<BuiltInUpstream> builtIn;
@@ -45,7 +45,9 @@ public final class UpstreamTargets {
     private UpstreamTarget resolve(ProviderSettings provider) {
         if (provider.baseUrl().isEmpty()) {
             BuiltInUpstream upstream = builtIn.getIfAvailable();
-            if (upstream == null) throw new IllegalStateException("provider " + provider.name() + " has no base-url and no built-in upstream runs");
+            if (upstream == null)
+                throw new IllegalStateException(
+                        "provider " + provider.name() + " has no base-url and no built-in upstream runs");
             return UpstreamTarget.of(upstream.baseUrl(), null);
         }
         boolean first = config.current().providers().get(0).name().equals(provider.name());

@@ -22,8 +22,8 @@ public final class InMemoryObjectOwnership implements ObjectOwnership {
 
     @Override
     public Mono<Void> update(String objectId, ObjectRecord record) {
-        return Mono.fromRunnable(() -> records.computeIfPresent(objectId,
-                (id, held) -> held.owner().equals(record.owner()) ? record : held));
+        return Mono.fromRunnable(() ->
+                records.computeIfPresent(objectId, (id, held) -> held.owner().equals(record.owner()) ? record : held));
     }
 
     @Override

@@ -48,9 +48,13 @@ public final class RedisObjectOwnership implements ObjectOwnership {
     @Override
     public Mono<ObjectRecord> claim(String objectId, ObjectRecord record) {
         String key = key(objectId);
-        return guarded(redis.opsForValue().setIfAbsent(key, record.encode(), TTL)
-                .flatMap(set -> set ? Mono.just(record)
-                        : redis.opsForValue().getAndExpire(key, TTL).map(ObjectRecord::decode)
+        return guarded(redis.opsForValue()
+                .setIfAbsent(key, record.encode(), TTL)
+                .flatMap(set -> set
+                        ? Mono.just(record)
+                        : redis.opsForValue()
+                                .getAndExpire(key, TTL)
+                                .map(ObjectRecord::decode)
                                 // Gone between the two calls (expired): the record is ours to write.
                                 .switchIfEmpty(Mono.defer(() -> claim(objectId, record)))));
     }
@@ -62,7 +66,9 @@ public final class RedisObjectOwnership implements ObjectOwnership {
     @Override
     public Mono<Void> update(String objectId, ObjectRecord record) {
         String key = key(objectId);
-        return guarded(redis.opsForValue().get(key).map(ObjectRecord::decode)
+        return guarded(redis.opsForValue()
+                .get(key)
+                .map(ObjectRecord::decode)
                 .filter(held -> held.owner().equals(record.owner()))
                 .flatMap(held -> redis.opsForValue().set(key, record.encode(), TTL))
                 .then());
@@ -87,10 +93,18 @@ public final class RedisObjectOwnership implements ObjectOwnership {
     public Mono<Map<String, ObjectRecord>> owners(List<String> objectIds, DecisionBudget budget) {
         List<String> ids = List.copyOf(new LinkedHashSet<>(objectIds));
         if (ids.isEmpty()) return Mono.just(Map.of());
-        return guarded(Flux.fromIterable(ids)
-                .flatMapSequential(id -> redis.opsForValue().getAndExpire(key(id), TTL).map(v -> Map.entry(id, v)), ids.size())
-                .collect(HashMap<String, ObjectRecord>::new, (m, e) -> m.put(e.getKey(), ObjectRecord.decode(e.getValue())))
-                .map(m -> (Map<String, ObjectRecord>) m), budget);
+        return guarded(
+                Flux.fromIterable(ids)
+                        .flatMapSequential(
+                                id -> redis.opsForValue()
+                                        .getAndExpire(key(id), TTL)
+                                        .map(v -> Map.entry(id, v)),
+                                ids.size())
+                        .collect(
+                                HashMap<String, ObjectRecord>::new,
+                                (m, e) -> m.put(e.getKey(), ObjectRecord.decode(e.getValue())))
+                        .map(m -> (Map<String, ObjectRecord>) m),
+                budget);
     }
 
     private <T> Mono<T> guarded(Mono<T> call) {
@@ -99,7 +113,8 @@ public final class RedisObjectOwnership implements ObjectOwnership {
 
     /** Refused as Redis down (the caller answers 503) when it is, or when the request has no time left to wait on it. */
     private <T> Mono<T> guarded(Mono<T> call, DecisionBudget budget) {
-        if (!state.up()) return Mono.error(new StoreUnavailableException("Redis does not answer: object owners cannot be read"));
+        if (!state.up())
+            return Mono.error(new StoreUnavailableException("Redis does not answer: object owners cannot be read"));
         if (budget.spent()) return Mono.error(new StoreUnavailableException("no time left to read object owners"));
         return budget.within(call, timeout, state).doOnError(e -> {
             if (!(e instanceof IllegalArgumentException) && DecisionBudget.marksDown(e)) state.failed(e);

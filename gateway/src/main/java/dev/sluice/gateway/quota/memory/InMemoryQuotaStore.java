@@ -1,10 +1,10 @@
 package dev.sluice.gateway.quota.memory;
 
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.TenantWindows;
 import dev.sluice.gateway.quota.WindowUsage;
-import dev.sluice.gateway.config.WindowLimit;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +31,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     }
 
     @Override
-    public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+    public Mono<Void> adjust(
+            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
         return Mono.fromRunnable(() -> withTenant(tenantId, t -> {
             t.adjust(windows, clock.millis(), chargedAtMs, deltaTokens, deltaRequests);
             return null;

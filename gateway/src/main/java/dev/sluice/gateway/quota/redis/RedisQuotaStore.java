@@ -1,11 +1,11 @@
 package dev.sluice.gateway.quota.redis;
 
+import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
-import dev.sluice.gateway.config.WindowLimit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,6 +24,7 @@ import reactor.core.publisher.Mono;
 public class RedisQuotaStore implements QuotaStore {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> ACQUIRE = LuaScripts.load(List.class, "quota_acquire");
+
     private static final RedisScript<Long> ADJUST = LuaScripts.load(Long.class, "quota_adjust");
 
     private final ReactiveStringRedisTemplate redis;
@@ -42,9 +43,17 @@ public class RedisQuotaStore implements QuotaStore {
      * request of it falls back to the per-replica limiter.
      */
     public Mono<Void> warmUp() {
-        return redis.execute(connection -> connection.serverCommands().time()
-                        .then(connection.scriptingCommands().scriptLoad(ByteBuffer.wrap(ACQUIRE.getScriptAsString().getBytes(StandardCharsets.UTF_8))))
-                        .then(connection.scriptingCommands().scriptLoad(ByteBuffer.wrap(ADJUST.getScriptAsString().getBytes(StandardCharsets.UTF_8)))))
+        return redis.execute(connection -> connection
+                        .serverCommands()
+                        .time()
+                        .then(connection
+                                .scriptingCommands()
+                                .scriptLoad(ByteBuffer.wrap(
+                                        ACQUIRE.getScriptAsString().getBytes(StandardCharsets.UTF_8))))
+                        .then(connection
+                                .scriptingCommands()
+                                .scriptLoad(ByteBuffer.wrap(
+                                        ADJUST.getScriptAsString().getBytes(StandardCharsets.UTF_8)))))
                 .then();
     }
 
@@ -59,7 +68,8 @@ public class RedisQuotaStore implements QuotaStore {
     @Override
     public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
         if (tokens < 0 || requests < 0) {
-            return Mono.error(new IllegalArgumentException("amounts must not be negative: tokens=" + tokens + " requests=" + requests));
+            return Mono.error(new IllegalArgumentException(
+                    "amounts must not be negative: tokens=" + tokens + " requests=" + requests));
         }
         List<String> keys = new ArrayList<>(windows.size());
         List<String> args = new ArrayList<>(3 + 2 * windows.size());
@@ -82,10 +92,21 @@ public class RedisQuotaStore implements QuotaStore {
         List<WindowUsage> usage = new ArrayList<>(windows.size());
         for (int i = 0; i < windows.size(); i++) {
             WindowLimit w = windows.get(i);
-            usage.add(new WindowUsage(w.name(), w.seconds(), w.tokens(), w.requests(),
-                    num(raw, 4 + 3 * i), num(raw, 5 + 3 * i), num(raw, 6 + 3 * i)));
+            usage.add(new WindowUsage(
+                    w.name(),
+                    w.seconds(),
+                    w.tokens(),
+                    w.requests(),
+                    num(raw, 4 + 3 * i),
+                    num(raw, 5 + 3 * i),
+                    num(raw, 6 + 3 * i)));
         }
-        return new QuotaDecision(admitted, now, retry, blocking == 0 ? null : windows.get(blocking - 1).name(), usage);
+        return new QuotaDecision(
+                admitted,
+                now,
+                retry,
+                blocking == 0 ? null : windows.get(blocking - 1).name(),
+                usage);
     }
 
     private static long num(List<?> raw, int i) {
@@ -93,7 +114,8 @@ public class RedisQuotaStore implements QuotaStore {
     }
 
     @Override
-    public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+    public Mono<Void> adjust(
+            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
         if (deltaTokens == 0 && deltaRequests == 0) return Mono.empty();
         List<String> keys = new ArrayList<>(windows.size());
         List<String> args = new ArrayList<>(4 + windows.size());

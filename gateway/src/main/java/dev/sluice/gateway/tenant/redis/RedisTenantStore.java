@@ -49,14 +49,14 @@ public final class RedisTenantStore implements TenantStore {
     /** Past this many keys remembered at once, the expired ones are dropped (and all of them, if that is not enough). */
     static final int MAX_REMEMBERED = 10_000;
 
-    private record Remembered(Tenant tenant, long untilNanos) {
-    }
+    private record Remembered(Tenant tenant, long untilNanos) {}
 
     private final ReactiveStringRedisTemplate redis;
     private final LongSupplier nanoClock;
     private final Map<String, Remembered> byKeyHash = new ConcurrentHashMap<>();
     /** Every key hash known to resolve, to answer while Redis does not (bounded by the keys that exist). */
     private final Map<String, Tenant> known = new ConcurrentHashMap<>();
+
     private final StoreState state;
     private final Duration timeout;
     /** Bumped by every change made here: a lookup that began before a change is not remembered. */
@@ -75,7 +75,8 @@ public final class RedisTenantStore implements TenantStore {
      * @param state   shared with the other stages: while down, no lookup is sent
      * @param timeout how long a lookup may take before the known keys answer instead
      */
-    public RedisTenantStore(ReactiveStringRedisTemplate redis, LongSupplier nanoClock, StoreState state, Duration timeout) {
+    public RedisTenantStore(
+            ReactiveStringRedisTemplate redis, LongSupplier nanoClock, StoreState state, Duration timeout) {
         this.redis = redis;
         this.nanoClock = nanoClock;
         this.state = state;
@@ -117,7 +118,8 @@ public final class RedisTenantStore implements TenantStore {
 
     private Mono<Tenant> fromKnown(String keySha256) {
         Tenant t = known.get(keySha256);
-        return t != null ? Mono.just(t)
+        return t != null
+                ? Mono.just(t)
                 : Mono.error(new StoreUnavailableException("Redis does not answer and this key was not seen before"));
     }
 
@@ -138,8 +140,12 @@ public final class RedisTenantStore implements TenantStore {
      */
     public Mono<Void> refreshKnown() {
         long changesBefore = changes.get();
-        return redis.opsForSet().members("sluice:tenants")
-                .concatMap(id -> findById(id).flatMapMany(t -> redis.<String, String>opsForHash().values(keysKey(id)).map(meta -> Map.entry(meta.split(" ", 2)[0], t))))
+        return redis.opsForSet()
+                .members("sluice:tenants")
+                .concatMap(id -> findById(id)
+                        .flatMapMany(t -> redis.<String, String>opsForHash()
+                                .values(keysKey(id))
+                                .map(meta -> Map.entry(meta.split(" ", 2)[0], t))))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .doOnNext(fresh -> {
                     if (changes.get() != changesBefore) return; // a change made here meanwhile: next time
@@ -174,7 +180,9 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Tenant> findById(String id) {
-        return redis.<String, String>opsForHash().entries(tenantKey(id)).collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return redis.<String, String>opsForHash()
+                .entries(tenantKey(id))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("tier"))
                 .map(m -> new Tenant(id, m.get("tier"), Boolean.parseBoolean(m.get("suspended"))));
     }
@@ -189,7 +197,9 @@ public final class RedisTenantStore implements TenantStore {
         // Its known keys follow at once: a suspension applies while Redis is out too.
         known.replaceAll((hash, t) -> t.id().equals(tenant.id()) ? tenant : t);
         return changing(redis.<String, String>opsForHash()
-                .putAll(tenantKey(tenant.id()), Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())))
+                .putAll(
+                        tenantKey(tenant.id()),
+                        Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())))
                 .then(redis.opsForSet().add("sluice:tenants", tenant.id()))
                 .then());
     }
@@ -197,22 +207,28 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Boolean> create(Tenant tenant) {
         // HSETNX on the field every tenant has decides the race; the rest is written by the winner only.
-        return changing(redis.<String, String>opsForHash().putIfAbsent(tenantKey(tenant.id()), "tier", tenant.tierName())
+        return changing(redis.<String, String>opsForHash()
+                .putIfAbsent(tenantKey(tenant.id()), "tier", tenant.tierName())
                 .flatMap(created -> created ? save(tenant).thenReturn(true) : Mono.just(false)));
     }
 
     @Override
     public Mono<Void> addKey(String tenantId, TenantKey key) {
-        String meta = key.sha256() + " " + key.createdAt().toEpochMilli() + " " + (key.hint() == null ? "" : key.hint());
-        return changing(redis.hasKey(tenantKey(tenantId)).flatMap(exists -> exists
-                ? redis.<String, String>opsForHash().put(keysKey(tenantId), key.id(), meta)
-                        .then(redis.opsForValue().set(apiKeyKey(key.sha256()), tenantId)).then()
-                : Mono.error(new IllegalArgumentException("no tenant " + tenantId))));
+        String meta =
+                key.sha256() + " " + key.createdAt().toEpochMilli() + " " + (key.hint() == null ? "" : key.hint());
+        return changing(redis.hasKey(tenantKey(tenantId))
+                .flatMap(exists -> exists
+                        ? redis.<String, String>opsForHash()
+                                .put(keysKey(tenantId), key.id(), meta)
+                                .then(redis.opsForValue().set(apiKeyKey(key.sha256()), tenantId))
+                                .then()
+                        : Mono.error(new IllegalArgumentException("no tenant " + tenantId))));
     }
 
     @Override
     public Flux<TenantKey> keys(String tenantId) {
-        return redis.<String, String>opsForHash().entries(keysKey(tenantId))
+        return redis.<String, String>opsForHash()
+                .entries(keysKey(tenantId))
                 .map(e -> parse(e.getValue()))
                 .sort(Comparator.comparing(TenantKey::createdAt).thenComparing(TenantKey::id));
     }
@@ -225,7 +241,8 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> revokeKey(String tenantId, String keyId) {
-        return changing(redis.<String, String>opsForHash().get(keysKey(tenantId), keyId)
+        return changing(redis.<String, String>opsForHash()
+                .get(keysKey(tenantId), keyId)
                 .flatMap(meta -> {
                     String hash = meta.split(" ", 2)[0];
                     known.remove(hash);
@@ -239,8 +256,10 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Boolean> revokeKey(String keySha256) {
         known.remove(keySha256);
-        return changing(redis.opsForValue().getAndDelete(apiKeyKey(keySha256))
-                .flatMap(owner -> redis.<String, String>opsForHash().remove(keysKey(owner), TenantKey.idOf(keySha256))
+        return changing(redis.opsForValue()
+                .getAndDelete(apiKeyKey(keySha256))
+                .flatMap(owner -> redis.<String, String>opsForHash()
+                        .remove(keysKey(owner), TenantKey.idOf(keySha256))
                         .thenReturn(true))
                 .defaultIfEmpty(false));
     }

@@ -39,31 +39,44 @@ public final class RedisTierDocumentStore implements TierDocumentStore {
 
     @Override
     public Mono<TierDocument> restoreIfAbsent(TierDocument doc) {
-        List<String> args = List.of(doc.yaml(), doc.updatedBy(), Long.toString(doc.updatedAt().toEpochMilli()),
+        List<String> args = List.of(
+                doc.yaml(),
+                doc.updatedBy(),
+                Long.toString(doc.updatedAt().toEpochMilli()),
                 Long.toString(doc.version()));
         return redis.execute(SEED, List.of(key), args).then(current());
     }
 
     @Override
     public Mono<TierDocument> current() {
-        return redis.<String, String>opsForHash().entries(key).collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return redis.<String, String>opsForHash()
+                .entries(key)
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("yaml") && m.containsKey("version"))
-                .map(m -> new TierDocument(m.get("yaml"), Long.parseLong(m.get("version")),
+                .map(m -> new TierDocument(
+                        m.get("yaml"),
+                        Long.parseLong(m.get("version")),
                         m.getOrDefault("updated-by", "?"),
                         Instant.ofEpochMilli(Long.parseLong(m.getOrDefault("updated-at", "0")))));
     }
 
     @Override
     public Mono<Long> version() {
-        return redis.<String, String>opsForHash().get(key, "version").map(Long::parseLong).defaultIfEmpty(0L);
+        return redis.<String, String>opsForHash()
+                .get(key, "version")
+                .map(Long::parseLong)
+                .defaultIfEmpty(0L);
     }
 
     @Override
     public Mono<WriteOutcome> replace(long expectedVersion, String yaml, String updatedBy) {
         long now = clock.millis();
         List<String> args = List.of(Long.toString(expectedVersion), yaml, updatedBy, Long.toString(now));
-        return redis.execute(REPLACE, List.of(key), args).next().flatMap(v -> v > 0
-                ? Mono.just(new WriteOutcome(true, new TierDocument(yaml, v, updatedBy, Instant.ofEpochMilli(now))))
-                : current().map(c -> new WriteOutcome(false, c)));
+        return redis.execute(REPLACE, List.of(key), args)
+                .next()
+                .flatMap(v -> v > 0
+                        ? Mono.just(
+                                new WriteOutcome(true, new TierDocument(yaml, v, updatedBy, Instant.ofEpochMilli(now))))
+                        : current().map(c -> new WriteOutcome(false, c)));
     }
 }

@@ -10,9 +10,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * One generated request. {@code template} names the generator that made it (what failures are
  * grouped by); {@code shown} is the request as printed in a report, truncated.
  */
-record FuzzCase(String category, String template, byte[] bytes, Expect expect, boolean finish, boolean head, String shown, String id) {
+record FuzzCase(
+        String category,
+        String template,
+        byte[] bytes,
+        Expect expect,
+        boolean finish,
+        boolean head,
+        String shown,
+        String id) {
     /** Carries {@link #id} on every built request, so a hang can be told apart: reached the provider or not. */
     static final String ID_HEADER = "X-Fuzz-Case";
+
     private static final AtomicLong IDS = new AtomicLong();
 
     /** What a correct gateway may answer. */
@@ -133,7 +142,11 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
                     out.writeBytes(h);
                     out.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 }
-                if (contentLength && (body.length > 0 || method.equals("POST") || method.equals("PUT") || method.equals("PATCH"))) {
+                if (contentLength
+                        && (body.length > 0
+                                || method.equals("POST")
+                                || method.equals("PUT")
+                                || method.equals("PATCH"))) {
                     out.writeBytes(("Content-Length: " + body.length + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 }
                 if (close) out.writeBytes("Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1));
@@ -144,7 +157,8 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
             // Only an incomplete request is followed by the client's half-close (its "that is all"): the server
             // may close on it, and a complete request must be answered before the client says anything more.
             boolean finish = expect == Expect.REFUSED_OR_CLOSED;
-            return new FuzzCase(category, template, bytes, expect, finish, "HEAD".equals(method) && raw == null, show(bytes), id);
+            return new FuzzCase(
+                    category, template, bytes, expect, finish, "HEAD".equals(method) && raw == null, show(bytes), id);
         }
 
         private static String show(byte[] bytes) {
@@ -156,7 +170,8 @@ record FuzzCase(String category, String template, byte[] bytes, Expect expect, b
                 else if (c < 0x20 || c >= 0x7f) b.append(String.format("\\x%02x", c));
                 else b.append((char) c);
             }
-            if (bytes.length > 0 && b.length() >= 300) b.append("... (").append(bytes.length).append(" bytes)");
+            if (bytes.length > 0 && b.length() >= 300)
+                b.append("... (").append(bytes.length).append(" bytes)");
             return b.toString();
         }
     }

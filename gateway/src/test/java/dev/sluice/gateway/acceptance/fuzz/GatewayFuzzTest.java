@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.acceptance.fuzz.FuzzCase.Expect;
 import dev.sluice.gateway.acceptance.fuzz.RawHttp.Answer;
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.Tier;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,14 +59,18 @@ class GatewayFuzzTest {
     static final int STALL_SECONDS = Integer.getInteger("sluice.fuzz.stall-seconds", 15);
     static final int THREADS = Integer.getInteger("sluice.fuzz.threads", 4);
     /** Shares of {@link #CASES} per category; the stalls are a fixed few (each holds a connection for seconds). */
-    static final Map<String, Double> SHARE = Map.of("valid", 0.03, "body", 0.32, "headers", 0.2, "paths", 0.17, "methods", 0.12, "raw", 0.16);
+    static final Map<String, Double> SHARE =
+            Map.of("valid", 0.03, "body", 0.32, "headers", 0.2, "paths", 0.17, "methods", 0.12, "raw", 0.16);
+
     static final int STALLS = 5;
 
     /** The case ids the provider saw (see {@link FuzzCase#ID_HEADER}). */
     static final Set<String> REACHED_PROVIDER = ConcurrentHashMap.newKeySet();
     /** The case ids whose answer the provider finished writing. */
     static final Set<String> PROVIDER_ANSWERED = ConcurrentHashMap.newKeySet();
+
     static final AtomicLong ANSWERS = new AtomicLong();
+
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> {
         String id = req.headers().get(FuzzCase.ID_HEADER);
@@ -74,16 +78,18 @@ class GatewayFuzzTest {
         // A GET that reaches the provider is a list (an object's id is checked first, and nobody owns one here):
         // the gateway reads it, filtered to the tenant's own objects. Else a chat answer, with an id of its own,
         // since the gateway records who owns the ids that creations return.
-        String answer = req.method().equals("GET") ? "{\"object\":\"list\",\"data\":[]}"
-                : "{\"id\":\"f" + ANSWERS.incrementAndGet() + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
-                    + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}";
-        return Mono.from(res.header("content-type", "application/json")
-            .sendString(Mono.just(answer)))
+        String answer = req.method().equals("GET")
+                ? "{\"object\":\"list\",\"data\":[]}"
+                : "{\"id\":\"f" + ANSWERS.incrementAndGet()
+                        + "\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,"
+                        + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
+                        + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}";
+        return Mono.from(res.header("content-type", "application/json").sendString(Mono.just(answer)))
                 .doOnSuccess(v -> {
                     if (id != null) PROVIDER_ANSWERED.add(id);
                 });
     });
+
     static final JsonMapper JSON = JsonMapper.builder().build();
     static GatewayReplica gateway;
     static int port;
@@ -91,11 +97,18 @@ class GatewayFuzzTest {
     @BeforeAll
     static void start() throws IOException {
         System.out.println("GatewayFuzzTest seed " + SEED + " (rerun with -Dsluice.fuzz.seed=" + SEED + ")");
-        gateway = GatewayReplica.builder().upstream(UPSTREAM).property("sluice.tiers.path", tiersFile())
-                .properties("sluice.admin.user=ops", "sluice.admin.password=fuzz-admin-password",
+        gateway = GatewayReplica.builder()
+                .upstream(UPSTREAM)
+                .property("sluice.tiers.path", tiersFile())
+                .properties(
+                        "sluice.admin.user=ops",
+                        "sluice.admin.password=fuzz-admin-password",
                         "sluice.abuse.sampler.enabled=false",
-                        // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within STALL_SECONDS.
-                        "sluice.edge.idle-timeout=3s", "sluice.edge.read-timeout=3s", "sluice.edge.request-timeout=6s")
+                        // The edge timeouts (docs/security.md) short, so a stalled connection is closed well within
+                        // STALL_SECONDS.
+                        "sluice.edge.idle-timeout=3s",
+                        "sluice.edge.read-timeout=3s",
+                        "sluice.edge.request-timeout=6s")
                 .start();
         port = gateway.port();
     }
@@ -109,11 +122,15 @@ class GatewayFuzzTest {
         String original = Files.readString(source);
         String limits = "requests-per-minute: 1500\n        tokens-per-minute: 300000\n        max-in-flight: 200";
         // A silent miss here once left the provider at its real limits, and big valid bodies waited or were told busy.
-        if (!original.contains(limits)) throw new IllegalStateException("tiers.yaml's provider limits are no longer written as " + limits);
-        String yaml = original
-                .replaceFirst("(?m)^tiers:\n", "tiers:\n  fuzz:\n    tokens-per-minute: 100000000\n    requests-per-minute: 1000000\n"
-                        + "    burst-allowance: 1.0\n    priority: 2\n    redis-down: fail-open\n")
-                .replace(limits, "requests-per-minute: 1000000\n        tokens-per-minute: 1000000000\n        max-in-flight: 1000");
+        if (!original.contains(limits))
+            throw new IllegalStateException("tiers.yaml's provider limits are no longer written as " + limits);
+        String yaml = original.replaceFirst(
+                        "(?m)^tiers:\n",
+                        "tiers:\n  fuzz:\n    tokens-per-minute: 100000000\n    requests-per-minute: 1000000\n"
+                                + "    burst-allowance: 1.0\n    priority: 2\n    redis-down: fail-open\n")
+                .replace(
+                        limits,
+                        "requests-per-minute: 1000000\n        tokens-per-minute: 1000000000\n        max-in-flight: 1000");
         Path dir = Files.createDirectories(Path.of("target", "fuzz"));
         Path file = dir.resolve("tiers.yaml");
         Files.writeString(file, yaml);
@@ -126,8 +143,7 @@ class GatewayFuzzTest {
     }
 
     /** One case's verdict: null when the answer is acceptable, else what is wrong with it. */
-    record Result(FuzzCase c, Answer a, String failure) {
-    }
+    record Result(FuzzCase c, Answer a, String failure) {}
 
     static String judge(FuzzCase c, Answer a) {
         if (c.expect() == Expect.STALL) {
@@ -138,16 +154,23 @@ class GatewayFuzzTest {
         }
         if (a.timedOut()) {
             String got = a.header("received");
-            return "hang: no complete answer within " + TIMEOUT_MS + " ms" + ("0".equals(got) ? ", nothing received" : ", an answer begun, not finished")
-                    + (PROVIDER_ANSWERED.contains(c.id()) ? ", the provider had written its answer"
-                    : REACHED_PROVIDER.contains(c.id()) ? ", the provider saw it but had not finished answering" : ", the provider never saw it");
+            return "hang: no complete answer within " + TIMEOUT_MS + " ms"
+                    + ("0".equals(got) ? ", nothing received" : ", an answer begun, not finished")
+                    + (PROVIDER_ANSWERED.contains(c.id())
+                            ? ", the provider had written its answer"
+                            : REACHED_PROVIDER.contains(c.id())
+                                    ? ", the provider saw it but had not finished answering"
+                                    : ", the provider never saw it");
         }
         if (a.status() == -2) return "not an HTTP answer";
-        if (a.status() == -1) return c.expect() == Expect.REFUSED_OR_CLOSED ? null : "connection closed without an answer";
+        if (a.status() == -1)
+            return c.expect() == Expect.REFUSED_OR_CLOSED ? null : "connection closed without an answer";
         int s = a.status();
         if (s >= 500) return "5xx";
         if (s >= 200 && s < 300) {
-            return c.expect() == Expect.OK || c.expect() == Expect.CLEAN ? null : "2xx for a request that must be refused";
+            return c.expect() == Expect.OK || c.expect() == Expect.CLEAN
+                    ? null
+                    : "2xx for a request that must be refused";
         }
         if (s >= 400 && s < 500) {
             if (c.expect() == Expect.OK) return "4xx for a valid request";
@@ -169,7 +192,9 @@ class GatewayFuzzTest {
         if (error == null || !error.isObject()) return "4xx body has no \"error\" object";
         if (c.template().startsWith("admin API")) { // the admin API's own shape: {"error":{"message","code","status"}}
             JsonNode m = error.get("message");
-            return m != null && m.isString() && error.has("code") ? null : "admin 4xx without its error message and code";
+            return m != null && m.isString() && error.has("code")
+                    ? null
+                    : "admin 4xx without its error message and code";
         }
         for (String field : new String[] {"message", "type"}) {
             JsonNode v = error.get(field);
@@ -206,7 +231,8 @@ class GatewayFuzzTest {
         List<FuzzCase> cases = new ArrayList<>();
         cases.addAll(gen.generate("stall", STALLS)); // first: they wait in the background while the rest run
         List<FuzzCase> rest = new ArrayList<>();
-        SHARE.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        SHARE.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
                 .forEach(e -> rest.addAll(gen.generate(e.getKey(), (int) Math.round(CASES * e.getValue()))));
         Collections.shuffle(rest, random);
         cases.addAll(rest);
@@ -215,7 +241,8 @@ class GatewayFuzzTest {
 
     @Test
     void everyMalformedRequestGetsACleanAnswerNeverA5xxOrAHang() throws Exception {
-        String key = TestTenants.create(gateway.bean(TenantStore.class), "fuzz", "fuzz").key();
+        String key = TestTenants.create(gateway.bean(TenantStore.class), "fuzz", "fuzz")
+                .key();
         List<FuzzCase> cases = generate(new Random(SEED), key);
         long started = System.nanoTime();
         List<Result> results = run(cases);
@@ -226,7 +253,9 @@ class GatewayFuzzTest {
         Path out = Files.createDirectories(Path.of("target", "fuzz")).resolve("report.txt");
         Files.writeString(out, report);
         long failed = results.stream().filter(r -> r.failure() != null).count();
-        assertThat(failed).as("failed cases (seed %d), grouped:%n%s", SEED, failures(results)).isZero();
+        assertThat(failed)
+                .as("failed cases (seed %d), grouped:%n%s", SEED, failures(results))
+                .isZero();
     }
 
     @Test
@@ -238,14 +267,16 @@ class GatewayFuzzTest {
         List<FuzzCase> refused = generate(new Random(SEED + 1), tenant.key()).stream()
                 .filter(c -> c.expect() == Expect.REFUSED || c.expect() == Expect.REFUSED_OR_CLOSED)
                 .filter(c -> !c.category().equals("stall"))
-                .limit(200).toList();
+                .limit(200)
+                .toList();
         Map<String, long[]> before = used(quota.peek(tenant.id(), tier).block(Duration.ofSeconds(10)));
 
         // A charge is made before the answer is written, so once every answer is in, any wrong charge is too.
         List<Result> results = run(refused);
         Map<String, long[]> after = used(quota.peek(tenant.id(), tier).block(Duration.ofSeconds(10)));
 
-        Map<String, Long> statuses = results.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
+        Map<String, Long> statuses = results.stream()
+                .collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
         System.out.println("Quota check: " + results.size() + " refused-only cases, statuses " + statuses);
         List<String> moved = new ArrayList<>();
         before.forEach((window, b) -> {
@@ -254,9 +285,16 @@ class GatewayFuzzTest {
                 moved.add(window + ": requests " + b[1] + " -> " + a[1] + ", tokens " + b[0] + " -> " + a[0]);
             }
         });
-        assertThat(moved).as("the quota moved for refused requests (statuses %s); examples of non-4xx answers:%n%s", statuses,
-                results.stream().filter(r -> r.a().status() < 400 || r.a().status() >= 500).limit(5)
-                        .map(r -> r.a().status() + " <- " + r.c().shown()).collect(Collectors.joining("\n"))).isEmpty();
+        assertThat(moved)
+                .as(
+                        "the quota moved for refused requests (statuses %s); examples of non-4xx answers:%n%s",
+                        statuses,
+                        results.stream()
+                                .filter(r -> r.a().status() < 400 || r.a().status() >= 500)
+                                .limit(5)
+                                .map(r -> r.a().status() + " <- " + r.c().shown())
+                                .collect(Collectors.joining("\n")))
+                .isEmpty();
     }
 
     static Map<String, long[]> used(List<WindowUsage> windows) {
@@ -274,37 +312,74 @@ class GatewayFuzzTest {
 
     static String summary(List<Result> results, long ms) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%nGatewayFuzzTest: %d cases in %.1f s, seed %d, %d failed%n", results.size(), ms / 1000.0, SEED,
+        b.append(String.format(
+                "%nGatewayFuzzTest: %d cases in %.1f s, seed %d, %d failed%n",
+                results.size(),
+                ms / 1000.0,
+                SEED,
                 results.stream().filter(r -> r.failure() != null).count()));
         b.append(String.format("%-8s %6s %7s  %s%n", "category", "cases", "failed", "statuses"));
-        Map<String, List<Result>> byCategory = results.stream().collect(Collectors.groupingBy(r -> r.c().category(), TreeMap::new, Collectors.toList()));
+        Map<String, List<Result>> byCategory = results.stream()
+                .collect(Collectors.groupingBy(r -> r.c().category(), TreeMap::new, Collectors.toList()));
         byCategory.forEach((category, rs) -> {
-            Map<String, Long> statuses = rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
-            b.append(String.format("%-8s %6d %7d  %s%n", category, rs.size(), rs.stream().filter(r -> r.failure() != null).count(), statuses));
+            Map<String, Long> statuses =
+                    rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
+            b.append(String.format(
+                    "%-8s %6d %7d  %s%n",
+                    category,
+                    rs.size(),
+                    rs.stream().filter(r -> r.failure() != null).count(),
+                    statuses));
         });
-        List<Result> slow = results.stream().filter(r -> r.c().expect() != Expect.STALL && r.a().millis() > 2000)
-                .sorted((x, y) -> Long.compare(y.a().millis(), x.a().millis())).toList();
+        List<Result> slow = results.stream()
+                .filter(r -> r.c().expect() != Expect.STALL && r.a().millis() > 2000)
+                .sorted((x, y) -> Long.compare(y.a().millis(), x.a().millis()))
+                .toList();
         if (!slow.isEmpty()) {
             b.append(String.format("%d answers (stalls aside) took over 2 s; slowest:%n", slow.size()));
-            slow.stream().limit(5).forEach(r -> b.append(String.format("  %d ms %s %s [%s]%n", r.a().millis(), status(r.a()),
-                    r.c().template(), PROVIDER_ANSWERED.contains(r.c().id()) ? "the provider had written its answer"
-                    : REACHED_PROVIDER.contains(r.c().id()) ? "the provider saw it" : "not sent to the provider")));
+            slow.stream()
+                    .limit(5)
+                    .forEach(r -> b.append(String.format(
+                            "  %d ms %s %s [%s]%n",
+                            r.a().millis(),
+                            status(r.a()),
+                            r.c().template(),
+                            PROVIDER_ANSWERED.contains(r.c().id())
+                                    ? "the provider had written its answer"
+                                    : REACHED_PROVIDER.contains(r.c().id())
+                                            ? "the provider saw it"
+                                            : "not sent to the provider")));
         }
         return b.toString();
     }
 
     /** Failures grouped by category, kind and generator: a count and one example each, not thousands of lines. */
     static String failures(List<Result> results) {
-        Map<String, List<Result>> groups = results.stream().filter(r -> r.failure() != null)
-                .collect(Collectors.groupingBy(r -> r.c().category() + " | " + r.failure() + " | " + r.c().template(), TreeMap::new, Collectors.toList()));
+        Map<String, List<Result>> groups = results.stream()
+                .filter(r -> r.failure() != null)
+                .collect(Collectors.groupingBy(
+                        r -> r.c().category() + " | " + r.failure() + " | " + r.c().template(),
+                        TreeMap::new,
+                        Collectors.toList()));
         if (groups.isEmpty()) return "No failures.\n";
-        StringBuilder b = new StringBuilder(String.format("%nFailures in %d groups (category | kind | generator):%n", groups.size()));
+        StringBuilder b = new StringBuilder(
+                String.format("%nFailures in %d groups (category | kind | generator):%n", groups.size()));
         groups.forEach((group, rs) -> {
             Result ex = rs.get(0);
-            Map<String, Long> statuses = rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
-            String body = new String(ex.a().body(), 0, Math.min(ex.a().body().length, 160), StandardCharsets.UTF_8).replace("\n", "\\n");
-            b.append(String.format("- %s: %d x %s%n    e.g. %s%n    got %s %s%n", group, rs.size(), statuses,
-                    ex.c().shown().length() > 220 ? ex.c().shown().substring(0, 220) + "..." : ex.c().shown(), status(ex.a()), body));
+            Map<String, Long> statuses =
+                    rs.stream().collect(Collectors.groupingBy(r -> status(r.a()), TreeMap::new, Collectors.counting()));
+            String body = new String(ex.a().body(), 0, Math.min(ex.a().body().length, 160), StandardCharsets.UTF_8)
+                    .replace("\n", "\\n");
+            b.append(String.format(
+                    "- %s: %d x %s%n    e.g. %s%n    got %s %s%n",
+                    group,
+                    rs.size(),
+                    statuses,
+                    ex.c().shown().length() > 220
+                            ? ex.c().shown().substring(0, 220) + "..."
+                            : ex.c().shown(),
+                    status(ex.a()),
+                    body));
         });
         return b.toString();
     }

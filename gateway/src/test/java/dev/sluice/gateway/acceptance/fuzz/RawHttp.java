@@ -32,8 +32,7 @@ final class RawHttp {
         }
     }
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /**
      * Sends {@code request}; with {@code finish} the client then half-closes (it has said all it will say),
@@ -59,14 +58,24 @@ final class RawHttp {
                 if (statusLine == null) return new Answer(-1, List.of(), new byte[0], true, false, ms(start));
                 String[] parts = statusLine.split(" ", 3);
                 if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
-                    return new Answer(-2, Collections.singletonList(new String[] {"status-line", statusLine}), new byte[0], false, false, ms(start));
+                    return new Answer(
+                            -2,
+                            Collections.singletonList(new String[] {"status-line", statusLine}),
+                            new byte[0],
+                            false,
+                            false,
+                            ms(start));
                 }
                 int status = Integer.parseInt(parts[1]);
                 List<String[]> headers = new ArrayList<>();
                 String line;
                 while ((line = in.line()) != null && !line.isEmpty()) {
                     int colon = line.indexOf(':');
-                    if (colon > 0) headers.add(new String[] {line.substring(0, colon).trim(), line.substring(colon + 1).trim()});
+                    if (colon > 0)
+                        headers.add(new String[] {
+                            line.substring(0, colon).trim(),
+                            line.substring(colon + 1).trim()
+                        });
                 }
                 if (status >= 100 && status < 200) continue; // interim (100 Continue): the final answer follows
                 byte[] body = head || status == 204 || status == 304 ? new byte[0] : body(in, headers);
@@ -74,11 +83,22 @@ final class RawHttp {
             }
         } catch (SocketTimeoutException e) {
             // What had arrived tells a server that never answered from one that stopped half way.
-            return new Answer(-1, Collections.singletonList(new String[] {"received", Long.toString(received[0])}),
-                    new byte[0], false, true, ms(start));
+            return new Answer(
+                    -1,
+                    Collections.singletonList(new String[] {"received", Long.toString(received[0])}),
+                    new byte[0],
+                    false,
+                    true,
+                    ms(start));
         } catch (IOException e) {
             // Reset by the server: it refused the connection's bytes without an answer.
-            return new Answer(-1, Collections.singletonList(new String[] {"io", e.toString()}), new byte[0], true, false, ms(start));
+            return new Answer(
+                    -1,
+                    Collections.singletonList(new String[] {"io", e.toString()}),
+                    new byte[0],
+                    true,
+                    false,
+                    ms(start));
         }
     }
 

@@ -10,9 +10,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BudgetLimitsTest {
-    final ProviderSettings provider = new ProviderSettings("default", "", "KEY", 0.95, Map.of(
-            "*", new ModelLimits(1500, 300_000, 200, 3.0),
-            "gpt-4o", new ModelLimits(500, 30_000, 50, 5.0)));
+    final ProviderSettings provider = new ProviderSettings(
+            "default",
+            "",
+            "KEY",
+            0.95,
+            Map.of(
+                    "*", new ModelLimits(1500, 300_000, 200, 3.0),
+                    "gpt-4o", new ModelLimits(500, 30_000, 50, 5.0)));
 
     @Test
     void theProvidersLimitsAreReducedByItsHeadroom() {
@@ -24,15 +29,18 @@ class BudgetLimitsTest {
 
     @Test
     void inputAndOutputLimitsAreReducedByTheHeadroomAndWithoutATotalTheTotalIsUncapped() {
-        BudgetLimits split = BudgetLimits.of(new ModelLimits(50, 0, 20, 3.0, 30_000, 8_000), 0.95, Duration.ofSeconds(240));
+        BudgetLimits split =
+                BudgetLimits.of(new ModelLimits(50, 0, 20, 3.0, 30_000, 8_000), 0.95, Duration.ofSeconds(240));
         assertThat(split).isEqualTo(new BudgetLimits(47, Long.MAX_VALUE, 19, 240_000, 28_500, 7_600));
         assertThat(split.split()).isTrue();
         assertThat(split.tokenScale()).as("what sizes the fair queue's credit").isEqualTo(28_500 + 7_600);
         assertThat(split.withMaxInFlight(5)).isEqualTo(new BudgetLimits(47, Long.MAX_VALUE, 5, 240_000, 28_500, 7_600));
-        BudgetLimits both = BudgetLimits.of(new ModelLimits(50, 40_000, 20, 3.0, 0, 8_000), 1.0, Duration.ofSeconds(240));
+        BudgetLimits both =
+                BudgetLimits.of(new ModelLimits(50, 40_000, 20, 3.0, 0, 8_000), 1.0, Duration.ofSeconds(240));
         assertThat(both).isEqualTo(new BudgetLimits(50, 40_000, 20, 240_000, 0, 8_000));
         assertThat(both.tokenScale()).isEqualTo(40_000);
-        assertThat(BudgetLimits.of(provider, "x", Duration.ofSeconds(240)).split()).isFalse();
+        assertThat(BudgetLimits.of(provider, "x", Duration.ofSeconds(240)).split())
+                .isFalse();
         BudgetLimits huge = new BudgetLimits(1, Long.MAX_VALUE, 1, 1, Long.MAX_VALUE, Long.MAX_VALUE);
         assertThat(huge.tokenScale()).as("saturates").isEqualTo(Long.MAX_VALUE);
     }

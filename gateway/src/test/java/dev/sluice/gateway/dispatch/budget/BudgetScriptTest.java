@@ -37,12 +37,15 @@ class BudgetScriptTest {
         RedisProviderBudgetStore store = new RedisProviderBudgetStore(redis, clock);
         store.tryAcquire(key, limits, Acquire.of(1, "long")).block();
         clock.advance(10_000);
-        store.tryAcquire(key, limits.withMaxInFlight(100), Acquire.of(1, "later")).block();
+        store.tryAcquire(key, limits.withMaxInFlight(100), Acquire.of(1, "later"))
+                .block();
         // the later lease expires 40 s after the first acquire: the set must live that long
         assertThat(redis.getExpire(tag + "l").block()).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
         store.release(key, "long").block();
         store.release(key, "later").block();
-        assertThat(redis.hasKey(tag + "l").block()).as("an empty lease set is gone").isFalse();
+        assertThat(redis.hasKey(tag + "l").block())
+                .as("an empty lease set is gone")
+                .isFalse();
     }
 
     @Test

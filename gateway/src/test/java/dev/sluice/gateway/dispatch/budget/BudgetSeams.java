@@ -5,8 +5,7 @@ package dev.sluice.gateway.dispatch.budget;
  * this test class in the same package, so main code needs no accessor.
  */
 public final class BudgetSeams {
-    private BudgetSeams() {
-    }
+    private BudgetSeams() {}
 
     /** Slots this replica's slice of {@code key} holds in the shared budget; 0 without a slice. */
     public static int sliceSlotsHeld(ReplicaLeases leases, String key) {

@@ -29,7 +29,8 @@ class BudgetTwinsTest {
         ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
         String key = "twin" + UUID.randomUUID() + ":*";
         // Charges stamped ahead of now too (the count delay), up to a whole slot.
-        BudgetLimits limits = new BudgetLimits(40, 20_000, 6, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
+        BudgetLimits limits =
+                new BudgetLimits(40, 20_000, 6, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
         List<String> leases = new ArrayList<>();
         List<Long> chargedAt = new ArrayList<>();
         for (int step = 0; step < 250; step++) {
@@ -39,8 +40,10 @@ class BudgetTwinsTest {
             if (op < 5) {
                 long tokens = random.nextInt(10) == 0 ? 25_000 : 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
-                BudgetDecision r = redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
+                BudgetDecision m =
+                        memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
+                BudgetDecision r =
+                        redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
                 assertThat(r).as(what).isEqualTo(m);
                 if (m.admitted()) {
                     leases.add(id);
@@ -48,7 +51,9 @@ class BudgetTwinsTest {
                 }
             } else if (op < 7 && !leases.isEmpty()) {
                 String id = leases.remove(random.nextInt(leases.size()));
-                assertThat(redis.release(key, id).block()).as(what).isEqualTo(memory.release(key, id).block());
+                assertThat(redis.release(key, id).block())
+                        .as(what)
+                        .isEqualTo(memory.release(key, id).block());
             } else if (op == 7 && !chargedAt.isEmpty()) {
                 long at = chargedAt.get(random.nextInt(chargedAt.size()));
                 long delta = random.nextInt(4_000) - 3_000;
@@ -63,7 +68,9 @@ class BudgetTwinsTest {
                 }
             } else if (op == 8) {
                 long pause = random.nextInt(5_000);
-                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
+                assertThat(redis.pause(key, pause).block())
+                        .as(what)
+                        .isEqualTo(memory.pause(key, pause).block());
             } else {
                 long remT = random.nextInt(3) == 0 ? -1 : random.nextInt(20_000);
                 long remR = random.nextInt(3) == 0 ? -1 : random.nextInt(40);
@@ -71,7 +78,9 @@ class BudgetTwinsTest {
                 memory.correct(key, limits, remR, remT, reset).block();
                 redis.correct(key, limits, remR, remT, reset).block();
             }
-            assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
+            assertThat(redis.snapshot(key, limits).block())
+                    .as(what)
+                    .isEqualTo(memory.snapshot(key, limits).block());
         }
     }
 
@@ -87,8 +96,8 @@ class BudgetTwinsTest {
         ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
         ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
         String key = "twin" + UUID.randomUUID() + ":*";
-        List<BudgetLimits> limits = List.of(new BudgetLimits(40, 20_000, 6, 20_000),
-                new BudgetLimits(Long.MAX_VALUE, Long.MAX_VALUE, 6, 20_000));
+        List<BudgetLimits> limits = List.of(
+                new BudgetLimits(40, 20_000, 6, 20_000), new BudgetLimits(Long.MAX_VALUE, Long.MAX_VALUE, 6, 20_000));
         List<Long> chargedAt = new ArrayList<>();
         for (int step = 0; step < 200; step++) {
             clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
@@ -98,8 +107,10 @@ class BudgetTwinsTest {
             if (op < 3) {
                 long tokens = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, l, Acquire.of(tokens, id)).block();
-                BudgetDecision r = redis.tryAcquire(key, l, Acquire.of(tokens, id)).block();
+                BudgetDecision m =
+                        memory.tryAcquire(key, l, Acquire.of(tokens, id)).block();
+                BudgetDecision r =
+                        redis.tryAcquire(key, l, Acquire.of(tokens, id)).block();
                 assertThat(r).as(what + " acquire " + tokens).isEqualTo(m);
                 if (m.admitted()) {
                     chargedAt.add(m.chargedAtMs());
@@ -113,8 +124,11 @@ class BudgetTwinsTest {
                 memory.adjust(key, at, new AmountsDelta(dR, dT, 0, 0)).block();
                 redis.adjust(key, at, new AmountsDelta(dR, dT, 0, 0)).block();
             } else if (op == 5) {
-                long pause = random.nextBoolean() ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(5_000);
-                assertThat(redis.pause(key, pause).block()).as(what + " pause " + pause).isEqualTo(memory.pause(key, pause).block());
+                long pause =
+                        random.nextBoolean() ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(5_000);
+                assertThat(redis.pause(key, pause).block())
+                        .as(what + " pause " + pause)
+                        .isEqualTo(memory.pause(key, pause).block());
             } else {
                 long remT = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(20_000);
                 long remR = random.nextBoolean() ? -1 : random.nextInt(40);
@@ -122,7 +136,9 @@ class BudgetTwinsTest {
                 memory.correct(key, l, remR, remT, reset).block();
                 redis.correct(key, l, remR, remT, reset).block();
             }
-            assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
+            assertThat(redis.snapshot(key, l).block())
+                    .as(what)
+                    .isEqualTo(memory.snapshot(key, l).block());
         }
     }
 
@@ -158,8 +174,10 @@ class BudgetTwinsTest {
                 long out = random.nextInt(8) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(1_500);
                 long tokens = Math.min(SlidingWindow.MAX_AMOUNT, in + out < 0 ? Long.MAX_VALUE : in + out);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true)).block();
-                BudgetDecision r = redis.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true)).block();
+                BudgetDecision m = memory.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true))
+                        .block();
+                BudgetDecision r = redis.tryAcquire(key, l, new Acquire(Amounts.call(tokens, in, out), id, true))
+                        .block();
                 assertThat(r).as(what + " acquire " + in + "/" + out).isEqualTo(m);
                 if (m.admitted()) {
                     leases.add(id);
@@ -167,7 +185,9 @@ class BudgetTwinsTest {
                 }
             } else if (op < 7 && !leases.isEmpty()) {
                 String id = leases.remove(random.nextInt(leases.size()));
-                assertThat(redis.release(key, id).block()).as(what).isEqualTo(memory.release(key, id).block());
+                assertThat(redis.release(key, id).block())
+                        .as(what)
+                        .isEqualTo(memory.release(key, id).block());
             } else if (op < 9 && !chargedAt.isEmpty()) {
                 long at = chargedAt.get(random.nextInt(chargedAt.size()));
                 boolean edge = random.nextInt(6) == 0;
@@ -180,9 +200,13 @@ class BudgetTwinsTest {
             } else {
                 // At least a second: Redis expires the pause key on its own clock, which the fake one does not hold.
                 long pause = 1_000 + random.nextInt(3_000);
-                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
+                assertThat(redis.pause(key, pause).block())
+                        .as(what)
+                        .isEqualTo(memory.pause(key, pause).block());
             }
-            assertThat(redis.snapshot(key, l).block()).as(what).isEqualTo(memory.snapshot(key, l).block());
+            assertThat(redis.snapshot(key, l).block())
+                    .as(what)
+                    .isEqualTo(memory.snapshot(key, l).block());
         }
     }
 
@@ -199,7 +223,8 @@ class BudgetTwinsTest {
         ProviderBudgetStore memory = new InMemoryProviderBudgetStore(clock);
         ProviderBudgetStore redis = new RedisProviderBudgetStore(TestRedisTemplates.template(), clock);
         String key = "twin-slice" + UUID.randomUUID() + ":*";
-        BudgetLimits limits = new BudgetLimits(60, 30_000, 8, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
+        BudgetLimits limits =
+                new BudgetLimits(60, 30_000, 8, 20_000, 0, 0, new long[] {0, 250, 1000}[(int) (seed % 3)]);
         String[] replicas = {"a", "b", "c"};
         int[] held = new int[3];
         Amounts[] left = {Amounts.ZERO, Amounts.ZERO, Amounts.ZERO};
@@ -215,16 +240,35 @@ class BudgetTwinsTest {
                 for (int k = random.nextInt(4); k > 0 && !chargedAt.isEmpty(); k--) {
                     long at = chargedAt.get(random.nextInt(chargedAt.size()));
                     long countedBy = random.nextInt(3) == 0 ? Long.MIN_VALUE : at + random.nextInt(5_000) - 1_000;
-                    settlements.add(random.nextBoolean()
-                            ? new BudgetSettlement(at, countedBy, 1 + random.nextInt(2_000), random.nextInt(2_000) - 1_000, 0, 0, 0)
-                            : refund(at, -random.nextInt(500), random.nextInt(4) == 0 ? -1 : 0));
+                    settlements.add(
+                            random.nextBoolean()
+                                    ? new BudgetSettlement(
+                                            at,
+                                            countedBy,
+                                            1 + random.nextInt(2_000),
+                                            random.nextInt(2_000) - 1_000,
+                                            0,
+                                            0,
+                                            0)
+                                    : refund(at, -random.nextInt(500), random.nextInt(4) == 0 ? -1 : 0));
                 }
                 boolean giveBack = random.nextBoolean();
                 Amounts need = random.nextInt(3) == 0 ? Amounts.ZERO : Amounts.call(1 + random.nextInt(3_000), 0, 0);
                 Amounts want = new Amounts(random.nextInt(10), random.nextInt(12_000), 0, 0);
                 int inUse = random.nextInt(held[r] + 1);
-                SliceAsk ask = new SliceAsk(replicas[r], settlements, giveBack ? left[r] : Amounts.ZERO, leftAt[r], need,
-                        random.nextBoolean(), want, inUse, held[r], inUse + random.nextInt(4), 5_000, random.nextBoolean());
+                SliceAsk ask = new SliceAsk(
+                        replicas[r],
+                        settlements,
+                        giveBack ? left[r] : Amounts.ZERO,
+                        leftAt[r],
+                        need,
+                        random.nextBoolean(),
+                        want,
+                        inUse,
+                        held[r],
+                        inUse + random.nextInt(4),
+                        5_000,
+                        random.nextBoolean());
                 SliceGrant m = memory.lease(key, limits, ask).block();
                 SliceGrant g = redis.lease(key, limits, ask).block();
                 assertThat(g).as(what).isEqualTo(m);
@@ -239,14 +283,21 @@ class BudgetTwinsTest {
             } else if (op < 8) {
                 long tokens = 1 + random.nextInt(3_000);
                 String id = "l" + step;
-                BudgetDecision m = memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
-                assertThat(redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block()).as(what).isEqualTo(m);
+                BudgetDecision m =
+                        memory.tryAcquire(key, limits, Acquire.of(tokens, id)).block();
+                assertThat(redis.tryAcquire(key, limits, Acquire.of(tokens, id)).block())
+                        .as(what)
+                        .isEqualTo(m);
                 if (m.admitted()) chargedAt.add(m.chargedAtMs());
             } else {
                 long pause = random.nextInt(3_000);
-                assertThat(redis.pause(key, pause).block()).as(what).isEqualTo(memory.pause(key, pause).block());
+                assertThat(redis.pause(key, pause).block())
+                        .as(what)
+                        .isEqualTo(memory.pause(key, pause).block());
             }
-            assertThat(redis.snapshot(key, limits).block()).as(what).isEqualTo(memory.snapshot(key, limits).block());
+            assertThat(redis.snapshot(key, limits).block())
+                    .as(what)
+                    .isEqualTo(memory.snapshot(key, limits).block());
         }
     }
 

@@ -41,7 +41,8 @@ public class DelegatingBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(
+            String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         return inner.correct(key, limits, remainingRequests, remainingTokens, resetMs);
     }
 

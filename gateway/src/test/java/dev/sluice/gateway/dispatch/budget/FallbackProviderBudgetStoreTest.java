@@ -28,17 +28,24 @@ class FallbackProviderBudgetStoreTest {
     final ProviderBudgetStore shared = new DelegatingBudgetStore(redisStandIn) {
         @Override
         public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
-            return redisDown.get() ? Mono.error(new IllegalStateException("Redis out")) : super.tryAcquire(key, limits, call);
+            return redisDown.get()
+                    ? Mono.error(new IllegalStateException("Redis out"))
+                    : super.tryAcquire(key, limits, call);
         }
     };
+
     final StoreState state = new StoreState(true, clock::millis);
-    final FallbackProviderBudgetStore store = new FallbackProviderBudgetStore(shared, clock, state, Duration.ofMillis(500), 4,
-            new SimpleMeterRegistry());
+    final FallbackProviderBudgetStore store =
+            new FallbackProviderBudgetStore(shared, clock, state, Duration.ofMillis(500), 4, new SimpleMeterRegistry());
 
     int admitted(int attempts) {
         int n = 0;
         for (int i = 0; i < attempts; i++) {
-            BudgetDecision d = store.tryAcquire(KEY, LIMITS, new Acquire(Amounts.call(100, 0, 0), "lease-" + clock.millis() + "-" + i, false)).block(Duration.ofSeconds(1));
+            BudgetDecision d = store.tryAcquire(
+                            KEY,
+                            LIMITS,
+                            new Acquire(Amounts.call(100, 0, 0), "lease-" + clock.millis() + "-" + i, false))
+                    .block(Duration.ofSeconds(1));
             if (d.admitted()) {
                 n++;
                 store.release(KEY, "lease-" + clock.millis() + "-" + i).block(Duration.ofSeconds(1));
@@ -50,20 +57,29 @@ class FallbackProviderBudgetStoreTest {
     @Test
     void whileRedisIsOutThisReplicaSpendsItsShareAndAfterItTheSharedBudgetCountsWhatWasSpent() {
         redisDown.set(true);
-        assertThat(admitted(20)).as("a quarter of 40 requests a minute, on this replica alone").isEqualTo(10);
+        assertThat(admitted(20))
+                .as("a quarter of 40 requests a minute, on this replica alone")
+                .isEqualTo(10);
         assertThat(state.up()).isFalse();
 
         clock.advance(10_000);
         redisDown.set(false);
         state.answered(); // what the probe does when Redis answers again
-        assertThat(redisStandIn.snapshot(KEY, LIMITS).block().usedRequests()).as("the outage's spend, handed over").isEqualTo(10);
-        assertThat(admitted(60)).as("the rest of the provider's minute, not a second full one").isEqualTo(30);
+        assertThat(redisStandIn.snapshot(KEY, LIMITS).block().usedRequests())
+                .as("the outage's spend, handed over")
+                .isEqualTo(10);
+        assertThat(admitted(60))
+                .as("the rest of the provider's minute, not a second full one")
+                .isEqualTo(30);
     }
 
     /** A slot taken in Redis and given back while Redis is out is freed in Redis once it answers, not after the lease's 10 minutes. */
     @Test
     void aSharedLeaseReleasedWhileRedisIsOutIsReleasedThereWhenItAnswers() {
-        assertThat(store.tryAcquire(KEY, LIMITS, new Acquire(Amounts.call(100, 0, 0), "held", false)).block(Duration.ofSeconds(1)).admitted()).isTrue();
+        assertThat(store.tryAcquire(KEY, LIMITS, new Acquire(Amounts.call(100, 0, 0), "held", false))
+                        .block(Duration.ofSeconds(1))
+                        .admitted())
+                .isTrue();
         state.failed(new IllegalStateException("Redis paused"));
         store.release(KEY, "held").block(Duration.ofSeconds(1));
         assertThat(redisStandIn.snapshot(KEY, LIMITS).block().inFlight()).isEqualTo(1);
@@ -90,7 +106,9 @@ class FallbackProviderBudgetStoreTest {
         redisDown.set(true);
         int admitted = 0;
         for (int i = 0; i < 5; i++) {
-            BudgetDecision d = store.tryAcquire(KEY, split, new Acquire(Amounts.call(600, 300, 300), "split-" + i, false)).block(Duration.ofSeconds(1));
+            BudgetDecision d = store.tryAcquire(
+                            KEY, split, new Acquire(Amounts.call(600, 300, 300), "split-" + i, false))
+                    .block(Duration.ofSeconds(1));
             if (d.admitted()) admitted++;
             else assertThat(d.refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
         }

@@ -19,7 +19,8 @@ class ProviderBudgetSplitTest {
     int leases;
 
     BudgetDecision acquire(BudgetLimits limits, long input, long output, long at) {
-        return budget.tryAcquire(limits, new Acquire(Amounts.call(input + output, input, output), "l" + ++leases, true), T0 + at);
+        return budget.tryAcquire(
+                limits, new Acquire(Amounts.call(input + output, input, output), "l" + ++leases, true), T0 + at);
     }
 
     @Test
@@ -56,7 +57,9 @@ class ProviderBudgetSplitTest {
         BudgetSnapshot s = budget.snapshot(SPLIT, T0 + 2_000);
         assertThat(s.usedOutputTokens()).isEqualTo(50);
         assertThat(s.usedInputTokens()).isEqualTo(120);
-        assertThat(s.usedTokens()).as("the total keeps prompt + max_tokens, as providers do").isEqualTo(1_020);
+        assertThat(s.usedTokens())
+                .as("the total keeps prompt + max_tokens, as providers do")
+                .isEqualTo(1_020);
         assertThat(acquire(SPLIT, 100, 900, 2_000).admitted()).isTrue();
     }
 
@@ -71,7 +74,8 @@ class ProviderBudgetSplitTest {
             assertThat(d.snapshot().usedRequests()).isZero();
             assertThat(d.snapshot().usedOutputTokens()).isZero();
         }
-        BudgetDecision d = budget.tryAcquire(SPLIT, new Acquire(Amounts.call(10_010, 10_001, 9), "long prompt", true), T0);
+        BudgetDecision d =
+                budget.tryAcquire(SPLIT, new Acquire(Amounts.call(10_010, 10_001, 9), "long prompt", true), T0);
         assertThat(d.refusal()).isEqualTo(BudgetRefusal.INPUT_TOKENS);
         assertThat(d.neverFits()).isTrue();
     }
@@ -104,7 +108,9 @@ class ProviderBudgetSplitTest {
         assertThat(d.snapshot().usedInputTokens()).isZero();
         assertThat(d.snapshot().usedOutputTokens()).isZero();
         ProviderBudget twin = new ProviderBudget();
-        assertThat(twin.tryAcquire(plain, Acquire.of(10_000, "l1"), T0)).as("the same as a budget that never heard of them").isEqualTo(d);
+        assertThat(twin.tryAcquire(plain, Acquire.of(10_000, "l1"), T0))
+                .as("the same as a budget that never heard of them")
+                .isEqualTo(d);
     }
 
     @Test
@@ -115,6 +121,8 @@ class ProviderBudgetSplitTest {
         assertThat(s.usedInputTokens()).isZero();
         assertThat(s.usedOutputTokens()).isEqualTo(SlidingWindow.MAX_AMOUNT);
         assertThat(acquire(SPLIT, 1, 1, 0).refusal()).isEqualTo(BudgetRefusal.OUTPUT_TOKENS);
-        assertThat(budget.isIdle(T0 + 120_000)).as("gone with the window and the lease").isTrue();
+        assertThat(budget.isIdle(T0 + 120_000))
+                .as("gone with the window and the lease")
+                .isTrue();
     }
 }

@@ -87,14 +87,19 @@ abstract class ProviderBudgetStoreContract {
         acquire(300);
         at(9_000);
         // a charge in slot [t, t + 1 s) leaves the window at t + 61 s
-        assertThat(snapshot().leaving()).containsExactly(
-                new BudgetSnapshot.Leaving(T0 + 61_000, 300, 2),
-                new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1));
+        assertThat(snapshot().leaving())
+                .containsExactly(
+                        new BudgetSnapshot.Leaving(T0 + 61_000, 300, 2),
+                        new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1));
         at(61_000);
         assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1));
-        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 10, lease()).snapshot().leaving())
-                .as("an admission's snapshot too").containsExactly(
-                new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 122_000, 10, 1));
+        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 10, lease())
+                        .snapshot()
+                        .leaving())
+                .as("an admission's snapshot too")
+                .containsExactly(
+                        new BudgetSnapshot.Leaving(T0 + 68_000, 300, 1),
+                        new BudgetSnapshot.Leaving(T0 + 122_000, 10, 1));
     }
 
     /**
@@ -115,17 +120,25 @@ abstract class ProviderBudgetStoreContract {
             long providerFrees = T0 + within + 250 + 60_000;
             clock.set(providerFrees - 1);
             BudgetDecision early = acquire(delayed, 1, lease());
-            assertThat(early.admitted()).as("admitted at %d ms into its second", within).isFalse();
-            assertThat(early.nowMs() + early.waitMs()).as("when it says it fits").isGreaterThanOrEqualTo(providerFrees);
+            assertThat(early.admitted())
+                    .as("admitted at %d ms into its second", within)
+                    .isFalse();
+            assertThat(early.nowMs() + early.waitMs())
+                    .as("when it says it fits")
+                    .isGreaterThanOrEqualTo(providerFrees);
             clock.set(early.nowMs() + early.waitMs());
-            assertThat(acquire(delayed, 1000, lease()).admitted()).as("and it does then").isTrue();
+            assertThat(acquire(delayed, 1000, lease()).admitted())
+                    .as("and it does then")
+                    .isTrue();
         }
         setUp();
         at(999);
         acquire(new BudgetLimits(10, 1000, 10, 120_000), 1000, lease());
         at(999 + 60_001);
-        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 1000, lease()).admitted())
-                .as("with no delay, the charge made at 999 ms left 1 ms after its minute: before a provider 250 ms away freed it")
+        assertThat(acquire(new BudgetLimits(10, 1000, 10, 120_000), 1000, lease())
+                        .admitted())
+                .as(
+                        "with no delay, the charge made at 999 ms left 1 ms after its minute: before a provider 250 ms away freed it")
                 .isTrue();
     }
 
@@ -135,7 +148,9 @@ abstract class ProviderBudgetStoreContract {
         at(999);
         BudgetDecision d = acquire(delayed, 600, lease());
         assertThat(d.snapshot().usedTokens()).isEqualTo(600);
-        assertThat(acquire(delayed, 500, lease()).admitted()).as("counts from now").isFalse();
+        assertThat(acquire(delayed, 500, lease()).admitted())
+                .as("counts from now")
+                .isFalse();
         store.adjust(key, d.chargedAtMs(), AmountsDelta.tokens(-400)).block(Duration.ofSeconds(5));
         assertThat(snapshot().usedTokens()).isEqualTo(200);
         assertThat(snapshot().leaving()).containsExactly(new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
@@ -247,7 +262,8 @@ abstract class ProviderBudgetStoreContract {
         BudgetDecision first = acquire(600);
         store.adjust(key, first.nowMs(), AmountsDelta.tokens(Long.MAX_VALUE)).block();
         assertThat(snapshot().usedTokens()).isEqualTo(SlidingWindow.MAX_AMOUNT);
-        store.adjust(key, first.nowMs(), new AmountsDelta(Long.MIN_VALUE, Long.MIN_VALUE, 0, 0)).block();
+        store.adjust(key, first.nowMs(), new AmountsDelta(Long.MIN_VALUE, Long.MIN_VALUE, 0, 0))
+                .block();
         assertThat(snapshot().usedTokens()).isZero();
         assertThat(snapshot().usedRequests()).isZero();
         assertThat(store.pause(key, Long.MAX_VALUE).block()).isEqualTo(T0 + ProviderBudget.MAX_PAUSE_MS);
@@ -260,7 +276,8 @@ abstract class ProviderBudgetStoreContract {
     static final BudgetLimits SPLIT = new BudgetLimits(10, Long.MAX_VALUE, 3, 120_000, 5_000, 1_000);
 
     BudgetDecision acquireSplit(long input, long output) {
-        return store.tryAcquire(key, SPLIT, new Acquire(Amounts.call(input + output, input, output), lease(), true)).block(Duration.ofSeconds(5));
+        return store.tryAcquire(key, SPLIT, new Acquire(Amounts.call(input + output, input, output), lease(), true))
+                .block(Duration.ofSeconds(5));
     }
 
     @Test
@@ -296,7 +313,8 @@ abstract class ProviderBudgetStoreContract {
 
     @Test
     void aBudgetWithoutTheSplitReportsNoInputOrOutput() {
-        BudgetDecision d = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 200, 100), lease(), true)).block(Duration.ofSeconds(5));
+        BudgetDecision d = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 200, 100), lease(), true))
+                .block(Duration.ofSeconds(5));
         assertThat(d.admitted()).isTrue();
         assertThat(d.snapshot().usedInputTokens()).isZero();
         assertThat(d.snapshot().usedOutputTokens()).isZero();
@@ -311,7 +329,9 @@ abstract class ProviderBudgetStoreContract {
         assertThat(release(id)).isFalse();
         assertThat(release("never-taken")).isFalse();
         assertThat(snapshot().inFlight()).isZero();
-        assertThat(snapshot().usedTokens()).as("release frees the slot, not the tokens").isEqualTo(10);
+        assertThat(snapshot().usedTokens())
+                .as("release frees the slot, not the tokens")
+                .isEqualTo(10);
     }
 
     @Test
@@ -322,7 +342,9 @@ abstract class ProviderBudgetStoreContract {
         assertThat(acquire(10).refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
         at(LIMITS.leaseMs());
         assertThat(snapshot().inFlight()).isZero();
-        assertThat(release("lease-1")).as("a late release of an expired lease frees nothing").isFalse();
+        assertThat(release("lease-1"))
+                .as("a late release of an expired lease frees nothing")
+                .isFalse();
         assertThat(acquire(10).admitted()).isTrue();
     }
 
@@ -331,7 +353,9 @@ abstract class ProviderBudgetStoreContract {
         Long until = store.pause(key, 5_000).block();
         assertThat(until).isEqualTo(T0 + 5_000);
         at(1_000);
-        assertThat(store.pause(key, 1_000).block()).as("a shorter pause does not cut a longer one").isEqualTo(T0 + 5_000);
+        assertThat(store.pause(key, 1_000).block())
+                .as("a shorter pause does not cut a longer one")
+                .isEqualTo(T0 + 5_000);
         BudgetDecision refused = acquire(10);
         assertThat(refused.refusal()).isEqualTo(BudgetRefusal.PAUSED);
         assertThat(refused.waitMs()).isEqualTo(4_000);
@@ -361,7 +385,9 @@ abstract class ProviderBudgetStoreContract {
         assertThat(snapshot().usedTokens()).isEqualTo(400);
         assertThat(acquire(600).admitted()).isTrue();
         store.adjust(key, d.nowMs(), AmountsDelta.tokens(50)).block();
-        assertThat(snapshot().usedTokens()).as("usage above the estimate is charged too").isEqualTo(1050);
+        assertThat(snapshot().usedTokens())
+                .as("usage above the estimate is charged too")
+                .isEqualTo(1050);
     }
 
     @Test
@@ -385,7 +411,9 @@ abstract class ProviderBudgetStoreContract {
         at(9_999);
         assertThat(snapshot().remainingTokens()).isEqualTo(300);
         at(10_000);
-        assertThat(snapshot().remainingTokens()).as("the correction leaves at the upstream's reset").isEqualTo(900);
+        assertThat(snapshot().remainingTokens())
+                .as("the correction leaves at the upstream's reset")
+                .isEqualTo(900);
         assertThat(snapshot().remainingRequests()).isEqualTo(9);
     }
 
@@ -406,16 +434,23 @@ abstract class ProviderBudgetStoreContract {
      */
     @Test
     void theLeavingScheduleMayBeLeftOutOnlyWhileNobodyNeedsItAndTheWindowIsUnderHalfFull() {
-        BudgetDecision light = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 0, 0), lease(), false)).block(Duration.ofSeconds(5));
+        BudgetDecision light = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(300, 0, 0), lease(), false))
+                .block(Duration.ofSeconds(5));
         assertThat(light.admitted()).isTrue();
         assertThat(light.snapshot().usedTokens()).isEqualTo(300);
-        if (light.snapshot().leaving() != null) assertThat(light.snapshot().leaving()).hasSize(1);
+        if (light.snapshot().leaving() != null)
+            assertThat(light.snapshot().leaving()).hasSize(1);
         at(1_000);
-        BudgetDecision half = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(200, 0, 0), lease(), false)).block(Duration.ofSeconds(5));
+        BudgetDecision half = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(200, 0, 0), lease(), false))
+                .block(Duration.ofSeconds(5));
         assertThat(half.snapshot().usedTokens()).isEqualTo(500);
-        assertThat(half.snapshot().leaving()).as("half full: the door may need it")
-                .containsExactly(new BudgetSnapshot.Leaving(T0 + 61_000, 300, 1), new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
-        BudgetDecision asked = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(1, 0, 0), lease(), true)).block(Duration.ofSeconds(5));
+        assertThat(half.snapshot().leaving())
+                .as("half full: the door may need it")
+                .containsExactly(
+                        new BudgetSnapshot.Leaving(T0 + 61_000, 300, 1),
+                        new BudgetSnapshot.Leaving(T0 + 62_000, 200, 1));
+        BudgetDecision asked = store.tryAcquire(key, LIMITS, new Acquire(Amounts.call(1, 0, 0), lease(), true))
+                .block(Duration.ofSeconds(5));
         assertThat(asked.snapshot().leaving()).hasSize(2);
     }
 
@@ -425,7 +460,8 @@ abstract class ProviderBudgetStoreContract {
         long capR = LIMITS.requestsPerMinute();
         long capT = LIMITS.tokensPerMinute();
         for (long[] reported : new long[][] {{capR, capT}, {capR * 2, -1}, {-1, capT}, {-1, -1}}) {
-            assertThat(ProviderBudget.correctionMayCharge(LIMITS, reported[0], reported[1])).isFalse();
+            assertThat(ProviderBudget.correctionMayCharge(LIMITS, reported[0], reported[1]))
+                    .isFalse();
             store.correct(key, LIMITS, reported[0], reported[1], 1_000).block();
             assertThat(snapshot().usedTokens()).isEqualTo(100);
             assertThat(snapshot().usedRequests()).isEqualTo(1);
@@ -457,7 +493,10 @@ abstract class ProviderBudgetStoreContract {
     @Test
     void budgetsAreIndependent() {
         acquire(1000);
-        assertThat(store.tryAcquire("other-" + key, LIMITS, Acquire.of(1000, lease())).block().admitted()).isTrue();
+        assertThat(store.tryAcquire("other-" + key, LIMITS, Acquire.of(1000, lease()))
+                        .block()
+                        .admitted())
+                .isTrue();
         assertThat(acquire(1).admitted()).isFalse();
     }
 
@@ -485,21 +524,29 @@ abstract class ProviderBudgetStoreContract {
         ProviderBudgetStore[] replicas = {store, replica(store, clock)};
         BudgetLimits limits = new BudgetLimits(100_000, 10_000_000, 20, 120_000);
         List<String> admitted = Collections.synchronizedList(new ArrayList<>());
-        Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
-                .flatMap(i -> replicas[i % 2].tryAcquire(key, limits, Acquire.of(10, "c-" + i))
-                        .filter(BudgetDecision::admitted).map(d -> "c-" + i))
+        Flux.range(0, 400)
+                .parallel(16)
+                .runOn(Schedulers.parallel())
+                .flatMap(i -> replicas[i % 2]
+                        .tryAcquire(key, limits, Acquire.of(10, "c-" + i))
+                        .filter(BudgetDecision::admitted)
+                        .map(d -> "c-" + i))
                 .doOnNext(admitted::add)
-                .sequential().blockLast(Duration.ofSeconds(30));
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
         assertThat(admitted).hasSize(20);
         assertThat(replicas[1].snapshot(key, limits).block().inFlight()).isEqualTo(20);
 
         AtomicInteger freed = new AtomicInteger();
-        Flux.fromIterable(admitted).concatWith(Flux.fromIterable(admitted))
-                .parallel(16).runOn(Schedulers.parallel())
+        Flux.fromIterable(admitted)
+                .concatWith(Flux.fromIterable(admitted))
+                .parallel(16)
+                .runOn(Schedulers.parallel())
                 .flatMap(id -> replicas[Math.abs(id.hashCode()) % 2].release(key, id))
                 .filter(Boolean::booleanValue)
                 .doOnNext(x -> freed.incrementAndGet())
-                .sequential().blockLast(Duration.ofSeconds(30));
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
         assertThat(freed).hasValue(20);
         assertThat(store.snapshot(key, limits).block().inFlight()).isZero();
     }
@@ -511,17 +558,22 @@ abstract class ProviderBudgetStoreContract {
         BudgetLimits limits = new BudgetLimits(90, 5_000, 1_000, 120_000);
         AtomicLong tokens = new AtomicLong();
         AtomicLong requests = new AtomicLong();
-        Flux.range(0, 400).parallel(16).runOn(Schedulers.parallel())
+        Flux.range(0, 400)
+                .parallel(16)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> {
                     long size = i % 3 == 0 ? 37 : 71;
-                    return replicas[i % 2].tryAcquire(key, limits, Acquire.of(size, "w-" + i))
-                            .filter(BudgetDecision::admitted).map(d -> size);
+                    return replicas[i % 2]
+                            .tryAcquire(key, limits, Acquire.of(size, "w-" + i))
+                            .filter(BudgetDecision::admitted)
+                            .map(d -> size);
                 })
                 .doOnNext(size -> {
                     tokens.addAndGet(size);
                     requests.incrementAndGet();
                 })
-                .sequential().blockLast(Duration.ofSeconds(30));
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
         BudgetSnapshot s = store.snapshot(key, limits).block();
         assertThat(tokens.get()).isLessThanOrEqualTo(5_000).isEqualTo(s.usedTokens());
         assertThat(requests.get()).isLessThanOrEqualTo(90).isEqualTo(s.usedRequests());
@@ -541,7 +593,9 @@ abstract class ProviderBudgetStoreContract {
         AtomicInteger holding = new AtomicInteger();
         AtomicInteger maxHolding = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
-        Flux.range(0, 600).parallel(16).runOn(Schedulers.parallel())
+        Flux.range(0, 600)
+                .parallel(16)
+                .runOn(Schedulers.parallel())
                 .flatMap(i -> {
                     ProviderBudgetStore r = replicas[i % 2];
                     String id = "x-" + i;
@@ -553,7 +607,8 @@ abstract class ProviderBudgetStoreContract {
                         return replicas[(i + 1) % 2].release(key, id);
                     });
                 })
-                .sequential().blockLast(Duration.ofSeconds(30));
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
         assertThat(served.get()).isPositive();
         assertThat(maxHolding.get()).isLessThanOrEqualTo(8);
         assertThat(store.snapshot(key, limits).block().inFlight()).isZero();
@@ -565,8 +620,10 @@ abstract class ProviderBudgetStoreContract {
         return store.lease(key, limits, ask).block(Duration.ofSeconds(5));
     }
 
-    static SliceAsk ask(String replica, Amounts need, boolean needSlot, Amounts want, int inUse, int held, int wantSlots) {
-        return new SliceAsk(replica, List.of(), Amounts.ZERO, 0, need, needSlot, want, inUse, held, wantSlots, 10_000, true);
+    static SliceAsk ask(
+            String replica, Amounts need, boolean needSlot, Amounts want, int inUse, int held, int wantSlots) {
+        return new SliceAsk(
+                replica, List.of(), Amounts.ZERO, 0, need, needSlot, want, inUse, held, wantSlots, 10_000, true);
     }
 
     @Test
@@ -575,15 +632,30 @@ abstract class ProviderBudgetStoreContract {
         assertThat(g.admitted()).isTrue();
         assertThat(g.granted()).isEqualTo(new Amounts(4, 400, 0, 0));
         assertThat(g.chargedAtMs()).isEqualTo(T0);
-        assertThat(g.slotsHeld()).as("3 slots free: under twice the 2 wanted, only the one needed").isEqualTo(1);
+        assertThat(g.slotsHeld())
+                .as("3 slots free: under twice the 2 wanted, only the one needed")
+                .isEqualTo(1);
         assertThat(snapshot().usedTokens()).isEqualTo(400);
         assertThat(snapshot().usedRequests()).isEqualTo(4);
         assertThat(snapshot().inFlight()).isEqualTo(1);
 
         // One call was spent (100 tokens, a request, a slot in use): the rest goes back, the spare slot too.
         at(300);
-        SliceGrant back = lease(LIMITS, new SliceAsk("r1", List.of(), new Amounts(3, 300, 0, 0), g.chargedAtMs(),
-                Amounts.ZERO, false, Amounts.ZERO, 1, 1, 1, 10_000, false));
+        SliceGrant back = lease(
+                LIMITS,
+                new SliceAsk(
+                        "r1",
+                        List.of(),
+                        new Amounts(3, 300, 0, 0),
+                        g.chargedAtMs(),
+                        Amounts.ZERO,
+                        false,
+                        Amounts.ZERO,
+                        1,
+                        1,
+                        1,
+                        10_000,
+                        false));
         assertThat(back.admitted()).isTrue();
         assertThat(back.granted()).isEqualTo(Amounts.ZERO);
         assertThat(back.slotsHeld()).isEqualTo(1);
@@ -597,9 +669,12 @@ abstract class ProviderBudgetStoreContract {
         assertThat(acquire(700).admitted()).isTrue();
         SliceGrant g = lease(LIMITS, ask("r1", Amounts.call(100, 0, 0), true, new Amounts(3, 200, 0, 0), 0, 0, 2));
         assertThat(g.admitted()).isTrue();
-        assertThat(g.granted()).as("300 tokens left, under twice the 200 wanted; 9 requests left, plenty for 3")
+        assertThat(g.granted())
+                .as("300 tokens left, under twice the 200 wanted; 9 requests left, plenty for 3")
                 .isEqualTo(new Amounts(3, 100, 0, 0));
-        assertThat(g.slotsHeld()).as("one slot left after the call's, under twice the 2 wanted").isEqualTo(1);
+        assertThat(g.slotsHeld())
+                .as("one slot left after the call's, under twice the 2 wanted")
+                .isEqualTo(1);
     }
 
     @Test
@@ -621,16 +696,30 @@ abstract class ProviderBudgetStoreContract {
         BudgetDecision a = acquire(300);
         BudgetDecision b = acquire(200);
         at(4_000);
-        SliceAsk ask = new SliceAsk("r1", List.of(
-                BudgetSettlement.adjust(a.chargedAtMs(), AmountsDelta.tokens(-100)),          // a used 200, not 300
-                new BudgetSettlement(b.chargedAtMs(), T0 + 3_500, 200, 50, 0, 0, 0)), // b counted at 3.5 s, used 250
-                Amounts.ZERO, 0, Amounts.ZERO, false, Amounts.ZERO, 0, 0, 0, 10_000, false);
+        SliceAsk ask = new SliceAsk(
+                "r1",
+                List.of(
+                        BudgetSettlement.adjust(a.chargedAtMs(), AmountsDelta.tokens(-100)), // a used 200, not 300
+                        new BudgetSettlement(
+                                b.chargedAtMs(), T0 + 3_500, 200, 50, 0, 0, 0)), // b counted at 3.5 s, used 250
+                Amounts.ZERO,
+                0,
+                Amounts.ZERO,
+                false,
+                Amounts.ZERO,
+                0,
+                0,
+                0,
+                10_000,
+                false);
         assertThat(lease(LIMITS, ask).admitted()).isTrue();
         BudgetSnapshot s = snapshot();
         assertThat(s.usedTokens()).isEqualTo(450);
         assertThat(s.usedRequests()).isEqualTo(2);
-        assertThat(s.leaving()).as("b's charge moved to the slot it was counted in")
-                .contains(new BudgetSnapshot.Leaving(T0 + 3_000 + ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS, 250, 1));
+        assertThat(s.leaving())
+                .as("b's charge moved to the slot it was counted in")
+                .contains(new BudgetSnapshot.Leaving(
+                        T0 + 3_000 + ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS, 250, 1));
     }
 
     @Test
@@ -640,12 +729,16 @@ abstract class ProviderBudgetStoreContract {
         assertThat(mine.slotsHeld()).isEqualTo(1);
         assertThat(acquire(10).admitted()).isTrue();
         assertThat(acquire(10).admitted()).isTrue();
-        BudgetDecision full = other.tryAcquire(key, LIMITS, Acquire.of(10, "other")).block(Duration.ofSeconds(5));
+        BudgetDecision full =
+                other.tryAcquire(key, LIMITS, Acquire.of(10, "other")).block(Duration.ofSeconds(5));
         assertThat(full.admitted()).isFalse();
         assertThat(full.refusal()).isEqualTo(BudgetRefusal.IN_FLIGHT);
 
         at(10_000); // the slot's ttl: the replica holding it said nothing since (it died)
-        assertThat(other.tryAcquire(key, LIMITS, Acquire.of(10, "other")).block(Duration.ofSeconds(5)).admitted()).isTrue();
+        assertThat(other.tryAcquire(key, LIMITS, Acquire.of(10, "other"))
+                        .block(Duration.ofSeconds(5))
+                        .admitted())
+                .isTrue();
     }
 
     @Test
@@ -656,7 +749,9 @@ abstract class ProviderBudgetStoreContract {
         assertThat(h.slotsHeld()).isEqualTo(2);
         BudgetLimits lowered = LIMITS.withMaxInFlight(1);
         SliceGrant k = lease(lowered, ask("r1", Amounts.ZERO, false, Amounts.ZERO, 2, 2, 3));
-        assertThat(k.slotsHeld()).as("both in use: kept above the lowered limit, none added").isEqualTo(2);
+        assertThat(k.slotsHeld())
+                .as("both in use: kept above the lowered limit, none added")
+                .isEqualTo(2);
         assertThat(snapshot().inFlight()).isEqualTo(2);
     }
 

@@ -26,6 +26,7 @@ class ReplicaLeasesTest {
     final AtomicInteger leaseCalls = new AtomicInteger();
     /** When set, the next lease call answers only once this sink emits (a slow store). */
     volatile Sinks.Empty<Void> hold;
+
     final ProviderBudgetStore counted = new DelegatingBudgetStore(inner) {
         @Override
         public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
@@ -35,8 +36,8 @@ class ReplicaLeasesTest {
             return h == null ? inner.lease(key, limits, ask) : h.asMono().then(inner.lease(key, limits, ask));
         }
     };
-    final ReplicaLeases leases = new ReplicaLeases(counted, Duration.ofSeconds(1), Duration.ofSeconds(10),
-            Duration.ofMillis(20), 64, clock, null);
+    final ReplicaLeases leases = new ReplicaLeases(
+            counted, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMillis(20), 64, clock, null);
 
     BudgetDecision acquire(long tokens, String id) {
         return leases.tryAcquire(KEY, LIMITS, Acquire.of(tokens, id)).block(T);
@@ -90,7 +91,8 @@ class ReplicaLeasesTest {
     void aFullBatchGoesAtOnce() {
         BudgetDecision a = acquire(100, "a");
         int before = leaseCalls.get();
-        for (int i = 0; i < 64; i++) leases.adjust(KEY, a.chargedAtMs(), AmountsDelta.tokens(-1)).block(T);
+        for (int i = 0; i < 64; i++)
+            leases.adjust(KEY, a.chargedAtMs(), AmountsDelta.tokens(-1)).block(T);
         assertThat(leaseCalls.get()).isEqualTo(before + 1);
     }
 
@@ -102,7 +104,9 @@ class ReplicaLeasesTest {
             leases.release(KEY, "c" + i).block(T);
         }
         leases.flushDue();
-        assertThat(shared().usedRequests()).as("a slice held beyond the calls made").isGreaterThanOrEqualTo(50);
+        assertThat(shared().usedRequests())
+                .as("a slice held beyond the calls made")
+                .isGreaterThanOrEqualTo(50);
 
         clock.advance(2_500); // two horizons and more without a call
         leases.flushDue();
@@ -122,7 +126,9 @@ class ReplicaLeasesTest {
         }
         leases.flushDue();
         BudgetDecision d = acquire(100, "last");
-        assertThat(d.snapshot().usedTokens()).as("21 calls spent, whatever the slice holds").isEqualTo(2_100);
+        assertThat(d.snapshot().usedTokens())
+                .as("21 calls spent, whatever the slice holds")
+                .isEqualTo(2_100);
         assertThat(d.snapshot().inFlight()).isEqualTo(21);
         assertThat(leases.snapshot(KEY, LIMITS).block(T).usedTokens()).isEqualTo(2_100);
     }

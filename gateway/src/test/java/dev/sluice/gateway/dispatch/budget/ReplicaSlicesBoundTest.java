@@ -34,8 +34,14 @@ class ReplicaSlicesBoundTest {
         Scheduler timer = Schedulers.newParallel("slices-test", 2);
         List<ReplicaLeases> replicas = new ArrayList<>();
         for (int r = 0; r < 4; r++) {
-            replicas.add(new ReplicaLeases(new RedisProviderBudgetStore(TestRedisTemplates.template()), Duration.ofMillis(500),
-                    Duration.ofSeconds(10), Duration.ofMillis(5), 16, Clock.systemUTC(), timer));
+            replicas.add(new ReplicaLeases(
+                    new RedisProviderBudgetStore(TestRedisTemplates.template()),
+                    Duration.ofMillis(500),
+                    Duration.ofSeconds(10),
+                    Duration.ofMillis(5),
+                    16,
+                    Clock.systemUTC(),
+                    timer));
         }
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger maxInFlight = new AtomicInteger();
@@ -43,7 +49,9 @@ class ReplicaSlicesBoundTest {
         AtomicInteger requests = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
         try {
-            Flux.range(0, 1_200).parallel(12).runOn(Schedulers.boundedElastic())
+            Flux.range(0, 1_200)
+                    .parallel(12)
+                    .runOn(Schedulers.boundedElastic())
                     .flatMap(i -> {
                         ReplicaLeases r = replicas.get(i % 4);
                         long t = 50 + ThreadLocalRandom.current().nextLong(150);
@@ -56,12 +64,14 @@ class ReplicaSlicesBoundTest {
                             maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
                             tokens.addAndGet(t);
                             requests.incrementAndGet();
-                            return Mono.delay(Duration.ofMillis(ThreadLocalRandom.current().nextInt(3)))
+                            return Mono.delay(Duration.ofMillis(
+                                            ThreadLocalRandom.current().nextInt(3)))
                                     .then(Mono.fromRunnable(inFlight::decrementAndGet))
                                     .then(r.release(key, id));
                         });
                     })
-                    .sequential().blockLast(Duration.ofSeconds(60));
+                    .sequential()
+                    .blockLast(Duration.ofSeconds(60));
         } finally {
             replicas.forEach(r -> r.flush(Duration.ofSeconds(5)));
             timer.dispose();
@@ -70,7 +80,9 @@ class ReplicaSlicesBoundTest {
         assertThat(maxInFlight.get()).as("calls at once, all replicas").isLessThanOrEqualTo(6);
         assertThat(requests.get()).isLessThanOrEqualTo(400);
         assertThat(tokens.get()).isLessThanOrEqualTo(60_000);
-        BudgetSnapshot s = new RedisProviderBudgetStore(TestRedisTemplates.template()).snapshot(key, limits).block(T);
+        BudgetSnapshot s = new RedisProviderBudgetStore(TestRedisTemplates.template())
+                .snapshot(key, limits)
+                .block(T);
         assertThat(s.inFlight()).as("no slot left held").isZero();
         assertThat(s.usedRequests()).as("the slices' rest given back").isEqualTo(requests.get());
         assertThat(s.usedTokens()).isEqualTo(tokens.get());

@@ -3,16 +3,16 @@ package dev.sluice.gateway.dispatch.budget;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.gateway.quota.FakeClock;
-import dev.sluice.gateway.quota.QuotaClock;
-import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
-import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.LadderSettings;
-import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.ModelLimits;
 import dev.sluice.gateway.config.ProviderSettings;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
+import dev.sluice.gateway.testsupport.TestTenants;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,6 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.publisher.Mono;
 
 /**
  * The provider budget is corrected from the provider's own x-ratelimit-* headers only. A free
@@ -65,12 +64,16 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     MeterRegistry meters;
+
     @Autowired
     ProviderBudgetStore budgets;
+
     @Autowired
     ConfigRegistry config;
 
@@ -85,10 +88,21 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
         ProviderSettings first = providers.get(0);
         Map<String, ModelLimits> models = new LinkedHashMap<>(first.models());
         models.put(MODEL, first.limitsFor("gpt-4o-mini"));
-        providers.set(0, new ProviderSettings(first.name(), first.baseUrl(), first.apiKeyEnv(), first.headroom(), models,
-                first.upstreamModels()));
-        config.replace(new SluiceConfig(before.tiers(), new LadderSettings(l.downgradeAbove(), 2_000, 2_000, 2_000, l.maxHeld()),
-                before.abuse(), providers, before.demoTenants()));
+        providers.set(
+                0,
+                new ProviderSettings(
+                        first.name(),
+                        first.baseUrl(),
+                        first.apiKeyEnv(),
+                        first.headroom(),
+                        models,
+                        first.upstreamModels()));
+        config.replace(new SluiceConfig(
+                before.tiers(),
+                new LadderSettings(l.downgradeAbove(), 2_000, 2_000, 2_000, l.maxHeld()),
+                before.abuse(),
+                providers,
+                before.demoTenants()));
         try {
             heldRequest();
         } finally {
@@ -99,18 +113,24 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
     void heldRequest() throws Exception {
         CLOCK.set(T0);
         String key = TestTenants.create(tenants, "held", "free").key();
-        long before = budget().usedTokens(); // the budget's window is on real time: an earlier run of this test may have charged it
+        long before =
+                budget().usedTokens(); // the budget's window is on real time: an earlier run of this test may have
+        // charged it
         int inFlight = budget().inFlight();
 
         assertThat(chat(key, 9_000).getStatusCode().value()).isEqualTo(200); // 9 000 of the free minute's 10 000
         CLOCK.set(T0 + 60_500); // 500 ms before that leaves the window: the next one is held, not refused
         CompletableFuture<ResponseEntity<String>> held = CompletableFuture.supplyAsync(() -> chat(key, 2_000));
         // The clock must move within the hold, or the retry still finds no room.
-        await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> meters.get("sluice.ladder.held").gauge().value() == 1.0);
         CLOCK.set(T0 + 61_000);
         ResponseEntity<String> served = held.get();
-        assertThat(served.getStatusCode().value()).as("%s %s", served.getHeaders(), served.getBody()).isEqualTo(200);
+        assertThat(served.getStatusCode().value())
+                .as("%s %s", served.getHeaders(), served.getBody())
+                .isEqualTo(200);
         assertThat(served.getHeaders().getFirst("X-Sluice-Degraded")).isEqualTo("delayed; ms=2000");
         // The tenant still sees its own headers, not the provider's (it sent none).
         assertThat(served.getHeaders().getFirst("x-ratelimit-limit-tokens")).isEqualTo("10000");
@@ -118,17 +138,22 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
         // The slot is given back after the correction is sent (same connection, in order): then the count is final.
         await().atMost(Duration.ofSeconds(5)).until(() -> budget().inFlight() == inFlight);
         long charged = budget().usedTokens() - before;
-        assertThat(charged).as("the two requests' estimates, not the provider's minute (%d)", limits().tokensPerMinute())
+        assertThat(charged)
+                .as("the two requests' estimates, not the provider's minute (%d)", limits().tokensPerMinute())
                 .isLessThan(11_100);
         assertThat(charged).isGreaterThanOrEqualTo(11_000);
     }
 
     ResponseEntity<String> chat(String key, int maxTokens) {
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON)
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens
                         + ",\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}")
-                .exchangeToMono(r -> r.toEntity(String.class)).block(Duration.ofSeconds(20));
+                .exchangeToMono(r -> r.toEntity(String.class))
+                .block(Duration.ofSeconds(20));
     }
 
     BudgetLimits limits() {
@@ -137,6 +162,7 @@ abstract class TenantHeadersNeverReachTheBudgetContract {
 
     BudgetSnapshot budget() {
         ProviderSettings provider = config.current().providers().get(0);
-        return budgets.snapshot(ProviderBudgetStore.key(provider, MODEL), limits()).block(Duration.ofSeconds(5));
+        return budgets.snapshot(ProviderBudgetStore.key(provider, MODEL), limits())
+                .block(Duration.ofSeconds(5));
     }
 }

@@ -7,17 +7,20 @@ import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 @RedisGatewayTest
-@Import({TenantHeadersNeverReachTheBudgetContract.Clocks.class, TenantHeadersNeverReachTheRedisBudgetTest.RedisOnTheFakeClock.class})
+@Import({
+    TenantHeadersNeverReachTheBudgetContract.Clocks.class,
+    TenantHeadersNeverReachTheRedisBudgetTest.RedisOnTheFakeClock.class
+})
 class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachTheBudgetContract {
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = upstreamWithoutHeaders();
@@ -28,8 +31,11 @@ class TenantHeadersNeverReachTheRedisBudgetTest extends TenantHeadersNeverReachT
         @Bean
         @Primary
         QuotaLimiter quotaOnTheFakeClock(ReactiveStringRedisTemplate redis, MeterRegistry meters) {
-            return new QuotaLimiter(new ClockedRedisQuotaStore(redis, CLOCK::millis), new InMemoryQuotaStore(CLOCK),
-                    Duration.ofSeconds(2), meters);
+            return new QuotaLimiter(
+                    new ClockedRedisQuotaStore(redis, CLOCK::millis),
+                    new InMemoryQuotaStore(CLOCK),
+                    Duration.ofSeconds(2),
+                    meters);
         }
     }
 

@@ -25,7 +25,8 @@ abstract class CalibrationStoreContract {
     }
 
     Map<String, Entry> share(String replica, double ratio, long samples, long atMs) {
-        return store.share(key, replica, new Entry(new State(ratio, samples), atMs), MAX_AGE).block(Duration.ofSeconds(5));
+        return store.share(key, replica, new Entry(new State(ratio, samples), atMs), MAX_AGE)
+                .block(Duration.ofSeconds(5));
     }
 
     @Test

@@ -21,7 +21,8 @@ class ProviderCalibrationTest {
     private final FakeClock clock = new FakeClock(1_000_000);
 
     private ProviderCalibration replica(CalibrationStore store, MeterRegistry meters) {
-        return new ProviderCalibration(store, S, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofSeconds(1), clock, meters);
+        return new ProviderCalibration(
+                store, S, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofSeconds(1), clock, meters);
     }
 
     @Test
@@ -29,7 +30,10 @@ class ProviderCalibrationTest {
         MeterRegistry meters = new SimpleMeterRegistry();
         ProviderCalibration c = replica(new InMemoryCalibrationStore(), meters);
         c.register(KEY);
-        var gauge = meters.find(ProviderCalibration.GAUGE).tag("provider", "default").tag("model", "gpt-4o-mini").gauge();
+        var gauge = meters.find(ProviderCalibration.GAUGE)
+                .tag("provider", "default")
+                .tag("model", "gpt-4o-mini")
+                .gauge();
         assertThat(gauge).isNotNull();
         assertThat(gauge.value()).isEqualTo(1.0);
         c.observe(KEY, 1000, 1150);

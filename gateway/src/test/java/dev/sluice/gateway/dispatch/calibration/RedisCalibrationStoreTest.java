@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.dispatch.calibration.redis.RedisCalibrationStore;
 import dev.sluice.gateway.quota.FakeClock;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -32,14 +32,28 @@ class RedisCalibrationStoreTest extends CalibrationStoreContract {
     void twoReplicasChargeWhatEitherLearnedThroughRedis() {
         FakeClock clock = new FakeClock(1_000_000);
         TokenCalibration.Settings settings = TokenCalibration.Settings.DEFAULTS;
-        ProviderCalibration a = new ProviderCalibration(newStore(), settings, Duration.ofSeconds(5), Duration.ofMinutes(10),
-                Duration.ofSeconds(2), clock, new SimpleMeterRegistry());
-        ProviderCalibration b = new ProviderCalibration(newStore(), settings, Duration.ofSeconds(5), Duration.ofMinutes(10),
-                Duration.ofSeconds(2), clock, new SimpleMeterRegistry());
+        ProviderCalibration a = new ProviderCalibration(
+                newStore(),
+                settings,
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(2),
+                clock,
+                new SimpleMeterRegistry());
+        ProviderCalibration b = new ProviderCalibration(
+                newStore(),
+                settings,
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(2),
+                clock,
+                new SimpleMeterRegistry());
         for (int i = 0; i < 4; i++) a.observe(key, 1000, 1150);
         // b has no answer of its own: the default, unless its first share already read what a wrote.
-        assertThat(b.ratio(key)).satisfiesAnyOf(r -> assertThat(r).isEqualTo(settings.defaultRatio()),
-                r -> assertThat(r).isCloseTo(1.15, within(1e-9)));
+        assertThat(b.ratio(key))
+                .satisfiesAnyOf(
+                        r -> assertThat(r).isEqualTo(settings.defaultRatio()),
+                        r -> assertThat(r).isCloseTo(1.15, within(1e-9)));
         // Each poll is the next sync interval: both share again, b reads what a wrote.
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             clock.advance(5_000);

@@ -22,7 +22,8 @@ class TokenCalibrationTest {
     void beforeAnyAnswerTheRatioIsTheConfiguredDefault() {
         assertThat(S.initial()).isEqualTo(new State(1.0, 0));
         assertThat(TokenCalibration.combine(List.of(S.initial()), S)).isEqualTo(1.0);
-        assertThat(TokenCalibration.combine(List.of(), new Settings(1.2, 0.5, 2.0, 5, 0.1))).isEqualTo(1.2);
+        assertThat(TokenCalibration.combine(List.of(), new Settings(1.2, 0.5, 2.0, 5, 0.1)))
+                .isEqualTo(1.2);
     }
 
     @Test
@@ -61,10 +62,13 @@ class TokenCalibrationTest {
         assertThat(TokenCalibration.observe(s, S, 1000, -5)).isSameAs(s);
         assertThat(TokenCalibration.observe(s, S, 0, 1000)).isSameAs(s);
         assertThat(TokenCalibration.observe(s, S, -1, 1000)).isSameAs(s);
-        assertThat(TokenCalibration.observe(s, S, 10, 1_000_000)).as("absurd: 100,000x").isSameAs(s);
+        assertThat(TokenCalibration.observe(s, S, 10, 1_000_000))
+                .as("absurd: 100,000x")
+                .isSameAs(s);
         assertThat(TokenCalibration.observe(s, S, 1_000_000, 1)).isSameAs(s);
-        assertThat(TokenCalibration.observe(s, S, Long.MAX_VALUE, Long.MAX_VALUE).ratio()).isCloseTo(
-                (1.15 * 2 + 1.0) / 3, within(1e-9)); // huge but consistent: a ratio of 1, no overflow
+        assertThat(TokenCalibration.observe(s, S, Long.MAX_VALUE, Long.MAX_VALUE)
+                        .ratio())
+                .isCloseTo((1.15 * 2 + 1.0) / 3, within(1e-9)); // huge but consistent: a ratio of 1, no overflow
     }
 
     @Test
@@ -92,9 +96,11 @@ class TokenCalibrationTest {
         assertThatThrownBy(() -> new Settings(1.0, 0, 2.0, 5, 0.1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Settings(1.0, 1.5, 1.2, 5, 0.1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Settings(3.0, 0.5, 2.0, 5, 0.1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Settings(Double.NaN, 0.5, 2.0, 5, 0.1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Settings(Double.NaN, 0.5, 2.0, 5, 0.1))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Settings(1.0, 0.5, 2.0, 0, 0.1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Settings(1.0, 0.5, 2.0, 5, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Settings(1.0, 0.5, Double.POSITIVE_INFINITY, 5, 0.5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Settings(1.0, 0.5, Double.POSITIVE_INFINITY, 5, 0.5))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

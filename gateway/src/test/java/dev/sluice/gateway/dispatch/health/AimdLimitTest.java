@@ -61,7 +61,9 @@ class AimdLimitTest {
         assertThat(aimd.limit()).isEqualTo(100);
         interval(T0 + 1_000, 20, Outcome.SUCCESS);
         aimd.tick(T0 + 2_000);
-        assertThat(aimd.limit()).as("the blip was not carried into the next interval").isEqualTo(101);
+        assertThat(aimd.limit())
+                .as("the blip was not carried into the next interval")
+                .isEqualTo(101);
     }
 
     @Test

@@ -21,7 +21,9 @@ class ProviderHealthTest {
         assertThat(health.blockedForMs(20)).isEqualTo(1_000);
         assertThat(health.blockedForMs(520)).isEqualTo(500);
         assertThat(health.tryStart(1_019)).isFalse();
-        assertThat(health.failed(30)).as("calls sent before it opened fail too: the period stands").isFalse();
+        assertThat(health.failed(30))
+                .as("calls sent before it opened fail too: the period stands")
+                .isFalse();
         assertThat(health.blockedForMs(30)).isEqualTo(990);
     }
 
@@ -40,9 +42,13 @@ class ProviderHealthTest {
     void aCallKnowsWhetherItIsTheProbe() {
         assertThat(health.startsAsProbe(0)).as("closed: an ordinary call").isFalse();
         open(0);
-        assertThat(health.startsAsProbe(1_000)).as("the first call past the open period").isTrue();
+        assertThat(health.startsAsProbe(1_000))
+                .as("the first call past the open period")
+                .isTrue();
         assertThat(health.state()).isEqualTo(State.PROBING);
-        assertThat(health.startsAsProbe(1_001)).as("the others may not start, let alone probe").isFalse();
+        assertThat(health.startsAsProbe(1_001))
+                .as("the others may not start, let alone probe")
+                .isFalse();
     }
 
     @Test
@@ -66,7 +72,9 @@ class ProviderHealthTest {
         long[] periods = {2_000, 4_000, 4_000};
         for (long period : periods) {
             assertThat(health.tryStart(at)).isTrue();
-            assertThat(health.failed(at)).as("a failed probe reopens it: what waits behind the probe goes elsewhere").isTrue();
+            assertThat(health.failed(at))
+                    .as("a failed probe reopens it: what waits behind the probe goes elsewhere")
+                    .isTrue();
             assertThat(health.blockedForMs(at)).isEqualTo(period);
             at += period;
         }
@@ -81,14 +89,17 @@ class ProviderHealthTest {
         open(0);
         assertThat(health.tryStart(1_000)).isTrue();
         assertThat(health.tryStart(5_999)).isFalse();
-        assertThat(health.tryStart(6_000)).as("the first probe's client left: another probes").isTrue();
+        assertThat(health.tryStart(6_000))
+                .as("the first probe's client left: another probes")
+                .isTrue();
     }
 
     @Test
     void settingsAreChecked() {
         assertThatThrownBy(() -> new ProviderHealth.Settings(0, 1, 1, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ProviderHealth.Settings(1, 10, 5, 1)).isInstanceOf(IllegalArgumentException.class);
-        ProviderHealth huge = new ProviderHealth(new ProviderHealth.Settings(1, Long.MAX_VALUE / 2 + 1, Long.MAX_VALUE, 1));
+        ProviderHealth huge =
+                new ProviderHealth(new ProviderHealth.Settings(1, Long.MAX_VALUE / 2 + 1, Long.MAX_VALUE, 1));
         huge.failed(0);
         huge.tryStart(Long.MAX_VALUE);
         huge.failed(0);

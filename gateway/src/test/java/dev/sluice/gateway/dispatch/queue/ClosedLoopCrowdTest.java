@@ -32,7 +32,8 @@ class ClosedLoopCrowdTest {
 
     record Outcome(int[] served, int[] refused, int admittedThenExpired, int displaced, int admitted) {
         double jain() {
-            return DispatchSimulation.jain(Arrays.stream(served).asDoubleStream().toArray());
+            return DispatchSimulation.jain(
+                    Arrays.stream(served).asDoubleStream().toArray());
         }
     }
 
@@ -40,12 +41,21 @@ class ClosedLoopCrowdTest {
     @CsvSource({"1, 0", "2, 100", "3, 300", "4, 300", "5, 500"})
     void equalTenantsAreServedEquallyAndNoAdmittedPageExpires(long seed, long spreadMs) {
         Outcome o = run(seed, spreadMs);
-        System.out.printf("[closed-loop] seed %d spread %d ms: served %s refused %s, Jain %.4f, admitted %d, expired after admission %d, displaced %d%n",
-                seed, spreadMs, Arrays.toString(o.served()), Arrays.toString(o.refused()), o.jain(), o.admitted(),
-                o.admittedThenExpired(), o.displaced());
+        System.out.printf(
+                "[closed-loop] seed %d spread %d ms: served %s refused %s, Jain %.4f, admitted %d, expired after admission %d, displaced %d%n",
+                seed,
+                spreadMs,
+                Arrays.toString(o.served()),
+                Arrays.toString(o.refused()),
+                o.jain(),
+                o.admitted(),
+                o.admittedThenExpired(),
+                o.displaced());
         assertThat(Arrays.stream(o.served()).sum()).as("the provider kept busy").isGreaterThan(2 * 360);
         assertThat(o.jain()).as("Jain over pages served").isGreaterThanOrEqualTo(0.99);
-        assertThat(o.admittedThenExpired()).as("pages admitted that then waited past their deadline").isZero();
+        assertThat(o.admittedThenExpired())
+                .as("pages admitted that then waited past their deadline")
+                .isZero();
     }
 
     static Outcome run(long seed, long spreadMs) {
@@ -66,7 +76,8 @@ class ClosedLoopCrowdTest {
         int expired = 0;
         int displaced = 0;
         int admitted = 0;
-        for (long now = 0; now < RUN_MS || !calls.isEmpty() || queue.depth() > 0 || !arrivals.isEmpty();
+        for (long now = 0;
+                now < RUN_MS || !calls.isEmpty() || queue.depth() > 0 || !arrivals.isEmpty();
                 now += DispatchSimulation.TICK_MS) {
             sim.nowMs = now;
             for (var it = calls.iterator(); it.hasNext(); ) {
@@ -111,8 +122,11 @@ class ClosedLoopCrowdTest {
                 int t = (int) a[1];
                 Job job = Job.of("j" + ++ids, "t" + t, 1, JobClass.INTERACTIVE, PAGE_TOKENS, now, now + MAX_WAIT_MS);
                 tenantOf.put(job.id(), t);
-                DoorDecision d = door.admit(job, Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
-                        MAX_WAIT_MS, now);
+                DoorDecision d = door.admit(
+                        job,
+                        Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
+                        MAX_WAIT_MS,
+                        now);
                 for (DoorDecision.Displaced gone : d.displaced()) {
                     Job v = gone.job();
                     queue.remove(v.id());
@@ -132,7 +146,9 @@ class ClosedLoopCrowdTest {
             }
             sim.step();
             for (; seen < sim.sent.size(); seen++) {
-                calls.add(new long[] {now + CALL_MS, tenantOf.get(sim.sent.get(seen).job().id())});
+                calls.add(new long[] {
+                    now + CALL_MS, tenantOf.get(sim.sent.get(seen).job().id())
+                });
             }
         }
         return new Outcome(served, refused, expired, displaced, admitted);

@@ -19,8 +19,7 @@ import java.util.PriorityQueue;
 final class DispatchSimulation {
     static final long TICK_MS = 100;
 
-    record Sent(Job job, long atMs) {
-    }
+    record Sent(Job job, long atMs) {}
 
     final FairQueue queue;
     final BudgetLimits limits;

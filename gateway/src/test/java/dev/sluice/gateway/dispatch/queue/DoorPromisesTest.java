@@ -36,9 +36,12 @@ class DoorPromisesTest {
     void aNewcomerOwedAnEarlierTurnGoesBehindTheLastFirmPromiseItWouldBreak() {
         tenantAQueuesTenPagesDueIn(2_700);
         // At 600 ms, page k of A starts at (k + 1) × 160 ms; the longest promise within the 2,100 ms left is
-        // 1,047 ms (its margin kept): pages 0–5 are in time, and B's page first would make page 5 (960 → 1,120 ms) late.
+        // 1,047 ms (its margin kept): pages 0–5 are in time, and B's page first would make page 5 (960 → 1,120 ms)
+        // late.
         Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 60_000);
-        assertThat(queue.aheadOf(b).jobs()).as("b's fair turn: right after A's head (level counters, the older lane first)").isEqualTo(1);
+        assertThat(queue.aheadOf(b).jobs())
+                .as("b's fair turn: right after A's head (level counters, the older lane first)")
+                .isEqualTo(1);
 
         DoorDecision d = door.admit(b, SATURATED, 60_000, 600);
 
@@ -121,10 +124,13 @@ class DoorPromisesTest {
                 admitted++;
             }
         }
-        assertThat(admitted).as("its sixth of the minute, as if all six asked here").isBetween(55, 70);
+        assertThat(admitted)
+                .as("its sixth of the minute, as if all six asked here")
+                .isBetween(55, 70);
         // Told with where its demand starts in counter order: its lane's start, before what it has queued.
         assertThat(door.demandHere(5_000))
-                .containsExactly(new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100, queue.headTagOf("t0")));
+                .containsExactly(
+                        new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100, queue.headTagOf("t0")));
     }
 
     @Test

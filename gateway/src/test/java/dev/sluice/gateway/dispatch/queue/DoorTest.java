@@ -3,10 +3,10 @@ package dev.sluice.gateway.dispatch.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import dev.sluice.gateway.dispatch.queue.Door.Capacity;
-import dev.sluice.gateway.dispatch.queue.DoorDecision.Verdict;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.queue.Door.Capacity;
+import dev.sluice.gateway.dispatch.queue.DoorDecision.Verdict;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,6 +17,7 @@ class DoorTest {
     static final long MINUTE = 60_000;
     /** The provider saturated: the window full of pages, every slot taken. */
     static final Capacity SATURATED = new Capacity(300_000, 1_500, 200, 2_000, 300_000, 375, 200, 0);
+
     static final Capacity FRESH = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0);
 
     static WorkAhead pages(int n) {
@@ -43,7 +44,9 @@ class DoorTest {
         DoorDecision justInside = Door.decide(PAGE, pages(350), SATURATED, MINUTE);
         assertThat(justInside.verdict()).isEqualTo(Verdict.ACCEPT);
         assertThat(justInside.estimatedWaitMs()).isEqualTo(56_160);
-        assertThat(Door.decide(PAGE, pages(351), SATURATED, MINUTE).verdict()).as("56,320 ms").isEqualTo(Verdict.BUSY);
+        assertThat(Door.decide(PAGE, pages(351), SATURATED, MINUTE).verdict())
+                .as("56,320 ms")
+                .isEqualTo(Verdict.BUSY);
     }
 
     @Test
@@ -58,9 +61,9 @@ class DoorTest {
     void thePromiseKeepsAMarginThatGrowsWithTheEstimateAndNoneForRoomNow() {
         // A second and a twentieth of the estimate (the estimate itself below a second): the largest e whose
         // e + margin(e) fits the wait.
-        assertThat(Door.longestPromisedMs(MINUTE)).isEqualTo(56_191);  // 56,191 + 1,000 + 2,809 = 60,000
-        assertThat(Door.longestPromisedMs(5_000)).isEqualTo(3_810);    // 3,810 + 1,000 + 190
-        assertThat(Door.longestPromisedMs(1_000)).isEqualTo(488);      // 488 + 488 + 24
+        assertThat(Door.longestPromisedMs(MINUTE)).isEqualTo(56_191); // 56,191 + 1,000 + 2,809 = 60,000
+        assertThat(Door.longestPromisedMs(5_000)).isEqualTo(3_810); // 3,810 + 1,000 + 190
+        assertThat(Door.longestPromisedMs(1_000)).isEqualTo(488); // 488 + 488 + 24
         assertThat(Door.longestPromisedMs(1)).isZero();
         assertThat(Door.longestPromisedMs(0)).isZero();
         assertThat(Door.longestPromisedMs(-5)).isZero();
@@ -93,7 +96,8 @@ class DoorTest {
     void smallCallsAreBoundByRequestsPerMinute() {
         Capacity requestsFull = new Capacity(300_000, 1_500, 200, 2_000, 15_000, 1_500, 0, 0);
         // 3,000 one-line calls ahead: tokens are no constraint, requests are: two minutes
-        assertThat(Door.estimateWaitMs(5, new WorkAhead(3_000, 15_000), requestsFull)).isEqualTo(120_040);
+        assertThat(Door.estimateWaitMs(5, new WorkAhead(3_000, 15_000), requestsFull))
+                .isEqualTo(120_040);
     }
 
     @Test
@@ -118,24 +122,32 @@ class DoorTest {
         FairQueue queue = new FairQueue(1_000, 0.1);
         Door door = new Door(queue);
         Capacity atBatchLimit = new Capacity(300_000, 1_500, 200, 2_000, 270_000, 337, 180, 0);
-        DoorDecision interactive = door.admit(Job.of("i", "t", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), atBatchLimit, MINUTE);
-        DoorDecision backfill = door.admit(Job.of("b", "t", 1, JobClass.BATCH, PAGE, 0, Long.MAX_VALUE), atBatchLimit, MINUTE);
-        assertThat(interactive.estimatedWaitMs()).as("a person fits the reserve").isZero();
-        assertThat(backfill.estimatedWaitMs()).isEqualTo(Door.estimateWaitMs(PAGE, WorkAhead.NONE, atBatchLimit.forBatch(0.1)))
+        DoorDecision interactive =
+                door.admit(Job.of("i", "t", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), atBatchLimit, MINUTE);
+        DoorDecision backfill =
+                door.admit(Job.of("b", "t", 1, JobClass.BATCH, PAGE, 0, Long.MAX_VALUE), atBatchLimit, MINUTE);
+        assertThat(interactive.estimatedWaitMs())
+                .as("a person fits the reserve")
+                .isZero();
+        assertThat(backfill.estimatedWaitMs())
+                .isEqualTo(Door.estimateWaitMs(PAGE, WorkAhead.NONE, atBatchLimit.forBatch(0.1)))
                 .isPositive();
     }
 
     @Test
     void theDoorReadsTheWorkAheadFromTheQueue() {
         FairQueue queue = new FairQueue(10_000, 0.1);
-        for (int i = 0; i < 1_000; i++) queue.enqueue(Job.of("a" + i, "ten-books", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
+        for (int i = 0; i < 1_000; i++)
+            queue.enqueue(Job.of("a" + i, "ten-books", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
         Door door = new Door(queue);
         // behind the ten books in a single line it would wait minutes; beside them it waits one page
-        DoorDecision d = door.admit(Job.of("b0", "one-book", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        DoorDecision d = door.admit(
+                Job.of("b0", "one-book", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
         assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
         assertThat(d.position()).isEqualTo(2);
         assertThat(d.estimatedWaitMs()).isEqualTo(2 * PAGE * MINUTE / 300_000);
-        DoorDecision theirs = door.admit(Job.of("a-next", "ten-books", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        DoorDecision theirs = door.admit(
+                Job.of("a-next", "ten-books", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
         assertThat(theirs.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(theirs.position()).isEqualTo(1_001);
     }
@@ -145,15 +157,16 @@ class DoorTest {
         FairQueue queue = new FairQueue(2, 0);
         queue.enqueue(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
         queue.enqueue(Job.of("y", "b", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE));
-        DoorDecision d = new Door(queue).admit(Job.of("z", "c", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), FRESH, MINUTE);
+        DoorDecision d = new Door(queue)
+                .admit(Job.of("z", "c", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), FRESH, MINUTE);
         assertThat(d.verdict()).isEqualTo(Verdict.QUEUE_FULL);
         assertThat(d.retryAfterMs()).isPositive();
     }
 
     /** The window full of pages charged in one burst, in the slot that leaves it {@code inMs} from now. */
     static Capacity burstLeavingIn(long inMs) {
-        return new Capacity(300_000, 1_500, 200, 2_000, 300_000, 375, 0, 0,
-                List.of(new Door.Freed(inMs, 300_000, 375)));
+        return new Capacity(
+                300_000, 1_500, 200, 2_000, 300_000, 375, 0, 0, List.of(new Door.Freed(inMs, 300_000, 375)));
     }
 
     /** The window full of pages charged evenly, 1/61 of them in each one-second slot, the oldest leaving in 1 s. */
@@ -183,24 +196,30 @@ class DoorTest {
         assertThat(Door.estimateWaitMs(PAGE, pages(5), even)).isEqualTo(1_000);
         assertThat(Door.estimateWaitMs(PAGE, pages(6), even)).isEqualTo(2_000);
         // N pages ahead still wait about N × 800 / 300 000 minutes, as in steady state
-        assertThat(Door.estimateWaitMs(PAGE, pages(250), even)).isCloseTo(250 * PAGE * MINUTE / 300_000, withPercentage(5));
+        assertThat(Door.estimateWaitMs(PAGE, pages(250), even))
+                .isCloseTo(250 * PAGE * MINUTE / 300_000, withPercentage(5));
     }
 
     @Test
     void pastWhatTheWindowHoldsTheNextMinuteIsAWindowToo() {
         // a fresh window takes a minute's tokens now; the page after those waits until they leave
         Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0, List.of());
-        assertThat(Door.estimateWaitMs(PAGE, pages(374), fresh)).isEqualTo((374 + 1 - 200) * 2_000 / 200); // the slots bind, not the tokens
+        assertThat(Door.estimateWaitMs(PAGE, pages(374), fresh))
+                .isEqualTo((374 + 1 - 200) * 2_000 / 200); // the slots bind, not the tokens
         assertThat(Door.estimateWaitMs(PAGE, pages(375), fresh)).isEqualTo(Door.CYCLE_MS);
         // a burst leaving in 30 s, then a whole minute more sent as it leaves: the page after that, a cycle later
-        assertThat(Door.estimateWaitMs(PAGE, pages(375), burstLeavingIn(30_000))).isEqualTo(30_000 + Door.CYCLE_MS);
+        assertThat(Door.estimateWaitMs(PAGE, pages(375), burstLeavingIn(30_000)))
+                .isEqualTo(30_000 + Door.CYCLE_MS);
     }
 
     @Test
     void aSnapshotAgesAsItsWindowEmpties() {
         BudgetLimits limits = new BudgetLimits(1_500, 300_000, 200, 600_000);
-        BudgetSnapshot full = BudgetSnapshot.empty(limits, 1_000_000).withUsed(375, 300_000).withResetMs(61_000)
-                .withLeaving(List.of(new BudgetSnapshot.Leaving(1_010_000, 100_000, 125),
+        BudgetSnapshot full = BudgetSnapshot.empty(limits, 1_000_000)
+                .withUsed(375, 300_000)
+                .withResetMs(61_000)
+                .withLeaving(List.of(
+                        new BudgetSnapshot.Leaving(1_010_000, 100_000, 125),
                         new BudgetSnapshot.Leaving(1_061_000, 200_000, 250)));
         BudgetSnapshot later = full.agedBy(20_000);
         assertThat(later.usedTokens()).isEqualTo(200_000);
@@ -217,12 +236,14 @@ class DoorTest {
         assertThat(Door.earliestSendMs(page, burstLeavingIn(58_500), 0.1)).isEqualTo(58_500);
         assertThat(Door.earliestSendMs(page, evenlyFull(), 0.1)).isEqualTo(1_000);
         Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, List.of());
-        assertThat(Door.earliestSendMs(page, fresh, 0.1)).as("slots free as calls end: not a wait").isZero();
+        assertThat(Door.earliestSendMs(page, fresh, 0.1))
+                .as("slots free as calls end: not a wait")
+                .isZero();
         Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 7_000, List.of());
         assertThat(Door.earliestSendMs(page, paused, 0.1)).isEqualTo(7_000);
         // batch must leave the interactive reserve free: 270 000 of 300 000 used is its limit already
-        Capacity atBatchLimit = new Capacity(300_000, 1_500, 200, 2_000, 270_000, 337, 0, 0,
-                List.of(new Door.Freed(30_000, 270_000, 337)));
+        Capacity atBatchLimit = new Capacity(
+                300_000, 1_500, 200, 2_000, 270_000, 337, 0, 0, List.of(new Door.Freed(30_000, 270_000, 337)));
         assertThat(Door.earliestSendMs(Job.of("b", "t", 1, JobClass.BATCH, PAGE, 0, Long.MAX_VALUE), atBatchLimit, 0.1))
                 .isEqualTo(30_000);
         assertThat(Door.earliestSendMs(page, atBatchLimit, 0.1)).isZero();
@@ -244,12 +265,16 @@ class DoorTest {
         FairQueue queue = fiveFullLanes(10_000, 300);
         Door door = new Door(queue);
         // 1 500 pages in line, 5 minutes of the provider: by its global place the newcomer would wait 4 minutes
-        DoorDecision newcomer = door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        DoorDecision newcomer =
+                door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
         assertThat(newcomer.verdict()).isEqualTo(Verdict.ACCEPT);
-        assertThat(newcomer.position()).as("one round: each lane's head, then its page").isEqualTo(6);
+        assertThat(newcomer.position())
+                .as("one round: each lane's head, then its page")
+                .isEqualTo(6);
         assertThat(newcomer.estimatedWaitMs()).isEqualTo(6 * PAGE * MINUTE / 300_000);
         // the converse: a tenant with 300 in line waits for its own backlog, served at a sixth of the provider
-        DoorDecision hog = door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
+        DoorDecision hog =
+                door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, MINUTE);
         assertThat(hog.verdict()).isEqualTo(Verdict.BUSY);
         assertThat(hog.position()).isEqualTo(5 * 300 + 1);
         assertThat(hog.estimatedWaitMs()).isGreaterThan(4 * MINUTE);
@@ -260,11 +285,17 @@ class DoorTest {
         FairQueue queue = fiveFullLanes(1_500, 300);
         assertThat(queue.isFull()).isTrue();
         Door door = new Door(queue);
-        DoorDecision newcomer = door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
-        assertThat(newcomer.verdict()).as("its place is taken from the longest lane's last page").isEqualTo(Verdict.ACCEPT);
+        DoorDecision newcomer =
+                door.admit(Job.of("n", "t6", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
+        assertThat(newcomer.verdict())
+                .as("its place is taken from the longest lane's last page")
+                .isEqualTo(Verdict.ACCEPT);
         assertThat(newcomer.position()).isEqualTo(6);
-        DoorDecision hog = door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
+        DoorDecision hog =
+                door.admit(Job.of("h", "t1", 2, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), SATURATED, 10 * MINUTE);
         assertThat(hog.verdict()).isEqualTo(Verdict.QUEUE_FULL);
-        assertThat(hog.position()).as("its place in service order, not the queue's length").isEqualTo(5 * 300 + 1);
+        assertThat(hog.position())
+                .as("its place in service order, not the queue's length")
+                .isEqualTo(5 * 300 + 1);
     }
 }

@@ -39,16 +39,18 @@ class FairOverARunTest {
         int expired = o.expired();
         double[] x = Arrays.stream(served).asDoubleStream().toArray();
         double jain = DispatchSimulation.jain(x);
-        System.out.printf("[fair-over-a-run] %d ms apart: pages served %s, Jain %.4f, admitted then expired %d%n", staggerMs,
-                Arrays.toString(served), jain, expired);
+        System.out.printf(
+                "[fair-over-a-run] %d ms apart: pages served %s, Jain %.4f, admitted then expired %d%n",
+                staggerMs, Arrays.toString(served), jain, expired);
         assertThat(Arrays.stream(served).sum()).as("the provider kept busy").isGreaterThan(2 * 363);
         assertThat(jain).isGreaterThanOrEqualTo(0.98);
-        assertThat(expired).as("admitted pages that then waited out their max wait").isZero();
+        assertThat(expired)
+                .as("admitted pages that then waited out their max wait")
+                .isZero();
     }
 
     /** Pages served per tenant, and pages that waited their whole max wait in line (promises the door broke). */
-    record Outcome(int[] served, int expired) {
-    }
+    record Outcome(int[] served, int expired) {}
 
     /**
      * Known gap, kept in view. A second apart, the first three have each had a whole book served
@@ -107,16 +109,19 @@ class FairOverARunTest {
                     Job job = Job.of("j" + ++ids, "t" + t, 1, JobClass.INTERACTIVE, 800, now, now + MAX_WAIT_MS);
                     tenantOf.put(job.id(), t);
                     // As ProviderDispatcher uses the door: its turn as decided, and a refusal remembered.
-                    DoorDecision d = door.admit(job, Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
-                            MAX_WAIT_MS, now);
+                    DoorDecision d = door.admit(
+                            job,
+                            Door.Capacity.of(sim.budget.snapshot(SEED_AFTER_HEADROOM, now), CALL_MS),
+                            MAX_WAIT_MS,
+                            now);
                     // A page it displaced (admitted within the burst) is told busy: sent again after its Retry-After.
                     for (DoorDecision.Displaced gone : d.displaced()) {
                         queue.remove(gone.job().id());
                         int g = tenantOf.get(gone.job().id());
                         outstanding[g]--;
                         toSend[g]++;
-                        dueAt[g] = Math.max(dueAt[g], now + Math.max(1_000,
-                                gone.waitMs() - Door.longestPromisedMs(MAX_WAIT_MS)));
+                        dueAt[g] = Math.max(
+                                dueAt[g], now + Math.max(1_000, gone.waitMs() - Door.longestPromisedMs(MAX_WAIT_MS)));
                     }
                     if (d.accepted()) {
                         queue.enqueue(job, d.turnAtLeast());
@@ -131,7 +136,9 @@ class FairOverARunTest {
             }
             sim.step();
             for (; seen < sim.sent.size(); seen++) {
-                calls.add(new long[] {now + CALL_MS, tenantOf.get(sim.sent.get(seen).job().id())});
+                calls.add(new long[] {
+                    now + CALL_MS, tenantOf.get(sim.sent.get(seen).job().id())
+                });
             }
         }
         return new Outcome(served, expiredPages);

@@ -27,7 +27,8 @@ class FairQueueSharingTest {
         queue.enqueue(job("b", 500));
         queue.next(ROOMY);
         queue.next(ROOMY);
-        assertThat(queue.takeReports()).containsExactlyInAnyOrder(new Report("a", 800, true), new Report("b", 500, false));
+        assertThat(queue.takeReports())
+                .containsExactlyInAnyOrder(new Report("a", 800, true), new Report("b", 500, false));
         queue.reconcile("a", -100);
         assertThat(queue.takeReports()).containsExactly(new Report("a", -100, true));
     }
@@ -71,7 +72,9 @@ class FairQueueSharingTest {
         queue.enqueue(job("behind", 800));
         queue.rebase(Map.of("ahead", 5_000L, "behind", 9_000L));
         queue.holdAbove(6_000);
-        assertThat(queue.next(ROOMY).orElseThrow().tenant()).as("ahead at 5 000 may go").isEqualTo("ahead");
+        assertThat(queue.next(ROOMY).orElseThrow().tenant())
+                .as("ahead at 5 000 may go")
+                .isEqualTo("ahead");
         assertThat(queue.next(ROOMY)).as("behind at 9 000 is held").isEmpty();
         assertThat(queue.peek()).isEmpty();
         assertThat(queue.depth()).isOne();

@@ -19,6 +19,7 @@ class FairQueueTest {
     static final long NEVER = Long.MAX_VALUE;
     /** Seed 000's provider: 1,500 requests and 300,000 tokens a minute, 200 in flight, calls of 2 s. */
     static final BudgetLimits SEED = new BudgetLimits(1500, 300_000, 200, 120_000);
+
     static final BudgetView ROOMY = new BudgetView(10_000_000, 0, 1_000_000, 0, 100_000, 0, false);
 
     final FairQueue queue = new FairQueue(100_000, 0.1);
@@ -29,7 +30,8 @@ class FairQueueTest {
     }
 
     void enqueue(String tenant, int priority, JobClass c, long tokens, int count) {
-        for (int i = 0; i < count; i++) assertThat(queue.enqueue(job(tenant, priority, c, tokens))).isTrue();
+        for (int i = 0; i < count; i++)
+            assertThat(queue.enqueue(job(tenant, priority, c, tokens))).isTrue();
     }
 
     List<String> drainTenants(int n) {
@@ -49,7 +51,9 @@ class FairQueueTest {
         sim.runUntil(-1);
         long bothUntil = sim.lastSendOf("b");
         Map<String, Long> served = sim.tokensUntilDone(0, "b");
-        assertThat(bothUntil).as("b waited minutes: the budget was the bottleneck").isGreaterThan(120_000);
+        assertThat(bothUntil)
+                .as("b waited minutes: the budget was the bottleneck")
+                .isGreaterThan(120_000);
         assertThat(DispatchSimulation.jain(served.get("a"), served.get("b"))).isGreaterThanOrEqualTo(0.99);
         assertThat(served.get("a")).isCloseTo(served.get("b"), withPercentage(2));
     }
@@ -78,7 +82,8 @@ class FairQueueTest {
         enqueue("p2", 2, JobClass.INTERACTIVE, 800, 600);
         enqueue("p3", 3, JobClass.INTERACTIVE, 800, 600);
         Map<String, Integer> served = new HashMap<>();
-        for (int i = 0; i < 1_100; i++) served.merge(queue.next(ROOMY).orElseThrow().tenant(), 1, Integer::sum);
+        for (int i = 0; i < 1_100; i++)
+            served.merge(queue.next(ROOMY).orElseThrow().tenant(), 1, Integer::sum);
         // weights 1, 1/2, 1/3: shares 6/11, 3/11, 2/11 of 1100
         assertThat(served.get("p1")).isBetween(599, 600);
         assertThat(served.get("p2")).isBetween(299, 301);
@@ -123,8 +128,9 @@ class FairQueueTest {
         assertThat(sim.maxTokensUsed).isLessThanOrEqualTo(270_000).isGreaterThan(270_000 - 800);
         assertThat(sim.maxInFlight).isLessThanOrEqualTo(180);
         // the backfill saturates what batch may use; a person arrives and goes in the same tick
-        assertThat(BudgetView.of(sim.budget.snapshot(SEED, sim.nowMs)).admits(
-                Job.of("x", "backfill", 1, JobClass.BATCH, 800, 0, NEVER), 0.1)).isFalse();
+        assertThat(BudgetView.of(sim.budget.snapshot(SEED, sim.nowMs))
+                        .admits(Job.of("x", "backfill", 1, JobClass.BATCH, 800, 0, NEVER), 0.1))
+                .isFalse();
         q.enqueue(Job.of("p", "person", 3, JobClass.INTERACTIVE, 800, sim.nowMs, NEVER));
         long arrived = sim.nowMs;
         sim.step();
@@ -140,15 +146,23 @@ class FairQueueTest {
         assertThat(split.admits(batch, 0.1)).isTrue();
         assertThat(split.after(batch).admits(batch, 0.1)).isFalse();
         assertThat(split.after(batch).admits(person, 0.1)).isTrue();
-        assertThat(split.after(batch).after(person).admits(person, 0.1)).as("the output window is full").isFalse();
+        assertThat(split.after(batch).after(person).admits(person, 0.1))
+                .as("the output window is full")
+                .isFalse();
         assertThat(split.after(person).outputUsed()).isEqualTo(9_000);
         assertThat(split.after(person).inputUsed()).isEqualTo(100);
         // input: a prompt past the room waits too
-        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, false, 50_000, 49_950, 10_000, 0).admits(person, 0.1)).isFalse();
+        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, false, 50_000, 49_950, 10_000, 0)
+                        .admits(person, 0.1))
+                .isFalse();
         // larger than a whole split limit: let through at once, the budget refuses it for good
-        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, true, 50_000, 0, 999, 0).admits(person, 0.1)).isTrue();
+        assertThat(new BudgetView(Long.MAX_VALUE, 0, 100, 0, 100, 0, true, 50_000, 0, 999, 0).admits(person, 0.1))
+                .isTrue();
         // without the split the view ignores them, as before
-        assertThat(new BudgetView(10_000, 0, 100, 0, 100, 0, false).after(person).admits(person, 0.1)).isTrue();
+        assertThat(new BudgetView(10_000, 0, 100, 0, 100, 0, false)
+                        .after(person)
+                        .admits(person, 0.1))
+                .isTrue();
     }
 
     @Test
@@ -156,23 +170,34 @@ class FairQueueTest {
         Job batch = job("t", 1, JobClass.BATCH, 100);
         Job person = job("t", 1, JobClass.INTERACTIVE, 100);
         // tokens: limit 1000, floor 0.1 → batch may bring usage to 900
-        assertThat(new BudgetView(1000, 800, 100, 0, 100, 0, false).admits(batch, 0.1)).isTrue();
-        assertThat(new BudgetView(1000, 801, 100, 0, 100, 0, false).admits(batch, 0.1)).isFalse();
-        assertThat(new BudgetView(1000, 900, 100, 0, 100, 0, false).admits(person, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 800, 100, 0, 100, 0, false).admits(batch, 0.1))
+                .isTrue();
+        assertThat(new BudgetView(1000, 801, 100, 0, 100, 0, false).admits(batch, 0.1))
+                .isFalse();
+        assertThat(new BudgetView(1000, 900, 100, 0, 100, 0, false).admits(person, 0.1))
+                .isTrue();
         // requests: limit 100 → batch may use 90
-        assertThat(new BudgetView(1000, 0, 100, 89, 100, 0, false).admits(batch, 0.1)).isTrue();
-        assertThat(new BudgetView(1000, 0, 100, 90, 100, 0, false).admits(batch, 0.1)).isFalse();
+        assertThat(new BudgetView(1000, 0, 100, 89, 100, 0, false).admits(batch, 0.1))
+                .isTrue();
+        assertThat(new BudgetView(1000, 0, 100, 90, 100, 0, false).admits(batch, 0.1))
+                .isFalse();
         // slots: 0.1 × 190 reserves exactly 19, so batch may hold 171
-        assertThat(new BudgetView(1000, 0, 100, 0, 190, 170, false).admits(batch, 0.1)).isTrue();
-        assertThat(new BudgetView(1000, 0, 100, 0, 190, 171, false).admits(batch, 0.1)).isFalse();
+        assertThat(new BudgetView(1000, 0, 100, 0, 190, 170, false).admits(batch, 0.1))
+                .isTrue();
+        assertThat(new BudgetView(1000, 0, 100, 0, 190, 171, false).admits(batch, 0.1))
+                .isFalse();
         // one slot in all: the reserve cannot take the only one
-        assertThat(new BudgetView(1000, 0, 100, 0, 1, 0, false).admits(batch, 0.1)).isTrue();
+        assertThat(new BudgetView(1000, 0, 100, 0, 1, 0, false).admits(batch, 0.1))
+                .isTrue();
         // a batch job too big to leave the reserve runs in an otherwise empty window
         Job big = job("t", 1, JobClass.BATCH, 950);
-        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, false).admits(big, 0.1)).isTrue();
-        assertThat(new BudgetView(1000, 1, 100, 0, 100, 0, false).admits(big, 0.1)).isFalse();
+        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, false).admits(big, 0.1))
+                .isTrue();
+        assertThat(new BudgetView(1000, 1, 100, 0, 100, 0, false).admits(big, 0.1))
+                .isFalse();
         // paused: nothing goes
-        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, true).admits(person, 0.1)).isFalse();
+        assertThat(new BudgetView(1000, 0, 100, 0, 100, 0, true).admits(person, 0.1))
+                .isFalse();
     }
 
     // --- the loop's rules ---
@@ -198,8 +223,10 @@ class FairQueueTest {
     @Test
     void noSlotOrNoRequestMeansNothingGoes() {
         enqueue("a", 1, JobClass.INTERACTIVE, 1, 1);
-        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 0, 100, 100, false))).isEmpty();
-        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 1000, 100, 0, false))).isEmpty();
+        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 0, 100, 100, false)))
+                .isEmpty();
+        assertThat(queue.next(new BudgetView(10_000, 0, 1000, 1000, 100, 0, false)))
+                .isEmpty();
     }
 
     @Test
@@ -242,7 +269,8 @@ class FairQueueTest {
     @Test
     void theQueueIsBounded() {
         FairQueue small = new FairQueue(3, 0);
-        for (int i = 0; i < 3; i++) assertThat(small.enqueue(job("t" + i, 1, JobClass.INTERACTIVE, 1))).isTrue();
+        for (int i = 0; i < 3; i++)
+            assertThat(small.enqueue(job("t" + i, 1, JobClass.INTERACTIVE, 1))).isTrue();
         assertThat(small.isFull()).isTrue();
         assertThat(small.enqueue(job("late", 1, JobClass.INTERACTIVE, 1))).isFalse();
         Job out = small.next(ROOMY).orElseThrow();
@@ -265,7 +293,8 @@ class FairQueueTest {
         drainTenants(10);
         assertThat(queue.lanesWaiting()).isZero();
         enqueue("c", 1, JobClass.INTERACTIVE, 10, 1);
-        assertThat(queue.aheadOf(job("d", 1, JobClass.INTERACTIVE, 10)).position()).isEqualTo(2);
+        assertThat(queue.aheadOf(job("d", 1, JobClass.INTERACTIVE, 10)).position())
+                .isEqualTo(2);
     }
 
     // --- positions, for the door ---
@@ -317,7 +346,9 @@ class FairQueueTest {
             assertThat(next).isEqualTo(peeked);
             if (next.isEmpty()) break;
             served++;
-            assertThat(predicted.get(next.get().id())).as("job %s", next.get().id()).isEqualTo(served);
+            assertThat(predicted.get(next.get().id()))
+                    .as("job %s", next.get().id())
+                    .isEqualTo(served);
             assertThat(order.get(served - 1)).isEqualTo(next.get());
         }
         assertThat(served).isEqualTo(predicted.size()).isEqualTo(order.size());
@@ -342,21 +373,34 @@ class FairQueueTest {
         for (int i = 0; i < 3; i++) small.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
         assertThat(small.isFull()).isTrue();
         Job newcomer = Job.of("c0", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER);
-        assertThat(small.victimFor(newcomer)).as("a's last in service order: its batch job")
-                .map(Job::id).contains("a-batch");
-        assertThat(small.victimFor(Job.of("b3", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("b: 4 after, a: 6 left")
-                .map(Job::id).contains("a-batch");
-        assertThat(small.victimFor(Job.of("a7", "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).as("the longest itself").isEmpty();
-        assertThat(new FairQueue(10, 0.1).victimFor(newcomer)).as("room: nobody leaves").isEmpty();
+        assertThat(small.victimFor(newcomer))
+                .as("a's last in service order: its batch job")
+                .map(Job::id)
+                .contains("a-batch");
+        assertThat(small.victimFor(Job.of("b3", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER)))
+                .as("b: 4 after, a: 6 left")
+                .map(Job::id)
+                .contains("a-batch");
+        assertThat(small.victimFor(Job.of("a7", "a", 1, JobClass.INTERACTIVE, 100, 0, NEVER)))
+                .as("the longest itself")
+                .isEmpty();
+        assertThat(new FairQueue(10, 0.1).victimFor(newcomer))
+                .as("room: nobody leaves")
+                .isEmpty();
         // lanes of equal length: a newcomer would hold no more than the one it displaced, a fourth job would hold more
         FairQueue even = new FairQueue(4, 0.1);
         for (String id : List.of("x0", "x1")) even.enqueue(Job.of(id, "x", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
         for (String id : List.of("y0", "y1")) even.enqueue(Job.of(id, "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER));
-        assertThat(even.victimFor(newcomer)).map(Job::id).as("ties: the newer lane").contains("y1");
+        assertThat(even.victimFor(newcomer))
+                .map(Job::id)
+                .as("ties: the newer lane")
+                .contains("y1");
         even.remove("y1");
         even.enqueue(newcomer);
-        assertThat(even.victimFor(Job.of("c1", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
-        assertThat(even.victimFor(Job.of("y2", "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER))).isEmpty();
+        assertThat(even.victimFor(Job.of("c1", "c", 1, JobClass.INTERACTIVE, 100, 0, NEVER)))
+                .isEmpty();
+        assertThat(even.victimFor(Job.of("y2", "y", 1, JobClass.INTERACTIVE, 100, 0, NEVER)))
+                .isEmpty();
     }
 
     // --- credit, bounded ---
@@ -364,15 +408,20 @@ class FairQueueTest {
     @Test
     void aTenantWhoseBookWentOutBeforeTheOthersCameIsBehindThemUpToTheCredit() {
         FairQueue credited = new FairQueue(10_000, 0.1, 72_000); // a quarter of 288 000 tokens a minute
-        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 100; i++)
+            credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 97; i++) credited.next(ROOMY); // its book went out while it was alone
         credited.advanceTo(Door.BURST_MS); // and the late one comes after that burst
         for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
-        assertThat(credited.aheadOf(Job.of("c0", "later", 1, JobClass.INTERACTIVE, 800, 0, NEVER)).position())
-                .as("a third tenant starts at the same floor less the credit: beside the late one").isEqualTo(2);
+        assertThat(credited.aheadOf(Job.of("c0", "later", 1, JobClass.INTERACTIVE, 800, 0, NEVER))
+                        .position())
+                .as("a third tenant starts at the same floor less the credit: beside the late one")
+                .isEqualTo(2);
         List<String> order = new ArrayList<>();
-        for (int i = 0; i < 100; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
-        // 72 000 of credit is 90 pages: the late tenant's first 90 go before the early one's last 3, then they alternate
+        for (int i = 0; i < 100; i++)
+            order.add(credited.next(ROOMY).orElseThrow().tenant());
+        // 72 000 of credit is 90 pages: the late tenant's first 90 go before the early one's last 3, then they
+        // alternate
         assertThat(order.subList(0, 90)).containsOnly("late");
         assertThat(order.subList(90, 96)).containsExactly("early", "late", "early", "late", "early", "late");
 
@@ -390,11 +439,14 @@ class FairQueueTest {
         // An empty budget sends the first tenant's book before the second's first call reaches the queue, a few
         // milliseconds later: within the burst both start where the first did, so the second is owed the whole book.
         FairQueue credited = new FairQueue(10_000, 0.1, 72_000);
-        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 10, NEVER));
+        for (int i = 0; i < 100; i++)
+            credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 10, NEVER));
         for (int i = 0; i < 97; i++) credited.next(ROOMY);
-        for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 16, NEVER));
+        for (int i = 0; i < 100; i++)
+            credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 16, NEVER));
         List<String> order = new ArrayList<>();
-        for (int i = 0; i < 100; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
+        for (int i = 0; i < 100; i++)
+            order.add(credited.next(ROOMY).orElseThrow().tenant());
         // 97 pages behind, not 90: the late tenant's first 97 go before the early one's last 3, then they alternate
         assertThat(order.subList(0, 97)).containsOnly("late");
         assertThat(order.subList(97, 100)).containsExactly("early", "late", "early");
@@ -403,14 +455,16 @@ class FairQueueTest {
     @Test
     void theCreditIsBoundedAndDoesNotCompound() {
         FairQueue credited = new FairQueue(10_000, 0.1, 8_000); // ten pages
-        for (int i = 0; i < 1_000; i++) credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        for (int i = 0; i < 1_000; i++)
+            credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 500; i++) credited.next(ROOMY);
         credited.advanceTo(Door.BURST_MS);
         // idle for ever or new: ten pages of credit, not 500
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("c" + i, "c", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         List<String> order = new ArrayList<>();
-        for (int i = 0; i < 23; i++) order.add(credited.next(ROOMY).orElseThrow().tenant());
+        for (int i = 0; i < 23; i++)
+            order.add(credited.next(ROOMY).orElseThrow().tenant());
         // b and c both start ten pages below the hog (c not ten below b): 20 pages between them, then one each in turn
         assertThat(order.subList(0, 20)).containsOnly("b", "c");
         assertThat(order.subList(20, 23)).containsExactly("hog", "b", "c");

@@ -34,8 +34,11 @@ class HoldBackTest {
 
     @Test
     void theThresholdSaturates() {
-        assertThat(HoldBack.of(OptionalLong.of(Long.MAX_VALUE - 10), 0, SLACK, TTL).aboveAt(0)).isEqualTo(Long.MAX_VALUE);
-        assertThat(HoldBack.of(OptionalLong.of(-LaneShare.MAX_COUNTER), 0, SLACK, TTL).aboveAt(0))
+        assertThat(HoldBack.of(OptionalLong.of(Long.MAX_VALUE - 10), 0, SLACK, TTL)
+                        .aboveAt(0))
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(HoldBack.of(OptionalLong.of(-LaneShare.MAX_COUNTER), 0, SLACK, TTL)
+                        .aboveAt(0))
                 .isEqualTo(-LaneShare.MAX_COUNTER + SLACK);
     }
 

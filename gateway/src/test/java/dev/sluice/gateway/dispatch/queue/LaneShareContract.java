@@ -30,11 +30,13 @@ abstract class LaneShareContract {
     }
 
     View publish(String replica, long nowMs, Report... lanes) {
-        return share.publish(key, replica, nowMs, List.of(lanes), List.of(), TERMS).block(Duration.ofSeconds(5));
+        return share.publish(key, replica, nowMs, List.of(lanes), List.of(), TERMS)
+                .block(Duration.ofSeconds(5));
     }
 
     View publishDemand(String replica, long nowMs, LaneShare.Demand... demand) {
-        return share.publish(key, replica, nowMs, List.of(), List.of(demand), TERMS).block(Duration.ofSeconds(5));
+        return share.publish(key, replica, nowMs, List.of(), List.of(demand), TERMS)
+                .block(Duration.ofSeconds(5));
     }
 
     @Test
@@ -52,7 +54,9 @@ abstract class LaneShareContract {
         // c and b fall silent: past the TTL their demand no longer counts; a's own empty report withdraws it.
         View later = publishDemand("a", 1_300 + TTL + 1);
         assertThat(later.elsewhere()).isEmpty();
-        assertThat(publishDemand("b", 1_300 + TTL + 2).elsewhere()).as("a withdrew its demand").isEmpty();
+        assertThat(publishDemand("b", 1_300 + TTL + 2).elsewhere())
+                .as("a withdrew its demand")
+                .isEmpty();
     }
 
     static Report waiting(String tenant, long served) {
@@ -99,8 +103,12 @@ abstract class LaneShareContract {
     @Test
     void aReplicaThatStopsPublishingDropsOutAfterTheTtl() {
         publish("dead", 1_000, waiting("t1", 0));
-        assertThat(publish("b", 1_000 + TTL, waiting("t2", 800)).othersLowest()).as("still fresh").hasValue(-CREDIT);
-        assertThat(publish("b", 1_001 + TTL, waiting("t2", 800)).othersLowest()).as("silent past the TTL").isEmpty();
+        assertThat(publish("b", 1_000 + TTL, waiting("t2", 800)).othersLowest())
+                .as("still fresh")
+                .hasValue(-CREDIT);
+        assertThat(publish("b", 1_001 + TTL, waiting("t2", 800)).othersLowest())
+                .as("silent past the TTL")
+                .isEmpty();
     }
 
     @Test
@@ -110,7 +118,9 @@ abstract class LaneShareContract {
         publish("a", 1_200, waiting("fast", 0));
         // Past the TTL slow is no longer waiting anywhere: it comes back at the floor (fast's counter) less the credit.
         View v = publish("a", 5_000, waiting("fast", 0), waiting("slow", 0));
-        assertThat(v.counters()).containsEntry("fast", -CREDIT + 100_000).containsEntry("slow", -CREDIT + 100_000 - CREDIT);
+        assertThat(v.counters())
+                .containsEntry("fast", -CREDIT + 100_000)
+                .containsEntry("slow", -CREDIT + 100_000 - CREDIT);
         // fast drains and comes back later: ahead of the floor, it keeps its own counter.
         publish("a", 5_100, drained("fast", 0), waiting("slow", 0));
         assertThat(publish("a", 9_000, waiting("fast", 0), waiting("slow", 0)).counters())
@@ -126,14 +136,17 @@ abstract class LaneShareContract {
     @Test
     void countersSaturateInsteadOfOverflowing() {
         publish("a", 1_000, waiting("t", LaneShare.MAX_COUNTER));
-        assertThat(publish("a", 1_100, waiting("t", LaneShare.MAX_COUNTER)).counters()).containsEntry("t", LaneShare.MAX_COUNTER);
-        assertThat(publish("b", 1_100, waiting("u", -LaneShare.MAX_COUNTER)).othersLowest()).hasValue(LaneShare.MAX_COUNTER);
+        assertThat(publish("a", 1_100, waiting("t", LaneShare.MAX_COUNTER)).counters())
+                .containsEntry("t", LaneShare.MAX_COUNTER);
+        assertThat(publish("b", 1_100, waiting("u", -LaneShare.MAX_COUNTER)).othersLowest())
+                .hasValue(LaneShare.MAX_COUNTER);
     }
 
     @Test
     void budgetsAreApart() {
         publish("a", 1_000, waiting("t1", 800));
-        View other = share.publish(key + "-other", "b", 1_000, List.of(waiting("t2", 0)), List.of(), TERMS).block(Duration.ofSeconds(5));
+        View other = share.publish(key + "-other", "b", 1_000, List.of(waiting("t2", 0)), List.of(), TERMS)
+                .block(Duration.ofSeconds(5));
         assertThat(other.othersLowest()).isEqualTo(OptionalLong.empty());
     }
 }

@@ -29,7 +29,9 @@ class LaneShareTwinsTest {
         String[] tenants = {"t1", "t2", "t3", "t4", "t5", "t6"};
         long now = 1_000_000;
         for (int step = 0; step < 500; step++) {
-            now += random.nextInt(10) == 0 ? random.nextLong(1_000, 5_000) : random.nextLong(0, 400); // now and then a silence past the TTL
+            now += random.nextInt(10) == 0
+                    ? random.nextLong(1_000, 5_000)
+                    : random.nextLong(0, 400); // now and then a silence past the TTL
             String replica = replicas[random.nextInt(replicas.length)];
             List<Report> lanes = new ArrayList<>();
             for (String t : tenants) {
@@ -37,9 +39,13 @@ class LaneShareTwinsTest {
                 long served = random.nextInt(5) == 0 ? -random.nextLong(0, 500) : random.nextLong(0, 6_000);
                 lanes.add(new Report(t, served, random.nextInt(4) != 0));
             }
-            View fromRedis = redis.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
-            View fromMemory = memory.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
-            assertThat(fromRedis).as("step %d: %s at %d reports %s", step, replica, now, lanes).isEqualTo(fromMemory);
+            View fromRedis =
+                    redis.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
+            View fromMemory =
+                    memory.publish(key, replica, now, lanes, List.of(), TERMS).block(Duration.ofSeconds(5));
+            assertThat(fromRedis)
+                    .as("step %d: %s at %d reports %s", step, replica, now, lanes)
+                    .isEqualTo(fromMemory);
         }
     }
 }

@@ -21,7 +21,9 @@ class RedisLaneShareTest extends LaneShareContract {
         assertThat(hash).isEqualTo("sluice:f:{" + key + "}");
         redis.opsForHash().put(hash, "t:stranger", "not an entry").block(Duration.ofSeconds(5));
         assertThat(publish("a", 1_000, waiting("t1", 800)).counters()).containsOnlyKeys("t1");
-        assertThat(redis.opsForHash().hasKey(hash, "t:stranger").block(Duration.ofSeconds(5))).as("dropped, not fatal").isFalse();
+        assertThat(redis.opsForHash().hasKey(hash, "t:stranger").block(Duration.ofSeconds(5)))
+                .as("dropped, not fatal")
+                .isFalse();
         Long ttl = redis.getExpire(hash).map(Duration::toMillis).block(Duration.ofSeconds(5));
         assertThat(ttl).isPositive().isLessThanOrEqualTo(RedisLaneShare.KEEP.toMillis());
     }

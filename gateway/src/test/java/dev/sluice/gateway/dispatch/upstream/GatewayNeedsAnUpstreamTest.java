@@ -3,9 +3,9 @@ package dev.sluice.gateway.dispatch.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.ConfigException;
 import dev.sluice.gateway.testsupport.FakeUpstream;
 import dev.sluice.gateway.testsupport.GatewayReplica;
-import dev.sluice.gateway.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,12 +18,15 @@ class GatewayNeedsAnUpstreamTest {
     void withoutAProviderUrlTheGatewayRefusesToStartAndNamesTheSetting() {
         assertThatThrownBy(() -> GatewayReplica.builder().start())
                 .hasRootCauseInstanceOf(ConfigException.class)
-                .rootCause().hasMessageContaining("SLUICE_PROVIDER_URL");
+                .rootCause()
+                .hasMessageContaining("SLUICE_PROVIDER_URL");
     }
 
     @Test
     void withAProviderUrlItStarts() {
-        try (GatewayReplica gateway = GatewayReplica.builder().properties(FakeUpstream.NO_UPSTREAM_CALLS).start()) {
+        try (GatewayReplica gateway = GatewayReplica.builder()
+                .properties(FakeUpstream.NO_UPSTREAM_CALLS)
+                .start()) {
             assertThat(gateway.context().isRunning()).isTrue();
         }
     }

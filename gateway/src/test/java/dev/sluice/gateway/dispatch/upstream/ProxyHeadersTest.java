@@ -22,13 +22,11 @@ import reactor.core.publisher.Mono;
  * Header hygiene both ways, over real HTTP to a provider that records what it gets and answers
  * with every header a real one (and the CDN in front of it) sends.
  */
-@GatewayTest(properties = {
-        "SLUICE_PROVIDER_API_KEY=sk-provider-secret",
-        "sluice.demo.tenants=true"})
+@GatewayTest(properties = {"SLUICE_PROVIDER_API_KEY=sk-provider-secret", "sluice.demo.tenants=true"})
 class ProxyHeadersTest {
     @RegisterExtension
-    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res
-            .header("content-type", "application/json")
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) -> res.header(
+                    "content-type", "application/json")
             .header("set-cookie", "__cf_bm=provider-session; path=/; HttpOnly")
             .header("server", "cloudflare")
             .header("openai-organization", "org-our-account")
@@ -41,7 +39,8 @@ class ProxyHeadersTest {
             .header("openai-processing-ms", "287")
             .header("x-ratelimit-remaining-tokens", "987654321")
             .header("x-ratelimit-remaining-tokens-day", "5")
-            .sendString(Mono.just("{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")));
+            .sendString(Mono.just(
+                    "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}")));
 
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) {
@@ -52,7 +51,9 @@ class ProxyHeadersTest {
     int port;
 
     ResponseEntity<String> call() {
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
                 .header("Authorization", "Bearer sk-sluice-demo-pro")
                 .header("x-api-key", "sk-sluice-demo-pro")
                 .header("X-Sluice-Priority", "batch")
@@ -71,7 +72,9 @@ class ProxyHeadersTest {
                 .header("Idempotency-Key", "idem-1")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .retrieve().toEntity(String.class).block(Duration.ofSeconds(10));
+                .retrieve()
+                .toEntity(String.class)
+                .block(Duration.ofSeconds(10));
     }
 
     @Test
@@ -84,12 +87,30 @@ class ProxyHeadersTest {
         assertThat(h.get("Content-Type")).startsWith("application/json");
         assertThat(h.get("OpenAI-Beta")).isEqualTo("assistants=v2");
         assertThat(h.get("Idempotency-Key")).isEqualTo("idem-1");
-        for (String never : new String[] {"x-api-key", "X-Sluice-Priority", "X-Sluice-Max-Wait", "X-Sluice-Internal", "Cookie",
-                "Forwarded", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port", "X-Real-IP",
-                "Proxy-Authorization", "TE", "Upgrade", "OpenAI-Organization", "OpenAI-Project"}) {
+        for (String never : new String[] {
+            "x-api-key",
+            "X-Sluice-Priority",
+            "X-Sluice-Max-Wait",
+            "X-Sluice-Internal",
+            "Cookie",
+            "Forwarded",
+            "X-Forwarded-For",
+            "X-Forwarded-Proto",
+            "X-Forwarded-Host",
+            "X-Forwarded-Port",
+            "X-Real-IP",
+            "Proxy-Authorization",
+            "TE",
+            "Upgrade",
+            "OpenAI-Organization",
+            "OpenAI-Project"
+        }) {
             assertThat(h.contains(never)).as(never).isFalse();
         }
-        assertThat(h.toString()).doesNotContain("sk-sluice-demo-pro").doesNotContain("tenant-session").doesNotContain("203.0.113.9");
+        assertThat(h.toString())
+                .doesNotContain("sk-sluice-demo-pro")
+                .doesNotContain("tenant-session")
+                .doesNotContain("203.0.113.9");
     }
 
     @Test
@@ -102,8 +123,16 @@ class ProxyHeadersTest {
         // The provider's room on our account is not this tenant's: the tenant's own window is shown.
         assertThat(h.get("x-ratelimit-remaining-tokens")).hasSize(1).doesNotContain("987654321");
         assertThat(h.getFirst("x-ratelimit-limit-tokens")).isEqualTo("150000"); // pro: 100,000 × burst 1.5
-        for (String never : new String[] {"set-cookie", "server", "openai-organization", "openai-project", "cf-ray",
-                "strict-transport-security", "x-envoy-upstream-service-time", "x-ratelimit-remaining-tokens-day"}) {
+        for (String never : new String[] {
+            "set-cookie",
+            "server",
+            "openai-organization",
+            "openai-project",
+            "cf-ray",
+            "strict-transport-security",
+            "x-envoy-upstream-service-time",
+            "x-ratelimit-remaining-tokens-day"
+        }) {
             assertThat(h.containsHeader(never)).as(never).isFalse();
         }
     }
@@ -112,8 +141,12 @@ class ProxyHeadersTest {
     void noMetricShowsTheUpstreamsAddress() {
         call();
         String upstream = UPSTREAM.baseUrl().replaceAll("^http://([^/]+)/.*$", "$1");
-        String prometheus = WebClient.create("http://127.0.0.1:" + port).get().uri("/actuator/prometheus")
-                .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
+        String prometheus = WebClient.create("http://127.0.0.1:" + port)
+                .get()
+                .uri("/actuator/prometheus")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(10));
         assertThat(prometheus).contains("llm-provider").doesNotContain(upstream);
     }
 }

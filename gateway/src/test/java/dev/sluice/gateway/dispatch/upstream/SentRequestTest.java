@@ -3,8 +3,8 @@ package dev.sluice.gateway.dispatch.upstream;
 import static dev.sluice.gateway.dispatch.upstream.SentRequest.countsLaterByMs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,9 +25,15 @@ class SentRequestTest {
     @Test
     void aCallSentLateCountsThatMuchLaterWhateverTheAnswerProves() {
         assertThat(countsLaterByMs(T, T + 1_500, T + 3_500, true, 250)).isEqualTo(1_500);
-        assertThat(countsLaterByMs(T, T, T + 2_000, true, 250)).as("sent at once").isZero();
-        assertThat(countsLaterByMs(T, T - 5, T + 2_000, true, 250)).as("never earlier than admitted").isZero();
-        assertThat(countsLaterByMs(NONE, T, T + 2_000, true, 250)).as("hand-over unknown").isZero();
+        assertThat(countsLaterByMs(T, T, T + 2_000, true, 250))
+                .as("sent at once")
+                .isZero();
+        assertThat(countsLaterByMs(T, T - 5, T + 2_000, true, 250))
+                .as("never earlier than admitted")
+                .isZero();
+        assertThat(countsLaterByMs(NONE, T, T + 2_000, true, 250))
+                .as("hand-over unknown")
+                .isZero();
     }
 
     @Test
@@ -49,18 +55,21 @@ class SentRequestTest {
         // Headers stamped before the sending (a clock step): no travel, never negative.
         assertThat(countsLaterByMs(T, T, T - 10, false, 250)).isZero();
         // A count delay at its longest already covers it; at 0, the whole second is added.
-        assertThat(countsLaterByMs(T, T, T + 2_000, false, BudgetLimits.MAX_COUNT_DELAY_MS)).isZero();
+        assertThat(countsLaterByMs(T, T, T + 2_000, false, BudgetLimits.MAX_COUNT_DELAY_MS))
+                .isZero();
         assertThat(countsLaterByMs(T, T, T + 2_000, false, 0)).isEqualTo(BudgetLimits.MAX_COUNT_DELAY_MS);
     }
 
     @Test
     void theSendingIsWhenTheWholeBodyWasHandedOnNotWhenTheRequestWasMade() {
         FakeClock clock = new FakeClock(T);
-        SentRequest sent = new SentRequest(MockServerHttpRequest.post("/v1/chat/completions").body("{\"model\":\"m\"}"), clock);
+        SentRequest sent = new SentRequest(
+                MockServerHttpRequest.post("/v1/chat/completions").body("{\"model\":\"m\"}"), clock);
         assertThat(sent.sentAtMs()).isEqualTo(NONE);
         clock.advance(1_500);
         String body = DataBufferUtils.join(sent.getBody())
-                .map(b -> b.toString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(5));
+                .map(b -> b.toString(StandardCharsets.UTF_8))
+                .block(Duration.ofSeconds(5));
         assertThat(body).as("the body passes as it was").isEqualTo("{\"model\":\"m\"}");
         assertThat(sent.sentAtMs()).isEqualTo(T + 1_500);
     }
@@ -74,7 +83,9 @@ class SentRequestTest {
         assertThat(late.countsFromMs()).isEqualTo(T + 1_750);
         assertThat(late.chargedAtMs()).as("the charge's key is unchanged").isEqualTo(T + 250);
         assertThat(late.leaseId()).isEqualTo("l1");
-        assertThat(new Lease("p:m", "l1", null, 0, 0, Long.MAX_VALUE - 10, false).sentAfter(100).countsFromMs())
+        assertThat(new Lease("p:m", "l1", null, 0, 0, Long.MAX_VALUE - 10, false)
+                        .sentAfter(100)
+                        .countsFromMs())
                 .isEqualTo(Long.MAX_VALUE);
     }
 }

@@ -31,10 +31,14 @@ class UnreachableUpstreamTest {
 
     @Test
     void anUnreachableProviderIs502WithAnOpenAiBody() {
-        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer sk-sluice-demo-pro").contentType(MediaType.APPLICATION_JSON)
+        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer sk-sluice-demo-pro")
+                .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .exchangeToMono(x -> x.toEntity(String.class)).block(Duration.ofSeconds(20));
+                .exchangeToMono(x -> x.toEntity(String.class))
+                .block(Duration.ofSeconds(20));
         assertThat(r.getStatusCode().value()).isEqualTo(502);
         assertThat(r.getBody()).contains("\"code\":\"upstream_unavailable\"");
     }

@@ -3,16 +3,16 @@ package dev.sluice.gateway.dispatch.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
-import dev.sluice.gateway.tenant.TenantStore;
-import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.config.ProviderSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,10 +47,12 @@ import reactor.core.publisher.Mono;
  * the provider counted or, when it counted nothing, the prompt and the output really sent;
  * and no provider slot or lease is left behind.
  */
-@RedisGatewayTest(properties = {
-        "sluice.upstream.stream-idle-timeout=400ms",
-        "sluice.upstream.body-timeout=600ms",
-        "spring.cloud.gateway.server.webflux.httpclient.response-timeout=800ms"})
+@RedisGatewayTest(
+        properties = {
+            "sluice.upstream.stream-idle-timeout=400ms",
+            "sluice.upstream.body-timeout=600ms",
+            "spring.cloud.gateway.server.webflux.httpclient.response-timeout=800ms"
+        })
 class UpstreamFaultsTest {
     static final String SECRET = "org-provider-secret";
     static final String CHUNK = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
@@ -70,24 +72,40 @@ class UpstreamFaultsTest {
         calls.add(System.nanoTime());
         return switch (fault) {
             case "hang" -> Mono.never();
-            case "stall" -> res.header("content-type", "text/event-stream")
-                    .sendString(Flux.just(CHUNK).concatWith(Flux.never()));
-            case "cut" -> res.header("content-type", "text/event-stream")
-                    .sendString(Flux.just(CHUNK).concatWith(Flux.error(new IOException("provider died"))));
-            case "silent-body" -> res.header("content-type", "application/json").sendHeaders().then(Mono.never());
-            case "500" -> res.status(500).header("content-type", "application/json")
-                    .sendString(Mono.just("{\"error\":{\"message\":\"internal failure for " + SECRET + "\"}}"));
-            case "garbage" -> res.status(200).header("content-type", "text/html")
-                    .sendString(Mono.just("<html><body>Bad gateway at " + SECRET + "</body></html>"));
-            case "garbage-json" -> res.status(200).header("content-type", "application/json")
-                    .sendString(Mono.just("upstream connect error " + SECRET));
-            case "401" -> res.status(401).header("content-type", "application/json")
-                    .sendString(Mono.just("{\"error\":{\"message\":\"Incorrect API key provided: sk-prov-" + SECRET + "\"}}"));
-            case "503" -> calls.size() == 1
-                    ? res.status(503).header("retry-after-ms", "700").header("retry-after", "1")
-                            .sendString(Mono.just("overloaded " + SECRET))
-                    : res.header("content-type", "application/json").sendString(Mono.just(ANSWER));
-            case "503-long" -> res.status(503).header("retry-after", "30").sendString(Mono.just("overloaded " + SECRET));
+            case "stall" ->
+                res.header("content-type", "text/event-stream")
+                        .sendString(Flux.just(CHUNK).concatWith(Flux.never()));
+            case "cut" ->
+                res.header("content-type", "text/event-stream")
+                        .sendString(Flux.just(CHUNK).concatWith(Flux.error(new IOException("provider died"))));
+            case "silent-body" ->
+                res.header("content-type", "application/json").sendHeaders().then(Mono.never());
+            case "500" ->
+                res.status(500)
+                        .header("content-type", "application/json")
+                        .sendString(Mono.just("{\"error\":{\"message\":\"internal failure for " + SECRET + "\"}}"));
+            case "garbage" ->
+                res.status(200)
+                        .header("content-type", "text/html")
+                        .sendString(Mono.just("<html><body>Bad gateway at " + SECRET + "</body></html>"));
+            case "garbage-json" ->
+                res.status(200)
+                        .header("content-type", "application/json")
+                        .sendString(Mono.just("upstream connect error " + SECRET));
+            case "401" ->
+                res.status(401)
+                        .header("content-type", "application/json")
+                        .sendString(Mono.just(
+                                "{\"error\":{\"message\":\"Incorrect API key provided: sk-prov-" + SECRET + "\"}}"));
+            case "503" ->
+                calls.size() == 1
+                        ? res.status(503)
+                                .header("retry-after-ms", "700")
+                                .header("retry-after", "1")
+                                .sendString(Mono.just("overloaded " + SECRET))
+                        : res.header("content-type", "application/json").sendString(Mono.just(ANSWER));
+            case "503-long" ->
+                res.status(503).header("retry-after", "30").sendString(Mono.just("overloaded " + SECRET));
             default -> res.header("content-type", "application/json").sendString(Mono.just(ANSWER));
         };
     });
@@ -99,16 +117,22 @@ class UpstreamFaultsTest {
 
     @Value("${local.server.port}")
     int port;
+
     @Autowired
     TenantStore tenants;
+
     @Autowired
     QuotaLimiter limiter;
+
     @Autowired
     ConfigRegistry config;
+
     @Autowired
     ProviderBudgetStore budgets;
+
     @Autowired
     MeterRegistry meters;
+
     @Autowired
     TokenEstimator estimator;
 
@@ -129,7 +153,8 @@ class UpstreamFaultsTest {
     void noSlotLeft() {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertThat(inFlightInRedis()).as("leases in Redis").isEqualTo(leasesBefore);
-            var slots = meters.find("sluice.inflight").tag("budget", "default:*").gauge(); // registered on first dispatch
+            var slots =
+                    meters.find("sluice.inflight").tag("budget", "default:*").gauge(); // registered on first dispatch
             assertThat(slots == null ? 0 : slots.value()).as("slots here").isZero();
         });
     }
@@ -156,12 +181,18 @@ class UpstreamFaultsTest {
         long end = System.nanoTime();
         long cutAfterMs = (end - chunkAt[0]) / 1_000_000;
 
-        assertThat(received).startsWith(CHUNK).contains("\"code\":\"upstream_timeout\"").contains("\"type\":\"server_error\"");
-        assertThat(cutAfterMs).as("silence before the cut (idle timeout 400 ms)").isBetween(350L, 1_500L);
+        assertThat(received)
+                .startsWith(CHUNK)
+                .contains("\"code\":\"upstream_timeout\"")
+                .contains("\"type\":\"server_error\"");
+        assertThat(cutAfterMs)
+                .as("silence before the cut (idle timeout 400 ms)")
+                .isBetween(350L, 1_500L);
         // No usage came, and the stalled provider may still be writing up to its cap: the reservation stands.
         assertCharged(prompt(body) + 1000);
-        System.out.printf("[faults] stall: stream cut %d ms after its last chunk (total %d ms)%n", cutAfterMs,
-                (end - start) / 1_000_000);
+        System.out.printf(
+                "[faults] stall: stream cut %d ms after its last chunk (total %d ms)%n",
+                cutAfterMs, (end - start) / 1_000_000);
     }
 
     @Test
@@ -169,7 +200,10 @@ class UpstreamFaultsTest {
         String body = body("cut", true);
         String received = stream(body, new long[1]);
 
-        assertThat(received).startsWith(CHUNK).contains("\"code\":\"upstream_error\"").doesNotContain("provider died");
+        assertThat(received)
+                .startsWith(CHUNK)
+                .contains("\"code\":\"upstream_error\"")
+                .doesNotContain("provider died");
         assertCharged(prompt(body) + 1000); // no usage came: the cap the provider was given bounds what it billed
     }
 
@@ -237,10 +271,15 @@ class UpstreamFaultsTest {
     void a503WhoseRetryAfterPassesTheMaxWaitIsBusyAtOnceAndRefunded() {
         String body = body("503-long", false);
         long start = System.nanoTime();
-        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).header("X-Sluice-Max-Wait", "5000")
-                .contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(x -> x.toEntity(String.class)).block(Duration.ofSeconds(20));
+        ResponseEntity<String> r = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .header("X-Sluice-Max-Wait", "5000")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(x -> x.toEntity(String.class))
+                .block(Duration.ofSeconds(20));
         long tookMs = (System.nanoTime() - start) / 1_000_000;
 
         assertError(r, 503, "gateway_busy");
@@ -251,8 +290,10 @@ class UpstreamFaultsTest {
 
     @Test
     void aMeterForRetriesExistsFromTheStart() {
-        assertThat(meters.find("sluice.upstream.retries").tag("status", "503").counter()).isNotNull();
-        assertThat(meters.find("sluice.upstream.retries").tag("status", "429").counter()).isNotNull();
+        assertThat(meters.find("sluice.upstream.retries").tag("status", "503").counter())
+                .isNotNull();
+        assertThat(meters.find("sluice.upstream.retries").tag("status", "429").counter())
+                .isNotNull();
     }
 
     // --- helpers
@@ -263,15 +304,24 @@ class UpstreamFaultsTest {
     }
 
     ResponseEntity<String> post(String body) {
-        return WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-                .exchangeToMono(x -> x.toEntity(String.class)).block(Duration.ofSeconds(20));
+        return WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchangeToMono(x -> x.toEntity(String.class))
+                .block(Duration.ofSeconds(20));
     }
 
     /** The raw stream as the client got it; {@code chunkAt[0]}: when its last piece before the end arrived. */
     String stream(String body, long[] chunkAt) {
-        List<String> parts = WebClient.create("http://127.0.0.1:" + port).post().uri("/v1/chat/completions")
-                .header("Authorization", "Bearer " + key).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+        List<String> parts = WebClient.create("http://127.0.0.1:" + port)
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
                 .exchangeToFlux(x -> {
                     assertThat(x.statusCode().value()).isEqualTo(200);
                     return x.bodyToFlux(DataBuffer.class);
@@ -282,34 +332,50 @@ class UpstreamFaultsTest {
                     if (s.contains("Hello world")) chunkAt[0] = System.nanoTime();
                     return s;
                 })
-                .collectList().block(Duration.ofSeconds(20));
+                .collectList()
+                .block(Duration.ofSeconds(20));
         return String.join("", parts);
     }
 
     static void assertError(ResponseEntity<String> r, int status, String code) {
         assertThat(r.getStatusCode().value()).as(r.getBody()).isEqualTo(status);
         assertThat(r.getHeaders().getContentType().toString()).startsWith("application/json");
-        assertThat(r.getBody()).contains("\"code\":\"" + code + "\"").contains("\"type\":")
-                .contains("\"param\":null").doesNotContain(SECRET);
+        assertThat(r.getBody())
+                .contains("\"code\":\"" + code + "\"")
+                .contains("\"type\":")
+                .contains("\"param\":null")
+                .doesNotContain(SECRET);
     }
 
     void assertCharged(long tokens) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(limiter.peek(tenantId, config.current().tier("pro").orElseThrow()).block().get(0).usedTokens())
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(limiter.peek(
+                                        tenantId, config.current().tier("pro").orElseThrow())
+                                .block()
+                                .get(0)
+                                .usedTokens())
                         .isEqualTo(tokens));
     }
 
     long prompt(String body) {
-        return estimator.estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024).promptTokens();
+        return estimator
+                .estimate("/v1/chat/completions", body.getBytes(StandardCharsets.UTF_8), 1024)
+                .promptTokens();
     }
 
     double retries503() {
-        return meters.find("sluice.upstream.retries").tag("status", "503").counter().count();
+        return meters.find("sluice.upstream.retries")
+                .tag("status", "503")
+                .counter()
+                .count();
     }
 
     int inFlightInRedis() {
         ProviderSettings provider = config.current().providers().get(0);
-        return budgets.snapshot(ProviderBudgetStore.key(provider, "gpt-4o"),
-                BudgetLimits.of(provider, "gpt-4o", Duration.ofMinutes(10))).block(Duration.ofSeconds(5)).inFlight();
+        return budgets.snapshot(
+                        ProviderBudgetStore.key(provider, "gpt-4o"),
+                        BudgetLimits.of(provider, "gpt-4o", Duration.ofMinutes(10)))
+                .block(Duration.ofSeconds(5))
+                .inFlight();
     }
 }

@@ -23,9 +23,7 @@ import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 /** The gateway against a scripted upstream over real HTTP: key swap, path mapping, streaming. */
-@GatewayTest(properties = {
-        "SLUICE_PROVIDER_API_KEY=sk-provider-secret",
-        "sluice.demo.tenants=true"})
+@GatewayTest(properties = {"SLUICE_PROVIDER_API_KEY=sk-provider-secret", "sluice.demo.tenants=true"})
 class UpstreamProxyTest {
     /** The rest of the stream waits on this sink, so the test decides when the upstream finishes. */
     static final Sinks.Many<String> REST_OF_STREAM = Sinks.many().unicast().onBackpressureBuffer();
@@ -38,7 +36,8 @@ class UpstreamProxyTest {
                     .sendString(first.concatWith(REST_OF_STREAM.asFlux()), StandardCharsets.UTF_8);
         }
         return res.header("content-type", "application/json")
-                .sendString(Mono.just("{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}"));
+                .sendString(Mono.just(
+                        "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}"));
     });
 
     @DynamicPropertySource
@@ -59,11 +58,14 @@ class UpstreamProxyTest {
     @Test
     void theProviderSeesItsOwnKeyOnItsOwnPathAndNeverTheTenantsKey() throws Exception {
         UPSTREAM.requests().clear();
-        String body = client().post().uri("/v1/chat/completions?trace=1")
+        String body = client().post()
+                .uri("/v1/chat/completions?trace=1")
                 .header("Authorization", "Bearer sk-sluice-demo-pro")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10));
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(10));
 
         assertThat(body).contains("\"total_tokens\":5");
         FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, TimeUnit.SECONDS);
@@ -76,9 +78,14 @@ class UpstreamProxyTest {
     @Test
     void xApiKeyIsAcceptedAndRemovedToo() throws Exception {
         UPSTREAM.requests().clear();
-        client().post().uri("/v1/embeddings").header("x-api-key", "sk-sluice-demo-free")
-                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"model\":\"m\",\"input\":\"x\"}")
-                .retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
+        client().post()
+                .uri("/v1/embeddings")
+                .header("x-api-key", "sk-sluice-demo-free")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"m\",\"input\":\"x\"}")
+                .retrieve()
+                .toBodilessEntity()
+                .block(Duration.ofSeconds(10));
         FakeUpstream.Recorded seen = UPSTREAM.requests().poll(5, TimeUnit.SECONDS);
         assertThat(seen.headers().contains("x-api-key")).isFalse();
         assertThat(seen.headers().get("Authorization")).isEqualTo("Bearer sk-provider-secret");
@@ -86,11 +93,14 @@ class UpstreamProxyTest {
 
     @Test
     void aStreamReachesTheClientChunkByChunkBeforeTheUpstreamHasFinished() {
-        Flux<String> events = client().post().uri("/v1/chat/completions")
+        Flux<String> events = client().post()
+                .uri("/v1/chat/completions")
                 .header("Authorization", "Bearer sk-sluice-demo-pro")
                 .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .retrieve().bodyToFlux(String.class);
+                .bodyValue(
+                        "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .retrieve()
+                .bodyToFlux(String.class);
 
         // The upstream has sent only its first chunk; the rest is held until the client has seen it.
         StepVerifier.create(events)
@@ -124,9 +134,12 @@ class UpstreamProxyTest {
     }
 
     int chatStatus() {
-        return client().post().uri("/v1/chat/completions").header("Authorization", "Bearer sk-sluice-demo-pro")
+        return client().post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer sk-sluice-demo-pro")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
-                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value())).block(Duration.ofSeconds(10));
+                .exchangeToMono(r -> r.releaseBody().thenReturn(r.statusCode().value()))
+                .block(Duration.ofSeconds(10));
     }
 }

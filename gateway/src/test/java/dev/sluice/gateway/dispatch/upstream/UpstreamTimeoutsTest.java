@@ -13,7 +13,9 @@ class UpstreamTimeoutsTest {
                 .hasMessageContaining("sluice.upstream.stream-idle-timeout");
         assertThatThrownBy(() -> new UpstreamTimeouts(Duration.ofSeconds(1), Duration.ofMillis(-1)))
                 .hasMessageContaining("sluice.upstream.body-timeout");
-        assertThatThrownBy(() -> new UpstreamTimeouts(null, Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
-        assertThat(new UpstreamTimeouts(Duration.ofSeconds(120), Duration.ofSeconds(120)).streamIdle()).hasSeconds(120);
+        assertThatThrownBy(() -> new UpstreamTimeouts(null, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(new UpstreamTimeouts(Duration.ofSeconds(120), Duration.ofSeconds(120)).streamIdle())
+                .hasSeconds(120);
     }
 }

@@ -66,7 +66,8 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     }
 
     @Override
-    public Mono<Void> correct(String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
+    public Mono<Void> correct(
+            String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
         return Mono.fromRunnable(() -> withBudget(key, b -> {
             b.correct(limits, clock.millis(), remainingRequests, remainingTokens, resetMs);
             return null;

@@ -31,8 +31,14 @@ public final class RedisCalibrationStore implements CalibrationStore {
 
     @Override
     public Mono<Map<String, Entry>> share(String key, String replica, Entry mine, long maxAgeMs) {
-        return redis.execute(SHARE, List.of(hashKey(key)),
-                        List.of(replica, mine.encode(), Long.toString(mine.atMs()), Long.toString(Math.max(1, maxAgeMs))))
+        return redis.execute(
+                        SHARE,
+                        List.of(hashKey(key)),
+                        List.of(
+                                replica,
+                                mine.encode(),
+                                Long.toString(mine.atMs()),
+                                Long.toString(Math.max(1, maxAgeMs))))
                 .next()
                 .map(RedisCalibrationStore::entries)
                 .defaultIfEmpty(Map.of());

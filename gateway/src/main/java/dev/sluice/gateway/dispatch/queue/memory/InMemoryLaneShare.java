@@ -15,14 +15,11 @@ import reactor.core.publisher.Mono;
  * share, so its fair queue makes no share calls at all.
  */
 public final class InMemoryLaneShare implements LaneShare {
-    private record Tenant(long counter, long seenWaitingMs) {
-    }
+    private record Tenant(long counter, long seenWaitingMs) {}
 
-    private record Replica(long seenMs, long lowest) {
-    }
+    private record Replica(long seenMs, long lowest) {}
 
-    private record DemandAt(long seenMs, List<Demand> demand) {
-    }
+    private record DemandAt(long seenMs, List<Demand> demand) {}
 
     private static final class Budget {
         long floor;
@@ -34,7 +31,8 @@ public final class InMemoryLaneShare implements LaneShare {
     private final Map<String, Budget> budgets = new HashMap<>();
 
     @Override
-    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
+    public Mono<View> publish(
+            String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
         return Mono.fromSupplier(() -> {
             synchronized (budgets) {
                 return publish(budgets.computeIfAbsent(key, k -> new Budget()), replica, nowMs, lanes, demand, terms);
@@ -42,7 +40,8 @@ public final class InMemoryLaneShare implements LaneShare {
         });
     }
 
-    private static View publish(Budget b, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
+    private static View publish(
+            Budget b, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
         long fresh = nowMs - terms.ttlMs();
         b.demand.values().removeIf(d -> d.seenMs() < fresh);
         List<List<Demand>> others = new ArrayList<>();
@@ -56,9 +55,11 @@ public final class InMemoryLaneShare implements LaneShare {
         b.replicas.values().removeIf(r -> r.seenMs() < fresh);
         long othersLowest = Long.MAX_VALUE;
         for (Map.Entry<String, Replica> r : b.replicas.entrySet()) {
-            if (!r.getKey().equals(replica)) othersLowest = Math.min(othersLowest, r.getValue().lowest());
+            if (!r.getKey().equals(replica))
+                othersLowest = Math.min(othersLowest, r.getValue().lowest());
         }
-        // Tenants no one reported waiting within the TTL, not ahead of where they would start again: forgetting them changes nothing.
+        // Tenants no one reported waiting within the TTL, not ahead of where they would start again: forgetting them
+        // changes nothing.
         b.tenants.values().removeIf(t -> t.seenWaitingMs() < fresh && t.counter() <= start);
         Map<String, Long> counters = new HashMap<>();
         long mine = Long.MAX_VALUE;
@@ -77,6 +78,9 @@ public final class InMemoryLaneShare implements LaneShare {
         else b.replicas.put(replica, new Replica(nowMs, mine));
         long level = Math.min(mine, othersLowest);
         if (level != Long.MAX_VALUE) b.floor = Math.max(b.floor, level);
-        return new View(othersLowest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(othersLowest), counters, elsewhere);
+        return new View(
+                othersLowest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(othersLowest),
+                counters,
+                elsewhere);
     }
 }

@@ -36,7 +36,8 @@ public final class RedisLaneShare implements LaneShare {
     }
 
     @Override
-    public Mono<View> publish(String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
+    public Mono<View> publish(
+            String key, String replica, long nowMs, List<Report> lanes, List<Demand> demand, Terms terms) {
         List<String> args = new ArrayList<>(6 + 3 * lanes.size());
         args.add(replica);
         args.add(Long.toString(nowMs));
@@ -49,7 +50,8 @@ public final class RedisLaneShare implements LaneShare {
             args.add(Long.toString(LaneShare.clamp(lane.served())));
             args.add(lane.waiting() ? "1" : "0");
         }
-        return redis.execute(PUBLISH, List.of(hashKey(key)), args).next()
+        return redis.execute(PUBLISH, List.of(hashKey(key)), args)
+                .next()
                 .map(RedisLaneShare::view)
                 .defaultIfEmpty(View.ALONE);
     }
@@ -57,7 +59,8 @@ public final class RedisLaneShare implements LaneShare {
     private static View view(List<?> flat) {
         if (flat.size() < 3) return View.ALONE;
         OptionalLong others = ((Number) flat.get(0)).longValue() == 1
-                ? OptionalLong.of(((Number) flat.get(1)).longValue()) : OptionalLong.empty();
+                ? OptionalLong.of(((Number) flat.get(1)).longValue())
+                : OptionalLong.empty();
         int demands = ((Number) flat.get(2)).intValue();
         List<List<Demand>> elsewhere = new ArrayList<>(demands);
         for (int i = 3; i < 3 + demands; i++) elsewhere.add(LaneShare.decode(String.valueOf(flat.get(i))));
