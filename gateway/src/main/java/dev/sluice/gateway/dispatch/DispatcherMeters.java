@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -99,5 +100,17 @@ public final class DispatcherMeters {
 
     private static List<Tag> with(List<Tag> tags, String key, String value) {
         return Stream.concat(tags.stream(), Stream.of(Tag.of(key, value))).toList();
+    }
+
+    /**
+     * A job waited {@code queuedMs} in line for its lease: the wait, and how far the door's
+     * estimate ({@code estimatedMs}; negative: none was given) was from it.
+     */
+    static void waited(Timer queueWait, DistributionSummary estimateError, long queuedMs, long estimatedMs) {
+        queueWait.record(queuedMs, TimeUnit.MILLISECONDS);
+        if (estimatedMs >= 0) {
+            estimateError.record(
+                    (double) Math.max(ESTIMATE_FLOOR_MS, queuedMs) / Math.max(ESTIMATE_FLOOR_MS, estimatedMs));
+        }
     }
 }

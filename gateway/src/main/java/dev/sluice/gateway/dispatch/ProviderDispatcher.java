@@ -10,6 +10,7 @@ import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.dispatch.lease.BudgetCache;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.lease.LeaseSettlement;
+import dev.sluice.gateway.dispatch.queue.Confirmations;
 import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.FairQueue;
@@ -20,15 +21,11 @@ import dev.sluice.gateway.dispatch.queue.LaneShare;
 import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -47,8 +44,6 @@ import reactor.core.scheduler.Scheduler;
  * is {@link LeaseSettlement}'s; the refusals' texts are {@link GatewayBusyException}'s.
  */
 public final class ProviderDispatcher implements LaneSharing.Lanes {
-    private static final Logger log = LoggerFactory.getLogger(ProviderDispatcher.class);
-
     private final String key;
     private final BudgetCache budget;
     private final LeaseSettlement leases;
@@ -57,6 +52,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     private final Line line;
     private final FairQueue queue;
     private final Door door;
+    private final Confirmations confirmations = new Confirmations();
     private final Clock clock;
     private final Scheduler loop;
     private final Timer queueWait;
@@ -72,18 +68,13 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     public record Candidate(ProviderDispatcher dispatcher, Job job) {}
 
     public ProviderDispatcher(DispatcherSettings settings) {
-        String key = settings.key();
-        Supplier<BudgetLimits> configured = settings.limits();
-        AimdLimit aimd = settings.aimd();
-        Scheduler loop = settings.loop();
-        Clock clock = settings.clock();
-        PendingWork pending = settings.pending();
-        MeterRegistry meters = settings.meters();
+        this.key = settings.key();
+        this.configured = settings.limits();
+        this.aimd = settings.aimd();
         this.health = settings.health();
-        this.pending = pending;
-        this.key = key;
-        this.configured = configured;
-        this.aimd = aimd;
+        this.pending = settings.pending();
+        this.clock = settings.clock();
+        this.loop = settings.loop();
         // Credit sized by the limits at start; a reload that changes them keeps the first size (a tuning, not a bound).
         this.queue = FairQueue.forBudget(
                 settings.queueCapacity(),
@@ -91,8 +82,6 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
                 configured.get().tokenScale());
         this.line = new Line(queue);
         this.door = new Door(queue);
-        this.clock = clock;
-        this.loop = loop;
         this.budget = new BudgetCache(key, settings.store(), settings.storeTimeout(), clock);
         this.pump = new Pump(this, line, budget, health, clock, loop, pending);
         this.leases = new LeaseSettlement(
@@ -102,8 +91,8 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
                 pending,
                 pump::pumpSoon,
                 (tenant, delta) -> loop.schedule(() -> queue.reconcile(tenant, delta)));
-        this.queueWait = DispatcherMeters.register(meters, key, this, aimd, leases.inFlight());
-        this.estimateError = DispatcherMeters.estimateError(meters, key, this);
+        this.queueWait = DispatcherMeters.register(settings.meters(), key, this, aimd, leases.inFlight());
+        this.estimateError = DispatcherMeters.estimateError(settings.meters(), key, this);
     }
 
     /** The budget as this replica last saw it, aged to now (see {@link BudgetCache#seenNow}). */
@@ -192,26 +181,12 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     }
 
     /**
-     * Admissions before this were made on views that have since been checked against the store's
-     * and the fleet's fresher ones (see {@link #reviewPromises}); later ones may still give way.
-     */
-    private long confirmedBeforeMs = Long.MIN_VALUE;
-    /** The latest store call answered was sent then: the other replicas' sends before it are in the budget it showed. */
-    private long storeSeenUpToMs = Long.MIN_VALUE;
-    /** The other replicas' admissions up to then are in the last share; MAX_VALUE while nothing is shared. */
-    private long fleetSeenUpToMs = Long.MAX_VALUE;
-
-    /**
      * The promises not yet confirmed, decided again on the views that have come since they were
-     * made ({@link Door#review}): the store's, sent at {@code storeSentAtMs} (or none: MIN_VALUE),
-     * and the fleet's as the last share showed it. The promises both views now cover are
-     * confirmed: they stay, as firm as the door's other promises. On the loop.
+     * made ({@link Confirmations}): the store's, sent at {@code storeSentAtMs} (MIN_VALUE: none),
+     * and the fleet's as the last share showed it. On the loop.
      */
     List<DoorDecision.Displaced> reviewPromises(long storeSentAtMs) {
-        storeSeenUpToMs = Math.max(storeSeenUpToMs, storeSentAtMs);
-        List<DoorDecision.Displaced> out = door.review(capacity(), clock.millis(), confirmedBeforeMs);
-        confirmedBeforeMs = Math.max(confirmedBeforeMs, Math.min(storeSeenUpToMs, fleetSeenUpToMs));
-        return out;
+        return confirmations.review(door, capacity(), clock.millis(), storeSentAtMs);
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
@@ -262,12 +237,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         if (ticket == null || !ticket.state.compareAndSet(null, lease)) {
             pending.run(leases.release(lease)); // the client left while the lease was being taken
         } else {
-            queueWait.record(queued, TimeUnit.MILLISECONDS);
-            long estimated = ticket.estimatedWaitMs;
-            if (estimated >= 0) {
-                long floor = DispatcherMeters.ESTIMATE_FLOOR_MS;
-                estimateError.record((double) Math.max(floor, queued) / Math.max(floor, estimated));
-            }
+            DispatcherMeters.waited(queueWait, estimateError, queued, ticket.estimatedWaitMs);
             ticket.sink.tryEmitValue(lease);
         }
     }
@@ -308,8 +278,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     public Mono<LaneSharing.Share> takeReports() {
         return Mono.fromCallable(() -> {
                     queue.shareWithOtherReplicas();
-                    if (fleetSeenUpToMs == Long.MAX_VALUE)
-                        fleetSeenUpToMs = Long.MIN_VALUE; // a promise now waits for the fleet's view
+                    confirmations.sharing();
                     return new LaneSharing.Share(queue.takeReports(), door.demandHere(clock.millis()));
                 })
                 .subscribeOn(loop);
@@ -321,7 +290,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
-            fleetSeenUpToMs = Math.max(fleetSeenUpToMs, othersSeenUpToMs);
+            confirmations.fleetSeen(othersSeenUpToMs);
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
             pump.holdBack(hold);
         });
@@ -331,7 +300,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     @Override
     public void notShared(List<LaneShare.Report> reports) {
         loop.schedule(() -> {
-            fleetSeenUpToMs = Long.MAX_VALUE; // nothing shared: each replica on its own share of the limits
+            confirmations.notShared();
             queue.restore(reports);
             door.elsewhere(Map.of());
             pump.holdBack(HoldBack.NONE);
