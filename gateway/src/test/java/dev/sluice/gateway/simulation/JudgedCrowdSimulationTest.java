@@ -1,60 +1,100 @@
 package dev.sluice.gateway.simulation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * The independent tester's crowd ({@code JudgedRun}) in simulated time, one replica and two: the
  * figures the judged run measures on the packaged gateway (pages served per tenant and their
- * Jain index, promises kept, the provider's busiest minute), in seconds instead of minutes, so
- * that a change to the door or the fair queue can be tried against that crowd at once.
+ * Jain index, promises broken after a wait, the provider's limits), in seconds instead of
+ * minutes, so that a change to the door or the fair queue is tried against that crowd at once.
+ * <ul>
+ * <li>{@code -Dsluice.sim.judged.seeds=K}: K seeds (default 3) per replica count;</li>
+ * <li>{@code -Dsluice.sim.judged.replicas=N} with {@code -Dsluice.sim.trace=file}: one replica
+ * count, and its events written out (with one seed).</li>
+ * </ul>
  */
 class JudgedCrowdSimulationTest {
+    /** The judged run's targets: promises broken after a wait, at most a thousandth of those made. */
+    static final double BROKEN_AT_MOST = 0.001;
+
+    /** What a replica count came to over the seeds. */
+    record Figures(double jainMean, double jainMin, long served, long promised, long broken) {}
 
     @Test
-    void theJudgedCrowd() {
+    void oneReplicaServesEqualTenantsEquallyAndKeepsItsWord() {
+        Figures f = crowd(1);
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo((long)
+                (f.promised() * BROKEN_AT_MOST));
+    }
+
+    /**
+     * Two replicas keep their word as one does; their fairness is below the judged 0.99 in some
+     * seeds (seed 1: 0.9645, the mean of seeds 1-3 0.986): a tenant back first at one replica takes
+     * room the other replica's tenants were about to ask for (docs/simulation.md). The floor here
+     * holds what is reached so that it does not slip back.
+     */
+    @Test
+    void twoReplicasKeepTheirWordAndStayNearlyFair() {
+        Figures f = crowd(2);
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo((long)
+                (f.promised() * BROKEN_AT_MOST));
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.96);
+        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.98);
+    }
+
+    static Figures crowd(int replicas) {
         long seeds = Long.getLong("sluice.sim.judged.seeds", 3);
-        String trace =
-                System.getProperty("sluice.sim.trace"); // with one seed and -Dsluice.sim.judged.replicas=N: its events
-        List<Integer> replicaCounts = Integer.getInteger("sluice.sim.judged.replicas") == null
-                ? List.of(1, 2)
-                : List.of(Integer.getInteger("sluice.sim.judged.replicas"));
-        for (int replicas : replicaCounts) {
-            double jainSum = 0;
-            double jainMin = 1;
-            long served = 0;
-            long broken = 0;
-            long promised = 0;
-            for (long seed = 1; seed <= seeds; seed++) {
-                Simulation.Result r = Simulation.run(
-                        World.judgedCrowd(seed, replicas, 1_000, 90_000),
-                        trace == null ? null : java.nio.file.Path.of(trace));
-                List<Long> pages = List.copyOf(r.servedPerTenant().values());
-                System.out.printf(
-                        "[judged-sim] replicas %d seed %d: served %s (Jain %.4f); promise %d of %d kept, missed %s; %s%n",
-                        replicas,
-                        seed,
-                        pages,
-                        jain(pages),
-                        r.report().promise().kept(),
-                        r.report().promise().kept() + r.report().promise().missed(),
-                        r.report().promise().missKinds(),
-                        r.report().providers());
-                jainSum += jain(pages);
-                jainMin = Math.min(jainMin, jain(pages));
-                served += pages.stream().mapToLong(Long::longValue).sum();
-                promised += r.report().promise().kept() + r.report().promise().missed();
-                broken += r.report().promise().missKinds().entrySet().stream()
-                        .filter(e -> e.getKey().contains("CANNOT_MAKE_IT")
-                                || e.getKey().contains("WAITED_TOO_LONG")
-                                || e.getKey().equals("late"))
-                        .mapToLong(java.util.Map.Entry::getValue)
-                        .sum();
-            }
+        String trace = System.getProperty("sluice.sim.trace");
+        Integer only = Integer.getInteger("sluice.sim.judged.replicas");
+        double jainSum = 0;
+        double jainMin = 1;
+        long served = 0;
+        long broken = 0;
+        long promised = 0;
+        for (long seed = 1; seed <= seeds; seed++) {
+            Path traceFile = trace != null && only != null && only == replicas ? Path.of(trace) : null;
+            Simulation.Result r = Simulation.run(World.judgedCrowd(seed, replicas, 1_000, 90_000), traceFile);
+            assertThat(r.holds())
+                    .as("(a)-(d) in seed " + seed + ": " + r.report().hard())
+                    .isTrue();
+            List<Long> pages = List.copyOf(r.servedPerTenant().values());
+            Invariants.Promise p = r.report().promise();
+            long brokenHere = p.missKinds().entrySet().stream()
+                    .filter(e -> e.getKey().contains("CANNOT_MAKE_IT")
+                            || e.getKey().contains("WAITED_TOO_LONG")
+                            || e.getKey().contains("PUSHED_OUT")
+                            || e.getKey().equals("late"))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
             System.out.printf(
-                    "[judged-sim] replicas %d over %d seeds: Jain mean %.4f, min %.4f; pages served %d; broken after a wait %d of %d%n",
-                    replicas, seeds, jainSum / seeds, jainMin, served, broken, promised);
+                    "[judged-sim] replicas %d seed %d: served %s (Jain %.4f); promises %d, kept %d, broken after a wait %d, "
+                            + "missed %s; %s%n",
+                    replicas,
+                    seed,
+                    pages,
+                    jain(pages),
+                    p.kept() + p.missed(),
+                    p.kept(),
+                    brokenHere,
+                    p.missKinds(),
+                    r.report().providers());
+            jainSum += jain(pages);
+            jainMin = Math.min(jainMin, jain(pages));
+            served += pages.stream().mapToLong(Long::longValue).sum();
+            promised += p.kept() + p.missed();
+            broken += brokenHere;
         }
+        Figures f = new Figures(jainSum / seeds, jainMin, served, promised, broken);
+        System.out.printf(
+                "[judged-sim] replicas %d over %d seeds: Jain mean %.4f, min %.4f; pages served %d; broken after a wait %d of %d%n",
+                replicas, seeds, f.jainMean(), f.jainMin(), f.served(), f.broken(), f.promised());
+        return f;
     }
 
     static double jain(List<Long> xs) {
