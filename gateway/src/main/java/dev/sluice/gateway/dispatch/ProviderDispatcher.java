@@ -157,8 +157,9 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         pending.run(leases.release(lease));
     }
 
-    /** A job admitted within the burst gives its place to one owed an earlier turn. On the loop. */
+    /** A job admitted within the burst gives its place to one owed an earlier turn: demand not met, as a refusal is. On the loop. */
     void giveWay(DoorDecision.Displaced displaced) {
+        door.asked(displaced.job(), clock.millis());
         line.giveWay(displaced);
     }
 
@@ -186,7 +187,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
      * and the fleet's as the last share showed it. On the loop.
      */
     List<DoorDecision.Displaced> reviewPromises(long storeSentAtMs) {
-        return confirmations.review(door, capacity(), clock.millis(), storeSentAtMs);
+        long now = clock.millis();
+        List<DoorDecision.Displaced> out = confirmations.review(door, capacity(), now, storeSentAtMs);
+        for (DoorDecision.Displaced d : out)
+            door.asked(d.job(), now); // demand not met: it counts ahead as a refusal does
+        return out;
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */

@@ -34,18 +34,18 @@ class JudgedCrowdSimulationTest {
     }
 
     /**
-     * Two replicas keep their word as one does; their fairness is below the judged 0.99 in some
-     * seeds (seed 1: 0.9645, the mean of seeds 1-3 0.986): a tenant back first at one replica takes
-     * room the other replica's tenants were about to ask for (docs/simulation.md). The floor here
-     * holds what is reached so that it does not slip back.
+     * Two replicas keep their word as one does, and serve equal tenants as equally on average: over
+     * seeds 1-30, Jain 0.9924 on average, 0.9885 at the least, 3 of 29,043 promises broken after a
+     * wait. A seed may fall just under 0.99: a tenant back first at one replica can take room the
+     * other replica's tenants were about to ask for, before the next share tells it.
      */
     @Test
-    void twoReplicasKeepTheirWordAndStayNearlyFair() {
+    void twoReplicasKeepTheirWordAndServeEqualTenantsEqually() {
         Figures f = crowd(2);
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo((long)
                 (f.promised() * BROKEN_AT_MOST));
-        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.96);
-        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.98);
+        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.985);
     }
 
     static Figures crowd(int replicas) {
