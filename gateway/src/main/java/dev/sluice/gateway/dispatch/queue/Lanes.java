@@ -137,20 +137,34 @@ final class Lanes {
 
     /**
      * The waiting lane of class {@code c} with the lowest counter, lanes above {@code holdAbove}
-     * held back; ties go to the older lane.
+     * held back unless their next job is {@link #overdue}; ties go to the older lane.
      */
     Lane lowest(JobClass c, long holdAbove) {
         Lane best = null;
         long bestTurn = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) {
-            if (lane.served > holdAbove || lane.of(c).isEmpty()) continue;
-            long turn = turnOf(lane.served, lane.of(c).peekFirst());
+            if (lane.of(c).isEmpty()) continue;
+            Job head = lane.of(c).peekFirst();
+            if (lane.served > holdAbove && !overdue(head)) continue;
+            long turn = turnOf(lane.served, head);
             if (best == null || turn < bestTurn) {
                 best = lane;
                 bestTurn = turn;
             }
         }
         return best;
+    }
+
+    /**
+     * Whether {@code job} is past the start its door promised less the margin the door kept
+     * ({@link Door#marginMs}): it waits no longer for other replicas' lanes (the hold-back is
+     * fairness within a slack; the promise is a word given). Only the door's promises are at
+     * stake: lanes here are ordered so that they keep them ({@link PromiseCheck}), while the fleet's
+     * hold cannot see them.
+     */
+    boolean overdue(Job job) {
+        long maxWait = job.deadlineMs() - job.enqueuedAtMs();
+        return nowMs != Long.MIN_VALUE && nowMs >= job.deadlineMs() - Door.marginMs(maxWait);
     }
 
     /**
