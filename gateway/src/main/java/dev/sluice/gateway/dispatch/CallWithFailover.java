@@ -2,13 +2,13 @@ package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.SluiceAttributes;
-import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
-import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.FinishedCall;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.upstream.CallFailures;
+import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
 import dev.sluice.gateway.dispatch.upstream.SentRequest;
 import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
@@ -21,7 +21,6 @@ import dev.sluice.gateway.usage.Usage;
 import dev.sluice.gateway.usage.UsageRecordingResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -144,11 +143,12 @@ final class CallWithFailover {
                 answer.headersAtMs(),
                 answer.countedByMs() != Long.MIN_VALUE,
                 dispatcher.limits().countDelayMs()));
-        return firstByteWithin(
+        Duration firstByte = FirstByteTimeout.of(dispatchers.settings().failover(), lease.probe(), mayFailOver);
+        return FirstByteTimeout.within(
                         r.chain.filter(
                                 exchange.mutate().request(sent).response(answer).build()),
                         answer,
-                        firstByteTimeout(lease.probe(), mayFailOver))
+                        firstByte)
                 .doOnError(error::set)
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
@@ -158,24 +158,13 @@ final class CallWithFailover {
                             dispatcher.notSent(lease).subscribe();
                             return;
                         }
-                        AimdLimit.Outcome outcome = signal != SignalType.ON_ERROR
-                                ? AimdLimit.Outcome.SUCCESS
-                                : CallFailures.isTimeout(error.get())
-                                        ? AimdLimit.Outcome.TIMEOUT
-                                        : AimdLimit.Outcome.FAILED;
-                        // Without the answer's usage the charge stays (the safe side); a stream cut after
-                        // its usage arrived settles the input and output windows from it.
-                        Usage used = usageOf(exchange);
-                        dispatcher
-                                .finish(
-                                        asSent.get(),
-                                        outcome,
-                                        0,
-                                        inputDelta(dispatcher, lease, used),
-                                        outputDelta(dispatcher, lease, used),
-                                        clock.millis() - started,
-                                        answer.countedByMs())
-                                .subscribe();
+                        FinishedCall cut = FinishedCall.cut(
+                                signal == SignalType.ON_ERROR,
+                                error.get(),
+                                lease,
+                                dispatcher.limits(),
+                                usageOf(exchange));
+                        settle(dispatcher, asSent.get(), cut, started, answer);
                     }
                 })
                 // The call's own failure, as a signal: what follows (a retry, another provider) has failures of its
@@ -187,49 +176,12 @@ final class CallWithFailover {
                     correctFromProvider(dispatcher, answer);
                     meters.responses(Integer.toString(answer.status()), name).increment();
                     if (answer.failedOver()) {
-                        dispatcher
-                                .finish(
-                                        asSent.get(),
-                                        AimdLimit.Outcome.SUCCESS,
-                                        0,
-                                        0,
-                                        0,
-                                        clock.millis() - started,
-                                        answer.countedByMs())
-                                .subscribe();
+                        settle(dispatcher, asSent.get(), FinishedCall.FAILED_OVER, started, answer);
                         return failedOver(r, name, attempt);
                     }
                     if (!answer.pushedBack()) return finished(exchange, dispatcher, asSent.get(), answer, started);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
-    }
-
-    /**
-     * How long this call may wait for its provider's status and headers before it goes to the
-     * next provider (0: as long as the HTTP client waits). Only where there is a next provider:
-     * alone, waiting is the better deal. A probe of a failing provider gets the probe timeout.
-     */
-    private Duration firstByteTimeout(boolean probe, boolean mayFailOver) {
-        if (!mayFailOver) return Duration.ZERO;
-        DispatchProperties.Failover failover = dispatchers.settings().failover();
-        Duration configured = failover.firstByteTimeout();
-        if (!probe) return configured;
-        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0
-                ? failover.probeTimeout()
-                : configured;
-    }
-
-    /**
-     * The call, failed with a {@link TimeoutException} if the provider's
-     * headers have not arrived within {@code timeout} (and cancelled: the connection is closed).
-     * Once the answer has begun the timer has no say; what follows is {@link UpstreamTimeouts}'.
-     */
-    private static Mono<Void> firstByteWithin(Mono<Void> call, UpstreamAnswer answer, Duration timeout) {
-        if (timeout.isZero()) return call;
-        return call.timeout(
-                Mono.delay(timeout).flatMap(t -> answer.begun() ? Mono.never() : Mono.just(t)),
-                Mono.error(() -> new TimeoutException(
-                        "no status and headers from the provider within " + timeout.toMillis() + " ms")));
     }
 
     /** The provider's status as its headers arrive: alive (any answer but a 5xx other than 503) or failing. */
@@ -277,51 +229,36 @@ final class CallWithFailover {
         Usage used = estimate.endpoint() == Endpoint.OTHER || estimate.endpoint() == Endpoint.BATCHES
                 ? null
                 : usageOf(exchange);
-        // Providers count prompt + max_tokens at admission and keep it for the minute: only the
-        // prompt's difference is corrected, or the budget would think it had room the provider does not.
-        // The lease charged the calibrated prompt (what is left after the reserved output).
-        long chargedPrompt = Math.max(0, lease.job().tokens() - estimate.maxOutputTokens());
-        long delta = used == null ? 0 : used.promptTokens() - chargedPrompt;
         if (used != null && answer.status() / 100 == 2) {
             dispatchers.calibration().observe(lease.budgetKey(), estimate.promptTokens(), used.promptTokens());
         }
-        AimdLimit.Outcome outcome =
-                answer.status() == 504 || answer.timedOut() ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
+        FinishedCall call =
+                FinishedCall.answered(answer.status(), answer.timedOut(), lease, dispatcher.limits(), estimate, used);
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
+        settle(dispatcher, lease, call, started, answer);
+        return Mono.empty();
+    }
+
+    /** Ends {@code lease} as {@code call} says, without waiting for the store. */
+    private void settle(
+            ProviderDispatcher dispatcher, Lease lease, FinishedCall call, long started, UpstreamAnswer answer) {
         dispatcher
                 .finish(
                         lease,
-                        outcome,
-                        delta,
-                        inputDelta(dispatcher, lease, used),
-                        outputDelta(dispatcher, lease, used),
+                        call.outcome(),
+                        call.tokenDelta(),
+                        call.inputDelta(),
+                        call.outputDelta(),
                         clock.millis() - started,
                         answer.countedByMs())
                 .subscribe();
-        return Mono.empty();
     }
 
     private static Usage usageOf(ServerWebExchange exchange) {
         UsageRecordingResponse usage = UsageRecordingResponse.ATTRIBUTE.get(exchange);
         return usage == null ? null : usage.usage().orElse(null);
-    }
-
-    /** The input window's correction: the prompt the provider counted against the one charged (0 without a window). */
-    private static long inputDelta(ProviderDispatcher dispatcher, Lease lease, Usage used) {
-        if (used == null || dispatcher.limits().inputTokensPerMinute() == 0) return 0;
-        return used.promptTokens() - lease.job().inputTokens();
-    }
-
-    /**
-     * The output window's correction: what was written against the max_tokens reserved. Unlike the
-     * total (which the provider keeps at prompt + max_tokens for the minute), an output limit is
-     * settled to what was written, as Anthropic settles OTPM; 0 without a window.
-     */
-    private static long outputDelta(ProviderDispatcher dispatcher, Lease lease, Usage used) {
-        if (used == null || dispatcher.limits().outputTokensPerMinute() == 0) return 0;
-        return used.completionTokens() - lease.job().outputTokens();
     }
 
     private Mono<Void> pushedBack(

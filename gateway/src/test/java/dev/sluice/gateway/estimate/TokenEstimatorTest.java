@@ -109,7 +109,7 @@ class TokenEstimatorTest {
                         + tokens(O200K, "user")
                         + tokens(O200K, USER)
                         + tokens(O200K, SYSTEM)
-                        + 2L * TokenEstimator.NON_TEXT_PART_TOKENS);
+                        + 2L * ConversationTokens.NON_TEXT_PART_TOKENS);
     }
 
     @Test
@@ -121,7 +121,7 @@ class TokenEstimatorTest {
                   {"text":"no type"}]}]}""");
 
         assertThat(e.promptTokens())
-                .isEqualTo(3 + 3 + tokens(O200K, "user") + 3L * TokenEstimator.NON_TEXT_PART_TOKENS);
+                .isEqualTo(3 + 3 + tokens(O200K, "user") + 3L * ConversationTokens.NON_TEXT_PART_TOKENS);
     }
 
     @Test
@@ -328,7 +328,7 @@ class TokenEstimatorTest {
                         + 3
                         + tokens(O200K, "user")
                         + tokens(O200K, USER)
-                        + TokenEstimator.NON_TEXT_PART_TOKENS
+                        + ConversationTokens.NON_TEXT_PART_TOKENS
                         + 3
                         + tokens(O200K, "assistant")
                         + tokens(O200K, SYSTEM));

@@ -1,6 +1,5 @@
 package dev.sluice.gateway.simulation;
 
-import dev.sluice.gateway.config.DispatchProperties;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.ProviderDispatcher;
@@ -14,6 +13,7 @@ import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
+import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.usage.Usage;
 import java.time.Clock;
@@ -187,7 +187,10 @@ final class DispatchPath {
                 replica.now(), "call", x.attempt.id, attempt, lease.job().tokens());
         Mono<Void> upstream =
                 replica.providers.get(name).call(x.attempt, x.attempt.maxTokens).flatMap(answer::handle);
-        return firstByteWithin(upstream, answer, firstByteTimeout(lease.probe(), mayFailOver))
+        return firstByteWithin(
+                        upstream,
+                        answer,
+                        FirstByteTimeout.of(dispatchers.settings().failover(), lease.probe(), mayFailOver))
                 .doOnError(error::set)
                 .doFinally(signal -> {
                     // Cancelled (client gone) or failed (timeout, reset, connection refused): give the slot back;
@@ -228,18 +231,7 @@ final class DispatchPath {
                 });
     }
 
-    /** CallWithFailover.firstByteTimeout. */
-    private Duration firstByteTimeout(boolean probe, boolean mayFailOver) {
-        if (!mayFailOver) return Duration.ZERO;
-        DispatchProperties.Failover failover = dispatchers.settings().failover();
-        Duration configured = failover.firstByteTimeout();
-        if (!probe) return configured;
-        return configured.isZero() || failover.probeTimeout().compareTo(configured) < 0
-                ? failover.probeTimeout()
-                : configured;
-    }
-
-    /** CallWithFailover.firstByteWithin. */
+    /** FirstByteTimeout.within, over the simulated answer. */
     private static Mono<Void> firstByteWithin(Mono<Void> call, Answer answer, Duration timeout) {
         if (timeout.isZero()) return call;
         return call.timeout(

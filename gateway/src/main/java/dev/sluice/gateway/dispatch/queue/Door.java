@@ -195,7 +195,7 @@ public final class Door {
 
     public Door(FairQueue queue) {
         this.queue = queue;
-        this.demand = new ExpectedDemand(queue);
+        this.demand = new ExpectedDemand(queue.tenants());
         this.promises = new PromiseCheck(queue);
     }
 

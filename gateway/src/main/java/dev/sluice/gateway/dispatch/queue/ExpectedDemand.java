@@ -13,13 +13,13 @@ import java.util.Map;
  * promised the minute the others will ask for a second later.
  */
 final class ExpectedDemand {
-    private final FairQueue queue;
+    private final TenantLanes lanes;
     private final RecentDemand demand = new RecentDemand();
     /** The other replicas' demand for this budget, as the last share of the fair queues said (none alone). */
     private Map<String, LaneShare.Demand> elsewhere = Map.of();
 
-    ExpectedDemand(FairQueue queue) {
-        this.queue = queue;
+    ExpectedDemand(TenantLanes lanes) {
+        this.lanes = lanes;
     }
 
     /** Records that {@code job} asked at this door and was refused. */
@@ -45,12 +45,12 @@ final class ExpectedDemand {
                         new LaneShare.Demand(
                                 tenant,
                                 priority,
-                                queue.queuedTokens(tenant),
+                                lanes.queuedTokens(tenant),
                                 tokens,
                                 requests,
-                                queue.headTagOf(tenant))));
-        queue.waitingLanes((tenant, priority) -> out.computeIfAbsent(
-                tenant, t -> new LaneShare.Demand(t, priority, queue.queuedTokens(t), 0, 0, queue.headTagOf(t))));
+                                lanes.headTagOf(tenant))));
+        lanes.waitingLanes((tenant, priority) -> out.computeIfAbsent(
+                tenant, t -> new LaneShare.Demand(t, priority, lanes.queuedTokens(t), 0, 0, lanes.headTagOf(t))));
         return new ArrayList<>(out.values());
     }
 
@@ -60,7 +60,7 @@ final class ExpectedDemand {
      * in counter order were it queued now.
      */
     WorkAhead ahead(Job job, WorkAhead ahead, long nowMs) {
-        return ahead(job, queue.tagOf(job), ahead, nowMs, true);
+        return ahead(job, lanes.tagOf(job), ahead, nowMs, true);
     }
 
     /**
@@ -87,10 +87,10 @@ final class ExpectedDemand {
             long notHere = queuedThere
                     + (asked ? d.askedTokens() : 0); // queued elsewhere, and refused here or there in the span
             if (notHere <= 0) continue;
-            long tail = queue.tailTagOf(d.tenant());
+            long tail = lanes.tailTagOf(d.tenant());
             // A tenant with no lane here stands where the doors that have one say it starts: this door's own guess
             // for a newcomer (its floor less the credit) would count all of its demand ahead of every job here.
-            if (!queue.hasLane(d.tenant()) && there != null && there.head() != LaneShare.Demand.UNKNOWN_HEAD) {
+            if (!lanes.hasLane(d.tenant()) && there != null && there.head() != LaneShare.Demand.UNKNOWN_HEAD) {
                 tail = there.head();
             }
             if (turn <= tail) continue;

@@ -51,6 +51,7 @@ public final class FairQueue {
     private final double interactiveFloor;
     private final Lanes lanes;
     private final ServiceOrder order;
+    private final TenantLanes tenants;
     private final ReplicaTally tally = new ReplicaTally();
     private final Map<String, Job> queued = new HashMap<>();
     private int interactive;
@@ -87,6 +88,7 @@ public final class FairQueue {
         this.interactiveFloor = interactiveFloor;
         this.lanes = new Lanes(credit);
         this.order = new ServiceOrder(lanes);
+        this.tenants = new TenantLanes(lanes, order);
     }
 
     /** Queues {@code job} at the tail of its tenant's lane; false when the queue is full. */
@@ -172,47 +174,9 @@ public final class FairQueue {
         return order.turns(queued.size());
     }
 
-    /** The counter at which {@code candidate} would be served were it enqueued now. */
-    public long tagOf(Job candidate) {
-        return order.tagOf(candidate);
-    }
-
-    /** The counter at which {@code tenant}'s lane starts: before what it has queued (a newcomer's start when it has none). */
-    public long headTagOf(String tenant) {
-        return order.headTagOf(tenant);
-    }
-
-    /** The counter at which {@code tenant}'s next call would start behind what it has queued. */
-    public long tailTagOf(String tenant) {
-        return order.tailTagOf(tenant);
-    }
-
-    /** Whether {@code tenant} has a lane here: work waiting, or a counter still remembered. */
-    public boolean hasLane(String tenant) {
-        return lanes.get(tenant) != null;
-    }
-
-    /** Calls {@code each} with every tenant that has work waiting, and its priority, oldest lane first. */
-    public void waitingLanes(java.util.function.ObjIntConsumer<String> each) {
-        lanes.all().forEach((tenant, lane) -> {
-            if (lane.waiting()) each.accept(tenant, lane.priority);
-        });
-    }
-
-    /** Tokens {@code tenant} has queued. */
-    public long queuedTokens(String tenant) {
-        Lanes.Lane lane = lanes.get(tenant);
-        if (lane == null) return 0;
-        long sum = 0;
-        for (Job j : lane.interactive) sum += j.tokens();
-        for (Job j : lane.batch) sum += j.tokens();
-        return sum;
-    }
-
-    /** Calls {@code tenant} has queued. */
-    public int queuedJobs(String tenant) {
-        Lanes.Lane lane = lanes.get(tenant);
-        return lane == null ? 0 : lane.size();
+    /** Each tenant's lane as the door reads it: its turn in counter order, what it has queued. */
+    public TenantLanes tenants() {
+        return tenants;
     }
 
     /** Whether any queued job's deadline is at or before {@code ms}. */
@@ -348,13 +312,6 @@ public final class FairQueue {
 
     public double interactiveFloor() {
         return interactiveFloor;
-    }
-
-    /** Tenants with work waiting. */
-    public int lanesWaiting() {
-        int n = 0;
-        for (Lanes.Lane lane : lanes.all().values()) if (lane.waiting()) n++;
-        return n;
     }
 
     private void forget(Job job) {

@@ -129,8 +129,13 @@ class DoorPromisesTest {
                 .isBetween(55, 70);
         // Told with where its demand starts in counter order: its lane's start, before what it has queued.
         assertThat(door.demandHere(5_000))
-                .containsExactly(
-                        new LaneShare.Demand("t0", 1, admitted * PAGE, 100 * PAGE, 100, queue.headTagOf("t0")));
+                .containsExactly(new LaneShare.Demand(
+                        "t0",
+                        1,
+                        admitted * PAGE,
+                        100 * PAGE,
+                        100,
+                        queue.tenants().headTagOf("t0")));
     }
 
     @Test

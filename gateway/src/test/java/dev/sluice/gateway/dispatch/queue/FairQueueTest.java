@@ -291,7 +291,7 @@ class FairQueueTest {
         enqueue("a", 1, JobClass.INTERACTIVE, 10, 5);
         enqueue("b", 1, JobClass.INTERACTIVE, 10, 5);
         drainTenants(10);
-        assertThat(queue.lanesWaiting()).isZero();
+        assertThat(queue.tenants().lanesWaiting()).isZero();
         enqueue("c", 1, JobClass.INTERACTIVE, 10, 1);
         assertThat(queue.aheadOf(job("d", 1, JobClass.INTERACTIVE, 10)).position())
                 .isEqualTo(2);
