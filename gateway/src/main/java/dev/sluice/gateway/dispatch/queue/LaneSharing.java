@@ -52,7 +52,7 @@ public final class LaneSharing implements SmartLifecycle {
         /**
          * The fleet's view: counters rebased, the others' demand to the door, the hold set.
          * {@code othersSeenUpToMs}: what the other replicas admitted up to then is in the view (their
-         * reports are at most a tick older than this one's).
+         * reports come at their own ticks: two ticks back is taken as certain).
          */
         void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs);
 
@@ -147,7 +147,9 @@ public final class LaneSharing implements SmartLifecycle {
                     .timeout(storeTimeout)
                     .doOnNext(view -> {
                         reportedWaiting.put(d.key(), waiting);
-                        d.shared(view, HoldBack.of(view.othersLowest(), now, slack, ttlMs), now - every.toMillis());
+                        // The others report at their own ticks, which a loaded replica may run late: what they admitted
+                        // is counted in the view from two ticks back, not one.
+                        d.shared(view, HoldBack.of(view.othersLowest(), now, slack, ttlMs), now - 2 * every.toMillis());
                     })
                     .onErrorResume(e -> {
                         log.debug("Fair queue of {} not shared: {}", d.key(), e.toString());
