@@ -47,8 +47,8 @@ final class Invariants {
      * differ by in one line, per replica serving it. The fair queue serves the lowest counter's
      * head whole, so within one queue the lag is about one request (VTC's bound, Sheng et al.);
      * each replica's queue decides apart, between two fleet-wide shares. On top of it (see
-     * {@link #fairBound}): the credit a lane that joins late starts with ({@code FairQueue}'s, a
-     * quarter of the budget's minute: by design, so that the first to ask does not keep the
+     * {@link #fairBound}): the credit a lane that joins late starts with ({@code FairQueue}'s, half
+     * the budget's minute: by design, so that the first to ask does not keep the
      * minute) and, across replicas, the 2% of a minute a lane may run ahead before it is held
      * back ({@code HoldBack.slackFor}) per other replica.
      */
@@ -306,7 +306,7 @@ final class Invariants {
         Tier tier = sim.tierOf(g.tier());
         long largest = g.promptMax() + (g.maxTokens() == 0 ? tier.defaultMaxTokens() : g.maxTokens());
         long minute = Math.max(1, (long) Math.floor(p.tpm() * w.toldLimits() * p.headroom()));
-        long credit = minute / 4; // FairQueue.forBudget
+        long credit = minute / 2; // FairQueue.forBudget
         long slack = Math.max(1, minute / 50); // HoldBack.slackFor
         int replicas = w.gateway().replicas();
         return FAIR_REQUESTS_PER_LINE * largest * replicas + (credit + slack * (replicas - 1)) / tier.priority();

@@ -65,12 +65,14 @@ public final class FairQueue {
     }
 
     /**
-     * The dispatcher's queue for a provider budget of {@code tokensPerMinute}: credit for a
-     * quarter of its minute (see {@link Lanes}: enough to even out who asked first at the
-     * window's turn, too little to hand a bursty tenant the next minute).
+     * The dispatcher's queue for a provider budget of {@code tokensPerMinute}: credit for half
+     * of its minute (see {@link Lanes}). Enough to pay back three tenants a second apart whose
+     * books went out before the last three asked (a quarter left them 200, 200, 200, 100, 100,
+     * 100 pages over 90 s: {@code FairOverARunTest}); too little to hand a tenant back from idle
+     * the next minute whole.
      */
     public static FairQueue forBudget(int capacity, double interactiveFloor, long tokensPerMinute) {
-        return new FairQueue(capacity, interactiveFloor, Math.max(0, tokensPerMinute) / 4);
+        return new FairQueue(capacity, interactiveFloor, Math.max(0, tokensPerMinute) / 2);
     }
 
     /**

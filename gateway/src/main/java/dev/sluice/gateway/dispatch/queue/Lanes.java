@@ -23,7 +23,7 @@ import java.util.OptionalLong;
  * lane that (re)joins starts up to {@code credit} below the lowest waiting counter (never below
  * its own remembered counter, and counted from a monotone floor so that newcomers do not
  * compound it), and a drained lane is remembered while its counter is above that start. The
- * dispatcher gives a quarter of the provider's minute ({@link FairQueue#forBudget}).
+ * dispatcher gives half the provider's minute ({@link FairQueue#forBudget}).
  *
  * <p><b>Promises.</b> A job the door placed behind promises its fair turn would break is served
  * no earlier than at a given counter ({@link #promise}); its lane is charged from its own
