@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.scheduler.Scheduler;
 
@@ -58,82 +59,64 @@ public record DispatcherSettings(
     }
 
     public DispatcherSettings withAimd(AimdLimit aimd) {
-        return new DispatcherSettings(
-                key,
-                store,
-                limits,
-                aimd,
-                queueCapacity,
-                interactiveFloor,
-                storeTimeout,
-                clock,
-                loop,
-                meters,
-                pending,
-                health);
+        return with(c -> c.aimd = aimd);
     }
 
     public DispatcherSettings withQueue(int queueCapacity, double interactiveFloor) {
-        return new DispatcherSettings(
-                key,
-                store,
-                limits,
-                aimd,
-                queueCapacity,
-                interactiveFloor,
-                storeTimeout,
-                clock,
-                loop,
-                meters,
-                pending,
-                health);
+        return with(c -> {
+            c.queueCapacity = queueCapacity;
+            c.interactiveFloor = interactiveFloor;
+        });
     }
 
     public DispatcherSettings withStoreTimeout(Duration storeTimeout) {
-        return new DispatcherSettings(
-                key,
-                store,
-                limits,
-                aimd,
-                queueCapacity,
-                interactiveFloor,
-                storeTimeout,
-                clock,
-                loop,
-                meters,
-                pending,
-                health);
+        return with(c -> c.storeTimeout = storeTimeout);
     }
 
     public DispatcherSettings withPending(PendingWork pending) {
-        return new DispatcherSettings(
-                key,
-                store,
-                limits,
-                aimd,
-                queueCapacity,
-                interactiveFloor,
-                storeTimeout,
-                clock,
-                loop,
-                meters,
-                pending,
-                health);
+        return with(c -> c.pending = pending);
     }
 
     public DispatcherSettings withHealth(ProviderHealth health) {
-        return new DispatcherSettings(
-                key,
-                store,
-                limits,
-                aimd,
-                queueCapacity,
-                interactiveFloor,
-                storeTimeout,
-                clock,
-                loop,
-                meters,
-                pending,
-                health);
+        return with(c -> c.health = health);
+    }
+
+    /** These settings with what {@code change} sets on a copy of their parts. */
+    private DispatcherSettings with(Consumer<Copy> change) {
+        Copy c = new Copy();
+        change.accept(c);
+        return c.build();
+    }
+
+    /** The parts of these settings, to change before {@link #build} makes settings of them again. */
+    private final class Copy {
+        String key = key();
+        ProviderBudgetStore store = store();
+        Supplier<BudgetLimits> limits = limits();
+        AimdLimit aimd = aimd();
+        int queueCapacity = queueCapacity();
+        double interactiveFloor = interactiveFloor();
+        Duration storeTimeout = storeTimeout();
+        Clock clock = clock();
+        Scheduler loop = loop();
+        MeterRegistry meters = meters();
+        PendingWork pending = pending();
+        ProviderHealth health = health();
+
+        DispatcherSettings build() {
+            return new DispatcherSettings(
+                    key,
+                    store,
+                    limits,
+                    aimd,
+                    queueCapacity,
+                    interactiveFloor,
+                    storeTimeout,
+                    clock,
+                    loop,
+                    meters,
+                    pending,
+                    health);
+        }
     }
 }
