@@ -2,6 +2,7 @@ package dev.sluice.gateway.dispatch.budget;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A provider budget's state at {@code nowMs} (the store's clock: Redis TIME or the local one).
@@ -50,98 +51,43 @@ public record BudgetSnapshot(
 
     /** The same budget with {@code requests} and {@code tokens} in its window. */
     public BudgetSnapshot withUsed(long requests, long tokens) {
-        return new BudgetSnapshot(
-                limits,
-                nowMs,
-                requests,
-                tokens,
-                inFlight,
-                pausedUntilMs,
-                resetMs,
-                leaving,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> {
+            c.usedRequests = requests;
+            c.usedTokens = tokens;
+        });
     }
 
     /** The same budget with {@code input} and {@code output} tokens in its input and output windows. */
     public BudgetSnapshot withSplitUsed(long input, long output) {
-        return new BudgetSnapshot(
-                limits, nowMs, usedRequests, usedTokens, inFlight, pausedUntilMs, resetMs, leaving, input, output);
+        return with(c -> {
+            c.usedInputTokens = input;
+            c.usedOutputTokens = output;
+        });
     }
 
     /** The same budget paused until {@code untilMs} (0: not paused). */
     public BudgetSnapshot withPausedUntil(long untilMs) {
-        return new BudgetSnapshot(
-                limits,
-                nowMs,
-                usedRequests,
-                usedTokens,
-                inFlight,
-                untilMs,
-                resetMs,
-                leaving,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> c.pausedUntilMs = untilMs);
     }
 
     /** The same budget whose window empties {@code ms} from now. */
     public BudgetSnapshot withResetMs(long ms) {
-        return new BudgetSnapshot(
-                limits,
-                nowMs,
-                usedRequests,
-                usedTokens,
-                inFlight,
-                pausedUntilMs,
-                ms,
-                leaving,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> c.resetMs = ms);
     }
 
     /** The same budget with another leaving schedule (null: not read). */
     public BudgetSnapshot withLeaving(List<Leaving> schedule) {
-        return new BudgetSnapshot(
-                limits,
-                nowMs,
-                usedRequests,
-                usedTokens,
-                inFlight,
-                pausedUntilMs,
-                resetMs,
-                schedule,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> c.leaving = schedule);
     }
 
     /** The same budget with {@code calls} in flight. */
     public BudgetSnapshot withInFlight(int calls) {
-        return new BudgetSnapshot(
-                limits,
-                nowMs,
-                usedRequests,
-                usedTokens,
-                calls,
-                pausedUntilMs,
-                resetMs,
-                leaving,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> c.inFlight = calls);
     }
 
     /** The same budget with other limits (an adaptive in-flight cap), its usage unchanged. */
     public BudgetSnapshot withLimits(BudgetLimits other) {
-        return new BudgetSnapshot(
-                other,
-                nowMs,
-                usedRequests,
-                usedTokens,
-                inFlight,
-                pausedUntilMs,
-                resetMs,
-                leaving,
-                usedInputTokens,
-                usedOutputTokens);
+        return with(c -> c.limits = other);
     }
 
     public long remainingTokens() {
@@ -200,42 +146,73 @@ public record BudgetSnapshot(
     public BudgetSnapshot agedBy(long elapsedMs) {
         if (elapsedMs <= 0) return this;
         long now = nowMs + elapsedMs;
+        Copy c = new Copy();
+        c.nowMs = now;
+        c.resetMs = Math.max(0, resetMs - elapsedMs);
+        boolean gone;
         if (leaving == null) { // without the schedule, only the window's reset says when its content has left
-            boolean gone = elapsedMs >= resetMs;
+            gone = elapsedMs >= resetMs;
+            if (gone) {
+                c.usedRequests = 0;
+                c.usedTokens = 0;
+                c.leaving = List.of();
+            }
+        } else {
+            long tokens = usedTokens;
+            long requests = usedRequests;
+            List<Leaving> still = new ArrayList<>(leaving.size());
+            for (Leaving l : leaving) {
+                if (l.atMs() <= now) {
+                    tokens -= l.tokens();
+                    requests -= l.requests();
+                } else {
+                    still.add(l);
+                }
+            }
+            gone = still.isEmpty();
+            c.usedRequests = Math.max(0, requests);
+            c.usedTokens = Math.max(0, tokens);
+            c.leaving = still;
+        }
+        if (gone) {
+            c.usedInputTokens = 0;
+            c.usedOutputTokens = 0;
+        }
+        return c.build();
+    }
+
+    /** This snapshot with what {@code change} sets on a copy of its fields. */
+    private BudgetSnapshot with(Consumer<Copy> change) {
+        Copy c = new Copy();
+        change.accept(c);
+        return c.build();
+    }
+
+    /** This snapshot's fields, to change before {@link #build} makes a snapshot of them again. */
+    private final class Copy {
+        BudgetLimits limits = limits();
+        long nowMs = nowMs();
+        long usedRequests = usedRequests();
+        long usedTokens = usedTokens();
+        int inFlight = inFlight();
+        long pausedUntilMs = pausedUntilMs();
+        long resetMs = resetMs();
+        List<Leaving> leaving = leaving();
+        long usedInputTokens = usedInputTokens();
+        long usedOutputTokens = usedOutputTokens();
+
+        BudgetSnapshot build() {
             return new BudgetSnapshot(
                     limits,
-                    now,
-                    gone ? 0 : usedRequests,
-                    gone ? 0 : usedTokens,
+                    nowMs,
+                    usedRequests,
+                    usedTokens,
                     inFlight,
                     pausedUntilMs,
-                    Math.max(0, resetMs - elapsedMs),
-                    gone ? List.of() : null,
-                    gone ? 0 : usedInputTokens,
-                    gone ? 0 : usedOutputTokens);
+                    resetMs,
+                    leaving,
+                    usedInputTokens,
+                    usedOutputTokens);
         }
-        long tokens = usedTokens;
-        long requests = usedRequests;
-        List<Leaving> still = new ArrayList<>(leaving.size());
-        for (Leaving l : leaving) {
-            if (l.atMs() <= now) {
-                tokens -= l.tokens();
-                requests -= l.requests();
-            } else {
-                still.add(l);
-            }
-        }
-        boolean gone = still.isEmpty();
-        return new BudgetSnapshot(
-                limits,
-                now,
-                Math.max(0, requests),
-                Math.max(0, tokens),
-                inFlight,
-                pausedUntilMs,
-                Math.max(0, resetMs - elapsedMs),
-                still,
-                gone ? 0 : usedInputTokens,
-                gone ? 0 : usedOutputTokens);
     }
 }
