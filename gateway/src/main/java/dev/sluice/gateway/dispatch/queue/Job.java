@@ -39,24 +39,7 @@ public record Job(
         }
     }
 
-    /** A job for a budget without input and output windows. */
-    public Job(
-            String id,
-            String tenant,
-            int priority,
-            JobClass jobClass,
-            long tokens,
-            long enqueuedAtMs,
-            long deadlineMs,
-            int attempts) {
-        this(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, 0, 0);
-    }
-
-    /** The same job charging the budget's input and output windows too. */
-    public Job withSplit(long input, long output) {
-        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, input, output);
-    }
-
+    /** A job for a budget without input and output windows, not yet tried. */
     public static Job of(
             String id,
             String tenant,
@@ -65,39 +48,28 @@ public record Job(
             long tokens,
             long enqueuedAtMs,
             long deadlineMs) {
-        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, 0);
+        return new Job(id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, 0, 0, 0);
+    }
+
+    /** The same job charging the budget's input and output windows too. */
+    public Job withSplit(long input, long output) {
+        return with(deadlineMs, attempts, input, output);
     }
 
     /** The same job after one more upstream 429. */
     public Job nextAttempt() {
-        return new Job(
-                id,
-                tenant,
-                priority,
-                jobClass,
-                tokens,
-                enqueuedAtMs,
-                deadlineMs,
-                attempts + 1,
-                inputTokens,
-                outputTokens);
+        return with(deadlineMs, attempts + 1, inputTokens, outputTokens);
     }
 
     /** The same job with its deadline moved (never earlier). */
     public Job withDeadlineAtLeast(long deadline) {
-        return deadline <= deadlineMs
-                ? this
-                : new Job(
-                        id,
-                        tenant,
-                        priority,
-                        jobClass,
-                        tokens,
-                        enqueuedAtMs,
-                        deadline,
-                        attempts,
-                        inputTokens,
-                        outputTokens);
+        return deadline <= deadlineMs ? this : with(deadline, attempts, inputTokens, outputTokens);
+    }
+
+    /** The same call (who asks, what it costs, when it came) with what a copy may change. */
+    private Job with(long deadlineMs, int attempts, long inputTokens, long outputTokens) {
+        return new Job(
+                id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, inputTokens, outputTokens);
     }
 
     /** What it charges the provider budget: one request, its tokens, its input and output. */
