@@ -23,7 +23,9 @@ import java.util.Map;
 public final class Door {
     /**
      * The budget as the door sees it: rates (after headroom, and the adaptive in-flight limit),
-     * what is used now, and how long calls take.
+     * what is used now, and how long calls take. {@code leaving} null is a budget without the
+     * window's schedule: its windows are assumed to free as fast as they fill. {@code moveMs} 0
+     * keeps charges where they were stamped.
      */
     public record Capacity(
             long tokensPerMinute,
@@ -44,52 +46,6 @@ public final class Door {
                 throw new IllegalArgumentException("capacity usage must not be negative");
             }
             leaving = leaving == null ? null : List.copyOf(leaving);
-        }
-
-        /** Charges that stay where they were stamped ({@code moveMs} 0). */
-        public Capacity(
-                long tokensPerMinute,
-                long requestsPerMinute,
-                int inFlightLimit,
-                long meanCallMs,
-                long usedTokens,
-                long usedRequests,
-                int inFlight,
-                long pausedForMs,
-                List<Freed> leaving) {
-            this(
-                    tokensPerMinute,
-                    requestsPerMinute,
-                    inFlightLimit,
-                    meanCallMs,
-                    usedTokens,
-                    usedRequests,
-                    inFlight,
-                    pausedForMs,
-                    leaving,
-                    0);
-        }
-
-        /** Without the window's schedule: the windows are assumed to free as fast as they fill. */
-        public Capacity(
-                long tokensPerMinute,
-                long requestsPerMinute,
-                int inFlightLimit,
-                long meanCallMs,
-                long usedTokens,
-                long usedRequests,
-                int inFlight,
-                long pausedForMs) {
-            this(
-                    tokensPerMinute,
-                    requestsPerMinute,
-                    inFlightLimit,
-                    meanCallMs,
-                    usedTokens,
-                    usedRequests,
-                    inFlight,
-                    pausedForMs,
-                    null);
         }
 
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
@@ -134,25 +90,24 @@ public final class Door {
 
         /** The same budget, paused for {@code ms} (a failing provider's circuit). */
         public Capacity pausedFor(long ms) {
-            return new Capacity(
-                    tokensPerMinute,
-                    requestsPerMinute,
-                    inFlightLimit,
-                    meanCallMs,
-                    usedTokens,
-                    usedRequests,
-                    inFlight,
-                    Math.max(0, ms),
-                    leaving,
-                    moveMs);
+            return with(tokensPerMinute, requestsPerMinute, inFlightLimit, Math.max(0, ms));
         }
 
         /** What batch may use: each limit less the interactive reserve (see {@link BudgetView#admits}). */
         public Capacity forBatch(double interactiveFloor) {
-            return new Capacity(
+            return with(
                     Math.max(1, tokensPerMinute - BudgetView.reserve(tokensPerMinute, interactiveFloor)),
                     Math.max(1, requestsPerMinute - BudgetView.reserve(requestsPerMinute, interactiveFloor)),
                     (int) Math.max(1, inFlightLimit - BudgetView.reserve(inFlightLimit, interactiveFloor)),
+                    pausedForMs);
+        }
+
+        /** The same usage, schedule and move under other limits or another pause. */
+        private Capacity with(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long pausedForMs) {
+            return new Capacity(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
                     meanCallMs,
                     usedTokens,
                     usedRequests,

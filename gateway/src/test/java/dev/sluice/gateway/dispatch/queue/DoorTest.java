@@ -16,9 +16,9 @@ class DoorTest {
     static final long PAGE = 800;
     static final long MINUTE = 60_000;
     /** The provider saturated: the window full of pages, every slot taken. */
-    static final Capacity SATURATED = new Capacity(300_000, 1_500, 200, 2_000, 300_000, 375, 200, 0);
+    static final Capacity SATURATED = new Capacity(300_000, 1_500, 200, 2_000, 300_000, 375, 200, 0, null, 0);
 
-    static final Capacity FRESH = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0);
+    static final Capacity FRESH = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0, null, 0);
 
     static WorkAhead pages(int n) {
         return new WorkAhead(n, n * PAGE);
@@ -88,13 +88,13 @@ class DoorTest {
         long wait = Door.estimateWaitMs(10, new WorkAhead(399, 3_990), FRESH);
         assertThat(wait).isEqualTo((399 + 1 - 200) * 2_000 / 200); // the 200 beyond the slots, at 100/s
         // the provider slowed to 20 s a call: the same queue now waits ten times as long
-        Capacity slow = new Capacity(300_000, 1_500, 200, 20_000, 0, 0, 0, 0);
+        Capacity slow = new Capacity(300_000, 1_500, 200, 20_000, 0, 0, 0, 0, null, 0);
         assertThat(Door.estimateWaitMs(10, new WorkAhead(399, 3_990), slow)).isEqualTo(10 * wait);
     }
 
     @Test
     void smallCallsAreBoundByRequestsPerMinute() {
-        Capacity requestsFull = new Capacity(300_000, 1_500, 200, 2_000, 15_000, 1_500, 0, 0);
+        Capacity requestsFull = new Capacity(300_000, 1_500, 200, 2_000, 15_000, 1_500, 0, 0, null, 0);
         // 3,000 one-line calls ahead: tokens are no constraint, requests are: two minutes
         assertThat(Door.estimateWaitMs(5, new WorkAhead(3_000, 15_000), requestsFull))
                 .isEqualTo(120_040);
@@ -102,7 +102,7 @@ class DoorTest {
 
     @Test
     void aPauseIsWaitedOutFirst() {
-        Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 30_000);
+        Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 30_000, null, 0);
         assertThat(Door.estimateWaitMs(PAGE, pages(10), paused)).isEqualTo(30_000);
     }
 
@@ -121,7 +121,7 @@ class DoorTest {
         assertThat(batch.inFlightLimit()).isEqualTo(180);
         FairQueue queue = new FairQueue(1_000, 0.1);
         Door door = new Door(queue);
-        Capacity atBatchLimit = new Capacity(300_000, 1_500, 200, 2_000, 270_000, 337, 180, 0);
+        Capacity atBatchLimit = new Capacity(300_000, 1_500, 200, 2_000, 270_000, 337, 180, 0, null, 0);
         DoorDecision interactive =
                 door.admit(Job.of("i", "t", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE), atBatchLimit, MINUTE);
         DoorDecision backfill =
@@ -166,7 +166,7 @@ class DoorTest {
     /** The window full of pages charged in one burst, in the slot that leaves it {@code inMs} from now. */
     static Capacity burstLeavingIn(long inMs) {
         return new Capacity(
-                300_000, 1_500, 200, 2_000, 300_000, 375, 0, 0, List.of(new Door.Freed(inMs, 300_000, 375)));
+                300_000, 1_500, 200, 2_000, 300_000, 375, 0, 0, List.of(new Door.Freed(inMs, 300_000, 375)), 0);
     }
 
     /** The window full of pages charged evenly, 1/61 of them in each one-second slot, the oldest leaving in 1 s. */
@@ -175,7 +175,7 @@ class DoorTest {
         for (int i = 1; i <= 61; i++) slots.add(new Door.Freed(i * 1_000L, 300_000 / 61, 375 / 61));
         long tokens = slots.stream().mapToLong(Door.Freed::tokens).sum();
         long requests = slots.stream().mapToLong(Door.Freed::requests).sum();
-        return new Capacity(300_000, 1_500, 200, 2_000, tokens, requests, 0, 0, slots);
+        return new Capacity(300_000, 1_500, 200, 2_000, tokens, requests, 0, 0, slots, 0);
     }
 
     @Test
@@ -203,7 +203,7 @@ class DoorTest {
     @Test
     void pastWhatTheWindowHoldsTheNextMinuteIsAWindowToo() {
         // a fresh window takes a minute's tokens now; the page after those waits until they leave
-        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0, List.of());
+        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 0, List.of(), 0);
         assertThat(Door.estimateWaitMs(PAGE, pages(374), fresh))
                 .isEqualTo((374 + 1 - 200) * 2_000 / 200); // the slots bind, not the tokens
         assertThat(Door.estimateWaitMs(PAGE, pages(375), fresh)).isEqualTo(Door.CYCLE_MS);
@@ -235,15 +235,15 @@ class DoorTest {
         Job page = Job.of("p", "t", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE);
         assertThat(Door.earliestSendMs(page, burstLeavingIn(58_500), 0.1)).isEqualTo(58_500);
         assertThat(Door.earliestSendMs(page, evenlyFull(), 0.1)).isEqualTo(1_000);
-        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, List.of());
+        Capacity fresh = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, List.of(), 0);
         assertThat(Door.earliestSendMs(page, fresh, 0.1))
                 .as("slots free as calls end: not a wait")
                 .isZero();
-        Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 7_000, List.of());
+        Capacity paused = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 0, 7_000, List.of(), 0);
         assertThat(Door.earliestSendMs(page, paused, 0.1)).isEqualTo(7_000);
         // batch must leave the interactive reserve free: 270 000 of 300 000 used is its limit already
         Capacity atBatchLimit = new Capacity(
-                300_000, 1_500, 200, 2_000, 270_000, 337, 0, 0, List.of(new Door.Freed(30_000, 270_000, 337)));
+                300_000, 1_500, 200, 2_000, 270_000, 337, 0, 0, List.of(new Door.Freed(30_000, 270_000, 337)), 0);
         assertThat(Door.earliestSendMs(Job.of("b", "t", 1, JobClass.BATCH, PAGE, 0, Long.MAX_VALUE), atBatchLimit, 0.1))
                 .isEqualTo(30_000);
         assertThat(Door.earliestSendMs(page, atBatchLimit, 0.1)).isZero();
