@@ -38,32 +38,6 @@ public record Tier(
         Objects.requireNonNull(endpoints, "endpoints");
     }
 
-    /** A tier that does not list its endpoints: {@link EndpointAccess#DEFAULT}. */
-    public Tier(
-            String name,
-            long tokensPerMinute,
-            long requestsPerMinute,
-            double burstAllowance,
-            int priority,
-            long defaultMaxTokens,
-            List<WindowLimit> longerWindows,
-            Map<String, String> downgrade,
-            boolean allowNoDowngrade,
-            RedisDownPolicy redisDown) {
-        this(
-                name,
-                tokensPerMinute,
-                requestsPerMinute,
-                burstAllowance,
-                priority,
-                defaultMaxTokens,
-                longerWindows,
-                downgrade,
-                allowNoDowngrade,
-                redisDown,
-                EndpointAccess.DEFAULT);
-    }
-
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */
     public List<WindowLimit> windows() {
         List<WindowLimit> all = new ArrayList<>(longerWindows.size() + 1);

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.bench;
 
+import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.TiersLoader;
 import dev.sluice.gateway.config.WindowLimit;
@@ -35,7 +36,8 @@ final class BenchTiers {
                 longer,
                 t.downgrade(),
                 t.allowNoDowngrade(),
-                t.redisDown());
+                t.redisDown(),
+                EndpointAccess.DEFAULT);
     }
 
     static String describe(Tier t) {

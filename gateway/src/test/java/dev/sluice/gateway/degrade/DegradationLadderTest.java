@@ -3,6 +3,7 @@ package dev.sluice.gateway.degrade;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.api.Stage;
+import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
@@ -30,7 +31,8 @@ class DegradationLadderTest {
                 List.of(new WindowLimit("hour", 3600, 60_000, 6000)),
                 Map.of("gpt-4o", "gpt-4o-mini"),
                 allowNoDowngrade,
-                RedisDownPolicy.FAIL_OPEN);
+                RedisDownPolicy.FAIL_OPEN,
+                EndpointAccess.DEFAULT);
     }
 
     static QuotaDecision admittedAt(long usedTokens) {

@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
@@ -43,7 +44,8 @@ class RedisDownPolicyTest {
                 List.of(new WindowLimit("hour", 3600, 60_000, 600)),
                 Map.of(),
                 false,
-                policy);
+                policy,
+                EndpointAccess.DEFAULT);
     }
 
     /** A Redis address where nothing listens: connections are refused, as when Redis is down. */

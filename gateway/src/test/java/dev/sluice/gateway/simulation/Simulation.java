@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import dev.sluice.gateway.config.AbuseSettings;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.DispatchProperties;
+import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.RedisDownPolicy;
@@ -151,7 +152,8 @@ final class Simulation {
                 List.of(new WindowLimit("hour", 3_600, 60 * t.tpm(), 60 * t.rpm())),
                 t.downgrade() ? Map.of(World.MODEL, World.CHEAPER) : Map.of(),
                 t.allowNoDowngrade(),
-                RedisDownPolicy.FAIL_OPEN);
+                RedisDownPolicy.FAIL_OPEN,
+                EndpointAccess.DEFAULT);
     }
 
     private static SluiceConfig config(World w, Map<String, Tier> tiers) {
