@@ -30,7 +30,15 @@ public final class OpenAiErrors {
             String code,
             String message,
             Map<String, Object> extra) {
-        return write(exchange, status, type, code, message, null, extra);
+        return write(exchange.getResponse(), status, type, code, message, null, extra);
+    }
+
+    /**
+     * 400 request_too_large: more tokens than a limit admits in a whole window, so no wait would
+     * help; {@code extra} names the limit and what the request needs.
+     */
+    public static Mono<Void> tooManyTokens(ServerWebExchange exchange, String message, Map<String, Object> extra) {
+        return write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large", message, extra);
     }
 
     /** A 4xx about the request itself, naming the offending field when known. */
@@ -46,24 +54,13 @@ public final class OpenAiErrors {
 
     public static Mono<Void> invalidRequest(
             ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
-        return write(exchange, status, "invalid_request_error", code, message, param, Map.of());
+        return write(exchange.getResponse(), status, "invalid_request_error", code, message, param, Map.of());
     }
 
     /** For a response decorator that replaces what it was given (an upstream answer the tenant must not see). */
     public static Mono<Void> write(
             ServerHttpResponse response, HttpStatus status, String type, String code, String message) {
         return write(response, status, type, code, message, null, Map.of());
-    }
-
-    private static Mono<Void> write(
-            ServerWebExchange exchange,
-            HttpStatus status,
-            String type,
-            String code,
-            String message,
-            String param,
-            Map<String, Object> extra) {
-        return write(exchange.getResponse(), status, type, code, message, param, extra);
     }
 
     private static Mono<Void> write(

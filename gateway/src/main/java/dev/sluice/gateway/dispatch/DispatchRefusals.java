@@ -75,11 +75,8 @@ final class DispatchRefusals {
                 "This request needs %d %s (prompt %d + up to %d output) but the provider admits at "
                         + "most %d %s per minute, so it can never be served. Lower max_tokens or shorten the input.",
                 over.requested(), unit, estimate.promptTokens(), estimate.maxOutputTokens(), over.limit(), unit);
-        return OpenAiErrors.write(
+        return OpenAiErrors.tooManyTokens(
                 exchange,
-                HttpStatus.BAD_REQUEST,
-                "invalid_request_error",
-                "request_too_large",
                 message,
                 Map.of(
                         "limit_" + unit.replace(' ', '_'),

@@ -90,13 +90,8 @@ public final class QuotaRefusals {
                 tier.name(),
                 w.limitTokens(),
                 w.name());
-        return OpenAiErrors.write(
-                exchange,
-                HttpStatus.BAD_REQUEST,
-                "invalid_request_error",
-                "request_too_large",
-                message,
-                Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
+        return OpenAiErrors.tooManyTokens(
+                exchange, message, Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
     }
 
     private static WindowUsage blocking(QuotaDecision d) {
