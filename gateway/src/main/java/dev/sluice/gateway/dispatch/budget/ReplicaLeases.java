@@ -207,9 +207,7 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
 
     @Override
     public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
-        ReplicaSlice s = slices.get(key);
-        Mono<BudgetSnapshot> read = store.snapshotOfShare(key, limits);
-        return s == null ? read : read.map(s::unspent);
+        return withUnspent(slices.get(key), store.snapshotOfShare(key, limits));
     }
 
     @Override
@@ -260,14 +258,17 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     /** The store's budget, with this replica's unspent slice and spare slots counted as free (they are, to it). */
     @Override
     public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-        ReplicaSlice s = slices.get(key);
-        Mono<BudgetSnapshot> read = store.snapshot(key, limits);
-        return s == null ? read : read.map(s::unspent);
+        return withUnspent(slices.get(key), store.snapshot(key, limits));
     }
 
     @Override
     public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
         return store.lease(key, limits, ask);
+    }
+
+    /** {@code read} with {@code s}'s unspent slice and spare slots counted as free; as it is without a slice. */
+    private static Mono<BudgetSnapshot> withUnspent(ReplicaSlice s, Mono<BudgetSnapshot> read) {
+        return s == null ? read : read.map(s::unspent);
     }
 
     /** The bean's destroy method: the flusher stops (the last batch went in {@link #flush}, while Redis still answered). */
