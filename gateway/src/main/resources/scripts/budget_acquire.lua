@@ -40,24 +40,8 @@ local wi, wo = nil, nil
 if capI > 0 then wi = advance(KEYS[4], now, SLOT_MS) end
 if capO > 0 then wo = advance(KEYS[5], now, SLOT_MS) end
 
-local refusal, wait = 0, 0
-local function block(code, ms)
-  if refusal == 0 or ms > wait then refusal, wait = code, ms end
-end
-if tokens > capT then
-  refusal, wait = 2, -1
-elseif wi and input > capI then
-  refusal, wait = 5, -1
-elseif wo and output > capO then
-  refusal, wait = 6, -1
-else
-  if paused > 0 then block(1, paused - now) end
-  if tokens > capT - w.T then block(2, waitFor(w, now, tokens, 0, capT, BIG)) end
-  if 1 > capR - w.R then block(3, waitFor(w, now, 0, 1, BIG, capR)) end
-  if inFlight >= maxInFlight then block(4, hint) end
-  if wi and input > capI - wi.T then block(5, waitFor(wi, now, input, 0, capI, BIG)) end
-  if wo and output > capO - wo.T then block(6, waitFor(wo, now, output, 0, capO, BIG)) end
-end
+local refusal, wait = refusalOf(w, wi, wo, now, paused, true, { T = tokens, R = 1, I = input, O = output },
+                                { T = capT, R = capR, I = capI, O = capO }, inFlight >= maxInFlight, hint)
 
 if refusal == 0 then
   local at = math.floor((now + countDelay) / SLOT_MS)

@@ -34,3 +34,24 @@ local function pausedUntil(pause, now)
   if p and p > now then return p end
   return 0
 end
+
+-- ProviderBudget.refusal: a need above its cap is refused for good (wait -1); otherwise the first
+-- dimension that refuses it, or a later one that must wait longer. need and caps are {T, R, I, O};
+-- the input and output windows count where wi and wo are read; the pause refuses where pauseBlocks.
+-- Returns the refusal (0 none, 1 paused, 2 tokens, 3 requests, 4 in flight, 5 input, 6 output), waitMs.
+local function refusalOf(w, wi, wo, now, paused, pauseBlocks, need, caps, slotsFull, hint)
+  if need.T > caps.T then return 2, -1 end
+  if wi and need.I > caps.I then return 5, -1 end
+  if wo and need.O > caps.O then return 6, -1 end
+  local refusal, wait = 0, 0
+  local function block(code, ms)
+    if refusal == 0 or ms > wait then refusal, wait = code, ms end
+  end
+  if paused > 0 and pauseBlocks then block(1, paused - now) end
+  if need.T > caps.T - w.T then block(2, waitFor(w, now, need.T, 0, caps.T, BIG)) end
+  if need.R > caps.R - w.R then block(3, waitFor(w, now, 0, need.R, BIG, caps.R)) end
+  if slotsFull then block(4, hint) end
+  if wi and need.I > caps.I - wi.T then block(5, waitFor(wi, now, need.I, 0, caps.I, BIG)) end
+  if wo and need.O > caps.O - wo.T then block(6, waitFor(wo, now, need.O, 0, caps.O, BIG)) end
+  return refusal, wait
+end

@@ -75,24 +75,9 @@ if ARGV[28] == '1' then
 end
 local slotRoom = math.max(0, maxInFlight - redis.call('ZCARD', KEYS[2]))
 
-local refusal, wait = 0, 0
-local function block(code, ms)
-  if refusal == 0 or ms > wait then refusal, wait = code, ms end
-end
-if needT > capT then
-  refusal, wait = 2, -1
-elseif wi and needI > capI then
-  refusal, wait = 5, -1
-elseif wo and needO > capO then
-  refusal, wait = 6, -1
-else
-  if paused > 0 and (needR > 0 or needT > 0 or needI > 0 or needO > 0 or needSlot) then block(1, paused - now) end
-  if needT > capT - w.T then block(2, waitFor(w, now, needT, 0, capT, BIG)) end
-  if needR > capR - w.R then block(3, waitFor(w, now, 0, needR, BIG, capR)) end
-  if needSlot and slotRoom < 1 then block(4, hint) end
-  if wi and needI > capI - wi.T then block(5, waitFor(wi, now, needI, 0, capI, BIG)) end
-  if wo and needO > capO - wo.T then block(6, waitFor(wo, now, needO, 0, capO, BIG)) end
-end
+local pauseBlocks = needR > 0 or needT > 0 or needI > 0 or needO > 0 or needSlot
+local refusal, wait = refusalOf(w, wi, wo, now, paused, pauseBlocks, { T = needT, R = needR, I = needI, O = needO },
+                                { T = capT, R = capR, I = capI, O = capO }, needSlot and slotRoom < 1, hint)
 
 -- ProviderBudget.grant: all of the want while room is plentiful, only the need under twice the want.
 local function grant(need, want, room)

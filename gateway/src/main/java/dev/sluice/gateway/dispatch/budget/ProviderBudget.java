@@ -41,12 +41,9 @@ public final class ProviderBudget {
      */
     public BudgetDecision tryAcquire(BudgetLimits limits, Acquire call, long nowMs) {
         Amounts charge = call.charge();
-        window.advance(nowMs);
-        sweep(nowMs);
+        advance(limits, nowMs);
         boolean limitIn = limits.inputTokensPerMinute() > 0;
         boolean limitOut = limits.outputTokensPerMinute() > 0;
-        if (limitIn) input.advance(nowMs);
-        if (limitOut) output.advance(nowMs);
         Refusal r = refusal(limits, charge, true, (long) limits.maxInFlight() - leases.size(), true, nowMs);
         BudgetRefusal refusal = r.refusal;
         long wait = r.wait;
@@ -70,12 +67,9 @@ public final class ProviderBudget {
      * slices shrink to single calls as the budget fills and no replica sits on room another needs.
      */
     public SliceGrant lease(BudgetLimits limits, SliceAsk ask, long nowMs) {
-        window.advance(nowMs);
-        sweep(nowMs);
+        advance(limits, nowMs);
         boolean limitIn = limits.inputTokensPerMinute() > 0;
         boolean limitOut = limits.outputTokensPerMinute() > 0;
-        if (limitIn) input.advance(nowMs);
-        if (limitOut) output.advance(nowMs);
         for (BudgetSettlement s : ask.settlements()) apply(s, nowMs);
         Amounts back = ask.giveBack();
         if (!back.isZero()) adjust(nowMs, ask.giveBackAtMs(), back.negated());
@@ -330,6 +324,14 @@ public final class ProviderBudget {
                 && window.usedRequests() == 0
                 && input.usedTokens() == 0
                 && output.usedTokens() == 0;
+    }
+
+    /** The window, the leases and the input and output windows the limits have, brought to {@code nowMs}. */
+    private void advance(BudgetLimits limits, long nowMs) {
+        window.advance(nowMs);
+        sweep(nowMs);
+        if (limits.inputTokensPerMinute() > 0) input.advance(nowMs);
+        if (limits.outputTokensPerMinute() > 0) output.advance(nowMs);
     }
 
     private void sweep(long nowMs) {
