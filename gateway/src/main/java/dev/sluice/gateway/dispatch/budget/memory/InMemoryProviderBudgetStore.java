@@ -9,44 +9,43 @@ import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.SliceAsk;
 import dev.sluice.gateway.dispatch.budget.SliceGrant;
+import dev.sluice.gateway.support.LockedStates;
 import java.time.Clock;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
  * The single-instance store: one {@link ProviderBudget} per key, locked per key (a few array
- * operations and a map of at most {@code maxInFlight} leases). Idle budgets are evicted, so
- * memory follows the budgets in use.
+ * operations and a map of at most {@code maxInFlight} leases). Idle budgets (nothing charged,
+ * held or paused) are evicted, so memory follows the budgets in use.
  */
 public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
     private final Clock clock;
-    private final ConcurrentHashMap<String, ProviderBudget> budgets = new ConcurrentHashMap<>();
-    private volatile long nextSweepMs;
+    private final LockedStates<ProviderBudget> budgets;
 
     public InMemoryProviderBudgetStore(Clock clock) {
         this.clock = clock;
+        this.budgets = new LockedStates<>(clock, ProviderBudget::new, ProviderBudget::isIdle);
     }
 
     /** The schedule is always read here: it costs nothing in memory. */
     @Override
     public Mono<BudgetDecision> tryAcquire(String key, BudgetLimits limits, Acquire call) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.tryAcquire(limits, call, clock.millis())));
+        return Mono.fromSupplier(() -> budgets.apply(key, b -> b.tryAcquire(limits, call, clock.millis())));
     }
 
     @Override
     public Mono<SliceGrant> lease(String key, BudgetLimits limits, SliceAsk ask) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.lease(limits, ask, clock.millis())));
+        return Mono.fromSupplier(() -> budgets.apply(key, b -> b.lease(limits, ask, clock.millis())));
     }
 
     @Override
     public Mono<Boolean> release(String key, String leaseId) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.release(leaseId, clock.millis())));
+        return Mono.fromSupplier(() -> budgets.apply(key, b -> b.release(leaseId, clock.millis())));
     }
 
     @Override
     public Mono<Void> adjust(String key, long chargedAtMs, AmountsDelta delta) {
-        return Mono.fromRunnable(() -> withBudget(key, b -> {
+        return Mono.fromRunnable(() -> budgets.apply(key, b -> {
             b.adjust(clock.millis(), chargedAtMs, delta);
             return null;
         }));
@@ -54,7 +53,7 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<Void> settle(String key, long chargedAtMs, long countedByMs, long chargedTokens, long deltaTokens) {
-        return Mono.fromRunnable(() -> withBudget(key, b -> {
+        return Mono.fromRunnable(() -> budgets.apply(key, b -> {
             b.settle(clock.millis(), chargedAtMs, countedByMs, chargedTokens, deltaTokens);
             return null;
         }));
@@ -62,13 +61,13 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<Long> pause(String key, long pauseMs) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.pause(clock.millis(), pauseMs)));
+        return Mono.fromSupplier(() -> budgets.apply(key, b -> b.pause(clock.millis(), pauseMs)));
     }
 
     @Override
     public Mono<Void> correct(
             String key, BudgetLimits limits, long remainingRequests, long remainingTokens, long resetMs) {
-        return Mono.fromRunnable(() -> withBudget(key, b -> {
+        return Mono.fromRunnable(() -> budgets.apply(key, b -> {
             b.correct(limits, clock.millis(), remainingRequests, remainingTokens, resetMs);
             return null;
         }));
@@ -76,30 +75,7 @@ public final class InMemoryProviderBudgetStore implements ProviderBudgetStore {
 
     @Override
     public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
-        return Mono.fromSupplier(() -> withBudget(key, b -> b.snapshot(limits, clock.millis())));
-    }
-
-    private <T> T withBudget(String key, Function<ProviderBudget, T> action) {
-        sweepIdle();
-        while (true) {
-            ProviderBudget b = budgets.computeIfAbsent(key, k -> new ProviderBudget());
-            synchronized (b) {
-                // The sweeper may have dropped this instance between lookup and lock: act on the live one.
-                if (budgets.get(key) == b) return action.apply(b);
-            }
-        }
-    }
-
-    /** At most once a minute, drop budgets with nothing charged, held or paused. */
-    private void sweepIdle() {
-        long now = clock.millis();
-        if (now < nextSweepMs) return;
-        nextSweepMs = now + 60_000;
-        budgets.forEach((key, b) -> {
-            synchronized (b) {
-                if (b.isIdle(now)) budgets.remove(key, b);
-            }
-        });
+        return Mono.fromSupplier(() -> budgets.apply(key, b -> b.snapshot(limits, clock.millis())));
     }
 
     /** For tests and metrics: budgets with state held. */
