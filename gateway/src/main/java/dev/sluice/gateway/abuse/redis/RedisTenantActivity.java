@@ -125,31 +125,22 @@ public final class RedisTenantActivity extends BufferedTenantActivity {
         Mono<Map<String, String>> tiers = redis.<String, String>opsForHash()
                 .entries(tenantsKey(minuteStartMs))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue);
-        Mono<Map<String, Map<String, Long>>> stages = redis.<String, String>opsForHash()
-                .entries(stagesKey(minuteStartMs))
-                .collectList()
-                .map(entries -> {
-                    Map<String, Map<String, Long>> out = new HashMap<>();
-                    entries.forEach(e -> {
-                        String[] ts = e.getKey().split(" ", 2);
-                        if (ts.length == 2)
-                            out.computeIfAbsent(ts[0], t -> new HashMap<>()).put(ts[1], Long.parseLong(e.getValue()));
-                    });
-                    return out;
-                });
-        Mono<Map<String, Map<String, Long>>> pressure = redis.<String, String>opsForHash()
-                .entries(pressureKey(minuteStartMs))
-                .collectList()
-                .map(entries -> {
-                    Map<String, Map<String, Long>> out = new HashMap<>();
-                    entries.forEach(e -> {
-                        String[] tk = e.getKey().split(" ", 2);
-                        if (tk.length == 2)
-                            out.computeIfAbsent(tk[0], t -> new HashMap<>()).put(tk[1], Long.parseLong(e.getValue()));
-                    });
-                    return out;
-                });
+        Mono<Map<String, Map<String, Long>>> stages = countsByTenant(stagesKey(minuteStartMs));
+        Mono<Map<String, Map<String, Long>>> pressure = countsByTenant(pressureKey(minuteStartMs));
         return Mono.zip(tiers, stages, pressure)
                 .map(t -> new MinuteActivity(minuteStartMs, t.getT1(), t.getT2(), t.getT3()));
+    }
+
+    /** A minute's hash of counts whose fields are "tenant name": tenant, then name, then count. */
+    private Mono<Map<String, Map<String, Long>>> countsByTenant(String key) {
+        return redis.<String, String>opsForHash().entries(key).collectList().map(entries -> {
+            Map<String, Map<String, Long>> out = new HashMap<>();
+            entries.forEach(e -> {
+                String[] tn = e.getKey().split(" ", 2);
+                if (tn.length == 2)
+                    out.computeIfAbsent(tn[0], t -> new HashMap<>()).put(tn[1], Long.parseLong(e.getValue()));
+            });
+            return out;
+        });
     }
 }
