@@ -106,13 +106,7 @@ final class Line {
 
     /** A job admitted within the burst gives its place to one owed an earlier turn: busy, at once. */
     void giveWay(DoorDecision.Displaced displaced) {
-        Job job = displaced.job();
-        int position = queue.position(job.id()).orElse(0);
-        if (queue.remove(job.id()).isEmpty()) return;
-        Ticket t = tickets.remove(job.id());
-        if (t != null)
-            t.refuse(GatewayBusyException.gaveWay(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
-        refreshDepth();
+        displace(displaced, GatewayBusyException::gaveWay);
     }
 
     /**
@@ -120,14 +114,21 @@ final class Line {
      * same moment had already filled: busy, at once, with the wait it would now have.
      */
     void roomTaken(DoorDecision.Displaced displaced) {
+        displace(displaced, GatewayBusyException::roomTakenElsewhere);
+    }
+
+    /** Why a displaced job is answered busy, from its place, its wait now and the most it would wait. */
+    private interface Displacement {
+        GatewayBusyException busy(int position, long waitMs, long maxWaitMs);
+    }
+
+    /** The displaced job leaves the queue, if it is still there, and its caller is answered busy at once. */
+    private void displace(DoorDecision.Displaced displaced, Displacement why) {
         Job job = displaced.job();
         int position = queue.position(job.id()).orElse(0);
         if (queue.remove(job.id()).isEmpty()) return;
         Ticket t = tickets.remove(job.id());
-        if (t != null) {
-            t.refuse(GatewayBusyException.roomTakenElsewhere(
-                    position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
-        }
+        if (t != null) t.refuse(why.busy(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
         refreshDepth();
     }
 
