@@ -92,22 +92,13 @@ final class ServiceOrder {
     WorkAhead ahead(Job target, boolean queuedNow) {
         JobClass c = target.jobClass();
         Lanes.Lane own = lanes.get(target.tenant());
+        Ahead ahead = new Ahead();
         long finish = lanes.startOf(own); // the counter at the target's turn
-        int jobs = 0;
-        long tokens = 0;
         if (own != null) {
-            if (c == JobClass.BATCH) {
-                for (Job j : own.interactive) {
-                    jobs++;
-                    tokens += j.tokens();
-                    finish = lanes.turnOf(finish, j) + Lanes.cost(j);
-                }
-            }
+            if (c == JobClass.BATCH) finish = ahead.all(own.interactive, finish);
             for (Job j : own.of(c)) {
                 if (queuedNow && j.id().equals(target.id())) break;
-                jobs++;
-                tokens += j.tokens();
-                finish = lanes.turnOf(finish, j) + Lanes.cost(j);
+                finish = ahead.at(j, lanes.turnOf(finish, j));
             }
         }
         if (queuedNow) finish = lanes.turnOf(finish, target);
@@ -118,22 +109,33 @@ final class ServiceOrder {
                 continue;
             }
             long tag = lane.served;
-            if (c == JobClass.BATCH) {
-                for (Job j : lane.interactive) {
-                    jobs++;
-                    tokens += j.tokens();
-                    tag = lanes.turnOf(tag, j) + Lanes.cost(j);
-                }
-            }
+            if (c == JobClass.BATCH) tag = ahead.all(lane.interactive, tag);
             for (Job j : lane.of(c)) {
-                tag = lanes.turnOf(tag, j);
-                if (tag > finish || (tag == finish && !older)) break;
-                jobs++;
-                tokens += j.tokens();
-                tag += Lanes.cost(j);
+                long turn = lanes.turnOf(tag, j);
+                if (turn > finish || (turn == finish && !older)) break;
+                tag = ahead.at(j, turn);
             }
         }
-        return new WorkAhead(jobs, tokens);
+        return new WorkAhead(ahead.jobs, ahead.tokens);
+    }
+
+    /** The work counted ahead of a target, job by job, as {@link ServiceOrder#ahead} walks the lanes. */
+    private final class Ahead {
+        int jobs;
+        long tokens;
+
+        /** Counts {@code j}, whose turn comes at {@code turn}; its lane's counter after it. */
+        long at(Job j, long turn) {
+            jobs++;
+            tokens += j.tokens();
+            return turn + Lanes.cost(j);
+        }
+
+        /** Counts every job of {@code queued} (all ahead of a batch target); the lane's counter after them. */
+        long all(Iterable<Job> queued, long tag) {
+            for (Job j : queued) tag = at(j, lanes.turnOf(tag, j));
+            return tag;
+        }
     }
 
     /**
