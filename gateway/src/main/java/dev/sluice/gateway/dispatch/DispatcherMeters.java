@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -10,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 /**
@@ -37,37 +39,18 @@ public final class DispatcherMeters {
     /** Registers the gauges, which read {@code dispatcher} as they are scraped, and returns the queue-wait timer. */
     static Timer register(
             MeterRegistry meters, String key, ProviderDispatcher dispatcher, AimdLimit aimd, AtomicInteger inFlight) {
-        List<Tag> budget = List.of(
-                Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
+        List<Tag> budget = budgetTags(key, dispatcher);
         meters.gauge(QUEUE_DEPTH, budget, dispatcher, ProviderDispatcher::depth);
         meters.gauge(CONCURRENCY_LIMIT, budget, aimd, AimdLimit::limit);
         meters.gauge(IN_FLIGHT, budget, inFlight);
-        meters.gauge(
-                UTILISATION,
-                with(budget, "unit", "tokens"),
-                dispatcher,
-                d -> d.seenNow().tokenUtilisation());
-        meters.gauge(
-                UTILISATION,
-                with(budget, "unit", "requests"),
-                dispatcher,
-                d -> d.seenNow().requestUtilisation());
+        utilisation(meters, budget, dispatcher, "tokens", BudgetSnapshot::tokenUtilisation);
+        utilisation(meters, budget, dispatcher, "requests", BudgetSnapshot::requestUtilisation);
         // Only where the provider limits input and output apart (as declared at start).
         BudgetLimits limits = dispatcher.limits();
-        if (limits.inputTokensPerMinute() > 0) {
-            meters.gauge(
-                    UTILISATION,
-                    with(budget, "unit", "input_tokens"),
-                    dispatcher,
-                    d -> d.seenNow().inputUtilisation());
-        }
-        if (limits.outputTokensPerMinute() > 0) {
-            meters.gauge(
-                    UTILISATION,
-                    with(budget, "unit", "output_tokens"),
-                    dispatcher,
-                    d -> d.seenNow().outputUtilisation());
-        }
+        if (limits.inputTokensPerMinute() > 0)
+            utilisation(meters, budget, dispatcher, "input_tokens", BudgetSnapshot::inputUtilisation);
+        if (limits.outputTokensPerMinute() > 0)
+            utilisation(meters, budget, dispatcher, "output_tokens", BudgetSnapshot::outputUtilisation);
         // A provider's 429 pauses its budget for every replica: how long is left, as this replica last saw it.
         Gauge.builder(PAUSED, dispatcher, d -> d.seenNow().pausedForMs() / 1000.0)
                 .tags(budget)
@@ -88,14 +71,27 @@ public final class DispatcherMeters {
      */
     static DistributionSummary estimateError(MeterRegistry meters, String key, ProviderDispatcher dispatcher) {
         return DistributionSummary.builder(ESTIMATE_RATIO)
-                .tags(List.of(
-                        Tag.of("budget", key),
-                        Tag.of("provider", dispatcher.provider()),
-                        Tag.of("model", dispatcher.model())))
+                .tags(budgetTags(key, dispatcher))
                 .serviceLevelObjectives(0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2, 4)
                 .publishPercentiles(0.5, 0.95)
                 .description("Actual wait in the dispatch queue over the door's estimate, per admitted request")
                 .register(meters);
+    }
+
+    /** The budget's tags: its key, and its provider and model apart. */
+    private static List<Tag> budgetTags(String key, ProviderDispatcher dispatcher) {
+        return List.of(
+                Tag.of("budget", key), Tag.of("provider", dispatcher.provider()), Tag.of("model", dispatcher.model()));
+    }
+
+    /** The share of the budget used in {@code unit}, as the dispatcher last saw it, aged to each scrape. */
+    private static void utilisation(
+            MeterRegistry meters,
+            List<Tag> budget,
+            ProviderDispatcher dispatcher,
+            String unit,
+            ToDoubleFunction<BudgetSnapshot> share) {
+        meters.gauge(UTILISATION, with(budget, "unit", unit), dispatcher, d -> share.applyAsDouble(d.seenNow()));
     }
 
     private static List<Tag> with(List<Tag> tags, String key, String value) {
