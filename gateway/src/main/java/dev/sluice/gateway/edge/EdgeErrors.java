@@ -31,58 +31,54 @@ public class EdgeErrors implements WebExceptionHandler {
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
-        var request = exchange.getRequest();
         if (clientHungUp(ex)) {
-            log.debug(
-                    "Client hung up: {} {} from {} ({})",
-                    request.getMethod(),
-                    request.getPath(),
-                    request.getRemoteAddress(),
-                    ex.toString());
+            debug("Client hung up", exchange, ex);
             return Mono.empty();
         }
         if (timedOut(ex)) {
-            log.debug(
-                    "Request body too slow: {} {} from {} ({})",
-                    request.getMethod(),
-                    request.getPath(),
-                    request.getRemoteAddress(),
-                    ex.toString());
-            exchange.getResponse().getHeaders().set("Connection", "close");
-            return OpenAiErrors.invalidRequest(
+            debug("Request body too slow", exchange, ex);
+            return refuseAndClose(
                     exchange,
                     HttpStatus.REQUEST_TIMEOUT,
                     "request_timeout",
-                    "The request body did not arrive in time (sluice.edge.read-timeout / request-timeout).",
-                    null);
+                    "The request body did not arrive in time (sluice.edge.read-timeout / request-timeout).");
         }
         if (ex instanceof IllegalStateException && alreadyAnswered(exchange)) {
             // Netty answered this request itself (a body it could not decode) and the handlers went on.
-            log.debug(
-                    "Answered by the listener already: {} {} from {}",
-                    request.getMethod(),
-                    request.getPath(),
-                    request.getRemoteAddress());
+            debug("Answered by the listener already", exchange, null);
             return Mono.empty();
         }
         Throwable decoding = decoding(ex);
         if (decoding != null) {
-            log.debug(
-                    "Undecodable request body: {} {} from {} ({})",
-                    request.getMethod(),
-                    request.getPath(),
-                    request.getRemoteAddress(),
-                    decoding.toString());
-            exchange.getResponse().getHeaders().set("Connection", "close");
-            return OpenAiErrors.invalidRequest(
+            debug("Undecodable request body", exchange, decoding);
+            return refuseAndClose(
                     exchange,
                     HttpStatus.BAD_REQUEST,
                     "malformed_body",
                     "The request body could not be decoded ("
-                            + decoding.getClass().getSimpleName() + "): check its chunked encoding.",
-                    null);
+                            + decoding.getClass().getSimpleName() + "): check its chunked encoding.");
         }
         return Mono.error(ex);
+    }
+
+    /** One DEBUG line: what happened, to which request from where, and the failure when there is one. */
+    private static void debug(String what, ServerWebExchange exchange, Throwable failure) {
+        if (!log.isDebugEnabled()) return;
+        var request = exchange.getRequest();
+        log.debug(
+                "{}: {} {} from {}{}",
+                what,
+                request.getMethod(),
+                request.getPath(),
+                request.getRemoteAddress(),
+                failure == null ? "" : " (" + failure + ")");
+    }
+
+    /** A 400-class answer about the request, and the connection closed after it: what follows cannot be trusted. */
+    private static Mono<Void> refuseAndClose(
+            ServerWebExchange exchange, HttpStatus status, String code, String message) {
+        exchange.getResponse().getHeaders().set("Connection", "close");
+        return OpenAiErrors.invalidRequest(exchange, status, code, message, null);
     }
 
     /** A failure that is the client's doing: it hung up, was too slow, or sent a body Netty could not decode. */
