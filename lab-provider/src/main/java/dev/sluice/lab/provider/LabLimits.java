@@ -2,6 +2,7 @@ package dev.sluice.lab.provider;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The limits of the simulated provider: what a real provider's tier allows ({@link #DEFAULTS}:
@@ -31,31 +32,9 @@ public record LabLimits(
         long inputTokensPerMinute,
         long outputTokensPerMinute) {
 
-    public static final LabLimits DEFAULTS =
-            new LabLimits(1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200);
-
     /** One combined token limit and no input/output split: what OpenAI enforces. */
-    public LabLimits(
-            int requestsPerMinute,
-            long tokensPerMinute,
-            int maxInFlight,
-            double pricePerMillionTokens,
-            Duration latency,
-            double latencyJitter,
-            Duration window,
-            int completionTokens) {
-        this(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                0,
-                0);
-    }
+    public static final LabLimits DEFAULTS =
+            new LabLimits(1500, 300_000, 200, 3.0, Duration.ofSeconds(2), 0.1, Duration.ofSeconds(60), 200, 0, 0);
 
     public LabLimits {
         Objects.requireNonNull(latency, "latency must be set");
@@ -105,142 +84,77 @@ public record LabLimits(
     }
 
     public LabLimits withRequestsPerMinute(int v) {
-        return new LabLimits(
-                v,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.requestsPerMinute = v);
     }
 
     public LabLimits withTokensPerMinute(long v) {
-        return new LabLimits(
-                requestsPerMinute,
-                v,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.tokensPerMinute = v);
     }
 
     public LabLimits withMaxInFlight(int v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                v,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.maxInFlight = v);
     }
 
     public LabLimits withPricePerMillionTokens(double v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                v,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.pricePerMillionTokens = v);
     }
 
     public LabLimits withLatency(Duration v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                v,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.latency = v);
     }
 
     public LabLimits withLatencyJitter(double v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                v,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.latencyJitter = v);
     }
 
     public LabLimits withWindow(Duration v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                v,
-                completionTokens,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.window = v);
     }
 
     public LabLimits withCompletionTokens(int v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                v,
-                inputTokensPerMinute,
-                outputTokensPerMinute);
+        return with(c -> c.completionTokens = v);
     }
 
     public LabLimits withInputTokensPerMinute(long v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                v,
-                outputTokensPerMinute);
+        return with(c -> c.inputTokensPerMinute = v);
     }
 
     public LabLimits withOutputTokensPerMinute(long v) {
-        return new LabLimits(
-                requestsPerMinute,
-                tokensPerMinute,
-                maxInFlight,
-                pricePerMillionTokens,
-                latency,
-                latencyJitter,
-                window,
-                completionTokens,
-                inputTokensPerMinute,
-                v);
+        return with(c -> c.outputTokensPerMinute = v);
+    }
+
+    /** These limits with what {@code change} sets on a copy of them, checked again as any new limits are. */
+    private LabLimits with(Consumer<Copy> change) {
+        Copy c = new Copy();
+        change.accept(c);
+        return c.build();
+    }
+
+    /** These limits' fields, to change before {@link #build} makes limits of them again. */
+    private final class Copy {
+        int requestsPerMinute = requestsPerMinute();
+        long tokensPerMinute = tokensPerMinute();
+        int maxInFlight = maxInFlight();
+        double pricePerMillionTokens = pricePerMillionTokens();
+        Duration latency = latency();
+        double latencyJitter = latencyJitter();
+        Duration window = window();
+        int completionTokens = completionTokens();
+        long inputTokensPerMinute = inputTokensPerMinute();
+        long outputTokensPerMinute = outputTokensPerMinute();
+
+        LabLimits build() {
+            return new LabLimits(
+                    requestsPerMinute,
+                    tokensPerMinute,
+                    maxInFlight,
+                    pricePerMillionTokens,
+                    latency,
+                    latencyJitter,
+                    window,
+                    completionTokens,
+                    inputTokensPerMinute,
+                    outputTokensPerMinute);
+        }
     }
 }
