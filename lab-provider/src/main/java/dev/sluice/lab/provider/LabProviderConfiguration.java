@@ -27,7 +27,7 @@ public class LabProviderConfiguration {
      */
     @Bean(initMethod = "start", destroyMethod = "stop")
     public LabProviderServer labProviderServer(LabProperties properties) {
-        return new LabProviderServer(properties.toLimits(), properties.toWays(), properties.port());
+        return new LabProviderServer(properties.limits(), properties.ways(), properties.port());
     }
 
     /** Where dispatch sends tenant calls while no provider URL is set. */
