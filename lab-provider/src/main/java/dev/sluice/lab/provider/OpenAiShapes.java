@@ -2,6 +2,7 @@ package dev.sluice.lab.provider;
 
 import dev.sluice.gateway.api.OpenAiDuration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -100,18 +101,19 @@ final class OpenAiShapes {
     }
 
     private static ObjectNode usage(long prompt, long completion) {
-        ObjectNode usage = object();
-        usage.put("prompt_tokens", prompt);
-        usage.put("completion_tokens", completion);
-        usage.put("total_tokens", prompt + completion);
-        return usage;
+        return usage("prompt_tokens", prompt, "completion_tokens", completion);
     }
 
     private static ObjectNode responsesUsage(long input, long output) {
+        return usage("input_tokens", input, "output_tokens", output);
+    }
+
+    /** The read and written tokens under the endpoint's names, and their total. */
+    private static ObjectNode usage(String readName, long read, String writtenName, long written) {
         ObjectNode usage = object();
-        usage.put("input_tokens", input);
-        usage.put("output_tokens", output);
-        usage.put("total_tokens", input + output);
+        usage.put(readName, read);
+        usage.put(writtenName, written);
+        usage.put("total_tokens", read + written);
         return usage;
     }
 
@@ -123,25 +125,19 @@ final class OpenAiShapes {
         String finish = call.truncated() ? "length" : "stop";
         return switch (request.endpoint()) {
             case CHAT -> {
-                ObjectNode root =
-                        header("chatcmpl-lab" + call.id() + RUN, "chat.completion", createdSeconds, request.model());
-                ObjectNode choice = root.putArray("choices").addObject();
-                choice.put("index", 0);
-                ObjectNode message = choice.putObject("message");
+                ObjectNode message = object();
                 message.put("role", "assistant");
                 message.put("content", text);
-                choice.putNull("logprobs");
-                choice.put("finish_reason", finish);
+                ObjectNode root = oneChoice(
+                        chatHeader(request, call, "chat.completion", createdSeconds),
+                        chatText("message", message),
+                        finish);
                 root.set("usage", usage(prompt, completion));
                 yield root.toString();
             }
             case COMPLETIONS -> {
-                ObjectNode root = header("cmpl-lab" + call.id(), "text_completion", createdSeconds, request.model());
-                ObjectNode choice = root.putArray("choices").addObject();
-                choice.put("text", text);
-                choice.put("index", 0);
-                choice.putNull("logprobs");
-                choice.put("finish_reason", finish);
+                ObjectNode root =
+                        oneChoice(completionHeader(request, call, createdSeconds), completionText(text), finish);
                 root.set("usage", usage(prompt, completion));
                 yield root.toString();
             }
@@ -177,6 +173,44 @@ final class OpenAiShapes {
         root.put("created", created);
         root.put("model", model);
         return root;
+    }
+
+    /** A chat object: the whole answer, or a stream's chunk. */
+    private static ObjectNode chatHeader(LabRequest request, LabCall call, String objectType, long created) {
+        return header("chatcmpl-lab" + call.id() + RUN, objectType, created, request.model());
+    }
+
+    /** A completions object, the whole answer and a stream's chunk alike. */
+    private static ObjectNode completionHeader(LabRequest request, LabCall call, long created) {
+        return header("cmpl-lab" + call.id(), "text_completion", created, request.model());
+    }
+
+    /**
+     * Adds {@code root}'s one choice as OpenAI writes it: what {@code text} puts first (the index and
+     * the text, each endpoint in its own order), then no logprobs and the finish reason (null while a
+     * stream goes on).
+     */
+    private static ObjectNode oneChoice(ObjectNode root, Consumer<ObjectNode> text, String finishReason) {
+        ObjectNode choice = root.putArray("choices").addObject();
+        text.accept(choice);
+        choice.putNull("logprobs");
+        choice.put("finish_reason", finishReason);
+        return root;
+    }
+
+    /** A chat choice's text: {@code content} under {@code key}, "message" in an answer, "delta" in a chunk. */
+    private static Consumer<ObjectNode> chatText(String key, ObjectNode content) {
+        return choice -> {
+            choice.put("index", 0);
+            choice.set(key, content);
+        };
+    }
+
+    private static Consumer<ObjectNode> completionText(String text) {
+        return choice -> {
+            choice.put("text", text);
+            choice.put("index", 0);
+        };
     }
 
     /** A Responses API {@code response} object; {@code outputTokens} written so far. */
@@ -236,21 +270,53 @@ final class OpenAiShapes {
 
     static final String DONE = "data: [DONE]\n\n";
 
-    private record ChatStream(LabRequest request, LabCall call, long created) implements StreamRenderer {
+    /**
+     * Chat and completions streams: chunks of one choice each; at the end a chunk that finishes the
+     * choice, the usage in a chunk of no choices where the request asked for it, then [DONE].
+     */
+    private interface ChoiceStream extends StreamRenderer {
+        LabRequest request();
 
-        private ObjectNode chunk(ObjectNode delta, String finishReason) {
-            ObjectNode root =
-                    header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
-            ObjectNode choice = root.putArray("choices").addObject();
-            choice.put("index", 0);
-            choice.set("delta", delta);
-            choice.putNull("logprobs");
-            choice.put("finish_reason", finishReason);
-            if (request.includeUsage()) {
+        LabCall call();
+
+        /** A new chunk with its id, object type, created and model. */
+        ObjectNode chunkHeader();
+
+        /** What the finishing chunk's choice holds: no more text. */
+        Consumer<ObjectNode> noText();
+
+        default String chunk(Consumer<ObjectNode> text, String finishReason) {
+            ObjectNode root = oneChoice(chunkHeader(), text, finishReason);
+            if (request().includeUsage()) {
                 // OpenAI: with include_usage every chunk carries "usage": null except the last one.
                 root.putNull("usage");
             }
-            return root;
+            return data(root);
+        }
+
+        @Override
+        default String end() {
+            StringBuilder out = new StringBuilder(chunk(noText(), call().truncated() ? "length" : "stop"));
+            if (request().includeUsage()) {
+                ObjectNode last = chunkHeader();
+                last.putArray("choices");
+                last.set("usage", usage(call().promptTokens(), call().completionTokens()));
+                out.append(data(last));
+            }
+            return out.append(DONE).toString();
+        }
+    }
+
+    private record ChatStream(LabRequest request, LabCall call, long created) implements ChoiceStream {
+
+        @Override
+        public ObjectNode chunkHeader() {
+            return chatHeader(request, call, "chat.completion.chunk", created);
+        }
+
+        @Override
+        public Consumer<ObjectNode> noText() {
+            return chatText("delta", object());
         }
 
         @Override
@@ -258,43 +324,27 @@ final class OpenAiShapes {
             ObjectNode delta = object();
             delta.put("role", "assistant");
             delta.put("content", "");
-            return data(chunk(delta, null));
+            return chunk(chatText("delta", delta), null);
         }
 
         @Override
         public String content(long from, long to) {
             ObjectNode delta = object();
             delta.put("content", words(from, to));
-            return data(chunk(delta, null));
-        }
-
-        @Override
-        public String end() {
-            StringBuilder out = new StringBuilder(data(chunk(object(), call.truncated() ? "length" : "stop")));
-            if (request.includeUsage()) {
-                ObjectNode last =
-                        header("chatcmpl-lab" + call.id() + RUN, "chat.completion.chunk", created, request.model());
-                last.putArray("choices");
-                last.set("usage", usage(call.promptTokens(), call.completionTokens()));
-                out.append(data(last));
-            }
-            return out.append(DONE).toString();
+            return chunk(chatText("delta", delta), null);
         }
     }
 
-    private record CompletionStream(LabRequest request, LabCall call, long created) implements StreamRenderer {
+    private record CompletionStream(LabRequest request, LabCall call, long created) implements ChoiceStream {
 
-        private ObjectNode chunk(String text, String finishReason) {
-            ObjectNode root = header("cmpl-lab" + call.id(), "text_completion", created, request.model());
-            ObjectNode choice = root.putArray("choices").addObject();
-            choice.put("text", text);
-            choice.put("index", 0);
-            choice.putNull("logprobs");
-            choice.put("finish_reason", finishReason);
-            if (request.includeUsage()) {
-                root.putNull("usage");
-            }
-            return root;
+        @Override
+        public ObjectNode chunkHeader() {
+            return completionHeader(request, call, created);
+        }
+
+        @Override
+        public Consumer<ObjectNode> noText() {
+            return completionText("");
         }
 
         @Override
@@ -304,19 +354,7 @@ final class OpenAiShapes {
 
         @Override
         public String content(long from, long to) {
-            return data(chunk(words(from, to), null));
-        }
-
-        @Override
-        public String end() {
-            StringBuilder out = new StringBuilder(data(chunk("", call.truncated() ? "length" : "stop")));
-            if (request.includeUsage()) {
-                ObjectNode last = header("cmpl-lab" + call.id(), "text_completion", created, request.model());
-                last.putArray("choices");
-                last.set("usage", usage(call.promptTokens(), call.completionTokens()));
-                out.append(data(last));
-            }
-            return out.append(DONE).toString();
+            return chunk(completionText(words(from, to)), null);
         }
     }
 
