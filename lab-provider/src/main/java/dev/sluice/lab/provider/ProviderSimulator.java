@@ -403,34 +403,21 @@ public final class ProviderSimulator {
 
     /** A call that alone exceeds a token limit can never run: refused without a retry time. */
     private Admission.Rejected tooLarge(long prompt, long output, long reserved, long now) {
-        if (limits.tokensPerMinute() > 0 && reserved > limits.tokensPerMinute()) {
-            return new Admission.Rejected(
-                    Admission.Reason.REQUEST_TOO_LARGE,
-                    -1,
-                    limits.tokensPerMinute(),
-                    tokensInWindow,
-                    reserved,
-                    snapshot(now));
+        Admission.Rejected refused = tooLargeFor(reserved, limits.tokensPerMinute(), tokensInWindow, now);
+        if (refused == null) {
+            refused = tooLargeFor(prompt, limits.inputTokensPerMinute(), inputInWindow, now);
         }
-        if (limits.inputTokensPerMinute() > 0 && prompt > limits.inputTokensPerMinute()) {
-            return new Admission.Rejected(
-                    Admission.Reason.REQUEST_TOO_LARGE,
-                    -1,
-                    limits.inputTokensPerMinute(),
-                    inputInWindow,
-                    prompt,
-                    snapshot(now));
+        if (refused == null) {
+            refused = tooLargeFor(output, limits.outputTokensPerMinute(), outputInWindow, now);
         }
-        if (limits.outputTokensPerMinute() > 0 && output > limits.outputTokensPerMinute()) {
-            return new Admission.Rejected(
-                    Admission.Reason.REQUEST_TOO_LARGE,
-                    -1,
-                    limits.outputTokensPerMinute(),
-                    outputInWindow,
-                    output,
-                    snapshot(now));
-        }
-        return null;
+        return refused;
+    }
+
+    /** Refused where {@code tokens} alone exceed {@code limit} (0: no such limit), else null. */
+    private Admission.Rejected tooLargeFor(long tokens, long limit, long inWindow, long now) {
+        return limit > 0 && tokens > limit
+                ? new Admission.Rejected(Admission.Reason.REQUEST_TOO_LARGE, -1, limit, inWindow, tokens, snapshot(now))
+                : null;
     }
 
     /** The output window keeps what the call wrote, not what it reserved (as Anthropic settles OTPM). */
