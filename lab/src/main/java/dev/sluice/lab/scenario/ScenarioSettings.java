@@ -152,28 +152,10 @@ public record ScenarioSettings(
     }
 
     public ScenarioSettings withCases(Set<CaseId> c, boolean r) {
-        return new ScenarioSettings(
-                timeFactor,
-                limits,
-                c,
-                r,
-                soloUsers,
-                crowdUsers,
-                pagesPerBook,
-                uploadFor,
-                think,
-                drainCap,
-                perUserBucket,
-                globalBucket,
-                poolConnections,
-                poolAcquireTimeout,
-                gatewayHeadroom,
-                rampStep,
-                rampUsers,
-                rampGraceSteps,
-                randomSeed,
-                warmUpPages,
-                ways);
+        Copy next = new Copy();
+        next.cases = c;
+        next.ramp = r;
+        return next.build();
     }
 
     /**
@@ -188,20 +170,7 @@ public record ScenarioSettings(
      * Limits change the global bucket with them (it is pinned to the requests per minute).
      */
     public ScenarioSettings with(List<String> options) {
-        double factor = timeFactor;
-        LabLimits l = limits;
-        Set<CaseId> c = cases;
-        boolean r = ramp;
-        int solo = soloUsers;
-        int crowd = crowdUsers;
-        int pages = pagesPerBook;
-        Duration upload = uploadFor;
-        Duration thinkFor = think;
-        int pool = poolConnections;
-        List<Integer> rampSteps = rampUsers;
-        long seed = randomSeed;
-        int warmUp = warmUpPages;
-        ProviderWays w = ways;
+        Copy next = new Copy();
         for (String option : options) {
             if (option.isBlank()) continue;
             if (!option.startsWith("--") || !option.contains("=")) {
@@ -214,78 +183,60 @@ public record ScenarioSettings(
                     case "cases" -> {
                         Set<CaseId> picked = EnumSet.noneOf(CaseId.class);
                         for (String n : value.split(",")) picked.add(CaseId.of(n));
-                        c = picked;
+                        next.cases = picked;
                     }
-                    case "ramp" -> r = bool(value);
-                    case "time-factor" -> factor = Double.parseDouble(value);
-                    case "users" -> crowd = Integer.parseInt(value);
-                    case "solo-users" -> solo = Integer.parseInt(value);
-                    case "pages" -> pages = Integer.parseInt(value);
-                    case "upload-for" -> upload = seconds(value);
-                    case "think" -> thinkFor = seconds(value);
-                    case "rpm" -> l = l.withRequestsPerMinute(Integer.parseInt(value));
-                    case "tpm" -> l = l.withTokensPerMinute(Long.parseLong(value));
-                    case "in-flight" -> l = l.withMaxInFlight(Integer.parseInt(value));
-                    case "latency-ms" -> l = l.withLatency(Duration.ofMillis(Long.parseLong(value)));
-                    case "price" -> l = l.withPricePerMillionTokens(Double.parseDouble(value));
-                    case "pool" -> pool = Integer.parseInt(value);
+                    case "ramp" -> next.ramp = bool(value);
+                    case "time-factor" -> next.timeFactor = Double.parseDouble(value);
+                    case "users" -> next.crowdUsers = Integer.parseInt(value);
+                    case "solo-users" -> next.soloUsers = Integer.parseInt(value);
+                    case "pages" -> next.pagesPerBook = Integer.parseInt(value);
+                    case "upload-for" -> next.uploadFor = seconds(value);
+                    case "think" -> next.think = seconds(value);
+                    case "rpm" -> next.limits = next.limits.withRequestsPerMinute(Integer.parseInt(value));
+                    case "tpm" -> next.limits = next.limits.withTokensPerMinute(Long.parseLong(value));
+                    case "in-flight" -> next.limits = next.limits.withMaxInFlight(Integer.parseInt(value));
+                    case "latency-ms" ->
+                        next.limits = next.limits.withLatency(Duration.ofMillis(Long.parseLong(value)));
+                    case "price" -> next.limits = next.limits.withPricePerMillionTokens(Double.parseDouble(value));
+                    case "pool" -> next.poolConnections = Integer.parseInt(value);
                     case "ramp-users" -> {
                         List<Integer> steps = new ArrayList<>();
                         for (String n : value.split(",")) steps.add(Integer.parseInt(n.trim()));
-                        rampSteps = steps;
+                        next.rampUsers = steps;
                     }
-                    case "seed" -> seed = Long.parseLong(value);
-                    case "warm-up" -> warmUp = Integer.parseInt(value);
-                    case "provider-count" -> w = w.withPromptCount(providerCount(w.promptCount(), value));
+                    case "seed" -> next.randomSeed = Long.parseLong(value);
+                    case "warm-up" -> next.warmUpPages = Integer.parseInt(value);
+                    case "provider-count" ->
+                        next.ways = next.ways.withPromptCount(providerCount(next.ways.promptCount(), value));
                     case "count-factor" ->
-                        w = w.withPromptCount(new PromptCount(
-                                w.promptCount().method(),
-                                w.promptCount().charsPerToken(),
+                        next.ways = next.ways.withPromptCount(new PromptCount(
+                                next.ways.promptCount().method(),
+                                next.ways.promptCount().charsPerToken(),
                                 Double.parseDouble(value),
-                                w.promptCount().tokensPerMessage()));
+                                next.ways.promptCount().tokensPerMessage()));
                     case "tokens-per-message" ->
-                        w = w.withPromptCount(new PromptCount(
-                                w.promptCount().method(),
-                                w.promptCount().charsPerToken(),
-                                w.promptCount().factor(),
+                        next.ways = next.ways.withPromptCount(new PromptCount(
+                                next.ways.promptCount().method(),
+                                next.ways.promptCount().charsPerToken(),
+                                next.ways.promptCount().factor(),
                                 Integer.parseInt(value)));
-                    case "clock-offset" -> w = w.withClockOffset(duration(name, value));
-                    case "extra-latency" -> w = w.withExtraLatency(duration(name, value));
-                    case "request-latency" -> w = w.withRequestLatency(duration(name, value));
-                    case "itpm" -> l = l.withInputTokensPerMinute(Long.parseLong(value));
-                    case "otpm" -> l = l.withOutputTokensPerMinute(Long.parseLong(value));
+                    case "clock-offset" -> next.ways = next.ways.withClockOffset(duration(name, value));
+                    case "extra-latency" -> next.ways = next.ways.withExtraLatency(duration(name, value));
+                    case "request-latency" -> next.ways = next.ways.withRequestLatency(duration(name, value));
+                    case "itpm" -> next.limits = next.limits.withInputTokensPerMinute(Long.parseLong(value));
+                    case "otpm" -> next.limits = next.limits.withOutputTokensPerMinute(Long.parseLong(value));
                     default -> throw new IllegalArgumentException("unknown option --" + name + " (see README, Lab)");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("--" + name + " needs a number, got '" + value + "'");
             }
         }
-        double perSecond = l.requestsPerMinute() / 60.0;
-        PageLimiter.Shape global = l.requestsPerMinute() == limits.requestsPerMinute()
-                ? globalBucket
-                : new PageLimiter.Shape(perSecond, perSecond);
-        return new ScenarioSettings(
-                factor,
-                l,
-                c,
-                r,
-                solo,
-                crowd,
-                pages,
-                upload,
-                thinkFor,
-                drainCap,
-                perUserBucket,
-                global,
-                pool,
-                poolAcquireTimeout,
-                gatewayHeadroom,
-                rampStep,
-                rampSteps,
-                rampGraceSteps,
-                seed,
-                warmUp,
-                w);
+        // The global bucket is pinned to the requests per minute: it follows them when they change.
+        if (next.limits.requestsPerMinute() != limits.requestsPerMinute()) {
+            double perSecond = next.limits.requestsPerMinute() / 60.0;
+            next.globalBucket = new PageLimiter.Shape(perSecond, perSecond);
+        }
+        return next.build();
     }
 
     private static boolean bool(String v) {
@@ -331,5 +282,55 @@ public record ScenarioSettings(
     private static void positive(String what, Duration d) {
         if (d == null || d.isNegative() || d.isZero())
             throw new IllegalArgumentException(what + " must be positive, was " + d);
+    }
+
+    /** These settings' fields, to change before {@link #build} makes (and checks) settings of them again. */
+    private final class Copy {
+        double timeFactor = timeFactor();
+        LabLimits limits = limits();
+        Set<CaseId> cases = cases();
+        boolean ramp = ramp();
+        int soloUsers = soloUsers();
+        int crowdUsers = crowdUsers();
+        int pagesPerBook = pagesPerBook();
+        Duration uploadFor = uploadFor();
+        Duration think = think();
+        Duration drainCap = drainCap();
+        PageLimiter.Shape perUserBucket = perUserBucket();
+        PageLimiter.Shape globalBucket = globalBucket();
+        int poolConnections = poolConnections();
+        Duration poolAcquireTimeout = poolAcquireTimeout();
+        double gatewayHeadroom = gatewayHeadroom();
+        Duration rampStep = rampStep();
+        List<Integer> rampUsers = rampUsers();
+        int rampGraceSteps = rampGraceSteps();
+        long randomSeed = randomSeed();
+        int warmUpPages = warmUpPages();
+        ProviderWays ways = ways();
+
+        ScenarioSettings build() {
+            return new ScenarioSettings(
+                    timeFactor,
+                    limits,
+                    cases,
+                    ramp,
+                    soloUsers,
+                    crowdUsers,
+                    pagesPerBook,
+                    uploadFor,
+                    think,
+                    drainCap,
+                    perUserBucket,
+                    globalBucket,
+                    poolConnections,
+                    poolAcquireTimeout,
+                    gatewayHeadroom,
+                    rampStep,
+                    rampUsers,
+                    rampGraceSteps,
+                    randomSeed,
+                    warmUpPages,
+                    ways);
+        }
     }
 }
