@@ -282,80 +282,60 @@ public final class OverheadBenchmark {
 
     /** Starts one arm's JVM and waits until it listens: one at a time, as JVMs starting together on 2 CPUs starve each other. */
     private Arm startArm(String key) throws Exception {
-        Path logs = out.resolve("logs");
         int port = ChildProcess.freePort();
-        Arm arm;
-        switch (key) {
-            case "scg" ->
-                arm = new Arm(
-                        "scg",
-                        "bare Spring Cloud Gateway",
-                        ChildProcess.start(
-                                "scg",
-                                javaCommand(
-                                        List.of(
-                                                "-cp",
-                                                classPath(),
-                                                ScgArm.class.getName(),
-                                                "--server.port=" + port,
-                                                "--bench.upstream=" + upstream),
-                                        "scg"),
-                                logs,
-                                armCpus()),
-                        url(port),
-                        API_KEY);
+        Arm arm = switch (key) {
+            case "scg" -> armJvm(key, "bare Spring Cloud Gateway", port, scgArgs(port));
             case "scg-rrl" ->
-                arm = new Arm(
-                        "scg-rrl",
+                armJvm(
+                        key,
                         "SCG + RequestRateLimiter (RedisRateLimiter)",
-                        ChildProcess.start(
-                                "scg-rrl",
-                                javaCommand(
-                                        List.of(
-                                                "-cp",
-                                                classPath(),
-                                                ScgArm.class.getName(),
-                                                "--server.port=" + port,
-                                                "--bench.upstream=" + upstream,
-                                                "--spring.profiles.active=rate-limited",
-                                                "--spring.data.redis.url=" + redisUrl()),
-                                        "scg-rrl"),
-                                logs,
-                                armCpus()),
-                        url(port),
-                        API_KEY);
+                        port,
+                        scgArgs(
+                                port,
+                                "--spring.profiles.active=rate-limited",
+                                "--spring.data.redis.url=" + redisUrl()));
             case "sluice" -> {
                 sluicePort = port;
                 Path tiers = writeTiers(upstream + "/v1");
-                arm = new Arm(
-                        "sluice",
+                yield armJvm(
+                        key,
                         "Sluice (Redis quotas, full path)",
-                        ChildProcess.start(
-                                "sluice",
-                                javaCommand(
-                                        List.of(
-                                                "-jar",
-                                                gatewayJar,
-                                                "--server.port=" + port,
-                                                "--spring.data.redis.url=" + redisUrl(),
-                                                "--sluice.provider.url=" + upstream + "/v1",
-                                                "--sluice.tiers.path=" + tiers,
-                                                "--sluice.demo.tenants=true",
-                                                // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as
-                                                // through a proxy.
-                                                "--sluice.edge.max-connections-per-client=0",
-                                                "--logging.level.root=WARN"),
-                                        "sluice"),
-                                logs,
-                                armCpus()),
-                        url(port),
-                        API_KEY);
+                        port,
+                        List.of(
+                                "-jar",
+                                gatewayJar,
+                                "--server.port=" + port,
+                                "--spring.data.redis.url=" + redisUrl(),
+                                "--sluice.provider.url=" + upstream + "/v1",
+                                "--sluice.tiers.path=" + tiers,
+                                "--sluice.demo.tenants=true",
+                                // The load (up to OpenLoop.MAX_CONNECTIONS) comes from one address, as through a proxy.
+                                "--sluice.edge.max-connections-per-client=0",
+                                "--logging.level.root=WARN"));
             }
             default -> throw new IllegalArgumentException("no arm " + key);
-        }
+        };
         arms.add(arm);
         await(arm.process, port);
         return arm;
+    }
+
+    /** Starts an arm's JVM with {@code args}, named by its key (its process, log and recording), on the arms' CPU. */
+    private Arm armJvm(String key, String label, int port, List<String> args) throws IOException {
+        return new Arm(
+                key,
+                label,
+                ChildProcess.start(key, javaCommand(args, key), out.resolve("logs"), armCpus()),
+                url(port),
+                API_KEY);
+    }
+
+    /** The SCG arm's command line (the bare one's), then {@code more} options. */
+    private List<String> scgArgs(int port, String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "-cp", classPath(), ScgArm.class.getName(), "--server.port=" + port, "--bench.upstream=" + upstream));
+        args.addAll(List.of(more));
+        return args;
     }
 
     private static URI url(int port) {
