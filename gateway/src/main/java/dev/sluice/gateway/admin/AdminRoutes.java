@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.validation.Validator;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -87,10 +86,8 @@ public class AdminRoutes {
                                     "/audit",
                                     r -> ServerResponse.ok()
                                             .contentType(MediaType.APPLICATION_JSON)
-                                            .bodyValue(Map.of(
-                                                    "entries",
-                                                    audit.recent(AdminRequests.intParam(
-                                                            r, "limit", 100, 1, AuditLog.KEPT)))))
+                                            .bodyValue(new AuditLog.Recent(audit.recent(
+                                                    AdminRequests.intParam(r, "limit", 100, 1, AuditLog.KEPT)))))
                             .route(
                                     r -> true,
                                     r -> Mono.error(new AdminError(

@@ -1,13 +1,13 @@
 package dev.sluice.gateway.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sluice.gateway.tenant.Tenant;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -26,26 +26,62 @@ public final class AuditLog {
     private static final Logger log = LoggerFactory.getLogger(LOGGER);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** One change, as logged and as listed: who, from where, when, what and to what. */
+    record Entry(String at, String actor, String address, String action, String target, Details details) {}
+
+    /** {@code GET /admin/api/audit}'s answer. */
+    record Recent(List<Entry> entries) {}
+
+    /** What a change did, one record per kind of change: never a key's secret. */
+    sealed interface Details {}
+
+    record TenantCreated(String tier, boolean suspended) implements Details {}
+
+    /** Only what changed: a change that asked for what the tenant already was has no field. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record TenantChanged(Change<String> tier, Change<Boolean> suspended) implements Details {
+        static TenantChanged between(Tenant before, Tenant after) {
+            return new TenantChanged(
+                    before.tierName().equals(after.tierName())
+                            ? null
+                            : new Change<>(before.tierName(), after.tierName()),
+                    before.suspended() == after.suspended()
+                            ? null
+                            : new Change<>(before.suspended(), after.suspended()));
+        }
+    }
+
+    record Change<T>(T from, T to) {}
+
+    /** A key issued or revoked, named by its id. */
+    record Key(String keyId) implements Details {}
+
+    record TiersReplaced(long fromVersion, long toVersion) implements Details {}
+
+    /** {@code tier} only for a review that moves the tenant. */
+    record FlagReviewed(
+            String flag,
+            String review,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String tier) implements Details {}
+
     private final Clock clock;
-    private final Deque<Map<String, Object>> recent = new ArrayDeque<>();
+    private final Deque<Entry> recent = new ArrayDeque<>();
 
     public AuditLog(Clock clock) {
         this.clock = clock;
     }
 
     /** Records a change the request made; {@code details} say what (values, versions, ids). */
-    Mono<Void> record(ServerRequest request, String action, String target, Map<String, Object> details) {
+    Mono<Void> record(ServerRequest request, String action, String target, Details details) {
         return AdminRequests.adminName(request)
                 .doOnNext(actor -> {
-                    Map<String, Object> entry = new LinkedHashMap<>();
-                    entry.put("at", clock.instant().toString());
-                    entry.put("actor", actor);
-                    entry.put(
-                            "address",
-                            request.remoteAddress().map(AuditLog::host).orElse("unknown"));
-                    entry.put("action", action);
-                    entry.put("target", target);
-                    entry.put("details", details);
+                    Entry entry = new Entry(
+                            clock.instant().toString(),
+                            actor,
+                            request.remoteAddress().map(AuditLog::host).orElse("unknown"),
+                            action,
+                            target,
+                            details);
                     log.info(JSON.writeValueAsString(entry));
                     synchronized (recent) {
                         recent.addFirst(entry);
@@ -56,7 +92,7 @@ public final class AuditLog {
     }
 
     /** This replica's latest entries, newest first. */
-    List<Map<String, Object>> recent(int limit) {
+    List<Entry> recent(int limit) {
         synchronized (recent) {
             return new ArrayList<>(recent).subList(0, Math.min(limit, recent.size()));
         }

@@ -7,8 +7,6 @@ import dev.sluice.gateway.abuse.FlagReview;
 import dev.sluice.gateway.abuse.FlagStatus;
 import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.tenant.Tenant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,10 +75,8 @@ final class FlagsHandler {
                                 review.action().wire(),
                                 review.by(),
                                 review.tier() == null ? "" : " (to tier " + review.tier() + ")");
-                        Map<String, Object> details = new LinkedHashMap<>();
-                        details.put("flag", f.id());
-                        details.put("review", review.action().wire());
-                        if (review.tier() != null) details.put("tier", review.tier());
+                        AuditLog.FlagReviewed details = new AuditLog.FlagReviewed(
+                                f.id(), review.action().wire(), review.tier());
                         return admin.audit()
                                 .record(req, "flag.reviewed", f.tenantId(), details)
                                 .then(ok(AdminViews.flag(f)));

@@ -1,6 +1,13 @@
 package dev.sluice.gateway.admin;
 
 import dev.sluice.gateway.abuse.OpenFlagsGauge;
+import dev.sluice.gateway.admin.OverviewViews.Budget;
+import dev.sluice.gateway.admin.OverviewViews.Counts;
+import dev.sluice.gateway.admin.OverviewViews.Overview;
+import dev.sluice.gateway.admin.OverviewViews.Spend;
+import dev.sluice.gateway.admin.OverviewViews.Utilisation;
+import dev.sluice.gateway.admin.OverviewViews.WaitEstimate;
+import dev.sluice.gateway.admin.OverviewViews.WaitP95;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.ConfigRegistry;
@@ -44,7 +51,7 @@ import reactor.core.publisher.Mono;
  * the dashboards never disagree. Counters are per replica; the budget utilisation is the
  * shared budget's, fleet-wide. "Last minute" comes from snapshots of the counters taken every
  * few seconds ({@link MeterWindow}). Each provider's part (state, share, budgets) is
- * {@link ProviderOverview}'s.
+ * {@link ProviderOverview}'s; the answer's shape is {@link OverviewViews}'.
  */
 final class OverviewHandler {
     /** The stages always listed, at zero when none happened: the ones the tenant's usage series counts. */
@@ -93,93 +100,80 @@ final class OverviewHandler {
                         .bodyValue(body));
     }
 
-    Map<String, Object> overview() {
+    Overview overview() {
         long now = clock.millis();
         Map<String, Double> totals = totals();
         MeterWindow.Delta last = window.since(now, totals);
         SluiceConfig snapshot = config.current();
 
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("at", Instant.ofEpochMilli(now).toString());
-        m.put("startedAt", startedAt.toString());
-        m.put("windowSeconds", window.windowMs() / 1000);
-        m.put("coveredSeconds", Math.round(last.coveredMs() / 1000.0));
-
-        Map<String, Object> decisions = new LinkedHashMap<>();
-        decisions.put("lastMinute", prefixed(last.change(), DECISIONS, MAIN_STAGES));
-        decisions.put("sinceStart", prefixed(totals, DECISIONS, MAIN_STAGES));
-        m.put("decisions", decisions);
-
-        TreeSet<String> budgets = new TreeSet<>();
+        TreeSet<String> names = new TreeSet<>();
         for (Gauge g : meters.find(DispatcherMeters.IN_FLIGHT).gauges())
-            budgets.add(g.getId().getTag("budget"));
-        m.put("queueWaitP95Ms", waitP95(totals, last, ""));
-        m.put("waitEstimate", waitEstimate(null));
-
-        List<Map<String, Object>> budgetViews = new ArrayList<>();
-        for (String b : budgets) budgetViews.add(budget(b, totals, last, snapshot));
-        m.put("budgets", budgetViews);
-
-        Map<String, Object> spend = new LinkedHashMap<>();
-        spend.put("usdLastMinute", round(last.get("spend"), 6));
-        spend.put("usdSinceStart", round(totals.getOrDefault("spend", 0.0), 6));
-        spend.put("tokensLastMinute", Math.round(last.get("tokens")));
-        spend.put("tokensSinceStart", Math.round(totals.getOrDefault("tokens", 0.0)));
-        spend.put("priceSource", priceSource(snapshot));
-        m.put("spend", spend);
-
-        Map<String, Object> upstream = new LinkedHashMap<>();
-        upstream.put("lastMinute", prefixed(last.change(), UPSTREAM, List.of()));
-        upstream.put("sinceStart", prefixed(totals, UPSTREAM, List.of()));
-        m.put("upstream", upstream);
-
+            names.add(g.getId().getTag("budget"));
+        List<Budget> budgets = new ArrayList<>();
+        for (String b : names) budgets.add(budget(b, totals, last, snapshot));
         Gauge open = meters.find(OpenFlagsGauge.NAME).gauge();
-        m.put("openFlags", open == null ? null : Math.round(open.value()));
-        m.put("providers", ProviderOverview.list(meters, snapshot, totals, last, budgetViews));
-        return m;
+        return new Overview(
+                Instant.ofEpochMilli(now).toString(),
+                startedAt.toString(),
+                window.windowMs() / 1000,
+                Math.round(last.coveredMs() / 1000.0),
+                counts(totals, last, DECISIONS, MAIN_STAGES),
+                waitP95(totals, last, ""),
+                waitEstimate(null),
+                budgets,
+                new Spend(
+                        round(last.get("spend"), 6),
+                        round(totals.getOrDefault("spend", 0.0), 6),
+                        Math.round(last.get("tokens")),
+                        Math.round(totals.getOrDefault("tokens", 0.0)),
+                        priceSource(snapshot)),
+                counts(totals, last, UPSTREAM, List.of()),
+                open == null ? null : Math.round(open.value()),
+                ProviderOverview.list(meters, snapshot, totals, last, budgets));
     }
 
-    private Map<String, Object> budget(
-            String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
-        Map<String, Object> b = new LinkedHashMap<>();
-        b.put("budget", budget);
+    private Budget budget(String budget, Map<String, Double> totals, MeterWindow.Delta last, SluiceConfig snapshot) {
         Gauge inFlight =
                 meters.find(DispatcherMeters.IN_FLIGHT).tag("budget", budget).gauge();
-        b.put("provider", inFlight == null ? null : inFlight.getId().getTag("provider"));
-        b.put("model", inFlight == null ? null : inFlight.getId().getTag("model"));
-        Map<String, Object> utilisation = new LinkedHashMap<>();
-        utilisation.put("tokens", round(gauge(DispatcherMeters.UTILISATION, budget, "tokens"), 4));
-        utilisation.put("requests", round(gauge(DispatcherMeters.UTILISATION, budget, "requests"), 4));
-        // Input and output apart only where the provider limits them so (their gauges exist then).
-        for (String unit : List.of("input_tokens", "output_tokens")) {
-            if (meters.find(DispatcherMeters.UTILISATION)
-                            .tag("budget", budget)
-                            .tag("unit", unit)
-                            .gauge()
-                    != null) {
-                utilisation.put(
-                        unit.equals("input_tokens") ? "inputTokens" : "outputTokens",
-                        round(gauge(DispatcherMeters.UTILISATION, budget, unit), 4));
-            }
-        }
-        b.put("utilisation", utilisation);
-        b.put("inFlight", Math.round(gauge(DispatcherMeters.IN_FLIGHT, budget, null)));
-        b.put("concurrencyLimit", Math.round(gauge(DispatcherMeters.CONCURRENCY_LIMIT, budget, null)));
-        ProviderSettings provider = providerOf((String) b.get("provider"), snapshot);
-        ModelLimits limits = provider == null ? null : provider.models().get((String) b.get("model"));
-        b.put(
-                "maxInFlight",
+        String provider = inFlight == null ? null : inFlight.getId().getTag("provider");
+        String model = inFlight == null ? null : inFlight.getId().getTag("model");
+        ProviderSettings settings = providerOf(provider, snapshot);
+        ModelLimits limits = settings == null ? null : settings.models().get(model);
+        return new Budget(
+                budget,
+                provider,
+                model,
+                utilisation(budget),
+                Math.round(gauge(DispatcherMeters.IN_FLIGHT, budget, null)),
+                Math.round(gauge(DispatcherMeters.CONCURRENCY_LIMIT, budget, null)),
                 limits == null
                         ? null
-                        : BudgetLimits.of(limits, provider.headroom(), Duration.ofMinutes(1))
-                                .maxInFlight());
-        b.put("queueDepth", Math.round(gauge(DispatcherMeters.QUEUE_DEPTH, budget, null)));
-        b.put("pausedForMs", Math.round(gauge(DispatcherMeters.PAUSED, budget, null) * 1000));
-        b.put("queueWaitP95Ms", waitP95(totals, last, budget));
-        b.put("waitEstimate", waitEstimate(budget));
-        b.put("pricePerMillionTokens", limits == null ? null : limits.pricePerMillionTokens());
-        b.put("tokenRatio", round(tokenRatio((String) b.get("provider"), (String) b.get("model")), 4));
-        return b;
+                        : BudgetLimits.of(limits, settings.headroom(), Duration.ofMinutes(1))
+                                .maxInFlight(),
+                Math.round(gauge(DispatcherMeters.QUEUE_DEPTH, budget, null)),
+                Math.round(gauge(DispatcherMeters.PAUSED, budget, null) * 1000),
+                waitP95(totals, last, budget),
+                waitEstimate(budget),
+                limits == null ? null : limits.pricePerMillionTokens(),
+                round(tokenRatio(provider, model), 4));
+    }
+
+    private Utilisation utilisation(String budget) {
+        return new Utilisation(
+                round(gauge(DispatcherMeters.UTILISATION, budget, "tokens"), 4),
+                round(gauge(DispatcherMeters.UTILISATION, budget, "requests"), 4),
+                apart(budget, "input_tokens"),
+                apart(budget, "output_tokens"));
+    }
+
+    /** Input or output tokens' utilisation, only where the provider limits them apart (its gauge exists then). */
+    private Double apart(String budget, String unit) {
+        boolean limited = meters.find(DispatcherMeters.UTILISATION)
+                        .tag("budget", budget)
+                        .tag("unit", unit)
+                        .gauge()
+                != null;
+        return limited ? round(gauge(DispatcherMeters.UTILISATION, budget, unit), 4) : null;
     }
 
     private static ProviderSettings providerOf(String name, SluiceConfig snapshot) {
@@ -258,14 +252,13 @@ final class OverviewHandler {
      * For one budget, or, for {@code null}, the budget with the most samples (percentiles do
      * not add). Null values without samples.
      */
-    private Map<String, Object> waitEstimate(String budget) {
+    private WaitEstimate waitEstimate(String budget) {
         DistributionSummary chosen = null;
         for (DistributionSummary s :
                 meters.find(DispatcherMeters.ESTIMATE_RATIO).summaries()) {
             if (budget != null && !budget.equals(s.getId().getTag("budget"))) continue;
             if (chosen == null || s.count() > chosen.count()) chosen = s;
         }
-        Map<String, Object> m = new LinkedHashMap<>();
         Double p50 = null;
         Double p95 = null;
         long count = 0;
@@ -276,18 +269,12 @@ final class OverviewHandler {
                 if (v.percentile() == 0.95) p95 = round(v.value(), 3);
             }
         }
-        m.put("p50", p50);
-        m.put("p95", p95);
-        m.put("samples", count);
-        return m;
+        return new WaitEstimate(p50, p95, count);
     }
 
     /** The p95 of the queue wait (all budgets when {@code budget} is empty), since start and over the last window. */
-    private static Map<String, Object> waitP95(Map<String, Double> totals, MeterWindow.Delta last, String budget) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("lastMinute", p95Ms(last.change(), budget));
-        m.put("sinceStart", p95Ms(totals, budget));
-        return m;
+    private static WaitP95 waitP95(Map<String, Double> totals, MeterWindow.Delta last, String budget) {
+        return new WaitP95(p95Ms(last.change(), budget), p95Ms(totals, budget));
     }
 
     /**
@@ -320,8 +307,14 @@ final class OverviewHandler {
         return buckets.isEmpty() ? null : round(buckets.lastKey() / 1e6, 1); // beyond the last bucket: at least this
     }
 
-    private static Map<String, Object> prefixed(Map<String, Double> values, String prefix, List<String> always) {
-        Map<String, Object> m = new LinkedHashMap<>();
+    /** The counters under {@code prefix}, by what follows it, over the last window and since start. */
+    private static Counts counts(
+            Map<String, Double> totals, MeterWindow.Delta last, String prefix, List<String> always) {
+        return new Counts(prefixed(last.change(), prefix, always), prefixed(totals, prefix, always));
+    }
+
+    private static Map<String, Long> prefixed(Map<String, Double> values, String prefix, List<String> always) {
+        Map<String, Long> m = new LinkedHashMap<>();
         for (String s : always) m.put(s, 0L);
         values.forEach((k, v) -> {
             if (k.startsWith(prefix)) m.put(k.substring(prefix.length()), Math.round(v));

@@ -1,5 +1,8 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.admin.OverviewViews.Budget;
+import dev.sluice.gateway.admin.OverviewViews.Counts;
+import dev.sluice.gateway.admin.OverviewViews.Provider;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.dispatch.Dispatchers;
@@ -45,50 +48,41 @@ final class ProviderOverview {
     }
 
     /**
-     * @param budgets every budget's view (as in the overview's {@code budgets}), each with its {@code provider}
+     * @param budgets every budget's view (as in the overview's {@code budgets})
      */
-    static List<Object> list(
+    static List<Provider> list(
             MeterRegistry meters,
             SluiceConfig snapshot,
             Map<String, Double> totals,
             MeterWindow.Delta last,
-            List<Map<String, Object>> budgets) {
+            List<Budget> budgets) {
         Map<String, Map<String, Long>> lastMinute = byProvider(last.change(), ANSWERS);
         Map<String, Map<String, Long>> sinceStart = byProvider(totals, ANSWERS);
         Map<String, Map<String, Long>> retriedLastMinute = byProvider(last.change(), RETRIES);
         Map<String, Map<String, Long>> retriedSinceStart = byProvider(totals, RETRIES);
         long servedByAll =
                 lastMinute.values().stream().mapToLong(ProviderOverview::served).sum();
-        List<Object> out = new ArrayList<>();
+        List<Provider> out = new ArrayList<>();
         for (ProviderSettings p : snapshot.providers()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("name", p.name());
-            m.put("host", host(p.baseUrl()));
-            List<Map<String, Object>> own = budgets.stream()
-                    .filter(b -> p.name().equals(b.get("provider")))
-                    .toList();
-            long pausedForMs = own.stream()
-                    .mapToLong(b -> ((Number) b.get("pausedForMs")).longValue())
-                    .max()
-                    .orElse(0);
+            List<Budget> own =
+                    budgets.stream().filter(b -> p.name().equals(b.provider())).toList();
+            long pausedForMs = own.stream().mapToLong(Budget::pausedForMs).max().orElse(0);
             String circuit = circuit(meters, p.name());
-            m.put("state", state(circuit, pausedForMs));
-            m.put("circuit", circuit);
-            m.put("pausedForMs", pausedForMs);
             Map<String, Long> answered = lastMinute.getOrDefault(p.name(), Map.of());
-            m.put("shareLastMinute", servedByAll == 0 ? null : round4((double) served(answered) / servedByAll));
-            Map<String, Object> answers = new LinkedHashMap<>();
-            answers.put("lastMinute", answered);
-            answers.put("sinceStart", sinceStart.getOrDefault(p.name(), Map.of()));
-            m.put("answers", answers);
-            // A call that fails before its answer and goes on to the route's next provider is a retry
-            // ("failover"), not an answer: it is how a failing provider shows in the counts.
-            Map<String, Object> retries = new LinkedHashMap<>();
-            retries.put("lastMinute", retriedLastMinute.getOrDefault(p.name(), Map.of()));
-            retries.put("sinceStart", retriedSinceStart.getOrDefault(p.name(), Map.of()));
-            m.put("retries", retries);
-            m.put("budgets", own);
-            out.add(m);
+            out.add(new Provider(
+                    p.name(),
+                    host(p.baseUrl()),
+                    state(circuit, pausedForMs),
+                    circuit,
+                    pausedForMs,
+                    servedByAll == 0 ? null : AdminViews.rounded((double) served(answered) / servedByAll),
+                    new Counts(answered, sinceStart.getOrDefault(p.name(), Map.of())),
+                    // A call that fails before its answer and goes on to the route's next provider is a retry
+                    // ("failover"), not an answer: it is how a failing provider shows in the counts.
+                    new Counts(
+                            retriedLastMinute.getOrDefault(p.name(), Map.of()),
+                            retriedSinceStart.getOrDefault(p.name(), Map.of())),
+                    own));
         }
         return out;
     }
@@ -142,9 +136,5 @@ final class ProviderOverview {
                     .merge(rest.substring(0, slash), Math.round(v), Long::sum);
         });
         return out;
-    }
-
-    private static double round4(double v) {
-        return Math.round(v * 10_000) / 10_000.0;
     }
 }

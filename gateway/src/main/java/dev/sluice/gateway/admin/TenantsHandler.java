@@ -11,9 +11,7 @@ import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
 import java.net.URI;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -77,7 +75,7 @@ final class TenantsHandler {
                                                     req,
                                                     "tenant.created",
                                                     id,
-                                                    Map.of("tier", tenant.tierName(), "suspended", tenant.suspended()))
+                                                    new AuditLog.TenantCreated(tenant.tierName(), tenant.suspended()))
                                             .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id))
                                                     .contentType(MediaType.APPLICATION_JSON)
                                                     .bodyValue(AdminViews.tenant(tenant, 0)))
@@ -92,13 +90,8 @@ final class TenantsHandler {
                 admin.bodies().read(req, AdminBodies.TenantChange.class, "The change is not valid.");
         return body.flatMap(change -> tenant(id).flatMap(t -> {
             Tenant next = change.applyTo(t);
-            Map<String, Object> changed = new LinkedHashMap<>();
-            if (!next.tierName().equals(t.tierName()))
-                changed.put("tier", Map.of("from", t.tierName(), "to", next.tierName()));
-            if (next.suspended() != t.suspended())
-                changed.put("suspended", Map.of("from", t.suspended(), "to", next.suspended()));
             return tenants.save(next)
-                    .then(admin.audit().record(req, "tenant.changed", id, changed))
+                    .then(admin.audit().record(req, "tenant.changed", id, AuditLog.TenantChanged.between(t, next)))
                     .then(tenants.keys(id).count())
                     .flatMap(n -> ok(AdminViews.tenant(next, n)));
         }));
@@ -122,7 +115,7 @@ final class TenantsHandler {
                     secret,
                     "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
             return tenants.addKey(id, key)
-                    .then(admin.audit().record(req, "key.issued", id, Map.of("keyId", key.id())))
+                    .then(admin.audit().record(req, "key.issued", id, new AuditLog.Key(key.id())))
                     .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
                             .header(HttpHeaders.CACHE_CONTROL, "no-store")
                             .contentType(MediaType.APPLICATION_JSON)
@@ -137,7 +130,7 @@ final class TenantsHandler {
                 .flatMap(t -> tenants.revokeKey(id, keyId))
                 .flatMap(revoked -> revoked
                         ? admin.audit()
-                                .record(req, "key.revoked", id, Map.of("keyId", keyId))
+                                .record(req, "key.revoked", id, new AuditLog.Key(keyId))
                                 .then(ServerResponse.noContent().build())
                         : Mono.error(AdminError.notFound("Key '" + keyId + "' of tenant '" + id + "'")));
     }

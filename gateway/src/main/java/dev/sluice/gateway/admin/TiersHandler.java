@@ -82,10 +82,8 @@ final class TiersHandler {
                                                         req,
                                                         "tiers.replaced",
                                                         "tiers",
-                                                        Map.of(
-                                                                "fromVersion",
+                                                        new AuditLog.TiersReplaced(
                                                                 doc.version(),
-                                                                "toVersion",
                                                                 outcome.document()
                                                                         .version()))
                                                 .then(ServerResponse.ok()

@@ -21,6 +21,8 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The overview's providers with two of them configured, each a real HTTP upstream: both are
@@ -154,6 +156,65 @@ class ProvidersOverviewTest {
                 .contains("primary:gpt-4o-mini $1.00")
                 .contains("secondary:* $2.00")
                 .doesNotContain("built-in");
+    }
+
+    /** What OverviewAnswerTest pins on the router alone, here as the application's own JSON mapper writes it. */
+    @Test
+    void theAnswersFieldsComeInTheirOrder() {
+        JsonNode o = JsonMapper.builder()
+                .build()
+                .readTree(admin().get()
+                        .uri("/admin/api/overview")
+                        .exchange()
+                        .expectBody(String.class)
+                        .returnResult()
+                        .getResponseBody());
+        assertThat(o.propertyNames())
+                .containsExactly(
+                        "at",
+                        "startedAt",
+                        "windowSeconds",
+                        "coveredSeconds",
+                        "decisions",
+                        "queueWaitP95Ms",
+                        "waitEstimate",
+                        "budgets",
+                        "spend",
+                        "upstream",
+                        "openFlags",
+                        "providers");
+        assertThat(o.path("spend").propertyNames())
+                .containsExactly(
+                        "usdLastMinute", "usdSinceStart", "tokensLastMinute", "tokensSinceStart", "priceSource");
+        JsonNode provider = o.path("providers").get(0);
+        assertThat(provider.propertyNames())
+                .containsExactly(
+                        "name",
+                        "host",
+                        "state",
+                        "circuit",
+                        "pausedForMs",
+                        "shareLastMinute",
+                        "answers",
+                        "retries",
+                        "budgets");
+        assertThat(provider.path("budgets").get(0).propertyNames())
+                .containsExactly(
+                        "budget",
+                        "provider",
+                        "model",
+                        "utilisation",
+                        "inFlight",
+                        "concurrencyLimit",
+                        "maxInFlight",
+                        "queueDepth",
+                        "pausedForMs",
+                        "queueWaitP95Ms",
+                        "waitEstimate",
+                        "pricePerMillionTokens",
+                        "tokenRatio");
+        assertThat(provider.path("budgets").get(0).path("waitEstimate").propertyNames())
+                .containsExactly("p50", "p95", "samples");
     }
 
     @Test
