@@ -295,7 +295,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
-            confirmations.fleetSeen(othersSeenUpToMs);
+            confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
             pump.holdBack(hold);
         });
