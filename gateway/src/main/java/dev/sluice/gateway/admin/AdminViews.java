@@ -67,7 +67,13 @@ final class AdminViews {
             boolean allowNoDowngrade,
             String redisDown,
             List<String> endpoints,
-            boolean endpointsListed) {}
+            boolean endpointsListed,
+            List<String> models,
+            Map<String, ModelLimitView> modelLimits) {}
+
+    /** A tier's window for one model; requests-per-minute null when only its tokens are capped. */
+    @JsonNaming(KebabCaseStrategy.class)
+    record ModelLimitView(long tokensPerMinute, Long requestsPerMinute) {}
 
     record WindowView(String name, long seconds, long tokens, long requests) {}
 
@@ -222,7 +228,20 @@ final class AdminViews {
                 t.allowNoDowngrade(),
                 t.redisDown().name().toLowerCase(Locale.ROOT).replace('_', '-'),
                 t.endpoints().families().stream().sorted().map(Family::wireName).toList(),
-                t.endpoints().listed());
+                t.endpoints().listed(),
+                // null: the tier lists no models, and every model is open to it.
+                t.models().listed() ? List.copyOf(t.models().allowed()) : null,
+                modelLimits(t));
+    }
+
+    private static Map<String, ModelLimitView> modelLimits(Tier t) {
+        Map<String, ModelLimitView> out = new TreeMap<>();
+        t.models()
+                .limits()
+                .forEach((model, w) -> out.put(
+                        model,
+                        new ModelLimitView(w.tokensPerMinute(), w.limitsRequests() ? w.requestsPerMinute() : null)));
+        return out;
     }
 
     static TenantView tenant(Tenant t, long keyCount) {

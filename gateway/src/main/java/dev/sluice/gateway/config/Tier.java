@@ -9,7 +9,8 @@ import java.util.Objects;
  * One tier's limits. Over any 60 s sliding window a tenant is admitted at most
  * {@code tokensPerMinute × burstAllowance} tokens (and likewise requests); the longer
  * windows cap the sustained rate so the burst buys short bursts, not a higher rate.
- * {@code endpoints} is which of the tenant API's operations the tier opens.
+ * {@code endpoints} is which of the tenant API's operations the tier opens; {@code models} which
+ * models it may name and the token windows it keeps per model.
  */
 public record Tier(
         String name,
@@ -22,7 +23,8 @@ public record Tier(
         Map<String, String> downgrade,
         boolean allowNoDowngrade,
         RedisDownPolicy redisDown,
-        EndpointAccess endpoints) {
+        EndpointAccess endpoints,
+        TierModels models) {
 
     public Tier {
         Objects.requireNonNull(name, "name");
@@ -36,6 +38,35 @@ public record Tier(
         downgrade = Map.copyOf(downgrade);
         Objects.requireNonNull(redisDown, "redisDown");
         Objects.requireNonNull(endpoints, "endpoints");
+        Objects.requireNonNull(models, "models");
+    }
+
+    /** A tier that opens every model and keeps no per-model window. */
+    public Tier(
+            String name,
+            long tokensPerMinute,
+            long requestsPerMinute,
+            double burstAllowance,
+            int priority,
+            long defaultMaxTokens,
+            List<WindowLimit> longerWindows,
+            Map<String, String> downgrade,
+            boolean allowNoDowngrade,
+            RedisDownPolicy redisDown,
+            EndpointAccess endpoints) {
+        this(
+                name,
+                tokensPerMinute,
+                requestsPerMinute,
+                burstAllowance,
+                priority,
+                defaultMaxTokens,
+                longerWindows,
+                downgrade,
+                allowNoDowngrade,
+                redisDown,
+                endpoints,
+                TierModels.ALL);
     }
 
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */
@@ -44,6 +75,14 @@ public record Tier(
         all.add(minuteWindow());
         all.addAll(longerWindows);
         return all;
+    }
+
+    /**
+     * The windows a request naming {@code model} is charged in, in one atomic step: the tier's
+     * ({@link #windows()}), then the model's own window when {@code model-limits} gives it one.
+     */
+    public List<WindowLimit> windowsFor(String model) {
+        return models.windowsFor(windows(), model);
     }
 
     public WindowLimit minuteWindow() {

@@ -178,6 +178,11 @@ public final class TiersYamlParser {
                 long requests = y.positiveLong(wp, w, "requests", times(rpm, seconds / 60));
                 if (!seen.add(wname) || wname.equals("minute"))
                     y.problem(wp + ".name", w.get("name"), "duplicate window name '" + wname + "'");
+                else if (TierModels.modelOf(wname) != null)
+                    y.problem(
+                            wp + ".name",
+                            w.get("name"),
+                            "'" + TierModels.WINDOW_PREFIX + "' names the per-model windows");
                 if (tokens < tpm)
                     y.problem(
                             wp + ".tokens",
@@ -222,6 +227,7 @@ public final class TiersYamlParser {
         EndpointAccess endpoints = m.containsKey("endpoints")
                 ? endpoints(y, path + ".endpoints", m.get("endpoints"))
                 : EndpointAccess.DEFAULT;
+        TierModels models = TierModelsYaml.read(y, path, m, downgrade);
         if (y.problems().size() > before) return null;
         return new Tier(
                 name,
@@ -234,7 +240,8 @@ public final class TiersYamlParser {
                 downgrade,
                 allowNoDowngrade,
                 redisDown,
-                endpoints);
+                endpoints,
+                models);
     }
 
     /**

@@ -20,6 +20,7 @@ public final class FullTiersDocument {
     public static final Map<String, List<Object>> AT = Map.of(
             "tier", List.of("tiers", "t"),
             "window", List.of("tiers", "t", "windows", 0),
+            "model-limit", List.of("tiers", "t", "model-limits", "gpt-4o"),
             "ladder", List.of("ladder"),
             "abuse", List.of("abuse"),
             "provider", List.of("providers", 0),

@@ -122,6 +122,54 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void aTierMayListItsModelsAndKeepATokenWindowPerModel() {
+        String yaml = """
+                tiers:
+                  free:
+                    tokens-per-minute: 10000
+                    requests-per-minute: 60
+                    priority: 3
+                    models: [gpt-4o-mini, gpt-4o]
+                    model-limits:
+                      gpt-4o: {tokens-per-minute: 2000}
+                      gpt-4o-mini: {tokens-per-minute: 9223372036854775807, requests-per-minute: 30}
+                    downgrade:
+                      gpt-4o: gpt-4o-mini
+                  pro: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 2}
+                providers:
+                  - name: default
+                    models:
+                      "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200}
+                """;
+        SluiceConfig config = TiersYamlParser.parse("models", yaml);
+        Tier free = config.tiers().get("free");
+        assertThat(free.models().allowed()).containsExactly("gpt-4o-mini", "gpt-4o");
+        assertThat(free.models().allows("gpt-4o")).isTrue();
+        assertThat(free.models().allows("gpt-4.1")).isFalse();
+        assertThat(free.models().allows(null))
+                .as("a request that names no model")
+                .isTrue();
+        assertThat(free.windowsFor("gpt-4o"))
+                .extracting(WindowLimit::name)
+                .containsExactly("minute", "hour", "model:gpt-4o");
+        WindowLimit gpt4o = free.windowsFor("gpt-4o").get(2);
+        assertThat(gpt4o.seconds()).isEqualTo(60);
+        assertThat(gpt4o.tokens()).as("no burst on a model's window").isEqualTo(2000);
+        assertThat(gpt4o.requests()).as("requests not capped").isEqualTo(Long.MAX_VALUE);
+        WindowLimit mini = free.models().windowOf("gpt-4o-mini");
+        assertThat(mini.tokens())
+                .as("2^63-1 is kept; the windows saturate at their largest count")
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(mini.requests()).isEqualTo(30);
+        assertThat(free.windowsFor("gpt-4.1")).isEqualTo(free.windows());
+
+        Tier pro = config.tiers().get("pro");
+        assertThat(pro.models()).isEqualTo(TierModels.ALL);
+        assertThat(pro.models().allows("anything")).isTrue();
+        assertThat(pro.windowsFor("gpt-4o")).isEqualTo(pro.windows());
+    }
+
+    @Test
     void aModelMayDeclareInputAndOutputLimitsBesideOrInsteadOfTheTotal() {
         String yaml = """
                 tiers:
