@@ -11,6 +11,7 @@ import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
+import dev.sluice.gateway.surface.ModelAccessFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
 import dev.sluice.gateway.surface.ModelsFilter;
 import dev.sluice.gateway.testsupport.FakeUpstream;
@@ -49,6 +50,7 @@ class RequestPathStagesTest {
                         ModelsFilter.class,
                         EstimateFilter.class,
                         ObjectOwnershipFilter.class,
+                        ModelAccessFilter.class,
                         ModelRouteFilter.class,
                         QuotaFilter.class,
                         LadderFilter.class,
@@ -63,6 +65,7 @@ class RequestPathStagesTest {
                         FilterOrder.MODELS,
                         FilterOrder.ESTIMATE,
                         FilterOrder.OWNERSHIP,
+                        FilterOrder.MODEL_ACCESS,
                         FilterOrder.ROUTE,
                         FilterOrder.QUOTA,
                         FilterOrder.LADDER,

@@ -10,6 +10,7 @@ package dev.sluice.gateway.api;
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
  * OWNERSHIP     objects/ObjectOwnershipFilter       a tenant's own files, batches, responses…; a batch's file estimate
+ * MODEL_ACCESS  surface/ModelAccessFilter           403 model_not_allowed for a model the tier does not list
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
@@ -31,6 +32,8 @@ public final class FilterOrder {
      * batch's estimate (its input file's) replaces the estimate stage's placeholder before ROUTE and QUOTA read it.
      */
     public static final int OWNERSHIP = -875;
+    /** Once the model is known (estimate, a batch's file), before anything is charged: the tier may use it, or 403. */
+    public static final int MODEL_ACCESS = -860;
     /** Before anything is charged: a model no provider serves is a 404. */
     public static final int ROUTE = -850;
     /** Reserves the quota. */

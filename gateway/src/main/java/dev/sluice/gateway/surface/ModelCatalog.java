@@ -14,6 +14,7 @@ import java.util.TreeMap;
  * limits for (not the "*" catch-all), every model with a route, and every model of a tier's
  * downgrade map, both the models it downgrades and their cheaper targets: the union over all
  * providers, each listed once and owned by the first provider of its route.
+ * A tier that lists its models sees only those ({@link #of(SluiceConfig, Tier)}).
  * Written in OpenAI's shape ({@code object: list} of {@code object: model}) so SDKs and chat
  * front ends that list models first work without a call to the provider. Pure.
  */
@@ -42,6 +43,20 @@ public final class ModelCatalog {
                 owners.putIfAbsent(from, config.providerFor(from).name());
                 owners.putIfAbsent(to, config.providerFor(to).name());
             });
+        }
+        return new ModelCatalog(owners);
+    }
+
+    /**
+     * The models a tenant of {@code tier} can name: the whole catalog for a tier that lists no
+     * models, else the tier's list, each model a provider serves (a "*" catch-all serves any).
+     */
+    public static ModelCatalog of(SluiceConfig config, Tier tier) {
+        if (!tier.models().listed()) return of(config);
+        Map<String, String> owners = new TreeMap<>();
+        for (String model : tier.models().allowed()) {
+            if (config.serves(model))
+                owners.put(model, config.providerFor(model).name());
         }
         return new ModelCatalog(owners);
     }

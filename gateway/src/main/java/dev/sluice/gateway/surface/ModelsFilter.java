@@ -18,7 +18,8 @@ import reactor.core.publisher.Mono;
  * Answers {@code GET /v1/models} and {@code GET /v1/models/{id}} from the configuration this
  * request was authenticated under ({@link ModelCatalog}), after the tenant's key is checked
  * and before anything is estimated or charged: listing models costs no quota and no call to
- * the provider. An unknown id is a 404 {@code model_not_found}.
+ * the provider. A tier that lists its models sees only those; an unknown id, or one the tier may
+ * not use, is a 404 {@code model_not_found}.
  */
 public final class ModelsFilter implements GlobalFilter, Ordered {
     static final String LIST = "/v1/models";
@@ -31,7 +32,7 @@ public final class ModelsFilter implements GlobalFilter, Ordered {
         if (!(list || path.startsWith(ONE)) || exchange.getRequest().getMethod() != HttpMethod.GET) {
             return chain.filter(exchange);
         }
-        ModelCatalog catalog = ModelCatalog.of(SluiceAttributes.config(exchange));
+        ModelCatalog catalog = ModelCatalog.of(SluiceAttributes.config(exchange), SluiceAttributes.tier(exchange));
         if (list) return json(exchange.getResponse(), catalog.listJson());
         String id = path.substring(ONE.length()); // ApiSurface let only plain segments through: no decoding needed
         if (!catalog.contains(id)) {

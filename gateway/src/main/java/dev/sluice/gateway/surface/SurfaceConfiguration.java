@@ -36,6 +36,11 @@ public class SurfaceConfiguration {
     }
 
     @Bean
+    ModelAccessFilter modelAccessFilter() {
+        return new ModelAccessFilter();
+    }
+
+    @Bean
     ModelsFilter modelsFilter() {
         return new ModelsFilter();
     }
