@@ -3,6 +3,7 @@
 -- the reasoning. Each window is one hash of window_lib.lua, with slots of (length / 60) ms.
 --
 -- KEYS[i]  one hash per window, all with the tenant's hash tag, e.g. sluice:q:{acme}:minute
+--          (a tier's window for the request's model, model-limits, is one more: sluice:q:{acme}:model:gpt-4o)
 -- ARGV[1]  now in ms, or "" to use Redis TIME (so replicas share one clock)
 -- ARGV[2]  tokens to charge   ARGV[3]  requests to charge
 -- ARGV[3+2i-1], ARGV[3+2i]   window i: length in ms, then "capTokens:capRequests"

@@ -92,7 +92,11 @@ public class LadderFilter implements GlobalFilter, Ordered {
                 // (the hold itself is not store time).
                 return Mono.delay(Duration.ofMillis(step.delayMs()))
                         .then(limiter.acquire(
-                                tenant.id(), tier, estimate.totalTokens(), SluiceAttributes.decisionBudget(exchange)))
+                                tenant.id(),
+                                tier,
+                                SluiceAttributes.MODEL.get(exchange),
+                                estimate.totalTokens(),
+                                SluiceAttributes.decisionBudget(exchange)))
                         .doFinally(signal -> held.decrementAndGet())
                         .flatMap(retry -> refusals.outright(exchange, retry)
                                 .orElseGet(() -> climb(exchange, chain, retry, false)));

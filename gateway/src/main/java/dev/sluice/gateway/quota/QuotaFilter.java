@@ -30,6 +30,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
         return limiter.acquire(
                         SluiceAttributes.tenant(exchange).id(),
                         SluiceAttributes.tier(exchange),
+                        SluiceAttributes.MODEL.get(exchange),
                         estimate.totalTokens(),
                         SluiceAttributes.decisionBudget(exchange))
                 .flatMap(outcome -> refusals.outright(exchange, outcome).orElseGet(() -> {

@@ -116,7 +116,16 @@ public final class QuotaLimiter {
      * that (or the store timeout, if less), and a spent budget goes to the tier's policy at once.
      */
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens, DecisionBudget budget) {
-        List<WindowLimit> windows = tier.windows();
+        return acquire(tenantId, tier, null, tokens, budget);
+    }
+
+    /**
+     * The same for a request naming {@code model} (null: none): the tier's windows and, when the
+     * tier keeps one for the model ({@code model-limits}), the model's own window, all in the one
+     * atomic step; the reservation settles in the same windows.
+     */
+    public Mono<Outcome> acquire(String tenantId, Tier tier, String model, long tokens, DecisionBudget budget) {
+        List<WindowLimit> windows = tier.windowsFor(model);
         if (!state.up()) return fallback(DOWN, tenantId, tier, windows, tokens); // no second timeout per request
         if (budget.spent()) return fallback(SPENT, tenantId, tier, windows, tokens);
         return budget.within(store.acquire(tenantId, windows, tokens, 1), storeTimeout, state)

@@ -6,6 +6,7 @@ import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.tenant.Tenant;
 import java.util.Map;
@@ -64,17 +65,27 @@ public final class QuotaRefusals {
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
         h.set("retry-after-ms", Long.toString(ms));
         WindowUsage blocking = blocking(d);
-        String message = String.format(
-                "Rate limit reached for tier '%s' on the %s window: limit %d tokens and %d requests, "
-                        + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
-                tier.name(),
-                blocking.name(),
-                blocking.limitTokens(),
-                blocking.limitRequests(),
-                blocking.usedTokens(),
-                blocking.usedRequests(),
-                estimate.totalTokens(),
-                OpenAiDuration.format(ms));
+        String message = TierModels.modelOf(blocking.name()) != null && blocking.limitRequests() == Long.MAX_VALUE
+                ? String.format(
+                        "Rate limit reached for tier '%s' on %s: limit %d tokens, used %d tokens, "
+                                + "this request needs %d tokens. Please try again in %s.",
+                        tier.name(),
+                        described(blocking.name()),
+                        blocking.limitTokens(),
+                        blocking.usedTokens(),
+                        estimate.totalTokens(),
+                        OpenAiDuration.format(ms))
+                : String.format(
+                        "Rate limit reached for tier '%s' on %s: limit %d tokens and %d requests, "
+                                + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
+                        tier.name(),
+                        described(blocking.name()),
+                        blocking.limitTokens(),
+                        blocking.limitRequests(),
+                        blocking.usedTokens(),
+                        blocking.usedRequests(),
+                        estimate.totalTokens(),
+                        OpenAiDuration.format(ms));
         return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
     }
 
@@ -83,15 +94,23 @@ public final class QuotaRefusals {
         WindowUsage w = blocking(d);
         String message = String.format(
                 "This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
-                        + "%d tokens per %s window, so it can never be served. Lower max_tokens or shorten the input.",
+                        + "%d tokens per %s, so it can never be served. Lower max_tokens or shorten the input.",
                 estimate.totalTokens(),
                 estimate.promptTokens(),
                 estimate.maxOutputTokens(),
                 tier.name(),
                 w.limitTokens(),
-                w.name());
+                described(w.name()));
         return OpenAiErrors.tooManyTokens(
                 exchange, message, Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
+    }
+
+    /** A window as the tenant reads it: "the minute window", or "its window for model 'gpt-4o' (model-limits, 60 s)". */
+    static String described(String window) {
+        String model = TierModels.modelOf(window);
+        return model == null
+                ? "the " + window + " window"
+                : "its window for model '" + model + "' (model-limits, 60 s)";
     }
 
     private static WindowUsage blocking(QuotaDecision d) {

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.OpenAiDuration;
+import dev.sluice.gateway.config.TierModels;
 import java.util.List;
 import org.springframework.http.HttpHeaders;
 
@@ -14,7 +15,8 @@ import org.springframework.http.HttpHeaders;
  *       (draft-ietf-httpapi-ratelimit-headers-09 and later): one named policy per window and
  *       unit, e.g. {@code "minute-tokens";q=150000;w=60;qu="tokens"}. "tokens" is not one of
  *       the draft's registered units (requests, content-bytes, concurrent-requests); the draft
- *       allows new ones and no registered unit says "model tokens".</li>
+ *       allows new ones and no registered unit says "model tokens". A tier's per-model window of the
+ *       request's model is a policy like the others ({@code "model:gpt-4o-tokens"}).</li>
  * </ul>
  */
 public final class RateLimitHeaders {
@@ -42,6 +44,8 @@ public final class RateLimitHeaders {
                     "tokens",
                     w.remainingTokens(),
                     w.resetMs());
+            // A model's window that caps only tokens has no request policy to tell.
+            if (TierModels.modelOf(w.name()) != null && w.limitRequests() == Long.MAX_VALUE) continue;
             append(
                     policy,
                     state,

@@ -3,11 +3,14 @@ package dev.sluice.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -184,6 +187,69 @@ abstract class QuotaStoreContract {
                         .block()
                         .retryAfterMs())
                 .isEqualTo(-1);
+    }
+
+    /** A tier keeping a window for gpt-4o (300 tokens a minute, requests not capped) beside its own. */
+    static final TierModels MODELS = new TierModels(
+            Set.of("gpt-4o", "gpt-4o-mini"), Map.of("gpt-4o", new TierModels.ModelWindow(300, Long.MAX_VALUE)));
+
+    static final List<WindowLimit> GPT_4O = MODELS.windowsFor(WINDOWS, "gpt-4o");
+
+    @Test
+    void aModelsWindowIsChargedInTheSameStepAndRefusesAloneWithWhenThisRequestFits() {
+        assertThat(MODELS.windowsFor(WINDOWS, "gpt-4o-mini"))
+                .as("no window of its own")
+                .isEqualTo(WINDOWS);
+        QuotaDecision first = store.acquire(tenant, GPT_4O, 200, 1).block();
+        assertThat(first.admitted()).isTrue();
+        assertThat(first.windows()).extracting(WindowUsage::name).containsExactly("minute", "hour", "model:gpt-4o");
+        assertThat(first.windows()).extracting(WindowUsage::usedTokens).containsExactly(200L, 200L, 200L);
+
+        at(10_000);
+        QuotaDecision refused = store.acquire(tenant, GPT_4O, 200, 1).block();
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.blocking()).isEqualTo("model:gpt-4o");
+        // the 200 charged in the slot [0 s, 1 s) leave the model's minute at t=61 s: 51 s from now
+        assertThat(refused.retryAfterMs()).isEqualTo(51_000);
+        assertThat(store.peek(tenant, GPT_4O).block())
+                .as("the refusal charged no window, the tenant's nor the model's")
+                .extracting(WindowUsage::usedTokens)
+                .containsExactly(200L, 200L, 200L);
+
+        // Another model still passes, in the tenant's windows only.
+        assertThat(acquire(200).admitted()).isTrue();
+        assertThat(store.peek(tenant, GPT_4O).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsExactly(400L, 400L, 200L);
+
+        // Settled like the tenant's windows: the model's window gets its refund too.
+        store.adjust(tenant, GPT_4O, first.nowMs(), -150, 0).block();
+        assertThat(store.peek(tenant, GPT_4O).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsExactly(250L, 250L, 50L);
+        assertThat(store.acquire(tenant, GPT_4O, 250, 1).block().admitted()).isTrue();
+        assertThat(store.acquire(tenant, GPT_4O, 1, 1).block().blocking()).isEqualTo("model:gpt-4o");
+    }
+
+    @Test
+    void aModelsWindowNearLongMaxSaturatesInsteadOfWrapping() {
+        List<WindowLimit> windows = new TierModels(
+                        null, Map.of("gpt-4o", new TierModels.ModelWindow(Long.MAX_VALUE, Long.MAX_VALUE)))
+                .windowsFor(List.of(new WindowLimit("minute", 60, Long.MAX_VALUE, Long.MAX_VALUE)), "gpt-4o");
+        QuotaDecision d =
+                store.acquire(tenant, windows, SlidingWindow.MAX_AMOUNT, 1).block();
+        assertThat(d.admitted()).isTrue();
+        assertThat(store.acquire(tenant, windows, 1, 1).block().admitted()).isFalse();
+        assertThat(store.acquire(tenant, windows, Long.MAX_VALUE, 1).block().retryAfterMs())
+                .isEqualTo(-1);
+        store.adjust(tenant, windows, d.nowMs(), Long.MAX_VALUE, Long.MAX_VALUE).block();
+        assertThat(store.peek(tenant, windows).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(SlidingWindow.MAX_AMOUNT);
+        store.adjust(tenant, windows, d.nowMs(), Long.MIN_VALUE, Long.MIN_VALUE).block();
+        assertThat(store.peek(tenant, windows).block())
+                .extracting(WindowUsage::usedTokens)
+                .containsOnly(0L);
     }
 
     @Test

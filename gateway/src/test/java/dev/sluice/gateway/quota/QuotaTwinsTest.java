@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
@@ -11,6 +12,7 @@ import dev.sluice.gateway.testsupport.ClockedRedisQuotaStore;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -77,6 +79,60 @@ class QuotaTwinsTest {
             assertThat(redis.peek(tenant, windows).block())
                     .as(what)
                     .isEqualTo(memory.peek(tenant, windows).block());
+        }
+    }
+
+    /**
+     * The same with a tier's per-model windows: each request names one of three models (one with a
+     * window capping tokens only, one at 2^63-1, one with none), is charged in the tier's windows and
+     * its model's in one step, and is corrected in those same windows.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {11, 99})
+    void perModelWindowsAnswerExactlyAsTheCoreEvenAtTheEdges(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        QuotaStore memory = new InMemoryQuotaStore(clock);
+        QuotaStore redis = new ClockedRedisQuotaStore(TestRedisTemplates.template(), clock);
+        String tenant = "twin-models-" + UUID.randomUUID();
+        List<WindowLimit> tier =
+                List.of(new WindowLimit("minute", 60, 20_000, 40), new WindowLimit("hour", 3600, 60_000, 200));
+        TierModels models = new TierModels(
+                null,
+                Map.of(
+                        "gpt-4o", new TierModels.ModelWindow(6_000, Long.MAX_VALUE),
+                        "huge", new TierModels.ModelWindow(Long.MAX_VALUE, 7)));
+        String[] names = {"gpt-4o", "huge", "gpt-4o-mini"};
+        List<Long> chargedAt = new ArrayList<>();
+        List<String> chargedModel = new ArrayList<>();
+        for (int step = 0; step < 250; step++) {
+            clock.advance(random.nextInt(random.nextInt(8) == 0 ? 15_000 : 900));
+            String model = names[random.nextInt(names.length)];
+            List<WindowLimit> windows = models.windowsFor(tier, model);
+            String what = "step " + step + " " + model;
+            if (random.nextInt(10) < 6 || chargedAt.isEmpty()) {
+                long tokens = random.nextInt(6) == 0 ? EDGES[random.nextInt(EDGES.length)] : 1 + random.nextInt(3_000);
+                QuotaDecision m = memory.acquire(tenant, windows, tokens, 1).block();
+                QuotaDecision r = redis.acquire(tenant, windows, tokens, 1).block();
+                assertThat(r).as(what + " acquire " + tokens).isEqualTo(m);
+                if (m.admitted()) {
+                    chargedAt.add(m.nowMs());
+                    chargedModel.add(model);
+                }
+            } else {
+                int i = random.nextInt(chargedAt.size());
+                List<WindowLimit> charged = models.windowsFor(tier, chargedModel.get(i));
+                boolean edge = random.nextInt(3) == 0;
+                long dT = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(4_000) - 3_000;
+                memory.adjust(tenant, charged, chargedAt.get(i), dT, 0).block();
+                redis.adjust(tenant, charged, chargedAt.get(i), dT, 0).block();
+            }
+            for (String n : names) {
+                List<WindowLimit> w = models.windowsFor(tier, n);
+                assertThat(redis.peek(tenant, w).block())
+                        .as(what + " peek " + n)
+                        .isEqualTo(memory.peek(tenant, w).block());
+            }
         }
     }
 
