@@ -156,6 +156,11 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windows()), storeTimeout);
     }
 
+    /** The same with the tier's window for {@code model}, when it keeps one, last. */
+    public Mono<List<WindowUsage>> peek(String tenantId, Tier tier, String model) {
+        return Deadline.within(store.peek(tenantId, tier.windowsFor(model)), storeTimeout);
+    }
+
     private Outcome outcome(
             QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {
         return d.admitted()
