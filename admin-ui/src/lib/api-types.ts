@@ -1175,6 +1175,16 @@ export interface components {
                     endpoints: ("chat" | "completions" | "embeddings" | "responses" | "moderations" | "images" | "audio" | "files" | "batches" | "uploads" | "vector_stores" | "assistants" | "threads" | "fine_tuning" | "realtime" | "evals" | "containers" | "conversations")[];
                     /** @description True when the tier lists its endpoints (every operation of each family is open); false for the default, whose operations that spend unmetered or mint credentials stay closed. */
                     "endpoints-listed": boolean;
+                    /** @description The models the tier may name (any other is 403 model_not_allowed); null when it lists none and every model is open. */
+                    models: string[] | null;
+                    /** @description Model to the tier's token window for it over any 60 s (no burst); empty when it keeps none. */
+                    "model-limits": {
+                        [key: string]: {
+                            "tokens-per-minute": number;
+                            /** @description Null when only the model's tokens are capped. */
+                            "requests-per-minute"?: number | null;
+                        };
+                    };
                 };
             };
             ladder: {

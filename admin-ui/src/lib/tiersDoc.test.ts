@@ -6,6 +6,7 @@ import {
   NUMBER_FIELDS,
   parse,
   parseDowngrade,
+  parseModelLimits,
   pathName,
   problemsByField,
   readTier,
@@ -14,6 +15,8 @@ import {
   scalarOf,
   setDowngrade,
   setEndpoints,
+  setModelLimits,
+  setModels,
   setScalar,
   tierFieldPaths,
   TIER_FIELDS,
@@ -69,11 +72,13 @@ describe("the form's fields, from the gateway's tiers.schema.json", () => {
 
   it('reads every field of a tier that sets them all', () => {
     expect(Object.keys(form).sort()).toEqual(['name', ...Object.keys(tier)].sort());
-    for (const f of TIER_FIELDS.filter((f) => !['windows', 'downgrade', 'endpoints'].includes(f))) {
+    for (const f of TIER_FIELDS.filter((f) => !['windows', 'downgrade', 'endpoints', 'models', 'model-limits'].includes(f))) {
       expect(form[f as keyof typeof form], f).toBe(String(tier[f]));
     }
     expect(form.endpoints).toBe('chat, files');
     expect(form.downgrade).toBe('gpt-4o: gpt-4o-mini');
+    expect(form.models).toBe('gpt-4o, gpt-4o-mini');
+    expect(form['model-limits']).toBe('gpt-4o: 1, 1');
     expect(WINDOW_FIELDS.map((f) => form.windows[0][f])).toEqual(WINDOW_FIELDS.map((f) => String(tier.windows[0][f])));
   });
 
@@ -160,6 +165,49 @@ describe('the endpoints a tier opens', () => {
       tierFieldPaths(form),
     );
     expect(byField.get('tiers.free.endpoints')).toHaveLength(1);
+  });
+});
+
+describe('the models a tier may use, and its per-model windows', () => {
+  it('reads and writes the models list, blank for every model', () => {
+    const withList = setModels(DOC, 'pro', 'gpt-4o-mini,  gpt-4o\ngpt-4.1');
+    expect(parse(withList).doc!.toJS().tiers.pro.models).toEqual(['gpt-4o-mini', 'gpt-4o', 'gpt-4.1']);
+    expect(withList).toContain('# top comment');
+    expect(readTier(parse(withList).doc!, 'pro').models).toBe('gpt-4o-mini, gpt-4o, gpt-4.1');
+    expect(readTier(parse(withList).doc!, 'free').models).toBe('');
+    const removed = setModels(withList, 'pro', ' ');
+    expect(parse(removed).doc!.getIn(['tiers', 'pro', 'models'])).toBeUndefined();
+  });
+
+  it('reads and writes model-limits, one model a line, requests optional', () => {
+    const written = setModelLimits(DOC, 'free', 'gpt-4o: 2000\n\ngpt-4o-mini: 9000, 30');
+    expect(parse(written).doc!.toJS().tiers.free['model-limits']).toEqual({
+      'gpt-4o': { 'tokens-per-minute': 2000 },
+      'gpt-4o-mini': { 'tokens-per-minute': 9000, 'requests-per-minute': 30 },
+    });
+    expect(written).toContain('# top comment');
+    expect(readTier(parse(written).doc!, 'free')['model-limits']).toBe('gpt-4o: 2000\ngpt-4o-mini: 9000, 30');
+    const removed = setModelLimits(written, 'free', '');
+    expect(parse(removed).doc!.getIn(['tiers', 'free', 'model-limits'])).toBeUndefined();
+    expect(parseModelLimits('gpt-4o 2000').errors).toHaveLength(1);
+    expect(setModelLimits(DOC, 'free', 'gpt-4o: ten').includes('tokens-per-minute: ten')).toBe(true);
+  });
+
+  it('keeps both through a round trip of the text, and puts their problems at their fields', () => {
+    const doc = parse(full).doc!;
+    const form = readTier(doc, 't');
+    let text = setModels(full, 't', form.models);
+    text = setModelLimits(text, 't', form['model-limits']);
+    expect(parse(text).doc!.toJS()).toEqual(doc.toJS());
+    const { byField } = problemsByField(
+      [
+        { field: 'tiers.t.models[1]', line: 22, message: 'names x twice' },
+        { field: 'tiers.t.model-limits.gpt-4o.tokens-per-minute', line: 24, message: 'must be a positive whole number, got 0' },
+      ],
+      tierFieldPaths(form),
+    );
+    expect(byField.get('tiers.t.models')).toHaveLength(1);
+    expect(byField.get('tiers.t.model-limits')).toHaveLength(1);
   });
 });
 

@@ -53,8 +53,9 @@ export const WINDOW_FIELDS = Object.keys(WINDOW) as WindowField[];
 export type WindowForm = Record<WindowField, string>;
 
 /**
- * A tier as the form holds it: each field as its text, except `endpoints`, the families
- * comma-separated (blank: the default), `downgrade`, one `from: to` per line, and the windows.
+ * A tier as the form holds it: each field as its text, except `endpoints` and `models`, the names
+ * comma-separated (blank: the default, every family or model), `downgrade`, one `from: to` per
+ * line, `model-limits`, one `model: tokens-per-minute[, requests-per-minute]` per line, and the windows.
  */
 export type TierForm = { name: string; windows: WindowForm[] } & Record<TierValueField, string>;
 
@@ -71,11 +72,24 @@ export function readTier(doc: Document, name: string): TierForm {
   const downgrade = isMap(t) ? t.get('downgrade') : null;
   const windows = isMap(t) ? t.get('windows') : null;
   const endpoints = isMap(t) ? t.get('endpoints') : null;
+  const models = isMap(t) ? t.get('models') : null;
+  const modelLimits = isMap(t) ? t.get('model-limits') : null;
   const values = Object.fromEntries(TIER_FIELDS.filter((f) => f !== 'windows').map((f) => [f, get(f)])) as Record<TierValueField, string>;
   return {
     ...values,
     name,
     endpoints: isSeq(endpoints) ? endpoints.items.map((e) => text(e)).join(', ') : get('endpoints'),
+    models: isSeq(models) ? models.items.map((e) => text(e)).join(', ') : get('models'),
+    'model-limits': isMap(modelLimits)
+      ? modelLimits.items
+          .map((p) => {
+            const l = p.value;
+            if (!isMap(l)) return `${text(p.key)}: ${text(l)}`;
+            const r = text(l.get('requests-per-minute', true));
+            return `${text(p.key)}: ${text(l.get('tokens-per-minute', true))}${r === '' ? '' : `, ${r}`}`;
+          })
+          .join('\n')
+      : '',
     downgrade: isMap(downgrade)
       ? downgrade.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join('\n')
       : '',
@@ -187,6 +201,72 @@ export function setEndpoints(yamlText: string, tier: string, box: string): strin
     const seq = doc.createNode(names);
     seq.flow = true;
     doc.setIn(path, seq);
+  }
+  return doc.toString();
+}
+
+/**
+ * Writes the models box (`gpt-4o-mini, gpt-4o` or one per line) as the tier's list, or removes the
+ * field when blank (every model open). Names are kept as typed: the gateway names any problem.
+ */
+export function setModels(yamlText: string, tier: string, box: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const names = box.split(/[\s,]+/).map((n) => n.trim()).filter((n) => n !== '');
+  const path = ['tiers', tier, 'models'];
+  if (names.length === 0) {
+    doc.deleteIn(path);
+  } else {
+    const seq = doc.createNode(names);
+    seq.flow = true;
+    doc.setIn(path, seq);
+  }
+  return doc.toString();
+}
+
+export interface ModelLimitLine {
+  model: string;
+  tokens: string;
+  requests: string;
+}
+
+/** Parses the model-limits box: `model: tokens-per-minute[, requests-per-minute]` per line; blank lines ignored. */
+export function parseModelLimits(box: string): { limits: ModelLimitLine[]; errors: string[] } {
+  const limits: ModelLimitLine[] = [];
+  const errors: string[] = [];
+  box.split('\n').forEach((line, i) => {
+    const l = line.trim();
+    if (l === '') return;
+    const m = /^(.+?)\s*:\s*([^,]+?)\s*(?:,\s*(.+))?$/.exec(l);
+    if (!m || m[1].trim() === '') {
+      errors.push(`line ${i + 1}: write "model: tokens-per-minute" or "model: tokens-per-minute, requests-per-minute", got "${l}"`);
+      return;
+    }
+    limits.push({ model: m[1].trim(), tokens: m[2].trim(), requests: (m[3] ?? '').trim() });
+  });
+  return { limits, errors };
+}
+
+/** Writes the model-limits box as the tier's map (each model's limits in flow style), or removes it when blank. */
+export function setModelLimits(yamlText: string, tier: string, box: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const { limits } = parseModelLimits(box);
+  const path = ['tiers', tier, 'model-limits'];
+  if (limits.length === 0) {
+    doc.deleteIn(path);
+  } else {
+    const map = new YAMLMap();
+    for (const { model, tokens, requests } of limits) {
+      const value: Record<string, string | number | boolean> = { 'tokens-per-minute': scalarOf(tokens) };
+      if (requests !== '') value['requests-per-minute'] = scalarOf(requests);
+      const node = doc.createNode(value);
+      node.flow = true;
+      map.set(doc.createNode(model), node);
+    }
+    const old = doc.getIn(path, true);
+    if (isMap(old)) old.items = map.items;
+    else doc.setIn(path, map);
   }
   return doc.toString();
 }

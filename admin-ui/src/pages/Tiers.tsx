@@ -11,12 +11,15 @@ import {
   NUMBER_FIELDS,
   parse,
   parseDowngrade,
+  parseModelLimits,
   problemsByField,
   readTier,
   rebase,
   removeWindow,
   setDowngrade,
   setEndpoints,
+  setModelLimits,
+  setModels,
   setScalar,
   tierFieldPaths,
   tierNames,
@@ -407,6 +410,26 @@ function TierFieldset({ form, text, onChange, byField, onLine }: {
         />
       </div>
       <DowngradeField id={`${base}.downgrade`} value={form.downgrade} problems={byField.get(`${base}.downgrade`)} onCommit={(box) => onChange(setDowngrade(text, form.name, box))} />
+      <div className="grid-fields">
+        <Field
+          id={`${base}.models`}
+          label="models"
+          help="The models the tier may name, e.g. gpt-4o-mini, gpt-4o; any other is 403 model_not_allowed. Blank: every model."
+          value={form.models}
+          problems={byField.get(`${base}.models`)}
+          onCommit={(v) => onChange(setModels(text, form.name, v))}
+          inputMode="text"
+        />
+      </div>
+      <DowngradeField
+        id={`${base}.model-limits`}
+        field="model-limits"
+        label='model-limits (one "model: tokens-per-minute[, requests-per-minute]" a line)'
+        parseBox={(box) => parseModelLimits(box).errors}
+        value={form['model-limits']}
+        problems={byField.get(`${base}.model-limits`)}
+        onCommit={(box) => onChange(setModelLimits(text, form.name, box))}
+      />
       <div className="windows">
         <p className="label">Longer windows</p>
         {(byField.get(`${base}.windows`) ?? []).length > 0 && <ProblemList problems={byField.get(`${base}.windows`)!} onLine={onLine} />}
@@ -513,17 +536,35 @@ function SelectField({ id, label, help, value, options, problems, onCommit }: {
   );
 }
 
-function DowngradeField({ id, value, problems, onCommit }: { id: string; value: string; problems?: FieldProblem[]; onCommit: (box: string) => void }) {
+/** A box of one mapping entry a line: the downgrade map by default, or another (`field`, `label`, `parseBox`). */
+function DowngradeField({
+  id,
+  value,
+  problems,
+  onCommit,
+  field = 'downgrade',
+  label = 'downgrade (one "model: cheaper-model" a line)',
+  parseBox = (box: string) => parseDowngrade(box).errors,
+}: {
+  id: string;
+  value: string;
+  problems?: FieldProblem[];
+  onCommit: (box: string) => void;
+  field?: string;
+  label?: string;
+  parseBox?: (box: string) => string[];
+}) {
   const [local, setLocal] = useState(value);
   const [focused, setFocused] = useState(false);
   useEffect(() => {
     if (!focused) setLocal(value);
   }, [value, focused]);
-  const syntax = parseDowngrade(local).errors;
-  const msgs = [...syntax, ...(problems ?? []).map((p) => `${p.field.replace(/^.*\.downgrade\.?/, '') || 'downgrade'}: ${p.message}`)];
+  const syntax = parseBox(local);
+  const prefix = new RegExp(`^.*\\.${field}\\.?`);
+  const msgs = [...syntax, ...(problems ?? []).map((p) => `${p.field.replace(prefix, '') || field}: ${p.message}`)];
   return (
     <div className={`field wide${msgs.length ? ' invalid' : ''}`}>
-      <label htmlFor={id}>downgrade (one &quot;model: cheaper-model&quot; a line)</label>
+      <label htmlFor={id}>{label}</label>
       <textarea
         id={id}
         rows={Math.max(2, local.split('\n').length)}
@@ -534,11 +575,11 @@ function DowngradeField({ id, value, problems, onCommit }: { id: string; value: 
         onFocus={() => setFocused(true)}
         onBlur={() => {
           setFocused(false);
-          if (parseDowngrade(local).errors.length === 0) onCommit(local);
+          if (parseBox(local).length === 0) onCommit(local);
         }}
         onChange={(e) => {
           setLocal(e.target.value);
-          if (parseDowngrade(e.target.value).errors.length === 0) onCommit(e.target.value);
+          if (parseBox(e.target.value).length === 0) onCommit(e.target.value);
         }}
       />
       <FieldError id={fieldErrorId(id)} messages={msgs} />
