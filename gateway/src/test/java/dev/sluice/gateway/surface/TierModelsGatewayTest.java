@@ -1,6 +1,7 @@
 package dev.sluice.gateway.surface;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaLimiter;
@@ -131,18 +132,10 @@ class TierModelsGatewayTest {
 
     /** {@link #used()} once the minute holds {@code tokens}: the served call's settlement (batched) has landed. */
     List<Long> settled(long tokens) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (windows("gpt-4o").get(0).usedTokens() != tokens && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        assertThat(windows("gpt-4o").get(0).usedTokens())
-                .as("settled to the usage")
-                .isEqualTo(tokens);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(windows("gpt-4o").get(0).usedTokens())
+                        .as("settled to the usage")
+                        .isEqualTo(tokens));
         return used();
     }
 
