@@ -2,6 +2,7 @@ package dev.sluice.gateway.store;
 
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import reactor.core.publisher.Mono;
@@ -92,7 +93,13 @@ public final class DecisionBudget {
                     : Mono.firstWithSignal(call, expired, state.whenDown().then(Mono.error(WENT_DOWN)));
             if (this == UNLIMITED) return raced; // shared by all: nothing to count
             long start = nanoClock.getAsLong();
-            return raced.doFinally(signal -> waitedNanos.addAndGet(Math.max(0, nanoClock.getAsLong() - start)));
+            // Taken at the first signal, before it goes on: doFinally runs after the caller has the value, so the
+            // request's next store call (or a caller reading waited()) could start before this wait was counted.
+            AtomicBoolean taken = new AtomicBoolean();
+            Runnable take = () -> {
+                if (taken.compareAndSet(false, true)) waitedNanos.addAndGet(Math.max(0, nanoClock.getAsLong() - start));
+            };
+            return raced.doOnEach(signal -> take.run()).doOnCancel(take);
         });
     }
 

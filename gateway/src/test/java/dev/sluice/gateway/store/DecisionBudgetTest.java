@@ -167,4 +167,17 @@ class DecisionBudgetTest {
                 .as("zero: every call goes to the policy")
                 .isTrue();
     }
+
+    /** The wait is counted before the answer goes on: the request's next stage reads it, not a race with doFinally. */
+    @Test
+    void aCallsWaitIsCountedBeforeItsAnswerGoesOn() {
+        DecisionBudget budget = budget();
+        Mono<Duration> seenByTheNextStage = budget.within(Mono.delay(Duration.ofMillis(120), time), TIMEOUT, state)
+                .map(answer -> budget.waited());
+
+        Ended<Duration> ended = call(seenByTheNextStage);
+        time.advanceTimeBy(Duration.ofMillis(120));
+
+        assertThat(ended.value).isEqualTo(Duration.ofMillis(120));
+    }
 }
