@@ -14,11 +14,14 @@ import java.util.Map;
  * replicas' admissions of that moment. Until then each fresher view reviews it ({@link Door#review}).
  * Alone (nothing shared) the store's view is enough.
  *
- * <p>Among replicas, a promise gives way only when two reviews a share apart both find it broken:
- * the store's view is fresher than the last share, so the calls another replica sent since it
- * published its line are in the budget and still in its line, counted twice. Answered at the
- * first review, both replicas gave way for the same room in a burst, and a minute's room went
- * unused that nobody asked for again.
+ * <p>Among replicas the two views are never of one moment, and each errs its own way about the
+ * calls another replica sent after it published its line. A store view newer than that share
+ * counts them twice (in the budget and still in the line): a promise it finds broken may not be,
+ * and answered at once, both replicas gave way for the same room in a burst and the minute went
+ * unused. A store view older than the share counts them nowhere: a promise it finds kept may not
+ * be. So a promise found broken gives way when the store's call went out before what the share
+ * surely holds, or once a store view and a share taken since it was doubted both find it broken;
+ * a doubt is cleared only when both views hold its moment, and a doubted promise is not confirmed.
  *
  * <p>Pure; single-threaded (the dispatcher's loop); times are the caller's clock.
  */
@@ -29,21 +32,16 @@ public final class Confirmations {
     private long storeSeenUpToMs = Long.MIN_VALUE;
     /** The other replicas' admissions up to then are in the last share; MAX_VALUE while nothing is shared. */
     private long fleetSeenUpToMs = Long.MAX_VALUE;
-    /** When the last share came in. */
+    /** When the last share came in (MIN_VALUE: none yet). */
     private long lastShareAtMs = Long.MIN_VALUE;
-    /** Promises a review found broken on a fleet view older than the review, and when. */
-    private final Map<String, Doubt> doubted = new HashMap<>(); // by job id
+    /** Promises found broken on a view that may count a send twice, by job id. */
+    private final Map<String, Doubt> doubted = new HashMap<>();
 
     private record Doubt(long sinceMs, long enqueuedAtMs) {}
 
     /** Lanes are shared from now on: a promise waits for the fleet's view too. */
     public void sharing() {
         if (fleetSeenUpToMs == Long.MAX_VALUE) fleetSeenUpToMs = Long.MIN_VALUE;
-    }
-
-    /** Both views have been taken since the doubt: what they say about the promise stands. */
-    private boolean settles(Doubt doubt) {
-        return lastShareAtMs > doubt.sinceMs() && storeSeenUpToMs > doubt.sinceMs();
     }
 
     /** Nothing is shared any more (Redis down: each replica on its own share of the limits): the store's view alone confirms. */
@@ -67,29 +65,33 @@ public final class Confirmations {
     public List<DoorDecision.Displaced> review(Door door, Door.Capacity capacity, long nowMs, long storeSentAtMs) {
         storeSeenUpToMs = Math.max(storeSeenUpToMs, storeSentAtMs);
         List<DoorDecision.Displaced> broken = door.review(capacity, nowMs, confirmedBeforeMs);
-        List<DoorDecision.Displaced> out = broken;
-        long stillDoubted = Long.MAX_VALUE;
-        if (fleetSeenUpToMs != Long.MAX_VALUE) {
-            out = new ArrayList<>();
-            Map<String, Doubt> still = new HashMap<>();
-            for (DoorDecision.Displaced d : broken) {
-                Doubt doubt = doubted.getOrDefault(
-                        d.job().id(), new Doubt(nowMs, d.job().enqueuedAtMs()));
-                if (settles(doubt)) out.add(d); // a store view and a share both taken since find it broken too
-                else still.put(d.job().id(), doubt);
-            }
-            // One found kept on views not both newer than its doubt stays in doubt: a share fresher than the
-            // store's view misses the other replicas' sends between the two, as the reverse counts them twice.
-            doubted.forEach((id, doubt) -> {
-                if (!settles(doubt)) still.putIfAbsent(id, doubt);
-            });
-            doubted.clear();
-            doubted.putAll(still);
-            for (Doubt doubt : still.values()) stillDoubted = Math.min(stillDoubted, doubt.enqueuedAtMs());
+        boolean alone = fleetSeenUpToMs == Long.MAX_VALUE;
+        if (alone) {
+            confirmedBeforeMs = Math.max(confirmedBeforeMs, storeSeenUpToMs);
+            return broken;
         }
-        // A doubted promise stays under review until it is kept or gives way.
-        long confirmed = Math.min(Math.min(storeSeenUpToMs, fleetSeenUpToMs), stillDoubted);
-        confirmedBeforeMs = Math.max(confirmedBeforeMs, confirmed);
+        // The store's call went out before what the share surely holds: no send is counted twice.
+        boolean neverTwice = storeSeenUpToMs <= fleetSeenUpToMs;
+        List<DoorDecision.Displaced> out = new ArrayList<>();
+        Map<String, Doubt> still = new HashMap<>();
+        for (DoorDecision.Displaced d : broken) {
+            Doubt doubt =
+                    doubted.getOrDefault(d.job().id(), new Doubt(nowMs, d.job().enqueuedAtMs()));
+            boolean bothSince = lastShareAtMs > doubt.sinceMs() && storeSeenUpToMs > doubt.sinceMs();
+            if (neverTwice || bothSince) out.add(d);
+            else still.put(d.job().id(), doubt);
+        }
+        // A doubt found kept stands until both views hold its moment: until then a share fresher than the store's
+        // view misses the sends between the two, and no share holds the other replicas' latest admissions.
+        doubted.forEach((id, doubt) -> {
+            if (!(fleetSeenUpToMs > doubt.sinceMs() && storeSeenUpToMs > doubt.sinceMs())) still.putIfAbsent(id, doubt);
+        });
+        doubted.clear();
+        doubted.putAll(still);
+        long firstDoubted = Long.MAX_VALUE;
+        for (Doubt doubt : still.values()) firstDoubted = Math.min(firstDoubted, doubt.enqueuedAtMs());
+        long covered = Math.min(Math.min(storeSeenUpToMs, fleetSeenUpToMs), firstDoubted);
+        confirmedBeforeMs = Math.max(confirmedBeforeMs, covered);
         return out;
     }
 }

@@ -93,4 +93,16 @@ class ConfirmationsTest {
                 .as("a firm promise is not reviewed again")
                 .isEmpty();
     }
+
+    /** A share that surely holds the other replica's line as of the store's view counts no send twice: broken is broken. */
+    @Test
+    void aPromiseFoundBrokenOnViewsThatAgreeGivesWayAtOnce() {
+        confirmations.sharing();
+        promiseTenPagesAt(10);
+        confirmations.fleetSeen(200, 600); // the share holds what the others did up to 200 ms
+
+        assertThat(ids(confirmations.review(door, FULL, 600, 90)))
+                .as("the store call was sent at 90 ms, before what the share holds")
+                .hasSize(10);
+    }
 }
