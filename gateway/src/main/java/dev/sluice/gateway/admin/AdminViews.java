@@ -9,10 +9,12 @@ import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.config.Family;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tiers.TierDocument;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -69,7 +71,26 @@ final class AdminViews {
             List<String> endpoints,
             boolean endpointsListed,
             List<String> models,
-            Map<String, ModelLimitView> modelLimits) {}
+            Map<String, ModelLimitView> modelLimits,
+            SpendView spend) {}
+
+    /**
+     * A tier's spend budgets in USD (a period it leaves uncapped: null), and the zone its periods
+     * turn in; the whole view null when the tier caps no spend.
+     */
+    @JsonNaming(KebabCaseStrategy.class)
+    record SpendView(BigDecimal usdPerDay, BigDecimal usdPerMonth, String timeZone) {
+        static SpendView of(SpendBudget b) {
+            return b.capped()
+                    ? new SpendView(
+                            usd(b.dayMicros()), usd(b.monthMicros()), b.zone().getId())
+                    : null;
+        }
+
+        private static BigDecimal usd(long micros) {
+            return micros == 0 ? null : BigDecimal.valueOf(micros, 6).stripTrailingZeros();
+        }
+    }
 
     /** A tier's window for one model; requests-per-minute null when only its tokens are capped. */
     @JsonNaming(KebabCaseStrategy.class)
@@ -97,6 +118,8 @@ final class AdminViews {
             Long outputTokensPerMinute,
             int maxInFlight,
             double pricePerMillionTokens,
+            double pricePerMillionInputTokens,
+            double pricePerMillionOutputTokens,
             String upstreamModel) {}
 
     record DemoTenantView(String id, String tier, boolean suspended) {}
@@ -203,6 +226,8 @@ final class AdminViews {
                                 setOrNull(l.outputTokensPerMinute()),
                                 l.maxInFlight(),
                                 l.pricePerMillionTokens(),
+                                l.pricePerMillionInputTokens(),
+                                l.pricePerMillionOutputTokens(),
                                 p.upstreamModels().get(name))));
         return new ProviderView(p.name(), p.baseUrl(), p.apiKeyEnv(), p.headroom(), models);
     }
@@ -231,7 +256,8 @@ final class AdminViews {
                 t.endpoints().listed(),
                 // null: the tier lists no models, and every model is open to it.
                 t.models().listed() ? List.copyOf(t.models().allowed()) : null,
-                modelLimits(t));
+                modelLimits(t),
+                SpendView.of(t.spend()));
     }
 
     private static Map<String, ModelLimitView> modelLimits(Tier t) {

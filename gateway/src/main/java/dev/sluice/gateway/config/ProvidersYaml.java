@@ -151,6 +151,9 @@ final class ProvidersYaml {
                 }
                 long inFlight = y.positiveLong(mp, lm, "max-in-flight", null);
                 double price = y.number(mp, lm, "price-per-million-tokens", 0.0, 0.0, 1_000_000.0);
+                // Input and output may be priced apart; a split price wins over the single one for its side.
+                double inPrice = y.number(mp, lm, "price-per-million-input-tokens", price, 0.0, 1_000_000.0);
+                double outPrice = y.number(mp, lm, "price-per-million-output-tokens", price, 0.0, 1_000_000.0);
                 if (lm.containsKey("upstream-model")) {
                     String upstream =
                             y.string(mp, lm, "upstream-model", "", false).trim();
@@ -171,7 +174,15 @@ final class ProvidersYaml {
                 if (tpm > 0 || itpm > 0 || otpm > 0) {
                     models.put(
                             model,
-                            new ModelLimits(rpm, tpm, (int) Math.min(inFlight, Integer.MAX_VALUE), price, itpm, otpm));
+                            new ModelLimits(
+                                    rpm,
+                                    tpm,
+                                    (int) Math.min(inFlight, Integer.MAX_VALUE),
+                                    price,
+                                    itpm,
+                                    otpm,
+                                    inPrice,
+                                    outPrice));
                 }
             });
         if (y.problems().size() > before) return null;

@@ -10,7 +10,8 @@ import java.util.Objects;
  * {@code tokensPerMinute × burstAllowance} tokens (and likewise requests); the longer
  * windows cap the sustained rate so the burst buys short bursts, not a higher rate.
  * {@code endpoints} is which of the tenant API's operations the tier opens; {@code models} which
- * models it may name and the token windows it keeps per model.
+ * models it may name and the token windows it keeps per model; {@code spend} its budgets in money
+ * per calendar day and month ({@link SpendBudget#NONE}: none).
  */
 public record Tier(
         String name,
@@ -24,7 +25,8 @@ public record Tier(
         boolean allowNoDowngrade,
         RedisDownPolicy redisDown,
         EndpointAccess endpoints,
-        TierModels models) {
+        TierModels models,
+        SpendBudget spend) {
 
     public Tier {
         Objects.requireNonNull(name, "name");
@@ -39,6 +41,37 @@ public record Tier(
         Objects.requireNonNull(redisDown, "redisDown");
         Objects.requireNonNull(endpoints, "endpoints");
         Objects.requireNonNull(models, "models");
+        Objects.requireNonNull(spend, "spend");
+    }
+
+    /** A tier with no spend budget. */
+    public Tier(
+            String name,
+            long tokensPerMinute,
+            long requestsPerMinute,
+            double burstAllowance,
+            int priority,
+            long defaultMaxTokens,
+            List<WindowLimit> longerWindows,
+            Map<String, String> downgrade,
+            boolean allowNoDowngrade,
+            RedisDownPolicy redisDown,
+            EndpointAccess endpoints,
+            TierModels models) {
+        this(
+                name,
+                tokensPerMinute,
+                requestsPerMinute,
+                burstAllowance,
+                priority,
+                defaultMaxTokens,
+                longerWindows,
+                downgrade,
+                allowNoDowngrade,
+                redisDown,
+                endpoints,
+                models,
+                SpendBudget.NONE);
     }
 
     /** A tier that opens every model and keeps no per-model window. */
@@ -66,7 +99,8 @@ public record Tier(
                 allowNoDowngrade,
                 redisDown,
                 endpoints,
-                TierModels.ALL);
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */

@@ -2,15 +2,12 @@ package dev.sluice.gateway.config;
 
 import java.io.StringReader;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -225,9 +222,10 @@ public final class TiersYamlParser {
                     "must be fail-open or fail-closed, got '" + policy + "'");
         }
         EndpointAccess endpoints = m.containsKey("endpoints")
-                ? endpoints(y, path + ".endpoints", m.get("endpoints"))
+                ? EndpointsYaml.read(y, path + ".endpoints", m.get("endpoints"))
                 : EndpointAccess.DEFAULT;
         TierModels models = TierModelsYaml.read(y, path, m, downgrade);
+        SpendBudget spend = SpendYaml.read(y, path, m);
         if (y.problems().size() > before) return null;
         return new Tier(
                 name,
@@ -241,42 +239,8 @@ public final class TiersYamlParser {
                 allowNoDowngrade,
                 redisDown,
                 endpoints,
-                models);
-    }
-
-    /**
-     * {@code endpoints: [chat, files]}: the families the tier opens, each whole (see
-     * {@link EndpointAccess}). Names as OpenAI's paths write them; models is always open.
-     */
-    private static EndpointAccess endpoints(YamlNodes y, String path, Node node) {
-        List<Node> items = y.sequence(path, node);
-        Set<Family> families = new LinkedHashSet<>();
-        for (int i = 0; i < items.size(); i++) {
-            Node n = items.get(i);
-            String at = path + "[" + i + "]";
-            String name = n instanceof ScalarNode sc ? sc.getValue() : "";
-            if (name.equals(Family.MODELS.wireName())) {
-                y.problem(at, n, "models is always open (the gateway answers it): do not list it");
-                continue;
-            }
-            Optional<Family> family = Family.listable(name);
-            if (family.isEmpty()) {
-                y.problem(
-                        at,
-                        n,
-                        "unknown endpoint family '" + name + "' (known: "
-                                + String.join(
-                                        ", ",
-                                        Arrays.stream(Family.values())
-                                                .filter(f -> f != Family.MODELS)
-                                                .map(Family::wireName)
-                                                .toList())
-                                + ")");
-            } else if (!families.add(family.get())) {
-                y.problem(at, n, "names '" + name + "' twice");
-            }
-        }
-        return EndpointAccess.listed(families);
+                models,
+                spend);
     }
 
     private static LadderSettings ladder(YamlNodes y, Node node) {

@@ -48,6 +48,8 @@ class AdminViewsTest {
                     "properties",
                     "model-limits",
                     "additionalProperties"),
+            "spend",
+            List.of("properties", "tiers", "additionalProperties", "properties", "spend"),
             "ladder",
             List.of("properties", "ladder"),
             "abuse",
@@ -91,6 +93,8 @@ class AdminViewsTest {
         TiersSchema.document().path("$defs").path(kind).path("required").forEach(r -> required.add(r.asString()));
         // A model keeps one token limit: it needs at least one (the schema's anyOf), and none has a default.
         if (kind.equals("model")) required.add("tokens-per-minute");
+        // A spend keeps one budget: it needs at least one (the schema's anyOf), and none has a default.
+        if (kind.equals("spend")) required.add("usd-per-day");
         mapping(doc, AT.get(kind)).keySet().retainAll(required);
 
         Map<String, Object> shown =

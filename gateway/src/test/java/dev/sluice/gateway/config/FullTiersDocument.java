@@ -21,6 +21,7 @@ public final class FullTiersDocument {
             "tier", List.of("tiers", "t"),
             "window", List.of("tiers", "t", "windows", 0),
             "model-limit", List.of("tiers", "t", "model-limits", "gpt-4o"),
+            "spend", List.of("tiers", "t", "spend"),
             "ladder", List.of("ladder"),
             "abuse", List.of("abuse"),
             "provider", List.of("providers", 0),

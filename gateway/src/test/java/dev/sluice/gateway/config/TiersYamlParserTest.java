@@ -246,6 +246,69 @@ class TiersYamlParserTest {
     }
 
     @Test
+    void aTierMayDeclareSpendBudgetsHeldAsWholeMicroDollarsInItsZone() {
+        SluiceConfig config = TiersYamlParser.parse("spend", """
+                tiers:
+                  free:
+                    tokens-per-minute: 10000
+                    requests-per-minute: 60
+                    priority: 3
+                    spend: {usd-per-day: 0.1, usd-per-month: 20.00, time-zone: America/New_York}
+                  daily: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3, spend: {usd-per-day: 0.000001}}
+                  odd:
+                    tokens-per-minute: 10000
+                    requests-per-minute: 60
+                    priority: 3
+                    spend: {usd-per-day: 30, usd-per-month: 10}
+                  pro: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                providers:
+                  - name: default
+                    models:
+                      "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200}
+                """);
+        SpendBudget free = config.tiers().get("free").spend();
+        assertThat(free.dayMicros()).as("0.1 read as a decimal, not a double").isEqualTo(100_000);
+        assertThat(free.monthMicros()).isEqualTo(20_000_000);
+        assertThat(free.zone().getId()).isEqualTo("America/New_York");
+        SpendBudget daily = config.tiers().get("daily").spend();
+        assertThat(daily).isEqualTo(new SpendBudget(1, 0, SpendBudget.UTC));
+        assertThat(config.tiers().get("odd").spend().dayMicros())
+                .as("a day above the month is allowed: it never binds")
+                .isEqualTo(30_000_000);
+        assertThat(config.tiers().get("pro").spend()).isEqualTo(SpendBudget.NONE);
+        assertThat(SpendBudget.NONE.capped()).isFalse();
+    }
+
+    @Test
+    void inputAndOutputMayBePricedApartAndTheSplitPriceWins() {
+        SluiceConfig config = TiersYamlParser.parse("prices", """
+                tiers:
+                  free: {tokens-per-minute: 10000, requests-per-minute: 60, priority: 3}
+                providers:
+                  - name: default
+                    models:
+                      gpt-4o:
+                        requests-per-minute: 1500
+                        tokens-per-minute: 300000
+                        max-in-flight: 200
+                        price-per-million-tokens: 3
+                        price-per-million-output-tokens: 10
+                      gpt-4o-mini: {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200, price-per-million-input-tokens: 0.15, price-per-million-output-tokens: 0.6}
+                """);
+        ProviderSettings p = config.providers().get(0);
+        ModelLimits gpt4o = p.limitsFor("gpt-4o");
+        assertThat(gpt4o.pricePerMillionInputTokens())
+                .as("the single price, for the side not priced apart")
+                .isEqualTo(3.0);
+        assertThat(gpt4o.pricePerMillionOutputTokens()).isEqualTo(10.0);
+        assertThat(gpt4o.costMicros(1_000, 500)).as("1000 × $3/M + 500 × $10/M").isEqualTo(3_000 + 5_000);
+        ModelLimits mini = p.limitsFor("gpt-4o-mini");
+        assertThat(mini.pricePerMillionTokens()).isZero();
+        assertThat(mini.costMicros(1_000_000, 1_000_000)).isEqualTo(150_000 + 600_000);
+        assertThat(mini.costMicros(1, 1)).as("rounded up: never under-charged").isEqualTo(2);
+    }
+
+    @Test
     void everyProblemInADocumentIsReportedAtOnce() {
         String yaml = """
                 tiers:
