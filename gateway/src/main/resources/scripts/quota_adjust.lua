@@ -1,20 +1,23 @@
 -- Sluice tenant quota: correct earlier charges by signed deltas, each in the slot it was made in,
--- in every window that still holds that slot (the twin of SlidingWindow.adjust). One call may
--- carry several charges of one tenant (a batch of settlements): one round trip for all of them.
--- KEYS[i]  the tenant's window hashes (as in quota_acquire.lua)
--- ARGV[1]  now in ms, or "" for Redis TIME;  ARGV[2] chargedAt in ms
--- ARGV[3]  delta tokens;  ARGV[4] delta requests;  ARGV[4+i] window i's length in ms
--- ARGV[5+#KEYS..] more charges, three values each: chargedAt, delta tokens, delta requests
--- Returns the number of (window, charge) pairs adjusted.
+-- in every window that still holds that slot (the twin of SlidingWindow.adjust), and its cost in
+-- the spend budgets' periods it was charged in while their counters are kept (SpendCounters.adjust).
+-- One call may carry several charges of one tenant (a batch of settlements): one round trip for all.
+-- KEYS[1..n]  the tenant's window hashes (as in quota_acquire.lua); KEYS[n+1..] its budget periods' counters
+-- ARGV[1]  now in ms, or "" for Redis TIME;  ARGV[2] n, the number of windows
+-- ARGV[2+i] window i's length in ms;  ARGV[2+n+j] budget period j's end in ms
+-- then per charge, four values: chargedAt in ms, delta tokens, delta requests, delta micro-dollars
+-- Returns the number of (window or budget, charge) pairs adjusted.
 --@include window_lib
 local now = clock(ARGV[1])
-local charges = { { tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]) } }
-for j = 5 + #KEYS, #ARGV, 3 do
-  charges[#charges + 1] = { tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]) }
+local n = tonumber(ARGV[2])
+local s = #KEYS - n
+local charges = {}
+for j = 3 + #KEYS, #ARGV, 4 do
+  charges[#charges + 1] = { tonumber(ARGV[j]), tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3]) }
 end
 local adjusted = 0
-for i = 1, #KEYS do
-  local key, len = KEYS[i], tonumber(ARGV[4 + i])
+for i = 1, n do
+  local key, len = KEYS[i], tonumber(ARGV[2 + i])
   local slotMs = len / SLOTS
   local oldest = math.floor(now / slotMs) - SLOTS
   local touched = false
@@ -22,7 +25,7 @@ for i = 1, #KEYS do
     local slot, dT, dR = math.floor(c[1] / slotMs), c[2], c[3]
     -- Only a slot that is still in the window and still stored; stale slots are dropped by acquire.
     -- Not advance + adjustSlot: a correction reads and writes one slot and never drops others.
-    if slot >= oldest then
+    if slot >= oldest and (dT ~= 0 or dR ~= 0) then
       local v = redis.call('HMGET', key, 't:' .. slot, 'r:' .. slot, 'T', 'R')
       if v[1] then
         local t0, r0 = tonumber(v[1]), tonumber(v[2]) or 0
@@ -36,5 +39,21 @@ for i = 1, #KEYS do
     end
   end
   if touched then redis.call('PEXPIRE', key, windowTtlMs(slotMs)) end
+end
+for j = 1, s do
+  local key, endMs = KEYS[n + j], tonumber(ARGV[2 + n + j])
+  if now < endMs + SPEND_GRACE_MS then
+    local v = tonumber(redis.call('GET', key))
+    if v then
+      for _, c in ipairs(charges) do
+        if c[4] ~= 0 then
+          v = micros(v + c[4])
+          adjusted = adjusted + 1
+        end
+      end
+      -- An empty counter is deleted: a later correction finds none (SpendCounters drops it likewise).
+      if v == 0 then redis.call('DEL', key) else redis.call('SET', key, v, 'KEEPTTL') end
+    end
+  end
 end
 return adjusted

@@ -141,3 +141,14 @@ local function leaving(w)
   end
   return out
 end
+
+-- Spend budgets (the twin of dev.sluice.gateway.quota.SpendCounters): one string per budget period,
+-- micro-dollars, e.g. sluice:q:{acme}:spend:day:2026-12-06. Money.MAX_MICROS, 2^53-1, is the most a
+-- counter holds and the highest cap that counts, so these doubles count exactly.
+local MAX_MICROS = 9007199254740991
+-- SpendLimit.GRACE_MS: a period's counter outlives its end by an hour (settlements of calls that straddle the turn).
+local SPEND_GRACE_MS = 3600000
+
+local function micros(v)
+  return math.max(0, math.min(MAX_MICROS, v))
+end

@@ -27,7 +27,8 @@ import reactor.core.scheduler.Scheduler;
 public final class BatchedSettlements implements QuotaStore, Drainable {
     private static final Logger log = LoggerFactory.getLogger(BatchedSettlements.class);
 
-    private record Tenant(String id, List<WindowLimit> windows) {}
+    /** A tenant's charges in one set of windows and budget periods: what one batch corrects. */
+    private record Tenant(String id, List<WindowLimit> windows, List<SpendLimit> spends) {}
 
     private static final class Batch {
         final List<Correction> corrections = new ArrayList<>();
@@ -65,25 +66,55 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     }
 
     @Override
+    public Mono<QuotaDecision> acquire(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long tokens,
+            long requests,
+            long costMicros) {
+        return store.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+    }
+
+    @Override
     public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
         return store.peek(tenantId, windows);
     }
 
     @Override
+    public Mono<QuotaDecision> peek(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends) {
+        return store.peek(tenantId, windows, spends);
+    }
+
+    @Override
     public Mono<Void> adjust(
             String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        if (deltaRequests != 0) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
-        if (deltaTokens == 0) return Mono.empty();
+        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
+    }
+
+    @Override
+    public Mono<Void> adjust(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long chargedAtMs,
+            long deltaTokens,
+            long deltaRequests,
+            long deltaMicros) {
+        if (deltaRequests != 0)
+            return store.adjust(tenantId, windows, spends, chargedAtMs, deltaTokens, deltaRequests, deltaMicros);
+        if (deltaTokens == 0 && deltaMicros == 0) return Mono.empty();
         // Whether to batch is decided when the settlement runs, not when it was asked for: shutdown may begin between.
         return Mono.defer(() -> {
-            if (waiting.direct()) return store.adjust(tenantId, windows, chargedAtMs, deltaTokens, 0);
-            Tenant t = new Tenant(tenantId, windows);
+            if (waiting.direct())
+                return store.adjust(tenantId, windows, spends, chargedAtMs, deltaTokens, 0, deltaMicros);
+            Tenant t = new Tenant(tenantId, windows, spends);
             List<Correction> full = null;
             boolean straggler;
             Batch b = waiting.of(t);
             synchronized (b) {
                 if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
-                b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0));
+                b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0, deltaMicros));
                 // The shutdown's flush (which goes direct before it drains) may have drained this batch just before the
                 // add.
                 straggler = waiting.direct();
@@ -98,6 +129,12 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     @Override
     public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
         return store.adjustAll(tenantId, windows, corrections);
+    }
+
+    @Override
+    public Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
+        return store.adjustAll(tenantId, windows, spends, corrections);
     }
 
     private static List<Correction> take(Batch b) {
@@ -132,7 +169,7 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     }
 
     private Mono<Void> send(Tenant t, List<Correction> corrections) {
-        Mono<Void> call = store.adjustAll(t.id(), t.windows(), corrections)
+        Mono<Void> call = store.adjustAll(t.id(), t.windows(), t.spends(), corrections)
                 .timeout(timeout)
                 .doOnError(e -> log.warn(
                         "Quota settlements of tenant {} not applied ({}): {} corrections lost; those requests stay "

@@ -66,9 +66,11 @@ public class QuotaConfiguration {
                     meters,
                     state,
                     () -> new InMemoryQuotaStore(clock.clock()),
-                    Clock.systemUTC());
+                    Clock.systemUTC(),
+                    clock.clock()); // the spend budgets' periods are read on it (a test's fake clock)
         }
-        return new QuotaLimiter(local, null, timeout, meters);
+        return new QuotaLimiter(
+                local, null, timeout, meters, StoreState.alwaysUp(), null, clock.clock(), clock.clock());
     }
 
     /**

@@ -49,6 +49,7 @@ public final class QuotaLimiter {
     private final LocalFallback<QuotaStore, String, List<WindowLimit>> localFallback;
 
     private final Clock clock;
+    private final Clock periods;
     private final Duration storeTimeout;
     private final MeterRegistry meters;
     private final AtomicLong lastWarnMs = new AtomicLong();
@@ -72,6 +73,23 @@ public final class QuotaLimiter {
             StoreState state,
             Supplier<QuotaStore> freshLocal,
             Clock clock) {
+        this(store, localFallback, storeTimeout, meters, state, freshLocal, clock, clock);
+    }
+
+    /**
+     * @param periods the clock the spend budgets' calendar periods are read on (the quota's: a test's
+     *                fake one), where {@code clock} is the shared store's time for the hand-over
+     */
+    public QuotaLimiter(
+            QuotaStore store,
+            QuotaStore localFallback,
+            Duration storeTimeout,
+            MeterRegistry meters,
+            StoreState state,
+            Supplier<QuotaStore> freshLocal,
+            Clock clock,
+            Clock periods) {
+        this.periods = periods;
         this.store = store;
         this.storeTimeout = storeTimeout;
         this.meters = meters;
@@ -125,16 +143,33 @@ public final class QuotaLimiter {
      * atomic step; the reservation settles in the same windows.
      */
     public Mono<Outcome> acquire(String tenantId, Tier tier, String model, long tokens, DecisionBudget budget) {
-        List<WindowLimit> windows = tier.windowsFor(model);
-        if (!state.up()) return fallback(DOWN, tenantId, tier, windows, tokens); // no second timeout per request
-        if (budget.spent()) return fallback(SPENT, tenantId, tier, windows, tokens);
-        return budget.within(store.acquire(tenantId, windows, tokens, 1), storeTimeout, state)
-                .map(d -> outcome(store, tenantId, windows, d, tokens))
+        return acquire(tenantId, tier, model, tokens, 0, budget);
+    }
+
+    /**
+     * The same with the request's estimated {@code costMicros} charged to the tier's spend budgets
+     * (their periods now, on the quota's clock) in that same atomic step: one round trip still.
+     */
+    public Mono<Outcome> acquire(
+            String tenantId, Tier tier, String model, long tokens, long costMicros, DecisionBudget budget) {
+        Charge charge =
+                new Charge(tier.windowsFor(model), SpendLimit.of(tier.spend(), periods.millis()), tokens, costMicros);
+        if (!state.up()) return fallback(DOWN, tenantId, tier, charge); // no second timeout per request
+        if (budget.spent()) return fallback(SPENT, tenantId, tier, charge);
+        return budget.within(charge.on(store, tenantId), storeTimeout, state)
+                .map(d -> outcome(store, tenantId, charge, d))
                 .onErrorResume(e -> {
                     // A call the request's budget cut short says nothing about Redis: only this request falls back.
                     if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fallback(e, tenantId, tier, windows, tokens);
+                    return fallback(e, tenantId, tier, charge);
                 });
+    }
+
+    /** What one admission charges: the windows and budget periods, the tokens and the cost. */
+    private record Charge(List<WindowLimit> windows, List<SpendLimit> spends, long tokens, long costMicros) {
+        Mono<QuotaDecision> on(QuotaStore where, String tenantId) {
+            return where.acquire(tenantId, windows, spends, tokens, 1, costMicros);
+        }
     }
 
     private static final Throwable DOWN = new IllegalStateException("Redis marked down by an earlier call") {
@@ -156,15 +191,24 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windows()), storeTimeout);
     }
 
+    /** The windows of {@code model} and the tier's spend budgets for their periods now, charging nothing. */
+    public Mono<QuotaDecision> peekAll(String tenantId, Tier tier, String model) {
+        return Deadline.within(
+                store.peek(tenantId, tier.windowsFor(model), SpendLimit.of(tier.spend(), periods.millis())),
+                storeTimeout);
+    }
+
     /** The same with the tier's window for {@code model}, when it keeps one, last. */
     public Mono<List<WindowUsage>> peek(String tenantId, Tier tier, String model) {
         return Deadline.within(store.peek(tenantId, tier.windowsFor(model)), storeTimeout);
     }
 
-    private Outcome outcome(
-            QuotaStore where, String tenantId, List<WindowLimit> windows, QuotaDecision d, long tokens) {
+    private Outcome outcome(QuotaStore where, String tenantId, Charge c, QuotaDecision d) {
         return d.admitted()
-                ? new Outcome(new QuotaReservation(where, tenantId, windows, d, tokens), d, false)
+                ? new Outcome(
+                        new QuotaReservation(where, tenantId, c.windows(), c.spends(), d, c.tokens(), c.costMicros()),
+                        d,
+                        false)
                 : new Outcome(null, d, false);
     }
 
@@ -185,8 +229,7 @@ public final class QuotaLimiter {
                 "sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
     }
 
-    private Mono<Outcome> fallback(
-            Throwable error, String tenantId, Tier tier, List<WindowLimit> windows, long tokens) {
+    private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, Charge charge) {
         boolean open = failsOpen(tier);
         fallbackCounter(tier).increment();
         long now = clock.millis();
@@ -199,8 +242,8 @@ public final class QuotaLimiter {
                     open ? "open" : "closed");
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
-        QuotaStore local = localFallback.serve(tenantId, windows);
-        return local.acquire(tenantId, windows, tokens, 1).map(d -> outcome(local, tenantId, windows, d, tokens));
+        QuotaStore local = localFallback.serve(tenantId, charge.windows());
+        return charge.on(local, tenantId).map(d -> outcome(local, tenantId, charge, d));
     }
 
     private Counter counter(String name, String... tags) {

@@ -6,28 +6,81 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A tenant's sliding windows, somewhere: Redis (shared by every replica) or this process's
- * memory. Both run the {@link TenantWindows} algorithm; one contract suite tests both.
+ * A tenant's sliding windows and spend budgets, somewhere: Redis (shared by every replica) or this
+ * process's memory. Both run the {@link TenantWindows} algorithm; one contract suite tests both.
+ * The spend-aware methods default to the windows alone when a request touches no spend budget, so
+ * a store that keeps no spend (a test's stand-in) still serves tiers without one.
  */
 public interface QuotaStore {
 
     /** Checks every window and charges all of them, or none, in one atomic step. */
     Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests);
 
+    /**
+     * The same with the request's {@code costMicros} charged to each spend budget's period now, in
+     * the same atomic step (one round trip in Redis): all or nothing.
+     */
+    default Mono<QuotaDecision> acquire(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long tokens,
+            long requests,
+            long costMicros) {
+        if (spends.isEmpty()) return acquire(tenantId, windows, tokens, requests);
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " keeps no spend budget"));
+    }
+
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
     Mono<Void> adjust(
             String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests);
 
+    /** The same, and its cost by {@code deltaMicros} in the spend budgets' periods it was charged in. */
+    default Mono<Void> adjust(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long chargedAtMs,
+            long deltaTokens,
+            long deltaRequests,
+            long deltaMicros) {
+        if (spends.isEmpty() || deltaMicros == 0)
+            return adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " keeps no spend budget"));
+    }
+
     /** One charge's correction, for {@link #adjustAll}. */
-    record Correction(long chargedAtMs, long deltaTokens, long deltaRequests) {}
+    record Correction(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaMicros) {
+        public Correction(long chargedAtMs, long deltaTokens, long deltaRequests) {
+            this(chargedAtMs, deltaTokens, deltaRequests, 0);
+        }
+    }
 
     /** Several corrections of one tenant's charges, in one step where the store can (one round trip in Redis). */
     default Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
+        return adjustAll(tenantId, windows, List.of(), corrections);
+    }
+
+    /** The same for charges made in {@code spends}' periods too. */
+    default Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
         return Flux.fromIterable(corrections)
-                .concatMap(c -> adjust(tenantId, windows, c.chargedAtMs(), c.deltaTokens(), c.deltaRequests()))
+                .concatMap(c -> adjust(
+                        tenantId,
+                        windows,
+                        spends,
+                        c.chargedAtMs(),
+                        c.deltaTokens(),
+                        c.deltaRequests(),
+                        c.deltaMicros()))
                 .then();
     }
 
     /** The windows' state now, charging nothing. */
     Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows);
+
+    /** The windows' and the spend budgets' state now, charging nothing. */
+    default Mono<QuotaDecision> peek(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends) {
+        return acquire(tenantId, windows, spends, 0, 0, 0);
+    }
 }

@@ -3,9 +3,12 @@ package dev.sluice.gateway.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.Money;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -358,5 +361,149 @@ abstract class QuotaStoreContract {
         assertThat(store.acquire("other-" + tenant, WINDOWS, 1000, 1).block().admitted())
                 .isTrue();
         IntStream.range(0, 3).forEach(i -> assertThat(acquire(1).admitted()).isFalse());
+    }
+
+    // --- spend budgets: a calendar counter per period, charged in the same step as the windows ---
+
+    /** USD 0.01 a day (10,000 micro-dollars) and 0.05 a month, in UTC. */
+    static final SpendBudget CENTS = new SpendBudget(10_000, 50_000, ZoneOffset.UTC);
+
+    List<SpendLimit> spends() {
+        return SpendLimit.of(CENTS, clock.millis());
+    }
+
+    QuotaDecision spend(long tokens, long costMicros) {
+        return store.acquire(tenant, WINDOWS, spends(), tokens, 1, costMicros).block(Duration.ofSeconds(5));
+    }
+
+    long spentToday() {
+        return store.peek(tenant, WINDOWS, spends()).block().spends().get(0).usedMicros();
+    }
+
+    @Test
+    void aSpendBudgetAdmitsUpToItsCapThenRefusesUntilThePeriodTurnsAndChargesNothingElse() {
+        QuotaDecision first = spend(100, 6_000);
+        assertThat(first.admitted()).isTrue();
+        assertThat(first.spends())
+                .extracting(SpendUsage::name, SpendUsage::usedMicros)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "spend:day:"
+                                        + CalendarPeriod.day(T0, ZoneOffset.UTC).label(),
+                                6_000L),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "spend:month:"
+                                        + CalendarPeriod.month(T0, ZoneOffset.UTC)
+                                                .label(),
+                                6_000L));
+        assertThat(first.utilisation()).isEqualTo(0.6);
+        at(5_000);
+        assertThat(spend(100, 4_000).admitted()).as("exactly the cap").isTrue();
+
+        at(10_000);
+        QuotaDecision refused = spend(1, 1);
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused.blocking()).startsWith("spend:day:");
+        long midnight = CalendarPeriod.day(clock.millis(), ZoneOffset.UTC).endMs();
+        assertThat(refused.retryAfterMs()).as("until the day turns").isEqualTo(midnight - clock.millis());
+        assertThat(refused.blockingSpend().remainingMicros()).isZero();
+        assertThat(store.peek(tenant, WINDOWS).block())
+                .as("the refusal charged no window")
+                .extracting(WindowUsage::usedTokens)
+                .containsExactly(200L, 200L);
+
+        clock.set(midnight - 1);
+        assertThat(spend(1, 1).admitted()).isFalse();
+        clock.set(midnight);
+        QuotaDecision nextDay = spend(1, 5_000);
+        assertThat(nextDay.admitted()).as("a new day, a new counter").isTrue();
+        assertThat(nextDay.spends().get(0).usedMicros()).isEqualTo(5_000);
+        assertThat(nextDay.spends().get(1).usedMicros()).as("the month goes on").isEqualTo(15_000);
+    }
+
+    @Test
+    void aWindowThatRefusesChargesNoSpendAndASpendThatRefusesNoWindow() {
+        assertThat(spend(1000, 1_000).admitted()).isTrue();
+        QuotaDecision byWindow = spend(1, 1_000);
+        assertThat(byWindow.admitted()).isFalse();
+        assertThat(byWindow.blocking()).isEqualTo("minute");
+        assertThat(spentToday()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aCostAboveTheWholeBudgetNeverFits() {
+        QuotaDecision d = spend(1, 10_001);
+        assertThat(d.admitted()).isFalse();
+        assertThat(d.retryAfterMs()).isEqualTo(-1);
+        assertThat(d.blocking()).startsWith("spend:day:");
+        QuotaDecision huge = spend(1, Long.MAX_VALUE);
+        assertThat(huge.retryAfterMs()).isEqualTo(-1);
+        assertThat(spentToday()).isZero();
+        assertThatThrownBy(() -> spend(1, -1)).isNotNull();
+        assertThat(spentToday()).isZero();
+    }
+
+    @Test
+    void aSettlementCorrectsTheCostInThePeriodItWasChargedInAndARefundGivesItBack() {
+        QuotaDecision d = spend(100, 8_000);
+        List<SpendLimit> charged = spends();
+        store.adjust(tenant, WINDOWS, charged, d.nowMs(), -50, 0, -5_000).block();
+        assertThat(spentToday()).isEqualTo(3_000);
+        assertThat(store.peek(tenant, WINDOWS).block().get(0).usedTokens()).isEqualTo(50);
+        store.adjust(tenant, WINDOWS, charged, d.nowMs(), -50, -1, -3_000).block();
+        assertThat(spentToday()).isZero();
+
+        // A call that straddles midnight settles into yesterday's counter, not today's.
+        QuotaDecision late = spend(10, 2_000);
+        clock.set(CalendarPeriod.day(clock.millis(), ZoneOffset.UTC).endMs() + 1_000);
+        store.adjust(tenant, List.of(), charged, late.nowMs(), 0, 0, 3_000).block();
+        assertThat(spentToday()).as("the new day").isZero();
+        assertThat(store.peek(tenant, WINDOWS, charged).block().spends().get(0).usedMicros())
+                .as("yesterday's, corrected")
+                .isEqualTo(5_000);
+    }
+
+    @Test
+    void spendCorrectionsSaturateAtTheEdgesInsteadOfWrapping() {
+        QuotaDecision d = spend(1, 1);
+        List<SpendLimit> charged = spends();
+        store.adjust(tenant, List.of(), charged, d.nowMs(), 0, 0, Long.MAX_VALUE)
+                .block();
+        assertThat(spentToday()).isEqualTo(Money.MAX_MICROS);
+        store.adjust(tenant, List.of(), charged, d.nowMs(), 0, 0, Long.MAX_VALUE)
+                .block();
+        assertThat(spentToday()).isEqualTo(Money.MAX_MICROS);
+        assertThat(spend(0, 0).admitted())
+                .as("a free request still fits a spent budget")
+                .isTrue();
+        store.adjust(tenant, List.of(), charged, d.nowMs(), 0, 0, Long.MIN_VALUE)
+                .block();
+        assertThat(spentToday()).isZero();
+        store.adjust(tenant, List.of(), charged, d.nowMs(), 0, 0, -1).block();
+        assertThat(spentToday()).as("never below zero").isZero();
+    }
+
+    /** 50 requests at once at a budget's edge: the atomic step admits exactly what fits, never one more. */
+    @Test
+    void concurrentSpendNeverOverspendsItsBudget() {
+        SpendBudget budget = new SpendBudget(10_000, 0, ZoneOffset.UTC);
+        List<SpendLimit> day = SpendLimit.of(budget, clock.millis());
+        WindowLimit wide = new WindowLimit("minute", 60, 1_000_000, 100_000);
+        AtomicLong admitted = new AtomicLong();
+        Flux.range(0, 50)
+                .parallel(8)
+                .runOn(Schedulers.parallel())
+                .flatMap(i -> store.acquire(tenant, List.of(wide), day, 10, 1, 333))
+                .filter(QuotaDecision::admitted)
+                .doOnNext(d -> admitted.addAndGet(333))
+                .sequential()
+                .blockLast(Duration.ofSeconds(30));
+        assertThat(admitted.get()).isEqualTo(10_000 / 333 * 333);
+        assertThat(store.peek(tenant, List.of(wide), day)
+                        .block()
+                        .spends()
+                        .get(0)
+                        .usedMicros())
+                .isEqualTo(admitted.get());
     }
 }

@@ -136,6 +136,68 @@ class QuotaTwinsTest {
         }
     }
 
+    /**
+     * The same with spend budgets: a day of 50,000 micro-dollars and a month at 2^63-1, in a zone
+     * with DST, over random charges, costs at the edges (0, 1, 2^53, 2^63-1), settlements with edge
+     * deltas, and jumps across the day's turn: the Lua counters answer exactly as {@link SpendCounters}.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {5, 77, 2026})
+    void spendBudgetsAnswerExactlyAsTheCoreEvenAtTheEdges(long seed) {
+        Random random = new Random(seed);
+        FakeClock clock = new FakeClock(1_800_000_000_000L + random.nextInt(60_000));
+        QuotaStore memory = new InMemoryQuotaStore(clock);
+        QuotaStore redis = new ClockedRedisQuotaStore(TestRedisTemplates.template(), clock);
+        String tenant = "twin-spend-" + UUID.randomUUID();
+        List<WindowLimit> windows = List.of(new WindowLimit("minute", 60, 200_000, 400));
+        java.time.ZoneId zone = java.time.ZoneId.of("Europe/Paris");
+        long[] caps = {50_000, Long.MAX_VALUE};
+        List<Long> chargedAt = new ArrayList<>();
+        List<List<SpendLimit>> chargedIn = new ArrayList<>();
+        for (int step = 0; step < 250; step++) {
+            int jump = random.nextInt(12);
+            clock.advance(jump == 0 ? 6 * 3_600_000L : random.nextInt(jump == 1 ? 1_800_000 : 900));
+            CalendarPeriod day = CalendarPeriod.day(clock.millis(), zone);
+            CalendarPeriod month = CalendarPeriod.month(clock.millis(), zone);
+            List<SpendLimit> spends = List.of(
+                    new SpendLimit("spend:day:" + day.label(), "day", caps[0], day.endMs()),
+                    new SpendLimit("spend:month:" + month.label(), "month", caps[1], month.endMs()));
+            String what = "step " + step;
+            int op = random.nextInt(10);
+            if (op < 6 || chargedAt.isEmpty()) {
+                long cost = random.nextInt(5) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(9_000);
+                long tokens = 1 + random.nextInt(50);
+                QuotaDecision m =
+                        memory.acquire(tenant, windows, spends, tokens, 1, cost).block();
+                QuotaDecision r =
+                        redis.acquire(tenant, windows, spends, tokens, 1, cost).block();
+                assertThat(r).as(what + " acquire costing " + cost).isEqualTo(m);
+                if (m.admitted()) {
+                    chargedAt.add(m.nowMs());
+                    chargedIn.add(spends);
+                }
+            } else if (op < 9) {
+                int i = random.nextInt(chargedAt.size());
+                boolean edge = random.nextInt(3) == 0;
+                long dM = edge ? EDGE_DELTAS[random.nextInt(EDGE_DELTAS.length)] : random.nextInt(10_000) - 7_000;
+                memory.adjust(tenant, List.of(), chargedIn.get(i), chargedAt.get(i), 0, 0, dM)
+                        .block();
+                redis.adjust(tenant, List.of(), chargedIn.get(i), chargedAt.get(i), 0, 0, dM)
+                        .block();
+            } else {
+                assertThatThrownBy(() -> memory.acquire(tenant, windows, spends, 1, 1, -1)
+                                .block())
+                        .isNotNull();
+                assertThatThrownBy(() ->
+                                redis.acquire(tenant, windows, spends, 1, 1, -1).block())
+                        .isNotNull();
+            }
+            assertThat(redis.peek(tenant, List.of(), spends).block().spends())
+                    .as(what)
+                    .isEqualTo(memory.peek(tenant, List.of(), spends).block().spends());
+        }
+    }
+
     @Test
     void theAcquireScriptItselfRefusesNegativeAmounts() {
         @SuppressWarnings("rawtypes")

@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota.memory;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.SpendLimit;
 import dev.sluice.gateway.quota.TenantWindows;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.support.LockedStates;
@@ -12,7 +13,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The single-instance store: one {@link TenantWindows} per tenant, locked per tenant. Idle
- * tenants (their windows all empty) are evicted so memory follows the active tenants.
+ * tenants (their windows all empty, no spend kept for a period) are evicted so memory follows the
+ * active tenants.
  */
 public final class InMemoryQuotaStore implements QuotaStore {
     private final Clock clock;
@@ -25,15 +27,38 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-        return Mono.fromSupplier(
-                () -> tenants.apply(tenantId, t -> t.acquire(windows, clock.millis(), tokens, requests)));
+        return acquire(tenantId, windows, List.of(), tokens, requests, 0);
+    }
+
+    @Override
+    public Mono<QuotaDecision> acquire(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long tokens,
+            long requests,
+            long costMicros) {
+        return Mono.fromSupplier(() ->
+                tenants.apply(tenantId, t -> t.acquire(windows, spends, clock.millis(), tokens, requests, costMicros)));
     }
 
     @Override
     public Mono<Void> adjust(
             String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
+    }
+
+    @Override
+    public Mono<Void> adjust(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long chargedAtMs,
+            long deltaTokens,
+            long deltaRequests,
+            long deltaMicros) {
         return Mono.fromRunnable(() -> tenants.apply(tenantId, t -> {
-            t.adjust(windows, clock.millis(), chargedAtMs, deltaTokens, deltaRequests);
+            t.adjust(windows, spends, clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaMicros);
             return null;
         }));
     }

@@ -3,6 +3,8 @@ package dev.sluice.gateway.quota.redis;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.SpendLimit;
+import dev.sluice.gateway.quota.SpendUsage;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.store.HashTags;
 import dev.sluice.gateway.store.LuaScripts;
@@ -19,7 +21,11 @@ import reactor.core.publisher.Mono;
  * ({@code scripts/quota_acquire.lua}), Redis TIME as the clock, one hash per window under
  * the tenant's hash tag ({@code sluice:q:{tenant}:minute}) so Redis Cluster keeps a tenant's
  * keys in one slot, each with a TTL of its window plus one slot. Memory per tenant is bounded:
- * at most 60 slots per window.
+ * at most 60 slots per window. A spend budget is one string of micro-dollars per period under the
+ * same tag ({@code sluice:q:{tenant}:spend:day:2026-12-06}), charged in the same script, expiring
+ * an hour after its period ends. The period is the caller's (the replica's clock, to which the
+ * zone's midnight is computed); a request within the clocks' skew of midnight may count in the
+ * neighbouring day.
  */
 public class RedisQuotaStore implements QuotaStore {
     @SuppressWarnings("rawtypes")
@@ -67,12 +73,24 @@ public class RedisQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        return acquire(tenantId, windows, List.of(), tokens, requests, 0);
+    }
+
+    @Override
+    public Mono<QuotaDecision> acquire(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long tokens,
+            long requests,
+            long costMicros) {
         if (tokens < 0 || requests < 0) {
             return Mono.error(new IllegalArgumentException(
                     "amounts must not be negative: tokens=" + tokens + " requests=" + requests));
         }
-        List<String> keys = new ArrayList<>(windows.size());
-        List<String> args = new ArrayList<>(3 + 2 * windows.size());
+        if (costMicros < 0) return Mono.error(new IllegalArgumentException("cost must not be negative: " + costMicros));
+        List<String> keys = new ArrayList<>(windows.size() + spends.size());
+        List<String> args = new ArrayList<>(3 + 2 * windows.size() + 3 * spends.size());
         args.add(now());
         args.add(Long.toString(tokens));
         args.add(Long.toString(requests));
@@ -81,10 +99,16 @@ public class RedisQuotaStore implements QuotaStore {
             args.add(Long.toString(w.seconds() * 1000));
             args.add(w.tokens() + ":" + w.requests());
         }
-        return redis.execute(ACQUIRE, keys, args).next().map(raw -> decision(windows, raw));
+        for (SpendLimit b : spends) {
+            keys.add(key(tenantId, b.name()));
+            args.add(Long.toString(b.capMicros()));
+            args.add(Long.toString(b.endMs()));
+            args.add(Long.toString(costMicros));
+        }
+        return redis.execute(ACQUIRE, keys, args).next().map(raw -> decision(windows, spends, raw));
     }
 
-    private static QuotaDecision decision(List<WindowLimit> windows, List<?> raw) {
+    private static QuotaDecision decision(List<WindowLimit> windows, List<SpendLimit> spends, List<?> raw) {
         boolean admitted = num(raw, 0) == 1;
         long now = num(raw, 1);
         long retry = num(raw, 2);
@@ -101,12 +125,19 @@ public class RedisQuotaStore implements QuotaStore {
                     num(raw, 5 + 3 * i),
                     num(raw, 6 + 3 * i)));
         }
-        return new QuotaDecision(
-                admitted,
-                now,
-                retry,
-                blocking == 0 ? null : windows.get(blocking - 1).name(),
-                usage);
+        int at = 4 + 3 * windows.size();
+        List<SpendUsage> spent = new ArrayList<>(spends.size());
+        for (int j = 0; j < spends.size(); j++) {
+            SpendLimit b = spends.get(j);
+            spent.add(new SpendUsage(
+                    b.name(), b.period(), b.capMicros(), num(raw, at + 2 * j), num(raw, at + 2 * j + 1)));
+        }
+        String blocked = blocking == 0
+                ? null
+                : blocking <= windows.size()
+                        ? windows.get(blocking - 1).name()
+                        : spends.get(blocking - 1 - windows.size()).name();
+        return new QuotaDecision(admitted, now, retry, blocked, usage, spent);
     }
 
     private static long num(List<?> raw, int i) {
@@ -116,40 +147,61 @@ public class RedisQuotaStore implements QuotaStore {
     @Override
     public Mono<Void> adjust(
             String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        if (deltaTokens == 0 && deltaRequests == 0) return Mono.empty();
-        List<String> keys = new ArrayList<>(windows.size());
-        List<String> args = new ArrayList<>(4 + windows.size());
+        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
+    }
+
+    @Override
+    public Mono<Void> adjust(
+            String tenantId,
+            List<WindowLimit> windows,
+            List<SpendLimit> spends,
+            long chargedAtMs,
+            long deltaTokens,
+            long deltaRequests,
+            long deltaMicros) {
+        return adjustAll(
+                tenantId,
+                windows,
+                spends,
+                List.of(new Correction(chargedAtMs, deltaTokens, deltaRequests, deltaMicros)));
+    }
+
+    @Override
+    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
+        return adjustAll(tenantId, windows, List.of(), corrections);
+    }
+
+    @Override
+    public Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
+        List<Correction> real = corrections.stream()
+                .filter(c -> c.deltaTokens() != 0 || c.deltaRequests() != 0 || c.deltaMicros() != 0)
+                .toList();
+        if (real.isEmpty()) return Mono.empty();
+        List<String> keys = new ArrayList<>(windows.size() + spends.size());
+        List<String> args = new ArrayList<>(2 + windows.size() + spends.size() + 4 * real.size());
         args.add(now());
-        args.add(Long.toString(chargedAtMs));
-        args.add(Long.toString(deltaTokens));
-        args.add(Long.toString(deltaRequests));
+        args.add(Integer.toString(windows.size()));
         for (WindowLimit w : windows) {
             keys.add(key(tenantId, w.name()));
             args.add(Long.toString(w.seconds() * 1000));
+        }
+        for (SpendLimit b : spends) {
+            keys.add(key(tenantId, b.name()));
+            args.add(Long.toString(b.endMs()));
+        }
+        for (Correction c : real) {
+            args.add(Long.toString(c.chargedAtMs()));
+            args.add(Long.toString(c.deltaTokens()));
+            args.add(Long.toString(c.deltaRequests()));
+            args.add(Long.toString(c.deltaMicros()));
         }
         return redis.execute(ADJUST, keys, args).then();
     }
 
     @Override
-    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
-        if (corrections.isEmpty()) return Mono.empty();
-        Correction first = corrections.get(0);
-        List<String> keys = new ArrayList<>(windows.size());
-        List<String> args = new ArrayList<>(4 + windows.size() + 3 * corrections.size());
-        args.add(now());
-        args.add(Long.toString(first.chargedAtMs()));
-        args.add(Long.toString(first.deltaTokens()));
-        args.add(Long.toString(first.deltaRequests()));
-        for (WindowLimit w : windows) {
-            keys.add(key(tenantId, w.name()));
-            args.add(Long.toString(w.seconds() * 1000));
-        }
-        for (Correction c : corrections.subList(1, corrections.size())) {
-            args.add(Long.toString(c.chargedAtMs()));
-            args.add(Long.toString(c.deltaTokens()));
-            args.add(Long.toString(c.deltaRequests()));
-        }
-        return redis.execute(ADJUST, keys, args).then();
+    public Mono<QuotaDecision> peek(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends) {
+        return acquire(tenantId, windows, spends, 0, 0, 0);
     }
 
     @Override
