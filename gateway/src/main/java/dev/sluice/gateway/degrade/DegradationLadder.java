@@ -10,7 +10,7 @@ import java.util.random.RandomGenerator;
  * Staged degradation as a pure decision: most of what users feel as "blocked" is a
  * brief spike that a short delay or a cheaper model smooths over, so a 429 is the last rung.
  * <ol>
- *   <li>Admitted, and the tightest window is above {@code downgrade-above} after this request:
+ *   <li>Admitted, and the tightest window or spend budget is above {@code downgrade-above} after this request:
  *       send the tier's cheaper model (unless the caller marked the request critical and the tier
  *       honours that).</li>
  *   <li>Not admitted, but it fits within {@code max-delay-ms}: hold it for a jittered
@@ -34,7 +34,8 @@ public final class DegradationLadder {
     public LadderDecision decide(
             QuotaDecision quota, Tier tier, LadderSettings ladder, String model, boolean critical, boolean mayDelay) {
         if (quota.admitted()) {
-            boolean above = quota.tightest().utilisation() > ladder.downgradeAbove();
+            // The tightest of the token windows and the spend budgets: money is a rung like tokens.
+            boolean above = quota.utilisation() > ladder.downgradeAbove();
             String cheaper = model == null ? null : tier.downgradeOf(model);
             boolean keep = critical && tier.allowNoDowngrade();
             if (above && cheaper != null && !cheaper.equals(model) && !keep) {

@@ -13,6 +13,7 @@ import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaRefusals;
 import dev.sluice.gateway.quota.QuotaReservation;
+import dev.sluice.gateway.quota.SpendPrice;
 import dev.sluice.gateway.tenant.Tenant;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -96,6 +97,7 @@ public class LadderFilter implements GlobalFilter, Ordered {
                                 tier,
                                 SluiceAttributes.MODEL.get(exchange),
                                 estimate.totalTokens(),
+                                SpendPrice.reserved(config, estimate),
                                 SluiceAttributes.decisionBudget(exchange)))
                         .doFinally(signal -> held.decrementAndGet())
                         .flatMap(retry -> refusals.outright(exchange, retry)

@@ -32,6 +32,7 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                         SluiceAttributes.tier(exchange),
                         SluiceAttributes.MODEL.get(exchange),
                         estimate.totalTokens(),
+                        SpendPrice.reserved(SluiceAttributes.config(exchange), estimate),
                         SluiceAttributes.decisionBudget(exchange))
                 .flatMap(outcome -> refusals.outright(exchange, outcome).orElseGet(() -> {
                     QuotaLimiter.Outcome.ATTRIBUTE.set(exchange, outcome);

@@ -46,12 +46,14 @@ public final class QuotaRefusals {
                     "quota_store_unavailable",
                     "The gateway cannot check your quota right now; retry in a second."));
         }
-        if (!outcome.admitted())
-            RateLimitHeaders.apply(
-                    exchange.getResponse().getHeaders(), outcome.decision().windows());
+        if (!outcome.admitted()) RateLimitHeaders.apply(exchange.getResponse().getHeaders(), outcome.decision());
         if (outcome.neverFits()) {
             stages.count(tenant.id(), tier.name(), Stage.TOO_LARGE);
-            return Optional.of(tooLarge(exchange, tier, RequestEstimate.ATTRIBUTE.get(exchange), outcome.decision()));
+            SpendUsage budget = outcome.decision().blockingSpend();
+            return Optional.of(
+                    budget != null
+                            ? SpendRefusals.neverFits(exchange, tier, budget)
+                            : tooLarge(exchange, tier, RequestEstimate.ATTRIBUTE.get(exchange), outcome.decision()));
         }
         return Optional.empty();
     }
@@ -64,6 +66,8 @@ public final class QuotaRefusals {
         HttpHeaders h = exchange.getResponse().getHeaders();
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
         h.set("retry-after-ms", Long.toString(ms));
+        SpendUsage budget = d.blockingSpend();
+        if (budget != null) return SpendRefusals.exceeded(exchange, tier, budget, ms);
         WindowUsage blocking = blocking(d);
         String message = TierModels.modelOf(blocking.name()) != null && blocking.limitRequests() == Long.MAX_VALUE
                 ? String.format(

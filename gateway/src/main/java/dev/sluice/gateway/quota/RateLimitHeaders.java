@@ -1,6 +1,7 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.OpenAiDuration;
+import dev.sluice.gateway.config.Money;
 import dev.sluice.gateway.config.TierModels;
 import java.util.List;
 import org.springframework.http.HttpHeaders;
@@ -18,9 +19,29 @@ import org.springframework.http.HttpHeaders;
  *       allows new ones and no registered unit says "model tokens". A tier's per-model window of the
  *       request's model is a policy like the others ({@code "model:gpt-4o-tokens"}).</li>
  * </ul>
+ * A tier's spend budgets are told apart, in USD ({@code X-Sluice-Budget-Remaining-USD-Day}), since
+ * neither vocabulary has a unit for money.
  */
 public final class RateLimitHeaders {
     private RateLimitHeaders() {}
+
+    /** The windows' headers, and each spend budget's remaining USD for its period ({@link #SPEND_REMAINING}). */
+    public static void apply(HttpHeaders headers, QuotaDecision decision) {
+        apply(headers, decision.windows());
+        for (SpendUsage s : decision.spends())
+            headers.set(SPEND_REMAINING + capitalised(s.period()), Money.plain(s.remainingMicros()));
+    }
+
+    /**
+     * The prefix of a spend budget's header: {@code X-Sluice-Budget-Remaining-USD-Day} and
+     * {@code -Month}, the USD left of the period's budget after this request's reservation (exact
+     * to the micro-dollar, e.g. {@code 0.006667}).
+     */
+    public static final String SPEND_REMAINING = "X-Sluice-Budget-Remaining-USD-";
+
+    private static String capitalised(String period) {
+        return Character.toUpperCase(period.charAt(0)) + period.substring(1);
+    }
 
     public static void apply(HttpHeaders headers, List<WindowUsage> windows) {
         WindowUsage minute = windows.get(0);

@@ -4,16 +4,17 @@ import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.config.ModelLimits;
+import dev.sluice.gateway.config.Money;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
-import dev.sluice.gateway.quota.WindowUsage;
+import dev.sluice.gateway.quota.SpendPrice;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -77,10 +78,10 @@ public class SettleFilter implements GlobalFilter, Ordered {
                             estimator.encodingFor(estimate.model()));
                     recording.set(response);
                     UsageRecordingResponse.ATTRIBUTE.set(exchange, response);
-                    List<WindowUsage> windows = reservation.decision().windows();
+                    QuotaDecision decision = reservation.decision();
                     response.beforeCommit(() -> {
                         // The upstream's own x-ratelimit-* describe the provider account, not this tenant: ours win.
-                        RateLimitHeaders.apply(response.getHeaders(), windows);
+                        RateLimitHeaders.apply(response.getHeaders(), decision);
                         // Given back before the tenant reads the answer, so a retry finds its quota.
                         return SluiceAttributes.neverSent(exchange)
                                 ? reservation.refundAll().onErrorResume(e -> Mono.empty())
@@ -98,7 +99,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
                                 // Nothing reached a provider (refused, or the client left while it waited in line):
                                 // nothing to pay.
                                 ? reservation.refundAll().onErrorResume(e -> Mono.empty())
-                                : settle(reservation, estimate, recording.get(), erredBeforeAnswer.get())));
+                                : settle(exchange, reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
     /**
@@ -118,15 +119,29 @@ public class SettleFilter implements GlobalFilter, Ordered {
      * pays for what it received.
      */
     static long actualTokens(RequestEstimate estimate, UsageRecordingResponse response, HttpStatus status) {
-        if (estimate.endpoint() == Endpoint.OTHER) return 0;
+        long[] used = actualUsage(estimate, response, status);
+        return saturatedSum(used[0], used[1]);
+    }
+
+    /** {@link #actualTokens} as {input, output}, the two priced apart for the spend budgets. */
+    static long[] actualUsage(RequestEstimate estimate, UsageRecordingResponse response, HttpStatus status) {
+        if (estimate.endpoint() == Endpoint.OTHER) return new long[] {0, 0};
         boolean ok = status != null && status.is2xxSuccessful();
         Usage usage = response.usage().orElse(null);
-        if (!ok) return usage != null ? usage.totalTokens() : estimate.promptTokens();
+        if (!ok)
+            return usage != null
+                    ? new long[] {usage.promptTokens(), usage.completionTokens()}
+                    : new long[] {estimate.promptTokens(), 0};
         // A stream's usage may come before the end of its text: what followed it is added.
-        if (usage != null) return saturatedSum(usage.totalTokens(), response.outputTokensAfterUsage());
+        if (usage != null)
+            return new long[] {
+                usage.promptTokens(), saturatedSum(usage.completionTokens(), response.outputTokensAfterUsage())
+            };
         // Served or cut short, without a usage: the provider may have written up to the cap it was
         // given (a client that leaves does not stop every provider), and says nothing more.
-        return Math.max(estimate.totalTokens(), saturatedSum(estimate.promptTokens(), response.observedOutputTokens()));
+        return new long[] {
+            estimate.promptTokens(), Math.max(estimate.maxOutputTokens(), response.observedOutputTokens())
+        };
     }
 
     private static long saturatedSum(long a, long b) {
@@ -145,6 +160,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
     }
 
     private Mono<Void> settle(
+            ServerWebExchange exchange,
             QuotaReservation reservation,
             RequestEstimate estimate,
             UsageRecordingResponse response,
@@ -155,10 +171,20 @@ public class SettleFilter implements GlobalFilter, Ordered {
         HttpStatus status = response.getStatusCode() == null
                 ? null
                 : HttpStatus.resolve(response.getStatusCode().value());
-        long actual = actualTokens(estimate, response, status);
+        long[] used = actualUsage(estimate, response, status);
+        long actual = saturatedSum(used[0], used[1]);
         estimatedTokens.increment(estimate.totalTokens());
         actualTokens.increment(actual);
-        return reservation.settle(actual).onErrorResume(e -> Mono.empty());
+        // The spend budgets are settled at the price of the provider that served (the reservation took the dearest).
+        long cost = reservation.chargesSpend()
+                ? SpendPrice.settled(
+                        SluiceAttributes.config(exchange),
+                        SluiceAttributes.PROVIDER.get(exchange),
+                        SluiceAttributes.MODEL.get(exchange),
+                        used[0],
+                        used[1])
+                : 0;
+        return reservation.settle(actual, cost).onErrorResume(e -> Mono.empty());
     }
 
     /** The answer's usage at the price of the model at the provider that served it. */
@@ -175,7 +201,8 @@ public class SettleFilter implements GlobalFilter, Ordered {
         if (limits == null) return;
         spendByTier
                 .computeIfAbsent(SluiceAttributes.tier(exchange).name(), tier -> meters.counter(SPEND, "tier", tier))
-                .increment(used.totalTokens() * limits.pricePerMillionTokens() / 1_000_000.0);
+                .increment(limits.costMicros(used.promptTokens(), used.completionTokens())
+                        / (double) Money.MICROS_PER_USD);
     }
 
     @Override
