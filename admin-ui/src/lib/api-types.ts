@@ -1185,6 +1185,13 @@ export interface components {
                             "requests-per-minute"?: number | null;
                         };
                     };
+                    /** @description The tier's spend budgets per tenant, per calendar day and month in time-zone (USD, exact to the micro-dollar); null when it caps no spend. A period it leaves uncapped is null. */
+                    spend: {
+                        "usd-per-day": number | null;
+                        "usd-per-month": number | null;
+                        /** @description The IANA zone id where the day and the month turn at midnight. */
+                        "time-zone": string;
+                    } | null;
                 };
             };
             ladder: {
@@ -1214,6 +1221,10 @@ export interface components {
                         "output-tokens-per-minute"?: number;
                         "max-in-flight": number;
                         "price-per-million-tokens": number;
+                        /** @description USD per million prompt tokens: its own price where given, else price-per-million-tokens. */
+                        "price-per-million-input-tokens": number;
+                        /** @description USD per million output tokens: its own price where given, else price-per-million-tokens. */
+                        "price-per-million-output-tokens": number;
                         /** @description The provider's own name for the model, where it differs. */
                         "upstream-model"?: string;
                     };

@@ -7,6 +7,7 @@ import {
   parse,
   parseDowngrade,
   parseModelLimits,
+  parseSpend,
   pathName,
   problemsByField,
   readTier,
@@ -16,6 +17,7 @@ import {
   setDowngrade,
   setEndpoints,
   setModelLimits,
+  setSpend,
   setModels,
   setScalar,
   tierFieldPaths,
@@ -72,13 +74,14 @@ describe("the form's fields, from the gateway's tiers.schema.json", () => {
 
   it('reads every field of a tier that sets them all', () => {
     expect(Object.keys(form).sort()).toEqual(['name', ...Object.keys(tier)].sort());
-    for (const f of TIER_FIELDS.filter((f) => !['windows', 'downgrade', 'endpoints', 'models', 'model-limits'].includes(f))) {
+    for (const f of TIER_FIELDS.filter((f) => !['windows', 'downgrade', 'endpoints', 'models', 'model-limits', 'spend'].includes(f))) {
       expect(form[f as keyof typeof form], f).toBe(String(tier[f]));
     }
     expect(form.endpoints).toBe('chat, files');
     expect(form.downgrade).toBe('gpt-4o: gpt-4o-mini');
     expect(form.models).toBe('gpt-4o, gpt-4o-mini');
     expect(form['model-limits']).toBe('gpt-4o: 1, 1');
+    expect(form.spend).toBe('usd-per-day: 1.5, usd-per-month: 20, time-zone: Europe/Paris');
     expect(WINDOW_FIELDS.map((f) => form.windows[0][f])).toEqual(WINDOW_FIELDS.map((f) => String(tier.windows[0][f])));
   });
 
@@ -208,6 +211,26 @@ describe('the models a tier may use, and its per-model windows', () => {
     );
     expect(byField.get('tiers.t.models')).toHaveLength(1);
     expect(byField.get('tiers.t.model-limits')).toHaveLength(1);
+  });
+});
+
+describe("the tier's spend budgets", () => {
+  it('reads and writes spend on one line, blank for none, and keeps full.yaml through a round trip', () => {
+    const written = setSpend(DOC, 'free', 'usd-per-day: 1.00, usd-per-month: 20, time-zone: Europe/Paris');
+    expect(parse(written).doc!.toJS().tiers.free.spend).toEqual({ 'usd-per-day': 1, 'usd-per-month': 20, 'time-zone': 'Europe/Paris' });
+    expect(written).toContain('# top comment');
+    expect(readTier(parse(written).doc!, 'free').spend).toBe('usd-per-day: 1, usd-per-month: 20, time-zone: Europe/Paris');
+    expect(parse(setSpend(written, 'free', ' ')).doc!.getIn(['tiers', 'free', 'spend'])).toBeUndefined();
+    expect(parseSpend('usd-per-day 1').errors).toHaveLength(1);
+
+    const doc = parse(full).doc!;
+    const text = setSpend(full, 't', readTier(doc, 't').spend);
+    expect(parse(text).doc!.toJS()).toEqual(doc.toJS());
+    const { byField } = problemsByField(
+      [{ field: 'tiers.t.spend.time-zone', line: 26, message: "unknown time zone 'Mars/Olympus_Mons'" }],
+      tierFieldPaths(readTier(doc, 't')),
+    );
+    expect(byField.get('tiers.t.spend')).toHaveLength(1);
   });
 });
 

@@ -55,7 +55,8 @@ export type WindowForm = Record<WindowField, string>;
 /**
  * A tier as the form holds it: each field as its text, except `endpoints` and `models`, the names
  * comma-separated (blank: the default, every family or model), `downgrade`, one `from: to` per
- * line, `model-limits`, one `model: tokens-per-minute[, requests-per-minute]` per line, and the windows.
+ * line, `model-limits`, one `model: tokens-per-minute[, requests-per-minute]` per line, `spend`, its
+ * fields as `usd-per-day: 1.00, usd-per-month: 20, time-zone: UTC` on one line, and the windows.
  */
 export type TierForm = { name: string; windows: WindowForm[] } & Record<TierValueField, string>;
 
@@ -74,6 +75,7 @@ export function readTier(doc: Document, name: string): TierForm {
   const endpoints = isMap(t) ? t.get('endpoints') : null;
   const models = isMap(t) ? t.get('models') : null;
   const modelLimits = isMap(t) ? t.get('model-limits') : null;
+  const spend = isMap(t) ? t.get('spend') : null;
   const values = Object.fromEntries(TIER_FIELDS.filter((f) => f !== 'windows').map((f) => [f, get(f)])) as Record<TierValueField, string>;
   return {
     ...values,
@@ -90,6 +92,7 @@ export function readTier(doc: Document, name: string): TierForm {
           })
           .join('\n')
       : '',
+    spend: isMap(spend) ? spend.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join(', ') : get('spend'),
     downgrade: isMap(downgrade)
       ? downgrade.items.map((p) => `${text(p.key)}: ${text(p.value)}`).join('\n')
       : '',
@@ -267,6 +270,42 @@ export function setModelLimits(yamlText: string, tier: string, box: string): str
     const old = doc.getIn(path, true);
     if (isMap(old)) old.items = map.items;
     else doc.setIn(path, map);
+  }
+  return doc.toString();
+}
+
+/** Parses the spend box: `field: value` pairs separated by commas (or lines); blank: none. */
+export function parseSpend(box: string): { pairs: [string, string][]; errors: string[] } {
+  const pairs: [string, string][] = [];
+  const errors: string[] = [];
+  box.split(/[,\n]/).forEach((part) => {
+    const p = part.trim();
+    if (p === '') return;
+    const m = /^([^:]+?)\s*:\s*(.+)$/.exec(p);
+    if (!m) errors.push(`write "usd-per-day: 1.00, usd-per-month: 20, time-zone: UTC", got "${p}"`);
+    else pairs.push([m[1].trim(), m[2].trim()]);
+  });
+  return { pairs, errors };
+}
+
+/** Writes the spend box as the tier's spend map (flow style), or removes it when blank; unknown fields are kept for the gateway to name. */
+export function setSpend(yamlText: string, tier: string, box: string): string {
+  const { doc } = parse(yamlText);
+  if (!doc) return yamlText;
+  const { pairs } = parseSpend(box);
+  const path = ['tiers', tier, 'spend'];
+  if (pairs.length === 0) {
+    doc.deleteIn(path);
+    return doc.toString();
+  }
+  const value: Record<string, string | number | boolean> = {};
+  for (const [k, v] of pairs) value[k] = k === 'time-zone' ? v : scalarOf(v);
+  const node = doc.createNode(value) as YAMLMap;
+  const old = doc.getIn(path, true);
+  if (isMap(old)) old.items = node.items;
+  else {
+    node.flow = true;
+    doc.setIn(path, node);
   }
   return doc.toString();
 }

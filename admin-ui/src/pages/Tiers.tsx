@@ -20,6 +20,7 @@ import {
   setEndpoints,
   setModelLimits,
   setModels,
+  setSpend,
   setScalar,
   tierFieldPaths,
   tierNames,
@@ -418,6 +419,15 @@ function TierFieldset({ form, text, onChange, byField, onLine }: {
           value={form.models}
           problems={byField.get(`${base}.models`)}
           onCommit={(v) => onChange(setModels(text, form.name, v))}
+          inputMode="text"
+        />
+        <Field
+          id={`${base}.spend`}
+          label="spend"
+          help="Spend budgets per tenant, e.g. usd-per-day: 1.00, usd-per-month: 20, time-zone: UTC. Over one: 429 budget_exceeded until the period turns. Blank: no spend cap."
+          value={form.spend}
+          problems={byField.get(`${base}.spend`)}
+          onCommit={(v) => onChange(setSpend(text, form.name, v))}
           inputMode="text"
         />
       </div>
