@@ -246,7 +246,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a tenant's tier, suspend or resume it. Effective on its next request. */
+        /** Change a tenant's tier, suspend or resume it, or set its own spend budgets. Effective on its next request. */
         patch: {
             parameters: {
                 query?: never;
@@ -261,6 +261,13 @@ export interface paths {
                     "application/json": {
                         tier?: string;
                         suspended?: boolean;
+                        /** @description The tenant's own spend budgets over its tier's, as tiers.yaml's spend writes them (USD, at most 6 decimals, above 0, at most 1000000000). A period left out keeps the tier's budget; {} removes the override. Audited as tenant.changed. */
+                        spend?: {
+                            "usd-per-day"?: number;
+                            "usd-per-month"?: number;
+                            /** @default UTC */
+                            "time-zone"?: string;
+                        };
                     };
                 };
             };
@@ -946,6 +953,12 @@ export interface components {
             tier: string;
             suspended: boolean;
             keyCount: number;
+            /** @description The tenant's own spend budgets (a period null keeps the tier's); absent when its tier's apply. */
+            spend?: {
+                "usd-per-day"?: number | null;
+                "usd-per-month"?: number | null;
+                "time-zone"?: string;
+            };
             keys: components["schemas"]["Key"][];
         };
         IssuedKey: {
@@ -1245,6 +1258,12 @@ export interface components {
             tier: string;
             suspended: boolean;
             keyCount: number;
+            /** @description The tenant's own spend budgets (a period null keeps the tier's); absent when its tier's apply. */
+            spend?: {
+                "usd-per-day"?: number | null;
+                "usd-per-month"?: number | null;
+                "time-zone"?: string;
+            };
         };
         Key: {
             /**

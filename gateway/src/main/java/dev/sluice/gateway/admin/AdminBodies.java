@@ -4,20 +4,31 @@ import static dev.sluice.gateway.admin.Check.Rule.KNOWN_TIER;
 import static dev.sluice.gateway.admin.Check.Rule.NON_EMPTY_STRING;
 import static dev.sluice.gateway.admin.Check.Rule.REVIEW_ACTION;
 import static dev.sluice.gateway.admin.Check.Rule.TENANT_ID;
+import static dev.sluice.gateway.admin.Check.Rule.TIME_ZONE;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.sluice.gateway.abuse.FlagReview;
 import dev.sluice.gateway.abuse.ReviewAction;
 import dev.sluice.gateway.admin.BodyReader.AsBlank;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.tenant.Tenant;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Digits;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Null;
 import jakarta.validation.constraints.Size;
+import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
+import tools.jackson.databind.PropertyNamingStrategies.KebabCaseStrategy;
 import tools.jackson.databind.annotation.JsonDeserialize;
+import tools.jackson.databind.annotation.JsonNaming;
 
 /**
  * What each admin write takes as its JSON body: a record {@link BodyReader} binds and checks.
@@ -46,20 +57,75 @@ final class AdminBodies {
         }
     }
 
-    /** PATCH /tenants/{id}: its tier and/or whether it is suspended. */
+    /** PATCH /tenants/{id}: its tier, whether it is suspended, and/or its own spend budgets. */
     record TenantChange(
             @JsonDeserialize(using = AsBlank.class) @Check({NON_EMPTY_STRING, KNOWN_TIER})
             String tier,
 
-            Boolean suspended) {
-        @AssertTrue(groups = BodyReader.Whole.class, message = "nothing to change: give tier and/or suspended")
+            Boolean suspended,
+
+            @Valid SpendOverride spend) {
+        @AssertTrue(groups = BodyReader.Whole.class, message = "nothing to change: give tier, suspended and/or spend")
         boolean isAChange() {
-            return tier != null || suspended != null;
+            return tier != null || suspended != null || spend != null;
         }
 
         Tenant applyTo(Tenant t) {
             return new Tenant(
-                    t.id(), tier != null ? tier.trim() : t.tierName(), suspended != null ? suspended : t.suspended());
+                    t.id(),
+                    tier != null ? tier.trim() : t.tierName(),
+                    suspended != null ? suspended : t.suspended(),
+                    spend != null ? spend.budget() : t.spend());
+        }
+    }
+
+    /**
+     * A tenant's own spend budgets, as tiers.yaml's {@code spend:} writes them. A period it leaves
+     * out keeps the tier's budget for that period; {@code {}} removes the override (the tier's
+     * budgets again). Amounts in USD, exact to the micro-dollar.
+     */
+    @JsonNaming(KebabCaseStrategy.class)
+    record SpendOverride(
+            @DecimalMin(
+                    value = "0",
+                    inclusive = false,
+                    message = "usd-per-day must be above 0 (leave it out to keep the tier's)")
+            @DecimalMax(value = "1000000000", message = "usd-per-day must be at most 1000000000 (USD 1 billion)")
+            @Digits(
+                    integer = 10,
+                    fraction = 6,
+                    message = "usd-per-day is finer than a micro-dollar (at most 6 decimals)")
+            BigDecimal usdPerDay,
+
+            @DecimalMin(
+                    value = "0",
+                    inclusive = false,
+                    message = "usd-per-month must be above 0 (leave it out to keep the tier's)")
+            @DecimalMax(value = "1000000000", message = "usd-per-month must be at most 1000000000 (USD 1 billion)")
+            @Digits(
+                    integer = 10,
+                    fraction = 6,
+                    message = "usd-per-month is finer than a micro-dollar (at most 6 decimals)")
+            BigDecimal usdPerMonth,
+
+            @Check(TIME_ZONE) String timeZone) {
+        @JsonIgnore
+        @AssertTrue(message = "a time-zone needs usd-per-day or usd-per-month ({} removes the override)")
+        boolean isZoneOfABudget() {
+            return timeZone == null || usdPerDay != null || usdPerMonth != null;
+        }
+
+        /** The override; null for {@code {}}. Only called once the fields are valid. */
+        SpendBudget budget() {
+            if (usdPerDay == null && usdPerMonth == null) return null;
+            return new SpendBudget(
+                    micros(usdPerDay),
+                    micros(usdPerMonth),
+                    timeZone == null || timeZone.isBlank() ? SpendBudget.UTC : ZoneId.of(timeZone.trim()));
+        }
+
+        private static long micros(BigDecimal usd) {
+            return usd == null ? 0 : usd.movePointRight(6).longValueExact();
         }
     }
 

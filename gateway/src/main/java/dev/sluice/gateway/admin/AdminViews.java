@@ -124,7 +124,13 @@ final class AdminViews {
 
     record DemoTenantView(String id, String tier, boolean suspended) {}
 
-    record TenantView(String id, String tier, boolean suspended, long keyCount) {}
+    /** {@code spend}: the tenant's own spend budgets; left out when it has none and its tier's apply. */
+    record TenantView(
+            String id,
+            String tier,
+            boolean suspended,
+            long keyCount,
+            @JsonInclude(JsonInclude.Include.NON_NULL) SpendView spend) {}
 
     record TenantList(List<TenantView> tenants) {}
 
@@ -271,7 +277,8 @@ final class AdminViews {
     }
 
     static TenantView tenant(Tenant t, long keyCount) {
-        return new TenantView(t.id(), t.tierName(), t.suspended(), keyCount);
+        return new TenantView(
+                t.id(), t.tierName(), t.suspended(), keyCount, t.spend() == null ? null : SpendView.of(t.spend()));
     }
 
     static KeyView key(TenantKey k) {

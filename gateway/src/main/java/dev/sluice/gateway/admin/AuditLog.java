@@ -1,6 +1,8 @@
 package dev.sluice.gateway.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.sluice.gateway.config.Money;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.tenant.Tenant;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -8,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -39,7 +42,7 @@ public final class AuditLog {
 
     /** Only what changed: a change that asked for what the tenant already was has no field. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record TenantChanged(Change<String> tier, Change<Boolean> suspended) implements Details {
+    record TenantChanged(Change<String> tier, Change<Boolean> suspended, Change<String> spend) implements Details {
         static TenantChanged between(Tenant before, Tenant after) {
             return new TenantChanged(
                     before.tierName().equals(after.tierName())
@@ -47,7 +50,18 @@ public final class AuditLog {
                             : new Change<>(before.tierName(), after.tierName()),
                     before.suspended() == after.suspended()
                             ? null
-                            : new Change<>(before.suspended(), after.suspended()));
+                            : new Change<>(before.suspended(), after.suspended()),
+                    Objects.equals(before.spend(), after.spend())
+                            ? null
+                            : new Change<>(described(before.spend()), described(after.spend())));
+        }
+
+        /** A spend override as the audit reads it: "usd-per-day 1.00, usd-per-month 20.00, UTC"; "the tier's" for none. */
+        static String described(SpendBudget b) {
+            if (b == null) return "the tier's";
+            return "usd-per-day " + (b.dayMicros() == 0 ? "the tier's" : Money.plain(b.dayMicros()))
+                    + ", usd-per-month " + (b.monthMicros() == 0 ? "the tier's" : Money.plain(b.monthMicros()))
+                    + ", " + b.zone().getId();
         }
     }
 

@@ -28,6 +28,7 @@ import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.type.LogicalType;
 
 /**
  * Reads an admin request's JSON body into its record (Jackson) and checks it (Bean Validation),
@@ -43,6 +44,9 @@ final class BodyReader {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .withCoercionConfigDefaults(c -> Arrays.stream(CoercionInputShape.values())
                     .forEach(shape -> c.setCoercion(shape, CoercionAction.Fail)))
+            // A whole number is a number: an amount (a tenant's spend budget) may be written 5 as well as 5.0.
+            .withCoercionConfig(
+                    LogicalType.Float, c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.TryConvert))
             .build();
 
     private static final String BODY = "(body)";
@@ -101,10 +105,24 @@ final class BodyReader {
                 JSON.convertValue(Collections.singletonMap(name, raw), type);
                 taken.put(name, raw);
             } catch (UnrecognizedPropertyException e) {
-                problems.add(AdminError.FieldProblem.of(
-                        name, "unknown field (expected one of " + new TreeSet<>(fields) + ")"));
+                if (e.getPath().size() > 1) // inside an object field (a tenant's spend): that field's problem
+                fieldProblems.add(AdminError.FieldProblem.of(
+                        name,
+                        "unknown field '" + e.getPropertyName() + "' (expected one of "
+                                + new TreeSet<>(e.getKnownPropertyIds().stream()
+                                        .map(String::valueOf)
+                                        .toList())
+                                + ")"));
+                else
+                    problems.add(AdminError.FieldProblem.of(
+                            name, "unknown field (expected one of " + new TreeSet<>(fields) + ")"));
             } catch (MismatchedInputException e) {
-                fieldProblems.add(AdminError.FieldProblem.of(name, wrongType(type, name)));
+                fieldProblems.add(AdminError.FieldProblem.of(
+                        name,
+                        e.getPath().size() > 1 // inside an object field: name the inner field
+                                ? e.getPath().get(1).getPropertyName() + ": must be a "
+                                        + (e.getTargetType() == String.class ? "string" : "number")
+                                : wrongType(type, name)));
             }
         });
         T value = JSON.convertValue(taken, type);
@@ -141,6 +159,7 @@ final class BodyReader {
                 .getType();
         if (expected == Boolean.class) return "must be true or false";
         if (expected == String.class) return "must be a string";
+        if (expected.isRecord()) return "must be an object";
         return "must be a " + expected.getSimpleName();
     }
 

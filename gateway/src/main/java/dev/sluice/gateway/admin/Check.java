@@ -14,6 +14,8 @@ import jakarta.validation.ConstraintValidatorContext;
 import jakarta.validation.Payload;
 import java.lang.annotation.Retention;
 import java.lang.annotation.Target;
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -48,7 +50,9 @@ import java.util.stream.Collectors;
         /** A tier of the configuration in force; blank passes. */
         KNOWN_TIER,
         /** A review action's wire name; required, and the value named back as sent when it is none. */
-        REVIEW_ACTION
+        REVIEW_ACTION,
+        /** An IANA time zone id (a spend budget's); blank passes. */
+        TIME_ZONE
     }
 
     /** Made by the validator factory, with the configuration bean. */
@@ -95,11 +99,23 @@ import java.util.stream.Collectors;
                             : "unknown tier '" + value.trim() + "' (known: " + String.join(", ", new TreeSet<>(known))
                                     + ")";
                 }
+                case TIME_ZONE -> zoneProblem(value);
                 case REVIEW_ACTION ->
                     ReviewAction.of(value.trim()) != null
                             ? null
                             : "must be one of " + ACTIONS + ", got '" + value + "'";
             };
+        }
+
+        private static String zoneProblem(String value) {
+            if (value.isBlank()) return null;
+            try {
+                ZoneId.of(value.trim());
+                return null;
+            } catch (DateTimeException e) {
+                return "time-zone: unknown time zone '" + value.trim()
+                        + "' (an IANA zone id such as UTC or Europe/Paris)";
+            }
         }
 
         /**

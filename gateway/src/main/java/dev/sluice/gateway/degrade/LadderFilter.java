@@ -95,6 +95,7 @@ public class LadderFilter implements GlobalFilter, Ordered {
                         .then(limiter.acquire(
                                 tenant.id(),
                                 tier,
+                                tenant.spendUnder(tier),
                                 SluiceAttributes.MODEL.get(exchange),
                                 estimate.totalTokens(),
                                 SpendPrice.reserved(config, estimate),

@@ -2,7 +2,9 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.SluiceAttributes;
+import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.tenant.Tenant;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
@@ -27,9 +29,12 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        Tenant tenant = SluiceAttributes.tenant(exchange);
+        Tier tier = SluiceAttributes.tier(exchange);
         return limiter.acquire(
-                        SluiceAttributes.tenant(exchange).id(),
-                        SluiceAttributes.tier(exchange),
+                        tenant.id(),
+                        tier,
+                        tenant.spendUnder(tier),
                         SluiceAttributes.MODEL.get(exchange),
                         estimate.totalTokens(),
                         SpendPrice.reserved(SluiceAttributes.config(exchange), estimate),

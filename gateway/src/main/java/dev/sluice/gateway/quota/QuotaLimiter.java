@@ -2,6 +2,7 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.store.DecisionBudget;
@@ -152,8 +153,19 @@ public final class QuotaLimiter {
      */
     public Mono<Outcome> acquire(
             String tenantId, Tier tier, String model, long tokens, long costMicros, DecisionBudget budget) {
-        Charge charge =
-                new Charge(tier.windowsFor(model), SpendLimit.of(tier.spend(), periods.millis()), tokens, costMicros);
+        return acquire(tenantId, tier, tier.spend(), model, tokens, costMicros, budget);
+    }
+
+    /** The same charged to {@code spend} (the tenant's own budgets over its tier's: {@code Tenant.spendUnder}). */
+    public Mono<Outcome> acquire(
+            String tenantId,
+            Tier tier,
+            SpendBudget spend,
+            String model,
+            long tokens,
+            long costMicros,
+            DecisionBudget budget) {
+        Charge charge = new Charge(tier.windowsFor(model), SpendLimit.of(spend, periods.millis()), tokens, costMicros);
         if (!state.up()) return fallback(DOWN, tenantId, tier, charge); // no second timeout per request
         if (budget.spent()) return fallback(SPENT, tenantId, tier, charge);
         return budget.within(charge.on(store, tenantId), storeTimeout, state)
@@ -193,9 +205,13 @@ public final class QuotaLimiter {
 
     /** The windows of {@code model} and the tier's spend budgets for their periods now, charging nothing. */
     public Mono<QuotaDecision> peekAll(String tenantId, Tier tier, String model) {
+        return peekAll(tenantId, tier, tier.spend(), model);
+    }
+
+    /** The same with {@code spend}'s budgets (a tenant's own). */
+    public Mono<QuotaDecision> peekAll(String tenantId, Tier tier, SpendBudget spend, String model) {
         return Deadline.within(
-                store.peek(tenantId, tier.windowsFor(model), SpendLimit.of(tier.spend(), periods.millis())),
-                storeTimeout);
+                store.peek(tenantId, tier.windowsFor(model), SpendLimit.of(spend, periods.millis())), storeTimeout);
     }
 
     /** The same with the tier's window for {@code model}, when it keeps one, last. */

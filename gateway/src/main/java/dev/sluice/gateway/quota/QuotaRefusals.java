@@ -52,7 +52,7 @@ public final class QuotaRefusals {
             SpendUsage budget = outcome.decision().blockingSpend();
             return Optional.of(
                     budget != null
-                            ? SpendRefusals.neverFits(exchange, tier, budget)
+                            ? SpendRefusals.neverFits(exchange, tenant, tier, budget)
                             : tooLarge(exchange, tier, RequestEstimate.ATTRIBUTE.get(exchange), outcome.decision()));
         }
         return Optional.empty();
@@ -67,7 +67,8 @@ public final class QuotaRefusals {
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
         h.set("retry-after-ms", Long.toString(ms));
         SpendUsage budget = d.blockingSpend();
-        if (budget != null) return SpendRefusals.exceeded(exchange, tier, budget, ms);
+        if (budget != null)
+            return SpendRefusals.exceeded(exchange, SluiceAttributes.tenant(exchange), tier, budget, ms);
         WindowUsage blocking = blocking(d);
         String message = TierModels.modelOf(blocking.name()) != null && blocking.limitRequests() == Long.MAX_VALUE
                 ? String.format(

@@ -3,7 +3,9 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.config.Money;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.tenant.Tenant;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
@@ -17,18 +19,21 @@ import reactor.core.publisher.Mono;
 final class SpendRefusals {
     private SpendRefusals() {}
 
-    /** "the tier's daily spend budget of $1.00". */
-    static String described(SpendUsage budget) {
-        return "the tier's " + (budget.period().equals("day") ? "daily" : "monthly") + " spend budget of "
+    /** "the tier's daily spend budget of $1.00", or "the tenant's ..." where its own budget for the period applies. */
+    static String described(Tenant tenant, SpendUsage budget) {
+        boolean day = budget.period().equals("day");
+        SpendBudget own = tenant.spend();
+        boolean isOwn = own != null && (day ? own.dayMicros() > 0 : own.monthMicros() > 0);
+        return "the " + (isOwn ? "tenant" : "tier") + "'s " + (day ? "daily" : "monthly") + " spend budget of "
                 + Money.usd(budget.limitMicros());
     }
 
-    static Mono<Void> exceeded(ServerWebExchange exchange, Tier tier, SpendUsage budget, long retryMs) {
+    static Mono<Void> exceeded(ServerWebExchange exchange, Tenant tenant, Tier tier, SpendUsage budget, long retryMs) {
         String message = String.format(
                 "Spend budget reached for tier '%s': %s has %s left (used %s), less than this request may cost. "
                         + "It starts again when the %s turns, in %s.",
                 tier.name(),
-                described(budget),
+                described(tenant, budget),
                 Money.usd(budget.remainingMicros()),
                 Money.usd(budget.usedMicros()),
                 budget.period(),
@@ -37,11 +42,11 @@ final class SpendRefusals {
                 exchange, HttpStatus.TOO_MANY_REQUESTS, "insufficient_quota", "budget_exceeded", message);
     }
 
-    static Mono<Void> neverFits(ServerWebExchange exchange, Tier tier, SpendUsage budget) {
+    static Mono<Void> neverFits(ServerWebExchange exchange, Tenant tenant, Tier tier, SpendUsage budget) {
         String message = String.format(
                 "This request may cost more than %s of tier '%s' (priced at the dearest provider of its model, for "
                         + "its prompt and max_tokens), so it can never be served. Lower max_tokens or shorten the input.",
-                described(budget), tier.name());
+                described(tenant, budget), tier.name());
         return OpenAiErrors.write(
                 exchange,
                 HttpStatus.BAD_REQUEST,

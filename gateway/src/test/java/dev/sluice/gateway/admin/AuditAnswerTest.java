@@ -126,6 +126,19 @@ class AuditAnswerTest {
         assertThat(lines).containsExactlyElementsOf(entries);
     }
 
+    @Test
+    void aSpendOverrideIsAuditedAsWhatItWasAndWhatItBecame() {
+        write(HttpMethod.POST, "tenants", "{\"id\":\"acme\",\"tier\":\"free\"}");
+        write(HttpMethod.PATCH, "tenants/acme", "{\"spend\":{\"usd-per-day\":0.5}}");
+        write(HttpMethod.PATCH, "tenants/acme", "{\"spend\":{}}");
+        JsonNode entries = admin.get("audit?limit=2").path("entries");
+        assertThat(entries.get(1).path("details")).isEqualTo(AdminApiFixture.JSON.readTree("""
+                {"spend": {"from": "the tier's", "to": "usd-per-day 0.50, usd-per-month the tier's, UTC"}}
+                """));
+        assertThat(entries.get(0).path("details").path("spend").path("to").asString())
+                .isEqualTo("the tier's");
+    }
+
     /** One audited write, a second after the last; its answer. */
     private JsonNode write(HttpMethod method, String path, String json) {
         admin.clock.advance(1_000);

@@ -4,8 +4,10 @@ import static dev.sluice.gateway.admin.AdminWritesFixture.KNOWN;
 import static dev.sluice.gateway.admin.AdminWritesFixture.expect;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tenant.Tenant;
+import java.time.ZoneId;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.MediaType;
@@ -90,12 +92,12 @@ class TenantsRequestsTest {
 
     @Test
     void aChangeNamesWhatIsWrong() {
-        patch("{}", 422, "The change is not valid.", "(body): nothing to change: give tier and/or suspended");
+        patch("{}", 422, "The change is not valid.", "(body): nothing to change: give tier, suspended and/or spend");
         patch(
                 "{\"id\":\"x\",\"tier\":\"gold\",\"suspended\":\"no\"}",
                 422,
                 "The change is not valid.",
-                "id: unknown field (expected one of [suspended, tier]) |" + " tier: unknown tier 'gold' " + KNOWN
+                "id: unknown field (expected one of [spend, suspended, tier]) |" + " tier: unknown tier 'gold' " + KNOWN
                         + " | suspended: must be true or false");
         patch("{\"tier\":\" \"}", 422, "The change is not valid.", "tier: must be a non-empty string");
     }
@@ -112,6 +114,67 @@ class TenantsRequestsTest {
                 .expectBody()
                 .json("{\"id\":\"acme\",\"tier\":\"pro\",\"suspended\":false,\"keyCount\":0}", true);
         assertThat(tenants.findById("acme").block()).isEqualTo(new Tenant("acme", "pro", false));
+    }
+
+    @Test
+    void aTenantsOwnSpendBudgetsAreSetShownAndRemoved() {
+        client.patch()
+                .uri("/tenants/acme")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"spend\":{\"usd-per-day\":0.5,\"time-zone\":\"Europe/Paris\"}}")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json(
+                        "{\"id\":\"acme\",\"tier\":\"free\",\"suspended\":false,\"keyCount\":0,"
+                                + "\"spend\":{\"usd-per-day\":0.5,\"usd-per-month\":null,\"time-zone\":\"Europe/Paris\"}}",
+                        true);
+        assertThat(tenants.findById("acme").block().spend())
+                .isEqualTo(new SpendBudget(500_000, 0, ZoneId.of("Europe/Paris")));
+        client.patch()
+                .uri("/tenants/acme")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"spend\":{}}")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .json("{\"id\":\"acme\",\"tier\":\"free\",\"suspended\":false,\"keyCount\":0}", true);
+        assertThat(tenants.findById("acme").block()).isEqualTo(new Tenant("acme", "free", false));
+    }
+
+    @Test
+    void aSpendOverrideIsRefusedAsTiersYamlWouldRefuseIt() {
+        patch(
+                "{\"spend\":{\"usd-per-day\":0,\"usd-per-month\":0.0000001,\"time-zone\":\"Mars/Olympus\"}}",
+                422,
+                "The change is not valid.",
+                "spend: time-zone: unknown time zone 'Mars/Olympus' (an IANA zone id such as UTC or Europe/Paris)"
+                        + " | spend: usd-per-day must be above 0 (leave it out to keep the tier's)"
+                        + " | spend: usd-per-month is finer than a micro-dollar (at most 6 decimals)");
+        patch(
+                "{\"spend\":{\"usd-per-week\":1}}",
+                422,
+                "The change is not valid.",
+                "spend: unknown field 'usd-per-week' (expected one of [time-zone, usd-per-day, usd-per-month])");
+        patch(
+                "{\"spend\":{\"usd-per-day\":\"lots\"}}",
+                422,
+                "The change is not valid.",
+                "spend: usd-per-day: must be a number");
+        patch("{\"spend\":5}", 422, "The change is not valid.", "spend: must be an object");
+        patch(
+                "{\"spend\":{\"usd-per-day\":2000000000}}",
+                422,
+                "The change is not valid.",
+                "spend: usd-per-day must be at most 1000000000 (USD 1 billion)");
+        patch(
+                "{\"spend\":{\"time-zone\":\"UTC\"}}",
+                422,
+                "The change is not valid.",
+                "spend: a time-zone needs usd-per-day or usd-per-month ({} removes the override)");
+        assertThat(tenants.findById("acme").block().spend()).as("nothing saved").isNull();
     }
 
     @Test
@@ -141,12 +204,12 @@ class TenantsRequestsTest {
                 "{\"colour\":\"red\"}",
                 422,
                 "The change is not valid.",
-                "colour: unknown field (expected one of [suspended, tier])");
+                "colour: unknown field (expected one of [spend, suspended, tier])");
         patch(
                 "{\"tier\":null,\"suspended\":null}",
                 422,
                 "The change is not valid.",
-                "(body): nothing to change: give tier and/or suspended");
+                "(body): nothing to change: give tier, suspended and/or spend");
     }
 
     @Test

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.SpendUsage;
+import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayTest;
@@ -175,5 +177,34 @@ class SpendBudgetGatewayTest {
         Answer nextDay = chat(tenant);
         assertThat(nextDay.status()).as("the day has turned: " + nextDay.body()).isEqualTo(200);
         assertThat(nextDay.headers().getFirst("X-Sluice-Degraded")).isNull();
+    }
+
+    @Test
+    void aTenantsOwnBudgetIsChargedInsteadOfItsTiersAndNamedAsItsOwn() {
+        CLOCK.set(SIX_PM);
+        TestTenants.Created tenant = TestTenants.create(tenants, "own-budget", "cents");
+        // $0.002 a day of its own: two calls of $0.00075, then less is left than a call reserves.
+        tenants.save(new Tenant(tenant.id(), "cents", false, new SpendBudget(2_000, 0, SpendBudget.UTC)))
+                .block();
+        Tier cents = config.current().tier("cents").orElseThrow();
+        SpendBudget own = new SpendBudget(2_000, 0, SpendBudget.UTC);
+        for (int call = 1; call <= 2; call++) {
+            Answer ok = chat(tenant);
+            assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+            long spent = 750L * call;
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(limiter.peekAll(tenant.id(), cents, own, "gpt-4o")
+                                    .block(Duration.ofSeconds(5))
+                                    .spends()
+                                    .get(0)
+                                    .usedMicros())
+                            .isEqualTo(spent));
+        }
+        Answer refused = chat(tenant);
+        assertThat(refused.status()).as(refused.body()).isEqualTo(429);
+        assertThat(refused.json().get("error").get("message").asString())
+                .contains("the tenant's daily spend budget of $0.002");
+        assertThat(refused.headers().getFirst("X-Sluice-Budget-Remaining-USD-Day"))
+                .isEqualTo("0.0005");
     }
 }

@@ -3,6 +3,8 @@ package dev.sluice.gateway.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.gateway.config.SpendBudget;
+import dev.sluice.gateway.config.Tier;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -30,6 +32,38 @@ abstract class TenantStoreContract {
         assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "pro", true));
         assertThat(store.findAll().collectList().block()).contains(new Tenant(id, "pro", true));
         assertThat(store.findById("nobody-" + id).block()).isNull();
+    }
+
+    @Test
+    void aTenantsOwnSpendBudgetsAreKeptAndRemoved() {
+        SpendBudget own = new SpendBudget(500_000, 0, java.time.ZoneId.of("Europe/Paris"));
+        store.save(new Tenant(id, "free", false, own)).block();
+        assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "free", false, own));
+        store.save(new Tenant(id, "pro", false)).block();
+        assertThat(store.findById(id).block())
+                .as("no override: the tier's again")
+                .isEqualTo(new Tenant(id, "pro", false));
+    }
+
+    @Test
+    void anOverrideTakesTheTiersBudgetForAPeriodItLeavesOut() {
+        Tier tier = new Tier(
+                "t",
+                1,
+                1,
+                1.0,
+                1,
+                1,
+                java.util.List.of(),
+                java.util.Map.of(),
+                false,
+                dev.sluice.gateway.config.RedisDownPolicy.FAIL_OPEN,
+                dev.sluice.gateway.config.EndpointAccess.DEFAULT,
+                dev.sluice.gateway.config.TierModels.ALL,
+                new SpendBudget(1_000_000, 20_000_000, SpendBudget.UTC));
+        assertThat(new Tenant(id, "t", false).spendUnder(tier)).isEqualTo(tier.spend());
+        assertThat(new Tenant(id, "t", false, new SpendBudget(5_000_000, 0, SpendBudget.UTC)).spendUnder(tier))
+                .isEqualTo(new SpendBudget(5_000_000, 20_000_000, SpendBudget.UTC));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant.redis;
 
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
@@ -8,11 +9,15 @@ import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -20,7 +25,8 @@ import reactor.core.publisher.Mono;
 /**
  * Tenants in Redis, shared by every replica. Layout (all under {@code sluice:}):
  * <ul>
- *   <li>{@code sluice:tenant:{id}}: hash {@code tier}, {@code suspended};</li>
+ *   <li>{@code sluice:tenant:{id}}: hash {@code tier}, {@code suspended}, and {@code spend} where the
+ *       tenant has its own spend budgets ("dayMicros monthMicros zone");</li>
  *   <li>{@code sluice:tenant:{id}:keys}: hash key id → {@code <sha256> <created-at ms> <hint>},
  *       the metadata the admin API lists (same hash tag: same Cluster slot as the tenant);</li>
  *   <li>{@code sluice:apikey:<sha256>}: the owning tenant's id: the one lookup authentication does;</li>
@@ -44,6 +50,8 @@ import reactor.core.publisher.Mono;
  * A hash not known is refused with {@link StoreUnavailableException}: the gateway cannot tell.
  */
 public final class RedisTenantStore implements TenantStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisTenantStore.class);
+
     /** How long another replica may still accept a key after a change: the tiers document also takes about a second. */
     public static final Duration REMEMBER = Duration.ofSeconds(1);
     /** Past this many keys remembered at once, the expired ones are dropped (and all of them, if that is not enough). */
@@ -184,7 +192,8 @@ public final class RedisTenantStore implements TenantStore {
                 .entries(tenantKey(id))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("tier"))
-                .map(m -> new Tenant(id, m.get("tier"), Boolean.parseBoolean(m.get("suspended"))));
+                .map(m -> new Tenant(
+                        id, m.get("tier"), Boolean.parseBoolean(m.get("suspended")), spendOf(m.get("spend"))));
     }
 
     @Override
@@ -196,12 +205,34 @@ public final class RedisTenantStore implements TenantStore {
     public Mono<Void> save(Tenant tenant) {
         // Its known keys follow at once: a suspension applies while Redis is out too.
         known.replaceAll((hash, t) -> t.id().equals(tenant.id()) ? tenant : t);
+        Map<String, String> fields =
+                new HashMap<>(Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())));
+        if (tenant.spend() != null) fields.put("spend", spendField(tenant.spend()));
+        Mono<?> noOverride = tenant.spend() == null
+                ? redis.<String, String>opsForHash().remove(tenantKey(tenant.id()), "spend")
+                : Mono.empty();
         return changing(redis.<String, String>opsForHash()
-                .putAll(
-                        tenantKey(tenant.id()),
-                        Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())))
+                .putAll(tenantKey(tenant.id()), fields)
+                .then(noOverride)
                 .then(redis.opsForSet().add("sluice:tenants", tenant.id()))
                 .then());
+    }
+
+    /** A tenant's spend override as its hash keeps it: "dayMicros monthMicros zone". */
+    static String spendField(SpendBudget b) {
+        return b.dayMicros() + " " + b.monthMicros() + " " + b.zone().getId();
+    }
+
+    /** The override back; null when there is none, or when the field cannot be read (the tier's budgets then apply). */
+    static SpendBudget spendOf(String field) {
+        if (field == null) return null;
+        try {
+            String[] p = field.split(" ");
+            return new SpendBudget(Long.parseLong(p[0]), Long.parseLong(p[1]), ZoneId.of(p[2]));
+        } catch (RuntimeException e) {
+            log.warn("Unreadable spend override '{}' ignored: {}", field, e.toString());
+            return null;
+        }
     }
 
     @Override
