@@ -32,6 +32,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -59,12 +60,27 @@ class SpendBudgetGatewayTest {
         }
     }
 
-    /** Every call answered with 250 tokens of usage (50 in, 200 out): $0.00075 at $3 per million. */
+    static final String ANSWER =
+            "{\"id\":\"c1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+                    + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
+                    + "\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":200,\"total_tokens\":250}}";
+
+    /** A stream whose usage chunk (40 in, 60 out) comes last, as OpenAI sends it with include_usage. */
+    static final String STREAM = "data: {\"id\":\"s1\",\"object\":\"chat.completion.chunk\",\"model\":\"split\","
+            + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n"
+            + "data: {\"id\":\"s1\",\"object\":\"chat.completion.chunk\",\"model\":\"split\",\"choices\":[],"
+            + "\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":60,\"total_tokens\":100}}\n\n"
+            + "data: [DONE]\n\n";
+
+    /**
+     * Every call answered with 250 tokens of usage (50 in, 200 out): $0.00075 at $3 per million; a
+     * streamed call with {@link #STREAM}.
+     */
     @RegisterExtension
-    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering(
-                    "{\"id\":\"c1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
-                            + "\"message\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],"
-                            + "\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":200,\"total_tokens\":250}}")
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start(
+                    (req, res) -> req.body().contains("\"stream\":true")
+                            ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
+                            : res.header("content-type", "application/json").sendString(Mono.just(ANSWER)))
             .clearedBeforeEachTest();
 
     @DynamicPropertySource
@@ -82,6 +98,12 @@ class SpendBudgetGatewayTest {
                   - name: default
                     models:
                       "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 200, price-per-million-tokens: 3}
+                      split:
+                        requests-per-minute: 1500
+                        tokens-per-minute: 300000
+                        max-in-flight: 200
+                        price-per-million-input-tokens: 1
+                        price-per-million-output-tokens: 10
                 """);
         registry.add("sluice.tiers.path", () -> tiers);
     }
@@ -206,5 +228,34 @@ class SpendBudgetGatewayTest {
                 .contains("the tenant's daily spend budget of $0.002");
         assertThat(refused.headers().getFirst("X-Sluice-Budget-Remaining-USD-Day"))
                 .isEqualTo("0.0005");
+    }
+
+    @Test
+    void aStreamIsSettledFromItsUsageWithInputAndOutputPricedApart() {
+        CLOCK.set(SIX_PM);
+        TestTenants.Created tenant = TestTenants.create(tenants, "streamer", "cents");
+        String body = WebClient.builder()
+                .baseUrl("http://127.0.0.1:" + port)
+                .build()
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(
+                        "{\"model\":\"split\",\"max_tokens\":100,\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(30));
+        assertThat(body).contains("[DONE]");
+        Tier cents = config.current().tier("cents").orElseThrow();
+        // 40 prompt tokens at $1 per million and 60 output tokens at $10 per million: 40 + 600 micro-dollars.
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(limiter.peekAll(tenant.id(), cents, "split")
+                                .block(Duration.ofSeconds(5))
+                                .spends()
+                                .get(0)
+                                .usedMicros())
+                        .isEqualTo(640));
     }
 }
