@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
@@ -55,6 +56,9 @@ public final class UsageRecordingResponse extends ServerHttpResponseDecorator {
         if (type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
             SseUsageTap sse = new SseUsageTap(stripUsageChunk, encoding);
             tap = sse;
+            // The usage chunk the gateway asked for is taken out: a length the provider sent would promise
+            // bytes that never come, and the client would wait for them.
+            if (stripUsageChunk) getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
             return body.map(buffer -> {
                         byte[] in = new byte[buffer.readableByteCount()];
                         buffer.read(in);

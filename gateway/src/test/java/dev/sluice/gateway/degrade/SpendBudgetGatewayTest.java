@@ -17,6 +17,7 @@ import dev.sluice.gateway.testsupport.GatewayTest;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.TestTiers;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -77,9 +78,15 @@ class SpendBudgetGatewayTest {
      * streamed call with {@link #STREAM}.
      */
     @RegisterExtension
-    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start(
-                    (req, res) -> req.body().contains("\"stream\":true")
-                            ? res.header("content-type", "text/event-stream").sendString(Mono.just(STREAM))
+    static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.start((req, res) ->
+                    req.body().contains("\"stream\":true")
+                            ? (req.body().contains("\"user\":\"sized\"")
+                                            ? res.header(
+                                                    "content-length",
+                                                    String.valueOf(STREAM.getBytes(StandardCharsets.UTF_8).length))
+                                            : res)
+                                    .header("content-type", "text/event-stream")
+                                    .sendString(Mono.just(STREAM))
                             : res.header("content-type", "application/json").sendString(Mono.just(ANSWER)))
             .clearedBeforeEachTest();
 
@@ -257,5 +264,28 @@ class SpendBudgetGatewayTest {
                                 .get(0)
                                 .usedMicros())
                         .isEqualTo(640));
+    }
+
+    /**
+     * A provider that sends its event stream with a Content-Length: the gateway asked for the usage
+     * chunk itself and takes it out, so the length it forwards would promise bytes that never come.
+     */
+    @Test
+    void aSizedStreamWhoseUsageChunkIsTakenOutEndsForTheClient() {
+        CLOCK.set(SIX_PM);
+        TestTenants.Created tenant = TestTenants.create(tenants, "sized-streamer", "cents");
+        String body = WebClient.builder()
+                .baseUrl("http://127.0.0.1:" + port)
+                .build()
+                .post()
+                .uri("/v1/chat/completions")
+                .header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"model\":\"split\",\"max_tokens\":100,\"stream\":true,\"user\":\"sized\","
+                        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(10));
+        assertThat(body).contains("[DONE]").doesNotContain("\"usage\"");
     }
 }
