@@ -61,11 +61,6 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     }
 
     @Override
-    public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-        return store.acquire(tenantId, windows, tokens, requests);
-    }
-
-    @Override
     public Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
@@ -84,12 +79,6 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
     @Override
     public Mono<QuotaDecision> peek(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends) {
         return store.peek(tenantId, windows, spends);
-    }
-
-    @Override
-    public Mono<Void> adjust(
-            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
     }
 
     @Override

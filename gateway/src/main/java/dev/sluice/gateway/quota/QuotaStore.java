@@ -8,46 +8,42 @@ import reactor.core.publisher.Mono;
 /**
  * A tenant's sliding windows and spend budgets, somewhere: Redis (shared by every replica) or this
  * process's memory. Both run the {@link TenantWindows} algorithm; one contract suite tests both.
- * The spend-aware methods default to the windows alone when a request touches no spend budget, so
- * a store that keeps no spend (a test's stand-in) still serves tiers without one.
+ * The operations take the spend budgets; the forms without them are the same with none.
  */
 public interface QuotaStore {
 
     /** Checks every window and charges all of them, or none, in one atomic step. */
-    Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests);
+    default Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        return acquire(tenantId, windows, List.of(), tokens, requests, 0);
+    }
 
     /**
      * The same with the request's {@code costMicros} charged to each spend budget's period now, in
      * the same atomic step (one round trip in Redis): all or nothing.
      */
-    default Mono<QuotaDecision> acquire(
+    Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             long tokens,
             long requests,
-            long costMicros) {
-        if (spends.isEmpty()) return acquire(tenantId, windows, tokens, requests);
-        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " keeps no spend budget"));
-    }
+            long costMicros);
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
-    Mono<Void> adjust(
-            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests);
+    default Mono<Void> adjust(
+            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
+        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
+    }
 
     /** The same, and its cost by {@code deltaMicros} in the spend budgets' periods it was charged in. */
-    default Mono<Void> adjust(
+    Mono<Void> adjust(
             String tenantId,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             long chargedAtMs,
             long deltaTokens,
             long deltaRequests,
-            long deltaMicros) {
-        if (spends.isEmpty() || deltaMicros == 0)
-            return adjust(tenantId, windows, chargedAtMs, deltaTokens, deltaRequests);
-        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " keeps no spend budget"));
-    }
+            long deltaMicros);
 
     /** One charge's correction, for {@link #adjustAll}. */
     record Correction(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaMicros) {

@@ -20,6 +20,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaRefusals;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.SpendLimit;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.store.DecisionBudget;
@@ -66,7 +67,13 @@ class SecondAskWithinTheBudgetTest {
     /** Answers the first ask after 400 ms with a refusal that fits 100 ms later; never answers again (Redis stalled). */
     final QuotaStore redis = new QuotaStore() {
         @Override
-        public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+        public Mono<QuotaDecision> acquire(
+                String tenantId,
+                List<WindowLimit> windows,
+                List<SpendLimit> spends,
+                long tokens,
+                long requests,
+                long costMicros) {
             if (asks.getAndIncrement() > 0) return Mono.never();
             WindowUsage minute = new WindowUsage("minute", 60, 10_000, 60, 10_000, 3, 100);
             return Mono.delay(Duration.ofMillis(FIRST_ANSWER_MS))
@@ -74,7 +81,14 @@ class SecondAskWithinTheBudgetTest {
         }
 
         @Override
-        public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+        public Mono<Void> adjust(
+                String tenantId,
+                List<WindowLimit> windows,
+                List<SpendLimit> spends,
+                long chargedAtMs,
+                long dT,
+                long dR,
+                long dMicros) {
             return Mono.never();
         }
 

@@ -102,12 +102,25 @@ class RedisDownPolicyTest {
     void theOutageWarningIsThrottledOnTheInjectedClock(CapturedOutput output) {
         QuotaStore refusing = new QuotaStore() {
             @Override
-            public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+            public Mono<QuotaDecision> acquire(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long tokens,
+                    long requests,
+                    long costMicros) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
             @Override
-            public Mono<Void> adjust(String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+            public Mono<Void> adjust(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long chargedAtMs,
+                    long dT,
+                    long dR,
+                    long dMicros) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
@@ -142,13 +155,24 @@ class RedisDownPolicyTest {
         QuotaStore silent = new QuotaStore() { // a store that hangs, as a Redis behind a black-holed network would
                     @Override
                     public Mono<QuotaDecision> acquire(
-                            String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                            String tenantId,
+                            List<WindowLimit> windows,
+                            List<SpendLimit> spends,
+                            long tokens,
+                            long requests,
+                            long costMicros) {
                         return Mono.never();
                     }
 
                     @Override
                     public Mono<Void> adjust(
-                            String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                            String tenantId,
+                            List<WindowLimit> windows,
+                            List<SpendLimit> spends,
+                            long chargedAtMs,
+                            long dT,
+                            long dR,
+                            long dMicros) {
                         return Mono.never();
                     }
 
@@ -180,16 +204,27 @@ class RedisDownPolicyTest {
         QuotaStore shared = new QuotaStore() { // fails as Redis does while it is out
                     @Override
                     public Mono<QuotaDecision> acquire(
-                            String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                            String tenantId,
+                            List<WindowLimit> windows,
+                            List<SpendLimit> spends,
+                            long tokens,
+                            long requests,
+                            long costMicros) {
                         return redisDown.get()
                                 ? Mono.error(new IllegalStateException("Redis out"))
-                                : sharedStandIn.acquire(tenantId, windows, tokens, requests);
+                                : sharedStandIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
                     }
 
                     @Override
                     public Mono<Void> adjust(
-                            String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
-                        return sharedStandIn.adjust(tenantId, windows, chargedAtMs, dT, dR);
+                            String tenantId,
+                            List<WindowLimit> windows,
+                            List<SpendLimit> spends,
+                            long chargedAtMs,
+                            long dT,
+                            long dR,
+                            long dMicros) {
+                        return sharedStandIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
                     }
 
                     @Override

@@ -26,11 +26,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
     }
 
     @Override
-    public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-        return acquire(tenantId, windows, List.of(), tokens, requests, 0);
-    }
-
-    @Override
     public Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
@@ -40,12 +35,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
             long costMicros) {
         return Mono.fromSupplier(() ->
                 tenants.apply(tenantId, t -> t.acquire(windows, spends, clock.millis(), tokens, requests, costMicros)));
-    }
-
-    @Override
-    public Mono<Void> adjust(
-            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
     }
 
     @Override

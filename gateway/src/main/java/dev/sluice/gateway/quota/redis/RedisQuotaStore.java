@@ -72,11 +72,6 @@ public class RedisQuotaStore implements QuotaStore {
     }
 
     @Override
-    public Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, long tokens, long requests) {
-        return acquire(tenantId, windows, List.of(), tokens, requests, 0);
-    }
-
-    @Override
     public Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
@@ -142,12 +137,6 @@ public class RedisQuotaStore implements QuotaStore {
 
     private static long num(List<?> raw, int i) {
         return ((Number) raw.get(i)).longValue();
-    }
-
-    @Override
-    public Mono<Void> adjust(
-            String tenantId, List<WindowLimit> windows, long chargedAtMs, long deltaTokens, long deltaRequests) {
-        return adjust(tenantId, windows, List.of(), chargedAtMs, deltaTokens, deltaRequests, 0);
     }
 
     @Override
