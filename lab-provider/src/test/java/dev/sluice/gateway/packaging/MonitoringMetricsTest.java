@@ -18,6 +18,7 @@ import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaStore;
+import dev.sluice.gateway.quota.SpendLimit;
 import dev.sluice.gateway.quota.WindowUsage;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.testsupport.GatewayTest;
@@ -87,18 +88,29 @@ class MonitoringMetricsTest {
             QuotaStore store = new QuotaStore() {
                 @Override
                 public Mono<QuotaDecision> acquire(
-                        String tenantId, List<WindowLimit> windows, long tokens, long requests) {
+                        String tenantId,
+                        List<WindowLimit> windows,
+                        List<SpendLimit> spends,
+                        long tokens,
+                        long requests,
+                        long costMicros) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.acquire(tenantId, windows, tokens, requests);
+                            : memory.acquire(tenantId, windows, spends, tokens, requests, costMicros);
                 }
 
                 @Override
                 public Mono<Void> adjust(
-                        String tenantId, List<WindowLimit> windows, long chargedAtMs, long dT, long dR) {
+                        String tenantId,
+                        List<WindowLimit> windows,
+                        List<SpendLimit> spends,
+                        long chargedAtMs,
+                        long dT,
+                        long dR,
+                        long dMicros) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.adjust(tenantId, windows, chargedAtMs, dT, dR);
+                            : memory.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
                 }
 
                 @Override
