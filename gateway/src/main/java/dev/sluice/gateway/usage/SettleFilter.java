@@ -104,7 +104,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
                         SluiceAttributes.neverSent(exchange)
                                 // Nothing reached a provider (refused, or the client left while it waited in line):
                                 // nothing to pay.
-                                ? refundAll(tenantId, reservation)
+                                ? refundAll(exchange, tenantId, reservation)
                                 : settle(exchange, reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
@@ -176,7 +176,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
             accuracy.forget(tenantId, reservation);
             return Mono.empty();
         }
-        if (failedOnOurSide(response, erredBeforeAnswer)) return refundAll(tenantId, reservation);
+        if (failedOnOurSide(response, erredBeforeAnswer)) return refundAll(exchange, tenantId, reservation);
         HttpStatus status = response.getStatusCode() == null
                 ? null
                 : HttpStatus.resolve(response.getStatusCode().value());
@@ -201,11 +201,15 @@ public class SettleFilter implements GlobalFilter, Ordered {
                 reservation,
                 reservation.estimatedTokens(),
                 actual);
+        SettleListener listener = SettleListener.ATTRIBUTE.get(exchange);
+        if (listener != null) listener.settled(actual, cost);
         return reservation.settle(actual, cost).onErrorResume(e -> Mono.empty());
     }
 
-    private Mono<Void> refundAll(String tenantId, QuotaReservation reservation) {
+    private Mono<Void> refundAll(ServerWebExchange exchange, String tenantId, QuotaReservation reservation) {
         accuracy.refunded(tenantId, reservation);
+        SettleListener listener = SettleListener.ATTRIBUTE.get(exchange);
+        if (listener != null) listener.refunded();
         return reservation.refundAll().onErrorResume(e -> Mono.empty());
     }
 
