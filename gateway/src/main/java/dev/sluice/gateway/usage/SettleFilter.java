@@ -12,8 +12,10 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.quota.SpendPrice;
+import dev.sluice.gateway.spend.SpendLedger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,16 +45,23 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final TokenEstimator estimator;
     private final MeterRegistry meters;
     private final PendingWork pending;
+    /** Where each settled request's usage and cost are added up per tenant and day (in memory; shipped in the background). */
+    private final SpendLedger ledger;
+
+    private final Clock clock;
     // Looked up once: at zero from start for the dashboard, and no registry lookup per request.
     private final Counter estimatedTokens;
     private final Counter actualTokens;
     /** Each tier's spend counter, looked up once (a registry lookup per answer showed in the profile). */
     private final Map<String, Counter> spendByTier = new ConcurrentHashMap<>();
 
-    public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
+    public SettleFilter(
+            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, SpendLedger ledger, Clock clock) {
         this.estimator = estimator;
         this.meters = meters;
         this.pending = pending;
+        this.ledger = ledger;
+        this.clock = clock;
         this.estimatedTokens = meters.counter(TOKENS_ESTIMATED);
         this.actualTokens = meters.counter(TOKENS_ACTUAL);
     }
@@ -175,15 +184,25 @@ public class SettleFilter implements GlobalFilter, Ordered {
         long actual = saturatedSum(used[0], used[1]);
         estimatedTokens.increment(estimate.totalTokens());
         actualTokens.increment(actual);
-        // The spend budgets are settled at the price of the provider that served (the reservation took the dearest).
-        long cost = reservation.chargesSpend()
-                ? SpendPrice.settled(
+        // Settled at the price of the provider that served (the reservation took the dearest).
+        String model = SluiceAttributes.MODEL.get(exchange);
+        long priced = model == null || actual == 0
+                ? 0 // nothing generated, or no model to price (a batch: its lines name theirs)
+                : SpendPrice.settled(
                         SluiceAttributes.config(exchange),
                         SluiceAttributes.PROVIDER.get(exchange),
-                        SluiceAttributes.MODEL.get(exchange),
+                        model,
                         used[0],
-                        used[1])
-                : 0;
+                        used[1]);
+        // The ledger takes the same numbers the budgets settle, whether or not the tier caps spend.
+        ledger.settled(
+                clock.millis(),
+                SluiceAttributes.tenant(exchange).id(),
+                SluiceAttributes.tier(exchange).name(),
+                used[0],
+                used[1],
+                priced);
+        long cost = reservation.chargesSpend() ? priced : 0;
         return reservation.settle(actual, cost).onErrorResume(e -> Mono.empty());
     }
 

@@ -3,6 +3,8 @@ package dev.sluice.gateway.usage;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.spend.SpendLedger;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,8 +14,13 @@ import org.springframework.context.annotation.Configuration;
 public class UsageConfiguration {
     @Bean
     SettleFilter settleFilter(
-            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
-        SettleFilter filter = new SettleFilter(estimator, meters, pending);
+            TokenEstimator estimator,
+            MeterRegistry meters,
+            PendingWork pending,
+            ConfigRegistry config,
+            SpendLedger ledger,
+            QuotaClock quotaClock) {
+        SettleFilter filter = new SettleFilter(estimator, meters, pending, ledger, quotaClock.clock());
         filter.registerMeters(config.current().tiers().keySet());
         return filter;
     }
