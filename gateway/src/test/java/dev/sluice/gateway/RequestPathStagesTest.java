@@ -10,6 +10,8 @@ import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
+import dev.sluice.gateway.spend.SpendRefusalsMeter;
+import dev.sluice.gateway.spend.UsageFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
 import dev.sluice.gateway.surface.ModelAccessFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
@@ -48,10 +50,12 @@ class RequestPathStagesTest {
                         TenantAuthenticationFilter.class,
                         EndpointAccessFilter.class,
                         ModelsFilter.class,
+                        UsageFilter.class,
                         EstimateFilter.class,
                         ObjectOwnershipFilter.class,
                         ModelAccessFilter.class,
                         ModelRouteFilter.class,
+                        SpendRefusalsMeter.class,
                         QuotaFilter.class,
                         LadderFilter.class,
                         SettleFilter.class,
@@ -63,10 +67,12 @@ class RequestPathStagesTest {
                         FilterOrder.AUTHENTICATE,
                         FilterOrder.ENDPOINTS,
                         FilterOrder.MODELS,
+                        FilterOrder.SLUICE_USAGE,
                         FilterOrder.ESTIMATE,
                         FilterOrder.OWNERSHIP,
                         FilterOrder.MODEL_ACCESS,
                         FilterOrder.ROUTE,
+                        FilterOrder.SPEND_REFUSALS,
                         FilterOrder.QUOTA,
                         FilterOrder.LADDER,
                         FilterOrder.SETTLE,

@@ -13,7 +13,7 @@ package dev.sluice.gateway.api;
  * OWNERSHIP     objects/ObjectOwnershipFilter       a tenant's own files, batches, responses…; a batch's file estimate
  * MODEL_ACCESS  surface/ModelAccessFilter           403 model_not_allowed for a model the tier does not list
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
- * (QUOTA - 1)   spend/SpendRefusalsMeter            counts the spend budgets' refusals per tier and period
+ * SPEND_REFUSALS spend/SpendRefusalsMeter           counts the spend budgets' refusals per tier and period
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
  * SETTLE        usage/SettleFilter                  read the answer's usage, settle the charge once
