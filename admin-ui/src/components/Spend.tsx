@@ -31,7 +31,7 @@ export function BudgetBar({ budget }: { budget: SpendBudget }) {
 
 /** Spend per UTC day as columns, the dearest day full height. */
 export function DailySpendChart({ series, label, width = 560, height = 120 }: { series: SpendDay[]; label: string; width?: number; height?: number }) {
-  const pad = { l: 56, b: 18, t: 6 };
+  const pad = { l: 74, b: 18, t: 6 };
   const w = width - pad.l;
   const h = height - pad.b - pad.t;
   const { bars, max } = dayBars(series, w, h);

@@ -60,7 +60,7 @@ final class SpendHandler {
                 .switchIfEmpty(Mono.error(AdminError.notFound("Tenant '" + id + "'")))
                 .flatMap(t -> {
                     Tier tier = admin.config().current().tier(t.tierName()).orElse(null);
-                    Mono<List<SpendViews.BudgetView>> budgets = budgets(t, tier, now);
+                    Mono<List<SpendViews.BudgetView>> budgets = budgets(t, tier);
                     Mono<List<LedgerDay>> rows =
                             ledger.days(id, range.from(), range.to()).collectList();
                     return Mono.zip(budgets, rows)
@@ -78,10 +78,11 @@ final class SpendHandler {
                 });
     }
 
-    private Mono<List<SpendViews.BudgetView>> budgets(Tenant t, Tier tier, long now) {
+    /** Each budget's turn is read from the decision's own instant, to which its {@code resetMs} is relative. */
+    private Mono<List<SpendViews.BudgetView>> budgets(Tenant t, Tier tier) {
         if (tier == null || !t.spendUnder(tier).capped()) return Mono.just(List.of());
         return limiter.peekAll(t.id(), tier, t.spendUnder(tier), null)
-                .map(d -> SpendViews.budgets(d.spends(), now))
+                .map(d -> SpendViews.budgets(d.spends(), d.nowMs()))
                 .onErrorMap(
                         e -> !(e instanceof AdminError),
                         e -> new AdminError(

@@ -50,6 +50,7 @@ public final class SpendViews {
         return BigDecimal.valueOf(micros, 6);
     }
 
+    /** @param nowMs the instant the budgets were read at (the quota decision's), which their {@code resetMs} count from */
     public static List<BudgetView> budgets(List<SpendUsage> spends, long nowMs) {
         return spends.stream()
                 .map(s -> new BudgetView(

@@ -80,7 +80,7 @@ public final class UsageFilter implements GlobalFilter, Ordered {
                             tenant.id(),
                             tier.name(),
                             SpendViews.windows(d.windows()),
-                            SpendViews.budgets(d.spends(), now),
+                            SpendViews.budgets(d.spends(), d.nowMs()),
                             SpendViews.totals(day, t.getT2()),
                             SpendViews.totals(month, t.getT2()),
                             "UTC");
