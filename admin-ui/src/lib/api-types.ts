@@ -460,7 +460,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The series' length */
+                    /** @description The series' length in days, ending today (UTC). */
                     days?: number;
                 };
                 header?: never;
