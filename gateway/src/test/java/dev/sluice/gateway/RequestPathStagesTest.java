@@ -10,6 +10,7 @@ import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
+import dev.sluice.gateway.shadow.ShadowFilter;
 import dev.sluice.gateway.spend.SpendRefusalsMeter;
 import dev.sluice.gateway.spend.UsageFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
@@ -57,6 +58,7 @@ class RequestPathStagesTest {
                         ModelRouteFilter.class,
                         SpendRefusalsMeter.class,
                         QuotaFilter.class,
+                        ShadowFilter.class,
                         LadderFilter.class,
                         SettleFilter.class,
                         DispatchFilter.class,
@@ -74,6 +76,7 @@ class RequestPathStagesTest {
                         FilterOrder.ROUTE,
                         FilterOrder.SPEND_REFUSALS,
                         FilterOrder.QUOTA,
+                        FilterOrder.SHADOW,
                         FilterOrder.LADDER,
                         FilterOrder.SETTLE,
                         FilterOrder.DISPATCH,

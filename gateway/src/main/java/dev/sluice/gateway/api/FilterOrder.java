@@ -15,6 +15,7 @@ package dev.sluice.gateway.api;
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
  * SPEND_REFUSALS spend/SpendRefusalsMeter           counts the spend budgets' refusals per tier and period
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
+ * SHADOW        shadow/ShadowFilter                 the draft in shadow decides it too, apart (no effect on it)
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
  * SETTLE        usage/SettleFilter                  read the answer's usage, settle the charge once
  * DISPATCH      dispatch/DispatchFilter             the route's provider, fair lanes, its budget, the call (failover)
@@ -44,6 +45,9 @@ public final class FilterOrder {
     public static final int SPEND_REFUSALS = -801;
     /** Reserves the quota. */
     public static final int QUOTA = -800;
+
+    /** Between the quota's answer and the ladder: the draft in shadow decides the request too (shadow/). */
+    public static final int SHADOW = -795;
 
     public static final int LADDER = -790;
     /** Inside the ladder (its refusals are not settled: nothing was charged) and around dispatch (its answer is). */

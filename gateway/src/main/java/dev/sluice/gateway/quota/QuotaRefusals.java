@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.RequestAttribute;
@@ -27,9 +28,11 @@ public final class QuotaRefusals {
     public static final RequestAttribute<SpendUsage> SPEND_REFUSED = new RequestAttribute<>("sluice.spendRefused");
 
     private final StageCounter stages;
+    private final EnforcementAccuracy accuracy;
 
-    public QuotaRefusals(StageCounter stages) {
+    public QuotaRefusals(StageCounter stages, EnforcementAccuracy accuracy) {
         this.stages = stages;
+        this.accuracy = accuracy;
     }
 
     /**
@@ -76,6 +79,7 @@ public final class QuotaRefusals {
         if (budget != null)
             return SpendRefusals.exceeded(exchange, SluiceAttributes.tenant(exchange), tier, budget, ms);
         WindowUsage blocking = blocking(d);
+        audit(exchange, blocking, estimate.totalTokens());
         String message = TierModels.modelOf(blocking.name()) != null && blocking.limitRequests() == Long.MAX_VALUE
                 ? String.format(
                         "Rate limit reached for tier '%s' on %s: limit %d tokens, used %d tokens, "
@@ -98,6 +102,17 @@ public final class QuotaRefusals {
                         estimate.totalTokens(),
                         OpenAiDuration.format(ms));
         return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
+    }
+
+    /** A refusal for tokens is judged once the calls in its window settle (a request count is charged exactly). */
+    private void audit(ServerWebExchange exchange, WindowUsage blocking, long needed) {
+        long room = Math.max(0, blocking.limitTokens() - blocking.usedTokens());
+        if (needed <= room) return; // refused for its request count, not its tokens
+        accuracy.refused(
+                SluiceAttributes.tenant(exchange).id(),
+                SluiceAttributes.tier(exchange).name(),
+                needed - room,
+                blocking.seconds() * 1000);
     }
 
     private static Mono<Void> tooLarge(

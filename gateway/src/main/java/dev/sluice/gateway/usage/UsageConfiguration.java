@@ -1,5 +1,6 @@
 package dev.sluice.gateway.usage;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.estimate.TokenEstimator;
@@ -18,9 +19,10 @@ public class UsageConfiguration {
             MeterRegistry meters,
             PendingWork pending,
             ConfigRegistry config,
+            EnforcementAccuracy accuracy,
             SpendLedger ledger,
             QuotaClock quotaClock) {
-        SettleFilter filter = new SettleFilter(estimator, meters, pending, ledger, quotaClock.clock());
+        SettleFilter filter = new SettleFilter(estimator, meters, pending, accuracy, ledger, quotaClock.clock());
         filter.registerMeters(config.current().tiers().keySet());
         return filter;
     }
