@@ -7,7 +7,7 @@
 // acme-web), E2E_FLAGGED (the tenant with an open flag; default acme-batch), LAB_WAIT_S (how long a
 // lab run may take; default 90). The gateway must have no lab run yet.
 import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const BASE = (process.env.BASE_URL ?? 'http://localhost:8080').replace(/\/$/, '');
@@ -179,6 +179,54 @@ try {
   const moved = await chat(key2.key, 20);
   check(moved.headers.get('x-sluice-tier') === 'enterprise', `the next request is served on the new tier (${moved.headers.get('x-sluice-tier')})`);
   log('a tier change from the list takes effect on the next request (X-Sluice-Tier: enterprise)');
+
+  // ---- spend: a bar per budget, the 30-day chart, and the month's CSV matching the ledger -------
+  const budget = await adminApi(`/tenants/${TENANT}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ spend: { 'usd-per-day': 0.05, 'usd-per-month': 1, 'time-zone': 'UTC' } }),
+  });
+  check(budget.status === 200, `the tenant gets its own spend budgets (${budget.status})`);
+  for (let i = 0; i < 3; i++) check((await chat(key2.key, 300)).status === 200, 'a call with spend');
+  const today = new Date().toISOString().slice(0, 10);
+  let ledger = null;
+  for (let i = 0; i < 50; i++) {
+    ledger = await (await adminApi(`/tenants/${TENANT}/spend?days=31`)).json();
+    const day = ledger.series.find((d) => d.date === today);
+    if (day && day.requests >= 6) break; // the six calls of this tenant served above, settled (the ledger lags up to a second)
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const todayRow = ledger.series.find((d) => d.date === today);
+  check(todayRow && todayRow.usd > 0, `the ledger holds today's spend (${JSON.stringify(todayRow)})`);
+  await page.getByRole('button', { name: `Spend of ${TENANT}` }).click();
+  await page.getByRole('heading', { name: `Spend of ${TENANT}` }).waitFor();
+  const dayBar = page.getByRole('meter', { name: /^Daily spend budget:/ });
+  await dayBar.waitFor();
+  check(Number(await dayBar.getAttribute('aria-valuenow')) > 0, 'the daily budget bar shows spend');
+  await page.getByRole('meter', { name: /^Monthly spend budget:/ }).waitFor();
+  const spentBars = page.locator(`[id="spend-${TENANT}"] svg.spend-chart rect.bar.spent`);
+  await spentBars.first().waitFor();
+  log(`the spend panel: ${(await page.locator(`[id="spend-${TENANT}"] .budgets`).innerText()).replace(/\s+/g, ' ')}; ${await spentBars.count()} day(s) with spend in the chart`);
+  await page.locator(`[id="spend-${TENANT}"]`).scrollIntoViewIfNeeded();
+  await shot(page, 'tenants-spend');
+
+  check((await page.locator('#export-month').inputValue()) === today.slice(0, 7), 'the export picks this month');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  check(/^sluice-usage-\d{4}-\d{2}-01_\d{4}-\d{2}-\d{2}\.csv$/.test(download.suggestedFilename()), `the file is named for the month (${download.suggestedFilename()})`);
+  const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+  check(csv[0] === 'date,tenant,tier,input_tokens,output_tokens,requests,usd', `the CSV's header (${csv[0]})`);
+  const mine = csv.slice(1).map((l) => l.split(',')).filter((c) => c[1] === TENANT);
+  check(mine.length >= 1, `the CSV has the tenant's rows (${mine.length})`);
+  const ledgerNow = await (await adminApi(`/tenants/${TENANT}/spend?days=31`)).json();
+  const month = today.slice(0, 7);
+  const ledgerDays = ledgerNow.series.filter((d) => d.date.startsWith(month) && d.requests > 0);
+  check(mine.length === ledgerDays.length, `a CSV row for each ledger day with spend (${mine.length} / ${ledgerDays.length})`);
+  for (const [date, , , input, output, requests, usdText] of mine) {
+    const d = ledgerNow.series.find((x) => x.date === date);
+    check(d && d.inputTokens === Number(input) && d.outputTokens === Number(output) && d.requests === Number(requests) && Math.abs(d.usd - Number(usdText)) < 1e-9,
+      `the CSV row of ${date} matches the ledger (${[input, output, requests, usdText]} vs ${JSON.stringify(d)})`);
+  }
+  log(`the month's CSV downloaded from the page; ${TENANT}'s rows match its ledger: ${mine.map((c) => c.join(',')).join(' | ')}`);
 
   // ---- abuse flags: evidence, a note is required to dismiss, confirm and move tier ------------
   await nav('Abuse flags');

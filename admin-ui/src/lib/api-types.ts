@@ -444,6 +444,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{id}/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The tenant's spend budgets now (peeked, nothing charged) and its daily spend ledger.
+         * @description Budgets are the tenant's effective ones (its own over its tier's), each with its cap, what is used, what is left and when its period turns (in the budget's zone). The ledger's days are UTC days; the series has every day of the range, oldest first, a day without spend at zero. The ledger lags the last settlements by at most a second (each replica ships its rows every second).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The series' length in days, ending today (UTC). */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    id: components["parameters"]["TenantId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Budgets and series. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TenantSpend"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+                503: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -475,6 +525,53 @@ export interface paths {
                 };
                 401: components["responses"]["Unauthorized"];
                 422: components["responses"]["Invalid"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ledger as CSV, one row per tenant per UTC day with spend, for a month or a range of days.
+         * @description Give `month=YYYY-MM`, or `from` and `to` (YYYY-MM-DD, both included, at most 400 days). Columns: date, tenant, tier (the tier it was last served on that day), input_tokens, output_tokens, requests (that reached a provider), usd (six decimals, exact from the micro-dollars, at the serving provider's prices). Rows by day, then tenant. Other forms of the range are 400 `invalid_range`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    month?: string;
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The CSV, as an attachment. */
+                200: {
+                    headers: {
+                        /** @description attachment; filename="sluice-usage-<from>_<to>.csv" */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                400: components["responses"]["Error"];
+                401: components["responses"]["Unauthorized"];
             };
         };
         put?: never;
@@ -928,7 +1025,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error";
+                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error" | "invalid_range" | "store_unavailable";
                 status: number;
                 fields: {
                     /** @example tiers.free.tokens-per-minute */
@@ -987,6 +1084,47 @@ export interface components {
             threshold: number;
             consecutiveMinutes: number;
             points: components["schemas"]["UsagePoint"][];
+        };
+        SpendBudget: {
+            /** @enum {string} */
+            period: "day" | "month";
+            limitUsd: number;
+            usedUsd: number;
+            remainingUsd: number;
+            /** @description used / limit (may pass 1 by at most one request's settlement). */
+            utilisation: number;
+            /** Format: date-time */
+            resetsAt: string;
+            resetMs: number;
+        };
+        SpendTotals: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            inputTokens: number;
+            outputTokens: number;
+            requests: number;
+            usd: number;
+        };
+        TenantSpend: {
+            tenant: string;
+            tier: string;
+            /** @description The zone the budgets' periods turn in; null when no budget is capped. */
+            timeZone?: string | null;
+            budgets: components["schemas"]["SpendBudget"][];
+            /** @enum {string} */
+            ledgerZone: "UTC";
+            days: number;
+            totals: components["schemas"]["SpendTotals"];
+            series: {
+                /** Format: date */
+                date: string;
+                inputTokens: number;
+                outputTokens: number;
+                requests: number;
+                usd: number;
+            }[];
         };
         BulkUsage: {
             hours: number;

@@ -111,6 +111,25 @@ export class Api {
     return { data, headers: res.headers, status: res.status };
   }
 
+  /** A file the API sends (the usage export): its text, type and the name the gateway gave it. */
+  async download(path: string): Promise<{ blob: Blob; disposition: string | null }> {
+    let res: Response;
+    try {
+      res = await this.fetcher(`/admin/api${path}`, {
+        headers: { Authorization: basicAuth(this.credentials), 'X-Requested-With': 'XMLHttpRequest', Accept: 'text/csv, application/json' },
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'network', 'The gateway cannot be reached. Check that it is running and your network is up.');
+    }
+    if (!res.ok) {
+      const err = await toApiError(res);
+      if (res.status === 401) this.onUnauthorized(err);
+      throw err;
+    }
+    return { blob: await res.blob(), disposition: res.headers.get('Content-Disposition') };
+  }
+
   async get<T>(path: string, signal?: AbortSignal): Promise<T> {
     return (await this.call<T>(path, { signal })).data;
   }

@@ -1,19 +1,17 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Sparkline } from '../components/Charts';
-import { CopyButton } from '../components/CopyButton';
 import { FieldError, fieldErrorId } from '../components/FieldError';
+import { TenantSpendPanel, UsageExport } from '../components/Spend';
+import { Keys } from '../components/TenantKeys';
 import { TierSelect } from '../components/TierSelect';
 import { Empty, ErrorNotice, Loading, Notice } from '../components/States';
 import { ApiError, type FieldProblem } from '../lib/api';
 import type { components } from '../lib/api-types';
-import { formatTime, relativeTime } from '../lib/format';
 import { usagePoints, type BulkUsage } from '../lib/usage';
 import { useApiClient, useLoad } from '../lib/useApi';
 
 type Schemas = components['schemas'];
 type Tenant = Schemas['Tenant'];
-type Key = Schemas['Key'];
-type Issued = Schemas['IssuedKey'];
 type TiersDoc = Schemas['TierDocument'];
 
 export function TenantsPage() {
@@ -24,6 +22,7 @@ export function TenantsPage() {
   const [tiers] = useLoad<TiersDoc>('/tiers');
   const [filter, setFilter] = useState('');
   const [open, setOpen] = useState<string | null>(null);
+  const [spendOf, setSpendOf] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -113,6 +112,8 @@ export function TenantsPage() {
                 busy={busy === t.id}
                 open={open === t.id}
                 onToggle={() => setOpen(open === t.id ? null : t.id)}
+                spendOpen={spendOf === t.id}
+                onSpend={() => setSpendOf(spendOf === t.id ? null : t.id)}
                 onTier={(tier) => patch(t, { tier }, `${t.id} moved to ${tier}.`)}
                 onSuspend={(s) => patch(t, { suspended: s }, s ? `${t.id} is suspended: its keys get 403 from the next request.` : `${t.id} is active again.`)}
                 usage={
@@ -130,17 +131,20 @@ export function TenantsPage() {
           </tbody>
         </table>
       )}
+      <UsageExport />
       <CreateTenant tiers={tierNames} onCreated={(id) => { setNotice(`Tenant ${id} created. Issue it a key to let it call /v1.`); setOpen(id); reloadTenants(); }} />
     </section>
   );
 }
 
-function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, onKeysChanged }: {
+function TenantRow({ t, tiers, busy, open, onToggle, spendOpen, onSpend, onTier, onSuspend, usage, onKeysChanged }: {
   t: Tenant;
   tiers: string[];
   busy: boolean;
   open: boolean;
   onToggle: () => void;
+  spendOpen: boolean;
+  onSpend: () => void;
   onTier: (tier: string) => void;
   onSuspend: (s: boolean) => void;
   usage: React.ReactNode;
@@ -184,8 +188,18 @@ function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, o
           <button type="button" onClick={onToggle} aria-expanded={open} aria-controls={`keys-${t.id}`} aria-label={`Keys of ${t.id}`}>
             Keys
           </button>
+          <button type="button" onClick={onSpend} aria-expanded={spendOpen} aria-controls={`spend-${t.id}`} aria-label={`Spend of ${t.id}`}>
+            Spend
+          </button>
         </td>
       </tr>
+      {spendOpen && (
+        <tr className="detail">
+          <td colSpan={6} id={`spend-${t.id}`}>
+            <TenantSpendPanel tenant={t.id} />
+          </td>
+        </tr>
+      )}
       {open && (
         <tr className="detail">
           <td colSpan={6} id={`keys-${t.id}`}>
@@ -194,112 +208,6 @@ function TenantRow({ t, tiers, busy, open, onToggle, onTier, onSuspend, usage, o
         </tr>
       )}
     </>
-  );
-}
-
-function Keys({ tenant, onChanged }: { tenant: string; onChanged: () => void }) {
-  const api = useApiClient();
-  const path = `/tenants/${encodeURIComponent(tenant)}/keys`;
-  const [keys, reload] = useLoad<{ keys: Key[] }>(path);
-  const [issued, setIssued] = useState<Issued | null>(null);
-  const [confirm, setConfirm] = useState<string | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-
-  const issue = async () => {
-    setError(null);
-    setNotice(null);
-    try {
-      setIssued(await api.send<Issued>('POST', path));
-      reload();
-      onChanged();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
-      await api.send('DELETE', `${path}/${encodeURIComponent(id)}`);
-      setConfirm(null);
-      setNotice(`Key ${id} revoked: refused on /v1 from the next request.`);
-      if (issued?.id === id) setIssued(null);
-      reload();
-      onChanged();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
-
-  return (
-    <div className="keys">
-      <h2 className="h3">Keys of {tenant}</h2>
-      {error && <ErrorNotice error={error} />}
-      {notice && <Notice kind="ok">{notice}</Notice>}
-      {issued && (
-        <div className="notice secret" role="status">
-          <p>
-            <strong>New key for {tenant}.</strong> {issued.notice}
-          </p>
-          <p>
-            <label htmlFor="new-key" className="sr-only">
-              The new key
-            </label>
-            <input id="new-key" className="secret-value" readOnly value={issued.key} onFocus={(e) => e.target.select()} size={issued.key.length + 2} />{' '}
-            <CopyButton text={issued.key} label="Copy key" />
-          </p>
-          <button type="button" onClick={() => setIssued(null)}>
-            I have stored it; hide the key
-          </button>
-        </div>
-      )}
-      {keys.state === 'loading' && !keys.data && <Loading what="keys" />}
-      {keys.state === 'error' && <ErrorNotice error={keys.error} retry={reload} what="the keys" />}
-      {keys.data && keys.data.keys.length === 0 && <p className="muted">No keys: this tenant cannot call /v1 until you issue one.</p>}
-      {keys.data && keys.data.keys.length > 0 && (
-        <table className="keys-table">
-          <thead>
-            <tr>
-              <th scope="col">Key id</th>
-              <th scope="col">Looks like</th>
-              <th scope="col">Created</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.keys.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  <code>{k.id}</code>
-                </td>
-                <td>{k.hint ? <code>{k.hint}</code> : <span className="muted">demo key (from tiers.yaml)</span>}</td>
-                <td title={formatTime(k.createdAt)}>{relativeTime(k.createdAt)}</td>
-                <td>
-                  {confirm === k.id ? (
-                    <span role="group" aria-label={`Confirm revoking ${k.id}`}>
-                      Revoke for good?{' '}
-                      <button type="button" className="danger" onClick={() => revoke(k.id)} autoFocus>
-                        Yes, revoke {k.id}
-                      </button>{' '}
-                      <button type="button" onClick={() => setConfirm(null)}>
-                        Cancel
-                      </button>
-                    </span>
-                  ) : (
-                    <button type="button" onClick={() => setConfirm(k.id)} aria-label={`Revoke ${k.id}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <button type="button" className="primary" onClick={issue}>
-        Issue a new key
-      </button>
-    </div>
   );
 }
 

@@ -11,6 +11,8 @@ import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.shadow.ShadowFilter;
+import dev.sluice.gateway.spend.SpendRefusalsMeter;
+import dev.sluice.gateway.spend.UsageFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
 import dev.sluice.gateway.surface.ModelAccessFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
@@ -49,10 +51,12 @@ class RequestPathStagesTest {
                         TenantAuthenticationFilter.class,
                         EndpointAccessFilter.class,
                         ModelsFilter.class,
+                        UsageFilter.class,
                         EstimateFilter.class,
                         ObjectOwnershipFilter.class,
                         ModelAccessFilter.class,
                         ModelRouteFilter.class,
+                        SpendRefusalsMeter.class,
                         QuotaFilter.class,
                         ShadowFilter.class,
                         LadderFilter.class,
@@ -65,10 +69,12 @@ class RequestPathStagesTest {
                         FilterOrder.AUTHENTICATE,
                         FilterOrder.ENDPOINTS,
                         FilterOrder.MODELS,
+                        FilterOrder.SLUICE_USAGE,
                         FilterOrder.ESTIMATE,
                         FilterOrder.OWNERSHIP,
                         FilterOrder.MODEL_ACCESS,
                         FilterOrder.ROUTE,
+                        FilterOrder.SPEND_REFUSALS,
                         FilterOrder.QUOTA,
                         FilterOrder.SHADOW,
                         FilterOrder.LADDER,

@@ -4,6 +4,8 @@ import dev.sluice.gateway.abuse.FlagStore;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.spend.SpendLedger;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -50,11 +52,14 @@ public class AdminRoutes {
             OverviewHandler overview,
             ObjectProvider<AdminApiExtension> extensions,
             AuditLog audit,
-            Validator validator) {
+            Validator validator,
+            QuotaLimiter limiter,
+            SpendLedger ledger) {
         AdminContext admin = new AdminContext(tenants, config, quotaClock.clock(), audit, new BodyReader(validator));
         TiersHandler tiers = new TiersHandler(admin, documents, reloader);
         TenantsHandler tenantsHandler = new TenantsHandler(admin, history);
         FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
+        SpendHandler spend = new SpendHandler(admin, limiter, ledger);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {
@@ -74,7 +79,9 @@ public class AdminRoutes {
                             .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
                             .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
                             .GET("/tenants/{id}/usage", tenantsHandler::usage)
+                            .GET("/tenants/{id}/spend", spend::tenant)
                             .GET("/usage", tenantsHandler::usageAll)
+                            .GET("/usage/export", spend::export)
                             .GET("/overview", overview::get)
                             .GET("/flags", flagsHandler::list)
                             .GET("/flags/{id}", flagsHandler::get)

@@ -8,10 +8,12 @@ package dev.sluice.gateway.api;
  * AUTHENTICATE  auth/TenantAuthenticationFilter     key → tenant, tier, configuration snapshot
  * ENDPOINTS     surface/EndpointAccessFilter        403 endpoint_not_allowed for an operation the tier does not open
  * MODELS        surface/ModelsFilter                /v1/models, answered from the configuration
+ * SLUICE_USAGE  spend/UsageFilter                   /v1/sluice/usage, the tenant's own usage and budgets
  * ESTIMATE      estimate/EstimateFilter             prompt tokens + max_tokens, X-Sluice-* options
  * OWNERSHIP     objects/ObjectOwnershipFilter       a tenant's own files, batches, responses…; a batch's file estimate
  * MODEL_ACCESS  surface/ModelAccessFilter           403 model_not_allowed for a model the tier does not list
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
+ * SPEND_REFUSALS spend/SpendRefusalsMeter           counts the spend budgets' refusals per tier and period
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
  * SHADOW        shadow/ShadowFilter                 the draft in shadow decides it too, apart (no effect on it)
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
@@ -26,6 +28,8 @@ public final class FilterOrder {
     public static final int ENDPOINTS = -975;
     /** /v1/models is answered here, from the configuration: authenticated, never estimated, charged or proxied. */
     public static final int MODELS = -950;
+    /** /v1/sluice/usage is answered here: authenticated, never estimated, charged or proxied. */
+    public static final int SLUICE_USAGE = -940;
 
     public static final int ESTIMATE = -900;
     /**
@@ -37,6 +41,8 @@ public final class FilterOrder {
     public static final int MODEL_ACCESS = -860;
     /** Before anything is charged: a model no provider serves is a 404. */
     public static final int ROUTE = -850;
+    /** Around the quota and the ladder: sees which requests a spend budget refused. */
+    public static final int SPEND_REFUSALS = -801;
     /** Reserves the quota. */
     public static final int QUOTA = -800;
 

@@ -33,7 +33,7 @@ public record EndpointAccess(Set<Family> families, boolean listed) {
      * @param spendsUnmetered the operation spends the account unestimated or mints a credential
      */
     public boolean opens(Family family, boolean spendsUnmetered) {
-        if (family == Family.MODELS) return true;
+        if (family.answeredByGateway()) return true;
         return families.contains(family) && (listed || !spendsUnmetered);
     }
 }

@@ -23,8 +23,8 @@ final class EndpointsYaml {
             Node n = items.get(i);
             String at = path + "[" + i + "]";
             String name = n instanceof ScalarNode sc ? sc.getValue() : "";
-            if (name.equals(Family.MODELS.wireName())) {
-                y.problem(at, n, "models is always open (the gateway answers it): do not list it");
+            if (name.equals(Family.MODELS.wireName()) || name.equals(Family.SLUICE.wireName())) {
+                y.problem(at, n, name + " is always open (the gateway answers it): do not list it");
                 continue;
             }
             Optional<Family> family = Family.listable(name);
@@ -36,7 +36,7 @@ final class EndpointsYaml {
                                 + String.join(
                                         ", ",
                                         Arrays.stream(Family.values())
-                                                .filter(f -> f != Family.MODELS)
+                                                .filter(f -> !f.answeredByGateway())
                                                 .map(Family::wireName)
                                                 .toList())
                                 + ")");

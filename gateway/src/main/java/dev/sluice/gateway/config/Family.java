@@ -32,7 +32,14 @@ public enum Family {
     CONTAINERS,
     CONVERSATIONS,
     /** GET /v1/models: answered by the gateway, open to every tier, never listed. */
-    MODELS;
+    MODELS,
+    /** The gateway's own tenant endpoints ({@code GET /v1/sluice/usage}): answered by it, open to every tier, never listed. */
+    SLUICE;
+
+    /** Whether the gateway answers the family itself: free, open to every tier, not a tier's to list. */
+    public boolean answeredByGateway() {
+        return this == MODELS || this == SLUICE;
+    }
 
     /**
      * What a tier opens when it does not say: the families whose cost Sluice estimates or that
@@ -50,7 +57,7 @@ public enum Family {
     /** The family a tier may list under that name; models is not one. */
     public static Optional<Family> listable(String wireName) {
         return Arrays.stream(values())
-                .filter(f -> f != MODELS && f.wireName().equals(wireName))
+                .filter(f -> !f.answeredByGateway() && f.wireName().equals(wireName))
                 .findFirst();
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.gateway.quota;
 import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
+import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.api.StageCounter;
@@ -23,6 +24,9 @@ import reactor.core.publisher.Mono;
  * reserve stage and the ladder (after a delay, it asks the quota again) answer with these.
  */
 public final class QuotaRefusals {
+    /** Set when a spend budget refused the request (429 or 400 budget_exceeded): the budget, for its meter. */
+    public static final RequestAttribute<SpendUsage> SPEND_REFUSED = new RequestAttribute<>("sluice.spendRefused");
+
     private final StageCounter stages;
     private final EnforcementAccuracy accuracy;
 
@@ -53,6 +57,7 @@ public final class QuotaRefusals {
         if (outcome.neverFits()) {
             stages.count(tenant.id(), tier.name(), Stage.TOO_LARGE);
             SpendUsage budget = outcome.decision().blockingSpend();
+            if (budget != null) SPEND_REFUSED.set(exchange, budget);
             return Optional.of(
                     budget != null
                             ? SpendRefusals.neverFits(exchange, tenant, tier, budget)
@@ -70,6 +75,7 @@ public final class QuotaRefusals {
         h.set(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.ceilSeconds(ms)));
         h.set("retry-after-ms", Long.toString(ms));
         SpendUsage budget = d.blockingSpend();
+        if (budget != null) SPEND_REFUSED.set(exchange, budget);
         if (budget != null)
             return SpendRefusals.exceeded(exchange, SluiceAttributes.tenant(exchange), tier, budget, ms);
         WindowUsage blocking = blocking(d);

@@ -16,6 +16,7 @@ import static dev.sluice.gateway.config.Family.MODELS;
 import static dev.sluice.gateway.config.Family.MODERATIONS;
 import static dev.sluice.gateway.config.Family.REALTIME;
 import static dev.sluice.gateway.config.Family.RESPONSES;
+import static dev.sluice.gateway.config.Family.SLUICE;
 import static dev.sluice.gateway.config.Family.THREADS;
 import static dev.sluice.gateway.config.Family.UPLOADS;
 import static dev.sluice.gateway.config.Family.VECTOR_STORES;
@@ -39,7 +40,7 @@ import java.util.Set;
 
 /**
  * Every operation of OpenAI's API that Sluice serves, exactly (method, path template, case and
- * all; from the API reference, openai/openai-openapi): a path that is not one of them is a 404
+ * all; from the API reference, openai/openai-openapi), and the gateway's own {@code GET /v1/sluice/usage}: a path that is not one of them is a 404
  * before anything else happens, so nothing reaches the provider with a meaning the gateway did
  * not check. Pure.
  *
@@ -201,6 +202,8 @@ public final class EndpointTable {
                 .post("/v1/realtime/translations/client_secrets", CREDENTIAL, JSON);
         // models: answered by the gateway (surface/ModelsFilter)
         b.family(MODELS).get("/v1/models").get("/v1/models/{model}");
+        // the gateway's own, not OpenAI's: a tenant's usage and budgets, answered by spend/UsageFilter
+        b.family(SLUICE).get("/v1/sluice/usage");
         return new EndpointTable(b.operations);
     }
 

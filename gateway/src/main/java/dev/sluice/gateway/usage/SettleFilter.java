@@ -13,8 +13,10 @@ import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.QuotaReservation;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import dev.sluice.gateway.quota.SpendPrice;
+import dev.sluice.gateway.spend.SpendLedger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,6 +47,10 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final MeterRegistry meters;
     private final PendingWork pending;
     private final EnforcementAccuracy accuracy;
+    /** Where each settled request's usage and cost are added up per tenant and day (in memory; shipped in the background). */
+    private final SpendLedger ledger;
+
+    private final Clock clock;
     // Looked up once: at zero from start for the dashboard, and no registry lookup per request.
     private final Counter estimatedTokens;
     private final Counter actualTokens;
@@ -52,11 +58,18 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final Map<String, Counter> spendByTier = new ConcurrentHashMap<>();
 
     public SettleFilter(
-            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, EnforcementAccuracy accuracy) {
+            TokenEstimator estimator,
+            MeterRegistry meters,
+            PendingWork pending,
+            EnforcementAccuracy accuracy,
+            SpendLedger ledger,
+            Clock clock) {
         this.accuracy = accuracy;
         this.estimator = estimator;
         this.meters = meters;
         this.pending = pending;
+        this.ledger = ledger;
+        this.clock = clock;
         this.estimatedTokens = meters.counter(TOKENS_ESTIMATED);
         this.actualTokens = meters.counter(TOKENS_ACTUAL);
     }
@@ -184,15 +197,19 @@ public class SettleFilter implements GlobalFilter, Ordered {
         long actual = saturatedSum(used[0], used[1]);
         estimatedTokens.increment(estimate.totalTokens());
         actualTokens.increment(actual);
-        // The spend budgets are settled at the price of the provider that served (the reservation took the dearest).
-        long cost = reservation.chargesSpend()
-                ? SpendPrice.settled(
+        // Settled at the price of the provider that served (the reservation took the dearest).
+        String model = SluiceAttributes.MODEL.get(exchange);
+        long priced = model == null || actual == 0
+                ? 0 // nothing generated, or no model to price (a batch: its lines name theirs)
+                : SpendPrice.settled(
                         SluiceAttributes.config(exchange),
                         SluiceAttributes.PROVIDER.get(exchange),
-                        SluiceAttributes.MODEL.get(exchange),
+                        model,
                         used[0],
-                        used[1])
-                : 0;
+                        used[1]);
+        // The ledger takes the same numbers the budgets settle, whether or not the tier caps spend.
+        ledger.settled(clock.millis(), tenantId, SluiceAttributes.tier(exchange).name(), used[0], used[1], priced);
+        long cost = reservation.chargesSpend() ? priced : 0;
         String provider = SluiceAttributes.PROVIDER.get(exchange);
         accuracy.settled(
                 tenantId,

@@ -4,6 +4,8 @@ import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.spend.SpendLedger;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -17,8 +19,10 @@ public class UsageConfiguration {
             MeterRegistry meters,
             PendingWork pending,
             ConfigRegistry config,
-            EnforcementAccuracy accuracy) {
-        SettleFilter filter = new SettleFilter(estimator, meters, pending, accuracy);
+            EnforcementAccuracy accuracy,
+            SpendLedger ledger,
+            QuotaClock quotaClock) {
+        SettleFilter filter = new SettleFilter(estimator, meters, pending, accuracy, ledger, quotaClock.clock());
         filter.registerMeters(config.current().tiers().keySet());
         return filter;
     }

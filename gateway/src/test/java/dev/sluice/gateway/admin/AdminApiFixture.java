@@ -6,6 +6,10 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.spend.memory.InMemorySpendLedger;
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -42,6 +46,10 @@ final class AdminApiFixture {
     final InMemoryTenantStore tenants = new InMemoryTenantStore();
     final InMemoryFlagStore flags = new InMemoryFlagStore();
     final AuditLog audit = new AuditLog(clock);
+    final InMemoryQuotaStore quota = new InMemoryQuotaStore(clock);
+    final QuotaLimiter limiter =
+            new QuotaLimiter(quota, null, Duration.ofSeconds(1), meters, StoreState.alwaysUp(), null, clock);
+    final InMemorySpendLedger ledger = new InMemorySpendLedger(clock);
     final OverviewHandler overview;
     final WebTestClient client;
 
@@ -64,7 +72,9 @@ final class AdminApiFixture {
                                 overview,
                                 new DefaultListableBeanFactory().getBeanProvider(AdminApiExtension.class),
                                 audit,
-                                AdminWritesFixture.validator(config)))
+                                AdminWritesFixture.validator(config),
+                                limiter,
+                                ledger))
                 .build();
     }
 

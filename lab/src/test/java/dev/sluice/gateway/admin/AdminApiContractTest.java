@@ -219,6 +219,11 @@ class AdminApiContractTest {
         call("GET", "/tenants/{id}/usage", null, null, Map.of(), "nobody-" + tenant);
         call("GET", "/usage", null, null, Map.of());
         call("GET", "/usage?hours=0", null, null, Map.of());
+        call("GET", "/tenants/{id}/spend", null, null, Map.of(), tenant);
+        call("GET", "/tenants/{id}/spend?days=0", null, null, Map.of(), tenant);
+        call("GET", "/tenants/{id}/spend", null, null, Map.of(), "nobody-" + tenant);
+        call("GET", "/usage/export?month=2026-12", null, null, Map.of());
+        call("GET", "/usage/export?from=2026-12-07&to=2026-12-06", null, null, Map.of());
     }
 
     void flags(String tenant) {

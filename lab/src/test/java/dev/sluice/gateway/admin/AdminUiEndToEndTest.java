@@ -30,7 +30,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * The admin UI in a real browser against this gateway: Debian's Chromium driven by
  * playwright-core from {@code admin-ui/e2e/admin-e2e.mjs} (log in, a wrong password and a
  * tenant key refused; edit a tier, lose a race to another operator and re-apply, then see
- * /v1 enforce the new limit; issue, use and revoke a key; suspend and resume; review a flag;
+ * /v1 enforce the new limit; issue, use and revoke a key; suspend and resume; a tenant's spend budgets as bars and its daily
+ * spend chart, and the month's CSV export downloaded from the page with its rows matched against the
+ * ledger; review a flag;
  * start a small lab run, see a second operator's start refused, and read its table and charts). The script checks every step on the page and on /v1, saves the README's
  * screenshots under target/screenshots (so a test run never rewrites tracked files; the README's
  * pictures are refreshed on purpose with {@code -Dsluice.e2e.screenshots=../docs/screenshots}),

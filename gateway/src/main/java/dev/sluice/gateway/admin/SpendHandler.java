@@ -1,0 +1,119 @@
+package dev.sluice.gateway.admin;
+
+import static dev.sluice.gateway.admin.AdminResponses.ok;
+
+import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.spend.LedgerDay;
+import dev.sluice.gateway.spend.LedgerRange;
+import dev.sluice.gateway.spend.SpendCsv;
+import dev.sluice.gateway.spend.SpendLedger;
+import dev.sluice.gateway.spend.SpendViews;
+import dev.sluice.gateway.tenant.Tenant;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+
+/** A tenant's spend against its budgets with its daily ledger, and the ledger's CSV export. */
+final class SpendHandler {
+    static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
+
+    /**
+     * @param budgets    each spend budget now (its cap, used, remaining, when it turns); empty when none is capped
+     * @param timeZone   the zone the budgets' periods turn in (null when none is capped)
+     * @param ledgerZone the ledger's days are UTC days
+     * @param series     every day of the range, oldest first, a day without spend at zero
+     */
+    record Spend(
+            String tenant,
+            String tier,
+            String timeZone,
+            List<SpendViews.BudgetView> budgets,
+            String ledgerZone,
+            int days,
+            SpendViews.TotalsView totals,
+            List<SpendViews.DayView> series) {}
+
+    private final AdminContext admin;
+    private final QuotaLimiter limiter;
+    private final SpendLedger ledger;
+
+    SpendHandler(AdminContext admin, QuotaLimiter limiter, SpendLedger ledger) {
+        this.admin = admin;
+        this.limiter = limiter;
+        this.ledger = ledger;
+    }
+
+    /** {@code GET /admin/api/tenants/{id}/spend?days=30}: budgets peeked (nothing charged) and the ledger's days. */
+    Mono<ServerResponse> tenant(ServerRequest req) {
+        String id = req.pathVariable("id");
+        int days = AdminRequests.intParam(req, "days", 30, 1, SpendLedger.KEPT_DAYS);
+        long now = admin.clock().millis();
+        LedgerRange range = LedgerRange.lastDays(LedgerRange.dayOf(now), days);
+        return admin.tenants()
+                .findById(id)
+                .switchIfEmpty(Mono.error(AdminError.notFound("Tenant '" + id + "'")))
+                .flatMap(t -> {
+                    Tier tier = admin.config().current().tier(t.tierName()).orElse(null);
+                    Mono<List<SpendViews.BudgetView>> budgets = budgets(t, tier);
+                    Mono<List<LedgerDay>> rows =
+                            ledger.days(id, range.from(), range.to()).collectList();
+                    return Mono.zip(budgets, rows)
+                            .flatMap(b -> ok(new Spend(
+                                    id,
+                                    t.tierName(),
+                                    tier == null || !t.spendUnder(tier).capped()
+                                            ? null
+                                            : t.spendUnder(tier).zone().getId(),
+                                    b.getT1(),
+                                    "UTC",
+                                    days,
+                                    SpendViews.totals(range, b.getT2()),
+                                    SpendViews.series(range, b.getT2()))));
+                });
+    }
+
+    /** Each budget's turn is read from the decision's own instant, to which its {@code resetMs} is relative. */
+    private Mono<List<SpendViews.BudgetView>> budgets(Tenant t, Tier tier) {
+        if (tier == null || !t.spendUnder(tier).capped()) return Mono.just(List.of());
+        return limiter.peekAll(t.id(), tier, t.spendUnder(tier), null)
+                .map(d -> SpendViews.budgets(d.spends(), d.nowMs()))
+                .onErrorMap(
+                        e -> !(e instanceof AdminError),
+                        e -> new AdminError(
+                                HttpStatus.SERVICE_UNAVAILABLE,
+                                "store_unavailable",
+                                "The quota store did not answer; the budgets cannot be read now."));
+    }
+
+    /**
+     * {@code GET /admin/api/usage/export?month=YYYY-MM} or {@code ?from=YYYY-MM-DD&to=YYYY-MM-DD}
+     * (inclusive, at most 400 days): one CSV row per tenant per UTC day with spend.
+     */
+    Mono<ServerResponse> export(ServerRequest req) {
+        LedgerRange range;
+        try {
+            range = LedgerRange.parse(
+                    req.queryParam("month").orElse(null),
+                    req.queryParam("from").orElse(null),
+                    req.queryParam("to").orElse(null));
+        } catch (IllegalArgumentException e) {
+            return Mono.error(new AdminError(
+                    HttpStatus.BAD_REQUEST, "invalid_range", "Bad export range: " + e.getMessage() + "."));
+        }
+        String name = "sluice-usage-" + range.from() + "_" + range.to() + ".csv";
+        return ledger.all(range.from(), range.to())
+                .collectList()
+                .timeout(Duration.ofSeconds(60))
+                .flatMap(rows -> ServerResponse.ok()
+                        .contentType(CSV)
+                        .header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=\"" + name + "\"")
+                        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+                        .bodyValue(SpendCsv.write(rows)));
+    }
+}
