@@ -1679,7 +1679,7 @@ export interface components {
             timeline: components["schemas"]["LabTimelinePoint"][];
         };
         TierDraft: {
-            /** @description Rises on every change of the draft */
+            /** @description Rises on every change of the draft: its text or its shadow switch. */
             version: number;
             etag: string;
             author: string;
@@ -1701,7 +1701,7 @@ export interface components {
             /** @enum {string} */
             source: "shadow" | "replay";
             exact: boolean;
-            /** @description How exact the figures are */
+            /** @description How exact the figures are: a sentence. */
             exactness: string;
             draftVersion: number;
             /** Format: date-time */
