@@ -32,6 +32,13 @@ export function WhatIfChart({ whatIf, width = 560, height = 160 }: { whatIf: Pic
           ))}
           <path d={path(live)} className="measure" data-series="live" />
           <path d={path(draft)} className="limit" data-series="draft" />
+          {/* A dot a minute, so a period of one minute (shadow just begun) still shows. */}
+          {live.map((p, i) => (
+            <circle key={`l${i}`} cx={scale(0, n, 0, w)(i)} cy={sy(p.v)} r="2.5" className="dot-live" />
+          ))}
+          {draft.map((p, i) => (
+            <circle key={`d${i}`} cx={scale(0, n, 0, w)(i)} cy={sy(p.v)} r="2.5" className="dot-draft" />
+          ))}
           <text x="0" y={h + 16} className="axis">
             {live.length > 0 ? new Date(live[0].t).toISOString().slice(11, 16) : ''}
           </text>
