@@ -132,6 +132,255 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tiers/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The saved draft of the tiers document, with its ETag and whether it is in shadow. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The draft. */
+                200: {
+                    headers: {
+                        /** @description The draft's tag (not the live document's): If-Match for a later save. */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TierDraft"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+            };
+        };
+        /**
+         * Save the whole document as the draft; checked exactly as PUT /tiers checks it. The live document is untouched.
+         * @description If-Match (the draft's ETag) is optional: with it the save is refused (412) when the draft changed since it was
+         *     read. A draft in shadow stays in shadow, its shadow restarting now.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The draft's ETag you read. */
+                    "If-Match"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/yaml": string;
+                    "application/json": components["schemas"]["YamlBody"];
+                };
+            };
+            responses: {
+                /** @description Saved. */
+                200: {
+                    headers: {
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TierDraft"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                412: components["responses"]["Error"];
+                415: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        post?: never;
+        /** Delete the draft (its shadow ends with it). */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "If-Match"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                412: components["responses"]["Error"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tiers/draft/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn shadow on or off: every live request is also decided against the draft, without effect on it.
+         * @description Audited (tiers.draft.shadow-on / -off). Replicas follow within their poll interval.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        on: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The draft, with its shadow state. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TierDraft"];
+                    };
+                };
+                400: components["responses"]["Error"];
+                401: components["responses"]["Unauthorized"];
+                409: components["responses"]["Error"];
+                415: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tiers/draft/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make the draft the live document, through PUT /tiers's compare-and-set; the draft (and its shadow) then ends. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The LIVE document's ETag (GET /tiers). */
+                    "If-Match": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new live document. */
+                200: {
+                    headers: {
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TierDocument"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                409: components["responses"]["Error"];
+                /** @description The live document changed since it was read; its current ETag is in the ETag header. */
+                412: {
+                    headers: {
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                422: components["responses"]["Invalid"];
+                428: components["responses"]["Error"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tiers/draft/whatif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the draft would have done, live against draft, over the last minutes (or since shadow began).
+         * @description From the shadow's decisions (source shadow, exact true) when the draft is in shadow and some were recorded;
+         *     otherwise a replay of the per-minute usage history (source replay, exact false; exactness says how exact).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    minutes?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Totals per stage, the ten tenants most affected, refusals per minute. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WhatIf"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants": {
         parameters: {
             query?: never;
@@ -957,7 +1206,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Entries: at, actor, address, action (tiers.replaced, tenant.created, tenant.changed, key.issued, key.revoked, flag.reviewed), target, details. */
+                /** @description Entries: at, actor, address, action (tiers.replaced, tenant.created, tenant.changed, key.issued, key.revoked, flag.reviewed, tiers.draft.saved, tiers.draft.deleted, tiers.draft.shadow-on, tiers.draft.shadow-off, tiers.draft.promoted), target, details. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1025,7 +1274,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error" | "invalid_range" | "store_unavailable";
+                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error" | "invalid_range" | "store_unavailable" | "no_draft" | "method_not_allowed";
                 status: number;
                 fields: {
                     /** @example tiers.free.tokens-per-minute */
@@ -1566,6 +1815,57 @@ export interface components {
             /** @description the provider's in-flight cap, the in-flight panel's limit line */
             inFlightLimit: number;
             timeline: components["schemas"]["LabTimelinePoint"][];
+        };
+        TierDraft: {
+            /** @description Rises on every change of the draft: its text or its shadow switch. */
+            version: number;
+            etag: string;
+            author: string;
+            /** Format: date-time */
+            savedAt: string;
+            shadow: boolean;
+            /** Format: date-time */
+            shadowSince: string | null;
+            yaml: string;
+            config: components["schemas"]["Config"];
+        };
+        StageCounts: {
+            passed: number;
+            delayed: number;
+            downgraded: number;
+            rejected: number;
+        };
+        WhatIf: {
+            /** @enum {string} */
+            source: "shadow" | "replay";
+            exact: boolean;
+            /** @description How exact the figures are: a sentence. */
+            exactness: string;
+            draftVersion: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            minutes: number;
+            /** @description The tenant-minutes summed. */
+            tenantMinutes: number;
+            live: components["schemas"]["StageCounts"];
+            draft: components["schemas"]["StageCounts"];
+            /** @description The ten most affected (most refusals added, then downgrades), each live and under the draft. */
+            tenants: {
+                tenant: string;
+                tier: string;
+                live: components["schemas"]["StageCounts"];
+                draft: components["schemas"]["StageCounts"];
+            }[];
+            perMinute: {
+                /** Format: date-time */
+                minute: string;
+                /** @description Refusals live. */
+                live: number;
+                /** @description Refusals under the draft. */
+                draft: number;
+            }[];
         };
     };
     responses: {

@@ -29,6 +29,7 @@ import {
   type TierForm,
 } from '../lib/tiersDoc';
 import { useApiClient } from '../lib/useApi';
+import { TierDraftPanel } from './TierDraftPanel';
 
 export type TiersDocument = components['schemas']['TierDocument'];
 
@@ -63,6 +64,8 @@ export function TiersPage() {
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [keptDraft, setKeptDraft] = useState<string | null>(null);
   const yamlRef = useRef<HTMLTextAreaElement>(null);
+  // Bumped when this page saves a draft, so the draft panel reads it again (issue 28).
+  const [draftKey, setDraftKey] = useState(0);
 
   const fetchDoc = useCallback(async () => {
     const r = await api.call<TiersDocument>('/tiers');
@@ -170,6 +173,29 @@ export function TiersPage() {
     }
   };
 
+  // Keeps the edit aside as the draft, live untouched: checked as a save is (422 names each problem).
+  const saveDraft = async () => {
+    if (!server) return;
+    setStage('saving');
+    setActionError(null);
+    try {
+      const r = await api.call<{ version: number }>('/tiers/draft', { method: 'PUT', raw: { contentType: 'application/yaml', text: draft } });
+      setDraft(server.yaml);
+      setProblems([]);
+      setStage('edit');
+      setDraftKey((k) => k + 1);
+      setSaved(`Saved as draft version ${r.data.version}; live is unchanged. Start its shadow to see what it would do to live traffic.`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 422) {
+        setProblems(e.fields);
+        setStage('edit');
+      } else {
+        setActionError(e as ApiError);
+        setStage('review');
+      }
+    }
+  };
+
   const goToLine = (line: number) => {
     setView('yaml');
     window.setTimeout(() => {
@@ -237,11 +263,30 @@ export function TiersPage() {
             <button type="button" className="primary" onClick={save} disabled={stage === 'saving'}>
               {stage === 'saving' ? 'Saving…' : `Save version ${server.version + 1}`}
             </button>
+            <button type="button" onClick={saveDraft} disabled={stage === 'saving'}>
+              Save as draft
+            </button>
             <button type="button" onClick={() => setStage('edit')} disabled={stage === 'saving'}>
               Back to editing
             </button>
           </div>
         </section>
+      )}
+
+      {stage === 'edit' && (
+        <TierDraftPanel
+          live={server}
+          reloadKey={draftKey}
+          onPromoted={(doc) => {
+            setServer(doc);
+            setDraft(doc.yaml);
+            setSaved(null);
+          }}
+          onEdit={(yaml) => {
+            setDraft(yaml);
+            setView('yaml');
+          }}
+        />
       )}
 
       {stage === 'edit' && (

@@ -78,6 +78,17 @@ public final class AuditLog {
             String review,
             @JsonInclude(JsonInclude.Include.NON_NULL) String tier) implements Details {}
 
+    // ---- the tiers draft (issue 28) ----
+
+    /** A draft saved or deleted, by its version. */
+    record DraftChanged(long draftVersion) implements Details {}
+
+    /** Shadow turned on or off for a draft. */
+    record DraftShadowSwitched(boolean on, long draftVersion) implements Details {}
+
+    /** A draft made the live document: the live versions before and after. */
+    record DraftPromoted(long draftVersion, long fromVersion, long toVersion) implements Details {}
+
     private final Clock clock;
     private final Deque<Entry> recent = new ArrayDeque<>();
 

@@ -62,43 +62,56 @@ final class TiersHandler {
         List<String> ifMatch = req.headers().header(HttpHeaders.IF_MATCH);
         if (ifMatch.isEmpty()) {
             return Mono.error(
-                    new AdminError(
-                            HttpStatus.PRECONDITION_REQUIRED,
-                            "precondition_required",
+                    ifMatchRequired(
                             "Send If-Match with the ETag of the document you edited (GET /admin/api/tiers), so nobody's edit is lost."));
         }
-        return Mono.zip(current(), yamlDocument(req), AdminRequests.adminName(req))
-                .flatMap(t -> {
-                    TierDocument doc = t.getT1();
-                    if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
-                    String yaml = t.getT2();
-                    return check(yaml)
-                            .flatMap(parsed -> store.replace(doc.version(), yaml, t.getT3())
-                                    .flatMap(outcome -> {
-                                        if (!outcome.written()) return Mono.error(stale(outcome.document()));
-                                        reloader.install(outcome.document(), parsed);
-                                        return admin.audit()
-                                                .record(
-                                                        req,
-                                                        "tiers.replaced",
-                                                        "tiers",
-                                                        new AuditLog.TiersReplaced(
-                                                                doc.version(),
-                                                                outcome.document()
-                                                                        .version()))
-                                                .then(ServerResponse.ok()
-                                                        .eTag(outcome.document().etag())
-                                                        .contentType(MediaType.APPLICATION_JSON)
-                                                        .bodyValue(AdminViews.document(
-                                                                outcome.document(),
-                                                                parsed,
-                                                                reloader.appliedVersion())));
-                                    }));
-                });
+        return Mono.zip(yamlDocument(req), AdminRequests.adminName(req))
+                .flatMap(t -> replace(ifMatch, t.getT1(), t.getT2()))
+                .flatMap(r -> admin.audit()
+                        .record(
+                                req,
+                                "tiers.replaced",
+                                "tiers",
+                                new AuditLog.TiersReplaced(
+                                        r.before().version(), r.written().version()))
+                        .then(written(r)));
+    }
+
+    /** What a replacement did: the document it replaced, the one written, and that one's config. */
+    record Replaced(TierDocument before, TierDocument written, SluiceConfig parsed) {}
+
+    /**
+     * Replaces the live document with {@code yaml} if {@code ifMatch} names the current one, after
+     * the same checks as a validation, and applies it here: the one path of PUT /tiers and of a
+     * draft's promotion. 412 when the document moved, 422 with every problem when {@code yaml} is bad.
+     */
+    Mono<Replaced> replace(List<String> ifMatch, String yaml, String author) {
+        return current().flatMap(doc -> {
+            if (!matches(ifMatch, doc.etag())) return Mono.error(stale(doc));
+            return check(yaml)
+                    .flatMap(parsed -> store.replace(doc.version(), yaml, author)
+                            .flatMap(outcome -> {
+                                if (!outcome.written()) return Mono.error(stale(outcome.document()));
+                                reloader.install(outcome.document(), parsed);
+                                return Mono.just(new Replaced(doc, outcome.document(), parsed));
+                            }));
+        });
+    }
+
+    /** The answer to a replacement: the document written, with its ETag. */
+    Mono<ServerResponse> written(Replaced r) {
+        return ServerResponse.ok()
+                .eTag(r.written().etag())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(AdminViews.document(r.written(), r.parsed(), reloader.appliedVersion()));
+    }
+
+    static AdminError ifMatchRequired(String message) {
+        return new AdminError(HttpStatus.PRECONDITION_REQUIRED, "precondition_required", message);
     }
 
     /** A YAML document: the body itself (application/yaml) or the {@code yaml} field of a JSON object. */
-    private Mono<String> yamlDocument(ServerRequest req) {
+    Mono<String> yamlDocument(ServerRequest req) {
         MediaType type = req.headers().contentType().orElse(null);
         if (AdminRequests.isYaml(type)) return req.bodyToMono(String.class).defaultIfEmpty("");
         if (AdminRequests.isJson(type)) {
@@ -110,7 +123,7 @@ final class TiersHandler {
                 "Send the tiers document as application/yaml, or as JSON {\"yaml\": \"...\"}."));
     }
 
-    private Mono<TierDocument> current() {
+    Mono<TierDocument> current() {
         return store.current()
                 .switchIfEmpty(Mono.error(new AdminError(
                         HttpStatus.SERVICE_UNAVAILABLE,
@@ -142,7 +155,7 @@ final class TiersHandler {
      * Parses as the gateway would apply it, then checks what only the live system knows: no
      * tenant may be left on a tier the document removes.
      */
-    private Mono<SluiceConfig> check(String yaml) {
+    Mono<SluiceConfig> check(String yaml) {
         SluiceConfig parsed;
         try {
             parsed = reloader.parse("tiers document", yaml);

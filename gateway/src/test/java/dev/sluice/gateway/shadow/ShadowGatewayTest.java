@@ -55,7 +55,9 @@ class ShadowGatewayTest {
 
     @TestConfiguration
     static class Draft {
+        /** @Primary over the draft store's DraftShadow: this test sets the draft in shadow itself. */
         @Bean
+        @org.springframework.context.annotation.Primary
         ShadowTiers testShadowTiers() {
             return new ShadowTiers() {
                 @Override

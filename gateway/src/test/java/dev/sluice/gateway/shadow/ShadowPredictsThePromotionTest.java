@@ -69,6 +69,7 @@ class ShadowPredictsThePromotionTest {
         }
 
         @Bean
+        @Primary // over the drafts' own (DraftShadow): this test puts its draft in shadow by hand
         ShadowTiers testShadowTiers() {
             return new ShadowTiers() {
                 @Override

@@ -100,6 +100,7 @@ class AdminApiContractTest {
     void everyDocumentedOperationAnswersAsDocumented() {
         boolean lab = labPresent();
         tiers();
+        tiersDraft();
         String tenant = tenants();
         usage(tenant);
         flags(tenant);
@@ -161,6 +162,51 @@ class AdminApiContractTest {
                 "application/yaml",
                 yaml,
                 Map.of(HttpHeaders.IF_MATCH, etag)); // same content: a new version, nothing else
+    }
+
+    /** The tiers draft (issue 28): each operation's happy path and its refusals. */
+    void tiersDraft() {
+        String yaml = (String) map(call("GET", "/tiers", null, null, Map.of())).get("yaml");
+        call("DELETE", "/tiers/draft", null, null, Map.of()); // a draft left by an earlier run: 204, else 404
+        call("GET", "/tiers/draft", null, null, Map.of()); // 404
+        call("GET", "/tiers/draft/whatif", null, null, Map.of()); // 404
+        call("POST", "/tiers/draft/shadow", "application/json", "{\"on\":true}", Map.of()); // 409
+        call("PUT", "/tiers/draft", "application/yaml", yaml, Map.of());
+        call("PUT", "/tiers/draft", "application/yaml", "tiers: [", Map.of()); // 422
+        call(
+                "PUT",
+                "/tiers/draft",
+                "application/json",
+                json(Map.of("yaml", yaml)),
+                Map.of(HttpHeaders.IF_MATCH, "\"stale\""));
+        call("PUT", "/tiers/draft", "text/plain", yaml, Map.of()); // 415
+        call("GET", "/tiers/draft", null, null, Map.of());
+        call("POST", "/tiers/draft/shadow", "application/json", "{}", Map.of()); // 422
+        call("POST", "/tiers/draft/shadow", "application/json", "{\"on\":", Map.of()); // 400
+        call("POST", "/tiers/draft/shadow", "text/plain", "on", Map.of()); // 415
+        call("POST", "/tiers/draft/shadow", "application/json", "{\"on\":true}", Map.of());
+        call("GET", "/tiers/draft/whatif", null, null, Map.of());
+        call("GET", "/tiers/draft/whatif?minutes=0", null, null, Map.of()); // 422
+        call("POST", "/tiers/draft/promote", null, null, Map.of()); // 428
+        call("POST", "/tiers/draft/promote", null, null, Map.of(HttpHeaders.IF_MATCH, "\"stale\"")); // 412
+        String etag =
+                call("GET", "/tiers", null, null, Map.of()).getResponseHeaders().getETag();
+        call(
+                "POST",
+                "/tiers/draft/promote",
+                null,
+                null,
+                Map.of(HttpHeaders.IF_MATCH, etag)); // same text: a new version
+        call("POST", "/tiers/draft/promote", null, null, Map.of(HttpHeaders.IF_MATCH, "*")); // 409: promoted, gone
+        call("PUT", "/tiers/draft", "application/yaml", yaml, Map.of());
+        var draft = call("GET", "/tiers/draft", null, null, Map.of());
+        call("DELETE", "/tiers/draft", null, null, Map.of(HttpHeaders.IF_MATCH, "\"stale\"")); // 412
+        call(
+                "DELETE",
+                "/tiers/draft",
+                null,
+                null,
+                Map.of(HttpHeaders.IF_MATCH, draft.getResponseHeaders().getETag()));
     }
 
     String tenants() {

@@ -1,0 +1,8 @@
+package dev.sluice.gateway.drafts;
+
+class InMemoryTierDraftStoreTest extends TierDraftStoreContract {
+    @Override
+    TierDraftStore newStore() {
+        return new InMemoryTierDraftStore();
+    }
+}
