@@ -52,6 +52,12 @@ public final class DraftShadow implements ShadowTiers {
     }
 
     @Override
+    public InShadow inShadow() {
+        Snapshot s = snapshot;
+        return new InShadow(s.config(), s.config() == null ? 0 : s.draftVersion());
+    }
+
+    @Override
     public long sinceMs() {
         Snapshot s = snapshot;
         return s.config() == null ? 0 : s.sinceMs();

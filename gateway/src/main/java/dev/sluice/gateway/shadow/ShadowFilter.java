@@ -40,10 +40,11 @@ public final class ShadowFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        SluiceConfig draft = tiers.draft();
+        ShadowTiers.InShadow now = tiers.inShadow();
+        SluiceConfig draft = now.draft();
         if (draft == null || !state.up() || QuotaLimiter.Outcome.ATTRIBUTE.get(exchange) == null)
             return chain.filter(exchange);
-        long version = tiers.draftVersion();
+        long version = now.version();
         Tenant tenant = SluiceAttributes.tenant(exchange);
         String tier = SluiceAttributes.tier(exchange).name();
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);

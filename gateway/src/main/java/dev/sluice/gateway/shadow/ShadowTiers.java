@@ -17,6 +17,14 @@ public interface ShadowTiers {
     /** When shadow was turned on for this draft, epoch ms (0 when off). */
     long sinceMs();
 
+    /** The draft and its version read together (null draft: off), so a request is never decided by one and filed under another. */
+    record InShadow(SluiceConfig draft, long version) {}
+
+    /** {@link #draft} and {@link #draftVersion} as one read; an implementation that changes them must override it. */
+    default InShadow inShadow() {
+        return new InShadow(draft(), draftVersion());
+    }
+
     ShadowTiers NONE = new ShadowTiers() {
         @Override
         public SluiceConfig draft() {

@@ -10,8 +10,12 @@ import dev.sluice.gateway.drafts.DraftShadow;
 import dev.sluice.gateway.drafts.InMemoryTierDraftStore;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.shadow.ShadowLedger;
 import dev.sluice.gateway.shadow.ShadowMinute;
+import dev.sluice.gateway.spend.memory.InMemorySpendLedger;
+import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
@@ -91,7 +95,16 @@ class DraftsRequestsTest {
                                 new OverviewHandler(new SimpleMeterRegistry(), config, clock, Duration.ofMinutes(1)),
                                 beans.getBeanProvider(AdminApiExtension.class),
                                 audit,
-                                AdminWritesFixture.validator(config)))
+                                AdminWritesFixture.validator(config),
+                                new QuotaLimiter(
+                                        new InMemoryQuotaStore(clock),
+                                        null,
+                                        Duration.ofSeconds(1),
+                                        new SimpleMeterRegistry(),
+                                        StoreState.alwaysUp(),
+                                        null,
+                                        clock),
+                                new InMemorySpendLedger(clock)))
                 .build();
     }
 
