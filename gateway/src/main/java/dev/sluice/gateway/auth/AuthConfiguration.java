@@ -2,8 +2,8 @@ package dev.sluice.gateway.auth;
 
 import dev.sluice.gateway.api.RequestActivity;
 import dev.sluice.gateway.config.ConfigRegistry;
-import dev.sluice.gateway.store.DecisionBudgets;
 import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.store.DecisionBudgets;
 import dev.sluice.gateway.tenant.OrganisationStore;
 import dev.sluice.gateway.tenant.TenantStore;
 import org.springframework.context.annotation.Bean;

@@ -310,7 +310,8 @@ public final class QuotaLimiter {
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
         // Keyed by the owner: a member's local windows are its organisation's, every level of them.
-        QuotaStore local = localFallback.serve(charge.scope().owner(), charge.scope().windows());
+        QuotaStore local =
+                localFallback.serve(charge.scope().owner(), charge.scope().windows());
         return charge.on(local).map(d -> outcome(local, charge, d));
     }
 

@@ -136,9 +136,7 @@ public final class QuotaRefusals {
         if (level.kind() == QuotaScope.Kind.KEY) return "its own tokens-per-minute cap";
         String base = level.base();
         String model = level.kind() == QuotaScope.Kind.TENANT ? TierModels.modelOf(base) : null;
-        return model == null
-                ? "the " + base + " window"
-                : "its window for model '" + model + "' (model-limits, 60 s)";
+        return model == null ? "the " + base + " window" : "its window for model '" + model + "' (model-limits, 60 s)";
     }
 
     private static WindowUsage blocking(QuotaDecision d) {

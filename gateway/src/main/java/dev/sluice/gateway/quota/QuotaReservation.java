@@ -20,6 +20,7 @@ public final class QuotaReservation {
     private final QuotaStore store;
     /** Whose windows were charged: the tenant, or its organisation ({@link QuotaScope#owner}). */
     private final String owner;
+
     private final List<WindowLimit> windows;
     private final QuotaDecision decision;
     private final long estimatedTokens;
@@ -28,11 +29,7 @@ public final class QuotaReservation {
     private final AtomicBoolean settled = new AtomicBoolean();
 
     QuotaReservation(
-            QuotaStore store,
-            String owner,
-            List<WindowLimit> windows,
-            QuotaDecision decision,
-            long estimatedTokens) {
+            QuotaStore store, String owner, List<WindowLimit> windows, QuotaDecision decision, long estimatedTokens) {
         this(store, owner, windows, List.of(), decision, estimatedTokens, 0);
     }
 

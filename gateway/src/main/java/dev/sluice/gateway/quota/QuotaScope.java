@@ -97,7 +97,8 @@ public record QuotaScope(
             for (WindowLimit w : organisation.windows()) windows.add(named("o:", w));
             for (SpendLimit s : SpendLimit.of(organisation.spend(), nowMs)) spends.add(named("o:", s));
         }
-        return new QuotaScope(owner(tenant.id(), orgId), tenant.id(), orgId, key == null ? null : key.id(), windows, spends);
+        return new QuotaScope(
+                owner(tenant.id(), orgId), tenant.id(), orgId, key == null ? null : key.id(), windows, spends);
     }
 
     /** A tenant's tier windows alone (no model's, no spend), where they live: what the abuse sampler reads. */
@@ -115,8 +116,7 @@ public record QuotaScope(
         List<SpendLimit> spends = new ArrayList<>();
         for (WindowLimit w : organisation.windows()) windows.add(named("o:", w));
         for (SpendLimit s : SpendLimit.of(organisation.spend(), nowMs)) spends.add(named("o:", s));
-        return new QuotaScope(
-                ORGANISATION_OWNER + organisation.id(), null, organisation.id(), null, windows, spends);
+        return new QuotaScope(ORGANISATION_OWNER + organisation.id(), null, organisation.id(), null, windows, spends);
     }
 
     private static WindowLimit named(String prefix, WindowLimit w) {

@@ -25,16 +25,15 @@ final class SpendRefusals {
      */
     static String described(Tenant tenant, SpendUsage budget) {
         boolean day = budget.period().equals("day");
-        String whose =
-                switch (QuotaScope.levelOf(budget.name()).kind()) {
-                    case KEY -> "key's own";
-                    case ORGANISATION -> "organisation's";
-                    case TENANT -> {
-                        SpendBudget own = tenant.spend();
-                        boolean isOwn = own != null && (day ? own.dayMicros() > 0 : own.monthMicros() > 0);
-                        yield isOwn ? "tenant's" : "tier's";
-                    }
-                };
+        String whose = switch (QuotaScope.levelOf(budget.name()).kind()) {
+            case KEY -> "key's own";
+            case ORGANISATION -> "organisation's";
+            case TENANT -> {
+                SpendBudget own = tenant.spend();
+                boolean isOwn = own != null && (day ? own.dayMicros() > 0 : own.monthMicros() > 0);
+                yield isOwn ? "tenant's" : "tier's";
+            }
+        };
         return "the " + whose + " " + (day ? "daily" : "monthly") + " spend budget of "
                 + Money.usd(budget.limitMicros());
     }

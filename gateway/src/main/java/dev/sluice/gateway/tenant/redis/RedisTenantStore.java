@@ -4,19 +4,19 @@ import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
+import dev.sluice.gateway.tenant.Caller;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import dev.sluice.gateway.tenant.Caller;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -291,8 +291,10 @@ public final class RedisTenantStore implements TenantStore {
         return changing(redis.<String, String>opsForHash()
                 .get(keysKey(tenantId), key.id())
                 .flatMap(old -> redis.<String, String>opsForHash()
-                        .put(keysKey(tenantId), key.id(), meta(parse(old).with(
-                                key.tokensPerMinute(), key.usdPerDayMicros(), key.expiresAt()))))
+                        .put(
+                                keysKey(tenantId),
+                                key.id(),
+                                meta(parse(old).with(key.tokensPerMinute(), key.usdPerDayMicros(), key.expiresAt()))))
                 .doOnNext(x -> known.computeIfPresent(key.sha256(), (h, c) -> new Caller(c.tenant(), key)))
                 .thenReturn(true)
                 .defaultIfEmpty(false));
@@ -321,8 +323,8 @@ public final class RedisTenantStore implements TenantStore {
     static TenantKey parse(String meta) {
         String[] parts = meta.split(" ", -1);
         String hint = parts.length > 2 && !parts[2].isEmpty() ? parts[2] : null;
-        TenantKey key = new TenantKey(
-                TenantKey.idOf(parts[0]), parts[0], hint, Instant.ofEpochMilli(Long.parseLong(parts[1])));
+        TenantKey key =
+                new TenantKey(TenantKey.idOf(parts[0]), parts[0], hint, Instant.ofEpochMilli(Long.parseLong(parts[1])));
         if (parts.length < 6) return key;
         return key.with(
                 Long.parseLong(parts[3]),
