@@ -6,6 +6,10 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.quota.FakeClock;
 import dev.sluice.gateway.quota.QuotaClock;
+import dev.sluice.gateway.quota.QuotaLimiter;
+import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
+import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.tenant.InMemoryOrganisationStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -41,6 +45,17 @@ final class AdminApiFixture {
     final ConfigRegistry config;
     final InMemoryTenantStore tenants = new InMemoryTenantStore();
     final InMemoryFlagStore flags = new InMemoryFlagStore();
+    final InMemoryOrganisationStore organisations = new InMemoryOrganisationStore();
+    final InMemoryQuotaStore quotaStore = new InMemoryQuotaStore(clock);
+    final QuotaLimiter quota = new QuotaLimiter(
+            quotaStore,
+            null,
+            Duration.ofSeconds(5),
+            new SimpleMeterRegistry(),
+            StoreState.alwaysUp(),
+            null,
+            clock,
+            clock);
     final AuditLog audit = new AuditLog(clock);
     final OverviewHandler overview;
     final WebTestClient client;
@@ -61,6 +76,8 @@ final class AdminApiFixture {
                                 new InMemoryUsageHistory(),
                                 flags,
                                 new QuotaClock(clock),
+                                organisations,
+                                quota,
                                 overview,
                                 new DefaultListableBeanFactory().getBeanProvider(AdminApiExtension.class),
                                 audit,

@@ -296,7 +296,7 @@ public final class RedisTenantStore implements TenantStore {
                                 key.id(),
                                 meta(parse(old).with(key.tokensPerMinute(), key.usdPerDayMicros(), key.expiresAt()))))
                 .doOnNext(x -> known.computeIfPresent(key.sha256(), (h, c) -> new Caller(c.tenant(), key)))
-                .thenReturn(true)
+                .map(written -> true)
                 .defaultIfEmpty(false));
     }
 
