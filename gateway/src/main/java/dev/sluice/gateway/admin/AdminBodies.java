@@ -147,7 +147,7 @@ final class AdminBodies {
         @JsonIgnore
         @AssertTrue(message = "seconds must be a whole number of minutes")
         boolean isWholeMinutes() {
-            return seconds == null || seconds % 60 == 0;
+            return seconds == null || seconds < 60 || seconds % 60 == 0;
         }
 
         WindowLimit limit() {
@@ -227,11 +227,10 @@ final class AdminBodies {
 
     /**
      * A key's own caps, when issued (POST /tenants/{id}/keys, body optional) or changed (PATCH
-     * /tenants/{id}/keys/{keyId}): {@code tokens-per-minute} and {@code usd-per-day} (0 removes the
-     * cap; absent: none when issued, unchanged when changed) and {@code expires-at} (an ISO-8601
-     * instant; null removes it).
+     * /tenants/{id}/keys/{keyId}), named as the key's view names them: {@code tokensPerMinute} and
+     * {@code usdPerDay} (0 removes the cap; absent: none when issued, unchanged when changed) and
+     * {@code expiresAt} (an ISO-8601 instant; null removes it).
      */
-    @JsonNaming(KebabCaseStrategy.class)
     record KeyCaps(
             @Min(value = 0, message = "must not be negative (0: no cap of its own)")
             @Max(value = MAX_AMOUNT, message = "must be at most 1000000000000000")
@@ -244,7 +243,7 @@ final class AdminBodies {
 
             JsonNode expiresAt) {
         @JsonIgnore
-        @AssertTrue(message = "expires-at: must be an ISO-8601 instant such as 2027-01-31T00:00:00Z, or null")
+        @AssertTrue(message = "expiresAt: must be an ISO-8601 instant such as 2027-01-31T00:00:00Z, or null")
         boolean isExpiryAnInstant() {
             if (expiresAt == null || expiresAt.isNull()) return true;
             if (!expiresAt.isString()) return false;

@@ -140,7 +140,7 @@ final class TenantsHandler {
                                     TenantKey.forSecret(secret, admin.clock().instant()));
                             if (key.expiredAt(admin.clock().instant()))
                                 return Mono.error(AdminError.invalid(
-                                        "expires-at", "must be in the future, got " + key.expiresAt()));
+                                        "expiresAt", "must be in the future, got " + key.expiresAt()));
                             AdminViews.IssuedKey body = new AdminViews.IssuedKey(
                                     AdminViews.key(key),
                                     id,
@@ -172,7 +172,7 @@ final class TenantsHandler {
                 .flatMap(caps -> {
                     if (!caps.isAChange())
                         return Mono.error(AdminError.invalid(
-                                "(body)", "nothing to change: give tokens-per-minute, usd-per-day and/or expires-at"));
+                                "(body)", "nothing to change: give tokensPerMinute, usdPerDay and/or expiresAt"));
                     return tenant(id)
                             .flatMap(t -> tenants.keys(id)
                                     .filter(k -> k.id().equals(keyId))
