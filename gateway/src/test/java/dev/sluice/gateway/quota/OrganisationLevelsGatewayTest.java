@@ -7,7 +7,7 @@ import dev.sluice.gateway.tenant.ApiKeys;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
-import dev.sluice.gateway.testsupport.RedisGatewayTest;
+import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
 import dev.sluice.gateway.testsupport.TestTenants;
 import dev.sluice.gateway.testsupport.TestTiers;
@@ -19,15 +19,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.reactive.function.client.WebClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -39,16 +37,19 @@ import tools.jackson.databind.json.JsonMapper;
  * members together, a key's own cap refuses while its tenant has room, an expired key is 401 and
  * charges nothing, and where each level's counters live in Redis.
  */
-@RedisGatewayTest(properties = "sluice.admin.password=organisations test")
 class OrganisationLevelsGatewayTest {
+    /** A database of its own: its own tiers document (a cached context on database 0 may replace the shared one). */
+    static final int DATABASE = 15;
+
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"id\":\"no-usage\"}");
 
-    @DynamicPropertySource
-    static void upstream(DynamicPropertyRegistry registry) throws IOException {
-        registry.add("sluice.provider.url", UPSTREAM::baseUrl);
+    static GatewayReplica gateway;
+
+    @BeforeAll
+    static void start() throws IOException {
         String tiers = TestTiers.written("organisations/tiers.yaml", """
                 tiers:
                   roomy:
@@ -61,20 +62,29 @@ class OrganisationLevelsGatewayTest {
                     models:
                       "*": {requests-per-minute: 15000, tokens-per-minute: 3000000, max-in-flight: 400, price-per-million-tokens: 3}
                 """);
-        registry.add("sluice.tiers.path", () -> tiers);
+        gateway = GatewayReplica.builder()
+                .redis(DATABASE)
+                .upstream(UPSTREAM)
+                .property("sluice.tiers.path", tiers)
+                .property("sluice.admin.password", "organisations test")
+                .start();
+        port = gateway.port();
+        tenants = gateway.bean(TenantStore.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
     }
 
     /** About 308 tokens: $0.000924 at $3 per million. */
     static final String BODY =
             "{\"model\":\"gpt-4o\",\"max_tokens\":300,\"messages\":[{\"role\":\"user\",\"content\":\"page\"}]}";
 
-    @Value("${local.server.port}")
-    int port;
+    static int port;
+    static TenantStore tenants;
 
-    @Autowired
-    TenantStore tenants;
-
-    final ReactiveStringRedisTemplate redis = TestRedisTemplates.template();
+    final ReactiveStringRedisTemplate redis = TestRedisTemplates.template(DATABASE);
 
     record Answer(int status, HttpHeaders headers, JsonNode body) {
         String code() {

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class TwoReplicasShareTheOrganisationBudgetTest {
     /** A database of its own: its own tiers document, organisations and counters. */
-    static final int DATABASE = 12;
+    static final int DATABASE = 14;
 
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = FakeUpstreamExtension.answering("{\"id\":\"no-usage\"}");
