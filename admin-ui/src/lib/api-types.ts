@@ -478,9 +478,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["OrganisationChange"] & {
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["NewOrganisation"];
                 };
             };
             responses: {
@@ -1221,6 +1219,15 @@ export interface components {
              * @example sk-sluice-…
              */
             key: string;
+            /** @description The key's own cap, where given. */
+            tokensPerMinute?: number;
+            /** @description The key's own daily budget in USD, where given. */
+            usdPerDay?: number;
+            /**
+             * Format: date-time
+             * @description Its expiry, where given.
+             */
+            expiresAt?: string;
             notice: string;
         };
         TenantUsage: {
@@ -1550,12 +1557,33 @@ export interface components {
             /** @description A whole number of minutes. */
             seconds: number;
             tokens: number;
-            /** @description Optional when written (no request cap: 9223372036854775807). */
+            /** @description 9223372036854775807: no request cap. */
             requests: number;
+        };
+        OrganisationWindowInput: {
+            name: string;
+            /** @description A whole number of minutes. */
+            seconds: number;
+            tokens: number;
+            /** @description Left out for no request cap. */
+            requests?: number;
+        };
+        NewOrganisation: {
+            id: string;
+            /** @description For people; the id when left out. */
+            name?: string;
+            windows?: components["schemas"]["OrganisationWindowInput"][];
+            /** @description As a tenant's spend (usd-per-day, usd-per-month, time-zone). */
+            spend?: {
+                "usd-per-day"?: number;
+                "usd-per-month"?: number;
+                /** @default UTC */
+                "time-zone": string;
+            };
         };
         OrganisationChange: {
             name?: string;
-            windows?: components["schemas"]["OrganisationWindow"][];
+            windows?: components["schemas"]["OrganisationWindowInput"][];
             /** @description As a tenant's spend (usd-per-day, usd-per-month, time-zone); {} for none. */
             spend?: {
                 "usd-per-day"?: number;
