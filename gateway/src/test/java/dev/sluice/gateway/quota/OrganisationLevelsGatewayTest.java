@@ -56,6 +56,7 @@ class OrganisationLevelsGatewayTest {
                     tokens-per-minute: 1000000
                     requests-per-minute: 6000
                     priority: 2
+                    downgrade: {gpt-4o: gpt-4o-mini}
                     spend: {usd-per-day: 100}
                 providers:
                   - name: default
@@ -207,7 +208,12 @@ class OrganisationLevelsGatewayTest {
         assertThat(first.headers().getFirst("x-ratelimit-limit-tokens"))
                 .as("the OpenAI headers still describe the tenant's minute")
                 .isEqualTo("1000000");
-        chat(a.key());
+        Answer second = chat(a.key());
+        assertThat(second.status()).isEqualTo(200);
+        assertThat(second.headers().getFirst("X-Sluice-Degraded"))
+                .as("past 80 % of the organisation's window (the tenant's own is nearly empty), the ladder downgrades")
+                .isEqualTo("model-downgraded; from=gpt-4o; to=gpt-4o-mini");
+        assertThat(first.headers().getFirst("X-Sluice-Degraded")).isNull();
         Answer refused = chat(a.key());
         assertThat(refused.status()).isEqualTo(429);
         assertThat(refused.code()).isEqualTo("rate_limit_exceeded");
