@@ -10,6 +10,7 @@ import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
 import dev.sluice.gateway.quota.QuotaFilter;
+import dev.sluice.gateway.shadow.ShadowFilter;
 import dev.sluice.gateway.surface.EndpointAccessFilter;
 import dev.sluice.gateway.surface.ModelAccessFilter;
 import dev.sluice.gateway.surface.ModelRouteFilter;
@@ -53,6 +54,7 @@ class RequestPathStagesTest {
                         ModelAccessFilter.class,
                         ModelRouteFilter.class,
                         QuotaFilter.class,
+                        ShadowFilter.class,
                         LadderFilter.class,
                         SettleFilter.class,
                         DispatchFilter.class,
@@ -68,6 +70,7 @@ class RequestPathStagesTest {
                         FilterOrder.MODEL_ACCESS,
                         FilterOrder.ROUTE,
                         FilterOrder.QUOTA,
+                        FilterOrder.SHADOW,
                         FilterOrder.LADDER,
                         FilterOrder.SETTLE,
                         FilterOrder.DISPATCH,

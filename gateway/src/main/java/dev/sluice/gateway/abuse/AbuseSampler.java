@@ -1,5 +1,6 @@
 package dev.sluice.gateway.abuse;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.config.AbuseSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
@@ -116,6 +117,7 @@ public final class AbuseSampler {
         return tenants.findById(tenantId)
                 .defaultIfEmpty(new Tenant(tenantId, tierName, false))
                 .flatMap(t -> quota.peekTenant(t, tier))
+                .doOnNext(windows -> EnforcementAccuracy.overshoot(meters, tierName, overshoot(windows)))
                 .map(windows -> sample(minute, tenantId, tierName, windows, act))
                 .flatMap(sample -> history.append(tenantId, sample, retentionMinutes)
                         .then(detect(tenantId, tierName, minute, detector)))
@@ -129,6 +131,13 @@ public final class AbuseSampler {
                             e.toString());
                     return Mono.empty();
                 });
+    }
+
+    /** How far the fullest window holds more tokens than its limit, as settled: 0 when none does. */
+    static long overshoot(List<WindowUsage> windows) {
+        long over = 0;
+        for (WindowUsage w : windows) over = Math.max(over, w.usedTokens() - w.limitTokens());
+        return over;
     }
 
     static UsageSample sample(

@@ -13,6 +13,7 @@ package dev.sluice.gateway.api;
  * MODEL_ACCESS  surface/ModelAccessFilter           403 model_not_allowed for a model the tier does not list
  * ROUTE         surface/ModelRouteFilter            404 model_not_found when no provider serves the model
  * QUOTA         quota/QuotaFilter                   charge the estimate to the tenant's windows
+ * SHADOW        shadow/ShadowFilter                 the draft in shadow decides it too, apart (no effect on it)
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
  * SETTLE        usage/SettleFilter                  read the answer's usage, settle the charge once
  * DISPATCH      dispatch/DispatchFilter             the route's provider, fair lanes, its budget, the call (failover)
@@ -38,6 +39,9 @@ public final class FilterOrder {
     public static final int ROUTE = -850;
     /** Reserves the quota. */
     public static final int QUOTA = -800;
+
+    /** Between the quota's answer and the ladder: the draft in shadow decides the request too (shadow/). */
+    public static final int SHADOW = -795;
 
     public static final int LADDER = -790;
     /** Inside the ladder (its refusals are not settled: nothing was charged) and around dispatch (its answer is). */

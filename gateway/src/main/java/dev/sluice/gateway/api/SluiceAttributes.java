@@ -18,6 +18,8 @@ import org.springframework.web.server.ServerWebExchange;
  *   <li>{@code RequestEstimate.ATTRIBUTE}: what the request may cost (estimate);</li>
  *   <li>{@code QuotaLimiter.Outcome.ATTRIBUTE}: the quota's first answer (reserve, read by the ladder);</li>
  *   <li>{@code QuotaReservation.ATTRIBUTE}: the charge to settle (ladder, read by settle);</li>
+ *   <li>{@code LadderFilter.STAGE}: what the ladder did, its heaviest step (ladder, read by the shadow);</li>
+ *   <li>{@code SettleListener.ATTRIBUTE}: a charge that follows the settlement (the shadow's, told by settle);</li>
  *   <li>{@code UsageRecordingResponse.ATTRIBUTE}: the answer's usage as it passes (settle, read by dispatch).</li>
  * </ul>
  */

@@ -2,6 +2,7 @@ package dev.sluice.gateway.degrade;
 
 import dev.sluice.gateway.abuse.TenantActivity;
 import dev.sluice.gateway.api.FilterOrder;
+import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.api.StageCounter;
@@ -34,6 +35,8 @@ import reactor.core.publisher.Mono;
  */
 public class LadderFilter implements GlobalFilter, Ordered {
     static final String DEGRADED = "X-Sluice-Degraded";
+    /** What the ladder did with the request, the heaviest of its steps (a delay then a 429 is a 429). */
+    public static final RequestAttribute<Stage> STAGE = new RequestAttribute<>("sluice.ladderStage");
 
     private final DegradationLadder ladder;
     private final QuotaLimiter limiter;
@@ -82,6 +85,8 @@ public class LadderFilter implements GlobalFilter, Ordered {
         // The abuse signal reads every answer, refusals and holds included, not a snapshot as the minute ends.
         activity.quotaAnswered(tenant.id(), estimate.totalTokens(), outcome.decision(), step.stage() == Stage.DELAYED);
         stages.count(tenant.id(), tier.name(), step.stage());
+        Stage before = STAGE.get(exchange);
+        if (before == null || heavier(step.stage(), before)) STAGE.set(exchange, step.stage());
         switch (step.stage()) {
             case REJECTED -> {
                 return refusals.rejected(exchange, outcome.decision());
@@ -114,6 +119,20 @@ public class LadderFilter implements GlobalFilter, Ordered {
                 return admitted(exchange, chain, outcome.reservation());
             }
         }
+    }
+
+    /** The ladder's stages by weight: passed, delayed, downgraded, rejected. */
+    public static boolean heavier(Stage a, Stage b) {
+        return weight(a) > weight(b);
+    }
+
+    private static int weight(Stage s) {
+        return switch (s) {
+            case PASSED -> 0;
+            case DELAYED -> 1;
+            case DOWNGRADED -> 2;
+            default -> 3;
+        };
     }
 
     private static Mono<Void> admitted(

@@ -1,7 +1,9 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
@@ -106,9 +108,21 @@ public class QuotaConfiguration {
                 Schedulers.newSingle("sluice-quota-batches", true));
     }
 
+    /** The accuracy meters, on the quota's clock; the settle stage and the abuse sampler feed them too. */
     @Bean
-    QuotaRefusals quotaRefusals(StageCounter stages) {
-        return new QuotaRefusals(stages);
+    EnforcementAccuracy enforcementAccuracy(MeterRegistry meters, QuotaClock clock, ConfigRegistry config) {
+        EnforcementAccuracy accuracy = new EnforcementAccuracy(meters, clock.clock());
+        accuracy.registerMeters(
+                config.current().tiers().keySet(),
+                config.current().providers().stream()
+                        .map(ProviderSettings::name)
+                        .toList());
+        return accuracy;
+    }
+
+    @Bean
+    QuotaRefusals quotaRefusals(StageCounter stages, EnforcementAccuracy accuracy) {
+        return new QuotaRefusals(stages, accuracy);
     }
 
     @Bean

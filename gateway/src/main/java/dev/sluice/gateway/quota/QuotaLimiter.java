@@ -14,6 +14,7 @@ import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -102,6 +103,16 @@ public final class QuotaLimiter {
         this.localFallback = localFallback == null
                 ? null
                 : new LocalFallback<>(localFallback, freshLocal, state, clock, this::handOverLocalSpend);
+    }
+
+    /**
+     * A limiter on the same store for work that must not touch the live path's shared state (the
+     * shadow evaluation of a draft): its failures never mark the store down, it has no local
+     * fallback (a failure is an unavailable answer), and its meters are its own.
+     */
+    public QuotaLimiter apart() {
+        return new QuotaLimiter(
+                store, null, storeTimeout, new SimpleMeterRegistry(), StoreState.alwaysUp(), null, clock, periods);
     }
 
     /**

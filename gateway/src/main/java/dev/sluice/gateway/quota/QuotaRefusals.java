@@ -1,5 +1,6 @@
 package dev.sluice.gateway.quota;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.api.OpenAiErrors;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -24,9 +25,11 @@ import reactor.core.publisher.Mono;
  */
 public final class QuotaRefusals {
     private final StageCounter stages;
+    private final EnforcementAccuracy accuracy;
 
-    public QuotaRefusals(StageCounter stages) {
+    public QuotaRefusals(StageCounter stages, EnforcementAccuracy accuracy) {
         this.stages = stages;
+        this.accuracy = accuracy;
     }
 
     /**
@@ -71,6 +74,7 @@ public final class QuotaRefusals {
         if (budget != null)
             return SpendRefusals.exceeded(exchange, SluiceAttributes.tenant(exchange), tier, budget, ms);
         WindowUsage blocking = blocking(d);
+        audit(exchange, blocking, estimate.totalTokens());
         String message = blocking.limitRequests() == Long.MAX_VALUE
                 ? String.format(
                         "Rate limit reached for %s on %s: limit %d tokens, used %d tokens, "
@@ -93,6 +97,19 @@ public final class QuotaRefusals {
                         estimate.totalTokens(),
                         OpenAiDuration.format(ms));
         return OpenAiErrors.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "tokens", "rate_limit_exceeded", message);
+    }
+
+    /** A refusal for tokens is judged once the calls in its window settle (a request count is charged exactly). */
+    private void audit(ServerWebExchange exchange, WindowUsage blocking, long needed) {
+        long room = Math.max(0, blocking.limitTokens() - blocking.usedTokens());
+        if (needed <= room) return; // refused for its request count, not its tokens
+        // Judged against the tenant's own calls: a key's or an organisation's window is not (QuotaScope).
+        if (QuotaScope.levelOf(blocking.name()).kind() != QuotaScope.Kind.TENANT) return;
+        accuracy.refused(
+                SluiceAttributes.tenant(exchange).id(),
+                SluiceAttributes.tier(exchange).name(),
+                needed - room,
+                blocking.seconds() * 1000);
     }
 
     private static Mono<Void> tooLarge(

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.usage;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.api.SluiceAttributes;
@@ -43,13 +44,16 @@ public class SettleFilter implements GlobalFilter, Ordered {
     private final TokenEstimator estimator;
     private final MeterRegistry meters;
     private final PendingWork pending;
+    private final EnforcementAccuracy accuracy;
     // Looked up once: at zero from start for the dashboard, and no registry lookup per request.
     private final Counter estimatedTokens;
     private final Counter actualTokens;
     /** Each tier's spend counter, looked up once (a registry lookup per answer showed in the profile). */
     private final Map<String, Counter> spendByTier = new ConcurrentHashMap<>();
 
-    public SettleFilter(TokenEstimator estimator, MeterRegistry meters, PendingWork pending) {
+    public SettleFilter(
+            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, EnforcementAccuracy accuracy) {
+        this.accuracy = accuracy;
         this.estimator = estimator;
         this.meters = meters;
         this.pending = pending;
@@ -67,6 +71,8 @@ public class SettleFilter implements GlobalFilter, Ordered {
         QuotaReservation reservation = QuotaReservation.ATTRIBUTE.get(exchange);
         if (reservation == null) return chain.filter(exchange); // nothing was charged
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
+        String tenantId = SluiceAttributes.tenant(exchange).id();
+        accuracy.opened(tenantId, reservation, reservation.estimatedTokens());
         // Everything after the charge runs inside the settle's reach: a failure while setting the
         // call up (the report's 500 on every non-counted path) refunds instead of leaking the charge.
         AtomicReference<UsageRecordingResponse> recording = new AtomicReference<>();
@@ -98,7 +104,7 @@ public class SettleFilter implements GlobalFilter, Ordered {
                         SluiceAttributes.neverSent(exchange)
                                 // Nothing reached a provider (refused, or the client left while it waited in line):
                                 // nothing to pay.
-                                ? reservation.refundAll().onErrorResume(e -> Mono.empty())
+                                ? refundAll(exchange, tenantId, reservation)
                                 : settle(exchange, reservation, estimate, recording.get(), erredBeforeAnswer.get())));
     }
 
@@ -165,9 +171,12 @@ public class SettleFilter implements GlobalFilter, Ordered {
             RequestEstimate estimate,
             UsageRecordingResponse response,
             boolean erredBeforeAnswer) {
-        if (reservation.isSettled()) return Mono.empty();
-        if (failedOnOurSide(response, erredBeforeAnswer))
-            return reservation.refundAll().onErrorResume(e -> Mono.empty());
+        String tenantId = SluiceAttributes.tenant(exchange).id();
+        if (reservation.isSettled()) {
+            accuracy.forget(tenantId, reservation);
+            return Mono.empty();
+        }
+        if (failedOnOurSide(response, erredBeforeAnswer)) return refundAll(exchange, tenantId, reservation);
         HttpStatus status = response.getStatusCode() == null
                 ? null
                 : HttpStatus.resolve(response.getStatusCode().value());
@@ -184,7 +193,24 @@ public class SettleFilter implements GlobalFilter, Ordered {
                         used[0],
                         used[1])
                 : 0;
+        String provider = SluiceAttributes.PROVIDER.get(exchange);
+        accuracy.settled(
+                tenantId,
+                SluiceAttributes.tier(exchange).name(),
+                provider,
+                reservation,
+                reservation.estimatedTokens(),
+                actual);
+        SettleListener listener = SettleListener.ATTRIBUTE.get(exchange);
+        if (listener != null) listener.settled(actual, cost);
         return reservation.settle(actual, cost).onErrorResume(e -> Mono.empty());
+    }
+
+    private Mono<Void> refundAll(ServerWebExchange exchange, String tenantId, QuotaReservation reservation) {
+        accuracy.refunded(tenantId, reservation);
+        SettleListener listener = SettleListener.ATTRIBUTE.get(exchange);
+        if (listener != null) listener.refunded();
+        return reservation.refundAll().onErrorResume(e -> Mono.empty());
     }
 
     /** The answer's usage at the price of the model at the provider that served it. */

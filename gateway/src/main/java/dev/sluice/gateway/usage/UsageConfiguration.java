@@ -1,5 +1,6 @@
 package dev.sluice.gateway.usage;
 
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.PendingWork;
 import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.estimate.TokenEstimator;
@@ -12,8 +13,12 @@ import org.springframework.context.annotation.Configuration;
 public class UsageConfiguration {
     @Bean
     SettleFilter settleFilter(
-            TokenEstimator estimator, MeterRegistry meters, PendingWork pending, ConfigRegistry config) {
-        SettleFilter filter = new SettleFilter(estimator, meters, pending);
+            TokenEstimator estimator,
+            MeterRegistry meters,
+            PendingWork pending,
+            ConfigRegistry config,
+            EnforcementAccuracy accuracy) {
+        SettleFilter filter = new SettleFilter(estimator, meters, pending, accuracy);
         filter.registerMeters(config.current().tiers().keySet());
         return filter;
     }

@@ -3,6 +3,7 @@ package dev.sluice.gateway.degrade;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.abuse.memory.InMemoryTenantActivity;
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.api.RequestOptions;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.api.StageCounter;
@@ -30,6 +31,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -103,7 +105,8 @@ class SecondAskWithinTheBudgetTest {
     final InMemoryTenantActivity activity = new InMemoryTenantActivity(clock);
     final StageCounter stages =
             new StageCounter(meters, activity, config.tiers().keySet());
-    final QuotaRefusals refusals = new QuotaRefusals(stages);
+    final QuotaRefusals refusals =
+            new QuotaRefusals(stages, new EnforcementAccuracy(new SimpleMeterRegistry(), Clock.systemUTC()));
     final QuotaFilter quota = new QuotaFilter(limiter, refusals);
     final LadderFilter ladder = new LadderFilter(
             new DegradationLadder(new SplittableRandom(25)),

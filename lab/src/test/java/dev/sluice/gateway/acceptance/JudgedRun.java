@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
+import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedis;
@@ -543,6 +544,7 @@ class JudgedRun {
                                         })
                                         .toList())
                         .toList());
+        r.put("accuracy", gateways.stream().map(g -> accuracy(g.bean(MeterRegistry.class))).toList());
         Map<String, Long> others = new LinkedHashMap<>();
         replies.stream()
                 .filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
@@ -671,6 +673,11 @@ class JudgedRun {
                 String.valueOf(r.get("waitEstimate")),
                 "±20 % at p95");
         row(md, "gateway's learned ratio (per replica)", String.valueOf(r.get("gatewayLearnedRatio")), "");
+        row(
+                md,
+                "enforcement accuracy (per replica): settled/reserved p50/p95, overshoot minutes, refusals judged, provider tokens",
+                String.valueOf(r.get("accuracy")),
+                "");
         long servedTotal = ((List<?>) r.get("servedPages"))
                 .stream().mapToLong(x -> (Long) x).sum();
         // The harness checks itself: every page the client saw served is one the provider answered, and no more.
@@ -686,6 +693,31 @@ class JudgedRun {
         System.out.println("[judged] " + md.toString().replace("\n", "\n[judged] "));
         if (!((Map<?, ?>) r.get("otherAnswers")).isEmpty())
             System.out.println("[judged] other answers: " + r.get("otherAnswers"));
+    }
+
+    /** The enforcement-accuracy meters of one replica, in one line (docs/metrics.md, "Enforcement accuracy"). */
+    static String accuracy(MeterRegistry meters) {
+        StringBuilder b = new StringBuilder();
+        for (var x : meters.find(EnforcementAccuracy.SETTLED_RATIO).summaries()) {
+            if (x.count() == 0) continue;
+            b.append(x.getId().getTag("tier")).append('@').append(x.getId().getTag("provider"));
+            for (var v : x.takeSnapshot().percentileValues())
+                b.append(String.format(Locale.ROOT, " %.2f", v.value()));
+            b.append(" (n=").append(x.count()).append("); ");
+        }
+        double over = meters.find(EnforcementAccuracy.OVERSHOOT).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+        b.append(String.format(Locale.ROOT, "overshoot %.0f min", over));
+        Map<String, Double> verdicts = new java.util.TreeMap<>();
+        meters.find(EnforcementAccuracy.REFUSALS)
+                .counters()
+                .forEach(c -> verdicts.merge(c.getId().getTag("verdict"), c.count(), Double::sum));
+        b.append("; refusals ").append(verdicts);
+        double tokens = meters.find(EnforcementAccuracy.PROVIDER_TOKENS).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+        return b.append(String.format(Locale.ROOT, "; provider tokens %.0f", tokens)).toString();
     }
 
     static void row(StringBuilder md, String figure, String value, String judged) {
