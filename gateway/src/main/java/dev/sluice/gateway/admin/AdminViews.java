@@ -11,9 +11,6 @@ import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.quota.QuotaDecision;
-import dev.sluice.gateway.quota.QuotaScope;
-import dev.sluice.gateway.tenant.Organisation;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tiers.TierDocument;
@@ -148,40 +145,6 @@ final class AdminViews {
             @JsonInclude(JsonInclude.Include.NON_NULL) Long tokensPerMinute,
             @JsonInclude(JsonInclude.Include.NON_NULL) BigDecimal usdPerDay,
             @JsonInclude(JsonInclude.Include.NON_NULL) String expiresAt) {}
-
-    /** An organisation: its shared windows and budgets (left out where none) and its member tenants. */
-    record OrganisationView(
-            String id,
-            String name,
-            List<WindowView> windows,
-            @JsonInclude(JsonInclude.Include.NON_NULL) SpendView spend,
-            List<String> members) {}
-
-    record OrganisationList(List<OrganisationView> organisations) {}
-
-    /** One shared window now: requests null where the window caps only tokens. */
-    record WindowUsageView(
-            String name,
-            long seconds,
-            long limitTokens,
-            Long limitRequests,
-            long usedTokens,
-            long usedRequests,
-            double utilisation,
-            long resetMs) {}
-
-    /** One spend budget's period now, in USD. */
-    record SpendUsageView(
-            String period,
-            String label,
-            BigDecimal limitUsd,
-            BigDecimal usedUsd,
-            BigDecimal remainingUsd,
-            double utilisation,
-            long resetMs) {}
-
-    /** An organisation's windows and budgets as they stand, peeked (nothing charged). */
-    record OrganisationUsage(String id, String at, List<WindowUsageView> windows, List<SpendUsageView> spend) {}
 
     record KeyList(List<KeyView> keys) {}
 
@@ -343,44 +306,6 @@ final class AdminViews {
 
     static BigDecimal usd(long micros) {
         return BigDecimal.valueOf(micros, 6).stripTrailingZeros();
-    }
-
-    static OrganisationView organisation(Organisation o, List<String> members) {
-        return new OrganisationView(
-                o.id(),
-                o.name(),
-                o.windows().stream()
-                        .map(w -> new WindowView(w.name(), w.seconds(), w.tokens(), w.requests()))
-                        .toList(),
-                SpendView.of(o.spend()),
-                members);
-    }
-
-    static OrganisationUsage organisationUsage(Organisation o, String at, QuotaDecision d) {
-        return new OrganisationUsage(
-                o.id(),
-                at,
-                d.windows().stream()
-                        .map(w -> new WindowUsageView(
-                                QuotaScope.baseName(w.name()),
-                                w.seconds(),
-                                w.limitTokens(),
-                                w.limitRequests() == Long.MAX_VALUE ? null : w.limitRequests(),
-                                w.usedTokens(),
-                                w.usedRequests(),
-                                rounded(w.utilisation()),
-                                w.resetMs()))
-                        .toList(),
-                d.spends().stream()
-                        .map(sp -> new SpendUsageView(
-                                sp.period(),
-                                QuotaScope.baseName(sp.name()).substring(("spend:" + sp.period() + ":").length()),
-                                usd(sp.limitMicros()),
-                                usd(sp.usedMicros()),
-                                usd(sp.remainingMicros()),
-                                rounded(sp.utilisation()),
-                                sp.resetMs()))
-                        .toList());
     }
 
     static Point point(UsageSample s) {

@@ -40,9 +40,9 @@ final class OrganisationsHandler {
                 .collectList()
                 .flatMap(all -> organisations
                         .findAll()
-                        .map(o -> AdminViews.organisation(o, members(all, o.id())))
+                        .map(o -> OrganisationViews.organisation(o, members(all, o.id())))
                         .collectList())
-                .flatMap(list -> ok(new AdminViews.OrganisationList(list)));
+                .flatMap(list -> ok(new OrganisationViews.OrganisationList(list)));
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
@@ -51,7 +51,7 @@ final class OrganisationsHandler {
 
     Mono<ServerResponse> create(ServerRequest req) {
         return admin.bodies()
-                .read(req, AdminBodies.NewOrganisation.class, "The organisation is not valid.")
+                .read(req, CapsBodies.NewOrganisation.class, "The organisation is not valid.")
                 .flatMap(body -> {
                     Organisation o = body.organisation();
                     return organisations
@@ -66,7 +66,7 @@ final class OrganisationsHandler {
                                             .then(ServerResponse.created(
                                                             URI.create("/admin/api/organisations/" + o.id()))
                                                     .contentType(MediaType.APPLICATION_JSON)
-                                                    .bodyValue(AdminViews.organisation(o, List.of())))
+                                                    .bodyValue(OrganisationViews.organisation(o, List.of())))
                                     : Mono.error(new AdminError(
                                             HttpStatus.CONFLICT,
                                             "conflict",
@@ -77,7 +77,7 @@ final class OrganisationsHandler {
     Mono<ServerResponse> patch(ServerRequest req) {
         String id = req.pathVariable("id");
         return admin.bodies()
-                .read(req, AdminBodies.OrganisationChange.class, "The change is not valid.")
+                .read(req, CapsBodies.OrganisationChange.class, "The change is not valid.")
                 .flatMap(change -> organisation(id).flatMap(o -> {
                     Organisation next = change.applyTo(o);
                     return organisations
@@ -115,7 +115,7 @@ final class OrganisationsHandler {
             QuotaScope scope = QuotaScope.organisation(o, quota.periodsNowMs());
             String at = admin.clock().instant().toString();
             if (scope.windows().isEmpty() && scope.spends().isEmpty())
-                return ok(new AdminViews.OrganisationUsage(o.id(), at, List.of(), List.of()));
+                return ok(new OrganisationViews.OrganisationUsage(o.id(), at, List.of(), List.of()));
             return quota.peek(scope)
                     .onErrorMap(
                             e -> !(e instanceof AdminError),
@@ -124,12 +124,12 @@ final class OrganisationsHandler {
                                     "store_unavailable",
                                     "The quota store did not answer: "
                                             + e.getClass().getSimpleName()))
-                    .flatMap(d -> ok(AdminViews.organisationUsage(o, at, d)));
+                    .flatMap(d -> ok(OrganisationViews.organisationUsage(o, at, d)));
         });
     }
 
-    private Mono<AdminViews.OrganisationView> view(Organisation o) {
-        return tenants.findAll().collectList().map(all -> AdminViews.organisation(o, members(all, o.id())));
+    private Mono<OrganisationViews.OrganisationView> view(Organisation o) {
+        return tenants.findAll().collectList().map(all -> OrganisationViews.organisation(o, members(all, o.id())));
     }
 
     private static List<String> members(List<Tenant> all, String orgId) {

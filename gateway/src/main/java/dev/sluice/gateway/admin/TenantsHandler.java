@@ -133,7 +133,7 @@ final class TenantsHandler {
         String id = req.pathVariable("id");
         return tenant(id)
                 .flatMap(t -> admin.bodies()
-                        .readOptional(req, AdminBodies.KeyCaps.class, "The key's caps are not valid.")
+                        .readOptional(req, CapsBodies.KeyCaps.class, "The key's caps are not valid.")
                         .flatMap(caps -> {
                             String secret = ApiKeys.generate();
                             TenantKey key = caps.applyTo(
@@ -168,7 +168,7 @@ final class TenantsHandler {
         String id = req.pathVariable("id");
         String keyId = req.pathVariable("keyId");
         return admin.bodies()
-                .read(req, AdminBodies.KeyCaps.class, "The change is not valid.")
+                .read(req, CapsBodies.KeyCaps.class, "The change is not valid.")
                 .flatMap(caps -> {
                     if (!caps.isAChange())
                         return Mono.error(AdminError.invalid(
