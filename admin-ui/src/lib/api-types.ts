@@ -495,7 +495,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a tenant's tier, suspend or resume it, or set its own spend budgets. Effective on its next request. */
+        /** Change a tenant's tier, suspend or resume it, set its own spend budgets, or move it into or out of an organisation. Effective on its next request. */
         patch: {
             parameters: {
                 query?: never;
@@ -517,6 +517,8 @@ export interface paths {
                             /** @default UTC */
                             "time-zone"?: string;
                         };
+                        /** @description An existing organisation's id to join it (422 when there is none), null to leave any; absent leaves it as it is. Its windows start afresh under the new owner. Audited as tenant.changed. */
+                        organisation?: string | null;
                     };
                 };
             };
@@ -584,7 +586,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["KeyCaps"];
+                };
+            };
             responses: {
                 /** @description The new key, with its secret (Cache-Control no-store). */
                 201: {
@@ -597,6 +603,8 @@ export interface paths {
                 };
                 401: components["responses"]["Unauthorized"];
                 404: components["responses"]["Error"];
+                415: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
             };
         };
         delete?: never;
@@ -642,6 +650,242 @@ export interface paths {
                 404: components["responses"]["Error"];
             };
         };
+        options?: never;
+        head?: never;
+        /** Change a key's own caps and expiry (audited as key.changed); effective as a revocation is. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: components["parameters"]["TenantId"];
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["KeyCaps"];
+                };
+            };
+            responses: {
+                /** @description The key as changed. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Key"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        trace?: never;
+    };
+    "/organisations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Organisations, by id, with their shared windows, budgets and members. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every organisation. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            organisations: components["schemas"]["Organisation"][];
+                        };
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+            };
+        };
+        put?: never;
+        /** Create an organisation (audited as organisation.created). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NewOrganisation"];
+                };
+            };
+            responses: {
+                /** @description Created. */
+                201: {
+                    headers: {
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organisation"];
+                    };
+                };
+                400: components["responses"]["Error"];
+                401: components["responses"]["Unauthorized"];
+                409: components["responses"]["Error"];
+                415: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organisations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** One organisation with its members. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The organisation. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organisation"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an organisation; 409 organisation_has_members while any tenant is in it. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                409: components["responses"]["Error"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change its name, windows ([] for none) and/or spend budgets ({} for none); audited as organisation.changed. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganisationChange"];
+                };
+            };
+            responses: {
+                /** @description The organisation as changed. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Organisation"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+            };
+        };
+        trace?: never;
+    };
+    "/organisations/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** Its shared windows and spend budgets as they stand now, peeked from the quota store (nothing charged). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Each window and budget period against its cap. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganisationUsage"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                503: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1274,7 +1518,7 @@ export interface components {
             error: {
                 message: string;
                 /** @enum {string} */
-                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error" | "invalid_range" | "store_unavailable" | "no_draft" | "method_not_allowed";
+                code: "unauthorized" | "forbidden" | "not_found" | "unknown_endpoint" | "bad_request" | "invalid_json" | "unsupported_media_type" | "validation_failed" | "conflict" | "flag_closed" | "tenant_gone" | "lab_busy" | "precondition_required" | "precondition_failed" | "cross_origin" | "no_document" | "internal_error" | "invalid_range" | "store_unavailable" | "no_draft" | "method_not_allowed" | "organisation_has_members";
                 status: number;
                 fields: {
                     /** @example tiers.free.tokens-per-minute */
@@ -1305,6 +1549,8 @@ export interface components {
                 "usd-per-month"?: number | null;
                 "time-zone"?: string;
             };
+            /** @description The organisation it belongs to; absent when none. */
+            organisation?: string;
             keys: components["schemas"]["Key"][];
         };
         IssuedKey: {
@@ -1319,6 +1565,15 @@ export interface components {
              * @example sk-sluice-…
              */
             key: string;
+            /** @description The key's own cap, where given. */
+            tokensPerMinute?: number;
+            /** @description The key's own daily budget in USD, where given. */
+            usdPerDay?: number;
+            /**
+             * Format: date-time
+             * @description Its expiry, where given.
+             */
+            expiresAt?: string;
             notice: string;
         };
         TenantUsage: {
@@ -1651,6 +1906,8 @@ export interface components {
                 "usd-per-month"?: number | null;
                 "time-zone"?: string;
             };
+            /** @description The organisation it belongs to; absent when none. */
+            organisation?: string;
         };
         Key: {
             /**
@@ -1665,6 +1922,103 @@ export interface components {
             hint: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The key's own cap on tokens in any 60 s; absent when none. */
+            tokensPerMinute?: number;
+            /** @description The key's own daily spend budget in USD (the tenant's budget zone); absent when none. */
+            usdPerDay?: number;
+            /**
+             * Format: date-time
+             * @description When it stops authenticating (401 key_expired); absent when never.
+             */
+            expiresAt?: string;
+        };
+        /** @description A key's own caps, below its tenant's: 0 removes a cap; absent means none when issued and unchanged when changed; expiresAt null removes the expiry. */
+        KeyCaps: {
+            tokensPerMinute?: number;
+            usdPerDay?: number;
+            /** Format: date-time */
+            expiresAt?: string | null;
+        };
+        OrganisationWindow: {
+            name: string;
+            /** @description A whole number of minutes. */
+            seconds: number;
+            tokens: number;
+            /** @description 9223372036854775807: no request cap. */
+            requests: number;
+        };
+        OrganisationWindowInput: {
+            name: string;
+            /** @description A whole number of minutes. */
+            seconds: number;
+            tokens: number;
+            /** @description Left out for no request cap. */
+            requests?: number;
+        };
+        NewOrganisation: {
+            id: string;
+            /** @description For people; the id when left out. */
+            name?: string;
+            windows?: components["schemas"]["OrganisationWindowInput"][];
+            /** @description As a tenant's spend (usd-per-day, usd-per-month, time-zone). */
+            spend?: {
+                "usd-per-day"?: number;
+                "usd-per-month"?: number;
+                /** @default UTC */
+                "time-zone": string;
+            };
+        };
+        OrganisationChange: {
+            name?: string;
+            windows?: components["schemas"]["OrganisationWindowInput"][];
+            /** @description As a tenant's spend (usd-per-day, usd-per-month, time-zone); {} for none. */
+            spend?: {
+                "usd-per-day"?: number;
+                "usd-per-month"?: number;
+                /** @default UTC */
+                "time-zone": string;
+            };
+        };
+        Organisation: {
+            id: string;
+            name: string;
+            windows: components["schemas"]["OrganisationWindow"][];
+            /** @description Its shared spend budgets; absent when none. */
+            spend?: {
+                "usd-per-day"?: number | null;
+                "usd-per-month"?: number | null;
+                "time-zone"?: string;
+            };
+            /** @description Its tenants' ids. */
+            members: string[];
+        };
+        OrganisationUsage: {
+            id: string;
+            /** Format: date-time */
+            at: string;
+            windows: {
+                name: string;
+                seconds: number;
+                limitTokens: number;
+                /** @description null when the window caps only tokens. */
+                limitRequests: number | null;
+                usedTokens: number;
+                usedRequests: number;
+                utilisation: number;
+                resetMs: number;
+            }[];
+            spend: {
+                /** @enum {string} */
+                period: "day" | "month";
+                /** @example 2026-12-06 */
+                label: string;
+                limitUsd: number;
+                usedUsd: number;
+                remainingUsd: number;
+                utilisation: number;
+                /** @description Until the period turns. */
+                resetMs: number;
+            }[];
         };
         UsagePoint: {
             /** Format: date-time */

@@ -113,7 +113,10 @@ public final class AbuseSampler {
         Tier tier = snapshot.tier(tierName).orElse(null);
         if (tier == null) return Mono.empty(); // a tier removed since: nothing to measure against
         long minute = act.minuteStartMs();
-        return quota.peek(tenantId, tier)
+        // Where its windows live: under its organisation when it is in one (QuotaScope).
+        return tenants.findById(tenantId)
+                .defaultIfEmpty(new Tenant(tenantId, tierName, false))
+                .flatMap(t -> quota.peekTenant(t, tier))
                 .doOnNext(windows -> EnforcementAccuracy.overshoot(meters, tierName, overshoot(windows)))
                 .map(windows -> sample(minute, tenantId, tierName, windows, act))
                 .flatMap(sample -> history.append(tenantId, sample, retentionMinutes)

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.abuse;
 
 import dev.sluice.gateway.quota.QuotaDecision;
+import dev.sluice.gateway.quota.QuotaScope;
 import dev.sluice.gateway.quota.WindowUsage;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -81,17 +82,25 @@ public final class Pressure {
         Map<String, Long> out = new LinkedHashMap<>();
         out.put(key(ALL, ASKED), 1L);
         out.put(key(ALL, ASKED_TOKENS), Math.max(0, requestTokens));
+        // The tenant's own tier ceiling is what abuse is measured against: a key's or an organisation's
+        // windows (QuotaScope) are left out, and a member's windows are read by the tier's names.
         for (WindowUsage w : d.windows()) {
+            QuotaScope.Level level = QuotaScope.levelOf(w.name());
+            if (level.kind() != QuotaScope.Kind.TENANT) continue;
+            String name = level.base();
             long fill = ppm(w.utilisation());
-            out.put(key(w.name(), ANSWERS), 1L);
-            out.put(key(w.name(), FILL), fill);
-            out.put(key(w.name(), PEAK), fill);
+            out.put(key(name, ANSWERS), 1L);
+            out.put(key(name, FILL), fill);
+            out.put(key(name, PEAK), fill);
             if (d.admitted()) {
-                out.put(key(w.name(), ROOM), w.remainingTokens());
-                out.put(key(w.name(), ROOM_REQUESTS), w.remainingRequests());
+                out.put(key(name, ROOM), w.remainingTokens());
+                out.put(key(name, ROOM_REQUESTS), w.remainingRequests());
             }
         }
-        if (!d.admitted() && d.blocking() != null) out.put(key(d.blocking(), held ? HELD : REFUSED), 1L);
+        if (!d.admitted() && d.blocking() != null) {
+            QuotaScope.Level level = QuotaScope.levelOf(d.blocking());
+            if (level.kind() == QuotaScope.Kind.TENANT) out.put(key(level.base(), held ? HELD : REFUSED), 1L);
+        }
         return out;
     }
 }

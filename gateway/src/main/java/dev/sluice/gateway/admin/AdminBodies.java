@@ -12,6 +12,7 @@ import dev.sluice.gateway.abuse.FlagReview;
 import dev.sluice.gateway.abuse.ReviewAction;
 import dev.sluice.gateway.admin.BodyReader.AsBlank;
 import dev.sluice.gateway.config.SpendBudget;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.tenant.Tenant;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
@@ -26,6 +27,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies.KebabCaseStrategy;
 import tools.jackson.databind.annotation.JsonDeserialize;
 import tools.jackson.databind.annotation.JsonNaming;
@@ -57,17 +59,48 @@ final class AdminBodies {
         }
     }
 
-    /** PATCH /tenants/{id}: its tier, whether it is suspended, and/or its own spend budgets. */
+    /**
+     * PATCH /tenants/{id}: its tier, whether it is suspended, its own spend budgets, and/or its
+     * organisation ({@code "acme"} joins it, {@code null} leaves any; absent: unchanged). A JSON null
+     * and an absent field differ here only, so it is read as a node: absent is Java null, null a NullNode.
+     */
     record TenantChange(
             @JsonDeserialize(using = AsBlank.class) @Check({NON_EMPTY_STRING, KNOWN_TIER})
             String tier,
 
             Boolean suspended,
 
-            @Valid SpendOverride spend) {
-        @AssertTrue(groups = BodyReader.Whole.class, message = "nothing to change: give tier, suspended and/or spend")
+            @Valid SpendOverride spend,
+
+            JsonNode organisation) {
+        @AssertTrue(
+                groups = BodyReader.Whole.class,
+                message = "nothing to change: give tier, suspended, spend and/or organisation")
         boolean isAChange() {
-            return tier != null || suspended != null || spend != null;
+            return tier != null || suspended != null || spend != null || organisation != null;
+        }
+
+        @JsonIgnore
+        @AssertTrue(message = "organisation: must be an organisation's id, or null to leave it")
+        boolean isOrganisationAnId() {
+            return organisation == null
+                    || organisation.isNull()
+                    || (organisation.isString()
+                            && TiersYamlParser.NAME
+                                    .matcher(organisation.asString().trim())
+                                    .matches());
+        }
+
+        /** Whether the body says anything about the organisation. */
+        boolean changesOrganisation() {
+            return organisation != null;
+        }
+
+        /** The organisation asked for: null to leave (only meaningful where {@link #changesOrganisation}). */
+        String organisationId() {
+            return organisation == null || organisation.isNull()
+                    ? null
+                    : organisation.asString().trim();
         }
 
         Tenant applyTo(Tenant t) {
@@ -75,7 +108,8 @@ final class AdminBodies {
                     t.id(),
                     tier != null ? tier.trim() : t.tierName(),
                     suspended != null ? suspended : t.suspended(),
-                    spend != null ? spend.budget() : t.spend());
+                    spend != null ? spend.budget() : t.spend(),
+                    changesOrganisation() ? organisationId() : t.organisation());
         }
     }
 

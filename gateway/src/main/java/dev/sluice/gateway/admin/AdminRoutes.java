@@ -6,6 +6,7 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.spend.SpendLedger;
+import dev.sluice.gateway.tenant.OrganisationStore;
 import dev.sluice.gateway.tenant.TenantStore;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -49,17 +50,19 @@ public class AdminRoutes {
             UsageHistory history,
             FlagStore flags,
             QuotaClock quotaClock,
+            OrganisationStore organisations,
+            QuotaLimiter quota,
             OverviewHandler overview,
             ObjectProvider<AdminApiExtension> extensions,
             AuditLog audit,
             Validator validator,
-            QuotaLimiter limiter,
             SpendLedger ledger) {
         AdminContext admin = new AdminContext(tenants, config, quotaClock.clock(), audit, new BodyReader(validator));
         TiersHandler tiers = new TiersHandler(admin, documents, reloader);
-        TenantsHandler tenantsHandler = new TenantsHandler(admin, history);
+        TenantsHandler tenantsHandler = new TenantsHandler(admin, history, organisations);
+        OrganisationsHandler organisationsHandler = new OrganisationsHandler(admin, organisations, quota);
         FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
-        SpendHandler spend = new SpendHandler(admin, limiter, ledger);
+        SpendHandler spend = new SpendHandler(admin, quota, ledger);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {
@@ -78,6 +81,13 @@ public class AdminRoutes {
                             .GET("/tenants/{id}/keys", tenantsHandler::listKeys)
                             .POST("/tenants/{id}/keys", tenantsHandler::issueKey)
                             .DELETE("/tenants/{id}/keys/{keyId}", tenantsHandler::revokeKey)
+                            .PATCH("/tenants/{id}/keys/{keyId}", tenantsHandler::patchKey)
+                            .GET("/organisations", organisationsHandler::list)
+                            .POST("/organisations", organisationsHandler::create)
+                            .GET("/organisations/{id}", organisationsHandler::get)
+                            .PATCH("/organisations/{id}", organisationsHandler::patch)
+                            .DELETE("/organisations/{id}", organisationsHandler::delete)
+                            .GET("/organisations/{id}/usage", organisationsHandler::usage)
                             .GET("/tenants/{id}/usage", tenantsHandler::usage)
                             .GET("/tenants/{id}/spend", spend::tenant)
                             .GET("/usage", tenantsHandler::usageAll)

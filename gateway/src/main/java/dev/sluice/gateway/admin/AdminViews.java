@@ -130,13 +130,21 @@ final class AdminViews {
             String tier,
             boolean suspended,
             long keyCount,
-            @JsonInclude(JsonInclude.Include.NON_NULL) SpendView spend) {}
+            @JsonInclude(JsonInclude.Include.NON_NULL) SpendView spend,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String organisation) {}
 
     record TenantList(List<TenantView> tenants) {}
 
     record TenantWithKeys(@JsonUnwrapped TenantView tenant, List<KeyView> keys) {}
 
-    record KeyView(String id, String hint, String createdAt) {}
+    /** A key's own caps and expiry are left out where it has none. */
+    record KeyView(
+            String id,
+            String hint,
+            String createdAt,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long tokensPerMinute,
+            @JsonInclude(JsonInclude.Include.NON_NULL) BigDecimal usdPerDay,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String expiresAt) {}
 
     record KeyList(List<KeyView> keys) {}
 
@@ -278,11 +286,26 @@ final class AdminViews {
 
     static TenantView tenant(Tenant t, long keyCount) {
         return new TenantView(
-                t.id(), t.tierName(), t.suspended(), keyCount, t.spend() == null ? null : SpendView.of(t.spend()));
+                t.id(),
+                t.tierName(),
+                t.suspended(),
+                keyCount,
+                t.spend() == null ? null : SpendView.of(t.spend()),
+                t.organisation());
     }
 
     static KeyView key(TenantKey k) {
-        return new KeyView(k.id(), k.hint(), k.createdAt().toString());
+        return new KeyView(
+                k.id(),
+                k.hint(),
+                k.createdAt().toString(),
+                k.tokensPerMinute() > 0 ? k.tokensPerMinute() : null,
+                k.usdPerDayMicros() > 0 ? usd(k.usdPerDayMicros()) : null,
+                k.expiresAt() == null ? null : k.expiresAt().toString());
+    }
+
+    static BigDecimal usd(long micros) {
+        return BigDecimal.valueOf(micros, 6).stripTrailingZeros();
     }
 
     static Point point(UsageSample s) {

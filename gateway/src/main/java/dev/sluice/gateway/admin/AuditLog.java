@@ -42,7 +42,9 @@ public final class AuditLog {
 
     /** Only what changed: a change that asked for what the tenant already was has no field. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record TenantChanged(Change<String> tier, Change<Boolean> suspended, Change<String> spend) implements Details {
+    record TenantChanged(
+            Change<String> tier, Change<Boolean> suspended, Change<String> spend, Change<String> organisation)
+            implements Details {
         static TenantChanged between(Tenant before, Tenant after) {
             return new TenantChanged(
                     before.tierName().equals(after.tierName())
@@ -53,7 +55,10 @@ public final class AuditLog {
                             : new Change<>(before.suspended(), after.suspended()),
                     Objects.equals(before.spend(), after.spend())
                             ? null
-                            : new Change<>(described(before.spend()), described(after.spend())));
+                            : new Change<>(described(before.spend()), described(after.spend())),
+                    Objects.equals(before.organisation(), after.organisation())
+                            ? null
+                            : new Change<>(before.organisation(), after.organisation()));
         }
 
         /** A spend override as the audit reads it: "usd-per-day 1.00, usd-per-month 20.00, UTC"; "the tier's" for none. */
@@ -69,6 +74,31 @@ public final class AuditLog {
 
     /** A key issued or revoked, named by its id. */
     record Key(String keyId) implements Details {}
+
+    /** A key's own caps and expiry as they became (issued with them, or changed). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record KeyCaps(String keyId, Long tokensPerMinute, String usdPerDay, String expiresAt) implements Details {
+        static KeyCaps of(dev.sluice.gateway.tenant.TenantKey k) {
+            return new KeyCaps(
+                    k.id(),
+                    k.tokensPerMinute() > 0 ? k.tokensPerMinute() : null,
+                    k.usdPerDayMicros() > 0 ? Money.plain(k.usdPerDayMicros()) : null,
+                    k.expiresAt() == null ? null : k.expiresAt().toString());
+        }
+    }
+
+    /** An organisation as it became (created, or changed), or as it was (deleted). */
+    record OrganisationSaved(String name, String windows, String spend) implements Details {
+        static OrganisationSaved of(dev.sluice.gateway.tenant.Organisation o) {
+            return new OrganisationSaved(
+                    o.name(),
+                    o.windows().stream()
+                            .map(w -> w.name() + " " + w.seconds() + "s " + w.tokens() + " tokens"
+                                    + (w.requests() == Long.MAX_VALUE ? "" : " " + w.requests() + " requests"))
+                            .collect(java.util.stream.Collectors.joining(", ")),
+                    o.spend().capped() ? TenantChanged.described(o.spend()).replace("the tier's", "none") : "none");
+        }
+    }
 
     record TiersReplaced(long fromVersion, long toVersion) implements Details {}
 

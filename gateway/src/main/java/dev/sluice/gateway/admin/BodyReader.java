@@ -70,6 +70,16 @@ final class BodyReader {
         return read(req, type, problems -> refusal);
     }
 
+    /** The same where the body is optional: none (or a blank one) reads as {@code {}}. */
+    <T extends Record> Mono<T> readOptional(ServerRequest req, Class<T> type, String refusal) {
+        return AdminRequests.optionalJsonObject(req).map(body -> {
+            List<AdminError.FieldProblem> problems = new ArrayList<>();
+            T value = bind(body, type, problems);
+            if (!problems.isEmpty()) throw AdminError.invalid(refusal, problems);
+            return value;
+        });
+    }
+
     /** The body as {@code type}, or a 422 whose message names its problems ("field: message"). */
     <T extends Record> Mono<T> read(ServerRequest req, Class<T> type) {
         return read(

@@ -81,7 +81,7 @@ final class SpendHandler {
     /** Each budget's turn is read from the decision's own instant, to which its {@code resetMs} is relative. */
     private Mono<List<SpendViews.BudgetView>> budgets(Tenant t, Tier tier) {
         if (tier == null || !t.spendUnder(tier).capped()) return Mono.just(List.of());
-        return limiter.peekAll(t.id(), tier, t.spendUnder(tier), null)
+        return limiter.peekTenantLevel(t, tier, null)
                 .map(d -> SpendViews.budgets(d.spends(), d.nowMs()))
                 .onErrorMap(
                         e -> !(e instanceof AdminError),

@@ -6,6 +6,8 @@ import dev.sluice.gateway.abuse.ActivityBuffer;
 import dev.sluice.gateway.abuse.UsageHistory;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.tenant.ApiKeys;
+import dev.sluice.gateway.tenant.InMemoryOrganisationStore;
+import dev.sluice.gateway.tenant.OrganisationStore;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
@@ -40,11 +42,18 @@ final class TenantsHandler {
     private final AdminContext admin;
     private final TenantStore tenants;
     private final UsageHistory history;
+    private final OrganisationStore organisations;
 
     TenantsHandler(AdminContext admin, UsageHistory history) {
+        this(admin, history, new InMemoryOrganisationStore());
+    }
+
+    /** @param organisations what a membership change is checked against (the organisation must exist) */
+    TenantsHandler(AdminContext admin, UsageHistory history, OrganisationStore organisations) {
         this.admin = admin;
         this.tenants = admin.tenants();
         this.history = history;
+        this.organisations = organisations;
     }
 
     Mono<ServerResponse> list(ServerRequest req) {
@@ -88,13 +97,29 @@ final class TenantsHandler {
         String id = req.pathVariable("id");
         Mono<AdminBodies.TenantChange> body =
                 admin.bodies().read(req, AdminBodies.TenantChange.class, "The change is not valid.");
-        return body.flatMap(change -> tenant(id).flatMap(t -> {
-            Tenant next = change.applyTo(t);
-            return tenants.save(next)
-                    .then(admin.audit().record(req, "tenant.changed", id, AuditLog.TenantChanged.between(t, next)))
-                    .then(tenants.keys(id).count())
-                    .flatMap(n -> ok(AdminViews.tenant(next, n)));
-        }));
+        return body.flatMap(change -> tenant(id)
+                .flatMap(t -> knownOrganisation(change).then(Mono.defer(() -> {
+                    // Its windows move with it: they start afresh under the new owner (QuotaScope); the old ones
+                    // expire.
+                    Tenant next = change.applyTo(t);
+                    return tenants.save(next)
+                            .then(admin.audit()
+                                    .record(req, "tenant.changed", id, AuditLog.TenantChanged.between(t, next)))
+                            .then(tenants.keys(id).count())
+                            .flatMap(n -> ok(AdminViews.tenant(next, n)));
+                }))));
+    }
+
+    /** An organisation to join must exist: 422 on the field otherwise. */
+    private Mono<Void> knownOrganisation(AdminBodies.TenantChange change) {
+        String orgId = change.changesOrganisation() ? change.organisationId() : null;
+        if (orgId == null) return Mono.empty();
+        return organisations
+                .findById(orgId)
+                .switchIfEmpty(Mono.error(AdminError.invalid(
+                        "organisation",
+                        "unknown organisation '" + orgId + "' (create it: POST /admin/api/organisations)")))
+                .then();
     }
 
     Mono<ServerResponse> listKeys(ServerRequest req) {
@@ -106,21 +131,69 @@ final class TenantsHandler {
     /** Issues a key: the secret is in this response only; the store keeps its hash. */
     Mono<ServerResponse> issueKey(ServerRequest req) {
         String id = req.pathVariable("id");
-        return tenant(id).flatMap(t -> {
-            String secret = ApiKeys.generate();
-            TenantKey key = TenantKey.forSecret(secret, admin.clock().instant());
-            AdminViews.IssuedKey body = new AdminViews.IssuedKey(
-                    AdminViews.key(key),
-                    id,
-                    secret,
-                    "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
-            return tenants.addKey(id, key)
-                    .then(admin.audit().record(req, "key.issued", id, new AuditLog.Key(key.id())))
-                    .then(ServerResponse.created(URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
-                            .header(HttpHeaders.CACHE_CONTROL, "no-store")
-                            .contentType(MediaType.APPLICATION_JSON)
-                            .bodyValue(body));
-        });
+        return tenant(id)
+                .flatMap(t -> admin.bodies()
+                        .readOptional(req, CapsBodies.KeyCaps.class, "The key's caps are not valid.")
+                        .flatMap(caps -> {
+                            String secret = ApiKeys.generate();
+                            TenantKey key = caps.applyTo(
+                                    TenantKey.forSecret(secret, admin.clock().instant()));
+                            if (key.expiredAt(admin.clock().instant()))
+                                return Mono.error(AdminError.invalid(
+                                        "expiresAt", "must be in the future, got " + key.expiresAt()));
+                            AdminViews.IssuedKey body = new AdminViews.IssuedKey(
+                                    AdminViews.key(key),
+                                    id,
+                                    secret,
+                                    "This is the only time the key is shown: store it now. Sluice keeps only its hash.");
+                            return tenants.addKey(id, key)
+                                    .then(admin.audit()
+                                            .record(
+                                                    req,
+                                                    "key.issued",
+                                                    id,
+                                                    key.caps() || key.expiresAt() != null
+                                                            ? AuditLog.KeyCaps.of(key)
+                                                            : new AuditLog.Key(key.id())))
+                                    .then(ServerResponse.created(
+                                                    URI.create("/admin/api/tenants/" + id + "/keys/" + key.id()))
+                                            .header(HttpHeaders.CACHE_CONTROL, "no-store")
+                                            .contentType(MediaType.APPLICATION_JSON)
+                                            .bodyValue(body));
+                        }));
+    }
+
+    /** Changes a key's own caps and expiry: effective as a revocation is (here at once, elsewhere within a second). */
+    Mono<ServerResponse> patchKey(ServerRequest req) {
+        String id = req.pathVariable("id");
+        String keyId = req.pathVariable("keyId");
+        return admin.bodies()
+                .read(req, CapsBodies.KeyCaps.class, "The change is not valid.")
+                .flatMap(caps -> {
+                    if (!caps.isAChange())
+                        return Mono.error(AdminError.invalid(
+                                "(body)", "nothing to change: give tokensPerMinute, usdPerDay and/or expiresAt"));
+                    return tenant(id)
+                            .flatMap(t -> tenants.keys(id)
+                                    .filter(k -> k.id().equals(keyId))
+                                    .next()
+                                    .switchIfEmpty(Mono.error(
+                                            AdminError.notFound("Key '" + keyId + "' of tenant '" + id + "'")))
+                                    .flatMap(k -> {
+                                        TenantKey next = caps.applyTo(k);
+                                        return tenants.updateKey(id, next)
+                                                .flatMap(found -> found
+                                                        ? admin.audit()
+                                                                .record(
+                                                                        req,
+                                                                        "key.changed",
+                                                                        id,
+                                                                        AuditLog.KeyCaps.of(next))
+                                                                .then(ok(AdminViews.key(next)))
+                                                        : Mono.error(AdminError.notFound(
+                                                                "Key '" + keyId + "' of tenant '" + id + "'")));
+                                    }));
+                });
     }
 
     Mono<ServerResponse> revokeKey(ServerRequest req) {

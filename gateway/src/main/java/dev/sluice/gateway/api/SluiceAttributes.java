@@ -3,7 +3,9 @@ package dev.sluice.gateway.api;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.tenant.Organisation;
 import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantKey;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -24,6 +26,10 @@ import org.springframework.web.server.ServerWebExchange;
 public final class SluiceAttributes {
     public static final RequestAttribute<Tenant> TENANT = new RequestAttribute<>("sluice.tenant");
     public static final RequestAttribute<Tier> TIER = new RequestAttribute<>("sluice.tier");
+    /** The tenant's organisation, when it is in one (absent otherwise), read at authentication. */
+    public static final RequestAttribute<Organisation> ORGANISATION = new RequestAttribute<>("sluice.organisation");
+    /** The presented key's record (its own caps), when the store knows it. */
+    public static final RequestAttribute<TenantKey> KEY = new RequestAttribute<>("sluice.key");
     /** The configuration snapshot this request is served under, taken once at authentication. */
     public static final RequestAttribute<SluiceConfig> CONFIG = new RequestAttribute<>("sluice.config");
     /** The request body as the upstream will get it (later stages may rewrite it, e.g. the model). */

@@ -2,7 +2,9 @@ package dev.sluice.gateway.auth;
 
 import dev.sluice.gateway.api.RequestActivity;
 import dev.sluice.gateway.config.ConfigRegistry;
+import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.store.DecisionBudgets;
+import dev.sluice.gateway.tenant.OrganisationStore;
 import dev.sluice.gateway.tenant.TenantStore;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,7 +14,12 @@ import org.springframework.context.annotation.Configuration;
 public class AuthConfiguration {
     @Bean
     TenantAuthenticationFilter tenantAuthenticationFilter(
-            TenantStore tenants, ConfigRegistry config, RequestActivity activity, DecisionBudgets budgets) {
-        return new TenantAuthenticationFilter(tenants, config, activity, budgets);
+            TenantStore tenants,
+            OrganisationStore organisations,
+            ConfigRegistry config,
+            RequestActivity activity,
+            DecisionBudgets budgets,
+            QuotaClock clock) {
+        return new TenantAuthenticationFilter(tenants, organisations, config, activity, budgets, clock.clock());
     }
 }

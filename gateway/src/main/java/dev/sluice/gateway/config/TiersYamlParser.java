@@ -180,6 +180,11 @@ public final class TiersYamlParser {
                             wp + ".name",
                             w.get("name"),
                             "'" + TierModels.WINDOW_PREFIX + "' names the per-model windows");
+                else if (wname.contains(":"))
+                    y.problem(
+                            wp + ".name",
+                            w.get("name"),
+                            "must not contain ':' (it prefixes the windows of keys and organisations)");
                 if (tokens < tpm)
                     y.problem(
                             wp + ".tokens",

@@ -11,6 +11,7 @@ import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.Endpoint;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.RequestRewriter;
+import dev.sluice.gateway.quota.QuotaFilter;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaRefusals;
 import dev.sluice.gateway.quota.QuotaReservation;
@@ -97,14 +98,12 @@ public class LadderFilter implements GlobalFilter, Ordered {
                 // The second ask waits on the store only for what the first left of the request's budget
                 // (the hold itself is not store time).
                 return Mono.delay(Duration.ofMillis(step.delayMs()))
-                        .then(limiter.acquire(
-                                tenant.id(),
+                        .then(Mono.defer(() -> limiter.acquire(
+                                QuotaFilter.scope(limiter, exchange),
                                 tier,
-                                tenant.spendUnder(tier),
-                                SluiceAttributes.MODEL.get(exchange),
                                 estimate.totalTokens(),
                                 SpendPrice.reserved(config, estimate),
-                                SluiceAttributes.decisionBudget(exchange)))
+                                SluiceAttributes.decisionBudget(exchange))))
                         .doFinally(signal -> held.decrementAndGet())
                         .flatMap(retry -> refusals.outright(exchange, retry)
                                 .orElseGet(() -> climb(exchange, chain, retry, false)));

@@ -2,7 +2,6 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.api.SluiceAttributes;
-import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.tenant.Tenant;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -29,13 +28,9 @@ public class QuotaFilter implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         RequestEstimate estimate = RequestEstimate.ATTRIBUTE.get(exchange);
-        Tenant tenant = SluiceAttributes.tenant(exchange);
-        Tier tier = SluiceAttributes.tier(exchange);
         return limiter.acquire(
-                        tenant.id(),
-                        tier,
-                        tenant.spendUnder(tier),
-                        SluiceAttributes.MODEL.get(exchange),
+                        scope(limiter, exchange),
+                        SluiceAttributes.tier(exchange),
                         estimate.totalTokens(),
                         SpendPrice.reserved(SluiceAttributes.config(exchange), estimate),
                         SluiceAttributes.decisionBudget(exchange))
@@ -43,6 +38,17 @@ public class QuotaFilter implements GlobalFilter, Ordered {
                     QuotaLimiter.Outcome.ATTRIBUTE.set(exchange, outcome);
                     return chain.filter(exchange);
                 }));
+    }
+
+    /** Every level the request is charged to (tenant, key, organisation), for its model now. */
+    public static QuotaScope scope(QuotaLimiter limiter, ServerWebExchange exchange) {
+        Tenant tenant = SluiceAttributes.tenant(exchange);
+        return limiter.scope(
+                tenant,
+                SluiceAttributes.ORGANISATION.get(exchange),
+                SluiceAttributes.KEY.get(exchange),
+                SluiceAttributes.tier(exchange),
+                SluiceAttributes.MODEL.get(exchange));
     }
 
     @Override

@@ -9,6 +9,9 @@ import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.LocalFallback;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.support.Deadline;
+import dev.sluice.gateway.tenant.Organisation;
+import dev.sluice.gateway.tenant.Tenant;
+import dev.sluice.gateway.tenant.TenantKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -113,28 +116,28 @@ public final class QuotaLimiter {
     }
 
     /**
-     * Redis answers again: a tenant served on this replica's windows meanwhile is charged in
+     * Redis answers again: a tenant (or organisation, for its members) served on this replica's windows meanwhile is charged in
      * Redis, window by window, what it used there, so no tenant gets a second full window after
      * an outage.
      */
-    private void handOverLocalSpend(QuotaStore spent, String tenantId, List<WindowLimit> windows, long now) {
-        spent.peek(tenantId, windows)
+    private void handOverLocalSpend(QuotaStore spent, String owner, List<WindowLimit> windows, long now) {
+        spent.peek(owner, windows)
                 .subscribe(
                         usage -> {
                             for (int i = 0; i < windows.size() && i < usage.size(); i++) {
                                 WindowUsage u = usage.get(i);
                                 if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
-                                store.adjust(tenantId, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
+                                store.adjust(owner, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
                                         .timeout(storeTimeout.multipliedBy(4))
                                         .subscribe(
                                                 null,
                                                 e -> log.debug(
                                                         "Could not hand {}'s local spend to Redis: {}",
-                                                        tenantId,
+                                                        owner,
                                                         e.toString()));
                             }
                         },
-                        e -> log.debug("Could not read {}'s local windows: {}", tenantId, e.toString()));
+                        e -> log.debug("Could not read {}'s local windows: {}", owner, e.toString()));
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -176,22 +179,45 @@ public final class QuotaLimiter {
             long tokens,
             long costMicros,
             DecisionBudget budget) {
-        Charge charge = new Charge(tier.windowsFor(model), SpendLimit.of(spend, periods.millis()), tokens, costMicros);
-        if (!state.up()) return fallback(DOWN, tenantId, tier, charge); // no second timeout per request
-        if (budget.spent()) return fallback(SPENT, tenantId, tier, charge);
-        return budget.within(charge.on(store, tenantId), storeTimeout, state)
-                .map(d -> outcome(store, tenantId, charge, d))
+        return acquire(
+                QuotaScope.plain(tenantId, tier.windowsFor(model), SpendLimit.of(spend, periods.millis())),
+                tier,
+                tokens,
+                costMicros,
+                budget);
+    }
+
+    /**
+     * Every level of a request's {@code scope} (tenant, key, organisation) checked and charged in the
+     * one atomic step: all or none; the reservation settles and refunds every level.
+     */
+    public Mono<Outcome> acquire(QuotaScope scope, Tier tier, long tokens, long costMicros, DecisionBudget budget) {
+        Charge charge = new Charge(scope, tokens, costMicros);
+        if (!state.up()) return fallback(DOWN, tier, charge); // no second timeout per request
+        if (budget.spent()) return fallback(SPENT, tier, charge);
+        return budget.within(charge.on(store), storeTimeout, state)
+                .map(d -> outcome(store, charge, d))
                 .onErrorResume(e -> {
                     // A call the request's budget cut short says nothing about Redis: only this request falls back.
                     if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fallback(e, tenantId, tier, charge);
+                    return fallback(e, tier, charge);
                 });
     }
 
-    /** What one admission charges: the windows and budget periods, the tokens and the cost. */
-    private record Charge(List<WindowLimit> windows, List<SpendLimit> spends, long tokens, long costMicros) {
-        Mono<QuotaDecision> on(QuotaStore where, String tenantId) {
-            return where.acquire(tenantId, windows, spends, tokens, 1, costMicros);
+    /** The scope of a request: its tenant, organisation (null: none) and key's levels, spend periods now on the quota's clock. */
+    public QuotaScope scope(Tenant tenant, Organisation organisation, TenantKey key, Tier tier, String model) {
+        return QuotaScope.of(tenant, organisation, key, tier, model, periods.millis());
+    }
+
+    /** The periods' clock's time now (what {@link #scope} builds the spend periods for). */
+    public long periodsNowMs() {
+        return periods.millis();
+    }
+
+    /** What one admission charges: the scope's windows and budget periods, the tokens and the cost. */
+    private record Charge(QuotaScope scope, long tokens, long costMicros) {
+        Mono<QuotaDecision> on(QuotaStore where) {
+            return where.acquire(scope.owner(), scope.windows(), scope.spends(), tokens, 1, costMicros);
         }
     }
 
@@ -214,6 +240,61 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windows()), storeTimeout);
     }
 
+    /**
+     * A tenant's tier windows where they live (under its organisation when it is in one), charging
+     * nothing, named as the tier names them: what the abuse sampler measures.
+     */
+    public Mono<List<WindowUsage>> peekTenant(Tenant tenant, Tier tier) {
+        QuotaScope scope = QuotaScope.tenantWindows(tenant, tier);
+        return Deadline.within(store.peek(scope.owner(), scope.windows()), storeTimeout)
+                .map(usage -> usage.stream()
+                        .map(u -> new WindowUsage(
+                                QuotaScope.baseName(u.name()),
+                                u.seconds(),
+                                u.limitTokens(),
+                                u.limitRequests(),
+                                u.usedTokens(),
+                                u.usedRequests(),
+                                u.resetMs()))
+                        .toList());
+    }
+
+    /**
+     * A tenant's own windows for {@code model} and its spend budgets now, where they live, charging
+     * nothing, named as the tier names them: what the tenant's usage and spend views show.
+     */
+    public Mono<QuotaDecision> peekTenantLevel(Tenant tenant, Tier tier, String model) {
+        return peek(QuotaScope.tenantLevel(tenant, tier, model, periods.millis()))
+                .map(d -> new QuotaDecision(
+                        d.admitted(),
+                        d.nowMs(),
+                        d.retryAfterMs(),
+                        d.blocking() == null ? null : QuotaScope.baseName(d.blocking()),
+                        d.windows().stream()
+                                .map(u -> new WindowUsage(
+                                        QuotaScope.baseName(u.name()),
+                                        u.seconds(),
+                                        u.limitTokens(),
+                                        u.limitRequests(),
+                                        u.usedTokens(),
+                                        u.usedRequests(),
+                                        u.resetMs()))
+                                .toList(),
+                        d.spends().stream()
+                                .map(s -> new SpendUsage(
+                                        QuotaScope.baseName(s.name()),
+                                        s.period(),
+                                        s.limitMicros(),
+                                        s.usedMicros(),
+                                        s.resetMs()))
+                                .toList()));
+    }
+
+    /** Every window and spend period of {@code scope}, charging nothing. */
+    public Mono<QuotaDecision> peek(QuotaScope scope) {
+        return Deadline.within(store.peek(scope.owner(), scope.windows(), scope.spends()), storeTimeout);
+    }
+
     /** The windows of {@code model} and the tier's spend budgets for their periods now, charging nothing. */
     public Mono<QuotaDecision> peekAll(String tenantId, Tier tier, String model) {
         return peekAll(tenantId, tier, tier.spend(), model);
@@ -230,10 +311,11 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windowsFor(model)), storeTimeout);
     }
 
-    private Outcome outcome(QuotaStore where, String tenantId, Charge c, QuotaDecision d) {
+    private Outcome outcome(QuotaStore where, Charge c, QuotaDecision d) {
+        QuotaScope s = c.scope();
         return d.admitted()
                 ? new Outcome(
-                        new QuotaReservation(where, tenantId, c.windows(), c.spends(), d, c.tokens(), c.costMicros()),
+                        new QuotaReservation(where, s.owner(), s.windows(), s.spends(), d, c.tokens(), c.costMicros()),
                         d,
                         false)
                 : new Outcome(null, d, false);
@@ -256,7 +338,7 @@ public final class QuotaLimiter {
                 "sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
     }
 
-    private Mono<Outcome> fallback(Throwable error, String tenantId, Tier tier, Charge charge) {
+    private Mono<Outcome> fallback(Throwable error, Tier tier, Charge charge) {
         boolean open = failsOpen(tier);
         fallbackCounter(tier).increment();
         long now = clock.millis();
@@ -269,8 +351,10 @@ public final class QuotaLimiter {
                     open ? "open" : "closed");
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
-        QuotaStore local = localFallback.serve(tenantId, charge.windows());
-        return charge.on(local, tenantId).map(d -> outcome(local, tenantId, charge, d));
+        // Keyed by the owner: a member's local windows are its organisation's, every level of them.
+        QuotaStore local =
+                localFallback.serve(charge.scope().owner(), charge.scope().windows());
+        return charge.on(local).map(d -> outcome(local, charge, d));
     }
 
     private Counter counter(String name, String... tags) {

@@ -10,6 +10,7 @@ import dev.sluice.gateway.api.StageCounter;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.estimate.RequestEstimate;
+import dev.sluice.gateway.tenant.Organisation;
 import dev.sluice.gateway.tenant.Tenant;
 import java.util.Map;
 import java.util.Optional;
@@ -80,20 +81,20 @@ public final class QuotaRefusals {
             return SpendRefusals.exceeded(exchange, SluiceAttributes.tenant(exchange), tier, budget, ms);
         WindowUsage blocking = blocking(d);
         audit(exchange, blocking, estimate.totalTokens());
-        String message = TierModels.modelOf(blocking.name()) != null && blocking.limitRequests() == Long.MAX_VALUE
+        String message = blocking.limitRequests() == Long.MAX_VALUE
                 ? String.format(
-                        "Rate limit reached for tier '%s' on %s: limit %d tokens, used %d tokens, "
+                        "Rate limit reached for %s on %s: limit %d tokens, used %d tokens, "
                                 + "this request needs %d tokens. Please try again in %s.",
-                        tier.name(),
+                        whose(exchange, blocking.name()),
                         described(blocking.name()),
                         blocking.limitTokens(),
                         blocking.usedTokens(),
                         estimate.totalTokens(),
                         OpenAiDuration.format(ms))
                 : String.format(
-                        "Rate limit reached for tier '%s' on %s: limit %d tokens and %d requests, "
+                        "Rate limit reached for %s on %s: limit %d tokens and %d requests, "
                                 + "used %d tokens and %d requests, this request needs %d tokens. Please try again in %s.",
-                        tier.name(),
+                        whose(exchange, blocking.name()),
                         described(blocking.name()),
                         blocking.limitTokens(),
                         blocking.limitRequests(),
@@ -108,6 +109,8 @@ public final class QuotaRefusals {
     private void audit(ServerWebExchange exchange, WindowUsage blocking, long needed) {
         long room = Math.max(0, blocking.limitTokens() - blocking.usedTokens());
         if (needed <= room) return; // refused for its request count, not its tokens
+        // Judged against the tenant's own calls: a key's or an organisation's window is not (QuotaScope).
+        if (QuotaScope.levelOf(blocking.name()).kind() != QuotaScope.Kind.TENANT) return;
         accuracy.refused(
                 SluiceAttributes.tenant(exchange).id(),
                 SluiceAttributes.tier(exchange).name(),
@@ -119,24 +122,44 @@ public final class QuotaRefusals {
             ServerWebExchange exchange, Tier tier, RequestEstimate estimate, QuotaDecision d) {
         WindowUsage w = blocking(d);
         String message = String.format(
-                "This request needs %d tokens (prompt %d + up to %d output) but tier '%s' admits at most "
+                "This request needs %d tokens (prompt %d + up to %d output) but %s admits at most "
                         + "%d tokens per %s, so it can never be served. Lower max_tokens or shorten the input.",
                 estimate.totalTokens(),
                 estimate.promptTokens(),
                 estimate.maxOutputTokens(),
-                tier.name(),
+                whose(exchange, w.name()),
                 w.limitTokens(),
                 described(w.name()));
         return OpenAiErrors.tooManyTokens(
                 exchange, message, Map.of("limit_tokens", w.limitTokens(), "requested_tokens", estimate.totalTokens()));
     }
 
-    /** A window as the tenant reads it: "the minute window", or "its window for model 'gpt-4o' (model-limits, 60 s)". */
+    /**
+     * Which level a window or budget belongs to, as the caller reads it: "tier 'free'", "key
+     * key_0123456789ab" or "organisation 'acme'" ({@link QuotaScope}'s names).
+     */
+    static String whose(ServerWebExchange exchange, String name) {
+        QuotaScope.Level level = QuotaScope.levelOf(name);
+        return switch (level.kind()) {
+            case TENANT -> "tier '" + SluiceAttributes.tier(exchange).name() + "'";
+            case KEY -> "key " + level.id();
+            case ORGANISATION -> {
+                Organisation o = SluiceAttributes.ORGANISATION.get(exchange);
+                yield "organisation '" + (o == null ? "?" : o.id()) + "'";
+            }
+        };
+    }
+
+    /**
+     * A window as the tenant reads it: "the minute window", "its window for model 'gpt-4o'
+     * (model-limits, 60 s)", "its tokens-per-minute cap" (a key's own).
+     */
     static String described(String window) {
-        String model = TierModels.modelOf(window);
-        return model == null
-                ? "the " + window + " window"
-                : "its window for model '" + model + "' (model-limits, 60 s)";
+        QuotaScope.Level level = QuotaScope.levelOf(window);
+        if (level.kind() == QuotaScope.Kind.KEY) return "its own tokens-per-minute cap";
+        String base = level.base();
+        String model = level.kind() == QuotaScope.Kind.TENANT ? TierModels.modelOf(base) : null;
+        return model == null ? "the " + base + " window" : "its window for model '" + model + "' (model-limits, 60 s)";
     }
 
     private static WindowUsage blocking(QuotaDecision d) {

@@ -18,7 +18,9 @@ public final class QuotaReservation {
     public static final RequestAttribute<QuotaReservation> ATTRIBUTE = new RequestAttribute<>("sluice.reservation");
 
     private final QuotaStore store;
-    private final String tenantId;
+    /** Whose windows were charged: the tenant, or its organisation ({@link QuotaScope#owner}). */
+    private final String owner;
+
     private final List<WindowLimit> windows;
     private final QuotaDecision decision;
     private final long estimatedTokens;
@@ -27,25 +29,21 @@ public final class QuotaReservation {
     private final AtomicBoolean settled = new AtomicBoolean();
 
     QuotaReservation(
-            QuotaStore store,
-            String tenantId,
-            List<WindowLimit> windows,
-            QuotaDecision decision,
-            long estimatedTokens) {
-        this(store, tenantId, windows, List.of(), decision, estimatedTokens, 0);
+            QuotaStore store, String owner, List<WindowLimit> windows, QuotaDecision decision, long estimatedTokens) {
+        this(store, owner, windows, List.of(), decision, estimatedTokens, 0);
     }
 
     /** @param spends the budget periods {@code estimatedCostMicros} was charged in, settled in those same periods */
     QuotaReservation(
             QuotaStore store,
-            String tenantId,
+            String owner,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             QuotaDecision decision,
             long estimatedTokens,
             long estimatedCostMicros) {
         this.store = store;
-        this.tenantId = tenantId;
+        this.owner = owner;
         this.windows = windows;
         this.spends = List.copyOf(spends);
         this.decision = decision;
@@ -87,7 +85,7 @@ public final class QuotaReservation {
     public Mono<Void> settle(long actualTokens, long actualCostMicros) {
         if (!settled.compareAndSet(false, true)) return Mono.empty();
         return store.adjust(
-                tenantId,
+                owner,
                 windows,
                 spends,
                 decision.nowMs(),
@@ -100,7 +98,7 @@ public final class QuotaReservation {
     public Mono<Void> refundAll() {
         if (!settled.compareAndSet(false, true)) return Mono.empty();
         return store.adjust(
-                tenantId,
+                owner,
                 windows,
                 spends,
                 decision.nowMs(),

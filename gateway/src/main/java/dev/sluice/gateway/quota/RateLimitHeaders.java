@@ -2,8 +2,9 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.OpenAiDuration;
 import dev.sluice.gateway.config.Money;
-import dev.sluice.gateway.config.TierModels;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.http.HttpHeaders;
 
 /**
@@ -19,8 +20,9 @@ import org.springframework.http.HttpHeaders;
  *       allows new ones and no registered unit says "model tokens". A tier's per-model window of the
  *       request's model is a policy like the others ({@code "model:gpt-4o-tokens"}).</li>
  * </ul>
- * A tier's spend budgets are told apart, in USD ({@code X-Sluice-Budget-Remaining-USD-Day}), since
- * neither vocabulary has a unit for money.
+ * A key's own window is named {@code key-minute}, an organisation's {@code organisation-<window>}.
+ * A tier's spend budgets are told apart, in USD ({@code X-Sluice-Budget-Remaining-USD-Day}: the least left at
+ * any level, tenant, key or organisation), since neither vocabulary has a unit for money.
  */
 public final class RateLimitHeaders {
     private RateLimitHeaders() {}
@@ -28,8 +30,10 @@ public final class RateLimitHeaders {
     /** The windows' headers, and each spend budget's remaining USD for its period ({@link #SPEND_REMAINING}). */
     public static void apply(HttpHeaders headers, QuotaDecision decision) {
         apply(headers, decision.windows());
-        for (SpendUsage s : decision.spends())
-            headers.set(SPEND_REMAINING + capitalised(s.period()), Money.plain(s.remainingMicros()));
+        // Several levels (tenant, key, organisation) may budget one period: the caller can spend the least of them.
+        Map<String, Long> least = new LinkedHashMap<>();
+        for (SpendUsage s : decision.spends()) least.merge(s.period(), s.remainingMicros(), Math::min);
+        least.forEach((period, micros) -> headers.set(SPEND_REMAINING + capitalised(period), Money.plain(micros)));
     }
 
     /**
@@ -59,18 +63,18 @@ public final class RateLimitHeaders {
             append(
                     policy,
                     state,
-                    w.name() + "-tokens",
+                    QuotaScope.publicName(w.name()) + "-tokens",
                     w.limitTokens(),
                     w.seconds(),
                     "tokens",
                     w.remainingTokens(),
                     w.resetMs());
-            // A model's window that caps only tokens has no request policy to tell.
-            if (TierModels.modelOf(w.name()) != null && w.limitRequests() == Long.MAX_VALUE) continue;
+            // A window that caps only tokens (a model's, a key's) has no request policy to tell.
+            if (w.limitRequests() == Long.MAX_VALUE) continue;
             append(
                     policy,
                     state,
-                    w.name() + "-requests",
+                    QuotaScope.publicName(w.name()) + "-requests",
                     w.limitRequests(),
                     w.seconds(),
                     "requests",

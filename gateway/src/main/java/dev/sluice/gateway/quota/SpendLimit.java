@@ -35,8 +35,8 @@ public record SpendLimit(String name, String period, long capMicros, long endMs)
         return List.copyOf(out);
     }
 
-    /** Whether a quota answer's blocking name is a spend budget's. */
+    /** Whether a quota answer's blocking name is a spend budget's, at any level ({@link QuotaScope}). */
     public static boolean isSpend(String name) {
-        return name != null && name.startsWith(PREFIX);
+        return name != null && QuotaScope.baseName(name).startsWith(PREFIX);
     }
 }

@@ -19,20 +19,30 @@ import reactor.core.publisher.Mono;
 final class SpendRefusals {
     private SpendRefusals() {}
 
-    /** "the tier's daily spend budget of $1.00", or "the tenant's ..." where its own budget for the period applies. */
+    /**
+     * "the tier's daily spend budget of $1.00", or "the tenant's ..." where its own budget for the
+     * period applies, "the key's own ..." or "the organisation's ..." at those levels.
+     */
     static String described(Tenant tenant, SpendUsage budget) {
         boolean day = budget.period().equals("day");
-        SpendBudget own = tenant.spend();
-        boolean isOwn = own != null && (day ? own.dayMicros() > 0 : own.monthMicros() > 0);
-        return "the " + (isOwn ? "tenant" : "tier") + "'s " + (day ? "daily" : "monthly") + " spend budget of "
+        String whose = switch (QuotaScope.levelOf(budget.name()).kind()) {
+            case KEY -> "key's own";
+            case ORGANISATION -> "organisation's";
+            case TENANT -> {
+                SpendBudget own = tenant.spend();
+                boolean isOwn = own != null && (day ? own.dayMicros() > 0 : own.monthMicros() > 0);
+                yield isOwn ? "tenant's" : "tier's";
+            }
+        };
+        return "the " + whose + " " + (day ? "daily" : "monthly") + " spend budget of "
                 + Money.usd(budget.limitMicros());
     }
 
     static Mono<Void> exceeded(ServerWebExchange exchange, Tenant tenant, Tier tier, SpendUsage budget, long retryMs) {
         String message = String.format(
-                "Spend budget reached for tier '%s': %s has %s left (used %s), less than this request may cost. "
+                "Spend budget reached for %s: %s has %s left (used %s), less than this request may cost. "
                         + "It starts again when the %s turns, in %s.",
-                tier.name(),
+                QuotaRefusals.whose(exchange, budget.name()),
                 described(tenant, budget),
                 Money.usd(budget.remainingMicros()),
                 Money.usd(budget.usedMicros()),
@@ -44,9 +54,9 @@ final class SpendRefusals {
 
     static Mono<Void> neverFits(ServerWebExchange exchange, Tenant tenant, Tier tier, SpendUsage budget) {
         String message = String.format(
-                "This request may cost more than %s of tier '%s' (priced at the dearest provider of its model, for "
+                "This request may cost more than %s of %s (priced at the dearest provider of its model, for "
                         + "its prompt and max_tokens), so it can never be served. Lower max_tokens or shorten the input.",
-                described(tenant, budget), tier.name());
+                described(tenant, budget), QuotaRefusals.whose(exchange, budget.name()));
         return OpenAiErrors.write(
                 exchange,
                 HttpStatus.BAD_REQUEST,

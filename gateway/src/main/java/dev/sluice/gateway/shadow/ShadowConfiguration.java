@@ -40,6 +40,6 @@ public class ShadowConfiguration {
             ObjectProvider<ShadowTiers> tiers, QuotaLimiter limiter, ShadowRecorder recorder, StoreState state) {
         ShadowEvaluator evaluator = new ShadowEvaluator(
                 limiter.apart(), new DegradationLadder(new SplittableRandom()), Schedulers.parallel());
-        return new ShadowFilter(tiers.getIfAvailable(() -> ShadowTiers.NONE), evaluator, recorder, state);
+        return new ShadowFilter(() -> tiers.getIfAvailable(() -> ShadowTiers.NONE), evaluator, recorder, state);
     }
 }

@@ -11,6 +11,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.usage.SettleListener;
+import java.util.function.Supplier;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
@@ -26,13 +27,17 @@ import reactor.core.publisher.Mono;
  * model access, too large) are not evaluated, nor are any while the store is down.
  */
 public final class ShadowFilter implements GlobalFilter, Ordered {
-    private final ShadowTiers tiers;
+    /** Looked up at the first request, not at construction: the drafts' bean needs the tiers reloader, which needs this filter's chain. */
+    private final Supplier<ShadowTiers> lookup;
+
+    private volatile ShadowTiers tiers;
     private final ShadowEvaluator evaluator;
     private final ShadowRecorder recorder;
     private final StoreState state;
 
-    public ShadowFilter(ShadowTiers tiers, ShadowEvaluator evaluator, ShadowRecorder recorder, StoreState state) {
-        this.tiers = tiers;
+    public ShadowFilter(
+            Supplier<ShadowTiers> tiers, ShadowEvaluator evaluator, ShadowRecorder recorder, StoreState state) {
+        this.lookup = tiers;
         this.evaluator = evaluator;
         this.recorder = recorder;
         this.state = state;
@@ -40,7 +45,9 @@ public final class ShadowFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        ShadowTiers.InShadow now = tiers.inShadow();
+        ShadowTiers t = tiers;
+        if (t == null) tiers = t = lookup.get();
+        ShadowTiers.InShadow now = t.inShadow();
         SluiceConfig draft = now.draft();
         if (draft == null || !state.up() || QuotaLimiter.Outcome.ATTRIBUTE.get(exchange) == null)
             return chain.filter(exchange);

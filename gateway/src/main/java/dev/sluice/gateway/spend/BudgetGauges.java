@@ -68,7 +68,7 @@ public final class BudgetGauges {
                         t -> {
                             Tier tier = c.tier(t.tierName()).orElse(null);
                             if (tier == null || !t.spendUnder(tier).capped()) return Mono.empty();
-                            return limiter.peekAll(t.id(), tier, t.spendUnder(tier), null)
+                            return limiter.peekTenantLevel(t, tier, null)
                                     .doOnNext(d -> {
                                         synchronized (counts) {
                                             counts.add(tier.name(), d.spends());

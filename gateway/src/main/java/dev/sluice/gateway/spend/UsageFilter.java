@@ -68,7 +68,7 @@ public final class UsageFilter implements GlobalFilter, Ordered {
         LocalDate today = LedgerRange.dayOf(now);
         LedgerRange month = LedgerRange.month(YearMonth.from(today));
         LedgerRange day = new LedgerRange(today, today);
-        Mono<QuotaDecision> peek = limiter.peekAll(tenant.id(), tier, tenant.spendUnder(tier), null);
+        Mono<QuotaDecision> peek = limiter.peekTenantLevel(tenant, tier, null);
         Mono<List<LedgerDay>> rows =
                 ledger.days(tenant.id(), month.from(), today).collectList();
         return Mono.zip(peek, rows)

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.tenant;
 
+import dev.sluice.gateway.store.DecisionBudget;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,24 @@ public final class InMemoryTenantStore implements TenantStore {
         return Mono.fromSupplier(() -> {
             String id = tenantByKeyHash.get(keySha256);
             return id == null ? null : tenants.get(id);
+        });
+    }
+
+    @Override
+    public Mono<Caller> findCaller(String keySha256, DecisionBudget budget) {
+        return Mono.fromSupplier(() -> {
+            String id = tenantByKeyHash.get(keySha256);
+            Tenant t = id == null ? null : tenants.get(id);
+            if (t == null) return null;
+            return new Caller(t, keysByTenant.getOrDefault(id, Map.of()).get(TenantKey.idOf(keySha256)));
+        });
+    }
+
+    @Override
+    public Mono<Boolean> updateKey(String tenantId, TenantKey key) {
+        return Mono.fromSupplier(() -> {
+            Map<String, TenantKey> keys = keysByTenant.get(tenantId);
+            return keys != null && keys.computeIfPresent(key.id(), (id, old) -> key) != null;
         });
     }
 

@@ -6,12 +6,23 @@ import java.util.Objects;
 
 /**
  * A customer of the gateway: its tier by name (resolved against the config in force), its status,
- * and its own spend budgets where an operator set them (null: the tier's).
+ * its own spend budgets where an operator set them (null: the tier's), and the organisation it
+ * belongs to (null: none), whose windows and budgets it shares with the organisation's other tenants.
  */
-public record Tenant(String id, String tierName, boolean suspended, SpendBudget spend) {
+public record Tenant(String id, String tierName, boolean suspended, SpendBudget spend, String organisation) {
     public Tenant {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tierName, "tierName");
+    }
+
+    /** A tenant in no organisation. */
+    public Tenant(String id, String tierName, boolean suspended, SpendBudget spend) {
+        this(id, tierName, suspended, spend, null);
+    }
+
+    /** The same tenant in {@code organisationId} (null: in none). */
+    public Tenant inOrganisation(String organisationId) {
+        return new Tenant(id, tierName, suspended, spend, organisationId);
     }
 
     /** A tenant on its tier's spend budgets. */

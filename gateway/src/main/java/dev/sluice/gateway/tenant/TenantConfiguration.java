@@ -8,6 +8,7 @@ import dev.sluice.gateway.config.StoreProperties;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.tenant.redis.RedisOrganisationStore;
 import dev.sluice.gateway.tenant.redis.RedisTenantStore;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -61,6 +62,20 @@ public class TenantConfiguration {
                 log.warn("Demo tenants not seeded at start ({}); they will be when Redis answers", e.toString());
             }
         }
+        return store;
+    }
+
+    @Bean
+    OrganisationStore organisationStore(
+            StoreMode mode,
+            ObjectProvider<ReactiveStringRedisTemplate> redis,
+            ObjectProvider<RedisWatch> watch,
+            StoreState state,
+            StoreProperties settings) {
+        if (mode != StoreMode.REDIS) return new InMemoryOrganisationStore();
+        RedisOrganisationStore store =
+                new RedisOrganisationStore(redis.getObject(), System::nanoTime, state, settings.timeout());
+        watch.getObject().addRefresher("known organisations", store::refreshKnown);
         return store;
     }
 

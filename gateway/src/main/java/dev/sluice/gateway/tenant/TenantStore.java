@@ -24,6 +24,19 @@ public interface TenantStore {
         return findByKeyHash(keySha256);
     }
 
+    /**
+     * The tenant and the key's own record (its caps and expiry), for a request; empty when no
+     * tenant owns the key. Same budget and same remembering as {@link #findByKeyHash(String, DecisionBudget)}.
+     */
+    default Mono<Caller> findCaller(String keySha256, DecisionBudget budget) {
+        return findByKeyHash(keySha256, budget)
+                .flatMap(t -> keys(t.id())
+                        .filter(k -> k.sha256().equals(keySha256))
+                        .next()
+                        .map(k -> new Caller(t, k))
+                        .defaultIfEmpty(new Caller(t, null)));
+    }
+
     Mono<Tenant> findById(String id);
 
     Flux<Tenant> findAll();
@@ -41,6 +54,12 @@ public interface TenantStore {
     default Mono<Void> addKey(String tenantId, String keySha256) {
         return addKey(tenantId, TenantKey.forHash(keySha256, Instant.now()));
     }
+
+    /**
+     * Replaces the caps and expiry of the tenant's key {@code key.id()} with {@code key}'s; false
+     * (nothing written) if the tenant has no such key. Effective as a revocation is.
+     */
+    Mono<Boolean> updateKey(String tenantId, TenantKey key);
 
     /** The tenant's keys, oldest first. */
     Flux<TenantKey> keys(String tenantId);

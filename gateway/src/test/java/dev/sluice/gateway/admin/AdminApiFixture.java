@@ -10,6 +10,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.spend.memory.InMemorySpendLedger;
 import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.tenant.InMemoryOrganisationStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
 import dev.sluice.gateway.tiers.TierReloader;
@@ -45,10 +46,18 @@ final class AdminApiFixture {
     final ConfigRegistry config;
     final InMemoryTenantStore tenants = new InMemoryTenantStore();
     final InMemoryFlagStore flags = new InMemoryFlagStore();
+    final InMemoryOrganisationStore organisations = new InMemoryOrganisationStore();
+    final InMemoryQuotaStore quotaStore = new InMemoryQuotaStore(clock);
+    final QuotaLimiter quota = new QuotaLimiter(
+            quotaStore,
+            null,
+            Duration.ofSeconds(5),
+            new SimpleMeterRegistry(),
+            StoreState.alwaysUp(),
+            null,
+            clock,
+            clock);
     final AuditLog audit = new AuditLog(clock);
-    final InMemoryQuotaStore quota = new InMemoryQuotaStore(clock);
-    final QuotaLimiter limiter =
-            new QuotaLimiter(quota, null, Duration.ofSeconds(1), meters, StoreState.alwaysUp(), null, clock);
     final InMemorySpendLedger ledger = new InMemorySpendLedger(clock);
     final OverviewHandler overview;
     final WebTestClient client;
@@ -69,11 +78,12 @@ final class AdminApiFixture {
                                 new InMemoryUsageHistory(),
                                 flags,
                                 new QuotaClock(clock),
+                                organisations,
+                                quota,
                                 overview,
                                 new DefaultListableBeanFactory().getBeanProvider(AdminApiExtension.class),
                                 audit,
                                 AdminWritesFixture.validator(config),
-                                limiter,
                                 ledger))
                 .build();
     }

@@ -16,6 +16,7 @@ import dev.sluice.gateway.shadow.ShadowLedger;
 import dev.sluice.gateway.shadow.ShadowMinute;
 import dev.sluice.gateway.spend.memory.InMemorySpendLedger;
 import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.tenant.InMemoryOrganisationStore;
 import dev.sluice.gateway.tenant.InMemoryTenantStore;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tiers.InMemoryTierDocumentStore;
@@ -92,10 +93,7 @@ class DraftsRequestsTest {
                                 history,
                                 new dev.sluice.gateway.abuse.memory.InMemoryFlagStore(),
                                 new QuotaClock(clock),
-                                new OverviewHandler(new SimpleMeterRegistry(), config, clock, Duration.ofMinutes(1)),
-                                beans.getBeanProvider(AdminApiExtension.class),
-                                audit,
-                                AdminWritesFixture.validator(config),
+                                new InMemoryOrganisationStore(),
                                 new QuotaLimiter(
                                         new InMemoryQuotaStore(clock),
                                         null,
@@ -104,6 +102,10 @@ class DraftsRequestsTest {
                                         StoreState.alwaysUp(),
                                         null,
                                         clock),
+                                new OverviewHandler(new SimpleMeterRegistry(), config, clock, Duration.ofMinutes(1)),
+                                beans.getBeanProvider(AdminApiExtension.class),
+                                audit,
+                                AdminWritesFixture.validator(config),
                                 new InMemorySpendLedger(clock)))
                 .build();
     }

@@ -92,13 +92,17 @@ class TenantsRequestsTest {
 
     @Test
     void aChangeNamesWhatIsWrong() {
-        patch("{}", 422, "The change is not valid.", "(body): nothing to change: give tier, suspended and/or spend");
+        patch(
+                "{}",
+                422,
+                "The change is not valid.",
+                "(body): nothing to change: give tier, suspended, spend and/or organisation");
         patch(
                 "{\"id\":\"x\",\"tier\":\"gold\",\"suspended\":\"no\"}",
                 422,
                 "The change is not valid.",
-                "id: unknown field (expected one of [spend, suspended, tier]) |" + " tier: unknown tier 'gold' " + KNOWN
-                        + " | suspended: must be true or false");
+                "id: unknown field (expected one of [organisation, spend, suspended, tier]) |"
+                        + " tier: unknown tier 'gold' " + KNOWN + " | suspended: must be true or false");
         patch("{\"tier\":\" \"}", 422, "The change is not valid.", "tier: must be a non-empty string");
     }
 
@@ -204,12 +208,12 @@ class TenantsRequestsTest {
                 "{\"colour\":\"red\"}",
                 422,
                 "The change is not valid.",
-                "colour: unknown field (expected one of [spend, suspended, tier])");
+                "colour: unknown field (expected one of [organisation, spend, suspended, tier])");
         patch(
                 "{\"tier\":null,\"suspended\":null}",
                 422,
                 "The change is not valid.",
-                "(body): nothing to change: give tier, suspended and/or spend");
+                "(body): nothing to change: give tier, suspended, spend and/or organisation");
     }
 
     @Test

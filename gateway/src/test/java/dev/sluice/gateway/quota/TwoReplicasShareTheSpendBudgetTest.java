@@ -9,6 +9,7 @@ import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.tenant.TenantStore;
+import dev.sluice.gateway.testsupport.Burst;
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestTenants;
@@ -18,18 +19,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.http.MediaType;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
-import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.publisher.Flux;
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 /**
  * Two gateway replicas on one Redis, 50 requests at once from one tenant at the edge of its
@@ -92,29 +85,7 @@ class TwoReplicasShareTheSpendBudgetTest {
         long cost = Money.cost(estimate.promptTokens(), estimate.maxOutputTokens(), 3_000_000, 3_000_000);
         long budget = 10_000;
 
-        ConnectionProvider pool = ConnectionProvider.builder("spend-twins")
-                .maxConnections(100)
-                .pendingAcquireMaxCount(-1)
-                .build();
-        WebClient http = WebClient.builder()
-                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(pool)))
-                .build();
-        List<Integer> statuses = Flux.range(0, 50)
-                .flatMap(
-                        i -> http.post()
-                                .uri("http://127.0.0.1:" + (i % 2 == 0 ? a : b).port() + "/v1/chat/completions")
-                                .header("Authorization", "Bearer " + tenant.key())
-                                .contentType(MediaType.APPLICATION_JSON)
-                                .bodyValue(body)
-                                .exchangeToMono(r -> r.releaseBody()
-                                        .thenReturn(r.statusCode().value())),
-                        50)
-                .collectList()
-                .block(Duration.ofSeconds(60));
-        pool.dispose();
-
-        Map<Integer, Long> byStatus =
-                statuses.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        Map<Integer, Long> byStatus = Burst.statuses(List.of(a, b), 50, i -> tenant.key(), body);
         long admitted = byStatus.getOrDefault(200, 0L);
         assertThat(admitted * cost).as("reserved, %s", byStatus).isLessThanOrEqualTo(budget);
         assertThat(admitted).as("all that fits is admitted, %s", byStatus).isEqualTo(budget / cost);

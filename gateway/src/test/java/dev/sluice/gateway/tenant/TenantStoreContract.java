@@ -144,4 +144,44 @@ abstract class TenantStoreContract {
                         .block())
                 .hasMessageContaining("no tenant");
     }
+
+    @Test
+    void aTenantsOrganisationIsKeptAndLeft() {
+        store.save(new Tenant(id, "free", false, null, "acme")).block();
+        assertThat(store.findById(id).block().organisation()).isEqualTo("acme");
+        store.save(store.findById(id).block().inOrganisation(null)).block();
+        assertThat(store.findById(id).block()).isEqualTo(new Tenant(id, "free", false));
+    }
+
+    @Test
+    void aKeysOwnCapsAndExpiryAreKeptReadWithItsTenantAndChanged() {
+        store.create(new Tenant(id, "free", false, null, "acme")).block();
+        String secret = ApiKeys.generate();
+        Instant expiry = Instant.parse("2027-01-31T00:00:00Z");
+        TenantKey key = TenantKey.forSecret(secret, Instant.parse("2026-01-01T00:00:00Z"))
+                .with(2_000, 250_000, expiry);
+        store.addKey(id, key).block();
+        assertThat(store.keys(id).collectList().block()).containsExactly(key);
+        Caller caller = store.findCaller(key.sha256(), dev.sluice.gateway.store.DecisionBudget.UNLIMITED)
+                .block();
+        assertThat(caller.tenant().organisation()).isEqualTo("acme");
+        assertThat(caller.key()).isEqualTo(key);
+
+        TenantKey changed = key.with(0, 500_000, null);
+        assertThat(store.updateKey(id, changed).block()).isTrue();
+        assertThat(store.keys(id).collectList().block()).containsExactly(changed);
+        assertThat(store.findCaller(key.sha256(), dev.sluice.gateway.store.DecisionBudget.UNLIMITED)
+                        .block()
+                        .key())
+                .as("a change applies at once where it was made")
+                .isEqualTo(changed);
+        assertThat(store.updateKey("o-" + id, changed).block())
+                .as("another tenant's")
+                .isFalse();
+        assertThat(store.revokeKey(id, key.id()).block()).isTrue();
+        assertThat(store.updateKey(id, changed).block())
+                .as("a revoked key is not brought back")
+                .isFalse();
+        assertThat(store.keys(id).collectList().block()).isEmpty();
+    }
 }

@@ -233,9 +233,63 @@ class AdminApiContractTest {
         call("GET", "/tenants/{id}/keys", null, null, Map.of(), id);
         call("GET", "/tenants/{id}/keys", null, null, Map.of(), "nobody-" + id);
         String keyId = (String) map(issued).get("id");
+        call(
+                "POST",
+                "/tenants/{id}/keys",
+                "application/json",
+                json(Map.of("tokensPerMinute", 2000, "usdPerDay", 0.25, "expiresAt", "2099-01-31T00:00:00Z")),
+                Map.of(),
+                id);
+        call("POST", "/tenants/{id}/keys", "application/json", json(Map.of("tokensPerMinute", -1)), Map.of(), id);
+        call("POST", "/tenants/{id}/keys", "text/plain", "x", Map.of(), id); // 415
+        call("PATCH", "/tenants/{id}/keys/{keyId}", "application/json", json(Map.of("usdPerDay", 1)), Map.of(), id, keyId);
+        call("PATCH", "/tenants/{id}/keys/{keyId}", "application/json", json(Map.of("usdPerDay", -1)), Map.of(), id, keyId);
+        call(
+                "PATCH",
+                "/tenants/{id}/keys/{keyId}",
+                "application/json",
+                json(Map.of("usdPerDay", 1)),
+                Map.of(),
+                id,
+                "key_000000000000"); // 404
+        organisations(id);
         call("DELETE", "/tenants/{id}/keys/{keyId}", null, null, Map.of(), id, keyId);
         call("DELETE", "/tenants/{id}/keys/{keyId}", null, null, Map.of(), id, keyId); // gone: 404
         return id;
+    }
+
+    void organisations(String tenant) {
+        String org = "contract-org-" + System.nanoTime();
+        call("GET", "/organisations", null, null, Map.of());
+        call("GET", "/organisations", null, null, Map.of(), Auth.NONE);
+        call(
+                "POST",
+                "/organisations",
+                "application/json",
+                json(Map.of(
+                        "id",
+                        org,
+                        "windows",
+                        List.of(Map.of("name", "minute", "seconds", 60, "tokens", 5000)),
+                        "spend",
+                        Map.of("usd-per-day", 1))),
+                Map.of());
+        call("POST", "/organisations", "application/json", json(Map.of("id", org)), Map.of()); // 409
+        call("POST", "/organisations", "application/json", json(Map.of("id", "")), Map.of()); // 422
+        call("POST", "/organisations", "application/json", "{not json", Map.of()); // 400
+        call("POST", "/organisations", "text/plain", "id=x", Map.of()); // 415
+        call("GET", "/organisations/{id}", null, null, Map.of(), org);
+        call("GET", "/organisations/{id}", null, null, Map.of(), "nobody-" + org);
+        call("PATCH", "/organisations/{id}", "application/json", json(Map.of("name", "Contract")), Map.of(), org);
+        call("PATCH", "/organisations/{id}", "application/json", json(Map.of()), Map.of(), org); // 422
+        call("PATCH", "/organisations/{id}", "application/json", json(Map.of("name", "x")), Map.of(), "nobody-" + org);
+        call("GET", "/organisations/{id}/usage", null, null, Map.of(), org);
+        call("GET", "/organisations/{id}/usage", null, null, Map.of(), "nobody-" + org);
+        call("PATCH", "/tenants/{id}", "application/json", json(Map.of("organisation", org)), Map.of(), tenant);
+        call("DELETE", "/organisations/{id}", null, null, Map.of(), org); // 409: a member
+        call("PATCH", "/tenants/{id}", "application/json", "{\"organisation\":null}", Map.of(), tenant);
+        call("DELETE", "/organisations/{id}", null, null, Map.of(), org);
+        call("DELETE", "/organisations/{id}", null, null, Map.of(), org); // gone: 404
     }
 
     /** Minutes at the ceiling, with the signal's measures, so the series and the flag's evidence have every field. */

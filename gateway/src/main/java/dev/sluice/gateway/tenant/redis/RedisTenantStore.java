@@ -4,15 +4,19 @@ import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
+import dev.sluice.gateway.tenant.Caller;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tenant.TenantStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -25,10 +29,13 @@ import reactor.core.publisher.Mono;
 /**
  * Tenants in Redis, shared by every replica. Layout (all under {@code sluice:}):
  * <ul>
- *   <li>{@code sluice:tenant:{id}}: hash {@code tier}, {@code suspended}, and {@code spend} where the
- *       tenant has its own spend budgets ("dayMicros monthMicros zone");</li>
- *   <li>{@code sluice:tenant:{id}:keys}: hash key id → {@code <sha256> <created-at ms> <hint>},
- *       the metadata the admin API lists (same hash tag: same Cluster slot as the tenant);</li>
+ *   <li>{@code sluice:tenant:{id}}: hash {@code tier}, {@code suspended}, {@code spend} where the
+ *       tenant has its own spend budgets ("dayMicros monthMicros zone"), and {@code org} where it
+ *       belongs to an organisation;</li>
+ *   <li>{@code sluice:tenant:{id}:keys}: hash key id → {@code <sha256> <created-at ms> <hint>
+ *       <tokens-per-minute> <usd-per-day micros> <expires-at ms or empty>} (the last three only where
+ *       the key has caps or an expiry), the metadata the admin API lists and authentication reads
+ *       (same hash tag: same Cluster slot as the tenant);</li>
  *   <li>{@code sluice:apikey:<sha256>}: the owning tenant's id: the one lookup authentication does;</li>
  *   <li>{@code sluice:tenants}: set of ids, for listing.</li>
  * </ul>
@@ -57,13 +64,13 @@ public final class RedisTenantStore implements TenantStore {
     /** Past this many keys remembered at once, the expired ones are dropped (and all of them, if that is not enough). */
     static final int MAX_REMEMBERED = 10_000;
 
-    private record Remembered(Tenant tenant, long untilNanos) {}
+    private record Remembered(Caller caller, long untilNanos) {}
 
     private final ReactiveStringRedisTemplate redis;
     private final LongSupplier nanoClock;
     private final Map<String, Remembered> byKeyHash = new ConcurrentHashMap<>();
     /** Every key hash known to resolve, to answer while Redis does not (bounded by the keys that exist). */
-    private final Map<String, Tenant> known = new ConcurrentHashMap<>();
+    private final Map<String, Caller> known = new ConcurrentHashMap<>();
 
     private final StoreState state;
     private final Duration timeout;
@@ -110,13 +117,29 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Tenant> findByKeyHash(String keySha256, DecisionBudget budget) {
+        return findCaller(keySha256, budget).map(Caller::tenant);
+    }
+
+    @Override
+    public Mono<Caller> findCaller(String keySha256, DecisionBudget budget) {
         long now = nanoClock.getAsLong();
         Remembered r = byKeyHash.get(keySha256);
-        if (r != null && now - r.untilNanos() < 0) return Mono.just(r.tenant());
+        if (r != null && now - r.untilNanos() < 0) return Mono.just(r.caller());
         if (!state.up() || budget.spent()) return fromKnown(keySha256);
         long changesBefore = changes.get();
-        return budget.within(redis.opsForValue().get(apiKeyKey(keySha256)).flatMap(this::findById), timeout, state)
-                .doOnNext(t -> remember(keySha256, t, now, changesBefore))
+        // The tenant and the key's record are read together (one round trip after the key's lookup).
+        Mono<Caller> read = redis.opsForValue()
+                .get(apiKeyKey(keySha256))
+                .flatMap(id -> Mono.zip(
+                                findById(id),
+                                redis.<String, String>opsForHash()
+                                        .get(keysKey(id), TenantKey.idOf(keySha256))
+                                        .map(RedisTenantStore::parse)
+                                        .map(Optional::of)
+                                        .defaultIfEmpty(Optional.empty()))
+                        .map(tk -> new Caller(tk.getT1(), tk.getT2().orElse(null))));
+        return budget.within(read, timeout, state)
+                .doOnNext(c -> remember(keySha256, c, now, changesBefore))
                 .switchIfEmpty(Mono.fromRunnable(() -> known.remove(keySha256)))
                 .onErrorResume(e -> {
                     if (DecisionBudget.marksDown(e)) state.failed(e);
@@ -124,16 +147,16 @@ public final class RedisTenantStore implements TenantStore {
                 });
     }
 
-    private Mono<Tenant> fromKnown(String keySha256) {
-        Tenant t = known.get(keySha256);
-        return t != null
-                ? Mono.just(t)
+    private Mono<Caller> fromKnown(String keySha256) {
+        Caller c = known.get(keySha256);
+        return c != null
+                ? Mono.just(c)
                 : Mono.error(new StoreUnavailableException("Redis does not answer and this key was not seen before"));
     }
 
     /** Marks a hash as known without asking Redis: the demo tenants, when Redis is down at start. */
     public void know(String keySha256, Tenant tenant) {
-        known.putIfAbsent(keySha256, tenant);
+        known.putIfAbsent(keySha256, new Caller(tenant, null));
     }
 
     /** Whether this hash would be answered without Redis. */
@@ -153,7 +176,10 @@ public final class RedisTenantStore implements TenantStore {
                 .concatMap(id -> findById(id)
                         .flatMapMany(t -> redis.<String, String>opsForHash()
                                 .values(keysKey(id))
-                                .map(meta -> Map.entry(meta.split(" ", 2)[0], t))))
+                                .map(meta -> {
+                                    TenantKey k = parse(meta);
+                                    return Map.entry(k.sha256(), new Caller(t, k));
+                                })))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .doOnNext(fresh -> {
                     if (changes.get() != changesBefore) return; // a change made here meanwhile: next time
@@ -163,13 +189,13 @@ public final class RedisTenantStore implements TenantStore {
                 .then();
     }
 
-    private void remember(String keySha256, Tenant tenant, long now, long changesBefore) {
+    private void remember(String keySha256, Caller caller, long now, long changesBefore) {
         if (byKeyHash.size() >= MAX_REMEMBERED) {
             byKeyHash.values().removeIf(r -> now - r.untilNanos() >= 0);
             if (byKeyHash.size() >= MAX_REMEMBERED) byKeyHash.clear();
         }
-        byKeyHash.put(keySha256, new Remembered(tenant, now + REMEMBER.toNanos()));
-        known.put(keySha256, tenant); // suspended too: refused with 403 while Redis is out, as before
+        byKeyHash.put(keySha256, new Remembered(caller, now + REMEMBER.toNanos()));
+        known.put(keySha256, caller); // suspended too: refused with 403 while Redis is out, as before
         // A change made here while this lookup ran may not be in what it read: do not keep it.
         if (changes.get() != changesBefore) byKeyHash.remove(keySha256);
     }
@@ -193,7 +219,11 @@ public final class RedisTenantStore implements TenantStore {
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
                 .filter(m -> m.containsKey("tier"))
                 .map(m -> new Tenant(
-                        id, m.get("tier"), Boolean.parseBoolean(m.get("suspended")), spendOf(m.get("spend"))));
+                        id,
+                        m.get("tier"),
+                        Boolean.parseBoolean(m.get("suspended")),
+                        spendOf(m.get("spend")),
+                        m.get("org")));
     }
 
     @Override
@@ -204,13 +234,17 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Void> save(Tenant tenant) {
         // Its known keys follow at once: a suspension applies while Redis is out too.
-        known.replaceAll((hash, t) -> t.id().equals(tenant.id()) ? tenant : t);
+        known.replaceAll((hash, c) -> c.tenant().id().equals(tenant.id()) ? new Caller(tenant, c.key()) : c);
         Map<String, String> fields =
                 new HashMap<>(Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())));
         if (tenant.spend() != null) fields.put("spend", spendField(tenant.spend()));
-        Mono<?> noOverride = tenant.spend() == null
-                ? redis.<String, String>opsForHash().remove(tenantKey(tenant.id()), "spend")
-                : Mono.empty();
+        if (tenant.organisation() != null) fields.put("org", tenant.organisation());
+        List<Object> absent = new ArrayList<>(2);
+        if (tenant.spend() == null) absent.add("spend");
+        if (tenant.organisation() == null) absent.add("org");
+        Mono<?> noOverride = absent.isEmpty()
+                ? Mono.empty()
+                : redis.<String, String>opsForHash().remove(tenantKey(tenant.id()), absent.toArray());
         return changing(redis.<String, String>opsForHash()
                 .putAll(tenantKey(tenant.id()), fields)
                 .then(noOverride)
@@ -243,10 +277,32 @@ public final class RedisTenantStore implements TenantStore {
                 .flatMap(created -> created ? save(tenant).thenReturn(true) : Mono.just(false)));
     }
 
-    @Override
-    public Mono<Void> addKey(String tenantId, TenantKey key) {
+    /** A key's metadata as its tenant's keys hash keeps it (see the class comment). */
+    static String meta(TenantKey key) {
         String meta =
                 key.sha256() + " " + key.createdAt().toEpochMilli() + " " + (key.hint() == null ? "" : key.hint());
+        if (!key.caps() && key.expiresAt() == null) return meta; // as before keys had caps
+        return meta + " " + key.tokensPerMinute() + " " + key.usdPerDayMicros() + " "
+                + (key.expiresAt() == null ? "" : Long.toString(key.expiresAt().toEpochMilli()));
+    }
+
+    @Override
+    public Mono<Boolean> updateKey(String tenantId, TenantKey key) {
+        return changing(redis.<String, String>opsForHash()
+                .get(keysKey(tenantId), key.id())
+                .flatMap(old -> redis.<String, String>opsForHash()
+                        .put(
+                                keysKey(tenantId),
+                                key.id(),
+                                meta(parse(old).with(key.tokensPerMinute(), key.usdPerDayMicros(), key.expiresAt()))))
+                .doOnNext(x -> known.computeIfPresent(key.sha256(), (h, c) -> new Caller(c.tenant(), key)))
+                .map(written -> true)
+                .defaultIfEmpty(false));
+    }
+
+    @Override
+    public Mono<Void> addKey(String tenantId, TenantKey key) {
+        String meta = meta(key);
         return changing(redis.hasKey(tenantKey(tenantId))
                 .flatMap(exists -> exists
                         ? redis.<String, String>opsForHash()
@@ -264,10 +320,16 @@ public final class RedisTenantStore implements TenantStore {
                 .sort(Comparator.comparing(TenantKey::createdAt).thenComparing(TenantKey::id));
     }
 
-    private static TenantKey parse(String meta) {
-        String[] parts = meta.split(" ", 3);
+    static TenantKey parse(String meta) {
+        String[] parts = meta.split(" ", -1);
         String hint = parts.length > 2 && !parts[2].isEmpty() ? parts[2] : null;
-        return new TenantKey(TenantKey.idOf(parts[0]), parts[0], hint, Instant.ofEpochMilli(Long.parseLong(parts[1])));
+        TenantKey key =
+                new TenantKey(TenantKey.idOf(parts[0]), parts[0], hint, Instant.ofEpochMilli(Long.parseLong(parts[1])));
+        if (parts.length < 6) return key;
+        return key.with(
+                Long.parseLong(parts[3]),
+                Long.parseLong(parts[4]),
+                parts[5].isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(parts[5])));
     }
 
     @Override

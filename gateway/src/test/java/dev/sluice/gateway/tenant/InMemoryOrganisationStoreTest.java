@@ -1,0 +1,8 @@
+package dev.sluice.gateway.tenant;
+
+class InMemoryOrganisationStoreTest extends OrganisationStoreContract {
+    @Override
+    OrganisationStore newStore() {
+        return new InMemoryOrganisationStore();
+    }
+}
