@@ -2,6 +2,7 @@ package dev.sluice.gateway.spend;
 
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
+import dev.sluice.gateway.testsupport.TestRedis;
 import java.io.IOException;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.Import;
@@ -20,9 +21,16 @@ class RedisSpendViewGatewayTest extends SpendViewContract {
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = upstreamExtension();
 
+    /**
+     * A database of its own: its own tiers document. On database 0 a context cached by another test
+     * may have stored its tiers there first, and this test's tier is then unknown (403).
+     */
+    static final int DATABASE = 10;
+
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) throws IOException {
         properties(registry, UPSTREAM);
+        registry.add("spring.data.redis.url", () -> TestRedis.url(DATABASE));
     }
 
     @Override

@@ -130,7 +130,9 @@ class TierDraftEndToEndTest {
         Files.deleteIfExists(out);
         System.out.println(output);
         assertThat(finished).as("the browser script finished:%n%s", output).isTrue();
-        assertThat(p.exitValue()).as("the browser script's exit code:%n%s", output).isZero();
+        assertThat(p.exitValue())
+                .as("the browser script's exit code:%n%s", output)
+                .isZero();
         assertThat(output).contains("[draft-e2e] all ").doesNotContain("FAILED");
         assertThat(drafts.current().block(Duration.ofSeconds(5)))
                 .as("promoted: no draft is left")

@@ -78,8 +78,12 @@ class JudgedRun {
             String run,
             boolean strict,
             List<String> providerFlags,
-            Duration think) {
+            Duration think,
+            String tier) {
         Options {
+            // The shipped tiers: enterprise (the judged runs) never meets its own windows; free and pro do.
+            if (!List.of("free", "pro", "enterprise").contains(tier))
+                throw new IllegalArgumentException("--tier must be free, pro or enterprise, was " + tier);
             if (think.isNegative() || think.compareTo(Duration.ofMinutes(1)) > 0) {
                 throw new IllegalArgumentException("--think-ms must be in [0, 60000], was " + think.toMillis());
             }
@@ -108,7 +112,9 @@ class JudgedRun {
                     "seconds",
                     "90",
                     "think-ms",
-                    String.valueOf(THINK.toMillis()));
+                    String.valueOf(THINK.toMillis()),
+                    "tier",
+                    "enterprise");
             boolean strict = o.containsKey("strict");
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
@@ -121,7 +127,8 @@ class JudgedRun {
                     run,
                     strict,
                     flags.isEmpty() ? List.of() : List.of(flags.split(",")),
-                    Duration.ofMillis(Long.parseLong(o.get("think-ms"))));
+                    Duration.ofMillis(Long.parseLong(o.get("think-ms"))),
+                    o.get("tier"));
         }
     }
 
@@ -191,7 +198,7 @@ class JudgedRun {
             }
             Map<String, String> keys = new LinkedHashMap<>();
             for (int t = 1; t <= TENANTS; t++)
-                keys.put("tenant-" + t, SeedCrowd.tenant(gateways.get(0), "tenant-" + t));
+                keys.put("tenant-" + t, SeedCrowd.tenant(gateways.get(0), "tenant-" + t, opt.tier()));
             // Tenants 1-3 on the first replica, 4-6 on the second (a client's connections stay where they landed).
             Map<String, Integer> portOf = new LinkedHashMap<>();
             keys.keySet()
@@ -544,7 +551,11 @@ class JudgedRun {
                                         })
                                         .toList())
                         .toList());
-        r.put("accuracy", gateways.stream().map(g -> accuracy(g.bean(MeterRegistry.class))).toList());
+        r.put(
+                "accuracy",
+                gateways.stream()
+                        .map(g -> accuracy(g.bean(MeterRegistry.class)))
+                        .toList());
         Map<String, Long> others = new LinkedHashMap<>();
         replies.stream()
                 .filter(x -> x.status() != 200 && x.status() != 429 && !(x.status() == 503 && x.busy()))
@@ -701,8 +712,7 @@ class JudgedRun {
         for (var x : meters.find(EnforcementAccuracy.SETTLED_RATIO).summaries()) {
             if (x.count() == 0) continue;
             b.append(x.getId().getTag("tier")).append('@').append(x.getId().getTag("provider"));
-            for (var v : x.takeSnapshot().percentileValues())
-                b.append(String.format(Locale.ROOT, " %.2f", v.value()));
+            for (var v : x.takeSnapshot().percentileValues()) b.append(String.format(Locale.ROOT, " %.2f", v.value()));
             b.append(" (n=").append(x.count()).append("); ");
         }
         double over = meters.find(EnforcementAccuracy.OVERSHOOT).counters().stream()
@@ -717,7 +727,8 @@ class JudgedRun {
         double tokens = meters.find(EnforcementAccuracy.PROVIDER_TOKENS).counters().stream()
                 .mapToDouble(c -> c.count())
                 .sum();
-        return b.append(String.format(Locale.ROOT, "; provider tokens %.0f", tokens)).toString();
+        return b.append(String.format(Locale.ROOT, "; provider tokens %.0f", tokens))
+                .toString();
     }
 
     static void row(StringBuilder md, String figure, String value, String judged) {

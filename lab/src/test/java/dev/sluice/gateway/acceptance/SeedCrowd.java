@@ -186,9 +186,14 @@ final class SeedCrowd {
 
     /** A tenant on enterprise, whose own quota (1 000 000 tokens a minute, ×2 burst) never binds here; returns its key. */
     static String tenant(GatewayReplica gateway, String id) {
+        return tenant(gateway, id, "enterprise");
+    }
+
+    /** The same on {@code tier}. */
+    static String tenant(GatewayReplica gateway, String id, String tier) {
         String key = ApiKeys.generate();
         TenantStore store = gateway.bean(TenantStore.class);
-        store.save(new Tenant(id, "enterprise", false))
+        store.save(new Tenant(id, tier, false))
                 .then(store.addKey(id, ApiKeys.sha256Hex(key)))
                 .block(Duration.ofSeconds(10));
         return key;

@@ -242,8 +242,22 @@ class AdminApiContractTest {
                 id);
         call("POST", "/tenants/{id}/keys", "application/json", json(Map.of("tokensPerMinute", -1)), Map.of(), id);
         call("POST", "/tenants/{id}/keys", "text/plain", "x", Map.of(), id); // 415
-        call("PATCH", "/tenants/{id}/keys/{keyId}", "application/json", json(Map.of("usdPerDay", 1)), Map.of(), id, keyId);
-        call("PATCH", "/tenants/{id}/keys/{keyId}", "application/json", json(Map.of("usdPerDay", -1)), Map.of(), id, keyId);
+        call(
+                "PATCH",
+                "/tenants/{id}/keys/{keyId}",
+                "application/json",
+                json(Map.of("usdPerDay", 1)),
+                Map.of(),
+                id,
+                keyId);
+        call(
+                "PATCH",
+                "/tenants/{id}/keys/{keyId}",
+                "application/json",
+                json(Map.of("usdPerDay", -1)),
+                Map.of(),
+                id,
+                keyId);
         call(
                 "PATCH",
                 "/tenants/{id}/keys/{keyId}",
