@@ -2,7 +2,6 @@ package dev.sluice.gateway.spend;
 
 import dev.sluice.gateway.testsupport.FakeUpstreamExtension;
 import dev.sluice.gateway.testsupport.RedisGatewayTest;
-import dev.sluice.gateway.testsupport.TestRedis;
 import java.io.IOException;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.Import;
@@ -14,23 +13,19 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             "sluice.admin.user=ops",
             "sluice.admin.password=spend view test",
-            "sluice.abuse.sampler.enabled=false"
+            "sluice.abuse.sampler.enabled=false",
+            // A database of its own (10): on database 0 a context another test cached has stored its
+            // tiers document first, and this test's tiers are then unknown (403).
+            "sluice.test.redis-database=10"
         })
 @Import(SpendViewContract.Clocks.class)
 class RedisSpendViewGatewayTest extends SpendViewContract {
     @RegisterExtension
     static final FakeUpstreamExtension UPSTREAM = upstreamExtension();
 
-    /**
-     * A database of its own: its own tiers document. On database 0 a context cached by another test
-     * may have stored its tiers there first, and this test's tier is then unknown (403).
-     */
-    static final int DATABASE = 10;
-
     @DynamicPropertySource
     static void upstream(DynamicPropertyRegistry registry) throws IOException {
         properties(registry, UPSTREAM);
-        registry.add("spring.data.redis.url", () -> TestRedis.url(DATABASE));
     }
 
     @Override

@@ -63,11 +63,16 @@ public final class TestRedis {
      * tests that agree on everything else still share one cached context.
      */
     public static final class Initializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+        /** A test property naming a database of the test's own (its own tiers document): database 0 otherwise. */
+        public static final String DATABASE = "sluice.test.redis-database";
+
         @Override
         public void initialize(ConfigurableApplicationContext context) {
+            String database = context.getEnvironment().getProperty(DATABASE);
+            String redis = database == null ? url() : url(Integer.parseInt(database));
             context.getEnvironment()
                     .getPropertySources()
-                    .addFirst(new MapPropertySource("testRedis", Map.of("spring.data.redis.url", url())));
+                    .addFirst(new MapPropertySource("testRedis", Map.of("spring.data.redis.url", redis)));
         }
     }
 
