@@ -1,6 +1,8 @@
 -- Sluice tenant quota: correct earlier charges by signed deltas, each in the slot it was made in,
 -- in every window that still holds that slot (the twin of SlidingWindow.adjust), and its cost in
 -- the spend budgets' periods it was charged in while their counters are kept (SpendCounters.adjust).
+-- A positive correction in a slot or period Redis does not hold (a fail-open tenant's use during an
+-- outage, handed over as Redis answers again; a charge whose key Redis lost) is charged there.
 -- One call may carry several charges of one tenant (a batch of settlements): one round trip for all.
 -- KEYS[1..n]  the tenant's window hashes (as in quota_acquire.lua); KEYS[n+1..] its budget periods' counters
 -- ARGV[1]  now in ms, or "" for Redis TIME;  ARGV[2] n, the number of windows
@@ -27,7 +29,11 @@ for i = 1, n do
     -- Not advance + adjustSlot: a correction reads and writes one slot and never drops others.
     if slot >= oldest and (dT ~= 0 or dR ~= 0) then
       local v = redis.call('HMGET', key, 't:' .. slot, 'r:' .. slot, 'T', 'R')
-      if v[1] then
+      if not v[1] and (dT > 0 or dR > 0) and slot <= math.floor(now / slotMs) then
+        -- Not stored: the slot's bookkeeping (its window's oldest slot, newest, totals) is advance's.
+        adjusted = adjusted + adjustSlot(advance(key, now, slotMs), slot, dT, dR)
+        touched = true
+      elseif v[1] then
         local t0, r0 = tonumber(v[1]), tonumber(v[2]) or 0
         local t1, r1 = saturated(t0, dT), saturated(r0, dR)
         local T = (tonumber(v[3]) or 0) + (t1 - t0)
@@ -44,15 +50,26 @@ for j = 1, s do
   local key, endMs = KEYS[n + j], tonumber(ARGV[2 + n + j])
   if now < endMs + SPEND_GRACE_MS then
     local v = tonumber(redis.call('GET', key))
-    if v then
-      for _, c in ipairs(charges) do
-        if c[4] ~= 0 then
-          v = micros(v + c[4])
-          adjusted = adjusted + 1
-        end
+    local kept = v ~= nil
+    v = v or 0
+    local changed = false
+    for _, c in ipairs(charges) do
+      -- A counter not kept is made by a positive correction only (a negative one has nothing to take back).
+      if c[4] > 0 or (c[4] < 0 and (kept or v > 0)) then
+        v = micros(v + c[4])
+        adjusted = adjusted + 1
+        changed = true
       end
-      -- An empty counter is deleted: a later correction finds none (SpendCounters drops it likewise).
-      if v == 0 then redis.call('DEL', key) else redis.call('SET', key, v, 'KEEPTTL') end
+    end
+    -- An empty counter is deleted: a later correction finds none (SpendCounters drops it likewise).
+    if changed then
+      if v == 0 then
+        if kept then redis.call('DEL', key) end
+      elseif kept then
+        redis.call('SET', key, v, 'KEEPTTL')
+      else
+        redis.call('SET', key, v, 'PXAT', endMs + SPEND_GRACE_MS)
+      end
     end
   end
 end

@@ -4,7 +4,6 @@ import dev.sluice.gateway.api.RequestAttribute;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
-import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.LocalFallback;
 import dev.sluice.gateway.store.StoreState;
@@ -51,7 +50,7 @@ public final class QuotaLimiter {
 
     private final QuotaStore store;
     /** This replica's own windows for fail-open tiers, with the tenants served on them and their tier's windows; null: none. */
-    private final LocalFallback<QuotaStore, String, List<WindowLimit>> localFallback;
+    private final LocalFallback<QuotaStore, String, QuotaScope> localFallback;
 
     private final Clock clock;
     private final Clock periods;
@@ -116,28 +115,55 @@ public final class QuotaLimiter {
     }
 
     /**
-     * Redis answers again: a tenant (or organisation, for its members) served on this replica's windows meanwhile is charged in
-     * Redis, window by window, what it used there, so no tenant gets a second full window after
-     * an outage.
+     * Redis answers again: a tenant (or organisation, for its members) served on this replica's
+     * windows meanwhile is charged in Redis what it used there, window by window and spend period
+     * by spend period, so no tenant gets a second full window, or a second day's budget, after an
+     * outage. The charge lands in the slot and period of the recovery (the store makes them when it
+     * does not hold them).
      */
-    private void handOverLocalSpend(QuotaStore spent, String owner, List<WindowLimit> windows, long now) {
-        spent.peek(owner, windows)
+    private void handOverLocalSpend(QuotaStore spent, String owner, QuotaScope scope, long now) {
+        spent.peek(owner, scope.windows(), scope.spends())
                 .subscribe(
-                        usage -> {
-                            for (int i = 0; i < windows.size() && i < usage.size(); i++) {
-                                WindowUsage u = usage.get(i);
+                        used -> {
+                            for (int i = 0;
+                                    i < scope.windows().size()
+                                            && i < used.windows().size();
+                                    i++) {
+                                WindowUsage u = used.windows().get(i);
                                 if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
-                                store.adjust(owner, List.of(windows.get(i)), now, u.usedTokens(), u.usedRequests())
-                                        .timeout(storeTimeout.multipliedBy(4))
-                                        .subscribe(
-                                                null,
-                                                e -> log.debug(
-                                                        "Could not hand {}'s local spend to Redis: {}",
-                                                        owner,
-                                                        e.toString()));
+                                handOver(
+                                        store.adjust(
+                                                owner,
+                                                List.of(scope.windows().get(i)),
+                                                now,
+                                                u.usedTokens(),
+                                                u.usedRequests()),
+                                        owner);
+                            }
+                            for (int j = 0;
+                                    j < scope.spends().size()
+                                            && j < used.spends().size();
+                                    j++) {
+                                long micros = used.spends().get(j).usedMicros();
+                                if (micros == 0) continue;
+                                handOver(
+                                        store.adjust(
+                                                owner,
+                                                List.of(),
+                                                List.of(scope.spends().get(j)),
+                                                now,
+                                                0,
+                                                0,
+                                                micros),
+                                        owner);
                             }
                         },
                         e -> log.debug("Could not read {}'s local windows: {}", owner, e.toString()));
+    }
+
+    private void handOver(Mono<Void> charge, String owner) {
+        charge.timeout(storeTimeout.multipliedBy(4))
+                .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", owner, e.toString()));
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -352,8 +378,7 @@ public final class QuotaLimiter {
         }
         if (!open) return Mono.just(new Outcome(null, null, true));
         // Keyed by the owner: a member's local windows are its organisation's, every level of them.
-        QuotaStore local =
-                localFallback.serve(charge.scope().owner(), charge.scope().windows());
+        QuotaStore local = localFallback.serve(charge.scope().owner(), charge.scope());
         return charge.on(local).map(d -> outcome(local, charge, d));
     }
 

@@ -60,12 +60,21 @@ final class SpendCounters {
         return Math.max(1, l.endMs() - nowMs);
     }
 
-    /** A correction of a charge made in {@code l}'s period: only while its counter is kept and holds something. */
+    /**
+     * A correction of a charge made in {@code l}'s period, while its counter may be kept: a negative
+     * one where the counter holds something, a positive one also where there is none (a fail-open
+     * tenant's use during an outage, handed over; a charge whose counter was lost).
+     */
     void adjust(List<SpendLimit> limits, long nowMs, long deltaMicros) {
         if (deltaMicros == 0) return;
         for (SpendLimit l : limits) {
+            if (nowMs >= l.endMs() + SpendLimit.GRACE_MS) continue;
             Counter c = counters.get(l.name());
-            if (c == null || nowMs >= l.endMs() + SpendLimit.GRACE_MS) continue;
+            if (c == null) {
+                if (deltaMicros < 0) continue;
+                c = new Counter(l.endMs());
+                counters.put(l.name(), c);
+            }
             c.used = Money.clamp(Money.add(c.used, deltaMicros));
             // An empty counter is no counter (as Redis deletes the key): a later correction finds none,
             // whether or not the tenant's state was evicted as idle meanwhile. Nothing unsettled can be

@@ -288,6 +288,27 @@ abstract class QuotaStoreContract {
         assertThat(usage.get(1).usedTokens()).isEqualTo(900); // hour: the refund lands
     }
 
+    /**
+     * A positive correction in a slot the store does not hold is charged there: it is how a fail-open
+     * tenant's use during an outage reaches the shared windows as Redis answers again (the Redis
+     * script once dropped it, and the tenant had a second full window after every outage).
+     */
+    @Test
+    void aPositiveCorrectionWhereNothingWasChargedIsChargedANegativeOneChangesNothing() {
+        at(30_000);
+        store.adjust(tenant, WINDOWS, clock.millis(), -50, -1).block();
+        assertThat(store.peek(tenant, WINDOWS).block()).allMatch(w -> w.usedTokens() == 0 && w.usedRequests() == 0);
+        store.adjust(tenant, WINDOWS, clock.millis(), 600, 3).block();
+        assertThat(store.peek(tenant, WINDOWS).block())
+                .extracting(WindowUsage::usedTokens, WindowUsage::usedRequests)
+                .containsOnly(org.assertj.core.groups.Tuple.tuple(600L, 3L));
+        assertThat(acquire(401).admitted()).as("the minute holds 600 of 1,000").isFalse();
+        assertThat(acquire(400).admitted()).isTrue();
+        at(91_000); // the handed-over slot leaves the minute as a charged one would
+        assertThat(store.peek(tenant, WINDOWS).block().get(0).usedTokens()).isEqualTo(0);
+        assertThat(store.peek(tenant, WINDOWS).block().get(1).usedTokens()).isEqualTo(1_000);
+    }
+
     @Test
     void resetTellsWhenTheNewestUsageLeaves() {
         acquire(10);
@@ -378,6 +399,19 @@ abstract class QuotaStoreContract {
 
     long spentToday() {
         return store.peek(tenant, WINDOWS, spends()).block().spends().get(0).usedMicros();
+    }
+
+    /** The same for money: an outage's spend handed over makes the period's counter; a refund alone makes none. */
+    @Test
+    void aPositiveCostCorrectionWhereNoCounterIsKeptMakesItANegativeOneDoesNot() {
+        store.adjust(tenant, List.of(), spends(), clock.millis(), 0, 0, -3_000).block();
+        assertThat(spentToday()).isZero();
+        store.adjust(tenant, List.of(), spends(), clock.millis(), 0, 0, 7_000).block();
+        assertThat(spentToday()).isEqualTo(7_000);
+        assertThat(spend(10, 3_001).admitted()).as("7,000 of 10,000 spent").isFalse();
+        assertThat(spend(10, 3_000).admitted()).isTrue();
+        store.adjust(tenant, List.of(), spends(), clock.millis(), 0, 0, -20_000).block();
+        assertThat(spentToday()).isZero();
     }
 
     @Test

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
 import dev.sluice.gateway.quota.redis.RedisQuotaStore;
+import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
@@ -256,5 +258,87 @@ class RedisDownPolicyTest {
                 .isFalse();
         assertThat(limiter.acquire("t", pro, 400).block(Duration.ofSeconds(5)).admitted())
                 .isTrue();
+    }
+
+    /** Money too: what a fail-open tenant spent on this replica during an outage counts in its day's budget after it. */
+    @Test
+    void whatAFailOpenTenantSpentDuringAnOutageCountsInTheSharedBudgetAfterIt() {
+        InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
+        AtomicBoolean redisDown = new AtomicBoolean(true);
+        QuotaStore shared = new QuotaStore() {
+            @Override
+            public Mono<QuotaDecision> acquire(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long tokens,
+                    long requests,
+                    long costMicros) {
+                return redisDown.get()
+                        ? Mono.error(new IllegalStateException("Redis out"))
+                        : sharedStandIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+            }
+
+            @Override
+            public Mono<Void> adjust(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long chargedAtMs,
+                    long dT,
+                    long dR,
+                    long dMicros) {
+                return sharedStandIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+            }
+
+            @Override
+            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                return sharedStandIn.peek(tenantId, windows);
+            }
+        };
+        StoreState state = new StoreState(true, clock::millis);
+        QuotaLimiter limiter = new QuotaLimiter(
+                shared,
+                new InMemoryQuotaStore(clock),
+                Duration.ofMillis(500),
+                meters,
+                state,
+                () -> new InMemoryQuotaStore(clock),
+                clock);
+        Tier pro = TiersYamlParser.parse("t", """
+                        tiers:
+                          pro:
+                            tokens-per-minute: 100000
+                            requests-per-minute: 100
+                            priority: 1
+                            redis-down: fail-open
+                            spend: {usd-per-day: 0.01}
+                        providers:
+                          - name: default
+                            models:
+                              "*": {requests-per-minute: 1500, tokens-per-minute: 300000, max-in-flight: 50}
+                        """).tier("pro").orElseThrow();
+        assertThat(limiter.acquire("t", pro, pro.spend(), null, 600, 6_000, DecisionBudget.UNLIMITED)
+                        .block(Duration.ofSeconds(5))
+                        .admitted())
+                .as("served locally")
+                .isTrue();
+        clock.advance(5_000);
+        redisDown.set(false);
+        state.answered();
+        List<SpendLimit> day = SpendLimit.of(pro.spend(), clock.millis());
+        assertThat(sharedStandIn
+                        .peek("t", List.of(), day)
+                        .block()
+                        .spends()
+                        .get(0)
+                        .usedMicros())
+                .as("the outage's spend, handed over")
+                .isEqualTo(6_000);
+        assertThat(limiter.acquire("t", pro, pro.spend(), null, 600, 6_000, DecisionBudget.UNLIMITED)
+                        .block(Duration.ofSeconds(5))
+                        .admitted())
+                .as("not a second day's budget after the outage")
+                .isFalse();
     }
 }
