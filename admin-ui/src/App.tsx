@@ -10,6 +10,7 @@ import { Login } from './pages/Login';
 import { OverviewPage } from './pages/Overview';
 import { TiersPage } from './pages/Tiers';
 import { TenantsPage } from './pages/Tenants';
+import { OrganisationsPage } from './pages/Organisations';
 import { FlagsPage } from './pages/Flags';
 import { LabPage } from './pages/Lab';
 
@@ -73,6 +74,8 @@ export function App() {
         return <TiersPage />;
       case '/tenants':
         return <TenantsPage />;
+      case '/organisations':
+        return <OrganisationsPage />;
       case '/flags':
         return <FlagsPage />;
       case '/lab':

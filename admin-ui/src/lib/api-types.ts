@@ -891,6 +891,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organisations/{id}/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The organisation's own spend budgets now (peeked, nothing charged) and its members' daily spend ledger summed.
+         * @description Budgets are the organisation's own (shared by its members), as `/organisations/{id}/usage` peeks them, with when each period turns. The series sums the ledger rows of its CURRENT members over every UTC day of the range (oldest first, a day without spend at zero): a tenant that left took its history with it, and a tenant that joined brought its own.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The series' length in days, ending today (UTC). */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Budgets, members and series. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganisationSpend"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                404: components["responses"]["Error"];
+                422: components["responses"]["Invalid"];
+                503: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenants/{id}/usage": {
         parameters: {
             query?: never;
@@ -1037,7 +1087,7 @@ export interface paths {
         };
         /**
          * The ledger as CSV, one row per tenant per UTC day with spend, for a month or a range of days.
-         * @description Give `month=YYYY-MM`, or `from` and `to` (YYYY-MM-DD, both included, at most 400 days). Columns: date, tenant, tier (the tier it was last served on that day), input_tokens, output_tokens, requests (that reached a provider), usd (six decimals, exact from the micro-dollars, at the serving provider's prices). Rows by day, then tenant. Other forms of the range are 400 `invalid_range`.
+         * @description Give `month=YYYY-MM`, or `from` and `to` (YYYY-MM-DD, both included, at most 400 days). Columns: date, tenant, tier (the tier it was last served on that day), input_tokens, output_tokens, requests (that reached a provider), usd (six decimals, exact from the micro-dollars, at the serving provider's prices), organisation (the tenant's organisation at export time; empty for a tenant in none). Rows by day, then tenant. Other forms of the range are 400 `invalid_range`.
          */
         get: {
             parameters: {
@@ -1615,6 +1665,26 @@ export interface components {
             tenant: string;
             tier: string;
             /** @description The zone the budgets' periods turn in; null when no budget is capped. */
+            timeZone?: string | null;
+            budgets: components["schemas"]["SpendBudget"][];
+            /** @enum {string} */
+            ledgerZone: "UTC";
+            days: number;
+            totals: components["schemas"]["SpendTotals"];
+            series: {
+                /** Format: date */
+                date: string;
+                inputTokens: number;
+                outputTokens: number;
+                requests: number;
+                usd: number;
+            }[];
+        };
+        OrganisationSpend: {
+            organisation: string;
+            /** @description The tenants whose ledger rows the series sums (its members now). */
+            members: string[];
+            /** @description The zone its budgets' periods turn in; null when none is capped. */
             timeZone?: string | null;
             budgets: components["schemas"]["SpendBudget"][];
             /** @enum {string} */

@@ -24,7 +24,7 @@ describe('the Lab page, only where the lab is', () => {
     expect(withRun.seen).toEqual(['/admin/api/lab/runs/latest']);
     expect(await probeFeatures(gateway(404, 'not_found').api)).toEqual({ lab: true });
     const html = renderToStaticMarkup(<Nav pages={pagesFor({ lab: true })} current="/lab" />);
-    expect(labels(html)).toEqual(['Overview', 'Tiers', 'Tenants', 'Abuse flags', 'Lab']);
+    expect(labels(html)).toEqual(['Overview', 'Tiers', 'Tenants', 'Organisations', 'Abuse flags', 'Lab']);
     expect(html).toContain('<a href="/admin/lab" aria-current="page">Lab</a>');
   });
 
@@ -33,7 +33,7 @@ describe('the Lab page, only where the lab is', () => {
     expect(await probeFeatures(gateway(500, 'internal_error').api)).toEqual({ lab: false });
     for (const features of [{ lab: false }, null]) {
       const html = renderToStaticMarkup(<Nav pages={pagesFor(features)} current="/" />);
-      expect(labels(html)).toEqual(['Overview', 'Tiers', 'Tenants', 'Abuse flags']);
+      expect(labels(html)).toEqual(['Overview', 'Tiers', 'Tenants', 'Organisations', 'Abuse flags']);
       expect(html).not.toContain('/admin/lab');
     }
   });

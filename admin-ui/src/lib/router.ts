@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'react';
 
 // A page per path under /admin/ (the gateway answers index.html for each), with the
-// browser's back and forward buttons working. Five pages do not need a router library.
+// browser's back and forward buttons working. Six pages do not need a router library.
 export const BASE = '/admin';
 
 export const PAGES = [
   { path: '/', label: 'Overview' },
   { path: '/tiers', label: 'Tiers' },
   { path: '/tenants', label: 'Tenants' },
+  { path: '/organisations', label: 'Organisations' },
   { path: '/flags', label: 'Abuse flags' },
   { path: '/lab', label: 'Lab' },
 ] as const;

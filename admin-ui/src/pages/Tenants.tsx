@@ -20,6 +20,8 @@ export function TenantsPage() {
   const [tenants, reloadTenants] = useLoad<{ tenants: Tenant[] }>('/tenants');
   const [usage, reloadUsage] = useLoad<BulkUsage>(`/usage?hours=${hours}`, 60_000);
   const [tiers] = useLoad<TiersDoc>('/tiers');
+  const [orgs] = useLoad<{ organisations: { id: string }[] }>('/organisations');
+  const orgIds = orgs.data?.organisations.map((o) => o.id) ?? [];
   const [filter, setFilter] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   const [spendOf, setSpendOf] = useState<string | null>(null);
@@ -29,7 +31,7 @@ export function TenantsPage() {
 
   const tierNames = tiers.state === 'ok' && tiers.data.config ? Object.keys(tiers.data.config.tiers) : [];
 
-  const patch = async (t: Tenant, change: Partial<Pick<Tenant, 'tier' | 'suspended'>>, done: string) => {
+  const patch = async (t: Tenant, change: Partial<Pick<Tenant, 'tier' | 'suspended'>> | { organisation: string | null }, done: string) => {
     setBusy(t.id);
     setError(null);
     setNotice(null);
@@ -86,6 +88,7 @@ export function TenantsPage() {
             <tr>
               <th scope="col">Tenant</th>
               <th scope="col">Tier</th>
+              <th scope="col">Organisation</th>
               <th scope="col">Status</th>
               <th scope="col" className="num">
                 Keys
@@ -99,7 +102,7 @@ export function TenantsPage() {
           <tbody>
             {shown.length === 0 && (
               <tr>
-                <td colSpan={6} className="state empty">
+                <td colSpan={7} className="state empty">
                   No tenant matches “{filter}”.
                 </td>
               </tr>
@@ -109,6 +112,10 @@ export function TenantsPage() {
                 key={t.id}
                 t={t}
                 tiers={tierNames}
+                organisations={orgIds}
+                onOrganisation={(o) =>
+                  patch(t, { organisation: o }, o ? `${t.id} joined ${o}: its windows start afresh under the organisation.` : `${t.id} left ${t.organisation}.`)
+                }
                 busy={busy === t.id}
                 open={open === t.id}
                 onToggle={() => setOpen(open === t.id ? null : t.id)}
@@ -137,9 +144,11 @@ export function TenantsPage() {
   );
 }
 
-function TenantRow({ t, tiers, busy, open, onToggle, spendOpen, onSpend, onTier, onSuspend, usage, onKeysChanged }: {
+function TenantRow({ t, tiers, organisations, onOrganisation, busy, open, onToggle, spendOpen, onSpend, onTier, onSuspend, usage, onKeysChanged }: {
   t: Tenant;
   tiers: string[];
+  organisations: string[];
+  onOrganisation: (organisation: string | null) => void;
   busy: boolean;
   open: boolean;
   onToggle: () => void;
@@ -155,6 +164,9 @@ function TenantRow({ t, tiers, busy, open, onToggle, spendOpen, onSpend, onTier,
   // select would otherwise move a tenant while someone is only tabbing through the list.
   const [pending, setPending] = useState(t.tier);
   useEffect(() => setPending(t.tier), [t.tier]);
+  const [pendingOrg, setPendingOrg] = useState(t.organisation ?? '');
+  useEffect(() => setPendingOrg(t.organisation ?? ''), [t.organisation]);
+  const orgId = `org-of-${t.id}`;
   return (
     <>
       <tr className={t.suspended ? 'suspended' : ''}>
@@ -171,6 +183,30 @@ function TenantRow({ t, tiers, busy, open, onToggle, spendOpen, onSpend, onTier,
                 Move to {pending}
               </button>{' '}
               <button type="button" className="small" onClick={() => setPending(t.tier)} aria-label={`Keep ${t.id} on ${t.tier}`}>
+                Cancel
+              </button>
+            </>
+          )}
+        </td>
+        <td className="tier-cell">
+          <label htmlFor={orgId} className="sr-only">
+            Organisation of {t.id}
+          </label>
+          <select id={orgId} value={pendingOrg} disabled={busy} onChange={(e) => setPendingOrg(e.target.value)}>
+            <option value="">none</option>
+            {(t.organisation && !organisations.includes(t.organisation) ? [t.organisation, ...organisations] : organisations).map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+          {pendingOrg !== (t.organisation ?? '') && (
+            <>
+              {' '}
+              <button type="button" className="small primary" onClick={() => onOrganisation(pendingOrg || null)} disabled={busy}>
+                {pendingOrg ? `Move to ${pendingOrg}` : 'Leave organisation'}
+              </button>{' '}
+              <button type="button" className="small" onClick={() => setPendingOrg(t.organisation ?? '')} aria-label={`Keep ${t.id}'s organisation`}>
                 Cancel
               </button>
             </>
@@ -195,14 +231,14 @@ function TenantRow({ t, tiers, busy, open, onToggle, spendOpen, onSpend, onTier,
       </tr>
       {spendOpen && (
         <tr className="detail">
-          <td colSpan={6} id={`spend-${t.id}`}>
+          <td colSpan={7} id={`spend-${t.id}`}>
             <TenantSpendPanel tenant={t.id} />
           </td>
         </tr>
       )}
       {open && (
         <tr className="detail">
-          <td colSpan={6} id={`keys-${t.id}`}>
+          <td colSpan={7} id={`keys-${t.id}`}>
             <Keys tenant={t.id} onChanged={onKeysChanged} />
           </td>
         </tr>

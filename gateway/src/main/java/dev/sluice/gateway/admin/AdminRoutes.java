@@ -62,7 +62,7 @@ public class AdminRoutes {
         TenantsHandler tenantsHandler = new TenantsHandler(admin, history, organisations);
         OrganisationsHandler organisationsHandler = new OrganisationsHandler(admin, organisations, quota);
         FlagsHandler flagsHandler = new FlagsHandler(admin, flags);
-        SpendHandler spend = new SpendHandler(admin, quota, ledger);
+        SpendHandler spend = new SpendHandler(admin, quota, ledger, organisations);
         ClassPathResource openapi = new ClassPathResource("admin/openapi.yaml");
         return RouterFunctions.route()
                 .path("/admin/api", api -> {
@@ -88,6 +88,7 @@ public class AdminRoutes {
                             .PATCH("/organisations/{id}", organisationsHandler::patch)
                             .DELETE("/organisations/{id}", organisationsHandler::delete)
                             .GET("/organisations/{id}/usage", organisationsHandler::usage)
+                            .GET("/organisations/{id}/spend", spend::organisation)
                             .GET("/tenants/{id}/usage", tenantsHandler::usage)
                             .GET("/tenants/{id}/spend", spend::tenant)
                             .GET("/usage", tenantsHandler::usageAll)

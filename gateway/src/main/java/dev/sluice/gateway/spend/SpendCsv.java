@@ -1,17 +1,26 @@
 package dev.sluice.gateway.spend;
 
 import java.util.List;
+import java.util.Map;
 
 /**
- * The usage export as CSV (RFC 4180): a header, then one row per tenant per UTC day, USD with six
+ * The usage export as CSV (RFC 4180): a header, then one row per tenant per UTC day (with its organisation), USD with six
  * decimals exactly from the micro-dollars. Pure.
  */
 public final class SpendCsv {
-    public static final String HEADER = "date,tenant,tier,input_tokens,output_tokens,requests,usd";
+    public static final String HEADER = "date,tenant,tier,input_tokens,output_tokens,requests,usd,organisation";
 
     private SpendCsv() {}
 
     public static String write(List<LedgerDay> rows) {
+        return write(rows, Map.of());
+    }
+
+    /**
+     * @param organisationOf each member tenant's organisation (now: a row is not re-filed when its tenant moves); a
+     *     tenant not in it writes an empty field. The column is last so readers of the older seven columns still work.
+     */
+    public static String write(List<LedgerDay> rows, Map<String, String> organisationOf) {
         StringBuilder out = new StringBuilder(HEADER).append("\r\n");
         for (LedgerDay r : rows) {
             LedgerTotals t = r.totals();
@@ -28,6 +37,8 @@ public final class SpendCsv {
                     .append(t.requests())
                     .append(',')
                     .append(SpendViews.usd(t.micros()).toPlainString())
+                    .append(',')
+                    .append(field(organisationOf.get(r.tenant())))
                     .append("\r\n");
         }
         return out.toString();

@@ -171,6 +171,15 @@ abstract class SpendViewContract {
                 .block(Duration.ofSeconds(30));
     }
 
+    Answer adminSend(String method, String path, String json) {
+        return admin().method(org.springframework.http.HttpMethod.valueOf(method))
+                .uri(path)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json)
+                .exchangeToMono(SpendViewContract::answer)
+                .block(Duration.ofSeconds(30));
+    }
+
     Answer adminGet(String path) {
         return admin().get().uri(path).exchangeToMono(SpendViewContract::answer).block(Duration.ofSeconds(30));
     }
@@ -255,20 +264,122 @@ abstract class SpendViewContract {
                 .filter(l -> l.contains("," + t.id() + ","))
                 .toList();
         assertThat(rows)
+                .as("a tenant in no organisation has the last column empty")
                 .containsExactly(
                         "2026-12-06," + t.id() + ",metered,51,600,3,"
-                                + BigDecimal.valueOf(day6, 6).toPlainString(),
+                                + BigDecimal.valueOf(day6, 6).toPlainString() + ",",
                         "2026-12-07," + t.id() + ",metered,34,90,2,"
-                                + BigDecimal.valueOf(day7, 6).toPlainString());
+                                + BigDecimal.valueOf(day7, 6).toPlainString() + ",");
         long csvMicros = rows.stream()
-                .map(r -> new BigDecimal(r.substring(r.lastIndexOf(',') + 1))
-                        .movePointRight(6)
-                        .longValueExact())
+                .map(r -> new BigDecimal(r.split(",")[6]).movePointRight(6).longValueExact())
                 .reduce(0L, Long::sum);
         long bill = upstream().requests().stream()
                 .mapToLong(SpendViewContract::billed)
                 .sum();
         assertThat(csvMicros).as("the CSV is the provider's bill").isEqualTo(bill);
+    }
+
+    @Test
+    void anOrganisationsSpendIsItsOwnBudgetsAndItsCurrentMembersLedgerSummed() {
+        CLOCK.set(AFTER_MIDNIGHT);
+        TestTenants.Created a = TestTenants.create(tenants, "orga", "metered");
+        TestTenants.Created b = TestTenants.create(tenants, "orgb", "metered");
+        TestTenants.Created outside = TestTenants.create(tenants, "orgout", "metered");
+        String org = "spendorg-" + a.id().substring(a.id().lastIndexOf('-') + 1);
+        assertThat(adminSend(
+                                "POST",
+                                "/admin/api/organisations",
+                                "{\"id\":\"" + org + "\",\"spend\":{\"usd-per-day\":2,\"time-zone\":\"UTC\"}}")
+                        .status())
+                .isEqualTo(201);
+        Answer empty = adminGet("/admin/api/organisations/" + org + "/spend");
+        assertThat(empty.status()).as(empty.body()).isEqualTo(200);
+        assertThat(empty.json().get("members")).isEmpty();
+        assertThat(empty.json().get("series"))
+                .as("no members: every day at zero")
+                .hasSize(30);
+        assertThat(empty.json().get("totals").get("usd").decimalValue()).isZero();
+        assertThat(empty.json().get("budgets").get(0).get("usedUsd").decimalValue())
+                .isZero();
+
+        for (TestTenants.Created m : List.of(a, b))
+            assertThat(adminSend("PATCH", "/admin/api/tenants/" + m.id(), "{\"organisation\":\"" + org + "\"}")
+                            .status())
+                    .isEqualTo(200);
+        assertThat(chat(a, 100).status()).isEqualTo(200);
+        assertThat(chat(b, 200).status()).isEqualTo(200);
+        assertThat(chat(outside, 300).status()).isEqualTo(200);
+        settled(a.id(), 1);
+        settled(b.id(), 1);
+        settled(outside.id(), 1);
+        long both = 2 * PROMPT + (100 + 200) * 10;
+
+        Answer spend = adminGet("/admin/api/organisations/" + org + "/spend?days=7");
+        assertThat(spend.status()).as(spend.body()).isEqualTo(200);
+        JsonNode s = spend.json();
+        assertThat(s.get("organisation").asString()).isEqualTo(org);
+        assertThat(s.get("timeZone").asString()).isEqualTo("UTC");
+        assertThat(s.get("members")).extracting(JsonNode::asString).containsExactlyInAnyOrder(a.id(), b.id());
+        assertThat(s.get("series")).hasSize(7);
+        assertThat(s.get("series").get(6).get("date").asString()).isEqualTo("2026-12-07");
+        assertThat(s.get("series").get(6).get("usd").decimalValue())
+                .as("both members, not the tenant outside")
+                .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
+        assertThat(s.get("totals").get("requests").asLong()).isEqualTo(2);
+        JsonNode day = s.get("budgets").get(0);
+        assertThat(day.get("period").asString()).isEqualTo("day");
+        assertThat(day.get("limitUsd").decimalValue()).isEqualByComparingTo("2");
+        assertThat(day.get("usedUsd").decimalValue())
+                .as("the shared budget charged both")
+                .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
+        assertThat(day.get("resetsAt").asString()).isEqualTo("2026-12-08T00:00:00Z");
+        Answer again = adminGet("/admin/api/organisations/" + org + "/spend?days=7");
+        assertThat(again.json().get("budgets").get(0).get("usedUsd").decimalValue())
+                .as("reading charges nothing")
+                .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
+
+        Answer csv = adminGet("/admin/api/usage/export?month=2026-12");
+        List<String> lines = Arrays.asList(csv.body().split("\r\n"));
+        assertThat(lines.get(0)).isEqualTo("date,tenant,tier,input_tokens,output_tokens,requests,usd,organisation");
+        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + a.id() + ",") && l.endsWith("," + org));
+        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + b.id() + ",") && l.endsWith("," + org));
+        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + outside.id() + ",") && l.endsWith(","));
+
+        // A member that leaves takes its history with it: the series sums today's members.
+        assertThat(adminSend("PATCH", "/admin/api/tenants/" + b.id(), "{\"organisation\":null}")
+                        .status())
+                .isEqualTo(200);
+        JsonNode after =
+                adminGet("/admin/api/organisations/" + org + "/spend?days=7").json();
+        assertThat(after.get("members")).hasSize(1);
+        assertThat(after.get("totals").get("usd").decimalValue())
+                .isEqualByComparingTo(BigDecimal.valueOf(PROMPT + 100 * 10, 6));
+    }
+
+    @Test
+    void anOrganisationsSpendRefusesBadDaysAndUnknownOrganisations() {
+        assertError(adminGet("/admin/api/organisations/nobody/spend"), 404, "not_found", "Organisation 'nobody'");
+        String org = "spendrange";
+        Answer created = adminSend("POST", "/admin/api/organisations", "{\"id\":\"" + org + "\"}");
+        assertThat(created.status()).as(created.body()).isIn(201, 409);
+        for (String bad : List.of("0", "-1", "401"))
+            assertError(
+                    adminGet("/admin/api/organisations/" + org + "/spend?days=" + bad),
+                    422,
+                    "validation_failed",
+                    "days");
+        JsonNode none =
+                adminGet("/admin/api/organisations/" + org + "/spend?days=400").json();
+        assertThat(none.get("series")).hasSize(400);
+        assertThat(none.get("budgets")).as("no budget capped").isEmpty();
+        assertThat(none.get("timeZone").isNull()).isTrue();
+        assertThat(admin().post()
+                        .uri("/admin/api/organisations/" + org + "/spend")
+                        .exchangeToMono(SpendViewContract::answer)
+                        .block(Duration.ofSeconds(10))
+                        .status())
+                .as("GET only")
+                .isIn(404, 405);
     }
 
     @Test

@@ -299,6 +299,9 @@ class AdminApiContractTest {
         call("PATCH", "/organisations/{id}", "application/json", json(Map.of("name", "x")), Map.of(), "nobody-" + org);
         call("GET", "/organisations/{id}/usage", null, null, Map.of(), org);
         call("GET", "/organisations/{id}/usage", null, null, Map.of(), "nobody-" + org);
+        call("GET", "/organisations/{id}/spend?days=30", null, null, Map.of(), org);
+        call("GET", "/organisations/{id}/spend?days=401", null, null, Map.of(), org); // 422
+        call("GET", "/organisations/{id}/spend", null, null, Map.of(), "nobody-" + org);
         call("PATCH", "/tenants/{id}", "application/json", json(Map.of("organisation", org)), Map.of(), tenant);
         call("DELETE", "/organisations/{id}", null, null, Map.of(), org); // 409: a member
         call("PATCH", "/tenants/{id}", "application/json", "{\"organisation\":null}", Map.of(), tenant);
