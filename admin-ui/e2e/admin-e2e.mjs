@@ -214,7 +214,7 @@ try {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
   check(/^sluice-usage-\d{4}-\d{2}-01_\d{4}-\d{2}-\d{2}\.csv$/.test(download.suggestedFilename()), `the file is named for the month (${download.suggestedFilename()})`);
   const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
-  check(csv[0] === 'date,tenant,tier,input_tokens,output_tokens,requests,usd', `the CSV's header (${csv[0]})`);
+  check(csv[0] === 'date,tenant,tier,input_tokens,output_tokens,requests,usd,organisation', `the CSV's header (${csv[0]})`);
   const mine = csv.slice(1).map((l) => l.split(',')).filter((c) => c[1] === TENANT);
   check(mine.length >= 1, `the CSV has the tenant's rows (${mine.length})`);
   const ledgerNow = await (await adminApi(`/tenants/${TENANT}/spend?days=31`)).json();
