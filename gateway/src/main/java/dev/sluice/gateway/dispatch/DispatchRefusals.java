@@ -11,6 +11,8 @@ import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
 import dev.sluice.gateway.estimate.RequestEstimate;
 import dev.sluice.gateway.quota.RateLimitHeaders;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -24,6 +26,8 @@ import reactor.core.publisher.Mono;
  * provider gives the tenant's charge back.
  */
 final class DispatchRefusals {
+    private static final Logger log = LoggerFactory.getLogger(DispatchRefusals.class);
+
     private final StageCounter stages;
     private final UpstreamMeters meters;
 
@@ -46,6 +50,13 @@ final class DispatchRefusals {
         String provider = SluiceAttributes.PROVIDER.get(exchange);
         meters.responses(timeout ? "timeout" : "unreachable", provider == null ? "none" : provider)
                 .increment();
+        // The tenant is told only that the provider failed; the operator needs what failed (no request data in it).
+        log.warn(
+                "Call to provider {} failed before its answer ({}): {} {}",
+                provider == null ? "none" : provider,
+                timeout ? "timeout" : "unreachable",
+                e.getClass().getName(),
+                e.getMessage());
         ServerWebExchangeUtils.reset(exchange);
         return timeout
                 ? OpenAiErrors.write(
