@@ -203,37 +203,7 @@ class RedisDownPolicyTest {
     void whatAFailOpenTenantUsedDuringAnOutageCountsInTheSharedWindowsAfterIt() {
         InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
         AtomicBoolean redisDown = new AtomicBoolean(true);
-        QuotaStore shared = new QuotaStore() { // fails as Redis does while it is out
-                    @Override
-                    public Mono<QuotaDecision> acquire(
-                            String tenantId,
-                            List<WindowLimit> windows,
-                            List<SpendLimit> spends,
-                            long tokens,
-                            long requests,
-                            long costMicros) {
-                        return redisDown.get()
-                                ? Mono.error(new IllegalStateException("Redis out"))
-                                : sharedStandIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
-                    }
-
-                    @Override
-                    public Mono<Void> adjust(
-                            String tenantId,
-                            List<WindowLimit> windows,
-                            List<SpendLimit> spends,
-                            long chargedAtMs,
-                            long dT,
-                            long dR,
-                            long dMicros) {
-                        return sharedStandIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
-                    }
-
-                    @Override
-                    public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
-                        return sharedStandIn.peek(tenantId, windows);
-                    }
-                };
+        QuotaStore shared = failingWhile(redisDown, sharedStandIn); // fails as Redis does while it is out
         StoreState state = new StoreState(true, clock::millis);
         QuotaLimiter limiter = new QuotaLimiter(
                 shared,
@@ -265,37 +235,7 @@ class RedisDownPolicyTest {
     void whatAFailOpenTenantSpentDuringAnOutageCountsInTheSharedBudgetAfterIt() {
         InMemoryQuotaStore sharedStandIn = new InMemoryQuotaStore(clock);
         AtomicBoolean redisDown = new AtomicBoolean(true);
-        QuotaStore shared = new QuotaStore() {
-            @Override
-            public Mono<QuotaDecision> acquire(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long tokens,
-                    long requests,
-                    long costMicros) {
-                return redisDown.get()
-                        ? Mono.error(new IllegalStateException("Redis out"))
-                        : sharedStandIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
-            }
-
-            @Override
-            public Mono<Void> adjust(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long chargedAtMs,
-                    long dT,
-                    long dR,
-                    long dMicros) {
-                return sharedStandIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
-            }
-
-            @Override
-            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
-                return sharedStandIn.peek(tenantId, windows);
-            }
-        };
+        QuotaStore shared = failingWhile(redisDown, sharedStandIn); // fails as Redis does while it is out
         StoreState state = new StoreState(true, clock::millis);
         QuotaLimiter limiter = new QuotaLimiter(
                 shared,
@@ -340,5 +280,40 @@ class RedisDownPolicyTest {
                         .admitted())
                 .as("not a second day's budget after the outage")
                 .isFalse();
+    }
+
+    /** {@code standIn} as the shared store, except that it fails to admit while {@code down} is set, as Redis does while out. */
+    static QuotaStore failingWhile(AtomicBoolean down, QuotaStore standIn) {
+        return new QuotaStore() {
+            @Override
+            public Mono<QuotaDecision> acquire(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long tokens,
+                    long requests,
+                    long costMicros) {
+                return down.get()
+                        ? Mono.error(new IllegalStateException("Redis out"))
+                        : standIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+            }
+
+            @Override
+            public Mono<Void> adjust(
+                    String tenantId,
+                    List<WindowLimit> windows,
+                    List<SpendLimit> spends,
+                    long chargedAtMs,
+                    long dT,
+                    long dR,
+                    long dMicros) {
+                return standIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+            }
+
+            @Override
+            public Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows) {
+                return standIn.peek(tenantId, windows);
+            }
+        };
     }
 }

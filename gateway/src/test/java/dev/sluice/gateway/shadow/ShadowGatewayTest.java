@@ -59,22 +59,7 @@ class ShadowGatewayTest {
         @Bean
         @org.springframework.context.annotation.Primary
         ShadowTiers testShadowTiers() {
-            return new ShadowTiers() {
-                @Override
-                public SluiceConfig draft() {
-                    return IN_SHADOW.get();
-                }
-
-                @Override
-                public long draftVersion() {
-                    return 42;
-                }
-
-                @Override
-                public long sinceMs() {
-                    return 1;
-                }
-            };
+            return new SetByTheTest(IN_SHADOW, 42);
         }
     }
 

@@ -71,22 +71,7 @@ class ShadowPredictsThePromotionTest {
         @Bean
         @Primary // over the drafts' own (DraftShadow): this test puts its draft in shadow by hand
         ShadowTiers testShadowTiers() {
-            return new ShadowTiers() {
-                @Override
-                public SluiceConfig draft() {
-                    return IN_SHADOW.get();
-                }
-
-                @Override
-                public long draftVersion() {
-                    return 7;
-                }
-
-                @Override
-                public long sinceMs() {
-                    return CLOCK.millis();
-                }
-            };
+            return new SetByTheTest(IN_SHADOW, 7);
         }
     }
 
