@@ -39,7 +39,10 @@ public final class EnforcementAccuracy {
     private final MeterRegistry meters;
     private final Clock clock;
     private final RefusalVerdicts verdicts = new RefusalVerdicts();
-    private final Map<String, DistributionSummary> ratios = new ConcurrentHashMap<>();
+    /** By tier, then provider; and each provider's tokens: looked up on every settlement without building a key. */
+    private final Map<String, Map<String, DistributionSummary>> ratios = new ConcurrentHashMap<>();
+
+    private final Map<String, Counter> providerTokens = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private long lastExpiryMs;
 
@@ -57,7 +60,7 @@ public final class EnforcementAccuracy {
             for (RefusalVerdicts.Verdict v : RefusalVerdicts.Verdict.values())
                 counter(REFUSALS, "tier", tier, "verdict", v.label());
         }
-        for (String provider : providers) counter(PROVIDER_TOKENS, "provider", provider);
+        for (String provider : providers) providerTokens(provider);
     }
 
     /** A reservation was charged for the tenant; {@code handle} identifies it when it settles. */
@@ -96,8 +99,7 @@ public final class EnforcementAccuracy {
         count(done);
         String p = provider == null ? NO_PROVIDER : provider;
         if (reservedTokens > 0) ratio(tier, p).record((double) usedTokens / reservedTokens);
-        if (provider != null && usedTokens > 0)
-            counter(PROVIDER_TOKENS, "provider", provider).increment(usedTokens);
+        if (provider != null && usedTokens > 0) providerTokens(provider).increment(usedTokens);
     }
 
     /**
@@ -140,15 +142,20 @@ public final class EnforcementAccuracy {
             counter(REFUSALS, "tier", d.tier(), "verdict", d.verdict().label()).increment();
     }
 
+    private Counter providerTokens(String provider) {
+        return providerTokens.computeIfAbsent(provider, p -> meters.counter(PROVIDER_TOKENS, "provider", p));
+    }
+
     private DistributionSummary ratio(String tier, String provider) {
-        return ratios.computeIfAbsent(
-                tier + '\n' + provider,
-                k -> DistributionSummary.builder(SETTLED_RATIO)
-                        .tags("tier", tier, "provider", provider)
-                        .serviceLevelObjectives(0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2)
-                        .publishPercentiles(0.5, 0.95)
-                        .description("Settled tokens over the tokens reserved up front, per served request")
-                        .register(meters));
+        return ratios.computeIfAbsent(tier, t -> new ConcurrentHashMap<>())
+                .computeIfAbsent(
+                        provider,
+                        k -> DistributionSummary.builder(SETTLED_RATIO)
+                                .tags("tier", tier, "provider", provider)
+                                .serviceLevelObjectives(0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2)
+                                .publishPercentiles(0.5, 0.95)
+                                .description("Settled tokens over the tokens reserved up front, per served request")
+                                .register(meters));
     }
 
     private Counter counter(String name, String... tags) {
