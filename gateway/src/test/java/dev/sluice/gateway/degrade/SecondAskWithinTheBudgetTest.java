@@ -83,14 +83,8 @@ class SecondAskWithinTheBudgetTest {
         }
 
         @Override
-        public Mono<Void> adjust(
-                String tenantId,
-                List<WindowLimit> windows,
-                List<SpendLimit> spends,
-                long chargedAtMs,
-                long dT,
-                long dR,
-                long dMicros) {
+        public Mono<Void> adjustAll(
+                String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
             return Mono.never();
         }
 

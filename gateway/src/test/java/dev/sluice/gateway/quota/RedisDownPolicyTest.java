@@ -115,14 +115,8 @@ class RedisDownPolicyTest {
             }
 
             @Override
-            public Mono<Void> adjust(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long chargedAtMs,
-                    long dT,
-                    long dR,
-                    long dMicros) {
+            public Mono<Void> adjustAll(
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
@@ -167,14 +161,11 @@ class RedisDownPolicyTest {
                     }
 
                     @Override
-                    public Mono<Void> adjust(
+                    public Mono<Void> adjustAll(
                             String tenantId,
                             List<WindowLimit> windows,
                             List<SpendLimit> spends,
-                            long chargedAtMs,
-                            long dT,
-                            long dR,
-                            long dMicros) {
+                            List<Correction> corrections) {
                         return Mono.never();
                     }
 
@@ -299,15 +290,9 @@ class RedisDownPolicyTest {
             }
 
             @Override
-            public Mono<Void> adjust(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long chargedAtMs,
-                    long dT,
-                    long dR,
-                    long dMicros) {
-                return standIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+            public Mono<Void> adjustAll(
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
+                return standIn.adjustAll(tenantId, windows, spends, corrections);
             }
 
             @Override

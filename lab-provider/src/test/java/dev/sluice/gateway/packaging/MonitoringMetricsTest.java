@@ -100,17 +100,14 @@ class MonitoringMetricsTest {
                 }
 
                 @Override
-                public Mono<Void> adjust(
+                public Mono<Void> adjustAll(
                         String tenantId,
                         List<WindowLimit> windows,
                         List<SpendLimit> spends,
-                        long chargedAtMs,
-                        long dT,
-                        long dR,
-                        long dMicros) {
+                        List<Correction> corrections) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+                            : memory.adjustAll(tenantId, windows, spends, corrections);
                 }
 
                 @Override

@@ -37,17 +37,14 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 tenants.apply(tenantId, t -> t.acquire(windows, spends, clock.millis(), tokens, requests, costMicros)));
     }
 
+    /** Every correction under the tenant's one lock: one step, as Redis makes it one script. */
     @Override
-    public Mono<Void> adjust(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long chargedAtMs,
-            long deltaTokens,
-            long deltaRequests,
-            long deltaMicros) {
+    public Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
         return Mono.fromRunnable(() -> tenants.apply(tenantId, t -> {
-            t.adjust(windows, spends, clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaMicros);
+            long now = clock.millis();
+            for (Correction c : corrections)
+                t.adjust(windows, spends, now, c.chargedAtMs(), c.deltaTokens(), c.deltaRequests(), c.deltaMicros());
             return null;
         }));
     }
