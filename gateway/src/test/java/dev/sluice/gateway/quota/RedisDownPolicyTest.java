@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
@@ -47,7 +49,9 @@ class RedisDownPolicyTest {
                 Map.of(),
                 false,
                 policy,
-                EndpointAccess.DEFAULT);
+                EndpointAccess.DEFAULT,
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     /** A Redis address where nothing listens: connections are refused, as when Redis is down. */
