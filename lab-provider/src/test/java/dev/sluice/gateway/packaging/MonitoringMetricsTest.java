@@ -244,7 +244,8 @@ class MonitoringMetricsTest {
         for (int i = 14; i >= 1; i--) {
             history.append(
                             tenant,
-                            new UsageSample(minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of()),
+                            new UsageSample(
+                                    minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of(), null),
                             24 * 60)
                     .block(Duration.ofSeconds(5));
         }
