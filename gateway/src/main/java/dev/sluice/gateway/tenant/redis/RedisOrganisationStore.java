@@ -3,6 +3,7 @@ package dev.sluice.gateway.tenant.redis;
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.RedisHashes;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Organisation;
@@ -72,9 +73,7 @@ public final class RedisOrganisationStore implements OrganisationStore {
     }
 
     private Mono<Organisation> read(String id) {
-        return redis.<String, String>opsForHash()
-                .entries(orgKey(id))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return RedisHashes.fields(redis, orgKey(id))
                 .filter(m -> m.containsKey("name"))
                 .map(m -> new Organisation(
                         id,

@@ -2,6 +2,7 @@ package dev.sluice.gateway.tenant.redis;
 
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.RedisHashes;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Caller;
@@ -166,9 +167,7 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Tenant> findById(String id) {
-        return redis.<String, String>opsForHash()
-                .entries(tenantKey(id))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return RedisHashes.fields(redis, tenantKey(id))
                 .filter(m -> m.containsKey("tier"))
                 .map(m -> new Tenant(
                         id,
