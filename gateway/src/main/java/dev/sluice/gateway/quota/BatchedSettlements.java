@@ -62,13 +62,8 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
-        return store.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        return store.acquire(tenantId, windows, spends, charge);
     }
 
     @Override

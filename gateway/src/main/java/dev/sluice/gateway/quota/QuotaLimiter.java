@@ -51,28 +51,24 @@ public final class QuotaLimiter {
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
-        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, Clock.systemUTC());
+        this(
+                store,
+                localFallback,
+                storeTimeout,
+                meters,
+                StoreState.alwaysUp(),
+                null,
+                Clock.systemUTC(),
+                Clock.systemUTC());
     }
 
     /**
      * @param state      shared with the other stages: while it says down, the store is not asked at all
      * @param freshLocal when Redis answers again, what the local windows spent is handed to it and
      *                   the next outage starts on fresh ones from here; null: no hand-over
-     */
-    public QuotaLimiter(
-            QuotaStore store,
-            QuotaStore localFallback,
-            Duration storeTimeout,
-            MeterRegistry meters,
-            StoreState state,
-            Supplier<QuotaStore> freshLocal,
-            Clock clock) {
-        this(store, localFallback, storeTimeout, meters, state, freshLocal, clock, clock);
-    }
-
-    /**
-     * @param periods the clock the spend budgets' calendar periods are read on (the quota's: a test's
-     *                fake one), where {@code clock} is the shared store's time for the hand-over
+     * @param clock      the shared store's time, for the hand-over
+     * @param periods    the clock the spend budgets' calendar periods are read on (the quota's: a test's
+     *                   fake one)
      */
     public QuotaLimiter(
             QuotaStore store,
@@ -153,15 +149,15 @@ public final class QuotaLimiter {
      * one atomic step: all or none; the reservation settles and refunds every level.
      */
     public Mono<Outcome> acquire(QuotaScope scope, Tier tier, long tokens, long costMicros, DecisionBudget budget) {
-        Charge charge = new Charge(scope, tokens, costMicros);
-        if (!state.up()) return fallback(QuotaFallback.DOWN, tier, charge); // no second timeout per request
-        if (budget.spent()) return fallback(QuotaFallback.SPENT, tier, charge);
-        return budget.within(charge.on(store), storeTimeout, state)
-                .map(d -> outcome(store, charge, d))
+        Admission admission = new Admission(scope, tokens, costMicros);
+        if (!state.up()) return fallback(QuotaFallback.DOWN, tier, admission); // no second timeout per request
+        if (budget.spent()) return fallback(QuotaFallback.SPENT, tier, admission);
+        return budget.within(admission.on(store), storeTimeout, state)
+                .map(d -> outcome(store, admission, d))
                 .onErrorResume(e -> {
                     // A call the request's budget cut short says nothing about Redis: only this request falls back.
                     if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fallback(e, tier, charge);
+                    return fallback(e, tier, admission);
                 });
     }
 
@@ -175,10 +171,11 @@ public final class QuotaLimiter {
         return periods.millis();
     }
 
-    /** What one admission charges: the scope's windows and budget periods, the tokens and the cost. */
-    private record Charge(QuotaScope scope, long tokens, long costMicros) {
+    /** One admission: the scope's windows and budget periods, the tokens and the cost, one request. */
+    private record Admission(QuotaScope scope, long tokens, long costMicros) {
         Mono<QuotaDecision> on(QuotaStore where) {
-            return where.acquire(scope.owner(), scope.windows(), scope.spends(), tokens, 1, costMicros);
+            return where.acquire(
+                    scope.owner(), scope.windows(), scope.spends(), new QuotaStore.Charge(tokens, 1, costMicros));
         }
     }
 
@@ -239,7 +236,7 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windowsFor(model)), storeTimeout);
     }
 
-    private Outcome outcome(QuotaStore where, Charge c, QuotaDecision d) {
+    private Outcome outcome(QuotaStore where, Admission c, QuotaDecision d) {
         QuotaScope s = c.scope();
         return d.admitted()
                 ? new Outcome(
@@ -257,9 +254,9 @@ public final class QuotaLimiter {
         fallback.registerMeters(tiers);
     }
 
-    private Mono<Outcome> fallback(Throwable error, Tier tier, Charge charge) {
-        QuotaStore local = fallback.localFor(error, tier, charge.scope());
+    private Mono<Outcome> fallback(Throwable error, Tier tier, Admission admission) {
+        QuotaStore local = fallback.localFor(error, tier, admission.scope());
         if (local == null) return Mono.just(new Outcome(null, null, true));
-        return charge.on(local).map(d -> outcome(local, charge, d));
+        return admission.on(local).map(d -> outcome(local, admission, d));
     }
 }

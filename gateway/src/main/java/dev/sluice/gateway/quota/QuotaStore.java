@@ -20,13 +20,21 @@ public interface QuotaStore {
      * The same with the request's {@code costMicros} charged to each spend budget's period now, in
      * the same atomic step (one round trip in Redis): all or nothing.
      */
-    Mono<QuotaDecision> acquire(
+    default Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             long tokens,
             long requests,
-            long costMicros);
+            long costMicros) {
+        return acquire(tenantId, windows, spends, new Charge(tokens, requests, costMicros));
+    }
+
+    /** What one admission charges: tokens and requests to every window, the cost to every spend budget. */
+    record Charge(long tokens, long requests, long costMicros) {}
+
+    /** The same with {@code charge}: the one admitting operation a store implements. */
+    Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge);
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
     default Mono<Void> adjust(

@@ -101,6 +101,7 @@ class DraftsRequestsTest {
                                         new SimpleMeterRegistry(),
                                         StoreState.alwaysUp(),
                                         null,
+                                        clock,
                                         clock),
                                 new OverviewHandler(new SimpleMeterRegistry(), config, clock, Duration.ofMinutes(1)),
                                 beans.getBeanProvider(AdminApiExtension.class),

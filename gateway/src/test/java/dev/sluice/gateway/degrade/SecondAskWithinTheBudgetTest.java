@@ -70,12 +70,7 @@ class SecondAskWithinTheBudgetTest {
     final QuotaStore redis = new QuotaStore() {
         @Override
         public Mono<QuotaDecision> acquire(
-                String tenantId,
-                List<WindowLimit> windows,
-                List<SpendLimit> spends,
-                long tokens,
-                long requests,
-                long costMicros) {
+                String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
             if (asks.getAndIncrement() > 0) return Mono.never();
             WindowUsage minute = new WindowUsage("minute", 60, 10_000, 60, 10_000, 3, 100);
             return Mono.delay(Duration.ofMillis(FIRST_ANSWER_MS))
@@ -95,7 +90,7 @@ class SecondAskWithinTheBudgetTest {
     };
 
     final QuotaLimiter limiter =
-            new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock);
+            new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock, clock);
     final InMemoryTenantActivity activity = new InMemoryTenantActivity(clock);
     final StageCounter stages =
             new StageCounter(meters, activity, config.tiers().keySet());

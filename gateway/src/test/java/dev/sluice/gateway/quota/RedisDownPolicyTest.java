@@ -109,12 +109,7 @@ class RedisDownPolicyTest {
         QuotaStore refusing = new QuotaStore() {
             @Override
             public Mono<QuotaDecision> acquire(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long tokens,
-                    long requests,
-                    long costMicros) {
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
@@ -129,8 +124,8 @@ class RedisDownPolicyTest {
                 return Mono.error(new IllegalStateException("refused"));
             }
         };
-        QuotaLimiter limiter =
-                new QuotaLimiter(refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock);
+        QuotaLimiter limiter = new QuotaLimiter(
+                refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock, clock);
         Tier free = tier("free", RedisDownPolicy.FAIL_CLOSED);
         int mark = output.getOut().length();
         limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
@@ -155,12 +150,7 @@ class RedisDownPolicyTest {
         QuotaStore silent = new QuotaStore() { // a store that hangs, as a Redis behind a black-holed network would
                     @Override
                     public Mono<QuotaDecision> acquire(
-                            String tenantId,
-                            List<WindowLimit> windows,
-                            List<SpendLimit> spends,
-                            long tokens,
-                            long requests,
-                            long costMicros) {
+                            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                         return Mono.never();
                     }
 
@@ -207,6 +197,7 @@ class RedisDownPolicyTest {
                 meters,
                 state,
                 () -> new InMemoryQuotaStore(clock),
+                clock,
                 clock);
         Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN); // 1,000 tokens a minute
         assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
@@ -239,6 +230,7 @@ class RedisDownPolicyTest {
                 meters,
                 state,
                 () -> new InMemoryQuotaStore(clock),
+                clock,
                 clock);
         Tier pro = TiersYamlParser.parse("t", """
                         tiers:
@@ -282,15 +274,10 @@ class RedisDownPolicyTest {
         return new QuotaStore() {
             @Override
             public Mono<QuotaDecision> acquire(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long tokens,
-                    long requests,
-                    long costMicros) {
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                 return down.get()
                         ? Mono.error(new IllegalStateException("Redis out"))
-                        : standIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+                        : standIn.acquire(tenantId, windows, spends, charge);
             }
 
             @Override

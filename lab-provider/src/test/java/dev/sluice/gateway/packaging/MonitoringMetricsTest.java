@@ -88,15 +88,10 @@ class MonitoringMetricsTest {
             QuotaStore store = new QuotaStore() {
                 @Override
                 public Mono<QuotaDecision> acquire(
-                        String tenantId,
-                        List<WindowLimit> windows,
-                        List<SpendLimit> spends,
-                        long tokens,
-                        long requests,
-                        long costMicros) {
+                        String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+                            : memory.acquire(tenantId, windows, spends, charge);
                 }
 
                 @Override

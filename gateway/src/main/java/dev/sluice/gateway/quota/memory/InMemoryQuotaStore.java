@@ -27,14 +27,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
-        return Mono.fromSupplier(() ->
-                tenants.apply(tenantId, t -> t.acquire(windows, spends, clock.millis(), tokens, requests, costMicros)));
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        return Mono.fromSupplier(() -> tenants.apply(
+                tenantId,
+                t -> t.acquire(
+                        windows, spends, clock.millis(), charge.tokens(), charge.requests(), charge.costMicros())));
     }
 
     /** Every correction under the tenant's one lock: one step, as Redis makes it one script. */

@@ -73,12 +73,10 @@ public class RedisQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        long tokens = charge.tokens();
+        long requests = charge.requests();
+        long costMicros = charge.costMicros();
         if (tokens < 0 || requests < 0) {
             return Mono.error(new IllegalArgumentException(
                     "amounts must not be negative: tokens=" + tokens + " requests=" + requests));
