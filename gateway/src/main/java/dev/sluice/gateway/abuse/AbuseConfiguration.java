@@ -14,6 +14,7 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.support.LoopLifecycle;
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.UUID;
@@ -97,29 +98,16 @@ public class AbuseConfiguration {
     @Bean
     SmartLifecycle abuseLifecycle(
             TenantActivity activity, AbuseScheduler scheduler, OpenFlagsGauge openFlags, AbuseProperties settings) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (activity instanceof RedisTenantActivity redis) redis.start(settings.shipInterval());
-                if (settings.sampler().enabled()) scheduler.start(settings.tick());
-                openFlags.start(settings.openFlagsInterval());
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                openFlags.stop();
-                scheduler.stop();
-                if (activity instanceof RedisTenantActivity redis) redis.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new LoopLifecycle(
+                () -> {
+                    if (activity instanceof RedisTenantActivity redis) redis.start(settings.shipInterval());
+                    if (settings.sampler().enabled()) scheduler.start(settings.tick());
+                    openFlags.start(settings.openFlagsInterval());
+                },
+                () -> {
+                    openFlags.stop();
+                    scheduler.stop();
+                    if (activity instanceof RedisTenantActivity redis) redis.stop();
+                });
     }
 }

@@ -36,17 +36,6 @@ public record UsageSample(
         stages = Collections.unmodifiableMap(ordered);
     }
 
-    public UsageSample(
-            long minuteStartMs,
-            String tier,
-            long tokens,
-            long requests,
-            double utilisation,
-            String window,
-            Map<String, Long> stages) {
-        this(minuteStartMs, tier, tokens, requests, utilisation, window, stages, null);
-    }
-
     /** The number to compare with the abuse threshold: the ceiling signal's pressure, else the snapshot's utilisation. */
     public double pressure() {
         return ceiling != null ? ceiling.pressure() : utilisation;

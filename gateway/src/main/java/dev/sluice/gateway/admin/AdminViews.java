@@ -2,10 +2,6 @@ package dev.sluice.gateway.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
-import dev.sluice.gateway.abuse.Ceiling;
-import dev.sluice.gateway.abuse.Flag;
-import dev.sluice.gateway.abuse.FlagReview;
-import dev.sluice.gateway.abuse.UsageSample;
 import dev.sluice.gateway.config.Family;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.SluiceConfig;
@@ -15,7 +11,6 @@ import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
 import dev.sluice.gateway.tiers.TierDocument;
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -30,6 +25,7 @@ import tools.jackson.databind.annotation.JsonNaming;
  * The JSON shapes of the admin API, as records Jackson writes in their components' order, so the
  * wire format is written down here, in one place. The configuration's records are named as
  * tiers.yaml names its fields (kebab-case), so the UI can show a field and its YAML path alike.
+ * The usage series and the abuse flags are {@link AbuseViews}', the organisations {@link OrganisationViews}'.
  */
 final class AdminViews {
     private AdminViews() {}
@@ -151,43 +147,6 @@ final class AdminViews {
     /** A key as issued: {@code key}, the secret, is in this answer only. */
     record IssuedKey(@JsonUnwrapped KeyView issued, String tenant, String key, String notice) {}
 
-    record Point(
-            String minute,
-            String tier,
-            long tokens,
-            long requests,
-            double utilisation,
-            String window,
-            Map<String, Long> stages,
-            double pressure,
-            CeilingView ceiling) {}
-
-    record CeilingView(
-            String window,
-            String reason,
-            double fill,
-            double peak,
-            Long roomTokens,
-            long typicalTokens,
-            long refused,
-            long held) {}
-
-    record FlagView(
-            String id,
-            String tenant,
-            String tier,
-            String status,
-            String openedAt,
-            String closedAt,
-            String runStart,
-            int runMinutes,
-            List<Point> evidence,
-            List<ReviewView> reviews) {}
-
-    record ReviewView(String by, String at, String action, String note, String tier) {}
-
-    record FlagList(List<FlagView> flags) {}
-
     static Document document(TierDocument doc, SluiceConfig parsed, long appliedVersion) {
         return new Document(
                 doc.version(),
@@ -308,55 +267,8 @@ final class AdminViews {
         return BigDecimal.valueOf(micros, 6).stripTrailingZeros();
     }
 
-    static Point point(UsageSample s) {
-        // pressure and ceiling came with the ceiling signal; the fields before them keep their meaning
-        // (utilisation: the snapshot as the minute ended).
-        return new Point(
-                Instant.ofEpochMilli(s.minuteStartMs()).toString(),
-                s.tier(),
-                s.tokens(),
-                s.requests(),
-                rounded(s.utilisation()),
-                s.window(),
-                s.stages(),
-                rounded(s.pressure()),
-                ceiling(s.ceiling()));
-    }
-
     /** To four decimals: what a chart can show. */
     static double rounded(double ratio) {
         return Math.round(ratio * 10_000) / 10_000.0;
-    }
-
-    /** What the minute's ceiling signal measured, or null for a point stored before it existed. */
-    static CeilingView ceiling(Ceiling c) {
-        if (c == null) return null;
-        return new CeilingView(
-                c.window(),
-                c.reason(),
-                c.fill(),
-                c.peak(),
-                c.roomTokens() < 0 ? null : c.roomTokens(),
-                c.typicalTokens(),
-                c.refused(),
-                c.held());
-    }
-
-    static FlagView flag(Flag f) {
-        return new FlagView(
-                f.id(),
-                f.tenantId(),
-                f.tier(),
-                f.status().wire(),
-                f.openedAt().toString(),
-                f.closedAt() == null ? null : f.closedAt().toString(),
-                f.runStart().toString(),
-                f.runMinutes(),
-                f.evidence().stream().map(AdminViews::point).toList(),
-                f.reviews().stream().map(AdminViews::review).toList());
-    }
-
-    private static ReviewView review(FlagReview r) {
-        return new ReviewView(r.by(), r.at().toString(), r.action().wire(), r.note(), r.tier());
     }
 }

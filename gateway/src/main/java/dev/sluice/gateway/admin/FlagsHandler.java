@@ -40,16 +40,16 @@ final class FlagsHandler {
         }
         int limit = AdminRequests.intParam(req, "limit", 100, 1, 1000);
         return flags.list(status, limit)
-                .map(AdminViews::flag)
+                .map(AbuseViews::flag)
                 .collectList()
-                .flatMap(list -> ok(new AdminViews.FlagList(list)));
+                .flatMap(list -> ok(new AbuseViews.FlagList(list)));
     }
 
     Mono<ServerResponse> get(ServerRequest req) {
         String id = req.pathVariable("id");
         return flags.find(id)
                 .switchIfEmpty(Mono.error(AdminError.notFound("Flag '" + id + "'")))
-                .flatMap(f -> ok(AdminViews.flag(f)));
+                .flatMap(f -> ok(AbuseViews.flag(f)));
     }
 
     Mono<ServerResponse> review(ServerRequest req) {
@@ -79,7 +79,7 @@ final class FlagsHandler {
                                 f.id(), review.action().wire(), review.tier());
                         return admin.audit()
                                 .record(req, "flag.reviewed", f.tenantId(), details)
-                                .then(ok(AdminViews.flag(f)));
+                                .then(ok(AbuseViews.flag(f)));
                     });
         });
     }

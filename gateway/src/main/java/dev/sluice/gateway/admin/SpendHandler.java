@@ -2,6 +2,8 @@ package dev.sluice.gateway.admin;
 
 import static dev.sluice.gateway.admin.AdminResponses.ok;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaScope;
@@ -29,20 +31,34 @@ final class SpendHandler {
     static final MediaType CSV = MediaType.parseMediaType("text/csv;charset=UTF-8");
 
     /**
-     * @param budgets    each spend budget now (its cap, used, remaining, when it turns); empty when none is capped
+     * What a tenant's and an organisation's spend answers both end with: the budgets now and the ledger's days.
+     *
      * @param timeZone   the zone the budgets' periods turn in (null when none is capped)
+     * @param budgets    each spend budget now (its cap, used, remaining, when it turns); empty when none is capped
      * @param ledgerZone the ledger's days are UTC days
      * @param series     every day of the range, oldest first, a day without spend at zero
      */
-    record Spend(
-            String tenant,
-            String tier,
+    record BudgetsAndLedger(
             String timeZone,
             List<SpendViews.BudgetView> budgets,
             String ledgerZone,
             int days,
             SpendViews.TotalsView totals,
-            List<SpendViews.DayView> series) {}
+            List<SpendViews.DayView> series) {
+        /** @param spend the budgets that apply (null or uncapped: none) */
+        static BudgetsAndLedger of(
+                SpendBudget spend, List<SpendViews.BudgetView> budgets, LedgerRange range, List<LedgerDay> rows) {
+            return new BudgetsAndLedger(
+                    spend == null || !spend.capped() ? null : spend.zone().getId(),
+                    budgets,
+                    "UTC",
+                    range.days(),
+                    SpendViews.totals(range, rows),
+                    SpendViews.series(range, rows));
+        }
+    }
+
+    record Spend(String tenant, String tier, @JsonUnwrapped BudgetsAndLedger spend) {}
 
     /**
      * An organisation's spend: its own budgets now and the ledger summed over its current members.
@@ -52,12 +68,7 @@ final class SpendHandler {
     record OrganisationSpend(
             String organisation,
             List<String> members,
-            String timeZone,
-            List<SpendViews.BudgetView> budgets,
-            String ledgerZone,
-            int days,
-            SpendViews.TotalsView totals,
-            List<SpendViews.DayView> series) {}
+            @JsonUnwrapped BudgetsAndLedger spend) {}
 
     private final AdminContext admin;
     private final QuotaLimiter limiter;
@@ -89,14 +100,8 @@ final class SpendHandler {
                             .flatMap(b -> ok(new Spend(
                                     id,
                                     t.tierName(),
-                                    tier == null || !t.spendUnder(tier).capped()
-                                            ? null
-                                            : t.spendUnder(tier).zone().getId(),
-                                    b.getT1(),
-                                    "UTC",
-                                    days,
-                                    SpendViews.totals(range, b.getT2()),
-                                    SpendViews.series(range, b.getT2()))));
+                                    BudgetsAndLedger.of(
+                                            tier == null ? null : t.spendUnder(tier), b.getT1(), range, b.getT2()))));
                 });
     }
 
@@ -126,16 +131,7 @@ final class SpendHandler {
                                                 .flatMap(m -> ledger.days(m, range.from(), range.to()), 8)
                                                 .collectList())
                                 .flatMap(b -> ok(new OrganisationSpend(
-                                        id,
-                                        members,
-                                        o.spend() == null || !o.spend().capped()
-                                                ? null
-                                                : o.spend().zone().getId(),
-                                        b.getT1(),
-                                        "UTC",
-                                        days,
-                                        SpendViews.totals(range, b.getT2()),
-                                        SpendViews.series(range, b.getT2()))))));
+                                        id, members, BudgetsAndLedger.of(o.spend(), b.getT1(), range, b.getT2()))))));
     }
 
     /** The organisation's own budgets, as {@code GET /organisations/{id}/usage} peeks them. */

@@ -31,7 +31,7 @@ final class TenantsHandler {
             String to,
             double threshold,
             int consecutiveMinutes,
-            List<AdminViews.Point> points) {}
+            List<AbuseViews.Point> points) {}
 
     /** Per tenant, its points as {@code [minute, utilisation, tokens, pressure]}. */
     record Series(String tenant, String tier, List<List<Object>> points) {}
@@ -216,7 +216,7 @@ final class TenantsHandler {
         long from = to - hours * 3_600_000L;
         return tenant(id)
                 .flatMap(t -> history.since(id, from)
-                        .map(AdminViews::point)
+                        .map(AbuseViews::point)
                         .collectList()
                         .flatMap(points -> ok(new Usage(
                                 id,

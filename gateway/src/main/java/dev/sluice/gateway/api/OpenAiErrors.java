@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -41,7 +42,6 @@ public final class OpenAiErrors {
         return write(exchange, HttpStatus.BAD_REQUEST, "invalid_request_error", "request_too_large", message, extra);
     }
 
-    /** A 4xx about the request itself, naming the offending field when known. */
     /** 404 model_not_found, as OpenAI words it: the model is unknown here (listing, or no provider serves it). */
     public static Mono<Void> modelNotFound(ServerWebExchange exchange, String model) {
         return invalidRequest(
@@ -52,9 +52,19 @@ public final class OpenAiErrors {
                 "model");
     }
 
+    /** A 4xx about the request itself, naming the offending field when known. */
     public static Mono<Void> invalidRequest(
             ServerWebExchange exchange, HttpStatus status, String code, String message, String param) {
         return write(exchange.getResponse(), status, "invalid_request_error", code, message, param, Map.of());
+    }
+
+    /**
+     * 503 server_error with {@code Retry-After: 1}: a store the answer needs did not answer in time; the
+     * next second may find it back.
+     */
+    public static Mono<Void> unavailable(ServerWebExchange exchange, String code, String message) {
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
+        return write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "server_error", code, message);
     }
 
     /** For a response decorator that replaces what it was given (an upstream answer the tenant must not see). */

@@ -92,13 +92,8 @@ public class TenantAuthenticationFilter implements GlobalFilter, Ordered {
     }
 
     private static Mono<Void> storeUnavailable(ServerWebExchange exchange) {
-        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-        return OpenAiErrors.write(
-                exchange,
-                HttpStatus.SERVICE_UNAVAILABLE,
-                "server_error",
-                "quota_store_unavailable",
-                "The gateway cannot check this key right now; retry in a second.");
+        return OpenAiErrors.unavailable(
+                exchange, "quota_store_unavailable", "The gateway cannot check this key right now; retry in a second.");
     }
 
     /** The caller and its tenant's organisation (none when it is in none, or in one deleted since). */

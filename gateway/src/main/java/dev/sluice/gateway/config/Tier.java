@@ -44,65 +44,6 @@ public record Tier(
         Objects.requireNonNull(spend, "spend");
     }
 
-    /** A tier with no spend budget. */
-    public Tier(
-            String name,
-            long tokensPerMinute,
-            long requestsPerMinute,
-            double burstAllowance,
-            int priority,
-            long defaultMaxTokens,
-            List<WindowLimit> longerWindows,
-            Map<String, String> downgrade,
-            boolean allowNoDowngrade,
-            RedisDownPolicy redisDown,
-            EndpointAccess endpoints,
-            TierModels models) {
-        this(
-                name,
-                tokensPerMinute,
-                requestsPerMinute,
-                burstAllowance,
-                priority,
-                defaultMaxTokens,
-                longerWindows,
-                downgrade,
-                allowNoDowngrade,
-                redisDown,
-                endpoints,
-                models,
-                SpendBudget.NONE);
-    }
-
-    /** A tier that opens every model and keeps no per-model window. */
-    public Tier(
-            String name,
-            long tokensPerMinute,
-            long requestsPerMinute,
-            double burstAllowance,
-            int priority,
-            long defaultMaxTokens,
-            List<WindowLimit> longerWindows,
-            Map<String, String> downgrade,
-            boolean allowNoDowngrade,
-            RedisDownPolicy redisDown,
-            EndpointAccess endpoints) {
-        this(
-                name,
-                tokensPerMinute,
-                requestsPerMinute,
-                burstAllowance,
-                priority,
-                defaultMaxTokens,
-                longerWindows,
-                downgrade,
-                allowNoDowngrade,
-                redisDown,
-                endpoints,
-                TierModels.ALL,
-                SpendBudget.NONE);
-    }
-
     /** The minute window with the burst applied, then the longer windows; the order the quota checks them. */
     public List<WindowLimit> windows() {
         List<WindowLimit> all = new ArrayList<>(longerWindows.size() + 1);

@@ -4,6 +4,7 @@ import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.quota.QuotaDecision;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 /**
@@ -18,11 +19,35 @@ import java.util.random.RandomGenerator;
  *       Jitter spreads the retries of a burst so they do not all land on the same millisecond.</li>
  *   <li>Otherwise: 429 with the exact Retry-After.</li>
  * </ol>
- * The randomness is passed in, so tests fix the seed.
+ * The randomness is passed in, so tests fix the seed; the request path's draws each from its
+ * thread's own generator.
  */
 public final class DegradationLadder {
+    /**
+     * The calling thread's {@link ThreadLocalRandom}, looked up on every draw (it is the thread's own
+     * and must not be kept): many request threads decide at once, and a {@code SplittableRandom} must
+     * not be drawn from by two threads.
+     */
+    static final RandomGenerator PER_THREAD = new RandomGenerator() {
+        @Override
+        public long nextLong() {
+            return ThreadLocalRandom.current().nextLong();
+        }
+
+        @Override
+        public long nextLong(long origin, long bound) {
+            return ThreadLocalRandom.current().nextLong(origin, bound);
+        }
+    };
+
     private final RandomGenerator random;
 
+    /** For the request path: the jitter drawn on each deciding thread's own generator. */
+    public DegradationLadder() {
+        this(PER_THREAD);
+    }
+
+    /** @param random drawn from by one thread at a time (a test's seeded source) */
     public DegradationLadder(RandomGenerator random) {
         this.random = random;
     }

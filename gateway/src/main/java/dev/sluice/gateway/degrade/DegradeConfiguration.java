@@ -6,7 +6,6 @@ import dev.sluice.gateway.estimate.RequestRewriter;
 import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.quota.QuotaRefusals;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.SplittableRandom;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -21,7 +20,6 @@ public class DegradeConfiguration {
             StageCounter stages,
             TenantActivity activity,
             MeterRegistry meters) {
-        return new LadderFilter(
-                new DegradationLadder(new SplittableRandom()), limiter, refusals, rewriter, stages, activity, meters);
+        return new LadderFilter(new DegradationLadder(), limiter, refusals, rewriter, stages, activity, meters);
     }
 }

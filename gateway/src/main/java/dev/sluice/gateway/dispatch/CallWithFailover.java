@@ -245,14 +245,7 @@ final class CallWithFailover {
     private void settle(
             ProviderDispatcher dispatcher, Lease lease, FinishedCall call, long started, UpstreamAnswer answer) {
         dispatcher
-                .finish(
-                        lease,
-                        call.outcome(),
-                        call.tokenDelta(),
-                        call.inputDelta(),
-                        call.outputDelta(),
-                        clock.millis() - started,
-                        answer.countedByMs())
+                .finish(lease, call, clock.millis() - started, answer.countedByMs())
                 .subscribe();
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
 import dev.sluice.gateway.dispatch.health.ProviderHealth;
 import dev.sluice.gateway.dispatch.lease.BudgetCache;
+import dev.sluice.gateway.dispatch.lease.FinishedCall;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.lease.LeaseSettlement;
 import dev.sluice.gateway.dispatch.queue.Confirmations;
@@ -316,19 +317,12 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     public Mono<Void> finish(
             Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
-        return leases.finish(lease, outcome, tokenDelta, 0, 0, durationMs, countedByMs);
+        return finish(lease, new FinishedCall(outcome, tokenDelta, 0, 0), durationMs, countedByMs);
     }
 
-    /** The call ended with the provider's usage: the input and output windows are settled too. */
-    public Mono<Void> finish(
-            Lease lease,
-            AimdLimit.Outcome outcome,
-            long tokenDelta,
-            long inputDelta,
-            long outputDelta,
-            long durationMs,
-            long countedByMs) {
-        return leases.finish(lease, outcome, tokenDelta, inputDelta, outputDelta, durationMs, countedByMs);
+    /** The call ended as {@code call} says: with the provider's usage, the input and output windows are settled too. */
+    public Mono<Void> finish(Lease lease, FinishedCall call, long durationMs, long countedByMs) {
+        return leases.finish(lease, call, durationMs, countedByMs);
     }
 
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {

@@ -3,6 +3,7 @@ package dev.sluice.gateway.drafts;
 import dev.sluice.gateway.config.SluiceProperties;
 import dev.sluice.gateway.drafts.redis.RedisTierDraftStore;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.support.LoopLifecycle;
 import dev.sluice.gateway.tiers.TierReloader;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
@@ -30,25 +31,11 @@ public class DraftConfiguration {
     /** Polls for drafts changed on other replicas (and, on Redis, the one in shadow at start). */
     @Bean
     SmartLifecycle draftShadowPolling(DraftShadow shadow, StoreMode mode, SluiceProperties props) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (mode == StoreMode.REDIS) shadow.startPolling(props.tiers().pollInterval());
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                shadow.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new LoopLifecycle(
+                () -> {
+                    if (mode == StoreMode.REDIS)
+                        shadow.startPolling(props.tiers().pollInterval());
+                },
+                shadow::stop);
     }
 }

@@ -62,13 +62,8 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
-        return store.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        return store.acquire(tenantId, windows, spends, charge);
     }
 
     @Override
@@ -81,29 +76,33 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
         return store.peek(tenantId, windows, spends);
     }
 
+    /**
+     * A correction that gives a request back goes at once, with the others in the call; one of tokens or
+     * cost only waits for its tenant's batch; one of nothing is dropped.
+     */
     @Override
-    public Mono<Void> adjust(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long chargedAtMs,
-            long deltaTokens,
-            long deltaRequests,
-            long deltaMicros) {
-        if (deltaRequests != 0)
-            return store.adjust(tenantId, windows, spends, chargedAtMs, deltaTokens, deltaRequests, deltaMicros);
-        if (deltaTokens == 0 && deltaMicros == 0) return Mono.empty();
+    public Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
+        List<Correction> now = new ArrayList<>();
+        List<Correction> later = new ArrayList<>();
+        for (Correction c : corrections) {
+            if (c.deltaRequests() != 0) now.add(c);
+            else if (c.deltaTokens() != 0 || c.deltaMicros() != 0) later.add(c);
+        }
+        Mono<Void> direct = now.isEmpty() ? Mono.empty() : store.adjustAll(tenantId, windows, spends, now);
+        return later.isEmpty() ? direct : direct.then(batched(new Tenant(tenantId, windows, spends), later));
+    }
+
+    private Mono<Void> batched(Tenant t, List<Correction> corrections) {
         // Whether to batch is decided when the settlement runs, not when it was asked for: shutdown may begin between.
         return Mono.defer(() -> {
-            if (waiting.direct())
-                return store.adjust(tenantId, windows, spends, chargedAtMs, deltaTokens, 0, deltaMicros);
-            Tenant t = new Tenant(tenantId, windows, spends);
+            if (waiting.direct()) return store.adjustAll(t.id(), t.windows(), t.spends(), corrections);
             List<Correction> full = null;
             boolean straggler;
             Batch b = waiting.of(t);
             synchronized (b) {
                 if (b.corrections.isEmpty()) b.firstAtMs = clock.millis();
-                b.corrections.add(new Correction(chargedAtMs, deltaTokens, 0, deltaMicros));
+                b.corrections.addAll(corrections);
                 // The shutdown's flush (which goes direct before it drains) may have drained this batch just before the
                 // add.
                 straggler = waiting.direct();
@@ -113,17 +112,6 @@ public final class BatchedSettlements implements QuotaStore, Drainable {
             Mono<Void> sent = send(t, full);
             return straggler ? sent : Mono.<Void>empty(); // at shutdown the caller waits for it, as for a direct one
         });
-    }
-
-    @Override
-    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
-        return store.adjustAll(tenantId, windows, corrections);
-    }
-
-    @Override
-    public Mono<Void> adjustAll(
-            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
-        return store.adjustAll(tenantId, windows, spends, corrections);
     }
 
     private static List<Correction> take(Batch b) {

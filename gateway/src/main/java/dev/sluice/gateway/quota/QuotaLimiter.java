@@ -1,38 +1,30 @@
 package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.api.RequestAttribute;
-import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.store.DecisionBudget;
-import dev.sluice.gateway.store.LocalFallback;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.support.Deadline;
 import dev.sluice.gateway.tenant.Organisation;
 import dev.sluice.gateway.tenant.Tenant;
 import dev.sluice.gateway.tenant.TenantKey;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
  * Charges a request's estimated tokens against its tenant's windows. When the shared store
  * does not answer within {@code storeTimeout}, the tier's named policy decides at once:
- * fail open onto this replica's own in-memory windows, or fail closed. It never waits out a
- * connect timeout.
+ * fail open onto this replica's own in-memory windows, or fail closed ({@link QuotaFallback}). It
+ * never waits out a connect timeout.
  */
 public final class QuotaLimiter {
-    private static final Logger log = LoggerFactory.getLogger(QuotaLimiter.class);
-
     /** The result of asking: a reservation (admitted), a refusal with its decision, or no answer. */
     public record Outcome(QuotaReservation reservation, QuotaDecision decision, boolean storeUnavailable) {
         /** Where the reserve stage leaves its answer, admitted or refused, for the ladder. */
@@ -49,40 +41,34 @@ public final class QuotaLimiter {
     }
 
     private final QuotaStore store;
-    /** This replica's own windows for fail-open tiers, with the tenants served on them and their tier's windows; null: none. */
-    private final LocalFallback<QuotaStore, String, QuotaScope> localFallback;
+    /** What a tier does when the store does not answer: fail open onto local windows, or closed. */
+    private final QuotaFallback fallback;
 
     private final Clock clock;
     private final Clock periods;
     private final Duration storeTimeout;
-    private final MeterRegistry meters;
-    private final AtomicLong lastWarnMs = new AtomicLong();
     private final StoreState state;
 
     /** @param localFallback used by fail-open tiers when {@code store} fails; null when {@code store} is already local */
     public QuotaLimiter(QuotaStore store, QuotaStore localFallback, Duration storeTimeout, MeterRegistry meters) {
-        this(store, localFallback, storeTimeout, meters, StoreState.alwaysUp(), null, Clock.systemUTC());
+        this(
+                store,
+                localFallback,
+                storeTimeout,
+                meters,
+                StoreState.alwaysUp(),
+                null,
+                Clock.systemUTC(),
+                Clock.systemUTC());
     }
 
     /**
      * @param state      shared with the other stages: while it says down, the store is not asked at all
      * @param freshLocal when Redis answers again, what the local windows spent is handed to it and
      *                   the next outage starts on fresh ones from here; null: no hand-over
-     */
-    public QuotaLimiter(
-            QuotaStore store,
-            QuotaStore localFallback,
-            Duration storeTimeout,
-            MeterRegistry meters,
-            StoreState state,
-            Supplier<QuotaStore> freshLocal,
-            Clock clock) {
-        this(store, localFallback, storeTimeout, meters, state, freshLocal, clock, clock);
-    }
-
-    /**
-     * @param periods the clock the spend budgets' calendar periods are read on (the quota's: a test's
-     *                fake one), where {@code clock} is the shared store's time for the hand-over
+     * @param clock      the shared store's time, for the hand-over
+     * @param periods    the clock the spend budgets' calendar periods are read on (the quota's: a test's
+     *                   fake one)
      */
     public QuotaLimiter(
             QuotaStore store,
@@ -96,12 +82,9 @@ public final class QuotaLimiter {
         this.periods = periods;
         this.store = store;
         this.storeTimeout = storeTimeout;
-        this.meters = meters;
         this.state = state;
         this.clock = clock;
-        this.localFallback = localFallback == null
-                ? null
-                : new LocalFallback<>(localFallback, freshLocal, state, clock, this::handOverLocalSpend);
+        this.fallback = new QuotaFallback(store, localFallback, freshLocal, state, storeTimeout, meters, clock);
     }
 
     /**
@@ -112,58 +95,6 @@ public final class QuotaLimiter {
     public QuotaLimiter apart() {
         return new QuotaLimiter(
                 store, null, storeTimeout, new SimpleMeterRegistry(), StoreState.alwaysUp(), null, clock, periods);
-    }
-
-    /**
-     * Redis answers again: a tenant (or organisation, for its members) served on this replica's
-     * windows meanwhile is charged in Redis what it used there, window by window and spend period
-     * by spend period, so no tenant gets a second full window, or a second day's budget, after an
-     * outage. The charge lands in the slot and period of the recovery (the store makes them when it
-     * does not hold them).
-     */
-    private void handOverLocalSpend(QuotaStore spent, String owner, QuotaScope scope, long now) {
-        spent.peek(owner, scope.windows(), scope.spends())
-                .subscribe(
-                        used -> {
-                            for (int i = 0;
-                                    i < scope.windows().size()
-                                            && i < used.windows().size();
-                                    i++) {
-                                WindowUsage u = used.windows().get(i);
-                                if (u.usedTokens() == 0 && u.usedRequests() == 0) continue;
-                                handOver(
-                                        store.adjust(
-                                                owner,
-                                                List.of(scope.windows().get(i)),
-                                                now,
-                                                u.usedTokens(),
-                                                u.usedRequests()),
-                                        owner);
-                            }
-                            for (int j = 0;
-                                    j < scope.spends().size()
-                                            && j < used.spends().size();
-                                    j++) {
-                                long micros = used.spends().get(j).usedMicros();
-                                if (micros == 0) continue;
-                                handOver(
-                                        store.adjust(
-                                                owner,
-                                                List.of(),
-                                                List.of(scope.spends().get(j)),
-                                                now,
-                                                0,
-                                                0,
-                                                micros),
-                                        owner);
-                            }
-                        },
-                        e -> log.debug("Could not read {}'s local windows: {}", owner, e.toString()));
-    }
-
-    private void handOver(Mono<Void> charge, String owner) {
-        charge.timeout(storeTimeout.multipliedBy(4))
-                .subscribe(null, e -> log.debug("Could not hand {}'s local spend to Redis: {}", owner, e.toString()));
     }
 
     public Mono<Outcome> acquire(String tenantId, Tier tier, long tokens) {
@@ -218,15 +149,15 @@ public final class QuotaLimiter {
      * one atomic step: all or none; the reservation settles and refunds every level.
      */
     public Mono<Outcome> acquire(QuotaScope scope, Tier tier, long tokens, long costMicros, DecisionBudget budget) {
-        Charge charge = new Charge(scope, tokens, costMicros);
-        if (!state.up()) return fallback(DOWN, tier, charge); // no second timeout per request
-        if (budget.spent()) return fallback(SPENT, tier, charge);
-        return budget.within(charge.on(store), storeTimeout, state)
-                .map(d -> outcome(store, charge, d))
+        Admission admission = new Admission(scope, tokens, costMicros);
+        if (!state.up()) return fallback(QuotaFallback.DOWN, tier, admission); // no second timeout per request
+        if (budget.spent()) return fallback(QuotaFallback.SPENT, tier, admission);
+        return budget.within(admission.on(store), storeTimeout, state)
+                .map(d -> outcome(store, admission, d))
                 .onErrorResume(e -> {
                     // A call the request's budget cut short says nothing about Redis: only this request falls back.
                     if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fallback(e, tier, charge);
+                    return fallback(e, tier, admission);
                 });
     }
 
@@ -240,26 +171,13 @@ public final class QuotaLimiter {
         return periods.millis();
     }
 
-    /** What one admission charges: the scope's windows and budget periods, the tokens and the cost. */
-    private record Charge(QuotaScope scope, long tokens, long costMicros) {
+    /** One admission: the scope's windows and budget periods, the tokens and the cost, one request. */
+    private record Admission(QuotaScope scope, long tokens, long costMicros) {
         Mono<QuotaDecision> on(QuotaStore where) {
-            return where.acquire(scope.owner(), scope.windows(), scope.spends(), tokens, 1, costMicros);
+            return where.acquire(
+                    scope.owner(), scope.windows(), scope.spends(), new QuotaStore.Charge(tokens, 1, costMicros));
         }
     }
-
-    private static final Throwable DOWN = new IllegalStateException("Redis marked down by an earlier call") {
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            return this;
-        }
-    };
-
-    private static final Throwable SPENT = new IllegalStateException("the request's store budget is spent") {
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            return this;
-        }
-    };
 
     /** The windows' state without charging (for headers on refusals made elsewhere, usage series). */
     public Mono<List<WindowUsage>> peek(String tenantId, Tier tier) {
@@ -274,14 +192,7 @@ public final class QuotaLimiter {
         QuotaScope scope = QuotaScope.tenantWindows(tenant, tier);
         return Deadline.within(store.peek(scope.owner(), scope.windows()), storeTimeout)
                 .map(usage -> usage.stream()
-                        .map(u -> new WindowUsage(
-                                QuotaScope.baseName(u.name()),
-                                u.seconds(),
-                                u.limitTokens(),
-                                u.limitRequests(),
-                                u.usedTokens(),
-                                u.usedRequests(),
-                                u.resetMs()))
+                        .map(u -> u.withName(QuotaScope.baseName(u.name())))
                         .toList());
     }
 
@@ -297,22 +208,10 @@ public final class QuotaLimiter {
                         d.retryAfterMs(),
                         d.blocking() == null ? null : QuotaScope.baseName(d.blocking()),
                         d.windows().stream()
-                                .map(u -> new WindowUsage(
-                                        QuotaScope.baseName(u.name()),
-                                        u.seconds(),
-                                        u.limitTokens(),
-                                        u.limitRequests(),
-                                        u.usedTokens(),
-                                        u.usedRequests(),
-                                        u.resetMs()))
+                                .map(u -> u.withName(QuotaScope.baseName(u.name())))
                                 .toList(),
                         d.spends().stream()
-                                .map(s -> new SpendUsage(
-                                        QuotaScope.baseName(s.name()),
-                                        s.period(),
-                                        s.limitMicros(),
-                                        s.usedMicros(),
-                                        s.resetMs()))
+                                .map(s -> s.withName(QuotaScope.baseName(s.name())))
                                 .toList()));
     }
 
@@ -337,7 +236,7 @@ public final class QuotaLimiter {
         return Deadline.within(store.peek(tenantId, tier.windowsFor(model)), storeTimeout);
     }
 
-    private Outcome outcome(QuotaStore where, Charge c, QuotaDecision d) {
+    private Outcome outcome(QuotaStore where, Admission c, QuotaDecision d) {
         QuotaScope s = c.scope();
         return d.admitted()
                 ? new Outcome(
@@ -352,37 +251,12 @@ public final class QuotaLimiter {
      * fallback needs the series before it (a counter born at 1 shows no increase).
      */
     public void registerMeters(Collection<Tier> tiers) {
-        for (Tier tier : tiers) fallbackCounter(tier);
+        fallback.registerMeters(tiers);
     }
 
-    private boolean failsOpen(Tier tier) {
-        return tier.redisDown() == RedisDownPolicy.FAIL_OPEN && localFallback != null;
-    }
-
-    private Counter fallbackCounter(Tier tier) {
-        return counter(
-                "sluice.store.fallback", "tier", tier.name(), "policy", failsOpen(tier) ? "fail-open" : "fail-closed");
-    }
-
-    private Mono<Outcome> fallback(Throwable error, Tier tier, Charge charge) {
-        boolean open = failsOpen(tier);
-        fallbackCounter(tier).increment();
-        long now = clock.millis();
-        long last = lastWarnMs.get();
-        if (now - last > 10_000 && lastWarnMs.compareAndSet(last, now)) { // one line per 10 s, not per request
-            log.warn(
-                    "Quota store did not answer ({}); tier {} fails {}",
-                    error.toString(),
-                    tier.name(),
-                    open ? "open" : "closed");
-        }
-        if (!open) return Mono.just(new Outcome(null, null, true));
-        // Keyed by the owner: a member's local windows are its organisation's, every level of them.
-        QuotaStore local = localFallback.serve(charge.scope().owner(), charge.scope());
-        return charge.on(local).map(d -> outcome(local, charge, d));
-    }
-
-    private Counter counter(String name, String... tags) {
-        return meters.counter(name, tags);
+    private Mono<Outcome> fallback(Throwable error, Tier tier, Admission admission) {
+        QuotaStore local = fallback.localFor(error, tier, admission.scope());
+        if (local == null) return Mono.just(new Outcome(null, null, true));
+        return admission.on(local).map(d -> outcome(local, admission, d));
     }
 }

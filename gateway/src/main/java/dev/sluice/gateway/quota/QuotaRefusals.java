@@ -46,11 +46,8 @@ public final class QuotaRefusals {
         Tier tier = SluiceAttributes.tier(exchange);
         if (outcome.storeUnavailable()) {
             stages.count(tenant.id(), tier.name(), Stage.STORE_UNAVAILABLE);
-            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-            return Optional.of(OpenAiErrors.write(
+            return Optional.of(OpenAiErrors.unavailable(
                     exchange,
-                    HttpStatus.SERVICE_UNAVAILABLE,
-                    "server_error",
                     "quota_store_unavailable",
                     "The gateway cannot check your quota right now; retry in a second."));
         }

@@ -83,27 +83,24 @@ public final class QuotaReservation {
      * the serving provider's price) instead of the estimates, in the periods they were charged in.
      */
     public Mono<Void> settle(long actualTokens, long actualCostMicros) {
-        if (!settled.compareAndSet(false, true)) return Mono.empty();
-        return store.adjust(
-                owner,
-                windows,
-                spends,
-                decision.nowMs(),
-                actualTokens - estimatedTokens,
-                0,
-                spends.isEmpty() ? 0 : Money.add(actualCostMicros, -estimatedCostMicros));
+        return correct(actualTokens - estimatedTokens, 0, Money.add(actualCostMicros, -estimatedCostMicros));
     }
 
     /** The request never reached the provider: give back its tokens, its cost and the request itself. */
     public Mono<Void> refundAll() {
+        return correct(-estimatedTokens, -1, -estimatedCostMicros);
+    }
+
+    /** The one correction a reservation makes, in the windows and periods it was charged in (cost only where charged). */
+    private Mono<Void> correct(long deltaTokens, long deltaRequests, long deltaMicros) {
         if (!settled.compareAndSet(false, true)) return Mono.empty();
         return store.adjust(
                 owner,
                 windows,
                 spends,
                 decision.nowMs(),
-                -estimatedTokens,
-                -1,
-                spends.isEmpty() ? 0 : -estimatedCostMicros);
+                deltaTokens,
+                deltaRequests,
+                spends.isEmpty() ? 0 : deltaMicros);
     }
 }

@@ -2,7 +2,6 @@ package dev.sluice.gateway.quota;
 
 import dev.sluice.gateway.config.WindowLimit;
 import java.util.List;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -21,13 +20,21 @@ public interface QuotaStore {
      * The same with the request's {@code costMicros} charged to each spend budget's period now, in
      * the same atomic step (one round trip in Redis): all or nothing.
      */
-    Mono<QuotaDecision> acquire(
+    default Mono<QuotaDecision> acquire(
             String tenantId,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             long tokens,
             long requests,
-            long costMicros);
+            long costMicros) {
+        return acquire(tenantId, windows, spends, new Charge(tokens, requests, costMicros));
+    }
+
+    /** What one admission charges: tokens and requests to every window, the cost to every spend budget. */
+    record Charge(long tokens, long requests, long costMicros) {}
+
+    /** The same with {@code charge}: the one admitting operation a store implements. */
+    Mono<QuotaDecision> acquire(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge);
 
     /** Corrects the charge made at {@code chargedAtMs} by signed deltas (refund when negative). */
     default Mono<Void> adjust(
@@ -36,14 +43,20 @@ public interface QuotaStore {
     }
 
     /** The same, and its cost by {@code deltaMicros} in the spend budgets' periods it was charged in. */
-    Mono<Void> adjust(
+    default Mono<Void> adjust(
             String tenantId,
             List<WindowLimit> windows,
             List<SpendLimit> spends,
             long chargedAtMs,
             long deltaTokens,
             long deltaRequests,
-            long deltaMicros);
+            long deltaMicros) {
+        return adjustAll(
+                tenantId,
+                windows,
+                spends,
+                List.of(new Correction(chargedAtMs, deltaTokens, deltaRequests, deltaMicros)));
+    }
 
     /** One charge's correction, for {@link #adjustAll}. */
     record Correction(long chargedAtMs, long deltaTokens, long deltaRequests, long deltaMicros) {
@@ -57,20 +70,12 @@ public interface QuotaStore {
         return adjustAll(tenantId, windows, List.of(), corrections);
     }
 
-    /** The same for charges made in {@code spends}' periods too. */
-    default Mono<Void> adjustAll(
-            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
-        return Flux.fromIterable(corrections)
-                .concatMap(c -> adjust(
-                        tenantId,
-                        windows,
-                        spends,
-                        c.chargedAtMs(),
-                        c.deltaTokens(),
-                        c.deltaRequests(),
-                        c.deltaMicros()))
-                .then();
-    }
+    /**
+     * The same for charges made in {@code spends}' periods too: the one operation a store implements to
+     * correct charges (a single correction is a list of one).
+     */
+    Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections);
 
     /** The windows' state now, charging nothing. */
     Mono<List<WindowUsage>> peek(String tenantId, List<WindowLimit> windows);

@@ -10,6 +10,11 @@ public record SpendUsage(String name, String period, long limitMicros, long used
         return Math.max(0, limitMicros - usedMicros);
     }
 
+    /** The same budget under another name (a level's budget as its tier names it). */
+    public SpendUsage withName(String other) {
+        return new SpendUsage(other, period, limitMicros, usedMicros, resetMs);
+    }
+
     public double utilisation() {
         return (double) usedMicros / limitMicros;
     }

@@ -21,6 +21,11 @@ public record WindowUsage(
         return Math.max(0, limitRequests - usedRequests);
     }
 
+    /** The same window under another name (a level's window as its tier names it). */
+    public WindowUsage withName(String other) {
+        return new WindowUsage(other, seconds, limitTokens, limitRequests, usedTokens, usedRequests, resetMs);
+    }
+
     /** The larger of the token and request shares used, in [0, 1+]. */
     public double utilisation() {
         return Math.max((double) usedTokens / limitTokens, (double) usedRequests / limitRequests);

@@ -9,7 +9,6 @@ import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.SplittableRandom;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -38,8 +37,8 @@ public class ShadowConfiguration {
     @Bean
     ShadowFilter shadowFilter(
             ObjectProvider<ShadowTiers> tiers, QuotaLimiter limiter, ShadowRecorder recorder, StoreState state) {
-        ShadowEvaluator evaluator = new ShadowEvaluator(
-                limiter.apart(), new DegradationLadder(new SplittableRandom()), Schedulers.parallel());
+        ShadowEvaluator evaluator =
+                new ShadowEvaluator(limiter.apart(), new DegradationLadder(), Schedulers.parallel());
         return new ShadowFilter(() -> tiers.getIfAvailable(() -> ShadowTiers.NONE), evaluator, recorder, state);
     }
 }

@@ -6,6 +6,7 @@ import dev.sluice.gateway.quota.QuotaLimiter;
 import dev.sluice.gateway.spend.memory.InMemorySpendLedger;
 import dev.sluice.gateway.spend.redis.RedisSpendLedger;
 import dev.sluice.gateway.store.StoreMode;
+import dev.sluice.gateway.support.LoopLifecycle;
 import dev.sluice.gateway.tenant.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -55,27 +56,14 @@ public class SpendConfiguration {
     /** Ships the ledger every second (Redis; the shutdown's flush is {@code Drainable}'s) and samples the gauges. */
     @Bean
     SmartLifecycle spendLifecycle(SpendLedger ledger, BudgetGauges gauges) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (ledger instanceof RedisSpendLedger redis) redis.start(SHIP_INTERVAL);
-                gauges.start(GAUGE_INTERVAL);
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                gauges.stop();
-                if (ledger instanceof RedisSpendLedger redis) redis.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new LoopLifecycle(
+                () -> {
+                    if (ledger instanceof RedisSpendLedger redis) redis.start(SHIP_INTERVAL);
+                    gauges.start(GAUGE_INTERVAL);
+                },
+                () -> {
+                    gauges.stop();
+                    if (ledger instanceof RedisSpendLedger redis) redis.stop();
+                });
     }
 }

@@ -16,7 +16,6 @@ import java.util.List;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -87,11 +86,8 @@ public final class UsageFilter implements GlobalFilter, Ordered {
                     return json(exchange.getResponse(), JSON.writeValueAsString(body));
                 })
                 .onErrorResume(e -> {
-                    exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "1");
-                    return OpenAiErrors.write(
+                    return OpenAiErrors.unavailable(
                             exchange,
-                            HttpStatus.SERVICE_UNAVAILABLE,
-                            "server_error",
                             "usage_unavailable",
                             "The gateway cannot read your usage right now; retry in a second.");
                 });

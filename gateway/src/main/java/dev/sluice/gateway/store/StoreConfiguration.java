@@ -1,6 +1,7 @@
 package dev.sluice.gateway.store;
 
 import dev.sluice.gateway.config.StoreProperties;
+import dev.sluice.gateway.support.LoopLifecycle;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -60,26 +61,7 @@ public class StoreConfiguration {
         int refreshEvery = (int) Math.min(
                 Integer.MAX_VALUE,
                 Math.max(1, settings.knownKeysRefresh().toMillis() / Math.max(1, interval.toMillis())));
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                watch.start(interval, refreshEvery);
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                watch.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new LoopLifecycle(() -> watch.start(interval, refreshEvery), watch::stop);
     }
 
     @Bean

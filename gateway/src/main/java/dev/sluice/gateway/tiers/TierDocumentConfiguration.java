@@ -8,6 +8,7 @@ import dev.sluice.gateway.quota.QuotaClock;
 import dev.sluice.gateway.store.RedisWatch;
 import dev.sluice.gateway.store.StoreMode;
 import dev.sluice.gateway.store.StoreState;
+import dev.sluice.gateway.support.LoopLifecycle;
 import dev.sluice.gateway.tiers.redis.RedisTierDocumentStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -63,25 +64,10 @@ public class TierDocumentConfiguration {
     @Bean
     SmartLifecycle tierReloadPolling(TierReloader reloader, StoreMode mode, SluiceProperties props) {
         Duration interval = props.tiers().pollInterval();
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                if (mode == StoreMode.REDIS) reloader.startPolling(interval);
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                reloader.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new LoopLifecycle(
+                () -> {
+                    if (mode == StoreMode.REDIS) reloader.startPolling(interval);
+                },
+                reloader::stop);
     }
 }

@@ -14,7 +14,7 @@ class CeilingDetectorTest {
 
     static UsageSample at(int minute, double utilisation) {
         return new UsageSample(
-                T0 + minute * MIN, "free", (long) (utilisation * 10_000), 10, utilisation, "minute", Map.of());
+                T0 + minute * MIN, "free", (long) (utilisation * 10_000), 10, utilisation, "minute", Map.of(), null);
     }
 
     static List<UsageSample> flat(int from, int to, double u) {

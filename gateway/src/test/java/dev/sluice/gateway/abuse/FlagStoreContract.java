@@ -30,8 +30,9 @@ abstract class FlagStoreContract {
 
     static Flag flag(String tenant, long openedMs) {
         List<UsageSample> evidence = List.of(
-                new UsageSample(T0, "free", 9500, 10, 0.95, "minute", Map.of("passed", 10L)),
-                new UsageSample(T0 + 60_000, "free", 9800, 11, 0.98, "hour", Map.of("passed", 10L, "rejected", 1L)),
+                new UsageSample(T0, "free", 9500, 10, 0.95, "minute", Map.of("passed", 10L), null),
+                new UsageSample(
+                        T0 + 60_000, "free", 9800, 11, 0.98, "hour", Map.of("passed", 10L, "rejected", 1L), null),
                 new UsageSample(
                         T0 + 120_000,
                         "free",

@@ -31,7 +31,8 @@ abstract class UsageHistoryContract {
                 3,
                 tokens / 10_000.0,
                 "minute",
-                Map.of("passed", 3L, "rejected", 1L));
+                Map.of("passed", 3L, "rejected", 1L),
+                null);
     }
 
     List<UsageSample> all() {

@@ -101,6 +101,7 @@ class DraftsRequestsTest {
                                         new SimpleMeterRegistry(),
                                         StoreState.alwaysUp(),
                                         null,
+                                        clock,
                                         clock),
                                 new OverviewHandler(new SimpleMeterRegistry(), config, clock, Duration.ofMinutes(1)),
                                 beans.getBeanProvider(AdminApiExtension.class),
@@ -329,7 +330,10 @@ class DraftsRequestsTest {
         tenants.create(new Tenant("acme", "free", false)).block();
         long minute = START - 5 * 60_000L;
         // 8 requests of 1000 tokens in a minute: free's 10000 admits them, the draft's 5000 only 5.
-        history.append("acme", new UsageSample(minute, "free", 8000, 8, 0.8, "minute", Map.of("passed", 8L)), 1440)
+        history.append(
+                        "acme",
+                        new UsageSample(minute, "free", 8000, 8, 0.8, "minute", Map.of("passed", 8L), null),
+                        1440)
                 .block();
         ok(send(HttpMethod.PUT, "/tiers/draft", stricter, Map.of()));
         ok(json("/tiers/draft/shadow", "{\"on\":true}")); // on, but nothing recorded yet

@@ -1,7 +1,9 @@
 package dev.sluice.gateway.bench;
 
 import dev.sluice.gateway.config.EndpointAccess;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.TiersLoader;
 import dev.sluice.gateway.config.WindowLimit;
 import java.util.ArrayList;
@@ -37,7 +39,9 @@ final class BenchTiers {
                 t.downgrade(),
                 t.allowNoDowngrade(),
                 t.redisDown(),
-                EndpointAccess.DEFAULT);
+                EndpointAccess.DEFAULT,
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     static String describe(Tier t) {

@@ -6,7 +6,9 @@ import dev.sluice.gateway.api.Stage;
 import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.QuotaDecision;
 import dev.sluice.gateway.quota.WindowUsage;
@@ -32,7 +34,9 @@ class DegradationLadderTest {
                 Map.of("gpt-4o", "gpt-4o-mini"),
                 allowNoDowngrade,
                 RedisDownPolicy.FAIL_OPEN,
-                EndpointAccess.DEFAULT);
+                EndpointAccess.DEFAULT,
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     static QuotaDecision admittedAt(long usedTokens) {

@@ -70,12 +70,7 @@ class SecondAskWithinTheBudgetTest {
     final QuotaStore redis = new QuotaStore() {
         @Override
         public Mono<QuotaDecision> acquire(
-                String tenantId,
-                List<WindowLimit> windows,
-                List<SpendLimit> spends,
-                long tokens,
-                long requests,
-                long costMicros) {
+                String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
             if (asks.getAndIncrement() > 0) return Mono.never();
             WindowUsage minute = new WindowUsage("minute", 60, 10_000, 60, 10_000, 3, 100);
             return Mono.delay(Duration.ofMillis(FIRST_ANSWER_MS))
@@ -83,14 +78,8 @@ class SecondAskWithinTheBudgetTest {
         }
 
         @Override
-        public Mono<Void> adjust(
-                String tenantId,
-                List<WindowLimit> windows,
-                List<SpendLimit> spends,
-                long chargedAtMs,
-                long dT,
-                long dR,
-                long dMicros) {
+        public Mono<Void> adjustAll(
+                String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
             return Mono.never();
         }
 
@@ -101,7 +90,7 @@ class SecondAskWithinTheBudgetTest {
     };
 
     final QuotaLimiter limiter =
-            new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock);
+            new QuotaLimiter(redis, new InMemoryQuotaStore(clock), TIMEOUT, meters, state, null, clock, clock);
     final InMemoryTenantActivity activity = new InMemoryTenantActivity(clock);
     final StageCounter stages =
             new StageCounter(meters, activity, config.tiers().keySet());

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.dispatch.lease.FinishedCall;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
@@ -85,7 +86,7 @@ class BudgetGaugeTest {
         Lease lease = dispatcher.submit(job, 30_000).block(Duration.ofSeconds(5));
         // The answer: a prompt of 4,000 as charged, 200 of the 1,000 output tokens written.
         dispatcher
-                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 0, -800, 100, Long.MIN_VALUE)
+                .finish(lease, new FinishedCall(AimdLimit.Outcome.SUCCESS, 0, 0, -800), 100, Long.MIN_VALUE)
                 .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> splitGauge("input_tokens") == 0.1);
         assertThat(splitGauge("output_tokens"))

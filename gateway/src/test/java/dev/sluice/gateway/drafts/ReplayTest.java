@@ -38,7 +38,14 @@ class ReplayTest {
 
     static UsageSample minute(int m, long tokens, long requests, long passed, long rejected) {
         return new UsageSample(
-                T + m * 60_000L, "t", tokens, requests, 0.5, "minute", Map.of("passed", passed, "rejected", rejected));
+                T + m * 60_000L,
+                "t",
+                tokens,
+                requests,
+                0.5,
+                "minute",
+                Map.of("passed", passed, "rejected", rejected),
+                null);
     }
 
     static ShadowMinute only(List<UsageSample> samples, SluiceConfig live, SluiceConfig draft) {
@@ -193,7 +200,8 @@ class ReplayTest {
                                 "downgraded",
                                 (long) random.nextInt(3),
                                 "rejected",
-                                rejected)));
+                                rejected),
+                        null));
             }
             history.put("tenant-" + t, samples);
         }

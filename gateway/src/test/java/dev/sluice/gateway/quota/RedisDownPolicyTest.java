@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.config.EndpointAccess;
 import dev.sluice.gateway.config.RedisDownPolicy;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.TiersYamlParser;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.quota.memory.InMemoryQuotaStore;
@@ -47,7 +49,9 @@ class RedisDownPolicyTest {
                 Map.of(),
                 false,
                 policy,
-                EndpointAccess.DEFAULT);
+                EndpointAccess.DEFAULT,
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     /** A Redis address where nothing listens: connections are refused, as when Redis is down. */
@@ -105,24 +109,13 @@ class RedisDownPolicyTest {
         QuotaStore refusing = new QuotaStore() {
             @Override
             public Mono<QuotaDecision> acquire(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long tokens,
-                    long requests,
-                    long costMicros) {
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
             @Override
-            public Mono<Void> adjust(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long chargedAtMs,
-                    long dT,
-                    long dR,
-                    long dMicros) {
+            public Mono<Void> adjustAll(
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
                 return Mono.error(new IllegalStateException("refused"));
             }
 
@@ -131,8 +124,8 @@ class RedisDownPolicyTest {
                 return Mono.error(new IllegalStateException("refused"));
             }
         };
-        QuotaLimiter limiter =
-                new QuotaLimiter(refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock);
+        QuotaLimiter limiter = new QuotaLimiter(
+                refusing, null, Duration.ofMillis(500), meters, StoreState.alwaysUp(), null, clock, clock);
         Tier free = tier("free", RedisDownPolicy.FAIL_CLOSED);
         int mark = output.getOut().length();
         limiter.acquire("t", free, 10).block(Duration.ofSeconds(5));
@@ -157,24 +150,16 @@ class RedisDownPolicyTest {
         QuotaStore silent = new QuotaStore() { // a store that hangs, as a Redis behind a black-holed network would
                     @Override
                     public Mono<QuotaDecision> acquire(
-                            String tenantId,
-                            List<WindowLimit> windows,
-                            List<SpendLimit> spends,
-                            long tokens,
-                            long requests,
-                            long costMicros) {
+                            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                         return Mono.never();
                     }
 
                     @Override
-                    public Mono<Void> adjust(
+                    public Mono<Void> adjustAll(
                             String tenantId,
                             List<WindowLimit> windows,
                             List<SpendLimit> spends,
-                            long chargedAtMs,
-                            long dT,
-                            long dR,
-                            long dMicros) {
+                            List<Correction> corrections) {
                         return Mono.never();
                     }
 
@@ -212,6 +197,7 @@ class RedisDownPolicyTest {
                 meters,
                 state,
                 () -> new InMemoryQuotaStore(clock),
+                clock,
                 clock);
         Tier pro = tier("pro", RedisDownPolicy.FAIL_OPEN); // 1,000 tokens a minute
         assertThat(limiter.acquire("t", pro, 600).block(Duration.ofSeconds(5)).admitted())
@@ -244,6 +230,7 @@ class RedisDownPolicyTest {
                 meters,
                 state,
                 () -> new InMemoryQuotaStore(clock),
+                clock,
                 clock);
         Tier pro = TiersYamlParser.parse("t", """
                         tiers:
@@ -287,27 +274,16 @@ class RedisDownPolicyTest {
         return new QuotaStore() {
             @Override
             public Mono<QuotaDecision> acquire(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long tokens,
-                    long requests,
-                    long costMicros) {
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                 return down.get()
                         ? Mono.error(new IllegalStateException("Redis out"))
-                        : standIn.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+                        : standIn.acquire(tenantId, windows, spends, charge);
             }
 
             @Override
-            public Mono<Void> adjust(
-                    String tenantId,
-                    List<WindowLimit> windows,
-                    List<SpendLimit> spends,
-                    long chargedAtMs,
-                    long dT,
-                    long dR,
-                    long dMicros) {
-                return standIn.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+            public Mono<Void> adjustAll(
+                    String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
+                return standIn.adjustAll(tenantId, windows, spends, corrections);
             }
 
             @Override

@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
+import dev.sluice.gateway.dispatch.lease.FinishedCall;
 import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
@@ -204,7 +205,11 @@ final class DispatchPath {
                                 ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         dispatcher
-                                .finish(lease, outcome, 0, 0, 0, clock.millis() - started, answer.countedByMs)
+                                .finish(
+                                        lease,
+                                        new FinishedCall(outcome, 0, 0, 0),
+                                        clock.millis() - started,
+                                        answer.countedByMs)
                                 .subscribe();
                     }
                 })
@@ -215,14 +220,7 @@ final class DispatchPath {
                     correctFromProvider(dispatcher, answer);
                     if (answer.failedOver) {
                         dispatcher
-                                .finish(
-                                        lease,
-                                        AimdLimit.Outcome.SUCCESS,
-                                        0,
-                                        0,
-                                        0,
-                                        clock.millis() - started,
-                                        answer.countedByMs)
+                                .finish(lease, FinishedCall.FAILED_OVER, clock.millis() - started, answer.countedByMs)
                                 .subscribe();
                         return failedOver(r, name, attempt);
                     }
@@ -279,7 +277,7 @@ final class DispatchPath {
         }
         AimdLimit.Outcome outcome = answer.status == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         dispatcher
-                .finish(lease, outcome, delta, 0, 0, clock.millis() - started, answer.countedByMs)
+                .finish(lease, new FinishedCall(outcome, delta, 0, 0), clock.millis() - started, answer.countedByMs)
                 .subscribe();
         return Mono.empty();
     }

@@ -101,6 +101,7 @@ final class SimReplica {
                     meters,
                     StoreState.alwaysUp(),
                     null,
+                    clock,
                     clock);
             calibrationStore = sim.sharedCalibration;
         } else {

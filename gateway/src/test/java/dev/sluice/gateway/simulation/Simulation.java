@@ -10,7 +10,9 @@ import dev.sluice.gateway.config.LadderSettings;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.config.RedisDownPolicy;
 import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
+import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
@@ -153,7 +155,9 @@ final class Simulation {
                 t.downgrade() ? Map.of(World.MODEL, World.CHEAPER) : Map.of(),
                 t.allowNoDowngrade(),
                 RedisDownPolicy.FAIL_OPEN,
-                EndpointAccess.DEFAULT);
+                EndpointAccess.DEFAULT,
+                TierModels.ALL,
+                SpendBudget.NONE);
     }
 
     private static SluiceConfig config(World w, Map<String, Tier> tiers) {

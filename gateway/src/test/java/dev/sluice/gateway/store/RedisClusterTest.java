@@ -306,7 +306,7 @@ class RedisClusterTest {
         assertThat(lock.tryAcquire(minute, "replica-a").block()).isTrue();
         assertThat(lock.tryAcquire(minute, "replica-b").block()).isFalse();
 
-        history.append("cl-abuse", new UsageSample(minute, "free", 9000, 10, 0.9, "minute", Map.of()), 60)
+        history.append("cl-abuse", new UsageSample(minute, "free", 9000, 10, 0.9, "minute", Map.of(), null), 60)
                 .block();
         assertThat(history.since("cl-abuse", minute - 60_000L).collectList().block())
                 .hasSize(1);

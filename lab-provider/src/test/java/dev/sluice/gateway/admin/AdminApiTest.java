@@ -704,7 +704,8 @@ class AdminApiTest {
         for (int m = 1; m <= 90; m++) {
             history.append(
                             id,
-                            new UsageSample(now - m * 60_000L, "free", 9_000, 9, 0.9, "minute", Map.of("passed", 9L)),
+                            new UsageSample(
+                                    now - m * 60_000L, "free", 9_000, 9, 0.9, "minute", Map.of("passed", 9L), null),
                             1440)
                     .block();
         }
@@ -761,8 +762,8 @@ class AdminApiTest {
     Flag openFlag(String tenant) {
         long t = ActivityBuffer.minuteOf(System.currentTimeMillis()) - 20 * 60_000L;
         List<UsageSample> evidence = IntStream.range(0, 15)
-                .mapToObj(
-                        i -> new UsageSample(t + i * 60_000L, "free", 9_500, 10, 0.95, "minute", Map.of("passed", 10L)))
+                .mapToObj(i -> new UsageSample(
+                        t + i * 60_000L, "free", 9_500, 10, 0.95, "minute", Map.of("passed", 10L), null))
                 .toList();
         Flag f = Flag.open(
                 "flag_" + tenant,

@@ -231,12 +231,14 @@ class AdminUiTest {
         long now = ActivityBuffer.minuteOf(System.currentTimeMillis());
         history.append(
                         id,
-                        new UsageSample(now - 2 * 60_000L, "free", 9_500, 10, 0.95, "minute", Map.of("passed", 10L)),
+                        new UsageSample(
+                                now - 2 * 60_000L, "free", 9_500, 10, 0.95, "minute", Map.of("passed", 10L), null),
                         1440)
                 .block();
         history.append(
                         id,
-                        new UsageSample(now - 90 * 60_000L, "free", 1_000, 1, 0.1, "minute", Map.of("passed", 1L)),
+                        new UsageSample(
+                                now - 90 * 60_000L, "free", 1_000, 1, 0.1, "minute", Map.of("passed", 1L), null),
                         1440)
                 .block();
 

@@ -146,7 +146,7 @@ class TierDraftEndToEndTest {
         for (long t = now - 30 * 60_000L; t < now; t += 60_000L) {
             history.append(
                             "draft-replayed",
-                            new UsageSample(t, "free", 8_000, 8, 0.8, "minute", Map.of("passed", 8L)),
+                            new UsageSample(t, "free", 8_000, 8, 0.8, "minute", Map.of("passed", 8L), null),
                             1440)
                     .block(Duration.ofSeconds(5));
         }

@@ -88,29 +88,21 @@ class MonitoringMetricsTest {
             QuotaStore store = new QuotaStore() {
                 @Override
                 public Mono<QuotaDecision> acquire(
-                        String tenantId,
-                        List<WindowLimit> windows,
-                        List<SpendLimit> spends,
-                        long tokens,
-                        long requests,
-                        long costMicros) {
+                        String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.acquire(tenantId, windows, spends, tokens, requests, costMicros);
+                            : memory.acquire(tenantId, windows, spends, charge);
                 }
 
                 @Override
-                public Mono<Void> adjust(
+                public Mono<Void> adjustAll(
                         String tenantId,
                         List<WindowLimit> windows,
                         List<SpendLimit> spends,
-                        long chargedAtMs,
-                        long dT,
-                        long dR,
-                        long dMicros) {
+                        List<Correction> corrections) {
                     return down(tenantId)
                             ? Mono.error(new RedisConnectionFailureException("test: Redis down"))
-                            : memory.adjust(tenantId, windows, spends, chargedAtMs, dT, dR, dMicros);
+                            : memory.adjustAll(tenantId, windows, spends, corrections);
                 }
 
                 @Override
@@ -247,7 +239,8 @@ class MonitoringMetricsTest {
         for (int i = 14; i >= 1; i--) {
             history.append(
                             tenant,
-                            new UsageSample(minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of()),
+                            new UsageSample(
+                                    minute - i * 60_000L, free.name(), 9_500, 10, 0.95, "minute", Map.of(), null),
                             24 * 60)
                     .block(Duration.ofSeconds(5));
         }

@@ -194,6 +194,7 @@ class AdminUiEndToEndTest {
                 Math.max(1, tokens / 800),
                 utilisation,
                 "minute",
-                Map.of("passed", Math.max(1, tokens / 800)));
+                Map.of("passed", Math.max(1, tokens / 800)),
+                null);
     }
 }

@@ -91,14 +91,9 @@ public final class LeaseSettlement {
      * be proved to have counted it ({@code countedByMs}, or {@link Long#MIN_VALUE}), teach the
      * concurrency limit, let the next one go.
      */
-    public Mono<Void> finish(
-            Lease lease,
-            AimdLimit.Outcome outcome,
-            long tokenDelta,
-            long inputDelta,
-            long outputDelta,
-            long durationMs,
-            long countedByMs) {
+    public Mono<Void> finish(Lease lease, FinishedCall call, long durationMs, long countedByMs) {
+        AimdLimit.Outcome outcome = call.outcome();
+        long tokenDelta = call.tokenDelta();
         if (outcome == AimdLimit.Outcome.SUCCESS && durationMs > 0) meanCallMs = callMsAfter(meanCallMs, durationMs);
         aimd.onSample(clock.millis(), outcome, inFlightHere.get());
         // A call spent from a replica's early slice moves at least to when it could be counted.
@@ -110,7 +105,7 @@ public final class LeaseSettlement {
         // One store call at most; none when there is nothing to settle. The split windows are settled
         // in the charge's own slot: moving the input and output windows to when the provider counted the
         // call is not done yet, so a call with input or output deltas keeps its whole charge in its slot.
-        AmountsDelta delta = new AmountsDelta(0, tokenDelta, inputDelta, outputDelta);
+        AmountsDelta delta = new AmountsDelta(0, tokenDelta, call.inputDelta(), call.outputDelta());
         Mono<Void> adjust = moves && !delta.split()
                 ? budget.settle(lease.chargedAtMs(), counted, lease.job().tokens(), tokenDelta)
                 : delta.isZero() ? Mono.empty() : budget.adjust(lease.chargedAtMs(), delta);

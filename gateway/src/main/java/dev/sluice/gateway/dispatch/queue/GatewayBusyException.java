@@ -52,14 +52,11 @@ public final class GatewayBusyException extends RuntimeException {
      * the wait it would have had behind that tenant, as the door says the wait it refuses.
      */
     public static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {
-        return new GatewayBusyException(
-                "The provider is busy: this request's place went to tenants owed an earlier turn "
-                        + "who asked at the same moment; behind them the estimated wait (" + waitMs
-                        + " ms) is longer than the door "
-                        + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).",
+        return pastThePromise(
+                "this request's place went to tenants owed an earlier turn who asked at the same moment; behind them",
                 position,
                 waitMs,
-                Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));
+                maxWaitMs);
     }
 
     /**
@@ -69,11 +66,19 @@ public final class GatewayBusyException extends RuntimeException {
      * view came, before its caller has waited.
      */
     public static GatewayBusyException roomTakenElsewhere(int position, long waitMs, long maxWaitMs) {
+        return pastThePromise(
+                "the room this request was admitted to was taken by calls sent at the same moment (here or by other "
+                        + "gateway replicas);",
+                position,
+                waitMs,
+                maxWaitMs);
+    }
+
+    /** A wait longer than the door promises within {@code maxWaitMs}: retry when it is one it promises. */
+    private static GatewayBusyException pastThePromise(String why, int position, long waitMs, long maxWaitMs) {
         return new GatewayBusyException(
-                "The provider is busy: the room this request was admitted to was taken by calls "
-                        + "sent at the same moment (here or by other gateway replicas); the estimated wait (" + waitMs
-                        + " ms) is longer "
-                        + "than the door promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).",
+                "The provider is busy: " + why + " the estimated wait (" + waitMs + " ms) is longer than the door "
+                        + "promises within its X-Sluice-Max-Wait (" + maxWaitMs + " ms).",
                 position,
                 waitMs,
                 Math.max(1, waitMs - Door.longestPromisedMs(maxWaitMs)));

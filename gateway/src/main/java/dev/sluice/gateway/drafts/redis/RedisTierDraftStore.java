@@ -3,7 +3,9 @@ package dev.sluice.gateway.drafts.redis;
 import dev.sluice.gateway.drafts.TierDraft;
 import dev.sluice.gateway.drafts.TierDraftStore;
 import dev.sluice.gateway.store.LuaScripts;
+import dev.sluice.gateway.store.RedisHashes;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,18 +34,12 @@ public final class RedisTierDraftStore implements TierDraftStore {
 
     @Override
     public Mono<TierDraft> current() {
-        return redis.<String, String>opsForHash()
-                .entries(key)
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
-                .mapNotNull(RedisTierDraftStore::draft);
+        return RedisHashes.fields(redis, key).mapNotNull(RedisTierDraftStore::draft);
     }
 
     @Override
     public Mono<Long> version() {
-        return redis.<String, String>opsForHash()
-                .get(key, "version")
-                .map(Long::parseLong)
-                .defaultIfEmpty(0L);
+        return RedisHashes.version(redis, key);
     }
 
     @Override
@@ -63,7 +59,7 @@ public final class RedisTierDraftStore implements TierDraftStore {
 
     @SuppressWarnings("unchecked")
     private Mono<Outcome> write(String op, long expectedVersion, String... rest) {
-        List<String> args = new java.util.ArrayList<>(List.of(op, Long.toString(expectedVersion)));
+        List<String> args = new ArrayList<>(List.of(op, Long.toString(expectedVersion)));
         args.addAll(List.of(rest));
         return redis.execute(WRITE, List.of(key), args).next().map(raw -> {
             List<Object> reply = (List<Object>) raw;

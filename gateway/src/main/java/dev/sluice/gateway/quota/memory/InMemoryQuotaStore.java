@@ -27,27 +27,21 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
-        return Mono.fromSupplier(() ->
-                tenants.apply(tenantId, t -> t.acquire(windows, spends, clock.millis(), tokens, requests, costMicros)));
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        return Mono.fromSupplier(() -> tenants.apply(
+                tenantId,
+                t -> t.acquire(
+                        windows, spends, clock.millis(), charge.tokens(), charge.requests(), charge.costMicros())));
     }
 
+    /** Every correction under the tenant's one lock: one step, as Redis makes it one script. */
     @Override
-    public Mono<Void> adjust(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long chargedAtMs,
-            long deltaTokens,
-            long deltaRequests,
-            long deltaMicros) {
+    public Mono<Void> adjustAll(
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
         return Mono.fromRunnable(() -> tenants.apply(tenantId, t -> {
-            t.adjust(windows, spends, clock.millis(), chargedAtMs, deltaTokens, deltaRequests, deltaMicros);
+            long now = clock.millis();
+            for (Correction c : corrections)
+                t.adjust(windows, spends, now, c.chargedAtMs(), c.deltaTokens(), c.deltaRequests(), c.deltaMicros());
             return null;
         }));
     }

@@ -73,12 +73,10 @@ public class RedisQuotaStore implements QuotaStore {
 
     @Override
     public Mono<QuotaDecision> acquire(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long tokens,
-            long requests,
-            long costMicros) {
+            String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, Charge charge) {
+        long tokens = charge.tokens();
+        long requests = charge.requests();
+        long costMicros = charge.costMicros();
         if (tokens < 0 || requests < 0) {
             return Mono.error(new IllegalArgumentException(
                     "amounts must not be negative: tokens=" + tokens + " requests=" + requests));
@@ -140,27 +138,6 @@ public class RedisQuotaStore implements QuotaStore {
     }
 
     @Override
-    public Mono<Void> adjust(
-            String tenantId,
-            List<WindowLimit> windows,
-            List<SpendLimit> spends,
-            long chargedAtMs,
-            long deltaTokens,
-            long deltaRequests,
-            long deltaMicros) {
-        return adjustAll(
-                tenantId,
-                windows,
-                spends,
-                List.of(new Correction(chargedAtMs, deltaTokens, deltaRequests, deltaMicros)));
-    }
-
-    @Override
-    public Mono<Void> adjustAll(String tenantId, List<WindowLimit> windows, List<Correction> corrections) {
-        return adjustAll(tenantId, windows, List.of(), corrections);
-    }
-
-    @Override
     public Mono<Void> adjustAll(
             String tenantId, List<WindowLimit> windows, List<SpendLimit> spends, List<Correction> corrections) {
         List<Correction> real = corrections.stream()
@@ -186,11 +163,6 @@ public class RedisQuotaStore implements QuotaStore {
             args.add(Long.toString(c.deltaMicros()));
         }
         return redis.execute(ADJUST, keys, args).then();
-    }
-
-    @Override
-    public Mono<QuotaDecision> peek(String tenantId, List<WindowLimit> windows, List<SpendLimit> spends) {
-        return acquire(tenantId, windows, spends, 0, 0, 0);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.sluice.gateway.tenant.redis;
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.WindowLimit;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.RedisHashes;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Organisation;
@@ -13,8 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,15 +37,8 @@ import reactor.core.publisher.Mono;
 public final class RedisOrganisationStore implements OrganisationStore {
     private static final Logger log = LoggerFactory.getLogger(RedisOrganisationStore.class);
 
-    private record Remembered(Organisation organisation, long untilNanos) {}
-
     private final ReactiveStringRedisTemplate redis;
-    private final LongSupplier nanoClock;
-    private final StoreState state;
-    private final Duration timeout;
-    private final Map<String, Remembered> remembered = new ConcurrentHashMap<>();
-    private final Map<String, Organisation> known = new ConcurrentHashMap<>();
-    private final AtomicLong changes = new AtomicLong();
+    private final RememberedRecords<Organisation> organisations;
 
     public RedisOrganisationStore(ReactiveStringRedisTemplate redis) {
         this(redis, System::nanoTime, StoreState.alwaysUp(), Duration.ofSeconds(5));
@@ -55,9 +47,15 @@ public final class RedisOrganisationStore implements OrganisationStore {
     public RedisOrganisationStore(
             ReactiveStringRedisTemplate redis, LongSupplier nanoClock, StoreState state, Duration timeout) {
         this.redis = redis;
-        this.nanoClock = nanoClock;
-        this.state = state;
-        this.timeout = timeout;
+        // Unbounded: an organisation is read for its members, and organisations are few.
+        this.organisations = new RememberedRecords<>(
+                this::read,
+                nanoClock,
+                state,
+                timeout,
+                RedisTenantStore.REMEMBER,
+                Integer.MAX_VALUE,
+                id -> "Redis does not answer and organisation '" + id + "' was not read before");
     }
 
     static String orgKey(String id) {
@@ -71,36 +69,11 @@ public final class RedisOrganisationStore implements OrganisationStore {
 
     @Override
     public Mono<Organisation> findById(String id, DecisionBudget budget) {
-        long now = nanoClock.getAsLong();
-        Remembered r = remembered.get(id);
-        if (r != null && now - r.untilNanos() < 0) return Mono.just(r.organisation());
-        if (!state.up() || budget.spent()) return fromKnown(id);
-        long changesBefore = changes.get();
-        return budget.within(read(id), timeout, state)
-                .doOnNext(o -> {
-                    known.put(id, o);
-                    remembered.put(id, new Remembered(o, now + RedisTenantStore.REMEMBER.toNanos()));
-                    if (changes.get() != changesBefore) remembered.remove(id);
-                })
-                .switchIfEmpty(Mono.fromRunnable(() -> known.remove(id)))
-                .onErrorResume(e -> {
-                    if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fromKnown(id);
-                });
-    }
-
-    private Mono<Organisation> fromKnown(String id) {
-        Organisation o = known.get(id);
-        return o != null
-                ? Mono.just(o)
-                : Mono.error(new StoreUnavailableException(
-                        "Redis does not answer and organisation '" + id + "' was not read before"));
+        return organisations.find(id, budget);
     }
 
     private Mono<Organisation> read(String id) {
-        return redis.<String, String>opsForHash()
-                .entries(orgKey(id))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return RedisHashes.fields(redis, orgKey(id))
                 .filter(m -> m.containsKey("name"))
                 .map(m -> new Organisation(
                         id,
@@ -112,7 +85,7 @@ public final class RedisOrganisationStore implements OrganisationStore {
 
     /** Reloads every organisation, so members keep their shared caps while Redis is out. */
     public Mono<Void> refreshKnown() {
-        return findAll().doOnNext(o -> known.put(o.id(), o)).then();
+        return findAll().doOnNext(o -> organisations.know(o.id(), o)).then();
     }
 
     @Override
@@ -122,7 +95,7 @@ public final class RedisOrganisationStore implements OrganisationStore {
 
     @Override
     public Mono<Boolean> create(Organisation organisation) {
-        return changing(redis.<String, String>opsForHash()
+        return organisations.changing(redis.<String, String>opsForHash()
                 .putIfAbsent(orgKey(organisation.id()), "name", organisation.name())
                 .flatMap(created -> created ? save(organisation).thenReturn(true) : Mono.just(false)));
     }
@@ -135,11 +108,11 @@ public final class RedisOrganisationStore implements OrganisationStore {
         else fields.put("windows", windowsField(o.windows()));
         if (o.spend().capped()) fields.put("spend", RedisTenantStore.spendField(o.spend()));
         else absent.add("spend");
-        known.put(o.id(), o);
+        organisations.know(o.id(), o);
         Mono<?> remove = absent.isEmpty()
                 ? Mono.empty()
                 : redis.<String, String>opsForHash().remove(orgKey(o.id()), absent.toArray());
-        return changing(redis.<String, String>opsForHash()
+        return organisations.changing(redis.<String, String>opsForHash()
                 .putAll(orgKey(o.id()), fields)
                 .then(remove)
                 .then(redis.opsForSet().add("sluice:orgs", o.id()))
@@ -148,18 +121,9 @@ public final class RedisOrganisationStore implements OrganisationStore {
 
     @Override
     public Mono<Boolean> delete(String id) {
-        known.remove(id);
-        return changing(redis.delete(orgKey(id))
+        organisations.forgetKnown(id);
+        return organisations.changing(redis.delete(orgKey(id))
                 .flatMap(n -> redis.opsForSet().remove("sluice:orgs", id).thenReturn(n > 0)));
-    }
-
-    private <T> Mono<T> changing(Mono<T> change) {
-        return change.doOnTerminate(this::forget).doFinally(s -> forget());
-    }
-
-    private void forget() {
-        changes.incrementAndGet();
-        remembered.clear();
     }
 
     static String windowsField(List<WindowLimit> windows) {

@@ -2,6 +2,7 @@ package dev.sluice.gateway.tenant.redis;
 
 import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.store.DecisionBudget;
+import dev.sluice.gateway.store.RedisHashes;
 import dev.sluice.gateway.store.StoreState;
 import dev.sluice.gateway.store.StoreUnavailableException;
 import dev.sluice.gateway.tenant.Caller;
@@ -17,8 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +43,7 @@ import reactor.core.publisher.Mono;
  * unlike the quota keys they carry no TTL.
  *
  * <p>Authentication runs on every request, and in Redis it is two round trips one after the
- * other (the key, then its tenant). So a key found is remembered for {@link #REMEMBER}: a
+ * other (the key, then its tenant). So a key found is remembered ({@link RememberedRecords}) for {@link #REMEMBER}: a
  * change made through this store (a revoked key, a suspension, a new tier) applies here at
  * once, and on the other replicas within that second. Keys not found are not remembered, so a
  * new key works everywhere at once.
@@ -64,18 +63,9 @@ public final class RedisTenantStore implements TenantStore {
     /** Past this many keys remembered at once, the expired ones are dropped (and all of them, if that is not enough). */
     static final int MAX_REMEMBERED = 10_000;
 
-    private record Remembered(Caller caller, long untilNanos) {}
-
     private final ReactiveStringRedisTemplate redis;
-    private final LongSupplier nanoClock;
-    private final Map<String, Remembered> byKeyHash = new ConcurrentHashMap<>();
-    /** Every key hash known to resolve, to answer while Redis does not (bounded by the keys that exist). */
-    private final Map<String, Caller> known = new ConcurrentHashMap<>();
-
-    private final StoreState state;
-    private final Duration timeout;
-    /** Bumped by every change made here: a lookup that began before a change is not remembered. */
-    private final AtomicLong changes = new AtomicLong();
+    /** The callers by key hash: remembered, and known while Redis does not answer. */
+    private final RememberedRecords<Caller> callers;
 
     public RedisTenantStore(ReactiveStringRedisTemplate redis) {
         this(redis, System::nanoTime);
@@ -93,9 +83,14 @@ public final class RedisTenantStore implements TenantStore {
     public RedisTenantStore(
             ReactiveStringRedisTemplate redis, LongSupplier nanoClock, StoreState state, Duration timeout) {
         this.redis = redis;
-        this.nanoClock = nanoClock;
-        this.state = state;
-        this.timeout = timeout;
+        this.callers = new RememberedRecords<>(
+                this::readCaller,
+                nanoClock,
+                state,
+                timeout,
+                REMEMBER,
+                MAX_REMEMBERED,
+                hash -> "Redis does not answer and this key was not seen before");
     }
 
     static String tenantKey(String id) {
@@ -122,13 +117,12 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Caller> findCaller(String keySha256, DecisionBudget budget) {
-        long now = nanoClock.getAsLong();
-        Remembered r = byKeyHash.get(keySha256);
-        if (r != null && now - r.untilNanos() < 0) return Mono.just(r.caller());
-        if (!state.up() || budget.spent()) return fromKnown(keySha256);
-        long changesBefore = changes.get();
-        // The tenant and the key's record are read together (one round trip after the key's lookup).
-        Mono<Caller> read = redis.opsForValue()
+        return callers.find(keySha256, budget);
+    }
+
+    /** The tenant and the key's record, read together (one round trip after the key's lookup). */
+    private Mono<Caller> readCaller(String keySha256) {
+        return redis.opsForValue()
                 .get(apiKeyKey(keySha256))
                 .flatMap(id -> Mono.zip(
                                 findById(id),
@@ -138,30 +132,16 @@ public final class RedisTenantStore implements TenantStore {
                                         .map(Optional::of)
                                         .defaultIfEmpty(Optional.empty()))
                         .map(tk -> new Caller(tk.getT1(), tk.getT2().orElse(null))));
-        return budget.within(read, timeout, state)
-                .doOnNext(c -> remember(keySha256, c, now, changesBefore))
-                .switchIfEmpty(Mono.fromRunnable(() -> known.remove(keySha256)))
-                .onErrorResume(e -> {
-                    if (DecisionBudget.marksDown(e)) state.failed(e);
-                    return fromKnown(keySha256);
-                });
-    }
-
-    private Mono<Caller> fromKnown(String keySha256) {
-        Caller c = known.get(keySha256);
-        return c != null
-                ? Mono.just(c)
-                : Mono.error(new StoreUnavailableException("Redis does not answer and this key was not seen before"));
     }
 
     /** Marks a hash as known without asking Redis: the demo tenants, when Redis is down at start. */
     public void know(String keySha256, Tenant tenant) {
-        known.putIfAbsent(keySha256, new Caller(tenant, null));
+        callers.knowIfAbsent(keySha256, new Caller(tenant, null));
     }
 
     /** Whether this hash would be answered without Redis. */
     public boolean knows(String keySha256) {
-        return known.containsKey(keySha256);
+        return callers.knows(keySha256);
     }
 
     /**
@@ -170,7 +150,7 @@ public final class RedisTenantStore implements TenantStore {
      * One pass over the tenants: run every {@code sluice.store.known-keys-refresh}, not per request.
      */
     public Mono<Void> refreshKnown() {
-        long changesBefore = changes.get();
+        long mark = callers.mark();
         return redis.opsForSet()
                 .members("sluice:tenants")
                 .concatMap(id -> findById(id)
@@ -181,42 +161,13 @@ public final class RedisTenantStore implements TenantStore {
                                     return Map.entry(k.sha256(), new Caller(t, k));
                                 })))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue)
-                .doOnNext(fresh -> {
-                    if (changes.get() != changesBefore) return; // a change made here meanwhile: next time
-                    known.keySet().retainAll(fresh.keySet());
-                    known.putAll(fresh);
-                })
+                .doOnNext(all -> callers.refreshed(all, mark))
                 .then();
-    }
-
-    private void remember(String keySha256, Caller caller, long now, long changesBefore) {
-        if (byKeyHash.size() >= MAX_REMEMBERED) {
-            byKeyHash.values().removeIf(r -> now - r.untilNanos() >= 0);
-            if (byKeyHash.size() >= MAX_REMEMBERED) byKeyHash.clear();
-        }
-        byKeyHash.put(keySha256, new Remembered(caller, now + REMEMBER.toNanos()));
-        known.put(keySha256, caller); // suspended too: refused with 403 while Redis is out, as before
-        // A change made here while this lookup ran may not be in what it read: do not keep it.
-        if (changes.get() != changesBefore) byKeyHash.remove(keySha256);
-    }
-
-    /** Every change made through this store ends with this: what was remembered may be out of date. */
-    private <T> Mono<T> changing(Mono<T> change) {
-        // Before the caller hears the change is done (doFinally alone runs after that: a lookup
-        // made right after the change could still get what was remembered), and on cancel too.
-        return change.doOnTerminate(this::forgetRemembered).doFinally(s -> forgetRemembered());
-    }
-
-    private void forgetRemembered() {
-        changes.incrementAndGet();
-        byKeyHash.clear();
     }
 
     @Override
     public Mono<Tenant> findById(String id) {
-        return redis.<String, String>opsForHash()
-                .entries(tenantKey(id))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return RedisHashes.fields(redis, tenantKey(id))
                 .filter(m -> m.containsKey("tier"))
                 .map(m -> new Tenant(
                         id,
@@ -234,7 +185,7 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Void> save(Tenant tenant) {
         // Its known keys follow at once: a suspension applies while Redis is out too.
-        known.replaceAll((hash, c) -> c.tenant().id().equals(tenant.id()) ? new Caller(tenant, c.key()) : c);
+        callers.updateAllKnown((hash, c) -> c.tenant().id().equals(tenant.id()) ? new Caller(tenant, c.key()) : c);
         Map<String, String> fields =
                 new HashMap<>(Map.of("tier", tenant.tierName(), "suspended", Boolean.toString(tenant.suspended())));
         if (tenant.spend() != null) fields.put("spend", spendField(tenant.spend()));
@@ -245,7 +196,7 @@ public final class RedisTenantStore implements TenantStore {
         Mono<?> noOverride = absent.isEmpty()
                 ? Mono.empty()
                 : redis.<String, String>opsForHash().remove(tenantKey(tenant.id()), absent.toArray());
-        return changing(redis.<String, String>opsForHash()
+        return callers.changing(redis.<String, String>opsForHash()
                 .putAll(tenantKey(tenant.id()), fields)
                 .then(noOverride)
                 .then(redis.opsForSet().add("sluice:tenants", tenant.id()))
@@ -272,7 +223,7 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Boolean> create(Tenant tenant) {
         // HSETNX on the field every tenant has decides the race; the rest is written by the winner only.
-        return changing(redis.<String, String>opsForHash()
+        return callers.changing(redis.<String, String>opsForHash()
                 .putIfAbsent(tenantKey(tenant.id()), "tier", tenant.tierName())
                 .flatMap(created -> created ? save(tenant).thenReturn(true) : Mono.just(false)));
     }
@@ -288,14 +239,14 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> updateKey(String tenantId, TenantKey key) {
-        return changing(redis.<String, String>opsForHash()
+        return callers.changing(redis.<String, String>opsForHash()
                 .get(keysKey(tenantId), key.id())
                 .flatMap(old -> redis.<String, String>opsForHash()
                         .put(
                                 keysKey(tenantId),
                                 key.id(),
                                 meta(parse(old).with(key.tokensPerMinute(), key.usdPerDayMicros(), key.expiresAt()))))
-                .doOnNext(x -> known.computeIfPresent(key.sha256(), (h, c) -> new Caller(c.tenant(), key)))
+                .doOnNext(x -> callers.updateKnown(key.sha256(), c -> new Caller(c.tenant(), key)))
                 .map(written -> true)
                 .defaultIfEmpty(false));
     }
@@ -303,7 +254,7 @@ public final class RedisTenantStore implements TenantStore {
     @Override
     public Mono<Void> addKey(String tenantId, TenantKey key) {
         String meta = meta(key);
-        return changing(redis.hasKey(tenantKey(tenantId))
+        return callers.changing(redis.hasKey(tenantKey(tenantId))
                 .flatMap(exists -> exists
                         ? redis.<String, String>opsForHash()
                                 .put(keysKey(tenantId), key.id(), meta)
@@ -334,11 +285,11 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> revokeKey(String tenantId, String keyId) {
-        return changing(redis.<String, String>opsForHash()
+        return callers.changing(redis.<String, String>opsForHash()
                 .get(keysKey(tenantId), keyId)
                 .flatMap(meta -> {
                     String hash = meta.split(" ", 2)[0];
-                    known.remove(hash);
+                    callers.forgetKnown(hash);
                     return redis.delete(apiKeyKey(hash))
                             .then(redis.<String, String>opsForHash().remove(keysKey(tenantId), keyId))
                             .thenReturn(true);
@@ -348,8 +299,8 @@ public final class RedisTenantStore implements TenantStore {
 
     @Override
     public Mono<Boolean> revokeKey(String keySha256) {
-        known.remove(keySha256);
-        return changing(redis.opsForValue()
+        callers.forgetKnown(keySha256);
+        return callers.changing(redis.opsForValue()
                 .getAndDelete(apiKeyKey(keySha256))
                 .flatMap(owner -> redis.<String, String>opsForHash()
                         .remove(keysKey(owner), TenantKey.idOf(keySha256))

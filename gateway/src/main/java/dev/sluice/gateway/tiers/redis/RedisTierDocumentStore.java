@@ -1,12 +1,12 @@
 package dev.sluice.gateway.tiers.redis;
 
 import dev.sluice.gateway.store.LuaScripts;
+import dev.sluice.gateway.store.RedisHashes;
 import dev.sluice.gateway.tiers.TierDocument;
 import dev.sluice.gateway.tiers.TierDocumentStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import reactor.core.publisher.Mono;
@@ -49,9 +49,7 @@ public final class RedisTierDocumentStore implements TierDocumentStore {
 
     @Override
     public Mono<TierDocument> current() {
-        return redis.<String, String>opsForHash()
-                .entries(key)
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+        return RedisHashes.fields(redis, key)
                 .filter(m -> m.containsKey("yaml") && m.containsKey("version"))
                 .map(m -> new TierDocument(
                         m.get("yaml"),
@@ -62,10 +60,7 @@ public final class RedisTierDocumentStore implements TierDocumentStore {
 
     @Override
     public Mono<Long> version() {
-        return redis.<String, String>opsForHash()
-                .get(key, "version")
-                .map(Long::parseLong)
-                .defaultIfEmpty(0L);
+        return RedisHashes.version(redis, key);
     }
 
     @Override
