@@ -25,6 +25,49 @@ public final class SimulationSeams {
 
     private SimulationSeams() {}
 
+    /**
+     * The line's state as its queue holds it, read only (for the trace): the hold-back's bound and,
+     * per lane, its counter, jobs waiting and its head's turn. "tenant:served/waiting/headTurn".
+     */
+    public static String lineState(ProviderDispatcher d) {
+        try {
+            Field q = ProviderDispatcher.class.getDeclaredField("queue");
+            q.setAccessible(true);
+            dev.sluice.gateway.dispatch.queue.FairQueue queue = (dev.sluice.gateway.dispatch.queue.FairQueue) q.get(d);
+            Field tallyF = queue.getClass().getDeclaredField("tally");
+            tallyF.setAccessible(true);
+            Object tally = tallyF.get(queue);
+            Field hold = tally.getClass().getDeclaredField("holdAbove");
+            hold.setAccessible(true);
+            Field lanesF = queue.getClass().getDeclaredField("lanes");
+            lanesF.setAccessible(true);
+            Object lanes = lanesF.get(queue);
+            Field all = lanes.getClass().getDeclaredField("lanes");
+            all.setAccessible(true);
+            StringBuilder s = new StringBuilder("hold=").append(hold.get(tally));
+            java.util.Map<String, Long> heads = new java.util.HashMap<>();
+            for (var t : queue.turns()) heads.putIfAbsent(t.job().tenant(), t.tag());
+            for (var e : ((java.util.Map<?, ?>) all.get(lanes)).entrySet()) {
+                Object lane = e.getValue();
+                Field served = lane.getClass().getDeclaredField("served");
+                served.setAccessible(true);
+                java.lang.reflect.Method size = lane.getClass().getDeclaredMethod("size");
+                size.setAccessible(true);
+                s.append(' ')
+                        .append(e.getKey())
+                        .append(':')
+                        .append(served.get(lane))
+                        .append('/')
+                        .append(size.invoke(lane))
+                        .append('/')
+                        .append(heads.getOrDefault((String) e.getKey(), -1L));
+            }
+            return s.toString();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The limits the dispatcher charges by now (configured, with its adaptive in-flight cap), as DispatchFilter reads them. */
     public static BudgetLimits limits(ProviderDispatcher d) {
         return d.limits();

@@ -30,7 +30,8 @@ import java.util.Map;
  * any budget, no detached store call pending.</li>
  * <li>Fairness, reported: among a group's equal tenants, over every 60 s in which two of them
  * were both backlogged (a job waiting in a dispatch line all along), the tokens they were
- * dispatched differ by at most {@link #fairBound}.</li>
+ * dispatched differ by at most {@link #fairBound}. Across the fleet where replicas share their
+ * lanes; per replica (its line, its service) where they do not ({@link #perReplica}).</li>
  * <li>The door's promise, reported: of the requests the door let in with an estimated start within
  * their max wait, and whose provider was not paused or failing meanwhile (the door cannot know a
  * push-back to come), at least {@link #PROMISE} start within it (and the dispatch grace).</li>
@@ -302,13 +303,30 @@ final class Invariants {
 
     /** The bound for two tenants of {@code g} in the line of provider {@code p}: see {@link #FAIR_REQUESTS_PER_LINE}. */
     static long fairBound(Simulation sim, World.Group g, World.Provider p) {
+        return fairBound(
+                sim, g, p, perReplica(sim.world) ? 1 : sim.world.gateway().replicas());
+    }
+
+    /**
+     * Whether fairness is promised per replica only: several replicas that do not share their lanes
+     * ({@code sluice.dispatch.fair-share.enabled=false}, or no Redis: "fairness per replica", README). Each
+     * queue is then fair among the jobs it holds and nothing pays back, across replicas, a tenant that was
+     * backlogged at one replica only while another served its peer (seed 91, p1: t2 waited at replica 0,
+     * which sent nothing for a minute, while replica 1, where t2 had nothing in line, served t1). So the
+     * backlog and the service compared are one replica's, against one queue's bound.
+     */
+    static boolean perReplica(World w) {
+        return w.gateway().replicas() > 1
+                && !(w.gateway().shared() && w.gateway().fairShare());
+    }
+
+    private static long fairBound(Simulation sim, World.Group g, World.Provider p, int replicas) {
         World w = sim.world;
         Tier tier = sim.tierOf(g.tier());
         long largest = g.promptMax() + (g.maxTokens() == 0 ? tier.defaultMaxTokens() : g.maxTokens());
         long minute = Math.max(1, (long) Math.floor(p.tpm() * w.toldLimits() * p.headroom()));
         long credit = minute / 2; // FairQueue.forBudget
         long slack = Math.max(1, minute / 50); // HoldBack.slackFor
-        int replicas = w.gateway().replicas();
         return FAIR_REQUESTS_PER_LINE * largest * replicas + (credit + slack * (replicas - 1)) / tier.priority();
     }
 
@@ -319,6 +337,10 @@ final class Invariants {
             if (!a.batch && a.processed > 0 && a.lastLeasedAtMs >= 0) {
                 service.computeIfAbsent(a.tenant + "@" + a.lastLeaseKey, k -> new ArrayList<>())
                         .add(new long[] {a.lastLeasedAtMs, a.estimate()});
+                service.computeIfAbsent(
+                                a.tenant + "@" + Simulation.atReplica(a.lastLeaseKey, a.replica),
+                                k -> new ArrayList<>())
+                        .add(new long[] {a.lastLeasedAtMs, a.estimate()});
             }
         }
         service.values().forEach(l -> l.sort((x, y) -> Long.compare(x[0], y[0])));
@@ -327,33 +349,38 @@ final class Invariants {
             List<String> ts = g.tenants();
             for (World.Provider p : sim.world.providers()) {
                 long bound = fairBound(sim, g, p);
-                String line = "@" + p.name() + ":*";
-                for (int i = 0; i < ts.size(); i++) {
-                    for (int j = i + 1; j < ts.size(); j++) {
-                        String a = ts.get(i) + line;
-                        String b = ts.get(j) + line;
-                        FairWindow worst = null;
-                        for (long[] span : overlap(sim.backlog.get(a), sim.backlog.get(b), end)) {
-                            for (long from = span[0]; from + FAIR_WINDOW_MS <= span[1]; from += FAIR_STEP_MS) {
-                                long to = from + FAIR_WINDOW_MS;
-                                FairWindow w = new FairWindow(
-                                        g.index(),
-                                        a,
-                                        b,
-                                        from,
-                                        to,
-                                        served(service.get(a), from, to),
-                                        served(service.get(b), from, to),
-                                        bound);
-                                if (worst == null || w.diff() > worst.diff()) worst = w;
+                List<String> lines = new ArrayList<>();
+                if (perReplica(sim.world))
+                    for (int r = 0; r < sim.world.gateway().replicas(); r++)
+                        lines.add("@" + Simulation.atReplica(p.name() + ":*", r));
+                else lines.add("@" + p.name() + ":*");
+                for (String line : lines)
+                    for (int i = 0; i < ts.size(); i++) {
+                        for (int j = i + 1; j < ts.size(); j++) {
+                            String a = ts.get(i) + line;
+                            String b = ts.get(j) + line;
+                            FairWindow worst = null;
+                            for (long[] span : overlap(sim.backlog.get(a), sim.backlog.get(b), end)) {
+                                for (long from = span[0]; from + FAIR_WINDOW_MS <= span[1]; from += FAIR_STEP_MS) {
+                                    long to = from + FAIR_WINDOW_MS;
+                                    FairWindow w = new FairWindow(
+                                            g.index(),
+                                            a,
+                                            b,
+                                            from,
+                                            to,
+                                            served(service.get(a), from, to),
+                                            served(service.get(b), from, to),
+                                            bound);
+                                    if (worst == null || w.diff() > worst.diff()) worst = w;
+                                }
+                            }
+                            if (worst != null) {
+                                windows.add(worst);
+                                if (worst.diff() > bound) soft.add("(e) " + worst);
                             }
                         }
-                        if (worst != null) {
-                            windows.add(worst);
-                            if (worst.diff() > bound) soft.add("(e) " + worst);
-                        }
                     }
-                }
             }
         }
         return windows;

@@ -261,6 +261,7 @@ final class SimReplica {
         if (w.key != null || w.over) return;
         w.key = key;
         sim.inLine(w.attempt, key, +1);
+        trace.event(now(), "in-line", w.attempt.id + " " + key, index);
     }
 
     /**
@@ -279,6 +280,14 @@ final class SimReplica {
                     a.lastLeaseKey = lease.budgetKey();
                     a.lastLeasedAtMs = now();
                     trace.event(now(), "lease", a.id, lease.job().tokens(), lease.queuedMs());
+                    if (Boolean.getBoolean("sluice.sim.lines"))
+                        for (var d : dispatchers.all())
+                            if (d.key().equals(lease.budgetKey()))
+                                trace.event(
+                                        now(),
+                                        "line " + index + " " + d.key() + " "
+                                                + dev.sluice.gateway.dispatch.SimulationSeams.lineState(d),
+                                        a.id);
                 })
                 .doOnError(e -> {
                     if (!first) return;
@@ -287,7 +296,10 @@ final class SimReplica {
                             : e instanceof ProviderFailingException ? "spilled" : "error:" + e;
                 })
                 .doFinally(signal -> {
-                    if (!w.over && w.key != null) sim.inLine(a, w.key, -1);
+                    if (!w.over && w.key != null) {
+                        sim.inLine(a, w.key, -1);
+                        trace.event(now(), "out-line", a.id + " " + w.key, index);
+                    }
                     w.over = true;
                     if (first && a.placeOutcome == null && signal == reactor.core.publisher.SignalType.CANCEL)
                         a.placeOutcome = "cancelled";

@@ -118,7 +118,16 @@ final class Simulation {
     void inLine(Attempt a, String key, int delta) {
         a.inLine = delta > 0;
         if (a.batch) return;
-        String lane = a.tenant + "@" + key;
+        backlog(a.tenant + "@" + key, delta);
+        backlog(a.tenant + "@" + atReplica(key, a.replica), delta); // for fairness per replica
+    }
+
+    /** A budget's line at one replica, as the fairness check keys it when replicas do not share lanes. */
+    static String atReplica(String key, int replica) {
+        return key + "@r" + replica;
+    }
+
+    private void backlog(String lane, int delta) {
         int before = inLine.getOrDefault(lane, 0);
         int after = before + delta;
         inLine.put(lane, after);

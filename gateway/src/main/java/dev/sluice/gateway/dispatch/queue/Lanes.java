@@ -20,7 +20,7 @@ import java.util.OptionalLong;
  * minute turns takes it: a tenant whose book went out while the others were not yet in line
  * starts level with them when they come, its head start kept for good, and the door refuses
  * the late ones (six equal tenants served {@code [203, 204, 150, 149, 150, 145]} pages). So a
- * lane that (re)joins starts up to {@code credit} below the lowest waiting counter (never below
+ * lane that (re)joins starts up to {@code credit} below the lowest counter waiting in the class served (never below
  * its own remembered counter, and counted from a monotone floor so that newcomers do not
  * compound it), and a drained lane is remembered while its counter is above that start. The
  * dispatcher gives half the provider's minute ({@link FairQueue#forBudget}).
@@ -178,7 +178,7 @@ final class Lanes {
         return own == null ? from : Math.max(own.served, from);
     }
 
-    /** The lowest waiting counter, or the last one seen while nothing waits (the floor, advanced). */
+    /** The lowest counter of the class served now, or the last one seen while nothing waits (the floor, advanced). */
     private long level() {
         OptionalLong min = lowestWaiting();
         if (min.isPresent() && min.getAsLong() > floor) {
@@ -203,9 +203,21 @@ final class Lanes {
         return rises.isEmpty() ? level : rises.peekFirst()[1];
     }
 
+    /**
+     * The lowest counter among the lanes of the class served now: interactive while any
+     * interactive job waits ({@link FairQueue#next}), else batch. A lane with only batch work
+     * waits while interactive is served, its counter standing still: counted here, it would hold
+     * the floor back, and a lane back from idle would start as far below the served lanes as it
+     * last left them rather than at most the credit below (seed 91 of the simulation).
+     */
     private OptionalLong lowestWaiting() {
-        long min = Long.MAX_VALUE;
-        for (Lane lane : lanes.values()) if (lane.waiting()) min = Math.min(min, lane.served);
+        long interactive = Long.MAX_VALUE;
+        long any = Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) {
+            if (!lane.interactive.isEmpty()) interactive = Math.min(interactive, lane.served);
+            if (lane.waiting()) any = Math.min(any, lane.served);
+        }
+        long min = interactive != Long.MAX_VALUE ? interactive : any;
         return min == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(min);
     }
 
