@@ -491,6 +491,18 @@ class JudgedRun {
             perTenant.put(id, m);
         }
         r.put("perTenant", perTenant);
+        // Pages served per tenant per 15 s of their start (sent + the queue wait the gateway reported): whether an
+        // uneven split comes while every tenant is backlogged or in the tail after the crowd stops sending.
+        Map<String, long[]> servedPer15s = new LinkedHashMap<>();
+        for (int t = 1; t <= TENANTS; t++) servedPer15s.put("tenant-" + t, new long[12]);
+        long firstSent = replies.stream().mapToLong(Reply::sentMs).min().orElse(0);
+        for (Reply x : replies) {
+            if (x.status() != 200) continue;
+            long startedMs = x.sentMs() - firstSent + Math.max(0, x.queueWaitMs());
+            long[] buckets = servedPer15s.get(x.page().tenant());
+            if (buckets != null) buckets[(int) Math.min(buckets.length - 1, Math.max(0, startedMs / 15_000))]++;
+        }
+        r.put("servedPer15s", servedPer15s);
         List<Long> served =
                 perTenant.values().stream().map(m -> m.get("served")).toList();
         r.put("servedPages", served);
