@@ -1,5 +1,6 @@
 package dev.sluice.gateway.usage;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
@@ -75,13 +76,59 @@ public final class UsageExtractor {
                 } else if (t == JsonToken.VALUE_STRING
                         && p.currentName() != null
                         && OUTPUT_TEXT_KEYS.contains(p.currentName())) {
-                    text.append(p.getString());
+                    // The parser reads a string's text only when asked: a body cut inside it fails here, and
+                    // a one-choice answer is one string, so what passed of it is read from the bytes instead.
+                    long start = p.currentTokenLocation().getByteOffset();
+                    try {
+                        text.append(p.getString());
+                    } catch (JacksonException cut) {
+                        if (start >= 0 && start < length) text.append(stringPrefix(body, (int) start, length));
+                        return text.toString();
+                    }
                 }
             }
         } catch (JacksonException | IllegalArgumentException e) {
             // A cut or broken body: what was read before the break is what passed.
         }
         return text.toString();
+    }
+
+    /**
+     * The text of the JSON string whose opening quote is at {@code quote}, as far as the first
+     * {@code length} bytes hold it: escapes decoded, an escape or a character cut in half left out.
+     */
+    static String stringPrefix(byte[] body, int quote, int length) {
+        int from = quote + (body[quote] == '"' ? 1 : 0);
+        String raw = new String(body, from, Math.max(0, length - from), StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '"') break;
+            if (c != '\\') {
+                if (c != '\uFFFD' || i < raw.length() - 1) out.append(c); // a last character cut in half
+                continue;
+            }
+            if (i + 1 >= raw.length()) break;
+            char e = raw.charAt(++i);
+            switch (e) {
+                case 'n' -> out.append('\n');
+                case 't' -> out.append('\t');
+                case 'r' -> out.append('\r');
+                case 'b' -> out.append('\b');
+                case 'f' -> out.append('\f');
+                case 'u' -> {
+                    if (i + 4 >= raw.length()) return out.toString();
+                    try {
+                        out.append((char) Integer.parseInt(raw.substring(i + 1, i + 5), 16));
+                    } catch (NumberFormatException bad) {
+                        return out.toString();
+                    }
+                    i += 4;
+                }
+                default -> out.append(e); // \" \\ \/
+            }
+        }
+        return out.toString();
     }
 
     /**

@@ -151,6 +151,38 @@ class SettlementTest extends HonestGatewayTest {
         settlesTo(HonestUpstream.billed(1, 3000));
     }
 
+    @Test
+    void aClientThatHangsUpInsideAJsonAnswersTextIsChargedWhatItRead() {
+        // A provider that ignores the cap writes 4,000 tokens; the client reads the first half of the one text
+        // string and leaves before the rest and the usage come. It had read about 2,000 tokens: the reservation
+        // (prompt and a cap of 100) must not be all it pays.
+        String body = String.format(CHAT, "\"max_tokens\":100,", "mode:split-text mode:ignore-cap");
+        String read = WebClient.create()
+                .post()
+                .uri(url("/v1/chat/completions"))
+                .header("Authorization", "Bearer " + tenant.key())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .retrieve()
+                .bodyToFlux(DataBuffer.class)
+                .scan(new ByteArrayOutputStream(), (out, b) -> {
+                    byte[] bytes = new byte[b.readableByteCount()];
+                    b.read(bytes);
+                    DataBufferUtils.release(b);
+                    out.writeBytes(bytes);
+                    return out;
+                })
+                .takeUntil(out -> out.size() > 3_000) // inside the text: leave
+                .last()
+                .map(out -> out.toString(StandardCharsets.UTF_8))
+                .block(Duration.ofSeconds(10));
+        long tokensRead = read.split(" a", -1).length - 1;
+        assertThat(read).doesNotContain("\"usage\"");
+        assertThat(tokensRead).isGreaterThan(1_500);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(used()).isGreaterThanOrEqualTo(tokensRead));
+    }
+
     String stream(String path, String body, int events) {
         Flux<String> flux = WebClient.create()
                 .post()

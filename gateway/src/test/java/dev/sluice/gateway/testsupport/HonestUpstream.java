@@ -28,7 +28,8 @@ import tools.jackson.databind.json.JsonMapper;
  * the last content), {@code late-usage} (a stream's usage {@link #LATE} after finish_reason),
  * {@code error-200} (an error object with status 200), {@code ignore-cap} (writes
  * {@link #UNCAPPED_TOKENS} whatever the cap), {@code slow-end} (a JSON answer whose end comes
- * {@link #LATE} after its last byte), {@code background} (a Responses job accepted, no usage yet).
+ * {@link #LATE} after its last byte), {@code split-text} (a JSON answer whose text's second half and usage
+ * come {@link #LATE} after its first), {@code background} (a Responses job accepted, no usage yet).
  * The prompt counts as {@link #PROMPT_TOKENS}. Every answer has an id of its own.
  */
 public final class HonestUpstream implements AutoCloseable {
@@ -157,6 +158,14 @@ public final class HonestUpstream implements AutoCloseable {
         }
         if (!mode.equals("no-usage")) json.append(",\"usage\":").append(usage);
         json.append('}');
+        if (mode.equals("split-text")) {
+            // The text's first half now, the rest (and the usage) LATE after: a client may leave inside the string.
+            String all = json.toString();
+            int half = all.indexOf(" a") + (all.lastIndexOf(" a") - all.indexOf(" a")) / 2;
+            return res.header("content-type", "application/json")
+                    .sendString(Flux.just(all.substring(0, half))
+                            .concatWith(Mono.delay(LATE).thenMany(Flux.just(all.substring(half)))));
+        }
         if (mode.equals("slow-end")) {
             return res.header("content-type", "application/json")
                     .sendString(Flux.just(json.toString())
