@@ -10,6 +10,7 @@ import dev.sluice.gateway.testsupport.TestTenants;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -127,27 +128,8 @@ class SettlementTest extends HonestGatewayTest {
     @Test
     void aClientThatHangsUpAsTheAnswerEndsIsChargedTheAnswersUsage() {
         String body = String.format(CHAT, "\"max_tokens\":3000,", "mode:slow-end");
-        byte[] whole = WebClient.create()
-                .post()
-                .uri(url("/v1/chat/completions"))
-                .header("Authorization", "Bearer " + tenant.key())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .retrieve()
-                .bodyToFlux(DataBuffer.class)
-                .scan(new ByteArrayOutputStream(), (out, b) -> {
-                    byte[] bytes = new byte[b.readableByteCount()];
-                    b.read(bytes);
-                    DataBufferUtils.release(b);
-                    out.writeBytes(bytes);
-                    return out;
-                })
-                .takeUntil(out ->
-                        out.toString(StandardCharsets.UTF_8).trim().endsWith("}}")) // the usage has arrived: leave
-                .last()
-                .map(ByteArrayOutputStream::toByteArray)
-                .block(Duration.ofSeconds(10));
-        assertThat(new String(whole, StandardCharsets.UTF_8)).contains("\"usage\"");
+        String whole = readUntil(body, read -> read.trim().endsWith("}}")); // the usage has arrived: leave
+        assertThat(whole).contains("\"usage\"");
         settlesTo(HonestUpstream.billed(1, 3000));
     }
 
@@ -157,7 +139,17 @@ class SettlementTest extends HonestGatewayTest {
         // string and leaves before the rest and the usage come. It had read about 2,000 tokens: the reservation
         // (prompt and a cap of 100) must not be all it pays.
         String body = String.format(CHAT, "\"max_tokens\":100,", "mode:split-text mode:ignore-cap");
-        String read = WebClient.create()
+        String read = readUntil(body, sofar -> sofar.length() > 3_000); // inside the text: leave
+        long tokensRead = read.split(" a", -1).length - 1;
+        assertThat(read).doesNotContain("\"usage\"");
+        assertThat(tokensRead).isGreaterThan(1_500);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(used()).isGreaterThanOrEqualTo(tokensRead));
+    }
+
+    /** A chat answer's bytes as the client read them, hanging up once {@code leave} holds of what it has. */
+    private String readUntil(String body, Predicate<String> leave) {
+        return WebClient.create()
                 .post()
                 .uri(url("/v1/chat/completions"))
                 .header("Authorization", "Bearer " + tenant.key())
@@ -172,15 +164,10 @@ class SettlementTest extends HonestGatewayTest {
                     out.writeBytes(bytes);
                     return out;
                 })
-                .takeUntil(out -> out.size() > 3_000) // inside the text: leave
-                .last()
                 .map(out -> out.toString(StandardCharsets.UTF_8))
+                .takeUntil(leave)
+                .last()
                 .block(Duration.ofSeconds(10));
-        long tokensRead = read.split(" a", -1).length - 1;
-        assertThat(read).doesNotContain("\"usage\"");
-        assertThat(tokensRead).isGreaterThan(1_500);
-        await().atMost(Duration.ofSeconds(10))
-                .untilAsserted(() -> assertThat(used()).isGreaterThanOrEqualTo(tokensRead));
     }
 
     String stream(String path, String body, int events) {
