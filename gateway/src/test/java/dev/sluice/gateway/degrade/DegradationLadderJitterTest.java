@@ -31,13 +31,7 @@ class DegradationLadderJitterTest {
                     start.await();
                     long[] delays = new long[DRAWS];
                     for (int i = 0; i < DRAWS; i++) {
-                        LadderDecision d = ladder.decide(
-                                DegradationLadderTest.refused(0),
-                                DegradationLadderTest.tier(true),
-                                DegradationLadderTest.LADDER,
-                                "gpt-4o",
-                                false,
-                                true);
+                        LadderDecision d = delayed(ladder);
                         assertThat(d.stage()).isEqualTo(Stage.DELAYED);
                         delays[i] = d.delayMs();
                     }
@@ -64,21 +58,20 @@ class DegradationLadderJitterTest {
         DegradationLadder a = new DegradationLadder(new SplittableRandom(7));
         DegradationLadder b = new DegradationLadder(new SplittableRandom(7));
         for (int i = 0; i < 100; i++) {
-            LadderDecision x = a.decide(
-                    DegradationLadderTest.refused(0),
-                    DegradationLadderTest.tier(true),
-                    DegradationLadderTest.LADDER,
-                    "gpt-4o",
-                    false,
-                    true);
-            LadderDecision y = b.decide(
-                    DegradationLadderTest.refused(0),
-                    DegradationLadderTest.tier(true),
-                    DegradationLadderTest.LADDER,
-                    "gpt-4o",
-                    false,
-                    true);
+            LadderDecision x = delayed(a);
+            LadderDecision y = delayed(b);
             assertThat(x).isEqualTo(y);
         }
+    }
+
+    /** A refused pro request that the ladder delays: the decision whose jitter is drawn. */
+    private static LadderDecision delayed(DegradationLadder ladder) {
+        return ladder.decide(
+                DegradationLadderTest.refused(0),
+                DegradationLadderTest.tier(true),
+                DegradationLadderTest.LADDER,
+                "gpt-4o",
+                false,
+                true);
     }
 }
