@@ -8,6 +8,7 @@ import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.degrade.DegradationLadder;
 import dev.sluice.gateway.degrade.LadderDecision;
 import dev.sluice.gateway.dispatch.Dispatchers;
+import dev.sluice.gateway.dispatch.SimulationSeams;
 import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.ReplicaLeases;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
@@ -46,6 +47,9 @@ import reactor.test.scheduler.VirtualTimeScheduler;
  * the HTTP around them is left out.
  */
 final class SimReplica {
+    /** {@code -Dsluice.sim.lines}: each line's lanes in the trace at every lease (read once, not per lease). */
+    private static final boolean TRACE_LINES = Boolean.getBoolean("sluice.sim.lines");
+
     static final Duration STORE_TIMEOUT = Duration.ofMillis(500); // sluice.store.timeout
     static final Duration DISPATCH_STORE_TIMEOUT = Duration.ofSeconds(2); // sluice.dispatch.store-timeout
 
@@ -280,13 +284,12 @@ final class SimReplica {
                     a.lastLeaseKey = lease.budgetKey();
                     a.lastLeasedAtMs = now();
                     trace.event(now(), "lease", a.id, lease.job().tokens(), lease.queuedMs());
-                    if (Boolean.getBoolean("sluice.sim.lines"))
+                    if (TRACE_LINES)
                         for (var d : dispatchers.all())
                             if (d.key().equals(lease.budgetKey()))
                                 trace.event(
                                         now(),
-                                        "line " + index + " " + d.key() + " "
-                                                + dev.sluice.gateway.dispatch.SimulationSeams.lineState(d),
+                                        "line " + index + " " + d.key() + " " + SimulationSeams.lineState(d),
                                         a.id);
                 })
                 .doOnError(e -> {
