@@ -137,7 +137,7 @@ public final class FairQueue {
      * it is does not fit {@code budget} yet (then wait for room; do not skip it).
      */
     public Optional<Job> next(BudgetView budget) {
-        JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
+        JobClass c = classServed();
         Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
         if (lane == null) return Optional.empty();
         Job head = lane.of(c).peekFirst();
@@ -149,9 +149,18 @@ public final class FairQueue {
         return Optional.of(head);
     }
 
+    /**
+     * Interactive while any interactive job waits, except that a batch job past the start its door
+     * promised ({@link Lanes#overdue}) goes first: batch yields to interactive, but not past its word.
+     */
+    private JobClass classServed() {
+        if (interactive == 0) return JobClass.BATCH;
+        return queued.size() > interactive && lanes.anyOverdue(JobClass.BATCH) ? JobClass.BATCH : JobClass.INTERACTIVE;
+    }
+
     /** The job {@link #next} would hand out now if the budget had room for it; empty when nothing waits. */
     public Optional<Job> peek() {
-        JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
+        JobClass c = classServed();
         Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
         return lane == null ? Optional.empty() : Optional.of(lane.of(c).peekFirst());
     }

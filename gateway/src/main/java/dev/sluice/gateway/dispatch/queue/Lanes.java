@@ -155,6 +155,15 @@ final class Lanes {
         return best;
     }
 
+    /** Whether the head of any lane's {@code c} jobs is {@link #overdue}. */
+    boolean anyOverdue(JobClass c) {
+        for (Lane lane : lanes.values()) {
+            Job head = lane.of(c).peekFirst();
+            if (head != null && overdue(head)) return true;
+        }
+        return false;
+    }
+
     /**
      * Whether {@code job} is past the start its door promised less the margin the door kept
      * ({@link Door#marginMs}): it waits no longer for other replicas' lanes (the hold-back is

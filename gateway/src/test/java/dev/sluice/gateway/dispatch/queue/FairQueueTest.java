@@ -120,6 +120,22 @@ class FairQueueTest {
     }
 
     @Test
+    void aBatchJobPastThePromisedStartGoesBeforeInteractiveWork() {
+        // Promised a start within 60 s at 0; interactive work keeps coming. Until the start its door promised (less
+        // the margin it kept, 4 s of a minute) batch yields; past it, batch goes first: yielding is not breaking
+        // the door's word (the random worlds: batch promised 0 ms, overtaken until its minute was out).
+        queue.enqueue(Job.of("batch", "backfill", 1, JobClass.BATCH, 800, 0, 60_000));
+        queue.enqueue(Job.of("p1", "person", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        queue.advanceTo(50_000);
+        assertThat(queue.next(ROOMY).orElseThrow().id()).isEqualTo("p1");
+        queue.enqueue(Job.of("p2", "person", 1, JobClass.INTERACTIVE, 800, 50_000, NEVER));
+        queue.advanceTo(60_000 - Door.marginMs(60_000));
+        assertThat(queue.peek().orElseThrow().id()).isEqualTo("batch");
+        assertThat(queue.next(ROOMY).orElseThrow().id()).isEqualTo("batch");
+        assertThat(queue.next(ROOMY).orElseThrow().id()).isEqualTo("p2");
+    }
+
+    @Test
     void batchNeverTakesTheReservedFloorAndAPersonFindsRoomAtOnce() {
         FairQueue q = new FairQueue(100_000, 0.1);
         for (int i = 0; i < 2_000; i++) q.enqueue(Job.of("b" + i, "backfill", 1, JobClass.BATCH, 800, 0, NEVER));
