@@ -79,9 +79,18 @@ class AdmissionSimulationTest {
                 failed.size(),
                 known,
                 reported.size());
+        long broken = missed.entrySet().stream()
+                .filter(e -> BusyKind.brokenAfterAWait(e.getKey()))
+                .mapToLong(java.util.Map.Entry::getValue)
+                .sum();
         System.out.printf(
-                "[sim] the door's promise over all seeds: %d of %d kept (%.2f%%); missed %s%n",
-                kept, promised, promised == 0 ? 100.0 : 100.0 * kept / promised, missed);
+                "[sim] the door's promise over all seeds: %d of %d kept (%.2f%%), %d broken after a wait (%.2f%%); missed %s%n",
+                kept,
+                promised,
+                promised == 0 ? 100.0 : 100.0 * kept / promised,
+                broken,
+                promised == 0 ? 0.0 : 100.0 * broken / promised,
+                missed);
         reported.forEach(r ->
                 System.out.println("[sim] reported " + r.lines().findFirst().orElse("")));
         assertThat(failed)

@@ -33,6 +33,18 @@ enum BusyKind {
         this.atTheDoor = atTheDoor;
     }
 
+    /**
+     * Of the misses the promise check counts ({@code "busy:KIND"}, or {@code "late"}), those told
+     * only after a wait: the caller paid the wait and got nothing. Gave-way and room-taken are
+     * told at once, before the caller has waited.
+     */
+    static boolean brokenAfterAWait(String missKind) {
+        return missKind.equals("late")
+                || missKind.equals("busy:" + WAITED_TOO_LONG)
+                || missKind.equals("busy:" + CANNOT_MAKE_IT)
+                || missKind.equals("busy:" + PUSHED_OUT);
+    }
+
     static BusyKind of(GatewayBusyException e) {
         String m = e.getMessage() == null ? "" : e.getMessage();
         // The longer texts first: PUSHED_OUT starts like QUEUE_FULL.

@@ -66,10 +66,7 @@ class JudgedCrowdSimulationTest {
             List<Long> pages = List.copyOf(r.servedPerTenant().values());
             Invariants.Promise p = r.report().promise();
             long brokenHere = p.missKinds().entrySet().stream()
-                    .filter(e -> e.getKey().contains("CANNOT_MAKE_IT")
-                            || e.getKey().contains("WAITED_TOO_LONG")
-                            || e.getKey().contains("PUSHED_OUT")
-                            || e.getKey().equals("late"))
+                    .filter(e -> BusyKind.brokenAfterAWait(e.getKey()))
                     .mapToLong(Map.Entry::getValue)
                     .sum();
             System.out.printf(

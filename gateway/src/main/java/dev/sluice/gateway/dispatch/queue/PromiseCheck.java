@@ -53,13 +53,11 @@ final class PromiseCheck {
                 long allowed = Door.longestPromisedMs(j.deadlineMs() - nowMs);
                 long without = SendTime.estimateWaitMs(
                         j.tokens(), new WorkAhead(jobs, tokens), c, tokenSchedule, requestSchedule);
-                long with = SendTime.estimateWaitMs(
-                        j.tokens(),
-                        new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())),
-                        c,
-                        tokenSchedule,
-                        requestSchedule);
-                if (without <= allowed && with > allowed) {
+                WorkAhead aheadWith = new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens()));
+                long with = SendTime.estimateWaitMs(j.tokens(), aheadWith, c, tokenSchedule, requestSchedule);
+                // Pushed past what the door would promise it now (a call less where slots decide), unless it was
+                // past even the plain margin already: that one no newcomer can save.
+                if (without <= allowed && with > Door.promisedWithin(j.deadlineMs() - nowMs, with, aheadWith, c)) {
                     if (nowMs - j.enqueuedAtMs() < Door.BURST_MS)
                         pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
@@ -88,7 +86,7 @@ final class PromiseCheck {
                 accepted.estimatedWaitMs(),
                 SendTime.estimateWaitMs(
                         job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, tokenSchedule, requestSchedule));
-        long promised = Door.longestPromisedMs(maxWaitMs);
+        long promised = Door.promisedWithin(maxWaitMs, wait, new WorkAhead(jobsAt[at], tokensAt[at]), own);
         if (wait > promised) {
             // Asking again when the wait behind those promises is one the door promises: what is ahead of that
             // place drains meanwhile (telling it to wait for the end of the whole line sent every tenant away
@@ -128,7 +126,7 @@ final class PromiseCheck {
                 Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
                 WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
                 long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);
-                if (wait > Door.longestPromisedMs(j.deadlineMs() - nowMs)) {
+                if (wait > Door.promisedWithin(j.deadlineMs() - nowMs, wait, ahead, c)) {
                     out.add(new DoorDecision.Displaced(j, wait));
                     continue;
                 }
