@@ -244,21 +244,12 @@ public final class Door {
         if (tokens > c.tokensPerMinute())
             return new DoorDecision(DoorDecision.Verdict.TOO_LARGE, ahead.position(), -1, -1);
         long wait = SendTime.estimateWaitMs(tokens, ahead, c);
-        long promised = promisedWithin(maxWaitMs, wait, ahead, c);
+        long slots = SendTime.slotWaitMs(ahead, c);
+        long promised = longestPromisedMs(slots > 0 && slots >= wait ? maxWaitMs - c.meanCallMs() : maxWaitMs);
         if (wait > promised) {
             return new DoorDecision(DoorDecision.Verdict.BUSY, ahead.position(), wait, Math.max(1, wait - promised));
         }
         return new DoorDecision(DoorDecision.Verdict.ACCEPT, ahead.position(), wait, 0);
-    }
-
-    /**
-     * The longest estimate the door promises within {@code maxWaitMs} for a start estimated at
-     * {@code wait} with {@code ahead} in front of it: {@link #longestPromisedMs}, and a call time less
-     * where the slots decide the start ({@link #decide}).
-     */
-    static long promisedWithin(long maxWaitMs, long wait, WorkAhead ahead, Capacity c) {
-        long slots = SendTime.slotWaitMs(ahead, c);
-        return longestPromisedMs(slots > 0 && slots >= wait ? maxWaitMs - c.meanCallMs() : maxWaitMs);
     }
 
     /** Milliseconds until a job of {@code tokens} with {@code ahead} in front of it is sent ({@link SendTime}). */

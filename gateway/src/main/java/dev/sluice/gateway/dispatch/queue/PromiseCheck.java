@@ -53,11 +53,13 @@ final class PromiseCheck {
                 long allowed = Door.longestPromisedMs(j.deadlineMs() - nowMs);
                 long without = SendTime.estimateWaitMs(
                         j.tokens(), new WorkAhead(jobs, tokens), c, tokenSchedule, requestSchedule);
-                WorkAhead aheadWith = new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens()));
-                long with = SendTime.estimateWaitMs(j.tokens(), aheadWith, c, tokenSchedule, requestSchedule);
-                // Pushed past what the door would promise it now (a call less where slots decide), unless it was
-                // past even the plain margin already: that one no newcomer can save.
-                if (without <= allowed && with > Door.promisedWithin(j.deadlineMs() - nowMs, with, aheadWith, c)) {
+                long with = SendTime.estimateWaitMs(
+                        j.tokens(),
+                        new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())),
+                        c,
+                        tokenSchedule,
+                        requestSchedule);
+                if (without <= allowed && with > allowed) {
                     if (nowMs - j.enqueuedAtMs() < Door.BURST_MS)
                         pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
@@ -86,7 +88,7 @@ final class PromiseCheck {
                 accepted.estimatedWaitMs(),
                 SendTime.estimateWaitMs(
                         job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, tokenSchedule, requestSchedule));
-        long promised = Door.promisedWithin(maxWaitMs, wait, new WorkAhead(jobsAt[at], tokensAt[at]), own);
+        long promised = Door.longestPromisedMs(maxWaitMs);
         if (wait > promised) {
             // Asking again when the wait behind those promises is one the door promises: what is ahead of that
             // place drains meanwhile (telling it to wait for the end of the whole line sent every tenant away
@@ -126,7 +128,7 @@ final class PromiseCheck {
                 Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
                 WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
                 long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);
-                if (wait > Door.promisedWithin(j.deadlineMs() - nowMs, wait, ahead, c)) {
+                if (wait > Door.longestPromisedMs(j.deadlineMs() - nowMs)) {
                     out.add(new DoorDecision.Displaced(j, wait));
                     continue;
                 }

@@ -139,27 +139,6 @@ class DoorPromisesTest {
     }
 
     @Test
-    void whereSlotsDecideTheStartANewcomerGoesBehindWhatItWouldPushWithinACallOfItsDeadline() {
-        // Six slots of 7 s calls, all taken: A's page k starts in (k + 1) x 1,167 ms. Promised within 20 s less a
-        // call (the slots decide): pages 0-8, the tenth (11.7 s) is refused.
-        Capacity sixSlow = new Capacity(300_000, 1_500, 6, 7_000, 0, 0, 6, 0, null, 0);
-        int admitted = 0;
-        for (int i = 0; i < 10; i++) {
-            Job job = Job.of("a" + i, "a", 1, JobClass.INTERACTIVE, PAGE, 0, 20_000);
-            DoorDecision d = door.admit(job, sixSlow, 20_000, 0);
-            if (!d.accepted()) continue;
-            queue.enqueue(job, d.turnAtLeast());
-            admitted++;
-        }
-        assertThat(admitted).isEqualTo(9);
-        // B, owed the turn after A's head, would start A's page 8 at 11.7 s: within 19.4 s, but not a call before.
-        Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 60_000);
-        DoorDecision d = door.admit(b, sixSlow, 60_000, 600);
-        assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
-        assertThat(d.position()).as("behind A's page 8").isEqualTo(10);
-    }
-
-    @Test
     void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
         tenantAQueuesTenPagesDueIn(2_700);
         // B will wait 1 s at most; behind A's page 5 it would start at 1,120 ms.
