@@ -233,19 +233,12 @@ public final class Door {
         return demand.here(nowMs);
     }
 
-    /**
-     * The decision from numbers alone: the job's tokens, the work ahead, the budget. Where the slots
-     * decide the start (the calls in flight must end first), the promise keeps a call of margin
-     * more: Little's law drains them evenly, but calls that began together end together, about a
-     * call later (in the random worlds, starts promised at once that waited out 10 s behind six
-     * slots of 7 s calls).
-     */
+    /** The decision from numbers alone: the job's tokens, the work ahead, the budget. */
     public static DoorDecision decide(long tokens, WorkAhead ahead, Capacity c, long maxWaitMs) {
         if (tokens > c.tokensPerMinute())
             return new DoorDecision(DoorDecision.Verdict.TOO_LARGE, ahead.position(), -1, -1);
         long wait = SendTime.estimateWaitMs(tokens, ahead, c);
-        long slots = SendTime.slotWaitMs(ahead, c);
-        long promised = longestPromisedMs(slots > 0 && slots >= wait ? maxWaitMs - c.meanCallMs() : maxWaitMs);
+        long promised = longestPromisedMs(maxWaitMs);
         if (wait > promised) {
             return new DoorDecision(DoorDecision.Verdict.BUSY, ahead.position(), wait, Math.max(1, wait - promised));
         }

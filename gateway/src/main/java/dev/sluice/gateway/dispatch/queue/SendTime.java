@@ -43,11 +43,6 @@ final class SendTime {
         return Math.max(c.pausedForMs(), Math.max(tokenWait, Math.max(requestWait, slotWait)));
     }
 
-    /** How long until the slots let the job after {@code ahead} go (Little's law), 0 when one is free for it. */
-    static long slotWaitMs(WorkAhead ahead, Capacity c) {
-        return drain(c.inFlight() + ahead.jobs() + 1L - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
-    }
-
     /**
      * The soonest {@code job} could be sent were it first in line: when the rolling windows
      * have room for it (batch: above the interactive reserve) and any pause is over. Slots free

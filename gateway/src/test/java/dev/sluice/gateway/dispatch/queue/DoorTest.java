@@ -93,29 +93,6 @@ class DoorTest {
     }
 
     @Test
-    void aStartThatWaitsForSlotsIsPromisedOnlyACallBeforeTheDeadline() {
-        // Six slots of 7 s calls, all taken: Little's law says the 13th job in line starts in 14 s, but when the
-        // calls in flight began together no slot frees for about a call, and then six at once. The door keeps one
-        // call of margin where slots decide the start (the random worlds: promises of 0 ms waited out 10 s).
-        Capacity sixSlow = new Capacity(300_000, 1_500, 6, 7_000, 0, 0, 6, 0, null, 0);
-        WorkAhead twelve = new WorkAhead(12, 12 * PAGE);
-        assertThat(Door.estimateWaitMs(PAGE, twelve, sixSlow)).isEqualTo(15_167); // (6 + 13 - 6) x 7,000 / 6
-        assertThat(Door.decide(PAGE, twelve, sixSlow, 20_000).verdict())
-                .as("15.2 s promised within 20 s, less a call: 13 s")
-                .isEqualTo(Verdict.BUSY);
-        assertThat(Door.decide(PAGE, twelve, sixSlow, 25_000).verdict()).isEqualTo(Verdict.ACCEPT);
-        DoorDecision busy = Door.decide(PAGE, twelve, sixSlow, 20_000);
-        assertThat(busy.retryAfterMs()).isEqualTo(15_167 - Door.longestPromisedMs(13_000));
-        // The same wait set by the token window (slots free) keeps only the usual margin: admitted within 20 s.
-        Capacity tokensFull = new Capacity(300_000, 1_500, 200, 7_000, 300_000, 0, 0, 0, null, 0);
-        long byTokens = Door.estimateWaitMs(PAGE, new WorkAhead(75, 75 * PAGE), tokensFull);
-        assertThat(byTokens).isBetween(12_000L, 16_000L);
-        assertThat(Door.decide(PAGE, new WorkAhead(75, 75 * PAGE), tokensFull, 20_000)
-                        .verdict())
-                .isEqualTo(Verdict.ACCEPT);
-    }
-
-    @Test
     void smallCallsAreBoundByRequestsPerMinute() {
         Capacity requestsFull = new Capacity(300_000, 1_500, 200, 2_000, 15_000, 1_500, 0, 0, null, 0);
         // 3,000 one-line calls ahead: tokens are no constraint, requests are: two minutes
