@@ -137,9 +137,10 @@ public final class FairQueue {
      * it is does not fit {@code budget} yet (then wait for room; do not skip it).
      */
     public Optional<Job> next(BudgetView budget) {
-        JobClass c = classServed();
-        Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
-        if (lane == null) return Optional.empty();
+        Served served = served();
+        if (served == null) return Optional.empty();
+        Lanes.Lane lane = served.lane();
+        JobClass c = served.jobClass();
         Job head = lane.of(c).peekFirst();
         if (!budget.admits(head, interactiveFloor)) return Optional.empty();
         lane.of(c).pollFirst();
@@ -149,20 +150,30 @@ public final class FairQueue {
         return Optional.of(head);
     }
 
+    /** The lane whose head goes next, and of which class. */
+    private record Served(Lanes.Lane lane, JobClass jobClass) {}
+
     /**
      * Interactive while any interactive job waits, except that a batch job past the start its door
-     * promised ({@link Lanes#overdue}) goes first: batch yields to interactive, but not past its word.
+     * promised ({@link Lanes#overdue}) goes first (the lowest counter among those): batch yields to
+     * interactive, but not past its word. Null when nothing may go.
      */
-    private JobClass classServed() {
-        if (interactive == 0) return JobClass.BATCH;
-        return queued.size() > interactive && lanes.anyOverdue(JobClass.BATCH) ? JobClass.BATCH : JobClass.INTERACTIVE;
+    private Served served() {
+        if (interactive > 0 && queued.size() > interactive) {
+            Lanes.Lane overdue = lanes.lowestOverdue(JobClass.BATCH);
+            if (overdue != null) return new Served(overdue, JobClass.BATCH);
+        }
+        JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
+        Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
+        return lane == null ? null : new Served(lane, c);
     }
 
     /** The job {@link #next} would hand out now if the budget had room for it; empty when nothing waits. */
     public Optional<Job> peek() {
-        JobClass c = classServed();
-        Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
-        return lane == null ? Optional.empty() : Optional.of(lane.of(c).peekFirst());
+        Served served = served();
+        return served == null
+                ? Optional.empty()
+                : Optional.of(served.lane().of(served.jobClass()).peekFirst());
     }
 
     /** Every queued job in predicted service order, as {@link #position} counts (see {@link #turns}). */

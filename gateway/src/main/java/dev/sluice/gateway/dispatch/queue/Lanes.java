@@ -155,13 +155,20 @@ final class Lanes {
         return best;
     }
 
-    /** Whether the head of any lane's {@code c} jobs is {@link #overdue}. */
-    boolean anyOverdue(JobClass c) {
+    /** Of the lanes whose next job of class {@code c} is {@link #overdue}, the one whose turn comes first; null: none. */
+    Lane lowestOverdue(JobClass c) {
+        Lane best = null;
+        long bestTurn = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) {
             Job head = lane.of(c).peekFirst();
-            if (head != null && overdue(head)) return true;
+            if (head == null || !overdue(head)) continue;
+            long turn = turnOf(lane.served, head);
+            if (best == null || turn < bestTurn) {
+                best = lane;
+                bestTurn = turn;
+            }
         }
-        return false;
+        return best;
     }
 
     /**

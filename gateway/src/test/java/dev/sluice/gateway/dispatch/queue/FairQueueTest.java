@@ -136,6 +136,24 @@ class FairQueueTest {
     }
 
     @Test
+    void onlyTheBatchJobPastItsPromisedStartGoesBeforeInteractiveWork() {
+        // "early" has the lower counter but its promise has time left: it still waits behind the person.
+        queue.enqueue(Job.of("late0", "late", 1, JobClass.BATCH, 800, 0, NEVER));
+        assertThat(queue.next(ROOMY).orElseThrow().id()).isEqualTo("late0"); // "late"'s counter is 800 up
+        queue.enqueue(Job.of("late", "late", 1, JobClass.BATCH, 800, 0, 60_000));
+        queue.enqueue(Job.of("early", "early", 1, JobClass.BATCH, 100, 0, 600_000));
+        queue.enqueue(Job.of("p", "person", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
+        queue.advanceTo(59_000);
+        assertThat(drainIds(3)).containsExactly("late", "p", "early");
+    }
+
+    List<String> drainIds(int n) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) out.add(queue.next(ROOMY).orElseThrow().id());
+        return out;
+    }
+
+    @Test
     void batchNeverTakesTheReservedFloorAndAPersonFindsRoomAtOnce() {
         FairQueue q = new FairQueue(100_000, 0.1);
         for (int i = 0; i < 2_000; i++) q.enqueue(Job.of("b" + i, "backfill", 1, JobClass.BATCH, 800, 0, NEVER));
