@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.BiPredicate;
 
 /**
  * The fair queue's lanes, one per tenant in the order they joined, and the arithmetic of their
@@ -140,28 +141,21 @@ final class Lanes {
      * held back unless their next job is {@link #overdue}; ties go to the older lane.
      */
     Lane lowest(JobClass c, long holdAbove) {
-        Lane best = null;
-        long bestTurn = Long.MAX_VALUE;
-        for (Lane lane : lanes.values()) {
-            if (lane.of(c).isEmpty()) continue;
-            Job head = lane.of(c).peekFirst();
-            if (lane.served > holdAbove && !overdue(head)) continue;
-            long turn = turnOf(lane.served, head);
-            if (best == null || turn < bestTurn) {
-                best = lane;
-                bestTurn = turn;
-            }
-        }
-        return best;
+        return lowest(c, (lane, head) -> lane.served <= holdAbove || overdue(head));
     }
 
     /** Of the lanes whose next job of class {@code c} is {@link #overdue}, the one whose turn comes first; null: none. */
     Lane lowestOverdue(JobClass c) {
+        return lowest(c, (lane, head) -> overdue(head));
+    }
+
+    /** Of the lanes with a job of class {@code c} that {@code may} go, the one whose head's turn comes first. */
+    private Lane lowest(JobClass c, BiPredicate<Lane, Job> may) {
         Lane best = null;
         long bestTurn = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) {
             Job head = lane.of(c).peekFirst();
-            if (head == null || !overdue(head)) continue;
+            if (head == null || !may.test(lane, head)) continue;
             long turn = turnOf(lane.served, head);
             if (best == null || turn < bestTurn) {
                 best = lane;
