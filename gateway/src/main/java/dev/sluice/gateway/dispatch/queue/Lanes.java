@@ -215,7 +215,8 @@ final class Lanes {
 
     /**
      * The lowest counter among the lanes of the class served now: interactive while any
-     * interactive job waits ({@link FairQueue#next}), else batch. A lane with only batch work
+     * interactive job waits ({@link FairQueue#next}; a batch job past its promised start that goes
+     * ahead is one job, not the class served), else batch. A lane with only batch work
      * waits while interactive is served, its counter standing still: counted here, it would hold
      * the floor back, and a lane back from idle would start as far below the served lanes as it
      * last left them rather than at most the credit below (seed 91 of the simulation).

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,8 +36,13 @@ class FairQueueTest {
     }
 
     List<String> drainTenants(int n) {
+        return drain(n, Job::tenant);
+    }
+
+    /** The next {@code n} jobs the queue hands out with room for all, each read as {@code what}. */
+    List<String> drain(int n, Function<Job, String> what) {
         List<String> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) out.add(queue.next(ROOMY).orElseThrow().tenant());
+        for (int i = 0; i < n; i++) out.add(what.apply(queue.next(ROOMY).orElseThrow()));
         return out;
     }
 
@@ -144,13 +150,7 @@ class FairQueueTest {
         queue.enqueue(Job.of("early", "early", 1, JobClass.BATCH, 100, 0, 600_000));
         queue.enqueue(Job.of("p", "person", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         queue.advanceTo(59_000);
-        assertThat(drainIds(3)).containsExactly("late", "p", "early");
-    }
-
-    List<String> drainIds(int n) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) out.add(queue.next(ROOMY).orElseThrow().id());
-        return out;
+        assertThat(drain(3, Job::id)).containsExactly("late", "p", "early");
     }
 
     @Test
