@@ -155,7 +155,7 @@ final class RouteChoice {
             anyOpen = true;
             // The hop onto this loop is the gateway's time, not the caller's wait: the wait counts from here.
             long now = d.now();
-            Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
+            Job job = c.job().waitingFrom(now, maxWaitMs);
             DoorDecision decision = d.ask(job, maxWaitMs, now);
             if (decision.accepted()
                     && decision.estimatedWaitMs() <= spillMs

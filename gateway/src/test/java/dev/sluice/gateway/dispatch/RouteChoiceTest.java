@@ -73,6 +73,18 @@ class RouteChoiceTest {
     }
 
     @Test
+    void theWaitCountsFromTheDispatchLoopAndStaysTheCallersMaxWait() {
+        List<ProviderDispatcher.Candidate> route = route("late");
+        clock.advance(17); // the hop onto the dispatch loop
+
+        RouteChoice.Choice choice = RouteChoice.choose(route, MAX_WAIT_MS, SPILL_MS);
+
+        // A busy answer's Retry-After is computed from deadline - arrival: a hop must not lengthen it.
+        assertThat(choice.job().enqueuedAtMs()).isEqualTo(clock.millis());
+        assertThat(choice.job().deadlineMs() - choice.job().enqueuedAtMs()).isEqualTo(MAX_WAIT_MS);
+    }
+
+    @Test
     void theFirstProviderServesWhileItCanStartTheCallWithinTheSpillWaitThenTheNextTakesIt() {
         assertThat(enter("a", SPILL_MS, MAX_WAIT_MS).budgetKey()).isEqualTo("primary:m");
         // The primary's one slot is taken: its door says about a call's time (2 s), past the spill wait.

@@ -141,7 +141,7 @@ final class DispatchPath {
         for (ProviderDispatcher.Candidate c : route) {
             ProviderDispatcher d = c.dispatcher();
             long now = clock.millis();
-            Job job = maxWaitMs < Long.MAX_VALUE - now ? c.job().withDeadlineAtLeast(now + maxWaitMs) : c.job();
+            Job job = c.job().waitingFrom(now, maxWaitMs);
             DoorDecision decision = SimulationSeams.doorFor(d, job, maxWaitMs);
             if (decision.accepted()
                     && decision.estimatedWaitMs() <= spill

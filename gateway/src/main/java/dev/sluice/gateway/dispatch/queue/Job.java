@@ -61,9 +61,15 @@ public record Job(
         return with(deadlineMs, attempts + 1, inputTokens, outputTokens);
     }
 
-    /** The same job with its deadline moved (never earlier). */
-    public Job withDeadlineAtLeast(long deadline) {
-        return deadline <= deadlineMs ? this : with(deadline, attempts, inputTokens, outputTokens);
+    /**
+     * The same job waiting from {@code nowMs} for at most {@code maxWaitMs}: its arrival and its
+     * deadline move together, so {@code deadlineMs - enqueuedAtMs} stays the caller's max wait
+     * (what a busy answer's Retry-After is computed from). Never moves either earlier.
+     */
+    public Job waitingFrom(long nowMs, long maxWaitMs) {
+        if (nowMs <= enqueuedAtMs || maxWaitMs >= Long.MAX_VALUE - nowMs) return this;
+        return new Job(
+                id, tenant, priority, jobClass, tokens, nowMs, nowMs + maxWaitMs, attempts, inputTokens, outputTokens);
     }
 
     /** The same call (who asks, what it costs, when it came) with what a copy may change. */
