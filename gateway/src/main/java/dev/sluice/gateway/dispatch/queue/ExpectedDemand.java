@@ -48,9 +48,12 @@ final class ExpectedDemand {
                                 lanes.queuedTokens(tenant),
                                 tokens,
                                 requests,
-                                lanes.headTagOf(tenant))));
+                                lanes.headTagOf(tenant),
+                                lanes.queuedJobs(tenant))));
         lanes.waitingLanes((tenant, priority) -> out.computeIfAbsent(
-                tenant, t -> new LaneShare.Demand(t, priority, lanes.queuedTokens(t), 0, 0, lanes.headTagOf(t))));
+                tenant,
+                t -> new LaneShare.Demand(
+                        t, priority, lanes.queuedTokens(t), 0, 0, lanes.headTagOf(t), lanes.queuedJobs(t))));
         return new ArrayList<>(out.values());
     }
 
@@ -79,7 +82,10 @@ final class ExpectedDemand {
                 // Its own lane's jobs queued on other replicas joined before it and draw on the same budget.
                 if (queuedThere > 0) {
                     long perJob = Math.max(1, job.tokens());
-                    moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (queuedThere + perJob - 1) / perJob);
+                    long calls = there.queuedRequests() > 0
+                            ? there.queuedRequests()
+                            : (queuedThere + perJob - 1) / perJob; // a replica that does not say: its size
+                    moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + calls);
                     moreTokens = LaneShare.clamp(moreTokens + queuedThere);
                 }
                 continue;
@@ -96,7 +102,10 @@ final class ExpectedDemand {
             if (turn <= tail) continue;
             long before = Math.min(notHere, (turn - tail) / d.priority());
             if (before <= 0) continue;
-            long meanTokens = Math.max(1, d.askedRequests() == 0 ? before : d.askedTokens() / d.askedRequests());
+            // Calls as well as tokens, for the slots' drain: queued there and refused, as many as they were (one
+            // call of all of it where nobody says: a replica of an earlier version).
+            long calls = (there == null ? 0 : there.queuedRequests()) + (asked ? d.askedRequests() : 0);
+            long meanTokens = Math.max(1, calls == 0 ? before : notHere / calls);
             moreJobs = (int) Math.min(Integer.MAX_VALUE, moreJobs + (before + meanTokens - 1) / meanTokens);
             moreTokens = LaneShare.clamp(moreTokens + before);
         }

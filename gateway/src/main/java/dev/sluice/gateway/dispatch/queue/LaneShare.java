@@ -64,16 +64,28 @@ public interface LaneShare {
      *             the credit) would put every other replica's tenants ahead of its own.
      *             {@link #UNKNOWN_HEAD} from a replica that does not say it.
      */
-    record Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests, long head) {
+    record Demand(
+            String tenant,
+            int priority,
+            long queuedTokens,
+            long askedTokens,
+            int askedRequests,
+            long head,
+            int queuedRequests) {
         public static final long UNKNOWN_HEAD = Long.MIN_VALUE;
 
         public Demand {
             if (tenant == null || tenant.isEmpty()) throw new IllegalArgumentException("tenant must not be empty");
             if (priority < 1) throw new IllegalArgumentException("priority must be at least 1, was " + priority);
-            if (queuedTokens < 0 || askedTokens < 0 || askedRequests < 0) {
-                throw new IllegalArgumentException(
-                        "demand must not be negative: " + queuedTokens + ", " + askedTokens + ", " + askedRequests);
+            if (queuedTokens < 0 || askedTokens < 0 || askedRequests < 0 || queuedRequests < 0) {
+                throw new IllegalArgumentException("demand must not be negative: " + queuedTokens + ", " + askedTokens
+                        + ", " + askedRequests + ", " + queuedRequests);
             }
+        }
+
+        /** Demand whose queued calls are not said (a replica of an earlier version): only its tokens. */
+        public Demand(String tenant, int priority, long queuedTokens, long askedTokens, int askedRequests, long head) {
+            this(tenant, priority, queuedTokens, askedTokens, askedRequests, head, 0);
         }
 
         /** Demand whose place in counter order is not said. */
@@ -91,7 +103,8 @@ public interface LaneShare {
                     clamp(queuedTokens + other.queuedTokens),
                     clamp(askedTokens + other.askedTokens),
                     (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests),
-                    lowest);
+                    lowest,
+                    (int) Math.min(Integer.MAX_VALUE, (long) queuedRequests + other.queuedRequests));
         }
     }
 
@@ -104,8 +117,9 @@ public interface LaneShare {
 
     /**
      * One replica's demand as one string (a Redis hash field's value): a line per tenant,
-     * {@code tenant priority queued asked requests head}, the tenant URL-encoded so that it holds no
-     * space or line break. A line of five fields (a replica that does not say the head) is read with the head unknown.
+     * {@code tenant priority queued asked requests head queuedRequests}, the tenant URL-encoded so that it
+     * holds no space or line break. A line of five fields (a replica that does not say the head) is read with
+     * the head unknown, one of six with the queued calls unknown (0).
      */
     static String encode(List<Demand> demand) {
         StringBuilder b = new StringBuilder();
@@ -120,7 +134,9 @@ public interface LaneShare {
                     .append(d.askedTokens())
                     .append(' ')
                     .append(d.askedRequests());
-            if (d.head() != Demand.UNKNOWN_HEAD) b.append(' ').append(d.head());
+            if (d.head() != Demand.UNKNOWN_HEAD || d.queuedRequests() > 0)
+                b.append(' ').append(d.head());
+            if (d.queuedRequests() > 0) b.append(' ').append(d.queuedRequests());
         }
         return b.toString();
     }
@@ -131,7 +147,7 @@ public interface LaneShare {
         if (blob == null || blob.isEmpty()) return out;
         for (String line : blob.split("\n")) {
             String[] f = line.split(" ");
-            if (f.length != 5 && f.length != 6) continue;
+            if (f.length < 5 || f.length > 7) continue;
             try {
                 out.add(new Demand(
                         URLDecoder.decode(f[0], StandardCharsets.UTF_8),
@@ -139,7 +155,8 @@ public interface LaneShare {
                         Long.parseLong(f[2]),
                         Long.parseLong(f[3]),
                         Integer.parseInt(f[4]),
-                        f.length == 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD));
+                        f.length >= 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD,
+                        f.length == 7 ? Integer.parseInt(f[6]) : 0));
             } catch (IllegalArgumentException e) {
                 // skipped, as said
             }

@@ -112,7 +112,10 @@ class DoorPromisesTest {
     void whatOtherReplicasHaveQueuedAndWereAskedCountsAsIfItWereHere() {
         // Five tenants on another replica: each has 40 pages queued there and asked for 100 in the span.
         Map<String, LaneShare.Demand> there = new HashMap<>();
-        for (int t = 1; t < 6; t++) there.put("t" + t, new LaneShare.Demand("t" + t, 1, 40 * PAGE, 100 * PAGE, 100));
+        for (int t = 1; t < 6; t++)
+            there.put(
+                    "t" + t,
+                    new LaneShare.Demand("t" + t, 1, 40 * PAGE, 100 * PAGE, 100, LaneShare.Demand.UNKNOWN_HEAD, 40));
         door.elsewhere(there);
         int admitted = 0;
         for (int p = 0; p < 100; p++) {
@@ -127,7 +130,8 @@ class DoorPromisesTest {
         assertThat(admitted)
                 .as("its sixth of the minute, as if all six asked here")
                 .isBetween(55, 70);
-        // Told with where its demand starts in counter order: its lane's start, before what it has queued.
+        // Told with where its demand starts in counter order (its lane's start, before what it has queued) and in how
+        // many calls it is queued.
         assertThat(door.demandHere(5_000))
                 .containsExactly(new LaneShare.Demand(
                         "t0",
@@ -135,7 +139,8 @@ class DoorPromisesTest {
                         admitted * PAGE,
                         100 * PAGE,
                         100,
-                        queue.tenants().headTagOf("t0")));
+                        queue.tenants().headTagOf("t0"),
+                        admitted));
     }
 
     @Test

@@ -59,6 +59,19 @@ abstract class LaneShareContract {
                 .isEmpty();
     }
 
+    @Test
+    void aDemandTravelsWithItsPlaceAndItsQueuedCallsAndAReplicaThatSaysNeitherIsReadAsBefore() {
+        LaneShare.Demand full = new LaneShare.Demand("t1", 1, 8_000, 1_620, 2, -40_000, 10);
+        LaneShare.Demand noHead = new LaneShare.Demand("t2", 1, 800, 0, 0, LaneShare.Demand.UNKNOWN_HEAD, 1);
+        publishDemand("a", 1_000, full, noHead);
+        View b = publishDemand("b", 1_100);
+        assertThat(b.elsewhere()).containsEntry("t1", full).containsEntry("t2", noHead);
+        // An earlier version's line (five or six fields): its queued calls are unknown, 0.
+        assertThat(LaneShare.decode("t3 1 800 0 0\nt4 2 1600 0 0 -7"))
+                .containsExactly(
+                        new LaneShare.Demand("t3", 1, 800, 0, 0), new LaneShare.Demand("t4", 2, 1_600, 0, 0, -7));
+    }
+
     static Report waiting(String tenant, long served) {
         return new Report(tenant, served, true);
     }
