@@ -139,6 +139,7 @@ public class DispatchConfiguration {
             DispatchProperties dispatch,
             ProviderClock clock) {
         LaneShare share = mode == StoreMode.REDIS && settings.enabled() ? new RedisLaneShare(redis.getObject()) : null;
+        if (share != null) dispatchers.shareLanes();
         return new LaneSharing(
                 dispatchers::all,
                 share,

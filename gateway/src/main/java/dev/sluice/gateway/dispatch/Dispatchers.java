@@ -48,6 +48,8 @@ public final class Dispatchers implements ShutdownDrain.Lines {
     private final PendingWork pending;
     private final ProviderCalibration calibration;
     private volatile boolean closed;
+    /** The replicas share their lanes (LaneSharing with a store): every dispatcher counts the fleet from its start. */
+    private volatile boolean lanesShared;
 
     public Dispatchers(
             ProviderBudgetStore store,
@@ -93,6 +95,7 @@ public final class Dispatchers implements ShutdownDrain.Lines {
                             .withPending(pending)
                             .withHealth(health(name)));
             if (closed) d.close().subscribe(); // created during shutdown: closed from the start
+            if (lanesShared) d.sharesLanes();
             return d;
         });
     }
@@ -186,6 +189,17 @@ public final class Dispatchers implements ShutdownDrain.Lines {
         return limits == null
                 ? null
                 : limits.withCountDelay(settings.countDelay().toMillis());
+    }
+
+    /**
+     * The replicas share their fair queues' lanes (a store, and {@code sluice.dispatch.fair-share.enabled}):
+     * each dispatcher, made now or later, confirms its door's promises only once the fleet's view holds
+     * them, from its first request, not from its first share (a replica that took a burst before its first
+     * tick confirmed it on the budget alone, and two doors promised the same minute).
+     */
+    public void shareLanes() {
+        lanesShared = true;
+        byKey.values().forEach(ProviderDispatcher::sharesLanes);
     }
 
     /** Every budget's dispatcher made so far. */

@@ -279,6 +279,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return queue.credit();
     }
 
+    /** Lanes are shared with other replicas: a promise waits for the fleet's view as well as the store's. */
+    void sharesLanes() {
+        loop.schedule(confirmations::sharing);
+    }
+
     /** This budget's lanes and demand to report to the other replicas (taken on the loop). */
     @Override
     public Mono<LaneSharing.Share> takeReports() {

@@ -121,6 +121,7 @@ final class SimReplica {
         dispatchers = new Dispatchers(budgets, config, settings, clock, time, meters, pending, calibration);
         dispatchers.createConfigured();
         LaneShare share = w.gateway().shared() && w.gateway().fairShare() ? sim.sharedLanes : null;
+        if (share != null) dispatchers.shareLanes();
         sharing = new LaneSharing(
                 dispatchers::all,
                 share,
