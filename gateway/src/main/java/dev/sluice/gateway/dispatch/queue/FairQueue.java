@@ -264,7 +264,7 @@ public final class FairQueue {
 
     /** What to report to the other replicas now; the tally starts again from zero ({@link ReplicaTally#takeReports}). */
     public List<LaneShare.Report> takeReports() {
-        return tally.takeReports(lanes);
+        return tally.takeReports(lanes, interactive > 0);
     }
 
     /** A report that never reached the others: its service is reported again next time. */

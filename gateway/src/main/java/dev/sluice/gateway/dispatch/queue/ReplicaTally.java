@@ -40,14 +40,20 @@ final class ReplicaTally {
     /**
      * What to report to the other replicas now: every waiting lane, and every lane served (or
      * corrected) since the last report, with that service; the tally starts again from zero.
+     * While interactive work waits here ({@code interactiveWaits}), a lane with only batch work is
+     * reported as not waiting: it does not go before that work, so the others must not hold back
+     * for it. Reported waiting, it was the fleet's lowest lane, every other replica held back for it,
+     * and this one held its interactive lanes for theirs: three replicas sent nothing for minutes,
+     * the provider idle, until the batch jobs' promises ran out (random worlds, seed 74).
      */
-    List<LaneShare.Report> takeReports(Lanes lanes) {
+    List<LaneShare.Report> takeReports(Lanes lanes, boolean interactiveWaits) {
         List<LaneShare.Report> out = new ArrayList<>();
         for (Map.Entry<String, Lanes.Lane> e : lanes.all().entrySet()) {
             Lanes.Lane lane = e.getValue();
             long gone = unsharedGone.getOrDefault(e.getKey(), 0L);
+            boolean waits = interactiveWaits ? !lane.interactive.isEmpty() : lane.waiting();
             if (lane.waiting() || lane.unshared != 0 || gone != 0) {
-                out.add(new LaneShare.Report(e.getKey(), LaneShare.clamp(lane.unshared + gone), lane.waiting()));
+                out.add(new LaneShare.Report(e.getKey(), LaneShare.clamp(lane.unshared + gone), waits));
             }
             lane.unshared = 0;
         }
