@@ -35,8 +35,11 @@ import java.util.Map;
  * <li>The door's promise, reported: of the requests the door let in with an estimated start within
  * their max wait, and whose provider was not paused or failing meanwhile (the door cannot know a
  * push-back to come), at least {@link #PROMISE} start within it (and the dispatch grace).</li>
+ * <li>No stall: no budget line goes longer than {@link #STALL_MAX_MS} with jobs waiting while its
+ * provider has nothing in flight and room by far (its budget at most half used, not paused, no
+ * circuit stepping around it, no outage): the lines keep working ({@link Simulation#stalls}).</li>
  * </ol>
- * (a)–(d) must hold; (e) and (f) are measured and reported (see {@link Report#soft}).
+ * (a)–(d) and (g) must hold; (e) and (f) are measured and reported (see {@link Report#soft}).
  */
 final class Invariants {
     /** (e): the span of common backlog over which service is compared. */
@@ -97,7 +100,7 @@ final class Invariants {
     }
 
     /**
-     * @param hard (a)–(d): each a failure
+     * @param hard (a)–(d) and (g): each a failure
      * @param soft (e) and (f) failures: reported, not failing a run on this branch
      */
     /**
@@ -154,9 +157,36 @@ final class Invariants {
         leftOver(sim, hard);
         List<FairWindow> fair = fairness(sim, soft);
         Promise promise = promise(sim, soft);
+        long stalled = stalls(sim, hard);
         List<String> providers = new ArrayList<>();
         for (SimProvider p : sim.providers.values()) providers.add(p.summary());
-        return new Report(hard, soft, known, fair, promise, summary(sim, hard, soft, known, fair, promise), providers);
+        return new Report(
+                hard, soft, known, fair, promise, summary(sim, hard, soft, known, fair, promise, stalled), providers);
+    }
+
+    // (g)
+
+    /** (g): a budget line may stall (see {@link Simulation#stalls}) no longer than this. */
+    static final long STALL_MAX_MS = 10_000;
+
+    /**
+     * (g) The line keeps working: no span longer than {@link #STALL_MAX_MS} in which jobs waited
+     * while their provider had nothing in flight, their budget was at most half used, nothing was
+     * paused and the provider was not out. The longest such span, over all lines.
+     */
+    private static long stalls(Simulation sim, List<String> out) {
+        long longest = 0;
+        List<String> found = new ArrayList<>();
+        for (Map.Entry<String, List<long[]>> e : sim.stalls.entrySet()) {
+            for (long[] span : e.getValue()) {
+                long end = span[1] < 0 ? sim.now() : span[1];
+                longest = Math.max(longest, end - span[0]);
+                if (end - span[0] > STALL_MAX_MS)
+                    found.add(String.format("%s %.1f-%.1f s", e.getKey(), span[0] / 1000.0, end / 1000.0));
+            }
+        }
+        report(out, "(g) lines that stalled, jobs waiting and their provider idle with room", found);
+        return longest;
     }
 
     // (a)
@@ -514,7 +544,8 @@ final class Invariants {
             List<String> soft,
             List<String> known,
             List<FairWindow> fair,
-            Promise p) {
+            Promise p,
+            long stalledMs) {
         World w = sim.world;
         Map<String, Integer> answers = new LinkedHashMap<>();
         for (Attempt a : sim.attempts) {
@@ -532,7 +563,7 @@ final class Invariants {
                 w.tenants().size(),
                 sim.attempts.size(),
                 answers));
-        s.append(hard.isEmpty() ? "; (a)-(d) hold" : "; (a)-(d) FAIL " + letters(hard));
+        s.append(hard.isEmpty() ? "; (a)-(d), (g) hold" : "; (a)-(d), (g) FAIL " + letters(hard));
         if (!known.isEmpty())
             s.append(" (known findings in ").append(knownCount(sim)).append(" requests)");
         s.append(String.format("; (e) %d window(s), worst %.2f of bound", fair.size(), worstFair));
@@ -545,6 +576,7 @@ final class Invariants {
                 p.excluded(),
                 p.ratioP50(),
                 p.ratioP99()));
+        s.append(String.format("; (g) longest stall %.1f s", stalledMs / 1000.0));
         if (!soft.isEmpty()) s.append(" [").append(letters(soft)).append(" reported]");
         return s.toString();
     }

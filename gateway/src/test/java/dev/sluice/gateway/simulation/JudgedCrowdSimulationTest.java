@@ -61,7 +61,7 @@ class JudgedCrowdSimulationTest {
             Path traceFile = trace != null && only != null && only == replicas ? Path.of(trace) : null;
             Simulation.Result r = Simulation.run(World.judgedCrowd(seed, replicas, 1_000, 90_000), traceFile);
             assertThat(r.holds())
-                    .as("(a)-(d) in seed " + seed + ": " + r.report().hard())
+                    .as("(a)-(d), (g) in seed " + seed + ": " + r.report().hard())
                     .isTrue();
             List<Long> pages = List.copyOf(r.servedPerTenant().values());
             Invariants.Promise p = r.report().promise();

@@ -70,6 +70,13 @@ final class Simulation {
     final Map<String, List<long[]>> disturbed = new HashMap<>();
     /** Where the tenants' charges land: the shared store, or the lone replica's own. */
     QuotaStore auditQuota;
+    /**
+     * (g): per budget line (the fleet's, or one replica's where budgets are not shared), spans in
+     * which jobs waited while nothing was in flight at its provider, its budget was at most half
+     * used and not paused, no replica's circuit stepped around the provider and the provider was
+     * not out: {start, end}, sampled every second.
+     */
+    final Map<String, List<long[]>> stalls = new LinkedHashMap<>();
 
     Simulation(World world, VirtualTimeScheduler time, Trace trace) {
         this.world = world;
@@ -134,6 +141,59 @@ final class Simulation {
         List<long[]> spans = backlog.computeIfAbsent(lane, t -> new ArrayList<>());
         if (before == 0 && after > 0) spans.add(new long[] {now(), -1});
         if (before > 0 && after == 0) spans.get(spans.size() - 1)[1] = now();
+    }
+
+    /**
+     * (g) One look at every budget line: a stall goes on while jobs wait there and nothing keeps
+     * them (see {@link #stalls}). Reads only; a budget is looked at in its store only when its line
+     * waits with nothing in flight.
+     */
+    void sampleStalls() {
+        long now = now();
+        Map<String, int[]> waiting = new LinkedHashMap<>(); // line -> {jobs waiting}
+        Map<String, dev.sluice.gateway.dispatch.ProviderDispatcher> any = new HashMap<>();
+        Map<String, dev.sluice.gateway.dispatch.budget.ProviderBudgetStore> stores = new HashMap<>();
+        java.util.Set<String> stepped = new java.util.HashSet<>(); // a replica's circuit steps around its provider
+        for (SimReplica r : replicas) {
+            for (var d : r.dispatchers.all()) {
+                String line = world.gateway().shared() ? d.key() : atReplica(d.key(), r.index);
+                waiting.computeIfAbsent(line, k -> new int[1])[0] +=
+                        dev.sluice.gateway.dispatch.SimulationSeams.depth(d);
+                if (d.health().blockedForMs(r.clock.millis()) > 0) stepped.add(line);
+                any.putIfAbsent(line, d);
+                stores.putIfAbsent(line, world.gateway().shared() ? sharedBudgets : r.budgets);
+            }
+        }
+        waiting.forEach((line, jobs) -> {
+            var d = any.get(line);
+            String provider = d.key().substring(0, d.key().indexOf(':'));
+            boolean stalled = jobs[0] > 0
+                    && providers.get(provider).inFlight() == 0
+                    && !stepped.contains(line)
+                    && !disturbedAt(provider, now)
+                    && roomy(stores.get(line), d);
+            List<long[]> spans = stalls.computeIfAbsent(line, k -> new ArrayList<>());
+            long[] open = spans.isEmpty() || spans.get(spans.size() - 1)[1] >= 0 ? null : spans.get(spans.size() - 1);
+            if (stalled && open == null) spans.add(new long[] {now, -1});
+            if (!stalled && open != null) open[1] = now;
+        });
+    }
+
+    private boolean disturbedAt(String provider, long ms) {
+        for (long[] span : disturbed.get(provider)) if (span[0] <= ms && ms < span[1]) return true;
+        return false;
+    }
+
+    /** The budget at most half used in its windows and not paused: room for whatever waits, by far. */
+    private static boolean roomy(
+            dev.sluice.gateway.dispatch.budget.ProviderBudgetStore store,
+            dev.sluice.gateway.dispatch.ProviderDispatcher d) {
+        var limits = dev.sluice.gateway.dispatch.SimulationSeams.limits(d);
+        var s = store.snapshot(d.key(), limits).block();
+        return s != null
+                && !s.paused()
+                && s.usedTokens() * 2 <= limits.tokensPerMinute()
+                && s.usedRequests() * 2 <= limits.requestsPerMinute();
     }
 
     void disturbed(String provider, long fromMs, long toMs) {
@@ -260,6 +320,8 @@ final class Simulation {
         try (Trace trace = new Trace(traceFile)) {
             sim = new Simulation(world, time, trace);
             new Clients(sim).start();
+            Simulation watched = sim;
+            time.schedulePeriodically(watched::sampleStalls, 1, 1, TimeUnit.SECONDS);
             try {
                 time.advanceTimeBy(Duration.ofMillis(world.runMs()));
                 long limit = world.runMs() + DRAIN_MAX_MS;
