@@ -2,8 +2,10 @@ package dev.sluice.gateway.dispatch.queue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * When a door's promise becomes firm. The door decides on the budget as this replica last saw it
@@ -20,7 +22,8 @@ import java.util.Map;
  * and answered at once, both replicas gave way for the same room in a burst and the minute went
  * unused. A store view older than the share counts them nowhere: a promise it finds kept may not
  * be. So a promise found broken gives way when the store's call went out before what the share
- * surely holds, or once a store view and a share taken since it was doubted both find it broken;
+ * surely holds, when it is broken on the budget alone (the others' lines not counted: nothing there
+ * is counted twice), or once a store view and a share taken since it was doubted both find it broken;
  * a doubt is cleared only when both views hold its moment, and a doubted promise is not confirmed.
  *
  * <p>Pure; single-threaded (the dispatcher's loop); times are the caller's clock.
@@ -72,13 +75,18 @@ public final class Confirmations {
         }
         // The store's call went out before what the share surely holds: no send is counted twice.
         boolean neverTwice = storeSeenUpToMs <= fleetSeenUpToMs;
+        // Broken on the budget alone, the others' lines not counted: broken, whichever view is the newer.
+        Set<String> certain = new HashSet<>();
+        if (!neverTwice && !broken.isEmpty())
+            for (DoorDecision.Displaced d : door.reviewOnTheBudgetAlone(capacity, nowMs, confirmedBeforeMs))
+                certain.add(d.job().id());
         List<DoorDecision.Displaced> out = new ArrayList<>();
         Map<String, Doubt> still = new HashMap<>();
         for (DoorDecision.Displaced d : broken) {
             Doubt doubt =
                     doubted.getOrDefault(d.job().id(), new Doubt(nowMs, d.job().enqueuedAtMs()));
             boolean bothSince = lastShareAtMs > doubt.sinceMs() && storeSeenUpToMs > doubt.sinceMs();
-            if (neverTwice || bothSince) out.add(d);
+            if (neverTwice || bothSince || certain.contains(d.job().id())) out.add(d);
             else still.put(d.job().id(), doubt);
         }
         // A doubt found kept stands until both views hold its moment: until then a share fresher than the store's

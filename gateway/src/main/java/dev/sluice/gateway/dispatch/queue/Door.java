@@ -218,6 +218,15 @@ public final class Door {
                 (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
     }
 
+    /**
+     * {@link #review} on the budget and this door's line alone, the other replicas' lines not
+     * counted: what it finds broken is broken whichever of the two views is the newer (the budget
+     * holds every send it shows; what the others still have queued only adds to the wait).
+     */
+    public List<DoorDecision.Displaced> reviewOnTheBudgetAlone(Capacity capacity, long nowMs, long confirmedBeforeMs) {
+        return promises.review(capacity, nowMs, confirmedBeforeMs, (job, turn, inLine) -> inLine);
+    }
+
     /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */
     public void asked(Job job, long nowMs) {
         demand.asked(job, nowMs);
