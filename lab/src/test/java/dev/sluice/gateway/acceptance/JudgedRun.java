@@ -559,7 +559,23 @@ class JudgedRun {
                                             for (var v : snap.percentileValues())
                                                 b.append(String.format(
                                                         Locale.ROOT, "%s%.2f", b.isEmpty() ? "" : "/", v.value()));
-                                            return b + " (n=" + x.count() + ")";
+                                            // The percentiles cover a rolling two minutes read now (Micrometer's
+                                            // expiry): the last of the run. The SLO buckets count the whole run.
+                                            double upTo08 = 0;
+                                            double upTo12 = 0;
+                                            for (var c : snap.histogramCounts()) {
+                                                if (c.bucket() == 0.8) upTo08 = c.count();
+                                                if (c.bucket() == 1.2) upTo12 = c.count();
+                                            }
+                                            long n = x.count();
+                                            return b
+                                                    + " (n=" + n + "); whole run: "
+                                                    + String.format(
+                                                            Locale.ROOT,
+                                                            "%.0f within 0.8-1.2, %.0f over 1.2, %.0f under 0.8",
+                                                            upTo12 - upTo08,
+                                                            n - upTo12,
+                                                            upTo08);
                                         })
                                         .toList())
                         .toList());
@@ -692,7 +708,7 @@ class JudgedRun {
         row(md, "busy answers by message", String.valueOf(r.get("busyWhy")), "");
         row(
                 md,
-                "door's estimate, actual / estimated wait (p50, p95, per replica)",
+                "door's estimate, actual / estimated wait (p50, p95 over the last two minutes; the whole run from the buckets; per replica)",
                 String.valueOf(r.get("waitEstimate")),
                 "±20 % at p95");
         row(md, "gateway's learned ratio (per replica)", String.valueOf(r.get("gatewayLearnedRatio")), "");
