@@ -524,11 +524,7 @@ final class Invariants {
     /** Whether the provider of the budget the door chose was paused or out at some time while the request waited. */
     private static boolean disturbed(Simulation sim, Attempt a, long deadline) {
         if (a.doorKey == null) return false;
-        String provider = a.doorKey.substring(0, a.doorKey.indexOf(':'));
-        for (long[] span : sim.disturbed.getOrDefault(provider, List.of())) {
-            if (span[0] < deadline && span[1] > a.placedAtMs) return true;
-        }
-        return false;
+        return sim.disturbedBetween(a.doorKey.substring(0, a.doorKey.indexOf(':')), a.placedAtMs, deadline);
     }
 
     private static double quantile(double[] sorted, double q) {

@@ -14,6 +14,9 @@ import dev.sluice.gateway.config.SpendBudget;
 import dev.sluice.gateway.config.Tier;
 import dev.sluice.gateway.config.TierModels;
 import dev.sluice.gateway.config.WindowLimit;
+import dev.sluice.gateway.dispatch.ProviderDispatcher;
+import dev.sluice.gateway.dispatch.SimulationSeams;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.calibration.memory.InMemoryCalibrationStore;
 import dev.sluice.gateway.dispatch.queue.memory.InMemoryLaneShare;
@@ -150,28 +153,24 @@ final class Simulation {
      */
     void sampleStalls() {
         long now = now();
-        Map<String, int[]> waiting = new LinkedHashMap<>(); // line -> {jobs waiting}
-        Map<String, dev.sluice.gateway.dispatch.ProviderDispatcher> any = new HashMap<>();
-        Map<String, dev.sluice.gateway.dispatch.budget.ProviderBudgetStore> stores = new HashMap<>();
-        java.util.Set<String> stepped = new java.util.HashSet<>(); // a replica's circuit steps around its provider
+        Map<String, LineLook> lines = new LinkedHashMap<>();
         for (SimReplica r : replicas) {
-            for (var d : r.dispatchers.all()) {
-                String line = world.gateway().shared() ? d.key() : atReplica(d.key(), r.index);
-                waiting.computeIfAbsent(line, k -> new int[1])[0] +=
-                        dev.sluice.gateway.dispatch.SimulationSeams.depth(d);
-                if (d.health().blockedForMs(r.clock.millis()) > 0) stepped.add(line);
-                any.putIfAbsent(line, d);
-                stores.putIfAbsent(line, world.gateway().shared() ? sharedBudgets : r.budgets);
+            for (ProviderDispatcher d : r.dispatchers.all()) {
+                boolean shared = world.gateway().shared();
+                LineLook look = lines.computeIfAbsent(
+                        shared ? d.key() : atReplica(d.key(), r.index),
+                        k -> new LineLook(d, shared ? sharedBudgets : r.budgets));
+                look.jobs += SimulationSeams.depth(d);
+                if (d.health().blockedForMs(r.clock.millis()) > 0) look.stepped = true; // its circuit is open there
             }
         }
-        waiting.forEach((line, jobs) -> {
-            var d = any.get(line);
-            String provider = d.key().substring(0, d.key().indexOf(':'));
-            boolean stalled = jobs[0] > 0
+        lines.forEach((line, look) -> {
+            String provider = look.dispatcher.provider();
+            boolean stalled = look.jobs > 0
                     && providers.get(provider).inFlight() == 0
-                    && !stepped.contains(line)
-                    && !disturbedAt(provider, now)
-                    && roomy(stores.get(line), d);
+                    && !look.stepped
+                    && !disturbedBetween(provider, now, now + 1)
+                    && roomy(look.store, look.dispatcher);
             List<long[]> spans = stalls.computeIfAbsent(line, k -> new ArrayList<>());
             long[] open = spans.isEmpty() || spans.get(spans.size() - 1)[1] >= 0 ? null : spans.get(spans.size() - 1);
             if (stalled && open == null) spans.add(new long[] {now, -1});
@@ -179,16 +178,29 @@ final class Simulation {
         });
     }
 
-    private boolean disturbedAt(String provider, long ms) {
-        for (long[] span : disturbed.get(provider)) if (span[0] <= ms && ms < span[1]) return true;
+    /** One budget line at one look: a dispatcher of it, its store, the jobs waiting, whether a circuit steps around it. */
+    private static final class LineLook {
+        final ProviderDispatcher dispatcher;
+        final ProviderBudgetStore store;
+        int jobs;
+        boolean stepped;
+
+        LineLook(ProviderDispatcher dispatcher, ProviderBudgetStore store) {
+            this.dispatcher = dispatcher;
+            this.store = store;
+        }
+    }
+
+    /** Whether {@code provider} was paused by a 429 or out at some time in [{@code fromMs}, {@code toMs}). */
+    boolean disturbedBetween(String provider, long fromMs, long toMs) {
+        for (long[] span : disturbed.getOrDefault(provider, List.of()))
+            if (span[0] < toMs && span[1] > fromMs) return true;
         return false;
     }
 
     /** The budget at most half used in its windows and not paused: room for whatever waits, by far. */
-    private static boolean roomy(
-            dev.sluice.gateway.dispatch.budget.ProviderBudgetStore store,
-            dev.sluice.gateway.dispatch.ProviderDispatcher d) {
-        var limits = dev.sluice.gateway.dispatch.SimulationSeams.limits(d);
+    private static boolean roomy(ProviderBudgetStore store, ProviderDispatcher d) {
+        var limits = SimulationSeams.limits(d);
         var s = store.snapshot(d.key(), limits).block();
         return s != null
                 && !s.paused()
