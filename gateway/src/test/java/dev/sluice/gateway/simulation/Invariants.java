@@ -92,10 +92,31 @@ final class Invariants {
             double ratioP50,
             double ratioP99,
             double ratioMax,
+            Accuracy accuracy,
             List<String> misses,
             Map<String, Integer> missKinds) {
         double share() {
             return promised == 0 ? 1 : (double) kept / (kept + missed);
+        }
+    }
+
+    /**
+     * The door's estimate against the start, as the gateway exports it ({@code DispatcherMeters}: both
+     * waits floored at 100 ms): how many kept promises started within 0.8-1.2 of their estimate, later,
+     * earlier. Issue 25's target is 95 % within.
+     */
+    record Accuracy(int within, int late, int early) {
+        static final long FLOOR_MS = 100;
+
+        Accuracy plus(long waitedMs, long estimateMs) {
+            double r = (double) Math.max(FLOOR_MS, waitedMs) / Math.max(FLOOR_MS, estimateMs);
+            return r > 1.2
+                    ? new Accuracy(within, late + 1, early)
+                    : r < 0.8 ? new Accuracy(within, late, early + 1) : new Accuracy(within + 1, late, early);
+        }
+
+        int total() {
+            return within + late + early;
         }
     }
 
@@ -450,6 +471,7 @@ final class Invariants {
         int refused = 0;
         int disagreed = 0;
         List<Double> ratios = new ArrayList<>();
+        Accuracy accuracy = new Accuracy(0, 0, 0);
         List<String> misses = new ArrayList<>();
         Map<String, Integer> kinds = new java.util.TreeMap<>();
         for (Attempt a : sim.attempts) {
@@ -472,6 +494,7 @@ final class Invariants {
                 kept++;
                 if (a.leasedAtMs <= deadline) keptStrict++;
                 if (a.doorEstimateMs >= 100) ratios.add((double) (a.leasedAtMs - a.placedAtMs) / a.doorEstimateMs);
+                accuracy = accuracy.plus(a.leasedAtMs - a.placedAtMs, a.doorEstimateMs);
                 continue;
             }
             boolean leftFirst = a.cancelled && "cancelled".equals(a.placeOutcome);
@@ -500,6 +523,7 @@ final class Invariants {
                 quantile(r, 0.5),
                 quantile(r, 0.99),
                 r.length == 0 ? 0 : r[r.length - 1],
+                accuracy,
                 misses,
                 kinds);
         if (kept + missed >= PROMISE_MIN && p.share() < PROMISE) {

@@ -23,7 +23,8 @@ class JudgedCrowdSimulationTest {
     static final double BROKEN_AT_MOST = 0.001;
 
     /** What a replica count came to over the seeds. */
-    record Figures(double jainMean, double jainMin, long served, long promised, long broken) {}
+    record Figures(
+            double jainMean, double jainMin, long served, long promised, long broken, Invariants.Accuracy estimate) {}
 
     @Test
     void oneReplicaServesEqualTenantsEquallyAndKeepsItsWord() {
@@ -57,6 +58,7 @@ class JudgedCrowdSimulationTest {
         long served = 0;
         long broken = 0;
         long promised = 0;
+        Invariants.Accuracy estimate = new Invariants.Accuracy(0, 0, 0);
         for (long seed = 1; seed <= seeds; seed++) {
             Path traceFile = trace != null && only != null && only == replicas ? Path.of(trace) : null;
             Simulation.Result r = Simulation.run(World.judgedCrowd(seed, replicas, 1_000, 90_000), traceFile);
@@ -71,7 +73,7 @@ class JudgedCrowdSimulationTest {
                     .sum();
             System.out.printf(
                     "[judged-sim] replicas %d seed %d: served %s (Jain %.4f); promises %d, kept %d, broken after a wait %d, "
-                            + "missed %s; %s%n",
+                            + "missed %s; started within 0.8-1.2 of the estimate %d, later %d, earlier %d; %s%n",
                     replicas,
                     seed,
                     pages,
@@ -80,17 +82,34 @@ class JudgedCrowdSimulationTest {
                     p.kept(),
                     brokenHere,
                     p.missKinds(),
+                    p.accuracy().within(),
+                    p.accuracy().late(),
+                    p.accuracy().early(),
                     r.report().providers());
             jainSum += jain(pages);
             jainMin = Math.min(jainMin, jain(pages));
             served += pages.stream().mapToLong(Long::longValue).sum();
             promised += p.kept() + p.missed();
             broken += brokenHere;
+            Invariants.Accuracy a = p.accuracy();
+            estimate = new Invariants.Accuracy(
+                    estimate.within() + a.within(), estimate.late() + a.late(), estimate.early() + a.early());
         }
-        Figures f = new Figures(jainSum / seeds, jainMin, served, promised, broken);
+        Figures f = new Figures(jainSum / seeds, jainMin, served, promised, broken, estimate);
         System.out.printf(
-                "[judged-sim] replicas %d over %d seeds: Jain mean %.4f, min %.4f; pages served %d; broken after a wait %d of %d%n",
-                replicas, seeds, f.jainMean(), f.jainMin(), f.served(), f.broken(), f.promised());
+                "[judged-sim] replicas %d over %d seeds: Jain mean %.4f, min %.4f; pages served %d; broken after a wait %d of %d;"
+                        + " started within 0.8-1.2 of the estimate %d of %d (%d later, %d earlier)%n",
+                replicas,
+                seeds,
+                f.jainMean(),
+                f.jainMin(),
+                f.served(),
+                f.broken(),
+                f.promised(),
+                estimate.within(),
+                estimate.total(),
+                estimate.late(),
+                estimate.early());
         return f;
     }
 
