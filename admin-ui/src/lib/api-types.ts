@@ -2112,7 +2112,7 @@ export interface components {
             pressure: number;
             ceiling: components["schemas"]["Ceiling"];
         };
-        /** @description The door's estimate against what came true: actual wait in the queue over the estimated wait of each admitted request (waits under 100 ms count as 100 ms), sluice_queue_wait_estimate_ratio. p50 and p95 over a decaying window of about two minutes; for the overview as a whole, the budget with the most samples. 1 is exact; above 1 the wait was longer than told. */
+        /** @description The door's estimate against what came true: actual wait in the queue over the estimated wait of each admitted request (waits under 100 ms count as 100 ms), sluice_queue_wait_of_estimate_percent / 100. p50 and p95 over a decaying window of about two minutes; for the overview as a whole, the budget with the most samples. 1 is exact; above 1 the wait was longer than told. */
         WaitEstimate: {
             p50: number | null;
             p95: number | null;

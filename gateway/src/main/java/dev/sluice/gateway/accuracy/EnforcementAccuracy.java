@@ -1,8 +1,10 @@
 package dev.sluice.gateway.accuracy;
 
+import dev.sluice.gateway.support.PercentSummary;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
@@ -13,8 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * How accurate the enforcement is, as meters an operator can read instead of taking the limiter on
  * faith (docs/metrics.md, "Enforcement accuracy"):
  * <ul>
- * <li>{@link #SETTLED_RATIO}: each served request's settled tokens over its reservation, per tier
- * and provider (under 1: reserved more than used, the room held back for nothing while it ran);</li>
+ * <li>{@link #SETTLED_OF_RESERVED}: each served request's settled tokens as a percent of its reservation,
+ * per tier and provider (under 100: reserved more than used, the room held back for nothing while it ran);</li>
  * <li>{@link #OVERSHOOT} and {@link #OVERSHOOT_TOKENS}: tenant-minutes whose window, charged what was
  * really used, held more than its limit, and by how many tokens (sampled once a minute for the
  * fleet by the abuse sampler);</li>
@@ -26,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Label values are tiers and providers from tiers.yaml and the verdicts: bounded.
  */
 public final class EnforcementAccuracy {
-    public static final String SETTLED_RATIO = "sluice.tokens.settled.ratio";
+    public static final String SETTLED_OF_RESERVED = "sluice.tokens.settled.of.reserved";
     public static final String OVERSHOOT = "sluice.quota.overshoot";
     public static final String OVERSHOOT_TOKENS = "sluice.quota.overshoot.tokens";
     public static final String REFUSALS = "sluice.quota.refusals.audited";
@@ -150,12 +152,21 @@ public final class EnforcementAccuracy {
         return ratios.computeIfAbsent(tier, t -> new ConcurrentHashMap<>())
                 .computeIfAbsent(
                         provider,
-                        k -> DistributionSummary.builder(SETTLED_RATIO)
-                                .tags("tier", tier, "provider", provider)
-                                .serviceLevelObjectives(0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2)
-                                .publishPercentiles(0.5, 0.95)
-                                .description("Settled tokens over the tokens reserved up front, per served request")
-                                .register(meters));
+                        k -> PercentSummary.register(
+                                meters,
+                                SETTLED_OF_RESERVED,
+                                Tags.of("tier", tier, "provider", provider),
+                                "Settled tokens as a percent of the tokens reserved up front, per served request",
+                                0.1,
+                                0.25,
+                                0.5,
+                                0.75,
+                                0.9,
+                                1.0,
+                                1.1,
+                                1.25,
+                                1.5,
+                                2));
     }
 
     private Counter counter(String name, String... tags) {

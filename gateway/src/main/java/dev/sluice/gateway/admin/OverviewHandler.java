@@ -255,7 +255,7 @@ final class OverviewHandler {
     private WaitEstimate waitEstimate(String budget) {
         DistributionSummary chosen = null;
         for (DistributionSummary s :
-                meters.find(DispatcherMeters.ESTIMATE_RATIO).summaries()) {
+                meters.find(DispatcherMeters.WAIT_OF_ESTIMATE).summaries()) {
             if (budget != null && !budget.equals(s.getId().getTag("budget"))) continue;
             if (chosen == null || s.count() > chosen.count()) chosen = s;
         }
@@ -265,8 +265,9 @@ final class OverviewHandler {
         if (chosen != null && chosen.count() > 0) {
             count = chosen.count();
             for (ValueAtPercentile v : chosen.takeSnapshot().percentileValues()) {
-                if (v.percentile() == 0.5) p50 = round(v.value(), 3);
-                if (v.percentile() == 0.95) p95 = round(v.value(), 3);
+                if (v.percentile() == 0.5)
+                    p50 = round(v.value() / 100, 3); // the meter is in percent, the answer a ratio
+                if (v.percentile() == 0.95) p95 = round(v.value() / 100, 3);
             }
         }
         return new WaitEstimate(p50, p95, count);

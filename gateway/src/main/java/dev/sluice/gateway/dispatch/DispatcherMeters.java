@@ -3,6 +3,7 @@ package dev.sluice.gateway.dispatch;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
+import dev.sluice.gateway.support.PercentSummary;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,8 +30,8 @@ public final class DispatcherMeters {
 
     public static final String PAUSED = "sluice.budget.paused";
     public static final String QUEUE_WAIT = "sluice.queue.wait";
-    /** Read by the admin overview. */
-    public static final String ESTIMATE_RATIO = "sluice.queue.wait.estimate.ratio";
+    /** Actual wait over the door's estimate, in percent ({@link PercentSummary}); read by the admin overview. */
+    public static final String WAIT_OF_ESTIMATE = "sluice.queue.wait.of.estimate";
 
     static final long ESTIMATE_FLOOR_MS = 100;
 
@@ -66,16 +67,25 @@ public final class DispatcherMeters {
 
     /**
      * The door's estimate against what came true: actual wait / estimated wait of each admitted
-     * request as it starts, waits under {@link #ESTIMATE_FLOOR_MS} counted as that (a start
-     * "at once" either way is a ratio of 1, not a division by zero).
+     * request as it starts, in percent, waits under {@link #ESTIMATE_FLOOR_MS} counted as that (a
+     * start "at once" either way is 100 %, not a division by zero).
      */
     static DistributionSummary estimateError(MeterRegistry meters, String key, ProviderDispatcher dispatcher) {
-        return DistributionSummary.builder(ESTIMATE_RATIO)
-                .tags(budgetTags(key, dispatcher))
-                .serviceLevelObjectives(0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2, 4)
-                .publishPercentiles(0.5, 0.95)
-                .description("Actual wait in the dispatch queue over the door's estimate, per admitted request")
-                .register(meters);
+        return PercentSummary.register(
+                meters,
+                WAIT_OF_ESTIMATE,
+                budgetTags(key, dispatcher),
+                "Actual wait in the dispatch queue as a percent of the door's estimate, per admitted request",
+                0.25,
+                0.5,
+                0.8,
+                0.9,
+                1.0,
+                1.1,
+                1.2,
+                1.5,
+                2,
+                4);
     }
 
     /** The budget's tags: its key, and its provider and model apart. */

@@ -116,7 +116,7 @@ class EnforcementAccuracyGatewayTest {
         TestTenants.Created tenant = TestTenants.create(tenants, "over-reserver", "small");
         double unnecessary = refusals("unnecessary");
         double necessary = refusals("necessary");
-        long ratiosBefore = meters.find(EnforcementAccuracy.SETTLED_RATIO)
+        long ratiosBefore = meters.find(EnforcementAccuracy.SETTLED_OF_RESERVED)
                 .tag("tier", "small")
                 .tag("provider", "default")
                 .summary()
@@ -141,12 +141,14 @@ class EnforcementAccuracyGatewayTest {
         assertThat(meters.counter(EnforcementAccuracy.PROVIDER_TOKENS, "provider", "default")
                         .count())
                 .isEqualTo(providerTokens + 200);
-        var ratio = meters.find(EnforcementAccuracy.SETTLED_RATIO)
+        var ratio = meters.find(EnforcementAccuracy.SETTLED_OF_RESERVED)
                 .tag("tier", "small")
                 .tag("provider", "default")
                 .summary();
         assertThat(ratio.count()).isEqualTo(ratiosBefore + 2);
-        assertThat(ratio.max()).as("100 used of about 1,300 reserved").isBetween(0.05, 0.1);
+        assertThat(ratio.max())
+                .as("100 used of about 1,300 reserved, in percent")
+                .isBetween(5.0, 10.0);
     }
 
     @Test

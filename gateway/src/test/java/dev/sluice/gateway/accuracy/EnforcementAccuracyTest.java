@@ -56,13 +56,15 @@ class EnforcementAccuracyTest {
         pool.shutdown();
         assertThat(accuracy.pendingVerdicts()).isZero();
         assertThat(refusals()).isEqualTo(threads * rounds);
-        assertThat(meters.find(EnforcementAccuracy.SETTLED_RATIO).summary()).isNotNull();
+        assertThat(meters.find(EnforcementAccuracy.SETTLED_OF_RESERVED).summary())
+                .isNotNull();
     }
 
     @Test
     void everySeriesIsThereAtZeroFromStart() {
         accuracy.registerMeters(List.of("free", "pro"), List.of("a", "b"));
-        assertThat(meters.find(EnforcementAccuracy.SETTLED_RATIO).summaries()).hasSize(4);
+        assertThat(meters.find(EnforcementAccuracy.SETTLED_OF_RESERVED).summaries())
+                .hasSize(4);
         assertThat(meters.find(EnforcementAccuracy.REFUSALS).counters()).hasSize(6);
         assertThat(meters.find(EnforcementAccuracy.OVERSHOOT).counters()).hasSize(2);
         assertThat(meters.find(EnforcementAccuracy.PROVIDER_TOKENS).counters()).hasSize(2);

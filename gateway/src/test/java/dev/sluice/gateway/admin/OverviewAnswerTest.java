@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.dispatch.Dispatchers;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
+import dev.sluice.gateway.support.PercentSummary;
 import dev.sluice.gateway.testsupport.TestTiers;
 import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -164,10 +165,6 @@ class OverviewAnswerTest {
     }
 
     private static DistributionSummary ratio(MeterRegistry m, Tags tags) {
-        return DistributionSummary.builder(DispatcherMeters.ESTIMATE_RATIO)
-                .tags(tags)
-                .serviceLevelObjectives(0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2, 4)
-                .publishPercentiles(0.5, 0.95)
-                .register(m);
+        return PercentSummary.register(m, DispatcherMeters.WAIT_OF_ESTIMATE, tags, "", 0.8, 1.2);
     }
 }

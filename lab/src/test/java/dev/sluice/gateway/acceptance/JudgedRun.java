@@ -7,6 +7,7 @@ import dev.sluice.gateway.acceptance.SeedCrowd.Client;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.accuracy.EnforcementAccuracy;
+import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.estimate.TokenEstimator;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedis;
@@ -15,6 +16,7 @@ import dev.sluice.lab.independent.IndependentProvider;
 import dev.sluice.lab.scenario.PageText;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -548,34 +550,28 @@ class JudgedRun {
                 "waitEstimate",
                 gateways.stream()
                         .map(g ->
-                                g
-                                        .bean(MeterRegistry.class)
-                                        .find("sluice.queue.wait.estimate.ratio")
-                                        .summaries()
-                                        .stream()
+                                g.bean(MeterRegistry.class).find(DispatcherMeters.WAIT_OF_ESTIMATE).summaries().stream()
                                         .map(x -> {
                                             var snap = x.takeSnapshot();
                                             StringBuilder b = new StringBuilder();
                                             for (var v : snap.percentileValues())
                                                 b.append(String.format(
-                                                        Locale.ROOT, "%s%.2f", b.isEmpty() ? "" : "/", v.value()));
+                                                        Locale.ROOT,
+                                                        "%s%.2f",
+                                                        b.isEmpty() ? "" : "/",
+                                                        v.value() / 100)); // the meter is in percent
                                             // The percentiles cover a rolling two minutes read now (Micrometer's
-                                            // expiry): the last of the run. The SLO buckets count the whole run.
-                                            double upTo08 = 0;
-                                            double upTo12 = 0;
-                                            for (var c : snap.histogramCounts()) {
-                                                if (c.bucket() == 0.8) upTo08 = c.count();
-                                                if (c.bucket() == 1.2) upTo12 = c.count();
-                                            }
-                                            long n = x.count();
+                                            // expiry): the last of the run. The scrape's buckets count the whole run.
+                                            double[] whole =
+                                                    wholeRun(g, x.getId().getTag("budget"));
                                             return b
-                                                    + " (n=" + n + "); whole run: "
+                                                    + " (n=" + x.count() + "); whole run: "
                                                     + String.format(
                                                             Locale.ROOT,
                                                             "%.0f within 0.8-1.2, %.0f over 1.2, %.0f under 0.8",
-                                                            upTo12 - upTo08,
-                                                            n - upTo12,
-                                                            upTo08);
+                                                            whole[1] - whole[0],
+                                                            whole[2] - whole[1],
+                                                            whole[0]);
                                         })
                                         .toList())
                         .toList());
@@ -734,13 +730,34 @@ class JudgedRun {
             System.out.println("[judged] other answers: " + r.get("otherAnswers"));
     }
 
+    /**
+     * The estimate's error over the whole run, from the scrape's cumulative buckets: the requests at
+     * or under 80 %, at or under 120 %, and all of them, for one budget.
+     */
+    static final String WAIT_BUCKET = "sluice_queue_wait_of_estimate_percent_bucket{";
+
+    static double[] wholeRun(GatewayReplica g, String budget) {
+        double[] out = new double[3];
+        String scrape = g.bean(PrometheusMeterRegistry.class).scrape();
+        String tag = "budget=\"" + budget + "\"";
+        for (String line : scrape.split("\n")) {
+            if (!line.contains(tag)) continue;
+            double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            if (line.startsWith(WAIT_BUCKET) && line.contains("le=\"80.0\"")) out[0] = v;
+            if (line.startsWith(WAIT_BUCKET) && line.contains("le=\"120.0\"")) out[1] = v;
+            if (line.startsWith("sluice_queue_wait_of_estimate_percent_count{")) out[2] = v;
+        }
+        return out;
+    }
+
     /** The enforcement-accuracy meters of one replica, in one line (docs/metrics.md, "Enforcement accuracy"). */
     static String accuracy(MeterRegistry meters) {
         StringBuilder b = new StringBuilder();
-        for (var x : meters.find(EnforcementAccuracy.SETTLED_RATIO).summaries()) {
+        for (var x : meters.find(EnforcementAccuracy.SETTLED_OF_RESERVED).summaries()) {
             if (x.count() == 0) continue;
             b.append(x.getId().getTag("tier")).append('@').append(x.getId().getTag("provider"));
-            for (var v : x.takeSnapshot().percentileValues()) b.append(String.format(Locale.ROOT, " %.2f", v.value()));
+            for (var v : x.takeSnapshot().percentileValues())
+                b.append(String.format(Locale.ROOT, " %.2f", v.value() / 100)); // the meter is in percent
             b.append(" (n=").append(x.count()).append("); ");
         }
         double over = meters.find(EnforcementAccuracy.OVERSHOOT).counters().stream()
