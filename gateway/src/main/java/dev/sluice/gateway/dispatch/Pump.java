@@ -61,6 +61,13 @@ final class Pump {
     private Disposable wakeUp;
     /** Whether this budget's lanes wait for other replicas' ({@link LaneSharing}). */
     private HoldBack hold = HoldBack.NONE;
+    /**
+     * Since when the hold has kept a job that fits the budget waiting while the lowest lane it
+     * waits for stayed where it was ({@code heldFor}); MIN_VALUE: not so held.
+     */
+    private long heldWithRoomSinceMs = Long.MIN_VALUE;
+
+    private long heldFor;
 
     /** @param dispatcher the budget's limits and door capacity as they are now, and where a lease is handed over */
     Pump(
@@ -141,8 +148,17 @@ final class Pump {
             stopPumping(Math.max(20, Math.min(blocked, 1_000)), null);
             return;
         }
-        queue.holdAbove(hold.aboveAt(clock.millis()));
+        long now = clock.millis();
+        long above = hold.aboveAt(now);
+        queue.holdAbove(above);
         Optional<Job> next = queue.next(view);
+        long patience = next.isEmpty() && above != Long.MAX_VALUE ? heldWithRoom(view, now) : Long.MIN_VALUE;
+        if (patience == 0) {
+            queue.holdAbove(Long.MAX_VALUE); // the replica held for leaves the room idle: go, until its lane moves
+            next = queue.next(view);
+        } else if (patience < 0) {
+            heldWithRoomSinceMs = Long.MIN_VALUE;
+        }
         line.refreshDepth();
         if (next.isEmpty()) {
             if (remembered && queue.depth() > 0) {
@@ -155,7 +171,7 @@ final class Pump {
                     ? 100
                     : Math.max(
                             20, Math.min(1_000, last.pausedForMs() > 0 ? last.pausedForMs() : limits.inFlightHintMs()));
-            stopPumping(queue.depth() == 0 ? -1 : hint, null);
+            stopPumping(queue.depth() == 0 ? -1 : patience > 0 ? Math.min(hint, patience) : hint, null);
             return;
         }
         Job job = next.get();
@@ -212,6 +228,23 @@ final class Pump {
         }
         line.leased(job.id());
         dispatchFrom(view.after(job), limits, remembered);
+    }
+
+    /**
+     * Whether the hold keeps a job waiting that the budget has room for, and for how much longer
+     * ({@code > 0}), or no longer ({@code 0}: the lowest lane held for has not moved in
+     * {@link HoldBack#patienceMs}, so the replica holding it does not send it: a pump slowed by
+     * its store or its CPU, while the provider idles); negative: not held with room. A hold exists
+     * so that the lagging replica takes the next room, not so that nobody does.
+     */
+    private long heldWithRoom(BudgetView view, long now) {
+        Optional<Job> head = queue.peekUnheld();
+        if (head.isEmpty() || !view.admits(head.get(), queue.interactiveFloor())) return -1;
+        if (heldWithRoomSinceMs == Long.MIN_VALUE || heldFor != hold.othersLowest()) {
+            heldWithRoomSinceMs = now;
+            heldFor = hold.othersLowest();
+        }
+        return Math.max(0, heldWithRoomSinceMs + hold.patienceMs() - now);
     }
 
     private void stopPumping(long wakeInMs, Throwable error) {

@@ -173,6 +173,56 @@ class LaneSharingTest {
      * crowd, seed 6, had 15 pages promised 0.3-0.45 s dropped after 3 s. A dispatcher of a fleet
      * that shares its lanes waits for the fleet's view from its first request.
      */
+    /**
+     * A hold is for the lagging replica to take the next room, not for nobody to: on the packaged
+     * gateway the second replica held every lane for 2 s at a burst's start while the first took
+     * 2 s over its first store calls, the provider idle.
+     */
+    @Test
+    void aLaneHeldForAnotherReplicasLaneThatDoesNotMoveGoesOnceThePatienceIsOver() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
+        tick();
+        assertThat(b.get())
+                .as("held back: the lane elsewhere may still be served")
+                .isNull();
+
+        clock.advance(499);
+        tick();
+        assertThat(b.get())
+                .as("within the patience (half the view's life of 1 s)")
+                .isNull();
+        clock.advance(1);
+        tick();
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
+        assertThat(b.get()).isInstanceOf(Lease.class);
+    }
+
+    @Test
+    void aLaneHeldForAnotherReplicasLaneThatMovesStaysHeld() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
+        tick();
+        for (int i = 1; i <= 5; i++) { // the other replica serves its lane: its counter climbs at every share
+            answer.set(Mono.just(new View(OptionalLong.of(-1_000_000 + i * 1_000L), Map.of("b", 0L))));
+            clock.advance(200);
+            tick();
+        }
+        assertThat(b.get())
+                .as("a second past the hold: still held, the lane elsewhere is being served")
+                .isNull();
+    }
+
     @Test
     void aPromiseMadeBeforeTheFirstShareIsNotConfirmedOnTheBudgetAlone() {
         dispatcher.sharesLanes(); // as Dispatchers.shareLanes() does for a fleet sharing its lanes, before any tick

@@ -176,6 +176,17 @@ public final class FairQueue {
                 : Optional.of(served.lane().of(served.jobClass()).peekFirst());
     }
 
+    /** The job {@link #peek} would give were no lane held back for another replica's ({@link #holdAbove}). */
+    public Optional<Job> peekUnheld() {
+        long held = tally.holdAbove();
+        tally.holdAbove(Long.MAX_VALUE);
+        try {
+            return peek();
+        } finally {
+            tally.holdAbove(held);
+        }
+    }
+
     /** Every queued job in predicted service order, as {@link #position} counts (see {@link #turns}). */
     public List<Job> inServiceOrder() {
         List<Turn> turns = turns();

@@ -9,8 +9,9 @@ import java.util.OptionalLong;
  * across replicas, a lane whose shared counter is ahead of the lowest counter waiting on
  * another replica by more than {@code slack} is held back, so that the replica with the lagging
  * tenant gets the budget's next room. Never when no other replica has anyone waiting (no room
- * left idle), and never for longer than {@code ttlMs} after the view was read: a store that
- * stops answering, or a replica that died, holds nobody back for good.
+ * left idle), never for longer than {@code ttlMs} after the view was read (a store that stops
+ * answering, or a replica that died, holds nobody back for good), and, where there is room, not
+ * past {@link #patienceMs} while the lowest lane held for does not move (the pump's part).
  *
  * @param othersLowest the lowest counter waiting on another replica ({@link LaneShare.View#othersLowest()})
  * @param readAtMs     when that view was read
@@ -40,6 +41,18 @@ public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs)
      */
     public static long slackFor(long tokensPerMinute) {
         return Math.max(1, tokensPerMinute / 50);
+    }
+
+    /**
+     * How long a lane may wait, with room for it, for the lowest lane held for to move: half the
+     * view's life. A replica that does not send its lagging lane while there is room (its pump
+     * slowed by its store round trips or its CPU under a burst's intake) must not idle the
+     * provider for the whole fleet: on the packaged gateway, two replicas on two cores, the
+     * second held all its lanes for 2 s at a burst's start while the first took 2 s over its
+     * first store calls, and pages told "at once" started seconds later or were dropped.
+     */
+    public long patienceMs() {
+        return Math.max(1, ttlMs / 2);
     }
 
     /** The counter above which a lane waits at {@code nowMs}; {@link Long#MAX_VALUE}: none waits. */
