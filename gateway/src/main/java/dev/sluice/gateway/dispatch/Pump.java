@@ -231,15 +231,16 @@ final class Pump {
     }
 
     /**
-     * Whether the hold keeps a job waiting that the budget has room for, and for how much longer
-     * ({@code > 0}), or no longer ({@code 0}: the lowest lane held for has not moved in
-     * {@link HoldBack#patienceMs}, so the replica holding it does not send it: a pump slowed by
-     * its store or its CPU, while the provider idles); negative: not held with room. A hold exists
-     * so that the lagging replica takes the next room, not so that nobody does.
+     * Whether the hold keeps a job waiting that the budget has room for by far (at most half of
+     * it used), and for how much longer ({@code > 0}), or no longer ({@code 0}: the lowest lane held
+     * for has not moved in {@link HoldBack#patienceMs}, so the replica holding it does not send it:
+     * a pump slowed by its store or its CPU, while the provider idles); negative: not so held. A
+     * hold exists so that the lagging replica takes the next room, not so that nobody does. Near
+     * the limits the hold stands: the room left may be what the other replica promised.
      */
     private long heldWithRoom(BudgetView view, long now) {
         Optional<Job> head = queue.peekUnheld();
-        if (head.isEmpty() || !view.admits(head.get(), queue.interactiveFloor())) return -1;
+        if (head.isEmpty() || !view.admits(head.get(), queue.interactiveFloor()) || !view.halfFree()) return -1;
         if (heldWithRoomSinceMs == Long.MIN_VALUE || heldFor != hold.othersLowest()) {
             heldWithRoomSinceMs = now;
             heldFor = hold.othersLowest();

@@ -63,6 +63,11 @@ public record BudgetView(
                 plus(outputUsed, job.outputTokens()));
     }
 
+    /** At most half of each limit used: room by far, whatever one more job takes. */
+    public boolean halfFree() {
+        return tokensUsed <= tokenLimit / 2 && requestsUsed <= requestLimit / 2 && inFlight <= inFlightLimit / 2;
+    }
+
     private static long plus(long used, long more) {
         long sum = used + more;
         return sum < 0 ? Long.MAX_VALUE : sum;
