@@ -80,6 +80,25 @@ class LaneSharingTest {
         return first;
     }
 
+    /**
+     * b's page waits in line, the slot free, held back: another replica's lane waits a million
+     * counter units behind.
+     */
+    AtomicReference<Object> heldForALaneFarBehindElsewhere() {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
+        tick();
+        dispatcher
+                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
+                .block(Duration.ofSeconds(5));
+        tick();
+        assertThat(b.get())
+                .as("held back: the slot is free, but a tenant elsewhere is far behind")
+                .isNull();
+        return b;
+    }
+
     void tick() {
         sharing.tick().block(Duration.ofSeconds(5));
         Mono.fromRunnable(() -> {}).subscribeOn(loop).block(Duration.ofSeconds(5)); // what the answer scheduled has run
@@ -115,17 +134,7 @@ class LaneSharingTest {
 
     @Test
     void aLaneAheadOfOneWaitingElsewhereWaitsUntilTheOtherIsServed() {
-        AtomicReference<Object> b = new AtomicReference<>();
-        Lease first = oneServedOneWaiting(b);
-        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
-        tick();
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
-        tick();
-        assertThat(b.get())
-                .as("held back: the slot is free, but a tenant elsewhere is far behind")
-                .isNull();
+        AtomicReference<Object> b = heldForALaneFarBehindElsewhere();
         answer.set(Mono.just(View.ALONE)); // the other replica's line drained
         tick();
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
@@ -180,18 +189,7 @@ class LaneSharingTest {
      */
     @Test
     void aLaneHeldForAnotherReplicasLaneThatDoesNotMoveGoesOnceThePatienceIsOver() {
-        AtomicReference<Object> b = new AtomicReference<>();
-        Lease first = oneServedOneWaiting(b);
-        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
-        tick();
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
-        tick();
-        assertThat(b.get())
-                .as("held back: the lane elsewhere may still be served")
-                .isNull();
-
+        AtomicReference<Object> b = heldForALaneFarBehindElsewhere();
         clock.advance(499);
         tick();
         assertThat(b.get())
@@ -205,14 +203,7 @@ class LaneSharingTest {
 
     @Test
     void aLaneHeldForAnotherReplicasLaneThatMovesStaysHeld() {
-        AtomicReference<Object> b = new AtomicReference<>();
-        Lease first = oneServedOneWaiting(b);
-        answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
-        tick();
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
-        tick();
+        AtomicReference<Object> b = heldForALaneFarBehindElsewhere();
         for (int i = 1; i <= 5; i++) { // the other replica serves its lane: its counter climbs at every share
             answer.set(Mono.just(new View(OptionalLong.of(-1_000_000 + i * 1_000L), Map.of("b", 0L))));
             clock.advance(200);
