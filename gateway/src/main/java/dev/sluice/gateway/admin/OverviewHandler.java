@@ -18,6 +18,7 @@ import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.ProviderCalibration;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
+import dev.sluice.gateway.support.PercentSummary;
 import dev.sluice.gateway.support.Periodic;
 import dev.sluice.gateway.usage.SettleFilter;
 import io.micrometer.core.instrument.Counter;
@@ -265,9 +266,8 @@ final class OverviewHandler {
         if (chosen != null && chosen.count() > 0) {
             count = chosen.count();
             for (ValueAtPercentile v : chosen.takeSnapshot().percentileValues()) {
-                if (v.percentile() == 0.5)
-                    p50 = round(v.value() / 100, 3); // the meter is in percent, the answer a ratio
-                if (v.percentile() == 0.95) p95 = round(v.value() / 100, 3);
+                if (v.percentile() == 0.5) p50 = round(PercentSummary.ratio(v.value()), 3);
+                if (v.percentile() == 0.95) p95 = round(PercentSummary.ratio(v.value()), 3);
             }
         }
         return new WaitEstimate(p50, p95, count);

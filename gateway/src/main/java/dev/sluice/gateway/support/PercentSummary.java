@@ -14,7 +14,14 @@ import java.util.Arrays;
  * 100 here; buckets, percentiles and sum come out in percent.
  */
 public final class PercentSummary {
+    private static final double PERCENT = 100;
+
     private PercentSummary() {}
+
+    /** A value the summary reports (a percentile, its max) back as the ratio it was recorded as. */
+    public static double ratio(double percent) {
+        return percent / PERCENT;
+    }
 
     /**
      * @param ratioBuckets the bucket bounds as ratios (1.2 is 120 %)
@@ -25,9 +32,9 @@ public final class PercentSummary {
         return DistributionSummary.builder(name)
                 .tags(tags)
                 .baseUnit("percent")
-                .scale(100)
+                .scale(PERCENT)
                 .serviceLevelObjectives(Arrays.stream(ratioBuckets)
-                        .map(r -> Math.round(r * 100))
+                        .map(r -> Math.round(r * PERCENT))
                         .toArray())
                 .publishPercentiles(0.5, 0.95)
                 .description(description)

@@ -9,6 +9,7 @@ import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.accuracy.EnforcementAccuracy;
 import dev.sluice.gateway.dispatch.DispatcherMeters;
 import dev.sluice.gateway.estimate.TokenEstimator;
+import dev.sluice.gateway.support.PercentSummary;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedis;
 import dev.sluice.gateway.testsupport.TestRedisTemplates;
@@ -559,7 +560,7 @@ class JudgedRun {
                                                         Locale.ROOT,
                                                         "%s%.2f",
                                                         b.isEmpty() ? "" : "/",
-                                                        v.value() / 100)); // the meter is in percent
+                                                        PercentSummary.ratio(v.value())));
                                             // The percentiles cover a rolling two minutes read now (Micrometer's
                                             // expiry): the last of the run. The scrape's buckets count the whole run.
                                             double[] whole =
@@ -730,12 +731,12 @@ class JudgedRun {
             System.out.println("[judged] other answers: " + r.get("otherAnswers"));
     }
 
+    static final String WAIT_BUCKET = "sluice_queue_wait_of_estimate_percent_bucket{";
+
     /**
      * The estimate's error over the whole run, from the scrape's cumulative buckets: the requests at
      * or under 80 %, at or under 120 %, and all of them, for one budget.
      */
-    static final String WAIT_BUCKET = "sluice_queue_wait_of_estimate_percent_bucket{";
-
     static double[] wholeRun(GatewayReplica g, String budget) {
         double[] out = new double[3];
         String scrape = g.bean(PrometheusMeterRegistry.class).scrape();
@@ -757,7 +758,7 @@ class JudgedRun {
             if (x.count() == 0) continue;
             b.append(x.getId().getTag("tier")).append('@').append(x.getId().getTag("provider"));
             for (var v : x.takeSnapshot().percentileValues())
-                b.append(String.format(Locale.ROOT, " %.2f", v.value() / 100)); // the meter is in percent
+                b.append(String.format(Locale.ROOT, " %.2f", PercentSummary.ratio(v.value())));
             b.append(" (n=").append(x.count()).append("); ");
         }
         double over = meters.find(EnforcementAccuracy.OVERSHOOT).counters().stream()
