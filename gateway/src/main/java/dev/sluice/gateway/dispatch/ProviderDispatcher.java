@@ -169,6 +169,14 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         door.asked(job, clock.millis());
     }
 
+    /**
+     * Refused at every door of its route, this one not the first (which counts the demand): its
+     * tenant is expected back here too ({@link FairQueue#refused}). On the loop.
+     */
+    void awaits(Job job) {
+        queue.refused(job.tenant(), clock.millis());
+    }
+
     Scheduler loop() {
         return loop;
     }

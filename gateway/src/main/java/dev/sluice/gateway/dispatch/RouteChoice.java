@@ -247,6 +247,9 @@ final class RouteChoice {
         // Only what went unmet is remembered: demand the door could not take counts ahead of whoever comes next.
         if (choice.chosen() == null) {
             route.get(0).dispatcher().asked(route.get(0).job());
+            // Expected back at every budget of the route: room any of them frees early is kept for it a while.
+            for (ProviderDispatcher.Candidate c : route.subList(1, route.size()))
+                c.dispatcher().awaits(c.job());
             Line.fail(ticket, GatewayBusyException.refusedAtTheDoor(choice.refusal(), maxWaitMs));
         } else {
             ProviderDispatcher d = choice.chosen().dispatcher();

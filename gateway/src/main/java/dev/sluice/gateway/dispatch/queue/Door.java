@@ -230,6 +230,7 @@ public final class Door {
     /** Records that {@code job} asked at this door and was refused: see {@link RecentDemand}. */
     public void asked(Job job, long nowMs) {
         demand.asked(job, nowMs);
+        queue.refused(job.tenant(), nowMs);
     }
 
     /** The other replicas' demand for this budget ({@code LaneSharing}); empty when alone or not shared. */

@@ -54,6 +54,9 @@ public final class FairQueue {
     private final TenantLanes tenants;
     private final ReplicaTally tally = new ReplicaTally();
     private final Map<String, Job> queued = new HashMap<>();
+    /** Tenants refused here and expected back (null without credit: idle time banks nothing, so nothing is owed). */
+    private final Awaited awaited;
+
     private int interactive;
 
     /**
@@ -91,6 +94,7 @@ public final class FairQueue {
         this.lanes = new Lanes(credit);
         this.order = new ServiceOrder(lanes);
         this.tenants = new TenantLanes(lanes, order);
+        this.awaited = credit == 0 ? null : new Awaited(credit / 25, Awaited.PATIENCE_MS);
     }
 
     /** Queues {@code job} at the tail of its tenant's lane; false when the queue is full. */
@@ -130,6 +134,7 @@ public final class FairQueue {
         else lane.of(job.jobClass()).addLast(job);
         queued.put(job.id(), job);
         if (job.jobClass() == JobClass.INTERACTIVE) interactive++;
+        if (awaited != null) awaited.joined(job.tenant());
     }
 
     /**
@@ -137,7 +142,16 @@ public final class FairQueue {
      * it is does not fit {@code budget} yet (then wait for room; do not skip it).
      */
     public Optional<Job> next(BudgetView budget) {
-        Served served = served();
+        List<Awaited.Tenant> waitFor = awaited();
+        Served served = served(waitFor);
+        if (!waitFor.isEmpty()) {
+            Served unheld = served(List.of());
+            if (unheld != null && (served == null || unheld.lane() != served.lane())) {
+                Job first = unheld.lane().of(unheld.jobClass()).peekFirst();
+                if (budget.admits(first, interactiveFloor))
+                    awaited.holding(waitFor, unheld.lane().served, first.enqueuedAtMs(), lanes.now());
+            }
+        }
         if (served == null) return Optional.empty();
         Lanes.Lane lane = served.lane();
         JobClass c = served.jobClass();
@@ -159,13 +173,41 @@ public final class FairQueue {
      * interactive, but not past its word. Null when nothing may go.
      */
     private Served served() {
+        return served(awaited());
+    }
+
+    /** {@link #served()}, lanes that wait for one of {@code waitFor} held back ({@link Awaited#holds}). */
+    private Served served(List<Awaited.Tenant> waitFor) {
         if (interactive > 0 && queued.size() > interactive) {
             Lanes.Lane overdue = lanes.lowestOverdue(JobClass.BATCH);
             if (overdue != null) return new Served(overdue, JobClass.BATCH);
         }
         JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
-        Lanes.Lane lane = lanes.lowest(c, tally.holdAbove());
+        Lanes.Lane lane = waitFor.isEmpty()
+                ? lanes.lowest(c, tally.holdAbove())
+                : lanes.lowest(
+                        c, tally.holdAbove(), (l, head) -> awaited.holds(waitFor, l.served, head.enqueuedAtMs()));
         return lane == null ? null : new Served(lane, c);
+    }
+
+    /** The tenants refused here that lanes now wait for ({@link Awaited#at}); empty when none. */
+    private List<Awaited.Tenant> awaited() {
+        if (awaited == null || awaited.isEmpty() || queued.isEmpty()) return List.of();
+        return awaited.at(
+                lanes.now(),
+                tenant -> {
+                    Lanes.Lane lane = lanes.get(tenant);
+                    return lane != null && lane.waiting();
+                },
+                order::tailTagOf);
+    }
+
+    /**
+     * {@code tenant} asked at {@code nowMs} and was refused (at this door, or at every door of its
+     * route): room that frees before its turn is kept for it a while ({@link Awaited}).
+     */
+    public void refused(String tenant, long nowMs) {
+        if (awaited != null) awaited.refused(tenant, nowMs);
     }
 
     /** The job {@link #next} would hand out now if the budget had room for it; empty when nothing waits. */
@@ -176,12 +218,15 @@ public final class FairQueue {
                 : Optional.of(served.lane().of(served.jobClass()).peekFirst());
     }
 
-    /** The job {@link #peek} would give were no lane held back for another replica's ({@link #holdAbove}). */
+    /** The job {@link #peek} would give were no lane held back (for another replica's, {@link #holdAbove}, or a tenant awaited). */
     public Optional<Job> peekUnheld() {
         long held = tally.holdAbove();
         tally.holdAbove(Long.MAX_VALUE);
         try {
-            return peek();
+            Served served = served(List.of());
+            return served == null
+                    ? Optional.empty()
+                    : Optional.of(served.lane().of(served.jobClass()).peekFirst());
         } finally {
             tally.holdAbove(held);
         }

@@ -97,6 +97,11 @@ final class Lanes {
         return lanes;
     }
 
+    /** The latest time the queue was told. */
+    long now() {
+        return nowMs;
+    }
+
     /** Time goes on: never back. */
     void advanceTo(long ms) {
         if (ms > nowMs) nowMs = ms;
@@ -142,6 +147,11 @@ final class Lanes {
      */
     Lane lowest(JobClass c, long holdAbove) {
         return lowest(c, (lane, head) -> lane.served <= holdAbove || overdue(head));
+    }
+
+    /** {@link #lowest(JobClass, long)}, lanes that {@code held} says wait held back too (unless overdue). */
+    Lane lowest(JobClass c, long holdAbove, BiPredicate<Lane, Job> held) {
+        return lowest(c, (lane, head) -> (lane.served <= holdAbove && !held.test(lane, head)) || overdue(head));
     }
 
     /** Of the lanes whose next job of class {@code c} is {@link #overdue}, the one whose turn comes first; null: none. */
