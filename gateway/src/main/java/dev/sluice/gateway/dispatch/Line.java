@@ -194,11 +194,11 @@ final class Line {
             Ticket t = tickets.remove(job.id());
             if (t == null) continue;
             long maxWaitMs = job.deadlineMs() - job.enqueuedAtMs();
-            // A promise made within the door's burst span is not firm yet (Door.BURST_MS): one made on a view of
+            // A promise made within the door's burst span is not firm yet (Door.softForMs): one made on a view of
             // the budget that another replica's sends of the same moment had already filled is the door's refusal,
             // told late by a few milliseconds, not a promise broken after a wait.
             t.refuse(
-                    nowMs - job.enqueuedAtMs() < Door.BURST_MS
+                    Door.soft(job, nowMs)
                             ? GatewayBusyException.roomTakenElsewhere(i + 1, waitMs, maxWaitMs)
                             : GatewayBusyException.cannotMakeIt(maxWaitMs, waitMs, i + 1, t.estimatedWaitMs));
         }

@@ -36,7 +36,7 @@ final class Lanes {
     /** The lowest waiting counter seen so far (virtual time): where credit is counted from, also while nothing waits. */
     private long floor;
     /**
-     * The floor's rises within the last {@link Door#BURST_MS}, oldest first: when each came and the
+     * The floor's rises within the last {@link Door#LONGEST_BURST_MS}, oldest first: when each came and the
      * floor before it. A lane that joins starts from the floor as it was that long ago
      * ({@link #joinLevel}).
      */
@@ -209,16 +209,16 @@ final class Lanes {
     }
 
     /**
-     * The floor a lane joining now starts from: as it was {@link Door#BURST_MS} ago. A burst's
-     * calls reach the queue one by one over a few hundred milliseconds, and the first tenant's
-     * pages may all go out before the second tenant's first one arrives (an empty budget sends
-     * at once). Starting the second from the floor those pages raised would forgive the first
+     * The floor a lane joining now starts from: as it was {@link Door#LONGEST_BURST_MS} ago. A
+     * burst's calls reach the queue one by one (over up to two seconds through a cold gateway's
+     * edge), and the first tenant's pages may all go out before the second tenant's first one
+     * arrives (an empty budget sends at once). Starting the second from the floor those pages raised would forgive the first
      * its head start for good; starting it from the floor before them puts both level, as if
      * they had asked together.
      */
     private long joinLevel() {
         long level = level();
-        long since = nowMs == Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - Door.BURST_MS;
+        long since = nowMs == Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - Door.LONGEST_BURST_MS;
         while (!rises.isEmpty() && rises.peekFirst()[0] <= since) rises.pollFirst();
         return rises.isEmpty() ? level : rises.peekFirst()[1];
     }

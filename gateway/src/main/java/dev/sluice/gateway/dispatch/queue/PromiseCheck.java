@@ -60,8 +60,7 @@ final class PromiseCheck {
                         tokenSchedule,
                         requestSchedule);
                 if (without <= allowed && with > allowed) {
-                    if (nowMs - j.enqueuedAtMs() < Door.BURST_MS)
-                        pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
+                    if (Door.soft(j, nowMs)) pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
                 }
             }
@@ -124,7 +123,7 @@ final class PromiseCheck {
         long tokens = 0;
         for (FairQueue.Turn turn : order) {
             Job j = turn.job();
-            if (nowMs - j.enqueuedAtMs() < Door.BURST_MS || j.enqueuedAtMs() >= confirmedBeforeMs) {
+            if (Door.soft(j, nowMs) || j.enqueuedAtMs() >= confirmedBeforeMs) {
                 Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
                 WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
                 long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);

@@ -61,6 +61,49 @@ class DoorPromisesTest {
     }
 
     @Test
+    void aPromiseStaysSoftForATwentiethOfItsWaitBetweenHalfASecondAndTwo() {
+        assertThat(Door.softForMs(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, 60_000)))
+                .isEqualTo(2_000);
+        assertThat(Door.softForMs(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, 20_000)))
+                .isEqualTo(1_000);
+        assertThat(Door.softForMs(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, 2_000)))
+                .isEqualTo(Door.BURST_MS);
+        assertThat(Door.softForMs(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, 0)))
+                .isEqualTo(Door.BURST_MS);
+        assertThat(Door.softForMs(Job.of("x", "a", 1, JobClass.INTERACTIVE, PAGE, 0, Long.MAX_VALUE)))
+                .isEqualTo(Door.LONGEST_BURST_MS);
+    }
+
+    /**
+     * A cold gateway's edge passes a burst's calls in arrival order over up to two seconds: a
+     * promise of a minute made to the first tenant's book still gives way to a tenant whose
+     * pages reach the door 1.5 s later, and is firm at 2 s.
+     */
+    @Test
+    void aPromiseOfAMinuteGivesWayForTwoSecondsToABurstThatReachesTheDoorLate() {
+        int admitted = 0;
+        for (int i = 0; ; i++) {
+            Job job = Job.of("a" + i, "a", 1, JobClass.INTERACTIVE, PAGE, 0, 60_000);
+            DoorDecision d = door.admit(job, SATURATED, 60_000, 0);
+            if (!d.accepted()) break;
+            queue.enqueue(job, d.turnAtLeast());
+            admitted++;
+        }
+        assertThat(admitted).as("a minute's promises at 160 ms a page").isGreaterThan(300);
+
+        Job soft = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 1_500, 1_500 + 60_000);
+        DoorDecision d = door.admit(soft, SATURATED, 60_000, 1_500);
+        assertThat(d.accepted()).isTrue();
+        assertThat(d.displaced())
+                .as("the one page of A it would make late gives way")
+                .hasSize(1);
+
+        Job firm = Job.of("b1", "b", 1, JobClass.INTERACTIVE, PAGE, 2_000, 2_000 + 60_000);
+        DoorDecision later = door.admit(firm, SATURATED, 60_000, 2_000);
+        assertThat(later.displaced()).as("two seconds on, the promise is firm").isEmpty();
+    }
+
+    @Test
     void aPromiseMadeWithinTheBurstGivesWayAndIsAnsweredAtOnce() {
         tenantAQueuesTenPagesDueIn(2_700);
         // At 100 ms A's pages are all still within the burst: B takes its fair turn, and the page it makes late leaves.

@@ -117,7 +117,7 @@ class FairQueueSharingTest {
         q.enqueue(job("b", 800));
         q.next(ROOMY);
         q.next(ROOMY);
-        q.expire(Door.BURST_MS); // past the burst: a, drained and no longer ahead, is dropped
+        q.expire(Door.LONGEST_BURST_MS); // past the burst: a, drained and no longer ahead, is dropped
         q.restore(List.of(new Report("gone", 5, false)));
         assertThat(q.takeReports()).extracting(Report::tenant).containsExactly("b");
     }

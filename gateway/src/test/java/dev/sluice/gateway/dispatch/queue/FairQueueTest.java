@@ -100,7 +100,7 @@ class FairQueueTest {
     void aLateTenantIsNeitherStarvedNorGivenABurstForItsIdleTime() {
         enqueue("a", 2, JobClass.INTERACTIVE, 100, 100);
         drainTenants(50);
-        queue.advanceTo(Door.BURST_MS); // b comes after the burst a's pages went out in
+        queue.advanceTo(Door.LONGEST_BURST_MS); // b comes after the burst a's pages went out in
         enqueue("b", 2, JobClass.INTERACTIVE, 100, 100);
         // b starts level with a: they alternate, b does not get 50 in a row
         List<String> order = drainTenants(10);
@@ -445,7 +445,7 @@ class FairQueueTest {
         for (int i = 0; i < 100; i++)
             credited.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 97; i++) credited.next(ROOMY); // its book went out while it was alone
-        credited.advanceTo(Door.BURST_MS); // and the late one comes after that burst
+        credited.advanceTo(Door.LONGEST_BURST_MS); // and the late one comes after that burst
         for (int i = 0; i < 100; i++) credited.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         assertThat(credited.aheadOf(Job.of("c0", "later", 1, JobClass.INTERACTIVE, 800, 0, NEVER))
                         .position())
@@ -463,7 +463,7 @@ class FairQueueTest {
         FairQueue plain = new FairQueue(10_000, 0.1);
         for (int i = 0; i < 100; i++) plain.enqueue(Job.of("a" + i, "early", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 97; i++) plain.next(ROOMY);
-        plain.advanceTo(Door.BURST_MS);
+        plain.advanceTo(Door.LONGEST_BURST_MS);
         for (int i = 0; i < 100; i++) plain.enqueue(Job.of("b" + i, "late", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         assertThat(plain.next(ROOMY).orElseThrow().tenant()).isEqualTo("early");
     }
@@ -492,7 +492,7 @@ class FairQueueTest {
         for (int i = 0; i < 1_000; i++)
             credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 500; i++) credited.next(ROOMY);
-        credited.advanceTo(Door.BURST_MS);
+        credited.advanceTo(Door.LONGEST_BURST_MS);
         // idle for ever or new: ten pages of credit, not 500
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 30; i++) credited.enqueue(Job.of("c" + i, "c", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
@@ -518,7 +518,7 @@ class FairQueueTest {
                 .isEqualTo("b"); // b has been served one page, then idles
         for (int i = 0; i < 100; i++) credited.enqueue(Job.of("a" + i, "hog", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         for (int i = 0; i < 60; i++) credited.next(ROOMY); // the hog is served 60 pages while b idles
-        credited.advanceTo(Door.BURST_MS);
+        credited.advanceTo(Door.LONGEST_BURST_MS);
         for (int i = 1; i < 40; i++) credited.enqueue(Job.of("b" + i, "b", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
         List<String> order = new ArrayList<>();
         for (int i = 0; i < 13; i++)
