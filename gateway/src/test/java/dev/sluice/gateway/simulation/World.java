@@ -348,8 +348,47 @@ record World(
      * {@code replicas} 2, the tenants are split between them (1-3 and 4-6), on one shared store.
      */
     static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs) {
-        Provider p = new Provider(
-                "p1", 1_500, 300_000, 200, 0.97, 1.10, 0.01, 2, 2, 1_400, 5, 0, 0, 0, 1_000, 0, List.of(), true, false);
+        return judgedCrowd(seed, replicas, thinkMs, runMs, List.of(judgedProvider("p1", 1_500, 300_000, 200)));
+    }
+
+    /**
+     * The judged two-provider run ({@code JudgedTwoProvidersRun}): a small primary (150 RPM, 30,000
+     * TPM, 20 in flight) in front of seed 000's provider, one replica.
+     */
+    static World judgedTwoProviders(long seed, long thinkMs, long runMs) {
+        return judgedCrowd(
+                seed,
+                1,
+                thinkMs,
+                runMs,
+                List.of(judgedProvider("p1", 150, 30_000, 20), judgedProvider("p2", 1_500, 300_000, 200)));
+    }
+
+    /** A provider of the judged runs: counts prompts as characters / 4 (1.1 times the gateway's count). */
+    private static Provider judgedProvider(String name, long rpm, long tpm, int maxInFlight) {
+        return new Provider(
+                name,
+                rpm,
+                tpm,
+                maxInFlight,
+                0.97,
+                1.10,
+                0.01,
+                2,
+                2,
+                1_400,
+                5,
+                0,
+                0,
+                0,
+                1_000,
+                0,
+                List.of(),
+                true,
+                false);
+    }
+
+    private static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs, List<Provider> providers) {
         boolean shared = replicas > 1;
         Gateway g = new Gateway(
                 replicas,
@@ -378,7 +417,7 @@ record World(
                 0,
                 0,
                 1_000);
-        return new World(seed, runMs, List.of(p), g, List.of(tier), List.of(group), 1.0);
+        return new World(seed, runMs, providers, g, List.of(tier), List.of(group), 1.0);
     }
 
     private static Provider provider(SplittableRandom r, String name, long runMs) {
