@@ -464,6 +464,7 @@ class JudgedTwoProvidersRun {
         }
         r.put("servedPagesPerTenant", perTenant);
         r.put("jainServedPages", SeedCrowd.jain(perTenant));
+        r.put("books", SeedCrowd.bookTimeline(replies));
 
         // What the primary alone could have served in the time: its minute's tokens over a page's, or its requests.
         double meanPageTokens =

@@ -21,7 +21,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -284,6 +286,33 @@ final class SeedCrowd {
         String book() {
             return page.tenant() + "#" + page.book();
         }
+    }
+
+    /**
+     * Each tenant's books as the crowd lived them, for reading a run's unfairness: per book, the
+     * first page's send, the pages served and refused, the first and last dispatch of a served page
+     * and the last answer, in milliseconds from the crowd's first send.
+     */
+    static Map<String, List<String>> bookTimeline(List<Reply> replies) {
+        long start = replies.stream().mapToLong(Reply::sentMs).min().orElse(0);
+        Map<String, List<Reply>> byBook = new TreeMap<>();
+        for (Reply x : replies)
+            byBook.computeIfAbsent(x.book(), b -> new ArrayList<>()).add(x);
+        Map<String, List<String>> out = new TreeMap<>();
+        byBook.forEach((book, xs) -> {
+            List<Reply> served = xs.stream().filter(x -> x.status() == 200).toList();
+            out.computeIfAbsent(xs.get(0).page().tenant(), t -> new ArrayList<>())
+                    .add(String.format(
+                            "book %s: sent %d, served %d, refused %d, dispatched %d-%d, done %d",
+                            book.substring(book.indexOf('#') + 1),
+                            xs.stream().mapToLong(Reply::sentMs).min().orElse(start) - start,
+                            served.size(),
+                            xs.size() - served.size(),
+                            served.stream().mapToLong(Reply::dispatchedMs).min().orElse(start) - start,
+                            served.stream().mapToLong(Reply::dispatchedMs).max().orElse(start) - start,
+                            xs.stream().mapToLong(Reply::doneMs).max().orElse(start) - start));
+        });
+        return out;
     }
 
     /** A client for the gateways with one connection per page: its pool queues nothing. */
