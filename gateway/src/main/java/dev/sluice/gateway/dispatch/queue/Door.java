@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p><b>A promise.</b> Admitting a job promises it a start before its deadline. Later arrivals
  * owed an earlier turn (fair lanes) may go first only where that breaks no firm promise; a
- * promise made within the last {@link #BURST_MS} gives way instead, answered at once, so a
+ * promise still in its soft span ({@link #softForMs}) gives way instead, answered at once, so a
  * burst is shared fairly whatever the order its calls reached the door in (see {@link #admit},
  * {@link PromiseCheck}).
  *
@@ -196,7 +196,7 @@ public final class Door {
      *     the minute the others will ask for a second later.</li>
      * <li><b>Promises kept.</b> Its turn may come before jobs admitted earlier (fair lanes). If
      *     that pushes one of them past its deadline, the job is refused (busy), unless the one
-     *     pushed was admitted within {@link #BURST_MS}: that one is displaced instead
+     *     pushed was admitted within its soft span ({@link #softForMs}): that one is displaced instead
      *     ({@link DoorDecision#displaced}), answered busy at once.</li>
      * <li><b>A full queue</b> says {@link DoorDecision.Verdict#QUEUE_FULL} only to a tenant
      *     holding about the most of it; anyone else is accepted, and the caller makes room with
@@ -228,7 +228,7 @@ public final class Door {
     }
 
     /**
-     * The promises not yet confirmed (made within {@link #BURST_MS}, or at or after
+     * The promises not yet confirmed (made within their soft span, {@link #softForMs}, or at or after
      * {@code confirmedBeforeMs}: on views older than the ones now in hand) that no longer hold on {@code capacity}, the
      * budget as the store has just shown it (other replicas' sends of the same moment included),
      * with the other replicas' lines as the last share showed them ({@link ExpectedDemand}; what

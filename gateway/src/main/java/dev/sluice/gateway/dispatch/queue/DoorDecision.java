@@ -9,7 +9,7 @@ import java.util.List;
  * @param estimatedWaitMs predicted time until it is sent
  * @param retryAfterMs    when not accepted: when asking again should get in (no new arrivals
  *                        assumed); -1 for {@link Verdict#TOO_LARGE}; 0 when accepted
- * @param displaced       accepted: queued jobs, admitted within {@link Door#BURST_MS}, that this
+ * @param displaced       accepted: queued jobs, admitted within {@link Door#softForMs}, that this
  *                        one's turn pushes past their deadline, each with its predicted wait
  *                        behind it; the caller answers them busy now, while that costs their
  *                        callers nothing

@@ -48,7 +48,7 @@ public final class GatewayBusyException extends RuntimeException {
 
     /**
      * Admitted a moment ago, as part of a burst, then its place went to a tenant owed an earlier
-     * turn (see {@link Door#BURST_MS}): answered at once, before its caller has waited. It says
+     * turn (see {@link Door#softForMs}): answered at once, before its caller has waited. It says
      * the wait it would have had behind that tenant, as the door says the wait it refuses.
      */
     public static GatewayBusyException gaveWay(int position, long waitMs, long maxWaitMs) {

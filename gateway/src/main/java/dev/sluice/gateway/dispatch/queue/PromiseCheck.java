@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The door's promises check: admitting a job promises it a start before its deadline, and a
  * candidate whose fair turn comes before jobs admitted earlier may go first only where that
- * breaks no firm promise. A promise made within the last {@link Door#BURST_MS} gives way
+ * breaks no firm promise. A promise still in its soft span ({@link Door#softForMs}) gives way
  * instead, answered at once, so a burst is shared fairly whatever the order its calls reached
  * the door in.
  */
@@ -22,7 +22,7 @@ final class PromiseCheck {
 
     /**
      * A job queued behind the candidate's fair turn, predicted to start in time without it and
-     * late with it, is "pushed". Pushing only jobs admitted within {@link Door#BURST_MS}: they
+     * late with it, is "pushed". Pushing only jobs admitted within {@link Door#softForMs}: they
      * are displaced. Pushing a firm one: the candidate goes right behind the last firm job it
      * would push (its turn deferred, see {@link DoorDecision#turnAtLeast}), if it can still
      * start within its own wait there; otherwise it is refused. Inserting the candidate
@@ -105,7 +105,7 @@ final class PromiseCheck {
     }
 
     /**
-     * The promises not yet firm (made within {@link Door#BURST_MS}, or at or after
+     * The promises not yet firm (made within {@link Door#softForMs}, or at or after
      * {@code confirmedBeforeMs}, on views older than those in hand), estimated again on the budget
      * as the store now has it: those that no longer start within their deadline, in service order,
      * with the wait each would now have. Each one that gives way no longer counts ahead of the
