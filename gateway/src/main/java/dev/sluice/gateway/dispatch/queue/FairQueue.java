@@ -40,6 +40,11 @@ import java.util.OptionalInt;
  * runs at {@code (1 - floor)} of its limits. Batch may starve while interactive load alone
  * saturates the budget; that is the order asked for.
  *
+ * <p><b>Room kept for who is owed it.</b> A tenant refused at the door is counted ahead of
+ * whoever the door admits after it; when room frees sooner than the door foresaw, a lane further
+ * along waits for that tenant a second at most ({@link Awaited}, {@link #refused}), so the room
+ * does not go to whoever is back first.
+ *
  * <p><b>Across replicas</b> each replica has its own queue; with Redis, counters are shared
  * ({@link ReplicaTally}). Alone, none of that is called and the queue is as above.
  *
@@ -199,7 +204,7 @@ public final class FairQueue {
                     Lanes.Lane lane = lanes.get(tenant);
                     return lane != null && lane.waiting();
                 },
-                order::tailTagOf);
+                lanes.startsIfJoining());
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.BiPredicate;
+import java.util.function.ToLongFunction;
 
 /**
  * The fair queue's lanes, one per tenant in the order they joined, and the arithmetic of their
@@ -196,6 +197,23 @@ final class Lanes {
         if (own != null && own.waiting()) return own.served;
         long from = joinLevel() - credit;
         return own == null ? from : Math.max(own.served, from);
+    }
+
+    /**
+     * Where each tenant with nothing waiting would start were it to join now ({@link #startOf}),
+     * the floor read once for all of them.
+     */
+    ToLongFunction<String> startsIfJoining() {
+        long[] from = new long[1];
+        boolean[] read = new boolean[1];
+        return tenant -> {
+            if (!read[0]) { // read when first asked, as startOf reads it: reading the floor may advance it
+                from[0] = joinLevel() - credit;
+                read[0] = true;
+            }
+            Lane own = lanes.get(tenant);
+            return own == null ? from[0] : Math.max(own.served, from[0]);
+        };
     }
 
     /** The lowest counter of the class served now, or the last one seen while nothing waits (the floor, advanced). */
