@@ -217,7 +217,10 @@ public final class FairQueue {
 
     /** The job {@link #next} would hand out now if the budget had room for it; empty when nothing waits. */
     public Optional<Job> peek() {
-        Served served = served();
+        return headOf(served());
+    }
+
+    private static Optional<Job> headOf(Served served) {
         return served == null
                 ? Optional.empty()
                 : Optional.of(served.lane().of(served.jobClass()).peekFirst());
@@ -228,10 +231,7 @@ public final class FairQueue {
         long held = tally.holdAbove();
         tally.holdAbove(Long.MAX_VALUE);
         try {
-            Served served = served(List.of());
-            return served == null
-                    ? Optional.empty()
-                    : Optional.of(served.lane().of(served.jobClass()).peekFirst());
+            return headOf(served(List.of()));
         } finally {
             tally.holdAbove(held);
         }
