@@ -128,7 +128,7 @@ final class Line {
         int position = queue.position(job.id()).orElse(0);
         if (queue.remove(job.id()).isEmpty()) return;
         Ticket t = tickets.remove(job.id());
-        if (t != null) t.refuse(why.busy(position, displaced.waitMs(), job.deadlineMs() - job.enqueuedAtMs()));
+        if (t != null) t.refuse(why.busy(position, displaced.waitMs(), job.maxWaitMs()));
         refreshDepth();
     }
 
@@ -193,7 +193,7 @@ final class Line {
             queue.remove(job.id());
             Ticket t = tickets.remove(job.id());
             if (t == null) continue;
-            long maxWaitMs = job.deadlineMs() - job.enqueuedAtMs();
+            long maxWaitMs = job.maxWaitMs();
             // A promise made within the door's burst span is not firm yet (Door.softForMs): one made on a view of
             // the budget that another replica's sends of the same moment had already filled is the door's refusal,
             // told late by a few milliseconds, not a promise broken after a wait.

@@ -154,8 +154,7 @@ public final class Door {
      * seconds (a caller of the random worlds with 2 s lost a quarter of its answers to 2 s).
      */
     public static long softForMs(Job job) {
-        long maxWait = job.deadlineMs() - job.enqueuedAtMs();
-        return Math.max(BURST_MS, Math.min(LONGEST_BURST_MS, maxWait / 20));
+        return Math.max(BURST_MS, Math.min(LONGEST_BURST_MS, job.maxWaitMs() / 20));
     }
 
     /** Whether {@code job}'s promise is still soft at {@code nowMs} ({@link #softForMs}). */

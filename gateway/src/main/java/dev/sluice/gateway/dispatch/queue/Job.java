@@ -78,6 +78,11 @@ public record Job(
                 id, tenant, priority, jobClass, tokens, enqueuedAtMs, deadlineMs, attempts, inputTokens, outputTokens);
     }
 
+    /** The caller's max wait: from its arrival to its deadline ({@link #waitingFrom} keeps it). */
+    public long maxWaitMs() {
+        return deadlineMs - enqueuedAtMs;
+    }
+
     /** What it charges the provider budget: one request, its tokens, its input and output. */
     public Amounts charge() {
         return Amounts.call(tokens, inputTokens, outputTokens);

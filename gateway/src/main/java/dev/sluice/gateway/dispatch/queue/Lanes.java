@@ -184,8 +184,7 @@ final class Lanes {
      * hold cannot see them.
      */
     boolean overdue(Job job) {
-        long maxWait = job.deadlineMs() - job.enqueuedAtMs();
-        return nowMs != Long.MIN_VALUE && nowMs >= job.deadlineMs() - Door.marginMs(maxWait);
+        return nowMs != Long.MIN_VALUE && nowMs >= job.deadlineMs() - Door.marginMs(job.maxWaitMs());
     }
 
     /**
