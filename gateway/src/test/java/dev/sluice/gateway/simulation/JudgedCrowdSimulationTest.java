@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,7 +70,7 @@ class JudgedCrowdSimulationTest {
         return crowd(replicas, seed -> World.judgedCrowd(seed, replicas, 1_000, 90_000), "replicas " + replicas);
     }
 
-    static Figures crowd(int replicas, java.util.function.LongFunction<World> world, String name) {
+    static Figures crowd(int replicas, LongFunction<World> world, String name) {
         long seeds = Long.getLong("sluice.sim.judged.seeds", 3);
         long from = Long.getLong("sluice.sim.judged.from", 1);
         String trace = System.getProperty("sluice.sim.trace");

@@ -229,9 +229,9 @@ final class Lanes {
      * The floor a lane joining now starts from: as it was {@link Door#LONGEST_BURST_MS} ago. A
      * burst's calls reach the queue one by one (over up to two seconds through a cold gateway's
      * edge), and the first tenant's pages may all go out before the second tenant's first one
-     * arrives (an empty budget sends at once). Starting the second from the floor those pages raised would forgive the first
-     * its head start for good; starting it from the floor before them puts both level, as if
-     * they had asked together.
+     * arrives (an empty budget sends at once). Starting the second from the floor those pages
+     * raised would forgive the first its head start for good; starting it from the floor before
+     * them puts both level, as if they had asked together.
      */
     private long joinLevel() {
         long level = level();

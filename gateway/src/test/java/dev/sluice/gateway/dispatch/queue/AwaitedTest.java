@@ -67,7 +67,19 @@ class AwaitedTest {
     }
 
     @Test
-    void theLowestStartDecidesAndTheReachSaturates() {
+    void awaitedTenantsComeLowestStartFirst() {
+        Awaited a = new Awaited(100, 1_000);
+        a.refused("far", 0);
+        a.refused("near", 0);
+        List<Awaited.Tenant> waitFor = a.at(10, t -> false, t -> t.equals("near") ? 1_000 : 5_000);
+        assertThat(waitFor).extracting(Awaited.Tenant::tenant).containsExactly("near", "far");
+        assertThat(a.holds(waitFor, 2_000, 10))
+                .as("past the lowest start by more than the slack")
+                .isTrue();
+    }
+
+    @Test
+    void theReachSaturates() {
         Awaited a = new Awaited(Long.MAX_VALUE, 1_000);
         a.refused("x", 0);
         List<Awaited.Tenant> waitFor = a.at(0, t -> false, t -> Long.MAX_VALUE / 2);
