@@ -71,7 +71,7 @@ class JudgedRun {
     static final int DATABASE = 13;
 
     /**
-     * {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --run=<name> --strict
+     * {@code --replicas=1|2 --count-factor=<x>|chars4 --seconds=<n> --think-ms=<n> --tier=<name> --retry=none|after --run=<name> --strict
      * --provider-flags=<flag>,<flag>} (more of the provider's own flags, e.g. {@code --ingress-latency-ms=200}), validated here.
      */
     record Options(
@@ -82,7 +82,8 @@ class JudgedRun {
             boolean strict,
             List<String> providerFlags,
             Duration think,
-            String tier) {
+            String tier,
+            boolean retry) {
         Options {
             // The shipped tiers: enterprise (the judged runs) never meets its own windows; free and pro do.
             if (!List.of("free", "pro", "enterprise").contains(tier))
@@ -117,7 +118,11 @@ class JudgedRun {
                     "think-ms",
                     String.valueOf(THINK.toMillis()),
                     "tier",
-                    "enterprise");
+                    "enterprise",
+                    "retry",
+                    "none");
+            if (!List.of("none", "after").contains(o.get("retry")))
+                throw new IllegalArgumentException("--retry must be none or after, was " + o.get("retry"));
             boolean strict = o.containsKey("strict");
             int replicas = Integer.parseInt(o.get("replicas"));
             int seconds = Integer.parseInt(o.get("seconds"));
@@ -131,7 +136,8 @@ class JudgedRun {
                     strict,
                     flags.isEmpty() ? List.of() : List.of(flags.split(",")),
                     Duration.ofMillis(Long.parseLong(o.get("think-ms"))),
-                    o.get("tier"));
+                    o.get("tier"),
+                    o.get("retry").equals("after"));
         }
     }
 
@@ -239,6 +245,7 @@ class JudgedRun {
                                         start,
                                         stopAt,
                                         opt.think(),
+                                        opt.retry(),
                                         replies),
                                 TENANTS)
                         .then()
@@ -307,13 +314,15 @@ class JudgedRun {
             long start,
             long stopAt,
             ConcurrentLinkedQueue<Reply> replies) {
-        return tenant(client, tenant, key, port, book, start, stopAt, THINK, replies);
+        return tenant(client, tenant, key, port, book, start, stopAt, THINK, false, replies);
     }
 
     /**
      * {@link #tenant(Client, String, String, int, int, long, long, ConcurrentLinkedQueue)} with its own {@code think}
-     * between the last answer (or refusal) of a book and the next book. No page is ever sent again: a 503 or a 429
-     * is that page's answer.
+     * between the last answer (or refusal) of a book and the next book. Without {@code retry} no page is ever sent
+     * again: a 503 or a 429 is that page's answer. With it, a refused page is sent again after its Retry-After
+     * (the standard header's whole seconds) until it is served or the crowd's time is up: a client that honours the
+     * door's word as an HTTP client would.
      */
     static Mono<Void> tenant(
             Client client,
@@ -324,6 +333,7 @@ class JudgedRun {
             long start,
             long stopAt,
             Duration think,
+            boolean retry,
             ConcurrentLinkedQueue<Reply> replies) {
         return Mono.defer(() -> {
             if (book > 1 && System.nanoTime() >= stopAt) return Mono.empty();
@@ -331,22 +341,44 @@ class JudgedRun {
                     .mapToObj(p -> new Page(tenant, key, book, p))
                     .toList();
             return Flux.fromIterable(pages)
-                    .flatMap(
-                            p -> client.send(port, p, start)
-                                    .onErrorResume(e -> Mono.just(new Reply(
-                                            p,
-                                            -1,
-                                            0,
-                                            SeedCrowd.sinceMs(start),
-                                            0,
-                                            null,
-                                            "{\"error\":{\"message\":\""
-                                                    + e.getClass().getSimpleName() + "\"}}"))),
-                            PAGES_PER_BOOK)
-                    .doOnNext(replies::add)
+                    .flatMap(p -> page(client, port, p, start, stopAt, retry, replies), PAGES_PER_BOOK)
                     .then(Mono.delay(think))
-                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, think, replies));
+                    .then(tenant(client, tenant, key, port, book + 1, start, stopAt, think, retry, replies));
         });
+    }
+
+    /** One page, each answer recorded; with {@code retry}, sent again after a refusal's Retry-After until {@code stopAt}. */
+    private static Mono<Reply> page(
+            Client client,
+            int port,
+            Page p,
+            long start,
+            long stopAt,
+            boolean retry,
+            ConcurrentLinkedQueue<Reply> replies) {
+        return client.send(port, p, start)
+                .onErrorResume(e -> Mono.just(new Reply(
+                        p,
+                        -1,
+                        0,
+                        SeedCrowd.sinceMs(start),
+                        0,
+                        null,
+                        "{\"error\":{\"message\":\"" + e.getClass().getSimpleName() + "\"}}")))
+                .doOnNext(replies::add)
+                .flatMap(r -> {
+                    long afterMs = retryAfterMs(r);
+                    if (!retry || afterMs < 0 || System.nanoTime() + afterMs * 1_000_000 >= stopAt) return Mono.just(r);
+                    return Mono.delay(Duration.ofMillis(afterMs))
+                            .then(page(client, port, p, start, stopAt, true, replies));
+                });
+    }
+
+    /** How long a refusal says to wait before asking again; -1 when it is not a refusal to retry. */
+    static long retryAfterMs(Reply r) {
+        if (r.status() != 429 && r.status() != 503) return -1;
+        if (r.retryAfter() != null) return Long.parseLong(r.retryAfter()) * 1_000;
+        return -1;
     }
 
     /** tiers.yaml as shipped: it declares seed 000's provider limits (checked) and the default headroom. */
@@ -398,6 +430,11 @@ class JudgedRun {
         r.put("run", opt.run());
         r.put("at", Instant.now().toString());
         r.put("replicas", opt.replicas());
+        r.put("retry", opt.retry() ? "after" : "none");
+        r.put(
+                "pagesRetried",
+                replies.stream().map(Reply::page).count()
+                        - replies.stream().map(Reply::page).distinct().count());
         r.put("countFactor", opt.countFactor());
         r.put("seconds", opt.seconds());
         r.put("providerFlags", opt.providerFlags());

@@ -231,6 +231,7 @@ class JudgedTwoProvidersRun {
                                         start,
                                         stopAt,
                                         Duration.ofMillis(opt.thinkMs()),
+                                        false,
                                         replies),
                                 TENANTS)
                         .then()
