@@ -1,5 +1,7 @@
 -- Sluice provider budget: never show more room than the upstream reports (ProviderBudget.correct).
--- The excess is charged in the slot that leaves the window when the upstream's usage resets.
+-- The excess is charged in the slot that leaves the window when the upstream's usage resets. The
+-- upstream's latest word replaces its last: the phantom the previous correction charged in a dimension
+-- reported now is taken back first (window fields cTs, cT, cRs, cR: its slot and amount per dimension).
 -- KEYS[1] window hash   ARGV[1] now in ms, or "" for Redis TIME
 -- ARGV[2] cap tokens   ARGV[3] cap requests
 -- ARGV[4] upstream remaining tokens   ARGV[5] upstream remaining requests   (-1: not reported)
@@ -11,6 +13,15 @@ local capT, capR = cap(tonumber(ARGV[2])), cap(tonumber(ARGV[3]))
 -- A reset past two windows lands in the current slot anyway (ProviderBudget.correctionSlot).
 local remT, remR, reset = tonumber(ARGV[4]), tonumber(ARGV[5]), math.min(math.max(0, tonumber(ARGV[6])), 2 * SLOTS * SLOT_MS)
 local w = advance(KEYS[1], now, SLOT_MS)
+local last = redis.call('HMGET', KEYS[1], 'cTs', 'cT', 'cRs', 'cR')
+if remT >= 0 and last[1] then
+  adjustSlot(w, tonumber(last[1]), -tonumber(last[2]), 0)
+  redis.call('HDEL', KEYS[1], 'cTs', 'cT')
+end
+if remR >= 0 and last[3] then
+  adjustSlot(w, tonumber(last[3]), 0, -tonumber(last[4]))
+  redis.call('HDEL', KEYS[1], 'cRs', 'cR')
+end
 local extraT, extraR = 0, 0
 if remT >= 0 and capT - w.T > remT then extraT = capT - w.T - remT end
 if remR >= 0 and capR - w.R > remR then extraR = capR - w.R - remR end
@@ -19,5 +30,7 @@ if extraT > 0 or extraR > 0 then
   local slot = math.floor((now + reset + SLOT_MS - 1) / SLOT_MS) - HELD
   slot = math.min(current, math.max(current - SLOTS, slot))
   adjustSlot(w, slot, extraT, extraR)
+  if extraT > 0 then redis.call('HSET', KEYS[1], 'cTs', slot, 'cT', extraT) end
+  if extraR > 0 then redis.call('HSET', KEYS[1], 'cRs', slot, 'cR', extraR) end
 end
 return { w.T, w.R }

@@ -31,6 +31,16 @@ public final class ProviderBudget {
     private final SlidingWindow output = new SlidingWindow(WINDOW_MS);
     private final Map<String, Long> leases = new HashMap<>(); // lease id → expires at (ms)
     private long pausedUntilMs;
+    /** The phantom usage the upstream's last word charged ({@link #correct}), per dimension: taken back at its next. */
+    private final Phantom phantomTokens = new Phantom();
+
+    private final Phantom phantomRequests = new Phantom();
+
+    /** An amount charged in one slot by a correction; slot MIN_VALUE: none. */
+    private static final class Phantom {
+        long slot = Long.MIN_VALUE;
+        long amount;
+    }
 
     /**
      * Admits {@code call} if the pause, the window, the slots and (where the limits have them) the
@@ -256,14 +266,40 @@ public final class ProviderBudget {
      * the upstream says its usage resets (or, if the reset is further than a window away, in
      * the current slot). So the local view never shows more room than the provider, and the
      * correction lifts by itself when the provider's does.
+     *
+     * <p>The upstream's latest word replaces its last: the phantom the previous correction charged
+     * in a dimension reported now is taken back before the excess is measured again. A provider
+     * that counts a call a moment later than it was charged here still holds it for that moment
+     * after it left this window; told so as a burst's answers come back, a phantom held to the
+     * reset (the provider's newest usage leaving, a minute away) kept that room idle for the
+     * minute, and calls promised a start in it were dropped at their deadline. Its next answers,
+     * the moment later, show the room back.
      */
     public void correct(BudgetLimits limits, long nowMs, long remainingRequests, long remainingTokens, long resetMs) {
         window.advance(nowMs);
+        if (remainingTokens >= 0) takeBack(phantomTokens, true);
+        if (remainingRequests >= 0) takeBack(phantomRequests, false);
         long extraTokens = excess(SlidingWindow.cap(limits.tokensPerMinute()) - window.usedTokens(), remainingTokens);
         long extraRequests =
                 excess(SlidingWindow.cap(limits.requestsPerMinute()) - window.usedRequests(), remainingRequests);
         if (extraTokens == 0 && extraRequests == 0) return;
-        window.adjust(correctionSlot(nowMs, resetMs) * SLOT_MS, extraTokens, extraRequests);
+        long slot = correctionSlot(nowMs, resetMs);
+        window.adjust(slot * SLOT_MS, extraTokens, extraRequests);
+        if (extraTokens > 0) charged(phantomTokens, slot, extraTokens);
+        if (extraRequests > 0) charged(phantomRequests, slot, extraRequests);
+    }
+
+    /** The phantom's amount leaves its slot, if that slot is still in the window. */
+    private void takeBack(Phantom p, boolean tokens) {
+        if (p.slot == Long.MIN_VALUE) return;
+        window.adjust(p.slot * SLOT_MS, tokens ? -p.amount : 0, tokens ? 0 : -p.amount);
+        p.slot = Long.MIN_VALUE;
+        p.amount = 0;
+    }
+
+    private static void charged(Phantom p, long slot, long amount) {
+        p.slot = slot;
+        p.amount = amount;
     }
 
     /**

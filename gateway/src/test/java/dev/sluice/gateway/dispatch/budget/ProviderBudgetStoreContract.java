@@ -417,6 +417,36 @@ abstract class ProviderBudgetStoreContract {
         assertThat(snapshot().remainingRequests()).isEqualTo(9);
     }
 
+    /**
+     * A provider that counts calls a moment later than they were charged here still holds them for
+     * that moment after they left this window: its answers say less room than the window shows, then,
+     * a moment later, the room back. Its latest word replaces the last one (held to the reset, a minute
+     * away, the first phantom kept that room idle for the minute); the window's own charges stay.
+     */
+    @Test
+    void theUpstreamsLatestWordReplacesItsLast() {
+        acquire(100);
+        store.correct(key, LIMITS, -1, 300, 60_000).block();
+        assertThat(snapshot().remainingTokens()).isEqualTo(300);
+        at(1_000);
+        store.correct(key, LIMITS, -1, 700, 59_000).block();
+        assertThat(snapshot().remainingTokens())
+                .as("the last phantom taken back, the new one charged")
+                .isEqualTo(700);
+        store.correct(key, LIMITS, 9, -1, 59_000).block();
+        assertThat(snapshot().remainingTokens())
+                .as("a word on requests alone leaves the tokens' phantom")
+                .isEqualTo(700);
+        store.correct(key, LIMITS, -1, 1_000, 0).block();
+        BudgetSnapshot s = snapshot();
+        assertThat(s.remainingTokens())
+                .as("the room back, the window's own charge kept")
+                .isEqualTo(900);
+        assertThat(s.remainingRequests()).isEqualTo(9);
+        at(61_000);
+        assertThat(snapshot().remainingTokens()).isEqualTo(1_000);
+    }
+
     @Test
     void aCorrectionNeverAddsRoom() {
         acquire(800);
