@@ -33,7 +33,7 @@ if not input or input < 0 or not output or output < 0 then
   return redis.error_reply('input and output tokens must not be negative, were ' .. tostring(ARGV[10]) .. ', ' .. tostring(ARGV[11]))
 end
 
-local w = advance(KEYS[1], now, SLOT_MS)
+local w = advance(KEYS[1], now, SLOT_MS, true)
 local inFlight = sweep(KEYS[2], now)
 local paused = pausedUntil(KEYS[3], now)
 local wi, wo = nil, nil

@@ -11,7 +11,7 @@ local slot = math.floor(tonumber(ARGV[2]) / SLOT_MS)
 local dT, dR = tonumber(ARGV[3]), tonumber(ARGV[4])
 local dI, dO = tonumber(ARGV[5] or '0'), tonumber(ARGV[6] or '0')
 local inWindow = 0
-if dT ~= 0 or dR ~= 0 then inWindow = adjustSlot(advance(KEYS[1], now, SLOT_MS), slot, dT, dR) end
+if dT ~= 0 or dR ~= 0 then inWindow = adjustSlot(advance(KEYS[1], now, SLOT_MS, true), slot, dT, dR) end
 if dI ~= 0 then adjustSlot(advance(KEYS[2], now, SLOT_MS), slot, dI, 0) end
 if dO ~= 0 then adjustSlot(advance(KEYS[3], now, SLOT_MS), slot, dO, 0) end
 return inWindow

@@ -8,6 +8,8 @@
 --@include window_lib
 local SLOT_MS = 1000
 local BIG = MAX_AMOUNT -- "no cap" in one dimension, as ProviderBudget passes Long.MAX_VALUE
+-- ProviderBudget.WORD_AGE_MS: how old the upstream's word on its room may be against the window.
+local WORD_AGE_MS = 2 * SLOT_MS
 -- ProviderBudget.MAX_PAUSE_MS: the longest pause one push-back sets.
 local MAX_PAUSE_MS = 3600000
 

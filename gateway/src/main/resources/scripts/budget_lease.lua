@@ -35,7 +35,7 @@ for i = 11, 27 do
   end
 end
 
-local w = advance(KEYS[1], now, SLOT_MS)
+local w = advance(KEYS[1], now, SLOT_MS, true)
 sweep(KEYS[2], now)
 local paused = pausedUntil(KEYS[3], now)
 local wi, wo = nil, nil

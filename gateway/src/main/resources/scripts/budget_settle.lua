@@ -10,7 +10,7 @@
 local now = clock(ARGV[1])
 local chargedAt, countedBy = tonumber(ARGV[2]), tonumber(ARGV[3])
 local charged, delta = math.min(math.max(0, tonumber(ARGV[4])), MAX_AMOUNT), tonumber(ARGV[5])
-local w = advance(KEYS[1], now, SLOT_MS)
+local w = advance(KEYS[1], now, SLOT_MS, true)
 local from = math.floor(chargedAt / SLOT_MS)
 local to = math.floor(math.min(countedBy, now) / SLOT_MS)
 if to <= from then

@@ -5,7 +5,7 @@
 --          leaving schedule: leavesAt, tokens, requests per slot holding usage}.
 --@include budget_common
 local now = clock(ARGV[1])
-local w = advance(KEYS[1], now, SLOT_MS)
+local w = advance(KEYS[1], now, SLOT_MS, true)
 local inFlight = sweep(KEYS[2], now)
 local usedI, usedO = 0, 0
 if ARGV[2] == '1' then usedI = advance(KEYS[4], now, SLOT_MS).T end

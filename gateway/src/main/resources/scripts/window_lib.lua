@@ -50,31 +50,84 @@ local function slotFields(first, last)
   return fields
 end
 
+local LEFT_FIELDS = { 'l0s', 'l0T', 'l0R', 'l1s', 'l1T', 'l1R' }
+
+-- SlidingWindow.left: of the slots leaving ({slot, T, R}, oldest first), the two newest that held
+-- usage are remembered in fields l0s l0T l0R (newest) and l1s l1T l1R; st holds those fields as
+-- they were (read before the hash may have been deleted).
+local function remember(key, gone, st, slotMs)
+  local s0, t0, r0 = tonumber(st[1]), tonumber(st[2]), tonumber(st[3])
+  local s1, t1, r1 = tonumber(st[4]), tonumber(st[5]), tonumber(st[6])
+  local changed = false
+  for _, g in ipairs(gone) do
+    if (g[2] > 0 or g[3] > 0) and (not s0 or g[1] > s0) then
+      s1, t1, r1 = s0, t0, r0
+      s0, t0, r0 = g[1], g[2], g[3]
+      changed = true
+    end
+  end
+  if not changed then return end
+  redis.call('HSET', key, 'l0s', s0, 'l0T', t0, 'l0R', r0)
+  if s1 then redis.call('HSET', key, 'l1s', s1, 'l1T', t1, 'l1R', r1) end
+  redis.call('PEXPIRE', key, windowTtlMs(slotMs))
+end
+
 -- Drops the slots that left the window at now (SlidingWindow.advance); returns the window:
--- { key, slotMs, h, T, R, n }.
-local function advance(key, now, slotMs)
+-- { key, slotMs, h, T, R, n }. With track, the newest slots that left are remembered (leftSince).
+local function advance(key, now, slotMs, track)
   local oldest = math.floor(now / slotMs) - SLOTS
   local st = redis.call('HMGET', key, 'h', 'T', 'R', 'n')
   local w = { key = key, slotMs = slotMs, h = tonumber(st[1]), T = tonumber(st[2]) or 0, R = tonumber(st[3]) or 0,
               n = tonumber(st[4]) }
+  local gone, before = nil, nil
   if not w.h or oldest - w.h >= RING or not w.n or w.n < oldest then
-    -- Everything charged has left the window (or nothing was): start afresh, reading nothing.
-    if w.h then redis.call('DEL', key) end
+    -- Everything charged has left the window (or nothing was): start afresh, reading nothing
+    -- (but the newest two slots, when tracked).
+    if w.h then
+      if track and w.n then
+        before = redis.call('HMGET', key, unpack(LEFT_FIELDS))
+        local first = math.max(w.h, w.n - 1)
+        local v = redis.call('HMGET', key, unpack(slotFields(first, w.n)))
+        gone = {}
+        for j = 1, #v, 2 do
+          gone[#gone + 1] = { first + (j - 1) / 2, tonumber(v[j]) or 0, tonumber(v[j + 1]) or 0 }
+        end
+      end
+      redis.call('DEL', key)
+    end
     w.T, w.R, w.n = 0, 0, nil
   elseif w.h < oldest then
     -- One read for the slots that left, up to the newest with usage (a call per slot made a
     -- tenant seen every 20 s pay 2.5x the script time).
     local fields = slotFields(w.h, math.min(oldest - 1, w.n))
     local v = redis.call('HMGET', key, unpack(fields))
+    if track then gone = {} end
     for j = 1, #v, 2 do
-      w.T = w.T - (tonumber(v[j]) or 0)
-      w.R = w.R - (tonumber(v[j + 1]) or 0)
+      local t, r = tonumber(v[j]) or 0, tonumber(v[j + 1]) or 0
+      w.T = w.T - t
+      w.R = w.R - r
+      if gone then gone[#gone + 1] = { w.h + (j - 1) / 2, t, r } end
     end
     redis.call('HDEL', key, unpack(fields))
     redis.call('HSET', key, 'T', w.T, 'R', w.R, 'h', oldest)
   end
   if not w.h or oldest > w.h then w.h = oldest end
+  if gone then remember(key, gone, before or redis.call('HMGET', key, unpack(LEFT_FIELDS)), slotMs) end
   return w
+end
+
+-- SlidingWindow.leftSince: the tokens and requests of the remembered slots that left after fromMs.
+local function leftSince(key, fromMs, slotMs)
+  local st = redis.call('HMGET', key, unpack(LEFT_FIELDS))
+  local T, R = 0, 0
+  for j = 0, 1 do
+    local s = tonumber(st[3 * j + 1])
+    if s and (s + HELD) * slotMs > fromMs then
+      T = T + (tonumber(st[3 * j + 2]) or 0)
+      R = R + (tonumber(st[3 * j + 3]) or 0)
+    end
+  end
+  return T, R
 end
 
 -- Milliseconds until the addition fits, walking the slots oldest first (SlidingWindow.waitMs):

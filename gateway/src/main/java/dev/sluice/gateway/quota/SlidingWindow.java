@@ -37,6 +37,11 @@ public final class SlidingWindow {
     private long newest = Long.MIN_VALUE; // newest slot index that holds usage
     private long totalTokens;
     private long totalRequests;
+    /** The two newest slots that left the window holding usage, newest first ({@link #leftSince}). */
+    private final long[] leftSlot = {Long.MIN_VALUE, Long.MIN_VALUE};
+
+    private final long[] leftTokens = new long[2];
+    private final long[] leftRequests = new long[2];
 
     public SlidingWindow(long lengthMs) {
         if (lengthMs < SLOTS || lengthMs % SLOTS != 0) {
@@ -59,9 +64,13 @@ public final class SlidingWindow {
         if (head == Long.MIN_VALUE || oldest - head >= RING || newest < oldest) {
             // Nothing charged since the last clear (newest unset): the slots are zero already. An idle
             // tenant's window is advanced on every request; it need not be wiped each time.
-            if (newest != Long.MIN_VALUE) clear();
+            if (newest != Long.MIN_VALUE) {
+                for (long i = Math.max(head, newest - 1); i <= newest; i++) left(i);
+                clear();
+            }
         } else {
             for (long i = head; i < oldest; i++) {
+                left(i);
                 int k = index(i);
                 totalTokens -= tokens[k];
                 totalRequests -= requests[k];
@@ -70,6 +79,36 @@ public final class SlidingWindow {
             }
         }
         if (head == Long.MIN_VALUE || oldest > head) head = oldest;
+    }
+
+    /** Slot {@code i} is leaving the window (called oldest first): remembered if it holds usage. */
+    private void left(long i) {
+        int k = index(i);
+        if ((tokens[k] == 0 && requests[k] == 0) || i <= leftSlot[0]) return;
+        leftSlot[1] = leftSlot[0];
+        leftTokens[1] = leftTokens[0];
+        leftRequests[1] = leftRequests[0];
+        leftSlot[0] = i;
+        leftTokens[0] = tokens[k];
+        leftRequests[0] = requests[k];
+    }
+
+    /**
+     * The usage that left the window after {@code fromMs} (up to the last {@link #advance}), as
+     * {tokens, requests}: of the two newest slots that left holding usage, those that left then.
+     * Enough for a span of up to two slots. Someone else's count of the same calls (a provider
+     * counting them a moment later, its word on it a moment old) may still hold it. In Redis only
+     * the provider budget's window keeps it ({@code window_lib.lua}'s {@code advance} with {@code track}).
+     */
+    public long[] leftSince(long fromMs) {
+        long tokensLeft = 0;
+        long requestsLeft = 0;
+        for (int j = 0; j < 2; j++) {
+            if (leftSlot[j] == Long.MIN_VALUE || (leftSlot[j] + HELD) * slotMs <= fromMs) continue;
+            tokensLeft += leftTokens[j];
+            requestsLeft += leftRequests[j];
+        }
+        return new long[] {tokensLeft, requestsLeft};
     }
 
     private void clear() {

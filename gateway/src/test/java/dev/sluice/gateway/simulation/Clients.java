@@ -187,9 +187,11 @@ final class Clients {
                 p.done.run();
                 return;
             }
-            long wait = retry.kind() == World.RetryKind.HONOUR
-                    ? (a.retryAfterMs > 0 ? a.retryAfterMs : 1_000)
-                    : retry.retryDelayMs();
+            long wait = switch (retry.kind()) {
+                case HONOUR -> a.retryAfterMs > 0 ? a.retryAfterMs : 1_000;
+                case HONOUR_SECONDS -> a.retryAfterMs > 0 ? (a.retryAfterMs + 999) / 1_000 * 1_000 : 1_000;
+                default -> retry.retryDelayMs();
+            };
             if (sim.now() + wait >= world.runMs()) {
                 p.done.run(); // the run is over: the client gives up
                 return;

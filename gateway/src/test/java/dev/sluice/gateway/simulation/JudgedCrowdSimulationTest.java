@@ -66,6 +66,23 @@ class JudgedCrowdSimulationTest {
         assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
     }
 
+    /**
+     * The judged crowd with clients that send a refused page again after its Retry-After, against a
+     * provider whose requests and answers arrive late (up to 0.9 s each way): it counts a call a
+     * moment after the gateway charged it, and its answers say so a moment later still. Seeds 1-5
+     * broke 147 of 4,580 promises after a wait (Jain 0.969) while each such word was held as excess
+     * to the provider's reset, a minute away; 5 of 5,691 once the latest word replaced the last;
+     * over seeds 1-30, 105 of 34,251 then, and 3 of 34,281 with usage that left the window within two
+     * slots not counted as excess (the word is that old).
+     */
+    @Test
+    void oneReplicaKeepsItsWordToClientsThatRetry() {
+        Figures f = crowd(1, seed -> World.judgedCrowdRetrying(seed, 1, 1_000, 90_000), "retrying, replicas 1");
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo((long)
+                (f.promised() * BROKEN_AT_MOST));
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
+    }
+
     static Figures crowd(int replicas) {
         return crowd(replicas, seed -> World.judgedCrowd(seed, replicas, 1_000, 90_000), "replicas " + replicas);
     }

@@ -137,6 +137,8 @@ record World(
     enum RetryKind {
         NONE,
         HONOUR,
+        /** Honours the standard Retry-After header: whole seconds, rounded up. */
+        HONOUR_SECONDS,
         IGNORE
     }
 
@@ -348,8 +350,28 @@ record World(
      * {@code replicas} 2, the tenants are split between them (1-3 and 4-6), on one shared store.
      */
     static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs) {
-        return judgedCrowd(seed, replicas, thinkMs, runMs, List.of(judgedProvider("p1", 1_500, 300_000, 200)));
+        return judgedCrowd(
+                seed, replicas, thinkMs, runMs, List.of(judgedProvider("p1", 1_500, 300_000, 200)), NO_RETRY);
     }
+
+    /**
+     * The same crowd with clients that send a refused page again after its Retry-After, in whole
+     * seconds as the standard header says it, until the run is over ({@code JudgedRun --retry=after}),
+     * and a provider whose requests arrive late: 100 ms each way and up to 800 ms more, so it counts a
+     * call up to 0.9 s after the gateway charged it (a loaded gateway's outbound connections, a
+     * provider across an ocean).
+     */
+    static World judgedCrowdRetrying(long seed, int replicas, long thinkMs, long runMs) {
+        return judgedCrowd(
+                seed,
+                replicas,
+                thinkMs,
+                runMs,
+                List.of(judgedProvider("p1", 1_500, 300_000, 200, 100, 800)),
+                new Retry(RetryKind.HONOUR_SECONDS, Integer.MAX_VALUE, 0));
+    }
+
+    private static final Retry NO_RETRY = new Retry(RetryKind.NONE, 0, 0);
 
     /**
      * The judged two-provider run ({@code JudgedTwoProvidersRun}): a small primary (150 RPM, 30,000
@@ -361,11 +383,18 @@ record World(
                 1,
                 thinkMs,
                 runMs,
-                List.of(judgedProvider("p1", 150, 30_000, 20), judgedProvider("p2", 1_500, 300_000, 200)));
+                List.of(judgedProvider("p1", 150, 30_000, 20), judgedProvider("p2", 1_500, 300_000, 200)),
+                NO_RETRY);
     }
 
     /** A provider of the judged runs: counts prompts as characters / 4 (1.1 times the gateway's count). */
     private static Provider judgedProvider(String name, long rpm, long tpm, int maxInFlight) {
+        return judgedProvider(name, rpm, tpm, maxInFlight, 2, 2);
+    }
+
+    /** The same, each way {@code oneWayMs} plus up to {@code jitterMs} away. */
+    private static Provider judgedProvider(
+            String name, long rpm, long tpm, int maxInFlight, long oneWayMs, long jitterMs) {
         return new Provider(
                 name,
                 rpm,
@@ -374,8 +403,8 @@ record World(
                 0.97,
                 1.10,
                 0.01,
-                2,
-                2,
+                oneWayMs,
+                jitterMs,
                 1_400,
                 5,
                 0,
@@ -388,7 +417,8 @@ record World(
                 false);
     }
 
-    private static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs, List<Provider> providers) {
+    private static World judgedCrowd(
+            long seed, int replicas, long thinkMs, long runMs, List<Provider> providers, Retry retry) {
         boolean shared = replicas > 1;
         Gateway g = new Gateway(
                 replicas,
@@ -408,7 +438,7 @@ record World(
                 List.of("t1", "t2", "t3", "t4", "t5", "t6"),
                 "enterprise",
                 new Behaviour(Kind.BOOK, 100, thinkMs, 0, 50),
-                new Retry(RetryKind.NONE, 0, 0),
+                retry,
                 610,
                 610,
                 200,

@@ -447,6 +447,27 @@ abstract class ProviderBudgetStoreContract {
         assertThat(snapshot().remainingTokens()).isEqualTo(1_000);
     }
 
+    /**
+     * The upstream's word is as old as its answer's way back, and a provider counts a call a moment
+     * after it was charged here: a moment after calls left this window, it may still count them.
+     * Within two slots of their leaving that is the same calls, not excess; past that, excess again.
+     */
+    @Test
+    void usageThatLeftTheWindowWithinTwoSlotsIsNotExcess() {
+        acquire(600); // leaves at 61 s
+        at(61_500);
+        store.correct(key, LIMITS, -1, 400, 59_000).block();
+        assertThat(snapshot().remainingTokens())
+                .as("the calls that left at 61 s, counted a moment later")
+                .isEqualTo(1_000);
+        at(62_999);
+        store.correct(key, LIMITS, -1, 500, 59_000).block();
+        assertThat(snapshot().remainingTokens()).isEqualTo(1_000);
+        at(63_000);
+        store.correct(key, LIMITS, -1, 400, 57_000).block();
+        assertThat(snapshot().remainingTokens()).as("two slots on: excess").isEqualTo(400);
+    }
+
     @Test
     void aCorrectionNeverAddsRoom() {
         acquire(800);
