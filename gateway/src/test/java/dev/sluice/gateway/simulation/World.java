@@ -199,7 +199,9 @@ record World(
 
         int n = 1 + r.nextInt(3);
         List<Provider> providers = new ArrayList<>();
-        for (int i = 0; i < n; i++) providers.add(provider(r, "p" + (i + 1), runMs));
+        // Lateness from a stream of its own: the worlds drawn before it came are the same but for their late providers.
+        SplittableRandom late = new SplittableRandom(seed ^ LATE_STREAM);
+        for (int i = 0; i < n; i++) providers.add(provider(r, late, "p" + (i + 1), runMs));
 
         int replicas = 1 + r.nextInt(3);
         boolean shared = replicas > 1 || r.nextBoolean();
@@ -450,7 +452,15 @@ record World(
         return new World(seed, runMs, providers, g, List.of(tier), List.of(group), 1.0);
     }
 
-    private static Provider provider(SplittableRandom r, String name, long runMs) {
+    private static final long LATE_STREAM = 0x1A7E_5EEDL;
+
+    /**
+     * A provider; one in four is late as well ({@code late}'s draw): 200-1,000 ms more jitter each
+     * way, so it counts a call up to a second after the gateway charged it and says so a second
+     * later still (finding 24 of docs/simulation.md).
+     */
+    private static Provider provider(SplittableRandom r, SplittableRandom late, String name, long runMs) {
+        long lateMs = late.nextDouble() < 0.25 ? between(late, 200, 1_000) : 0;
         List<Outage> outages = new ArrayList<>();
         int count = r.nextDouble() < 0.5 ? 0 : 1 + r.nextInt(2);
         for (int i = 0; i < count; i++) {
@@ -471,7 +481,7 @@ record World(
                         : r.nextDouble() < 0.1 ? 0.8 : 0.8 + (TOP_COUNT - 0.8) * r.nextDouble(),
                 r.nextDouble() < 0.3 ? 0 : 0.03 * r.nextDouble(),
                 between(r, 2, 120),
-                between(r, 0, 30),
+                between(r, 0, 30) + lateMs,
                 between(r, 100, 800),
                 4 + 26 * r.nextDouble(),
                 0.03 * r.nextDouble(),
