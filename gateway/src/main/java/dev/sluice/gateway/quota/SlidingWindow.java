@@ -93,14 +93,19 @@ public final class SlidingWindow {
         leftRequests[0] = requests[k];
     }
 
+    /** Tokens and requests. */
+    public record Usage(long tokens, long requests) {
+        public static final Usage NONE = new Usage(0, 0);
+    }
+
     /**
-     * The usage that left the window after {@code fromMs} (up to the last {@link #advance}), as
-     * {tokens, requests}: of the two newest slots that left holding usage, those that left then.
+     * The usage that left the window after {@code fromMs} (up to the last {@link #advance}): of the
+     * two newest slots that left holding usage, those that left then.
      * Enough for a span of up to two slots. Someone else's count of the same calls (a provider
      * counting them a moment later, its word on it a moment old) may still hold it. In Redis only
      * the provider budget's window keeps it ({@code window_lib.lua}'s {@code advance} with {@code track}).
      */
-    public long[] leftSince(long fromMs) {
+    public Usage leftSince(long fromMs) {
         long tokensLeft = 0;
         long requestsLeft = 0;
         for (int j = 0; j < 2; j++) {
@@ -108,7 +113,7 @@ public final class SlidingWindow {
             tokensLeft += leftTokens[j];
             requestsLeft += leftRequests[j];
         }
-        return new long[] {tokensLeft, requestsLeft};
+        return new Usage(tokensLeft, requestsLeft);
     }
 
     private void clear() {

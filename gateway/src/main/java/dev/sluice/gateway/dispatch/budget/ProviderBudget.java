@@ -2,7 +2,6 @@ package dev.sluice.gateway.dispatch.budget;
 
 import dev.sluice.gateway.quota.SlidingWindow;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +40,11 @@ public final class ProviderBudget {
     private static final class Phantom {
         long slot = Long.MIN_VALUE;
         long amount;
+
+        void set(long slot, long amount) {
+            this.slot = slot;
+            this.amount = amount;
+        }
     }
 
     /**
@@ -290,32 +294,27 @@ public final class ProviderBudget {
         window.advance(nowMs);
         if (remainingTokens >= 0) takeBack(phantomTokens, true);
         if (remainingRequests >= 0) takeBack(phantomRequests, false);
-        long[] stale = window.leftSince(nowMs - WORD_AGE_MS);
+        SlidingWindow.Usage stale = window.leftSince(nowMs - WORD_AGE_MS);
         long extraTokens = Math.max(
                 0,
-                excess(SlidingWindow.cap(limits.tokensPerMinute()) - window.usedTokens(), remainingTokens) - stale[0]);
+                excess(SlidingWindow.cap(limits.tokensPerMinute()) - window.usedTokens(), remainingTokens)
+                        - stale.tokens());
         long extraRequests = Math.max(
                 0,
                 excess(SlidingWindow.cap(limits.requestsPerMinute()) - window.usedRequests(), remainingRequests)
-                        - stale[1]);
+                        - stale.requests());
         if (extraTokens == 0 && extraRequests == 0) return;
         long slot = correctionSlot(nowMs, resetMs);
         window.adjust(slot * SLOT_MS, extraTokens, extraRequests);
-        if (extraTokens > 0) charged(phantomTokens, slot, extraTokens);
-        if (extraRequests > 0) charged(phantomRequests, slot, extraRequests);
+        if (extraTokens > 0) phantomTokens.set(slot, extraTokens);
+        if (extraRequests > 0) phantomRequests.set(slot, extraRequests);
     }
 
     /** The phantom's amount leaves its slot, if that slot is still in the window. */
     private void takeBack(Phantom p, boolean tokens) {
         if (p.slot == Long.MIN_VALUE) return;
         window.adjust(p.slot * SLOT_MS, tokens ? -p.amount : 0, tokens ? 0 : -p.amount);
-        p.slot = Long.MIN_VALUE;
-        p.amount = 0;
-    }
-
-    private static void charged(Phantom p, long slot, long amount) {
-        p.slot = slot;
-        p.amount = amount;
+        p.set(Long.MIN_VALUE, 0);
     }
 
     /**
@@ -376,10 +375,8 @@ public final class ProviderBudget {
                 && window.usedRequests() == 0
                 && input.usedTokens() == 0
                 && output.usedTokens() == 0
-                && Arrays.equals(window.leftSince(nowMs - WORD_AGE_MS), NOTHING_LEFT); // a word may still count it
+                && window.leftSince(nowMs - WORD_AGE_MS).equals(SlidingWindow.Usage.NONE); // a word may still count it
     }
-
-    private static final long[] NOTHING_LEFT = {0, 0};
 
     /** The window, the leases and the input and output windows the limits have, brought to {@code nowMs}. */
     private void advance(BudgetLimits limits, long nowMs) {
