@@ -24,7 +24,7 @@ public final class ProviderBudget {
     /** Slots a charge stays in the window (see {@link SlidingWindow}). */
     static final int HELD = SlidingWindow.SLOTS + 1;
 
-    private final SlidingWindow window = new SlidingWindow(WINDOW_MS);
+    private final SlidingWindow window = new SlidingWindow(WINDOW_MS, true); // what left lately: see correct
     /** Input and output tokens (their request counts unused): read only when the limits have them. */
     private final SlidingWindow input = new SlidingWindow(WINDOW_MS);
 
