@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch;
 
 import dev.sluice.gateway.api.PendingWork;
+import dev.sluice.gateway.dispatch.budget.Amounts;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
@@ -309,6 +310,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         loop.schedule(() -> {
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere());
+            budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));
             confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
             pump.holdBack(hold);
@@ -322,6 +324,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
             confirmations.notShared();
             queue.restore(reports);
             door.elsewhere(Map.of());
+            budget.queuedElsewhere(Amounts.ZERO);
             pump.holdBack(HoldBack.NONE);
         });
     }

@@ -79,4 +79,11 @@ public interface ProviderBudgetStore {
     default Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
         return snapshot(key, limits);
     }
+
+    /**
+     * What other replicas' lines hold for this budget now, as the last share of the fair queues
+     * said: a store that hands this replica room ahead of its need leaves theirs first. Nothing to
+     * do for a store that holds no room ahead (only {@link ReplicaLeases} does).
+     */
+    default void queuedElsewhere(String key, Amounts queued) {}
 }

@@ -206,6 +206,11 @@ public final class ReplicaLeases implements ProviderBudgetStore, Drainable {
     }
 
     @Override
+    public void queuedElsewhere(String key, Amounts queued) {
+        slice(key).queuedElsewhere(queued);
+    }
+
+    @Override
     public Mono<BudgetSnapshot> snapshotOfShare(String key, BudgetLimits limits) {
         return withUnspent(slices.get(key), store.snapshotOfShare(key, limits));
     }

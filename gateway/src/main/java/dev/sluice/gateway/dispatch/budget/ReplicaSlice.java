@@ -54,6 +54,7 @@ final class ReplicaSlice {
     private long periodStartMs = NEVER;
     private int peakNow; // the most calls in flight at once, this horizon and the one before
     private int peakBefore;
+    private Amounts queuedElsewhere = Amounts.ZERO;
 
     ReplicaSlice(Terms terms) {
         this.terms = terms;
@@ -177,10 +178,41 @@ final class ReplicaSlice {
         return ask;
     }
 
-    /** Sized by use: what was spent in the busier of the last two horizons, and the need on top. */
+    /**
+     * Sized by use: what was spent in the busier of the last two horizons, and the need on top;
+     * only the need where the room left would not also cover what other replicas have queued
+     * ({@link #queuedElsewhere}).
+     */
     private Amounts want(Amounts need, long nowMs) {
         roll(nowMs);
-        return spentNow.max(spentBefore).plus(need);
+        Amounts want = spentNow.max(spentBefore).plus(need);
+        if (queuedElsewhere.isZero() || shared == null || limits == null) return want;
+        BudgetSnapshot room = view(limits, nowMs); // what this slice holds goes back with the ask
+        return new Amounts(
+                spareOf(room.remainingRequests(), queuedElsewhere.requests()) / 2 < want.requests()
+                        ? need.requests()
+                        : want.requests(),
+                spareOf(room.remainingTokens(), queuedElsewhere.tokens()) / 2 < want.tokens()
+                        ? need.tokens()
+                        : want.tokens(),
+                want.input(),
+                want.output());
+    }
+
+    private static long spareOf(long room, long queued) {
+        return Math.max(0, room - queued);
+    }
+
+    /**
+     * What the other replicas' lines hold for this budget, as the last share of the fair queues
+     * said (zero alone). Their doors promised those calls a start in the room the budget shows; a
+     * slice held here beyond this replica's need is room they cannot take until it comes back.
+     * Seen in simulated time: a replica whose line had drained took a slice of 22 calls' tokens
+     * every 100 ms (what it had spent in the last horizon), and the other replica's calls promised
+     * a start in that room were dropped at their deadline.
+     */
+    synchronized void queuedElsewhere(Amounts queued) {
+        queuedElsewhere = queued;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.sluice.gateway.dispatch.lease;
 
 import dev.sluice.gateway.dispatch.budget.Acquire;
+import dev.sluice.gateway.dispatch.budget.Amounts;
 import dev.sluice.gateway.dispatch.budget.AmountsDelta;
 import dev.sluice.gateway.dispatch.budget.BudgetDecision;
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
@@ -52,6 +53,11 @@ public final class BudgetCache {
 
     public String key() {
         return key;
+    }
+
+    /** What other replicas' lines hold for this budget ({@link ProviderBudgetStore#queuedElsewhere}). */
+    public void queuedElsewhere(Amounts queued) {
+        store.queuedElsewhere(key, queued);
     }
 
     /** What a store call just said the budget is. */

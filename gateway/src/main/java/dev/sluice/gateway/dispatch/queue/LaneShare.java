@@ -1,9 +1,11 @@
 package dev.sluice.gateway.dispatch.queue;
 
+import dev.sluice.gateway.dispatch.budget.Amounts;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,6 +108,17 @@ public interface LaneShare {
                     lowest,
                     (int) Math.min(Integer.MAX_VALUE, (long) queuedRequests + other.queuedRequests));
         }
+    }
+
+    /** The calls and tokens queued in {@code demand}, summed: what those lines hold for the budget. */
+    static Amounts queued(Collection<Demand> demand) {
+        long requests = 0;
+        long tokens = 0;
+        for (Demand d : demand) {
+            requests = clamp(requests + d.queuedRequests());
+            tokens = clamp(tokens + d.queuedTokens());
+        }
+        return new Amounts(requests, tokens, 0, 0);
     }
 
     /** Several replicas' demand, summed per tenant. */

@@ -119,6 +119,41 @@ class ReplicaLeasesTest {
         assertThat(leases.sliceOf(KEY).held()).isZero();
     }
 
+    /**
+     * Room the other replicas' lines hold is not taken ahead of this replica's need: their doors
+     * promised those calls a start in it. Without the rule, a replica whose line had drained took a
+     * slice of what it spent in the last horizon every flush, and the other replica's promises were
+     * dropped at their deadline (docs/simulation.md, finding 25).
+     */
+    @Test
+    void aSliceLeavesTheRoomOtherReplicasLinesHold() {
+        BudgetLimits tight = new BudgetLimits(100_000, 10_000, 50, 120_000);
+        for (int i = 0; i < 20; i++) {
+            clock.set(T0 + i * 10L);
+            assertThat(leases.tryAcquire(KEY, tight, Acquire.of(100, "c" + i))
+                            .block(T)
+                            .admitted())
+                    .isTrue();
+            leases.release(KEY, "c" + i).block(T);
+        }
+        clock.advance(20);
+        leases.flushDue();
+        long spent = 2_000;
+        assertThat(inner.snapshot(KEY, tight).block(T).usedTokens())
+                .as("alone: a slice of the recent pace held ahead")
+                .isGreaterThan(spent);
+
+        // The others' lines hold 5,000 of the 8,000 left: what is spare (3,000) is not twice the pace (2,000).
+        leases.queuedElsewhere(KEY, new Amounts(5, 5_000, 0, 0));
+        clock.advance(1_000); // the slice is a horizon old: the flusher renews it
+        int calls = leaseCalls.get();
+        leases.flushDue();
+        assertThat(leaseCalls.get()).isEqualTo(calls + 1);
+        assertThat(inner.snapshot(KEY, tight).block(T).usedTokens())
+                .as("only what was spent")
+                .isEqualTo(spent);
+    }
+
     @Test
     void theViewCountsTheUnspentSliceAsFree() {
         for (int i = 0; i < 20; i++) {
