@@ -309,7 +309,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     public void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs) {
         loop.schedule(() -> {
             queue.rebase(view.counters());
-            door.elsewhere(view.elsewhere());
+            door.elsewhere(view.elsewhere(), hold.slack());
             budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));
             confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised

@@ -259,7 +259,12 @@ public final class Door {
 
     /** The other replicas' demand for this budget ({@code LaneSharing}); empty when alone or not shared. */
     public void elsewhere(Map<String, LaneShare.Demand> demandElsewhere) {
-        demand.elsewhere(demandElsewhere);
+        elsewhere(demandElsewhere, 0);
+    }
+
+    /** The same, with the slack of the hold that orders the other replicas' lanes against this one's ({@link HoldBack}). */
+    public void elsewhere(Map<String, LaneShare.Demand> demandElsewhere, long holdSlack) {
+        demand.elsewhere(demandElsewhere, holdSlack);
     }
 
     /** This door's demand, per tenant, for the other replicas' doors. */

@@ -17,6 +17,8 @@ final class ExpectedDemand {
     private final RecentDemand demand = new RecentDemand();
     /** The other replicas' demand for this budget, as the last share of the fair queues said (none alone). */
     private Map<String, LaneShare.Demand> elsewhere = Map.of();
+    /** How far past a job's turn, in counter units, another replica may still serve its own lanes ({@link HoldBack}). */
+    private long slack;
 
     ExpectedDemand(TenantLanes lanes) {
         this.lanes = lanes;
@@ -27,9 +29,13 @@ final class ExpectedDemand {
         demand.asked(job.tenant(), job.priority(), job.tokens(), nowMs);
     }
 
-    /** The other replicas' demand for this budget; empty when alone or not shared. */
-    void elsewhere(Map<String, LaneShare.Demand> demandElsewhere) {
+    /**
+     * The other replicas' demand for this budget (empty when alone or not shared), and the slack
+     * of the hold that orders their lanes against this replica's ({@link HoldBack#slack()}).
+     */
+    void elsewhere(Map<String, LaneShare.Demand> demandElsewhere, long holdSlack) {
         this.elsewhere = Map.copyOf(demandElsewhere);
+        this.slack = Math.max(0, holdSlack);
     }
 
     /**
@@ -99,8 +105,13 @@ final class ExpectedDemand {
             if (!lanes.hasLane(d.tenant()) && there != null && there.head() != LaneShare.Demand.UNKNOWN_HEAD) {
                 tail = there.head();
             }
-            if (turn <= tail) continue;
-            long before = Math.min(notHere, (turn - tail) / d.priority());
+            // What another replica has queued goes ahead up to the hold's slack past the job's turn: that replica holds
+            // its lanes back only once they are that far ahead of this one's. Counted to the turn alone, both doors
+            // promised the room at a minute's turn to their own lines and the last pages of one were dropped there.
+            long queuedBefore = Math.min(queuedThere, reach(LaneShare.clamp(turn + slack), tail, d.priority()));
+            long askedBefore =
+                    asked ? Math.min(d.askedTokens(), Math.max(0, reach(turn, tail, d.priority()) - queuedThere)) : 0;
+            long before = queuedBefore + askedBefore;
             if (before <= 0) continue;
             // Calls as well as tokens, for the slots' drain: queued there and refused, as many as they were (one
             // call of all of it where nobody says: a replica of an earlier version).
@@ -110,5 +121,10 @@ final class ExpectedDemand {
             moreTokens = LaneShare.clamp(moreTokens + before);
         }
         return moreTokens == 0 ? ahead : ahead.plus(moreJobs, moreTokens);
+    }
+
+    /** How much of a tenant's demand starting at counter {@code tail} comes before counter {@code turn}. */
+    private static long reach(long turn, long tail, int priority) {
+        return turn <= tail ? 0 : (turn - tail) / priority;
     }
 }

@@ -186,6 +186,28 @@ class DoorPromisesTest {
                         admitted));
     }
 
+    /**
+     * Another replica holds its lanes back only once they are the hold's slack past this one's
+     * ({@link HoldBack}), so what it has queued within that slack past a job's turn may be served
+     * first: the door counts it ahead. Counted to the turn alone, two doors promised the room at a
+     * minute's turn to their own lines, and the last pages of one were dropped there.
+     */
+    @Test
+    void whatAnotherReplicaQueuedWithinTheHoldsSlackPastTheTurnCountsAhead() {
+        Job j = job("t0", "here", 5_000);
+        long turn = queue.tenants().tagOf(j);
+        // x has 10 pages queued on another replica from t0's turn on: in counter order, none before it.
+        Map<String, LaneShare.Demand> there = Map.of("x", new LaneShare.Demand("x", 1, 10 * PAGE, 0, 0, turn, 10));
+        door.elsewhere(there, 0);
+        long strict = door.admit(j, SATURATED, 60_000, 5_000).estimatedWaitMs();
+        assertThat(strict).as("first in line").isEqualTo(160);
+
+        door.elsewhere(there, 4 * PAGE);
+        assertThat(door.admit(j, SATURATED, 60_000, 5_000).estimatedWaitMs())
+                .as("behind the 4 pages within the slack")
+                .isEqualTo(5 * 160);
+    }
+
     @Test
     void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
         tenantAQueuesTenPagesDueIn(2_700);
