@@ -27,9 +27,9 @@ class JudgedCrowdSimulationTest {
     /** What a replica count came to over the seeds. */
     record Figures(
             double jainMean, double jainMin, long served, long promised, long broken, Invariants.Accuracy estimate) {
-        /** The most promises that may break after a wait: {@code times} the target's share of those made. */
-        long brokenAllowed(int times) {
-            return (long) (promised * times * BROKEN_AT_MOST);
+        /** The most promises that may break after a wait: the target's share of those made. */
+        long brokenAllowed() {
+            return (long) (promised * BROKEN_AT_MOST);
         }
     }
 
@@ -37,21 +37,20 @@ class JudgedCrowdSimulationTest {
     void oneReplicaServesEqualTenantsEquallyAndKeepsItsWord() {
         Figures f = crowd(1);
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed(1));
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
     }
 
     /**
-     * Two replicas keep their word as one does, and serve equal tenants as equally on average: over
-     * seeds 1-30, Jain 0.9924 on average, 0.9885 at the least, 3 of 29,043 promises broken after a
-     * wait. A seed may fall just under 0.99: a tenant back first at one replica can take room the
-     * other replica's tenants were about to ask for, before the next share tells it.
+     * Two replicas keep their word as one does, and serve equal tenants as equally: over seeds 1-30,
+     * Jain 0.9976 on average, 0.9951 at the least, no promise broken after a wait (0.9954 and 0.9850
+     * before a door counted the other replica's line up to the hold's slack past a job's turn,
+     * finding 25; 0.9924 and 0.9885 before stop 43).
      */
     @Test
     void twoReplicasKeepTheirWordAndServeEqualTenantsEqually() {
         Figures f = crowd(2);
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed(1));
-        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
-        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.985);
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
     }
 
     /**
@@ -64,7 +63,7 @@ class JudgedCrowdSimulationTest {
     @Test
     void twoProvidersServeEqualTenantsEqually() {
         Figures f = crowd(1, seed -> World.judgedTwoProviders(seed, 1_000, 60_000), "two providers");
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed(1));
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
         assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
     }
 
@@ -80,24 +79,22 @@ class JudgedCrowdSimulationTest {
     @Test
     void oneReplicaKeepsItsWordToClientsThatRetry() {
         Figures f = crowd(1, seed -> World.judgedCrowdRetrying(seed, 1, 1_000, 90_000), "retrying, replicas 1");
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed(1));
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
     }
 
     /**
-     * The same on two replicas: equal service holds (Jain 1.0000 over seeds 1-30), the word does not
-     * yet. 58 of 35,380 promises were broken after a wait over seeds 1-30 (13 of about 3,500 in
-     * seeds 1-3; 18 of 11,590 over seeds 1-10 against a provider 2 ms away, so not its lateness):
-     * retried pages at one replica, owed an earlier turn than pages the other replica had promised,
-     * take the room those were promised, and the other door's check of its promises does not see
-     * them (finding 25 of docs/simulation.md). Held to five times the target so that it gets no
-     * worse unseen; the target, a thousandth, is missed.
+     * The same on two replicas (finding 25): over seeds 1-30, Jain 1.0000 and 2 of 36,773 promises
+     * broken after a wait. Before, 58 of 35,380: a replica whose line had drained held a slice of
+     * the budget ahead of its need while the other replica's line waited for that room; then 26 of
+     * 35,348, pages told "at the minute's turn" at one replica while the other, free to serve its
+     * own lanes up to the hold's slack past theirs, took that room first.
      */
     @Test
     void twoReplicasServeClientsThatRetryEqually() {
         Figures f = crowd(2, seed -> World.judgedCrowdRetrying(seed, 2, 1_000, 90_000), "retrying, replicas 2");
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed(5));
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
     }
 
     static Figures crowd(int replicas) {
