@@ -1,10 +1,12 @@
 package dev.sluice.gateway.simulation;
 
 import dev.sluice.gateway.config.Tier;
+import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 
 /**
  * The tenants' side: each tenant behaves as its group says (books of pages sent at once with
@@ -48,6 +50,19 @@ final class Clients {
 
     private void later(long ms, Runnable task) {
         sim.time.schedule(task, Math.max(0, ms), TimeUnit.MILLISECONDS);
+    }
+
+    /** When each replica's edge is free to hand its door the next call ({@link World.Gateway#edgeMsPerCall}). */
+    private long[] edgeFreeAtMs;
+
+    /** How long a call sent now to {@code replica} waits at its edge, in arrival order. */
+    private Duration atTheEdge(int replica) {
+        long per = world.gateway().edgeMsPerCall();
+        if (per <= 0) return Duration.ZERO;
+        if (edgeFreeAtMs == null) edgeFreeAtMs = new long[sim.replicas.size()];
+        long at = Math.max(sim.now(), edgeFreeAtMs[replica]);
+        edgeFreeAtMs[replica] = at + per;
+        return Duration.ofMillis(at - sim.now());
     }
 
     private boolean open() {
@@ -162,11 +177,10 @@ final class Clients {
                 sim.trace.event(a.answeredAtMs, "answered", a.id, a.status, a.retryAfterMs);
                 later(0, () -> answered(p, a));
             };
-            Disposable call = sim.replicas
-                    .get(replica)
-                    .handle(x)
-                    .doFinally(signal -> a.ended = true)
-                    .subscribe(v -> {}, e -> sim.escaped(a, e));
+            Mono<Void> handled = sim.replicas.get(replica).handle(x);
+            Duration edge = atTheEdge(replica);
+            if (!edge.isZero()) handled = handled.delaySubscription(edge, sim.time);
+            Disposable call = handled.doFinally(signal -> a.ended = true).subscribe(v -> {}, e -> sim.escaped(a, e));
             if (group.cancelShare() > 0 && random.nextDouble() < group.cancelShare()) {
                 later(World.between(random, 100, group.patienceMs()), () -> {
                     if (a.answeredAtMs >= 0 || a.ended) return;

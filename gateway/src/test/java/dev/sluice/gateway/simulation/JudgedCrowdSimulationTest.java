@@ -97,6 +97,24 @@ class JudgedCrowdSimulationTest {
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
     }
 
+    /**
+     * Two replicas behind an edge that hands each door one call every 3 ms, in arrival order (the
+     * packaged gateway on two busy cores passed a burst at about 350 calls a second): a book's
+     * pages reach the door over 300 ms, not within 50 ms. This is the world that looks like the
+     * packaged judged runs (Jain 0.9895-0.9967 there): over seeds 1-20, Jain 0.9938 on average,
+     * 0.9900 at the least, no promise broken after a wait. The first tenant through each edge sends
+     * its whole book into the empty first minute before the others' pages reach the door; the second
+     * minute pays that back; the third goes mostly to whoever asks last before the crowd stops
+     * (finding 15 of docs/simulation.md: a tenant asking at 65 s sees only the part of the third
+     * minute's room that frees within its wait, and holds those few pages until they are served).
+     */
+    @Test
+    void twoReplicasBehindASlowEdge() {
+        Figures f = crowd(2, seed -> World.judgedCrowdAtTheEdge(seed, 2, 1_000, 90_000, 3), "edge 3 ms, replicas 2");
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
+        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
+    }
+
     static Figures crowd(int replicas) {
         return crowd(replicas, seed -> World.judgedCrowd(seed, replicas, 1_000, 90_000), "replicas " + replicas);
     }

@@ -90,7 +90,44 @@ record World(
             Duration spillWait,
             Duration firstByteTimeout,
             Duration countDelay,
-            boolean pinTenants) {
+            boolean pinTenants,
+            long edgeMsPerCall) {
+        /**
+         * @param pinTenants    tenants split between the replicas in order, as the judged run does
+         * @param edgeMsPerCall each replica hands its door one call per this many milliseconds, in arrival
+         *                      order (a packaged gateway's edge, authentication to the door, on two busy cores);
+         *                      0: every call reaches the door the moment it is sent
+         */
+        Gateway {}
+
+        /** Tenants pinned or not, every call at its door the moment it is sent. */
+        Gateway(
+                int replicas,
+                boolean shared,
+                boolean slices,
+                boolean fairShare,
+                long[] replicaOffsetsMs,
+                int queueCapacity,
+                int maxAttempts,
+                Duration spillWait,
+                Duration firstByteTimeout,
+                Duration countDelay,
+                boolean pinTenants) {
+            this(
+                    replicas,
+                    shared,
+                    slices,
+                    fairShare,
+                    replicaOffsetsMs,
+                    queueCapacity,
+                    maxAttempts,
+                    spillWait,
+                    firstByteTimeout,
+                    countDelay,
+                    pinTenants,
+                    0);
+        }
+
         /** Every try to a replica at random, as a load balancer would. */
         Gateway(
                 int replicas,
@@ -417,6 +454,37 @@ record World(
                 List.of(),
                 true,
                 false);
+    }
+
+    /**
+     * The judged crowd through an edge that hands each replica's door one call every
+     * {@code edgeMsPerCall} (the packaged gateway on two busy cores passed a burst of 600 calls at
+     * about 350 a second): a book's pages reach the door over a second or two, in arrival order,
+     * not within 50 ms.
+     */
+    static World judgedCrowdAtTheEdge(long seed, int replicas, long thinkMs, long runMs, long edgeMsPerCall) {
+        World w = judgedCrowd(seed, replicas, thinkMs, runMs);
+        Gateway g = w.gateway();
+        return new World(
+                seed,
+                runMs,
+                w.providers(),
+                new Gateway(
+                        g.replicas(),
+                        g.shared(),
+                        g.slices(),
+                        g.fairShare(),
+                        g.replicaOffsetsMs(),
+                        g.queueCapacity(),
+                        g.maxAttempts(),
+                        g.spillWait(),
+                        g.firstByteTimeout(),
+                        g.countDelay(),
+                        g.pinTenants(),
+                        edgeMsPerCall),
+                w.tiers(),
+                w.groups(),
+                w.toldLimits());
     }
 
     private static World judgedCrowd(
