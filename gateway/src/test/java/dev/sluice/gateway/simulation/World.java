@@ -78,6 +78,10 @@ record World(
      *
      * @param shared           the stores are shared (Redis mode); false: one replica on its in-memory stores
      * @param replicaOffsetsMs each replica's clock against the store's
+     * @param pinTenants       tenants split between the replicas in order, as the judged run does
+     * @param edgeMsPerCall    each replica hands its door one call per this many milliseconds, in arrival
+     *                         order (a packaged gateway's edge, authentication to the door, on two busy
+     *                         cores); 0: every call reaches the door the moment it is sent
      */
     record Gateway(
             int replicas,
@@ -92,14 +96,6 @@ record World(
             Duration countDelay,
             boolean pinTenants,
             long edgeMsPerCall) {
-        /**
-         * @param pinTenants    tenants split between the replicas in order, as the judged run does
-         * @param edgeMsPerCall each replica hands its door one call per this many milliseconds, in arrival
-         *                      order (a packaged gateway's edge, authentication to the door, on two busy cores);
-         *                      0: every call reaches the door the moment it is sent
-         */
-        Gateway {}
-
         /** Tenants pinned or not, every call at its door the moment it is sent. */
         Gateway(
                 int replicas,
