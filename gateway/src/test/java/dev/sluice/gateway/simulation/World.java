@@ -96,34 +96,6 @@ record World(
             Duration countDelay,
             boolean pinTenants,
             long edgeMsPerCall) {
-        /** Tenants pinned or not, every call at its door the moment it is sent. */
-        Gateway(
-                int replicas,
-                boolean shared,
-                boolean slices,
-                boolean fairShare,
-                long[] replicaOffsetsMs,
-                int queueCapacity,
-                int maxAttempts,
-                Duration spillWait,
-                Duration firstByteTimeout,
-                Duration countDelay,
-                boolean pinTenants) {
-            this(
-                    replicas,
-                    shared,
-                    slices,
-                    fairShare,
-                    replicaOffsetsMs,
-                    queueCapacity,
-                    maxAttempts,
-                    spillWait,
-                    firstByteTimeout,
-                    countDelay,
-                    pinTenants,
-                    0);
-        }
-
         /** Every try to a replica at random, as a load balancer would. */
         Gateway(
                 int replicas,
@@ -147,7 +119,8 @@ record World(
                     spillWait,
                     firstByteTimeout,
                     countDelay,
-                    false);
+                    false,
+                    0);
         }
     }
 
@@ -459,32 +432,29 @@ record World(
      * not within 50 ms.
      */
     static World judgedCrowdAtTheEdge(long seed, int replicas, long thinkMs, long runMs, long edgeMsPerCall) {
-        World w = judgedCrowd(seed, replicas, thinkMs, runMs);
-        Gateway g = w.gateway();
-        return new World(
+        return judgedCrowd(
                 seed,
+                replicas,
+                thinkMs,
                 runMs,
-                w.providers(),
-                new Gateway(
-                        g.replicas(),
-                        g.shared(),
-                        g.slices(),
-                        g.fairShare(),
-                        g.replicaOffsetsMs(),
-                        g.queueCapacity(),
-                        g.maxAttempts(),
-                        g.spillWait(),
-                        g.firstByteTimeout(),
-                        g.countDelay(),
-                        g.pinTenants(),
-                        edgeMsPerCall),
-                w.tiers(),
-                w.groups(),
-                w.toldLimits());
+                List.of(judgedProvider("p1", 1_500, 300_000, 200)),
+                NO_RETRY,
+                edgeMsPerCall);
     }
 
     private static World judgedCrowd(
             long seed, int replicas, long thinkMs, long runMs, List<Provider> providers, Retry retry) {
+        return judgedCrowd(seed, replicas, thinkMs, runMs, providers, retry, 0);
+    }
+
+    private static World judgedCrowd(
+            long seed,
+            int replicas,
+            long thinkMs,
+            long runMs,
+            List<Provider> providers,
+            Retry retry,
+            long edgeMsPerCall) {
         boolean shared = replicas > 1;
         Gateway g = new Gateway(
                 replicas,
@@ -497,7 +467,8 @@ record World(
                 Duration.ofMillis(500),
                 Duration.ZERO,
                 Duration.ofMillis(250),
-                true);
+                true,
+                edgeMsPerCall);
         TierSpec tier = new TierSpec("enterprise", 100_000_000, 1_000_000, 1.0, 1, 1_024, false, false);
         Group group = new Group(
                 0,
