@@ -84,7 +84,7 @@ class JudgedCrowdSimulationTest {
     }
 
     /**
-     * The same on two replicas (finding 25): over seeds 1-30, Jain 1.0000 and 2 of 36,773 promises
+     * The same on two replicas (finding 25): over seeds 1-30, Jain 1.0000 and 2 of 36,772 promises
      * broken after a wait. Before, 58 of 35,380: a replica whose line had drained held a slice of
      * the budget ahead of its need while the other replica's line waited for that room; then 26 of
      * 35,348, pages told "at the minute's turn" at one replica while the other, free to serve its

@@ -187,19 +187,21 @@ final class ReplicaSlice {
         roll(nowMs);
         Amounts want = spentNow.max(spentBefore).plus(need);
         if (queuedElsewhere.isZero() || shared == null || limits == null) return want;
-        BudgetSnapshot room = view(limits, nowMs); // what this slice holds goes back with the ask
+        // The room as the last store call left it, what this slice holds counted free (it goes back with the ask); not
+        // aged: this runs after every spend, and an older view only errs towards the need.
+        long requests =
+                spare(limits.requestsPerMinute(), shared.usedRequests(), left.requests(), queuedElsewhere.requests());
+        long tokens = spare(limits.tokensPerMinute(), shared.usedTokens(), left.tokens(), queuedElsewhere.tokens());
         return new Amounts(
-                spareOf(room.remainingRequests(), queuedElsewhere.requests()) / 2 < want.requests()
-                        ? need.requests()
-                        : want.requests(),
-                spareOf(room.remainingTokens(), queuedElsewhere.tokens()) / 2 < want.tokens()
-                        ? need.tokens()
-                        : want.tokens(),
+                requests / 2 < want.requests() ? need.requests() : want.requests(),
+                tokens / 2 < want.tokens() ? need.tokens() : want.tokens(),
                 want.input(),
                 want.output());
     }
 
-    private static long spareOf(long room, long queued) {
+    /** The room left under {@code limit} with {@code used} taken, {@code held} of it free here, less {@code queued}. */
+    private static long spare(long limit, long used, long held, long queued) {
+        long room = limit - Math.max(0, used - held);
         return Math.max(0, room - queued);
     }
 
