@@ -358,8 +358,7 @@ record World(
      * {@code replicas} 2, the tenants are split between them (1-3 and 4-6), on one shared store.
      */
     static World judgedCrowd(long seed, int replicas, long thinkMs, long runMs) {
-        return judgedCrowd(
-                seed, replicas, thinkMs, runMs, List.of(judgedProvider("p1", 1_500, 300_000, 200)), NO_RETRY);
+        return judgedCrowdAtTheEdge(seed, replicas, thinkMs, runMs, 0);
     }
 
     /**
