@@ -96,9 +96,11 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the server and deletes its directory. */
     @Override
     public void close() {
         kill();
+        TestRedis.deleteTree(dir);
     }
 
     private void signal(String sig) {

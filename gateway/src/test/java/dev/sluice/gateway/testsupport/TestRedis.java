@@ -16,8 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -132,11 +135,33 @@ public final class TestRedis {
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile())
                     .start();
-            Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stop(process);
+                deleteTree(dir);
+            }));
             awaitPing(port, process, dir);
             return "redis://127.0.0.1:" + port;
         } catch (IOException e) {
             throw new IllegalStateException("could not start redis-server", e);
+        }
+    }
+
+    /** Stops a server and waits for it to be gone, so its directory can go too. */
+    static void stop(Process process) {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Deletes a server's temporary directory: a run leaves nothing behind in /tmp. */
+    static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory left behind is not worth failing a test over
         }
     }
 

@@ -11,12 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A real Redis Cluster of three masters (no replicas) on free loopback ports, started from the
@@ -168,14 +166,8 @@ public final class TestRedisCluster implements AutoCloseable {
     }
 
     private void stopProcesses() {
-        for (Process p : processes) p.destroy();
-        for (Process p : processes) {
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        for (Process p : processes) p.destroy(); // all at once, then wait for each
+        processes.forEach(TestRedis::stop);
     }
 
     /** Stops the nodes and deletes their files. */
@@ -187,10 +179,6 @@ public final class TestRedisCluster implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             // the hook is running or has run
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            // a temp directory left behind is not worth failing a test over
-        }
+        TestRedis.deleteTree(dir);
     }
 }
