@@ -10,11 +10,16 @@ import dev.sluice.gateway.dispatch.budget.BudgetLimits;
  *
  * <p>Outcomes are collected over a fixed evaluation interval and judged once when it closes,
  * so a burst of answers moves the limit one step, not one step per answer. An interval with
- * fewer than {@code minSamples} outcomes changes nothing (a lone timeout at night is not a
- * verdict on the provider). Otherwise any overload, timeout or 429 in it multiplies the limit
- * by {@code decrease}; a clean interval adds {@code increase}, but only if the calls actually
- * pressed on the limit (at least half of it in flight): a limit nobody used proves nothing and
- * must not creep up to the ceiling on a quiet night. The limit never leaves [floor, ceiling].
+ * fewer than {@code minSamples} outcomes is no verdict on the provider: with a drop in it, it is
+ * dropped (a lone timeout at night); clean, it is carried into the next interval until enough
+ * have come, for at most {@link #GATHER_MS}. Without the carry a slow provider could only lose
+ * limit: seven calls of two seconds never answer ten times in one interval, so no clean interval
+ * ever raised a limit that a quick burst of 429s had lowered (a random world held a provider at
+ * 6 of its 14 slots for 200 s with 600 jobs waiting). A judged interval with any overload,
+ * timeout or 429 multiplies the limit by {@code decrease}; a clean one adds {@code increase}, but
+ * only if the calls actually pressed on the limit (at least half of it in flight): a limit nobody
+ * used proves nothing and must not creep up to the ceiling on a quiet night. The limit never
+ * leaves [floor, ceiling].
  *
  * <p>Thread-safe: outcomes arrive on whatever thread answered the call.
  */
@@ -69,9 +74,15 @@ public final class AimdLimit {
         }
     }
 
+    /** The longest clean outcomes are carried towards {@code minSamples}, from the interval they came in. */
+    public static final long GATHER_MS = 60_000;
+
     private final Settings settings;
     private volatile int limit;
     private long intervalStartMs = Long.MIN_VALUE;
+    /** Where the outcomes not yet judged began: an earlier interval's when they were carried. */
+    private long gatheredFromMs = Long.MIN_VALUE;
+
     private int samples;
     private int drops;
     private int maxInFlight;
@@ -108,19 +119,27 @@ public final class AimdLimit {
     /** Closes the interval if it is over (for a timer; samples do this themselves). */
     public synchronized int tick(long nowMs) {
         if (intervalStartMs == Long.MIN_VALUE || nowMs - intervalStartMs < settings.intervalMs()) return limit;
+        if (gatheredFromMs == Long.MIN_VALUE) gatheredFromMs = intervalStartMs;
         if (samples >= settings.minSamples()) {
             if (drops > 0) {
                 limit = Math.max(settings.floor(), (int) Math.floor(limit * settings.decrease()));
             } else if (2L * maxInFlight >= limit) {
                 limit = Math.min(settings.ceiling(), limit + settings.increase());
             }
-        }
+            forget();
+        } else if (drops > 0 || nowMs - gatheredFromMs > GATHER_MS) {
+            forget(); // too few to judge: a blip, or clean outcomes gathered too long ago to count
+        } // else clean and too few: carried into the next interval
         // Intervals stay on their fixed grid; a silent stretch starts a fresh one.
         long elapsed = (nowMs - intervalStartMs) / settings.intervalMs();
         intervalStartMs = elapsed == 1 ? intervalStartMs + settings.intervalMs() : Long.MIN_VALUE;
+        return limit;
+    }
+
+    private void forget() {
+        gatheredFromMs = Long.MIN_VALUE;
         samples = 0;
         drops = 0;
         maxInFlight = 0;
-        return limit;
     }
 }

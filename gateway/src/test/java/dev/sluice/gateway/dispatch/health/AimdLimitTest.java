@@ -96,6 +96,28 @@ class AimdLimitTest {
     }
 
     @Test
+    void aSlowProviderRecoversFromOutcomesCarriedAcrossIntervals() {
+        interval(T0, 10, Outcome.OVERLOAD); // a quick burst of push-back
+        aimd.tick(T0 + 1_000);
+        assertThat(aimd.limit()).isEqualTo(70);
+        // Then calls so long that each interval sees two answers, the limit fully in use: every third interval has
+        // gathered five clean ones and is judged (before, no interval ever had five: the limit stayed at 70).
+        for (int k = 1; k <= 9; k++) interval(T0 + k * 1_000L, 2, Outcome.SUCCESS);
+        aimd.tick(T0 + 10_000);
+        assertThat(aimd.limit()).isEqualTo(73);
+    }
+
+    @Test
+    void cleanOutcomesAreCarriedForAMinuteAtMost() {
+        interval(T0, 3, Outcome.SUCCESS);
+        aimd.tick(T0 + 1_000);
+        // 61 s later, three more: with the three of a minute ago they would make five, but those are too old.
+        interval(T0 + 61_000, 3, Outcome.SUCCESS);
+        aimd.tick(T0 + 62_000);
+        assertThat(aimd.limit()).isEqualTo(100);
+    }
+
+    @Test
     void aSilentStretchStartsAFreshInterval() {
         aimd.onSample(T0, Outcome.SUCCESS, 100);
         // minutes later, a burst of overloads: judged in its own interval, once
