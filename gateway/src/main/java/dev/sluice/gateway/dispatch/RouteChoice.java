@@ -7,6 +7,7 @@ import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.calibration.TokenCalibration;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
 import dev.sluice.gateway.dispatch.lease.Lease;
+import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
@@ -178,6 +179,27 @@ final class RouteChoice {
         return new Choice(chosen, chosenJob, chosenDecision, refusal, anyOpen);
     }
 
+    /**
+     * The budget of {@code route} that counts a refused ask as demand to come: the one that serves
+     * the most such calls a minute ({@link Door.Capacity#callsPerMinute}; the first of equals), where
+     * the tenant is served most when it is back. Counted at the route's first, a small primary, the
+     * ask held back none of the large secondary's next minute, and whoever came back first took it;
+     * counted at every budget, each held room for asks that come back to one of them.
+     */
+    static ProviderDispatcher.Candidate servesMost(List<ProviderDispatcher.Candidate> route) {
+        ProviderDispatcher.Candidate best = null;
+        double most = -1;
+        for (ProviderDispatcher.Candidate c : route) {
+            if (c.dispatcher().closing()) continue;
+            double calls = c.dispatcher().capacity().callsPerMinute(c.job().tokens());
+            if (calls > most) {
+                best = c;
+                most = calls;
+            }
+        }
+        return best == null ? route.get(0) : best;
+    }
+
     /** The refusal to tell when all refuse: the soonest retry; "never fits" (-1) only when no other. */
     private static boolean sooner(DoorDecision a, DoorDecision b) {
         if (a.retryAfterMs() < 0) return false;
@@ -243,13 +265,13 @@ final class RouteChoice {
             Line.fail(ticket, GatewayBusyException.shuttingDown());
             return;
         }
-        // The ask is remembered by the door it went to, or by the route's first when all refused.
         // Only what went unmet is remembered: demand the door could not take counts ahead of whoever comes next.
         if (choice.chosen() == null) {
-            route.get(0).dispatcher().asked(route.get(0).job());
+            ProviderDispatcher.Candidate counted = servesMost(route);
+            counted.dispatcher().asked(counted.job());
             // Expected back at every budget of the route: room any of them frees early is kept for it a while.
-            for (ProviderDispatcher.Candidate c : route.subList(1, route.size()))
-                c.dispatcher().awaits(c.job());
+            for (ProviderDispatcher.Candidate c : route)
+                if (c != counted) c.dispatcher().awaits(c.job());
             Line.fail(ticket, GatewayBusyException.refusedAtTheDoor(choice.refusal(), maxWaitMs));
         } else {
             ProviderDispatcher d = choice.chosen().dispatcher();

@@ -121,6 +121,36 @@ class RouteChoiceTest {
     }
 
     @Test
+    void anAskEveryDoorRefusedIsCountedWhereTheRouteServesMost() {
+        // A small primary before a secondary with twice its slots: the ask is expected back where it will mostly be
+        // served. Counted at the primary, it held back none of the secondary's next room, and whoever came back
+        // first took that (the judged two-provider crowd: Jain 0.79-0.96 in 9 seeds of 30).
+        ProviderDispatcher large = dispatcher(
+                "large:m",
+                new BudgetLimits(600, 120_000, 2, 60_000),
+                new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
+        java.util.function.Function<String, List<ProviderDispatcher.Candidate>> smallThenLarge = id -> List.of(
+                new ProviderDispatcher.Candidate(primary, page(id)), new ProviderDispatcher.Candidate(large, page(id)));
+        assertThat(RouteChoice.servesMost(smallThenLarge.apply("x")).dispatcher())
+                .isSameAs(large);
+        for (String id : List.of("a", "b", "c")) // every slot of both taken
+        RouteChoice.enter(smallThenLarge.apply(id), MAX_WAIT_MS, SPILL_MS, false)
+                    .block(Duration.ofSeconds(5));
+
+        AtomicReference<Object> refused = new AtomicReference<>();
+        RouteChoice.enter(smallThenLarge.apply("d"), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() != null);
+
+        assertThat(refused.get()).isInstanceOf(GatewayBusyException.class);
+        assertThat(large.takeReports().block(Duration.ofSeconds(5)).demand())
+                .as("the secondary counts the refused ask ahead of whoever comes next")
+                .anySatisfy(d -> assertThat(d.askedTokens()).isEqualTo(100));
+        assertThat(primary.takeReports().block(Duration.ofSeconds(5)).demand())
+                .as("and the primary does not count it again")
+                .allSatisfy(d -> assertThat(d.askedTokens()).isZero());
+    }
+
+    @Test
     void aFailingProviderIsSteppedAroundAndItsWaitingRequestsAreRoutedAgain() {
         Lease first = enter("a", SPILL_MS, MAX_WAIT_MS);
         // One waits in the primary's line (a spill wait longer than the call's time keeps it there).

@@ -83,6 +83,16 @@ public final class Door {
                     Math.max(0, moveMs));
         }
 
+        /**
+         * How many calls of {@code tokens} this budget starts a minute when it is kept busy: the
+         * fewest its tokens, its requests and its slots allow (slots by Little's law).
+         */
+        public double callsPerMinute(long tokens) {
+            double byTokens = (double) tokensPerMinute / Math.max(1, tokens);
+            double bySlots = meanCallMs == 0 ? Double.MAX_VALUE : inFlightLimit * 60_000.0 / meanCallMs;
+            return Math.min(byTokens, Math.min(requestsPerMinute, bySlots));
+        }
+
         /** How long what is sent now stays in the window: a cycle, and the move at settlement. */
         long cycleMs() {
             return CYCLE_MS + moveMs;
