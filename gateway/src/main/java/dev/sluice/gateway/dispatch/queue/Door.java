@@ -302,15 +302,22 @@ public final class Door {
     /**
      * How far ahead of its deadline a job estimated to start in {@code estimateMs} must be for the
      * door to promise it: {@link #PROMISE_MARGIN_MS} (the estimate itself when shorter), and a
-     * twentieth of the estimate. The estimate's error grows with it: a window that frees a second later than its schedule said
-     * (charges re-dated at settlement, calls still in flight when the promise was made) errs by
-     * seconds on a minute's wait and by nothing on a page sent at once. The judged crowd's broken
-     * promises were all estimates of 57–60 s against a 60 s wait, started 1–3 s late.
+     * twentieth of the estimate, up to {@link #GROWING_MARGIN_MS} more. The estimate's error grows
+     * with it (calls ahead that take longer than the mean, a window that frees a moment later than
+     * its schedule said) but not in proportion on a minute's wait: the window's schedule knows to
+     * the slot when a turn's room frees, and settlement's move is in it ({@link Capacity#of}). A
+     * margin of a twentieth (3.8 s of a minute) was a dead zone after every minute's turn: a
+     * closed-loop tenant back 3 s after the turn's sends was promised only the sliver of the next
+     * turn that frees within 56.2 s of its 60 s wait, held those pages for the minute, and the
+     * tenants back a second later took the turn (finding 15 of docs/simulation.md).
      */
     static long marginMs(long estimateMs) {
         long e = Math.max(0, estimateMs);
-        return Math.min(PROMISE_MARGIN_MS, e) + e / 20;
+        return Math.min(PROMISE_MARGIN_MS, e) + Math.min(e / 20, GROWING_MARGIN_MS);
     }
+
+    /** The most a promise's margin grows past {@link #PROMISE_MARGIN_MS} with the estimate ({@link #marginMs}). */
+    static final long GROWING_MARGIN_MS = 500;
 
     /**
      * The longest estimate the door promises within {@code maxWaitMs}: the largest {@code e} with
