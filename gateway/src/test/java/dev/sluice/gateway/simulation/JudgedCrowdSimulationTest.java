@@ -42,9 +42,10 @@ class JudgedCrowdSimulationTest {
 
     /**
      * Two replicas keep their word as one does, and serve equal tenants as equally: over seeds 1-30,
-     * Jain 0.9976 on average, 0.9951 at the least, no promise broken after a wait (0.9954 and 0.9850
-     * before a door counted the other replica's line up to the hold's slack past a job's turn,
-     * finding 25; 0.9924 and 0.9885 before stop 43).
+     * Jain 0.9998 on average, 0.9994 at the least, 12 of 33,720 promises broken after a wait (0.9976
+     * and 0.9951, none broken, with the door's margin at a twentieth of the estimate: its dead zone
+     * after a minute's turn, finding 27; 0.9954 and 0.9850 before a door counted the other replica's
+     * line up to the hold's slack past a job's turn, finding 25).
      */
     @Test
     void twoReplicasKeepTheirWordAndServeEqualTenantsEqually() {
@@ -56,15 +57,16 @@ class JudgedCrowdSimulationTest {
     /**
      * The judged two-provider crowd (a small primary in front of seed 000's provider, 60 s): room
      * that frees early (answers shorter than reserved) goes to the tenants the door counted first
-     * ({@code Awaited}). Without that, seeds 1-5 had Jain 0.9822 on average, 0.9653 at the least
-     * (one tenant, back 300 ms before the others, took 37 pages of room freed at 5 s); with it
-     * 0.9944 and 0.9864.
+     * ({@code Awaited}), and an ask both doors refused is counted where the route serves most
+     * ({@code RouteChoice.servesMost}; counted at the primary, 9 seeds of 30 fell to Jain 0.79-0.96
+     * once the door's margin no longer hid it, finding 28). Over seeds 1-30: Jain 0.9990 on
+     * average, 0.9981 at the least, none broken after a wait.
      */
     @Test
     void twoProvidersServeEqualTenantsEqually() {
         Figures f = crowd(1, seed -> World.judgedTwoProviders(seed, 1_000, 60_000), "two providers");
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
-        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
     }
 
     /**
@@ -100,19 +102,21 @@ class JudgedCrowdSimulationTest {
     /**
      * Two replicas behind an edge that hands each door one call every 3 ms, in arrival order (the
      * packaged gateway on two busy cores passed a burst at about 350 calls a second): a book's
-     * pages reach the door over 300 ms, not within 50 ms. This is the world that looks like the
-     * packaged judged runs (Jain 0.9895-0.9967 there): over seeds 1-20, Jain 0.9938 on average,
-     * 0.9900 at the least, no promise broken after a wait. The first tenant through each edge sends
-     * its whole book into the empty first minute before the others' pages reach the door; the second
-     * minute pays that back; the third goes mostly to whoever asks last before the crowd stops
-     * (finding 15 of docs/simulation.md: a tenant asking at 65 s sees only the part of the third
-     * minute's room that frees within its wait, and holds those few pages until they are served).
+     * pages reach the door over 300 ms, not within 50 ms. This is the world that looked like the
+     * packaged judged runs when they dipped (Jain 0.9895-0.9967 there; here 0.9938 on average and
+     * 0.9900 at the least over seeds 1-30): the first tenant through each edge sends its whole book
+     * into the empty first minute before the others' pages reach the door, the second minute pays
+     * that back, and the third went mostly to whoever asked last before the crowd stopped: a tenant
+     * asking 3 s after the second turn's sends saw only the part of the third turn's room that
+     * frees within 56.2 s of its 60 s wait, and held those few pages until they were served (findings
+     * 15 and 27 of docs/simulation.md). With the margin's growth capped at half a second: Jain 1.0000
+     * on average, 0.9998 at the least, none broken after a wait, 18 % more pages.
      */
     @Test
     void twoReplicasBehindASlowEdge() {
         Figures f = crowd(2, seed -> World.judgedCrowdAtTheEdge(seed, 2, 1_000, 90_000, 3), "edge 3 ms, replicas 2");
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
-        assertThat(f.jainMean()).as("Jain's index, mean over the seeds").isGreaterThanOrEqualTo(0.99);
+        assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
     }
 
     static Figures crowd(int replicas) {
