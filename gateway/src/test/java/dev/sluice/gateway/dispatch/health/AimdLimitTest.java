@@ -85,26 +85,26 @@ class AimdLimitTest {
         assertThat(aimd.limit()).isEqualTo(100);
     }
 
-    @Test
-    void recoversAdditivelyAfterBackingOff() {
+    /** Backs off once (a quick burst of push-back: 100 -> 70), then {@code intervals} clean ones of {@code answers} each. */
+    int backOffThenClean(int answers, int intervals) {
         interval(T0, 10, Outcome.OVERLOAD);
         aimd.tick(T0 + 1_000);
         assertThat(aimd.limit()).isEqualTo(70);
-        for (int k = 1; k <= 3; k++) interval(T0 + k * 1_000L, 10, Outcome.SUCCESS);
-        aimd.tick(T0 + 4_000);
-        assertThat(aimd.limit()).isEqualTo(73);
+        for (int k = 1; k <= intervals; k++) interval(T0 + k * 1_000L, answers, Outcome.SUCCESS);
+        aimd.tick(T0 + (intervals + 1) * 1_000L);
+        return aimd.limit();
+    }
+
+    @Test
+    void recoversAdditivelyAfterBackingOff() {
+        assertThat(backOffThenClean(10, 3)).isEqualTo(73);
     }
 
     @Test
     void aSlowProviderRecoversFromOutcomesCarriedAcrossIntervals() {
-        interval(T0, 10, Outcome.OVERLOAD); // a quick burst of push-back
-        aimd.tick(T0 + 1_000);
-        assertThat(aimd.limit()).isEqualTo(70);
-        // Then calls so long that each interval sees two answers, the limit fully in use: every third interval has
+        // Calls so long that each interval sees two answers, the limit fully in use: every third interval has
         // gathered five clean ones and is judged (before, no interval ever had five: the limit stayed at 70).
-        for (int k = 1; k <= 9; k++) interval(T0 + k * 1_000L, 2, Outcome.SUCCESS);
-        aimd.tick(T0 + 10_000);
-        assertThat(aimd.limit()).isEqualTo(73);
+        assertThat(backOffThenClean(2, 9)).isEqualTo(73);
     }
 
     @Test

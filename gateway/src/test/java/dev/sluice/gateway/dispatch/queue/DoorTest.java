@@ -181,6 +181,19 @@ class DoorTest {
     }
 
     @Test
+    void callsAMinuteAreTheFewestTheTokensRequestsAndSlotsAllow() {
+        // 300,000 tokens, 1,500 requests, 200 slots of 2 s calls: 375 pages of 800 tokens, 1,500 requests, 6,000 calls
+        assertThat(SATURATED.callsPerMinute(PAGE)).isEqualTo(375.0);
+        assertThat(SATURATED.callsPerMinute(10))
+                .as("small calls: the requests bind")
+                .isEqualTo(1_500.0);
+        Capacity fewSlots = new Capacity(300_000, 1_500, 7, 2_000, 0, 0, 0, 0, null, 0);
+        assertThat(fewSlots.callsPerMinute(10))
+                .as("seven slots of 2 s: Little's law")
+                .isEqualTo(210.0);
+    }
+
+    @Test
     void aTenantBackSecondsAfterATurnsSendsIsPromisedTheNextTurn() {
         // A crowd's minute went out in one burst; a tenant whose pages of it were answered comes back 3 s later.
         // The room those sends free comes back 57 s from now, within its 60 s wait and the door's margin: it gets
