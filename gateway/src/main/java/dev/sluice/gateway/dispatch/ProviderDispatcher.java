@@ -126,6 +126,17 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return health;
     }
 
+    /**
+     * Calls of {@code tokens} this budget starts a minute when kept busy ({@link Door#callsPerMinute}),
+     * from its limits now and its calls' mean time: rates only, so no snapshot is aged and no
+     * window's schedule copied, as {@link #capacity()} does for the door.
+     */
+    double callsPerMinute(long tokens) {
+        BudgetLimits l = limits();
+        return Door.callsPerMinute(
+                l.tokensPerMinute(), l.requestsPerMinute(), l.maxInFlight(), leases.meanCallMs(), tokens);
+    }
+
     /** The limits in force now: the configured ones with the adaptive concurrency limit. */
     @Override
     public BudgetLimits limits() {

@@ -181,7 +181,7 @@ final class RouteChoice {
 
     /**
      * The budget of {@code route} that counts a refused ask as demand to come: the one that serves
-     * the most such calls a minute ({@link Door.Capacity#callsPerMinute}; the first of equals), where
+     * the most such calls a minute ({@link Door#callsPerMinute}; the first of equals), where
      * the tenant is served most when it is back. Counted at the route's first, a small primary, the
      * ask held back none of the large secondary's next minute, and whoever came back first took it;
      * counted at every budget, each held room for asks that come back to one of them.
@@ -191,7 +191,7 @@ final class RouteChoice {
         double most = -1;
         for (ProviderDispatcher.Candidate c : route) {
             if (c.dispatcher().closing()) continue;
-            double calls = c.dispatcher().capacity().callsPerMinute(c.job().tokens());
+            double calls = c.dispatcher().callsPerMinute(c.job().tokens());
             if (calls > most) {
                 best = c;
                 most = calls;

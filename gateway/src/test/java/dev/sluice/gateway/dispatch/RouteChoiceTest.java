@@ -63,9 +63,12 @@ class RouteChoiceTest {
     }
 
     List<ProviderDispatcher.Candidate> route(String id) {
+        return route(id, primary, secondary);
+    }
+
+    List<ProviderDispatcher.Candidate> route(String id, ProviderDispatcher first, ProviderDispatcher second) {
         return List.of(
-                new ProviderDispatcher.Candidate(primary, page(id)),
-                new ProviderDispatcher.Candidate(secondary, page(id)));
+                new ProviderDispatcher.Candidate(first, page(id)), new ProviderDispatcher.Candidate(second, page(id)));
     }
 
     Lease enter(String id, long spillMs, long maxWaitMs) {
@@ -129,16 +132,15 @@ class RouteChoiceTest {
                 "large:m",
                 new BudgetLimits(600, 120_000, 2, 60_000),
                 new ProviderHealth(ProviderHealth.Settings.DEFAULTS));
-        java.util.function.Function<String, List<ProviderDispatcher.Candidate>> smallThenLarge = id -> List.of(
-                new ProviderDispatcher.Candidate(primary, page(id)), new ProviderDispatcher.Candidate(large, page(id)));
-        assertThat(RouteChoice.servesMost(smallThenLarge.apply("x")).dispatcher())
+        assertThat(RouteChoice.servesMost(route("x", primary, large)).dispatcher())
                 .isSameAs(large);
-        for (String id : List.of("a", "b", "c")) // every slot of both taken
-        RouteChoice.enter(smallThenLarge.apply(id), MAX_WAIT_MS, SPILL_MS, false)
+        for (String id : List.of("a", "b", "c")) { // every slot of both taken
+            RouteChoice.enter(route(id, primary, large), MAX_WAIT_MS, SPILL_MS, false)
                     .block(Duration.ofSeconds(5));
+        }
 
         AtomicReference<Object> refused = new AtomicReference<>();
-        RouteChoice.enter(smallThenLarge.apply("d"), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
+        RouteChoice.enter(route("d", primary, large), 100, SPILL_MS, false).subscribe(refused::set, refused::set);
         await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() != null);
 
         assertThat(refused.get()).isInstanceOf(GatewayBusyException.class);

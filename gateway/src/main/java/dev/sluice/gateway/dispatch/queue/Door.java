@@ -88,9 +88,7 @@ public final class Door {
          * fewest its tokens, its requests and its slots allow (slots by Little's law).
          */
         public double callsPerMinute(long tokens) {
-            double byTokens = (double) tokensPerMinute / Math.max(1, tokens);
-            double bySlots = meanCallMs == 0 ? Double.MAX_VALUE : inFlightLimit * 60_000.0 / meanCallMs;
-            return Math.min(byTokens, Math.min(requestsPerMinute, bySlots));
+            return Door.callsPerMinute(tokensPerMinute, requestsPerMinute, inFlightLimit, meanCallMs, tokens);
         }
 
         /** How long what is sent now stays in the window: a cycle, and the move at settlement. */
@@ -131,6 +129,18 @@ public final class Door {
         Capacity forClass(JobClass jobClass, double interactiveFloor) {
             return jobClass == JobClass.BATCH ? forBatch(interactiveFloor) : this;
         }
+    }
+
+    /**
+     * How many calls of {@code tokens} a budget of these rates starts a minute when it is kept busy:
+     * the fewest its tokens, its requests and its slots allow (slots by Little's law). Rates only:
+     * what the budget holds now does not enter.
+     */
+    public static double callsPerMinute(
+            long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long meanCallMs, long tokens) {
+        double byTokens = (double) tokensPerMinute / Math.max(1, tokens);
+        double bySlots = meanCallMs == 0 ? Double.MAX_VALUE : inFlightLimit * 60_000.0 / meanCallMs;
+        return Math.min(byTokens, Math.min(requestsPerMinute, bySlots));
     }
 
     /** Usage that leaves the rolling window {@code inMs} from now. */
