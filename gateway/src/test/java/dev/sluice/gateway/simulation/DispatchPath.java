@@ -15,6 +15,7 @@ import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
+import dev.sluice.gateway.dispatch.upstream.SentRequest;
 import dev.sluice.gateway.quota.SlidingWindow;
 import dev.sluice.gateway.usage.Usage;
 import java.time.Clock;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
@@ -184,6 +186,14 @@ final class DispatchPath {
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         long started = clock.millis();
+        // Settled as sent (CallWithFailover's asSent): handed over, and sent, now; an answer that proves nothing moves
+        // the charge by the longest count delay, never later than its headers.
+        Supplier<Lease> asSent = () -> lease.sentAfter(SentRequest.countsLaterByMs(
+                started,
+                started,
+                answer.headersAtMs,
+                answer.countedByMs != Long.MIN_VALUE,
+                dispatcher.limits().countDelayMs()));
         replica.trace.event(
                 replica.now(), "call", x.attempt.id, attempt, lease.job().tokens());
         Mono<Void> upstream =
@@ -206,7 +216,7 @@ final class DispatchPath {
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         dispatcher
                                 .finish(
-                                        lease,
+                                        asSent.get(),
                                         new FinishedCall(outcome, 0, 0, 0),
                                         clock.millis() - started,
                                         answer.countedByMs)
@@ -220,11 +230,15 @@ final class DispatchPath {
                     correctFromProvider(dispatcher, answer);
                     if (answer.failedOver) {
                         dispatcher
-                                .finish(lease, FinishedCall.FAILED_OVER, clock.millis() - started, answer.countedByMs)
+                                .finish(
+                                        asSent.get(),
+                                        FinishedCall.FAILED_OVER,
+                                        clock.millis() - started,
+                                        answer.countedByMs)
                                 .subscribe();
                         return failedOver(r, name, attempt);
                     }
-                    if (!answer.pushedBack) return finished(x, dispatcher, lease, answer, started);
+                    if (!answer.pushedBack) return finished(x, dispatcher, asSent.get(), answer, started);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
     }
@@ -366,6 +380,7 @@ final class DispatchPath {
         long remainingTokens = -1;
         long resetMs = -1;
         long countedByMs = Long.MIN_VALUE;
+        long headersAtMs = Long.MIN_VALUE;
 
         Answer(Exchange x, boolean mayRetry, boolean mayFailOver, java.util.function.IntConsumer statusSeen) {
             this.x = x;
@@ -376,6 +391,7 @@ final class DispatchPath {
 
         Mono<Void> handle(SimProvider.Answer a) {
             begun = true;
+            headersAtMs = clock.millis();
             status = a.status();
             remainingRequests = a.remainingRequests();
             remainingTokens = a.remainingTokens();
