@@ -232,10 +232,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     /** The budget for the door: a failing provider's circuit counts as a pause. */
     Door.Capacity capacity() {
         Door.Capacity c = budget.capacity(
-                limits(),
-                leases.meanCallMs(),
-                leases.moveMs(),
-                leases.inFlight().get());
+                        limits(),
+                        leases.meanCallMs(),
+                        leases.moveMs(),
+                        leases.inFlight().get())
+                .withEnding(leases.ending());
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }

@@ -6,7 +6,9 @@ import dev.sluice.gateway.dispatch.budget.BudgetLimits;
 import dev.sluice.gateway.dispatch.budget.ProviderBudget;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import java.time.Clock;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
@@ -29,8 +31,8 @@ public final class LeaseSettlement {
     private final BiConsumer<String, Long> tokensCorrected;
 
     private final AtomicInteger inFlightHere = new AtomicInteger();
-    /** Leases this replica holds; removing one is what makes a release happen once. */
-    private final Set<String> live = ConcurrentHashMap.newKeySet();
+    /** Leases this replica holds, and when each was taken (this replica's clock); removing one is what makes a release happen once. */
+    private final Map<String, Long> live = new ConcurrentHashMap<>();
 
     private volatile long meanCallMs =
             2_000; // a typical chat call's 2 s until answers say; EWMA of what calls really take
@@ -79,10 +81,26 @@ public final class LeaseSettlement {
         return meanCallMs;
     }
 
+    /**
+     * When this replica's calls in flight are expected to end, in ms from now, soonest first: a
+     * mean call after each was taken, now for one past it, and now for those being given back
+     * (still counted in flight, no longer held). The door's slots free on this schedule
+     * ({@code Door.Capacity#withEnding}): calls sent in one burst end together.
+     */
+    public List<Long> ending() {
+        long now = clock.millis();
+        long mean = meanCallMs;
+        List<Long> ends = new ArrayList<>(Math.max(live.size(), inFlightHere.get()));
+        for (long takenAt : live.values()) ends.add(Math.max(0, takenAt + mean - now));
+        while (ends.size() < inFlightHere.get()) ends.add(0L);
+        ends.sort(null);
+        return ends;
+    }
+
     /** A lease was granted: it is this replica's until released. */
     public void taken(Lease lease) {
         inFlightHere.incrementAndGet();
-        live.add(lease.leaseId());
+        live.put(lease.leaseId(), clock.millis());
     }
 
     /**
@@ -163,7 +181,7 @@ public final class LeaseSettlement {
 
     /** Gives the slot back, once whoever asks; the store's failure leaves it to expire on its own. */
     public Mono<Void> release(Lease lease) {
-        if (!live.remove(lease.leaseId())) return Mono.empty(); // already released
+        if (live.remove(lease.leaseId()) == null) return Mono.empty(); // already released
         return budget.release(lease.leaseId())
                 .onErrorResume(e -> Mono.just(false)) // the lease expires on its own
                 .doFinally(s -> {

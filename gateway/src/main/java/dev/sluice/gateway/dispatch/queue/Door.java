@@ -25,7 +25,9 @@ public final class Door {
      * The budget as the door sees it: rates (after headroom, and the adaptive in-flight limit),
      * what is used now, and how long calls take. {@code leaving} null is a budget without the
      * window's schedule: its windows are assumed to free as fast as they fill. {@code moveMs} 0
-     * keeps charges where they were stamped.
+     * keeps charges where they were stamped. {@code ending}: when this replica's calls in flight
+     * are expected to end, in ms from now, soonest first; null when not known, and its slots are
+     * assumed to free evenly ({@link SendTime#slots}).
      */
     public record Capacity(
             long tokensPerMinute,
@@ -37,7 +39,8 @@ public final class Door {
             int inFlight,
             long pausedForMs,
             List<Freed> leaving,
-            long moveMs) {
+            long moveMs,
+            List<Long> ending) {
         public Capacity {
             if (tokensPerMinute < 1 || requestsPerMinute < 1 || inFlightLimit < 1) {
                 throw new IllegalArgumentException("capacity rates must be at least 1");
@@ -46,6 +49,33 @@ public final class Door {
                 throw new IllegalArgumentException("capacity usage must not be negative");
             }
             leaving = leaving == null ? null : List.copyOf(leaving);
+            ending = ending == null ? null : List.copyOf(ending);
+        }
+
+        /** A budget whose calls in flight end when they end: not known here ({@code ending} null). */
+        public Capacity(
+                long tokensPerMinute,
+                long requestsPerMinute,
+                int inFlightLimit,
+                long meanCallMs,
+                long usedTokens,
+                long usedRequests,
+                int inFlight,
+                long pausedForMs,
+                List<Freed> leaving,
+                long moveMs) {
+            this(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    pausedForMs,
+                    leaving,
+                    moveMs,
+                    null);
         }
 
         /** From a budget snapshot (its limits may carry the adaptive in-flight limit) and the measured mean call time. */
@@ -122,7 +152,28 @@ public final class Door {
                     inFlight,
                     pausedForMs,
                     leaving,
-                    moveMs);
+                    moveMs,
+                    ending);
+        }
+
+        /**
+         * The same budget, with this replica's calls in flight ending {@code endsInMs} from now
+         * (soonest first): a burst's calls, all sent at once, free their slots together a call
+         * later, not evenly over it (see {@link SendTime#slots}).
+         */
+        public Capacity withEnding(List<Long> endsInMs) {
+            return new Capacity(
+                    tokensPerMinute,
+                    requestsPerMinute,
+                    inFlightLimit,
+                    meanCallMs,
+                    usedTokens,
+                    usedRequests,
+                    inFlight,
+                    pausedForMs,
+                    leaving,
+                    moveMs,
+                    endsInMs);
         }
 
         /** What a job of {@code jobClass} may use: batch less the interactive reserve ({@link #forBatch}). */

@@ -1,8 +1,7 @@
 package dev.sluice.gateway.dispatch.queue;
 
 import dev.sluice.gateway.dispatch.queue.Door.Capacity;
-import dev.sluice.gateway.dispatch.queue.Door.Freed;
-import dev.sluice.gateway.dispatch.queue.SendTime.Schedule;
+import dev.sluice.gateway.dispatch.queue.SendTime.Schedules;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,9 +33,9 @@ final class PromiseCheck {
         int fair = accepted.position() - 1; // its index among the queued jobs in fair order
         Capacity own = capacity.forClass(job.jobClass(), queue.interactiveFloor());
         Capacity batch = capacity.forClass(JobClass.BATCH, queue.interactiveFloor());
-        // Both capacities share one window: its schedule is indexed once for every estimate below.
-        Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
-        Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
+        // Both capacities share one window and one set of calls: their schedules are indexed once for every estimate
+        // below.
+        Schedules schedules = Schedules.of(capacity);
         int lastFirm = -1;
         record Pushed(int index, DoorDecision.Displaced displaced) {}
         List<Pushed> pushedInBurst = new ArrayList<>();
@@ -51,14 +50,9 @@ final class PromiseCheck {
             tokensAt[i] = tokens;
             if (i >= fair) {
                 long allowed = Door.longestPromisedMs(j.deadlineMs() - nowMs);
-                long without = SendTime.estimateWaitMs(
-                        j.tokens(), new WorkAhead(jobs, tokens), c, tokenSchedule, requestSchedule);
+                long without = SendTime.estimateWaitMs(j.tokens(), new WorkAhead(jobs, tokens), c, schedules);
                 long with = SendTime.estimateWaitMs(
-                        j.tokens(),
-                        new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())),
-                        c,
-                        tokenSchedule,
-                        requestSchedule);
+                        j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c, schedules);
                 if (without <= allowed && with > allowed) {
                     if (Door.soft(j, nowMs)) pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
@@ -85,8 +79,7 @@ final class PromiseCheck {
         }
         long wait = Math.max(
                 accepted.estimatedWaitMs(),
-                SendTime.estimateWaitMs(
-                        job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, tokenSchedule, requestSchedule));
+                SendTime.estimateWaitMs(job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, schedules));
         long promised = Door.longestPromisedMs(maxWaitMs);
         if (wait > promised) {
             // Asking again when the wait behind those promises is one the door promises: what is ahead of that
@@ -117,8 +110,7 @@ final class PromiseCheck {
         List<DoorDecision.Displaced> out = new ArrayList<>();
         List<FairQueue.Turn> order = queue.turns();
         Capacity batch = capacity.forClass(JobClass.BATCH, queue.interactiveFloor());
-        Schedule tokenSchedule = Schedule.of(capacity.leaving(), Freed::tokens);
-        Schedule requestSchedule = Schedule.of(capacity.leaving(), Freed::requests);
+        Schedules schedules = Schedules.of(capacity);
         int jobs = 0;
         long tokens = 0;
         for (FairQueue.Turn turn : order) {
@@ -126,7 +118,7 @@ final class PromiseCheck {
             if (Door.soft(j, nowMs) || j.enqueuedAtMs() >= confirmedBeforeMs) {
                 Capacity c = j.jobClass() == JobClass.BATCH ? batch : capacity;
                 WorkAhead ahead = owed.ahead(j, turn.tag(), new WorkAhead(jobs, tokens));
-                long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, tokenSchedule, requestSchedule);
+                long wait = SendTime.estimateWaitMs(j.tokens(), ahead, c, schedules);
                 if (wait > Door.longestPromisedMs(j.deadlineMs() - nowMs)) {
                     out.add(new DoorDecision.Displaced(j, wait));
                     continue;

@@ -24,23 +24,31 @@ final class SendTime {
 
     /** Milliseconds until a job of {@code tokens} with {@code ahead} in front of it is sent. */
     static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c) {
-        return estimateWaitMs(
-                tokens, ahead, c, Schedule.of(c.leaving(), Freed::tokens), Schedule.of(c.leaving(), Freed::requests));
+        return estimateWaitMs(tokens, ahead, c, Schedules.of(c));
     }
 
-    /** The same, with the window's schedules indexed once for many estimates against one capacity. */
-    static long estimateWaitMs(
-            long tokens, WorkAhead ahead, Capacity c, Schedule tokenSchedule, Schedule requestSchedule) {
+    /** The same, with the capacity's schedules indexed once for many estimates against one capacity. */
+    static long estimateWaitMs(long tokens, WorkAhead ahead, Capacity c, Schedules s) {
         long calls = ahead.jobs() + 1L;
         long tokenWait = windowWait(
-                LaneShare.clamp(ahead.tokens() + tokens),
-                c.usedTokens(),
-                c.tokensPerMinute(),
-                tokenSchedule,
-                c.cycleMs());
-        long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), requestSchedule, c.cycleMs());
-        long slotWait = drain(c.inFlight() + calls - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
+                LaneShare.clamp(ahead.tokens() + tokens), c.usedTokens(), c.tokensPerMinute(), s.tokens(), c.cycleMs());
+        long requestWait = windowWait(calls, c.usedRequests(), c.requestsPerMinute(), s.requests(), c.cycleMs());
+        long slotWait = slotWait(calls, c, s.slots());
         return Math.max(c.pausedForMs(), Math.max(tokenWait, Math.max(requestWait, slotWait)));
+    }
+
+    /**
+     * When the {@code calls}-th call from now has a slot: the later of two readings. On average,
+     * slots free at {@code inFlightLimit / meanCallMs} (Little's law). The calls in flight end as
+     * {@code slots} says, and each call sent holds its slot a mean call in turn (a rolling window of
+     * {@code meanCallMs}, {@link #windowWait}): a burst's calls, sent together, free their slots
+     * together a call later, not evenly over it. The schedule alone would be hopeful where calls
+     * differ in length (one past the mean may have long to go), so it only ever adds to the average.
+     */
+    private static long slotWait(long calls, Capacity c, Schedule slots) {
+        long even = drain(c.inFlight() + calls - c.inFlightLimit(), c.meanCallMs(), c.inFlightLimit());
+        if (slots == null || c.meanCallMs() == 0) return even;
+        return Math.max(even, windowWait(calls, c.inFlight(), c.inFlightLimit(), slots, c.meanCallMs()));
     }
 
     /**
@@ -122,6 +130,50 @@ final class SendTime {
             }
             return atMs[lo];
         }
+    }
+
+    /**
+     * A capacity's three schedules, indexed once: the tokens and requests leaving its windows
+     * ({@link Capacity#leaving}) and its calls in flight ending ({@link #slots}).
+     */
+    record Schedules(Schedule tokens, Schedule requests, Schedule slots) {
+        static Schedules of(Capacity c) {
+            return new Schedules(
+                    Schedule.of(c.leaving(), Freed::tokens),
+                    Schedule.of(c.leaving(), Freed::requests),
+                    SendTime.slots(c));
+        }
+    }
+
+    /**
+     * When the capacity's calls in flight end, one slot each: this replica's as {@link Capacity#ending}
+     * says, the rest (other replicas', and any its view counts that this replica does not know)
+     * evenly over a mean call, as Little's law has them. Null when nothing is known of when they
+     * end: the slots then drain evenly ({@link #slotWait}).
+     */
+    static Schedule slots(Capacity c) {
+        List<Long> known = c.ending();
+        if (known == null || c.meanCallMs() == 0) return null;
+        int inFlight = c.inFlight();
+        int mine = Math.min(known.size(), inFlight);
+        int others = inFlight - mine;
+        long[] at = new long[inFlight];
+        long[] summed = new long[inFlight];
+        int i = 0; // next of mine, soonest first
+        int j = 1; // next of the others: the j-th of them ends j / others of a mean call from now
+        for (int n = 0; n < inFlight; n++) {
+            long other = j <= others ? (long) Math.ceil((double) j * c.meanCallMs() / others) : Long.MAX_VALUE;
+            long own = i < mine ? Math.max(0, known.get(i)) : Long.MAX_VALUE;
+            if (own <= other) {
+                at[n] = own;
+                i++;
+            } else {
+                at[n] = other;
+                j++;
+            }
+            summed[n] = n + 1L;
+        }
+        return new Schedule(at, summed);
     }
 
     /** ceil(excess × periodMs / perPeriod), 0 when nothing exceeds. */

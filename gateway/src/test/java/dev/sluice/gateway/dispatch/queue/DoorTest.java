@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
 import dev.sluice.gateway.dispatch.queue.Door.Capacity;
 import dev.sluice.gateway.dispatch.queue.DoorDecision.Verdict;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -92,6 +93,45 @@ class DoorTest {
         // the provider slowed to 20 s a call: the same queue now waits ten times as long
         Capacity slow = new Capacity(300_000, 1_500, 200, 20_000, 0, 0, 0, 0, null, 0);
         assertThat(Door.estimateWaitMs(10, new WorkAhead(399, 3_990), slow)).isEqualTo(10 * wait);
+    }
+
+    @Test
+    void aBurstsCallsFreeTheirSlotsTogetherACallLater() {
+        // The judged crowd's first turn: 200 calls sent 100 ms ago hold every slot and end together in 1.9 s (the
+        // windows have room: only the slots decide).
+        Capacity burst = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, null, 0)
+                .withEnding(Collections.nCopies(200, 1_900L));
+        assertThat(Door.estimateWaitMs(PAGE, WorkAhead.NONE, burst)).isEqualTo(1_900);
+        assertThat(Door.estimateWaitMs(PAGE, pages(149), burst))
+                .as("the 150th: Little's law alone said 1.5 s, started at 1.9 s (simulated one-replica crowd)")
+                .isEqualTo(1_900);
+        // The 201st takes a slot freed by one of the calls sent at 1.9 s, a call after that.
+        assertThat(Door.estimateWaitMs(PAGE, pages(200), burst)).isEqualTo(1_900 + 2_000);
+        // Unknown ends: Little's law, as before.
+        Capacity unknown = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, null, 0);
+        assertThat(Door.estimateWaitMs(PAGE, pages(149), unknown)).isEqualTo(1_500);
+    }
+
+    @Test
+    void theSlotsScheduleNeverPromisesSoonerThanLittlesLaw() {
+        // Every call past the mean (long answers among short ones): ending "now" by the schedule, but a call past
+        // the mean may have long to go. The average still holds: 100 calls a second.
+        Capacity overdue = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, null, 0)
+                .withEnding(Collections.nCopies(200, 0L));
+        assertThat(Door.estimateWaitMs(PAGE, pages(149), overdue)).isEqualTo(1_500);
+    }
+
+    @Test
+    void callsThisReplicaDoesNotKnowEndEvenlyOverAMeanCall() {
+        // 200 in flight, 100 of them this replica's, ending in 1.9 s; the other 100 end every 20 ms.
+        Capacity shared = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, null, 0)
+                .withEnding(Collections.nCopies(100, 1_900L));
+        assertThat(Door.estimateWaitMs(PAGE, WorkAhead.NONE, shared)).isEqualTo(20);
+        assertThat(Door.estimateWaitMs(PAGE, pages(49), shared)).isEqualTo(1_000);
+        assertThat(Door.estimateWaitMs(PAGE, pages(99), shared))
+                .as("the others' 100th at 2 s comes after this replica's 100 at 1.9 s")
+                .isEqualTo(1_900);
+        assertThat(Door.estimateWaitMs(PAGE, pages(199), shared)).isEqualTo(2_000);
     }
 
     @Test
