@@ -133,7 +133,6 @@ final class CallWithFailover {
                 new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
-        long started = clock.millis();
         SentRequest sent = new SentRequest(exchange.getRequest(), clock);
         long handedOverAtMs = r.handedOverAtMs;
         // Settled as sent: the count delay runs from when the body left, which under a burst is well after the lease.
@@ -164,7 +163,7 @@ final class CallWithFailover {
                                 lease,
                                 dispatcher.limits(),
                                 usageOf(exchange));
-                        settle(dispatcher, asSent.get(), cut, started, answer);
+                        settle(dispatcher, asSent.get(), cut, answer);
                     }
                 })
                 // The call's own failure, as a signal: what follows (a retry, another provider) has failures of its
@@ -176,10 +175,10 @@ final class CallWithFailover {
                     correctFromProvider(dispatcher, answer);
                     meters.responses(Integer.toString(answer.status()), name).increment();
                     if (answer.failedOver()) {
-                        settle(dispatcher, asSent.get(), FinishedCall.FAILED_OVER, started, answer);
+                        settle(dispatcher, asSent.get(), FinishedCall.FAILED_OVER, answer);
                         return failedOver(r, name, attempt);
                     }
-                    if (!answer.pushedBack()) return finished(exchange, dispatcher, asSent.get(), answer, started);
+                    if (!answer.pushedBack()) return finished(exchange, dispatcher, asSent.get(), answer);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
     }
@@ -219,11 +218,7 @@ final class CallWithFailover {
     }
 
     private Mono<Void> finished(
-            ServerWebExchange exchange,
-            ProviderDispatcher dispatcher,
-            Lease lease,
-            UpstreamAnswer answer,
-            long started) {
+            ServerWebExchange exchange, ProviderDispatcher dispatcher, Lease lease, UpstreamAnswer answer) {
         RequestEstimate estimate = RouteChoice.providerCost(RequestEstimate.ATTRIBUTE.get(exchange));
         // A read's answer may show the usage of the call that made the object: not this call's.
         Usage used = estimate.endpoint() == Endpoint.OTHER || estimate.endpoint() == Endpoint.BATCHES
@@ -237,16 +232,13 @@ final class CallWithFailover {
         // The answer has been written: the slot goes back in the background (finish runs detached,
         // so nothing can cancel it), and the exchange ends now. Waiting for that round trip would
         // hold the client's connection, and its next request on it, for nothing.
-        settle(dispatcher, lease, call, started, answer);
+        settle(dispatcher, lease, call, answer);
         return Mono.empty();
     }
 
     /** Ends {@code lease} as {@code call} says, without waiting for the store. */
-    private void settle(
-            ProviderDispatcher dispatcher, Lease lease, FinishedCall call, long started, UpstreamAnswer answer) {
-        dispatcher
-                .finish(lease, call, clock.millis() - started, answer.countedByMs())
-                .subscribe();
+    private void settle(ProviderDispatcher dispatcher, Lease lease, FinishedCall call, UpstreamAnswer answer) {
+        dispatcher.finish(lease, call, answer.countedByMs()).subscribe();
     }
 
     private static Usage usageOf(ServerWebExchange exchange) {

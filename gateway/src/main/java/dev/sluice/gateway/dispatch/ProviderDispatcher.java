@@ -343,14 +343,13 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     // How a lease ends: LeaseSettlement.
 
-    public Mono<Void> finish(
-            Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long durationMs, long countedByMs) {
-        return finish(lease, new FinishedCall(outcome, tokenDelta, 0, 0), durationMs, countedByMs);
+    public Mono<Void> finish(Lease lease, AimdLimit.Outcome outcome, long tokenDelta, long countedByMs) {
+        return finish(lease, new FinishedCall(outcome, tokenDelta, 0, 0), countedByMs);
     }
 
     /** The call ended as {@code call} says: with the provider's usage, the input and output windows are settled too. */
-    public Mono<Void> finish(Lease lease, FinishedCall call, long durationMs, long countedByMs) {
-        return leases.finish(lease, call, durationMs, countedByMs);
+    public Mono<Void> finish(Lease lease, FinishedCall call, long countedByMs) {
+        return leases.finish(lease, call, countedByMs);
     }
 
     public Mono<Void> pushedBack(Lease lease, long retryAfterMs) {

@@ -151,7 +151,7 @@ class BudgetCallsWithinTheRequestBudgetTest {
         time.advanceTimeBy(Duration.ofMillis(750));
         assertThat(lease.get()).isNotNull();
         assertThat(share.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
-        d.finish(lease.get(), AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE).subscribe();
+        d.finish(lease.get(), AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).subscribe();
         time.advanceTime();
         assertThat(share.snapshot("lab:*", LIMITS).block().inFlight())
                 .as("released where it was taken")

@@ -48,9 +48,7 @@ class BudgetGaugeTest {
         Lease lease = dispatcher
                 .submit(Job.of("j1", "t", 1, JobClass.INTERACTIVE, 12_000, now, now + 30_000), 30_000)
                 .block(Duration.ofSeconds(5));
-        dispatcher
-                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 100, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         // The caller gets its lease from the store's reply; the loop records the budget just after.
         await().atMost(Duration.ofSeconds(5)).until(() -> gauge("tokens") == 0.1);
         assertThat(gauge("requests")).isEqualTo(1.0 / 600);
@@ -86,7 +84,7 @@ class BudgetGaugeTest {
         Lease lease = dispatcher.submit(job, 30_000).block(Duration.ofSeconds(5));
         // The answer: a prompt of 4,000 as charged, 200 of the 1,000 output tokens written.
         dispatcher
-                .finish(lease, new FinishedCall(AimdLimit.Outcome.SUCCESS, 0, 0, -800), 100, Long.MIN_VALUE)
+                .finish(lease, new FinishedCall(AimdLimit.Outcome.SUCCESS, 0, 0, -800), Long.MIN_VALUE)
                 .block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> splitGauge("input_tokens") == 0.1);
         assertThat(splitGauge("output_tokens"))

@@ -17,7 +17,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The door knows when this replica's calls in flight end: a mean call (2 s until answers say)
+ * The door knows when this replica's calls in flight end: a mean hold (2 s until answers say)
  * after each was taken, and "now" for one past it or being given back. A burst's calls, taken
  * together, free their slots together ({@code SendTime.slots}).
  */
@@ -60,5 +60,22 @@ class CallsEndingTest {
 
         dispatcher.giveBack(c);
         assertThat(dispatcher.capacity().ending()).as("c given back").containsExactly(0L, 0L);
+    }
+
+    @Test
+    void theMeanIsHowLongASlotIsHeldFromItsGrant() {
+        Lease a = take("a");
+        clock.advance(3_000); // granted, then half a second to reach the provider under a burst, and the call
+        dispatcher.finish(a, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        assertThat(dispatcher.capacity().meanCallMs())
+                .as("half-way from 2 s to 3 s at once")
+                .isEqualTo(2_500);
+
+        Lease b = take("b");
+        clock.advance(100);
+        dispatcher.finish(b, AimdLimit.Outcome.FAILED, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        assertThat(dispatcher.capacity().meanCallMs())
+                .as("a failure says nothing of the hold")
+                .isEqualTo(2_500);
     }
 }

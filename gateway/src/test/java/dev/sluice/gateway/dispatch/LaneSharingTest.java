@@ -89,9 +89,7 @@ class LaneSharingTest {
         Lease first = oneServedOneWaiting(b);
         answer.set(Mono.just(new View(OptionalLong.of(-1_000_000), Map.of("b", 0L))));
         tick();
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         tick();
         assertThat(b.get())
                 .as("held back: the slot is free, but a tenant elsewhere is far behind")
@@ -116,9 +114,7 @@ class LaneSharingTest {
         Lease first = oneServedOneWaiting(b);
         tick();
         assertThat(calls).containsExactly(List.of(new Report("a", 100, false), new Report("b", 0, true)));
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         tick();
         assertThat(calls.get(1)).containsExactly(new Report("b", 100, false));
@@ -150,9 +146,7 @@ class LaneSharingTest {
         answer.set(Mono.error(new IllegalStateException("Redis went away")));
         tick();
         assertThat(calls.get(1)).containsExactly(new Report("b", 0, true));
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         answer.set(Mono.just(View.ALONE));
         tick();
@@ -170,9 +164,7 @@ class LaneSharingTest {
         storeUp = false;
         tick();
         assertThat(calls).hasSize(1);
-        dispatcher
-                .finish(first, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(5)).until(() -> b.get() != null);
         assertThat(b.get()).isInstanceOf(Lease.class);
     }

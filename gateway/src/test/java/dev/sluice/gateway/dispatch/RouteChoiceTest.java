@@ -167,7 +167,7 @@ class RouteChoiceTest {
         assertThat(waiting.get()).isInstanceOf(ProviderFailingException.class);
         assertThat(primary.depth()).isZero();
 
-        primary.finish(first, AimdLimit.Outcome.TIMEOUT, 0, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        primary.finish(first, AimdLimit.Outcome.TIMEOUT, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         assertThat(enter("b", SPILL_MS, MAX_WAIT_MS).budgetKey())
                 .as("free, but failing: stepped around")
                 .isEqualTo("secondary:m");
@@ -197,7 +197,7 @@ class RouteChoiceTest {
         // A call that fails at once (a refused connection) gives its slot back before the dispatch
         // loop has finished with its acquire: the budget this replica remembers must not keep it.
         Lease done = RouteChoice.enter(route("fast-fail"), MAX_WAIT_MS, SPILL_MS, false)
-                .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, 0, Long.MIN_VALUE)
+                .flatMap(lease -> primary.finish(lease, AimdLimit.Outcome.FAILED, 0, Long.MIN_VALUE)
                         .thenReturn(lease))
                 .block(Duration.ofSeconds(5));
         assertThat(done.budgetKey()).isEqualTo("primary:m");

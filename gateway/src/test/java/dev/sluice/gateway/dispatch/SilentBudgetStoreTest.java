@@ -86,9 +86,7 @@ class SilentBudgetStoreTest {
         assertThat(acquires.get()).isEqualTo(2);
         // Only the retried attempt holds a slot: the lost one was released, not leaked.
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isEqualTo(1);
-        dispatcher
-                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         assertThat(memory.snapshot("lab:*", LIMITS).block().inFlight()).isZero();
     }
 
@@ -103,8 +101,6 @@ class SilentBudgetStoreTest {
         ProviderDispatcher dispatcher = dispatcher(store);
         Lease lease = dispatcher.submit(job("j1"), 30_000).block(Duration.ofSeconds(10));
         // Ends after the store timeout instead of never; the slot's lease expires on its own.
-        dispatcher
-                .finish(lease, AimdLimit.Outcome.SUCCESS, 0, 10, Long.MIN_VALUE)
-                .block(Duration.ofSeconds(5));
+        dispatcher.finish(lease, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
     }
 }

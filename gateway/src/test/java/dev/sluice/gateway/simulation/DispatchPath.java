@@ -215,11 +215,7 @@ final class DispatchPath {
                                 ? AimdLimit.Outcome.SUCCESS
                                 : isTimeout(error.get()) ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.FAILED;
                         dispatcher
-                                .finish(
-                                        asSent.get(),
-                                        new FinishedCall(outcome, 0, 0, 0),
-                                        clock.millis() - started,
-                                        answer.countedByMs)
+                                .finish(asSent.get(), new FinishedCall(outcome, 0, 0, 0), answer.countedByMs)
                                 .subscribe();
                     }
                 })
@@ -230,15 +226,11 @@ final class DispatchPath {
                     correctFromProvider(dispatcher, answer);
                     if (answer.failedOver) {
                         dispatcher
-                                .finish(
-                                        asSent.get(),
-                                        FinishedCall.FAILED_OVER,
-                                        clock.millis() - started,
-                                        answer.countedByMs)
+                                .finish(asSent.get(), FinishedCall.FAILED_OVER, answer.countedByMs)
                                 .subscribe();
                         return failedOver(r, name, attempt);
                     }
-                    if (!answer.pushedBack) return finished(x, dispatcher, asSent.get(), answer, started);
+                    if (!answer.pushedBack) return finished(x, dispatcher, asSent.get(), answer);
                     return pushedBack(r, dispatcher, lease, answer, attempt);
                 });
     }
@@ -282,7 +274,7 @@ final class DispatchPath {
     }
 
     /** CallWithFailover.finished: the prompt's difference corrected, the ratio learned, the slot back in the background. */
-    private Mono<Void> finished(Exchange x, ProviderDispatcher dispatcher, Lease lease, Answer answer, long started) {
+    private Mono<Void> finished(Exchange x, ProviderDispatcher dispatcher, Lease lease, Answer answer) {
         Usage used = x.usage;
         long chargedPrompt = Math.max(0, lease.job().tokens() - x.attempt.maxTokens);
         long delta = used == null ? 0 : used.promptTokens() - chargedPrompt;
@@ -291,7 +283,7 @@ final class DispatchPath {
         }
         AimdLimit.Outcome outcome = answer.status == 504 ? AimdLimit.Outcome.TIMEOUT : AimdLimit.Outcome.SUCCESS;
         dispatcher
-                .finish(lease, new FinishedCall(outcome, delta, 0, 0), clock.millis() - started, answer.countedByMs)
+                .finish(lease, new FinishedCall(outcome, delta, 0, 0), answer.countedByMs)
                 .subscribe();
         return Mono.empty();
     }
