@@ -24,6 +24,9 @@ class JudgedCrowdSimulationTest {
     /** The judged run's targets: promises broken after a wait, at most a thousandth of those made. */
     static final double BROKEN_AT_MOST = 0.001;
 
+    /** Issue 25's target for the door's estimate: pages started within 0.8-1.2 of it, at least this share. */
+    static final double ESTIMATE_WITHIN = 0.95;
+
     /** What a replica count came to over the seeds. */
     record Figures(
             double jainMean, double jainMin, long served, long promised, long broken, Invariants.Accuracy estimate) {
@@ -33,11 +36,19 @@ class JudgedCrowdSimulationTest {
         }
     }
 
+    /**
+     * One replica: and its estimate of each page's start within 0.8-1.2 for 95 % of pages served
+     * (issue 25's target). Over seeds 1-30, 98.8 %; 87.4 % while the door counted slots by Little's
+     * law alone (a burst's calls free their slots together a call later, finding 31).
+     */
     @Test
     void oneReplicaServesEqualTenantsEquallyAndKeepsItsWord() {
         Figures f = crowd(1);
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
+        assertThat(f.estimate().within())
+                .as("pages started within 0.8-1.2 of the estimate")
+                .isGreaterThanOrEqualTo((int) (f.estimate().total() * ESTIMATE_WITHIN));
     }
 
     /**
@@ -45,7 +56,8 @@ class JudgedCrowdSimulationTest {
      * Jain 0.9998 on average, 0.9994 at the least, 12 of 33,720 promises broken after a wait (0.9976
      * and 0.9951, none broken, with the door's margin at a twentieth of the estimate: its dead zone
      * after a minute's turn, finding 27; 0.9954 and 0.9850 before a door counted the other replica's
-     * line up to the hold's slack past a job's turn, finding 25).
+     * line up to the hold's slack past a job's turn, finding 25). With calls settled as sent, as the
+     * gateway settles them (finding 30): 0.9980 and 0.9930, none broken, 27,636 pages (28,530).
      */
     @Test
     void twoReplicasKeepTheirWordAndServeEqualTenantsEqually() {
@@ -60,13 +72,19 @@ class JudgedCrowdSimulationTest {
      * ({@code Awaited}), and an ask both doors refused is counted where the route serves most
      * ({@code RouteChoice.servesMost}; counted at the primary, 9 seeds of 30 fell to Jain 0.79-0.96
      * once the door's margin no longer hid it, finding 28). Over seeds 1-30: Jain 0.9990 on
-     * average, 0.9981 at the least, none broken after a wait.
+     * average, 0.9981 at the least, none broken after a wait; with calls settled as sent (finding 30)
+     * 0.9982 and 0.9973, and with slots that free as the calls in flight end (finding 31) 0.9988 and
+     * 0.9979, 2 of 24,257 broken, 99.3 % of pages started within 0.8-1.2 of the estimate (81.7 %
+     * before: the small primary's 20 slots decide most waits).
      */
     @Test
     void twoProvidersServeEqualTenantsEqually() {
         Figures f = crowd(1, seed -> World.judgedTwoProviders(seed, 1_000, 60_000), "two providers");
         assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(f.brokenAllowed());
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
+        assertThat(f.estimate().within())
+                .as("pages started within 0.8-1.2 of the estimate")
+                .isGreaterThanOrEqualTo((int) (f.estimate().total() * ESTIMATE_WITHIN));
     }
 
     /**
