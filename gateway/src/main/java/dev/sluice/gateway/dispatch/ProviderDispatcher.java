@@ -229,14 +229,18 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         if (line.add(ticket, job, atHead, turnAtLeast, this)) pump.pump();
     }
 
-    /** The budget for the door: a failing provider's circuit counts as a pause. */
+    /** The budget for the door, with when this replica's calls end: a failing provider's circuit counts as a pause. */
     Door.Capacity capacity() {
+        return windows().withEnding(leases.ending());
+    }
+
+    /** The same without when the calls end, for what reads only the windows and the pause ({@link Door#earliestSendMs}). */
+    Door.Capacity windows() {
         Door.Capacity c = budget.capacity(
-                        limits(),
-                        leases.meanCallMs(),
-                        leases.moveMs(),
-                        leases.inFlight().get())
-                .withEnding(leases.ending());
+                limits(),
+                leases.meanCallMs(),
+                leases.moveMs(),
+                leases.inFlight().get());
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }

@@ -281,7 +281,7 @@ final class Pump {
      * accepted these on its estimate; later arrivals owed their fair share went ahead of them.
      */
     private void dropDoomed(Job head) {
-        long wait = Door.earliestSendMs(head, dispatcher.capacity(), queue.interactiveFloor());
+        long wait = Door.earliestSendMs(head, dispatcher.windows(), queue.interactiveFloor());
         if (wait <= 0) return;
         long now = clock.millis();
         line.dropDoomed(now, now + wait, wait);

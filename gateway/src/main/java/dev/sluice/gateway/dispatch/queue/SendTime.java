@@ -146,6 +146,12 @@ final class SendTime {
     }
 
     /**
+     * The most calls in flight read one by one ({@link #slots}): past it (a limit of millions in
+     * flight), the slots drain evenly rather than index a schedule per estimate.
+     */
+    static final int MOST_SCHEDULED_SLOTS = 65_536;
+
+    /**
      * When the capacity's calls in flight end, one slot each: this replica's as {@link Capacity#ending}
      * says, the rest (other replicas', and any its view counts that this replica does not know)
      * evenly over a mean call, as Little's law has them. Null when nothing is known of when they
@@ -153,8 +159,8 @@ final class SendTime {
      */
     static Schedule slots(Capacity c) {
         List<Long> known = c.ending();
-        if (known == null || c.meanCallMs() == 0) return null;
         int inFlight = c.inFlight();
+        if (known == null || c.meanCallMs() == 0 || inFlight > MOST_SCHEDULED_SLOTS) return null;
         int mine = Math.min(known.size(), inFlight);
         int others = inFlight - mine;
         long[] at = new long[inFlight];

@@ -122,6 +122,16 @@ class DoorTest {
     }
 
     @Test
+    void millionsInFlightDrainEvenlyWithoutASchedule() {
+        int inFlight = SendTime.MOST_SCHEDULED_SLOTS + 1;
+        Capacity huge = new Capacity(
+                        Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, 2_000, 0, 0, inFlight, 0, null, 0)
+                .withEnding(Collections.nCopies(10, 1_900L));
+        assertThat(SendTime.slots(huge)).isNull();
+        assertThat(Door.estimateWaitMs(PAGE, pages(1_000), huge)).isZero();
+    }
+
+    @Test
     void callsThisReplicaDoesNotKnowEndEvenlyOverAMeanCall() {
         // 200 in flight, 100 of them this replica's, ending in 1.9 s; the other 100 end every 20 ms.
         Capacity shared = new Capacity(300_000, 1_500, 200, 2_000, 0, 0, 200, 0, null, 0)
