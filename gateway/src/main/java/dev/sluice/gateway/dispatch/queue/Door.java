@@ -142,6 +142,20 @@ public final class Door {
 
         /** The same usage, schedule and move under other limits or another pause. */
         private Capacity with(long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long pausedForMs) {
+            return with(tokensPerMinute, requestsPerMinute, inFlightLimit, pausedForMs, ending);
+        }
+
+        /**
+         * The same budget, with this replica's calls in flight ending {@code endsInMs} from now
+         * (soonest first): a burst's calls, all sent at once, free their slots together a call
+         * later, not evenly over it (see {@link SendTime#slots}).
+         */
+        public Capacity withEnding(List<Long> endsInMs) {
+            return with(tokensPerMinute, requestsPerMinute, inFlightLimit, pausedForMs, endsInMs);
+        }
+
+        private Capacity with(
+                long tokensPerMinute, long requestsPerMinute, int inFlightLimit, long pausedForMs, List<Long> ending) {
             return new Capacity(
                     tokensPerMinute,
                     requestsPerMinute,
@@ -154,26 +168,6 @@ public final class Door {
                     leaving,
                     moveMs,
                     ending);
-        }
-
-        /**
-         * The same budget, with this replica's calls in flight ending {@code endsInMs} from now
-         * (soonest first): a burst's calls, all sent at once, free their slots together a call
-         * later, not evenly over it (see {@link SendTime#slots}).
-         */
-        public Capacity withEnding(List<Long> endsInMs) {
-            return new Capacity(
-                    tokensPerMinute,
-                    requestsPerMinute,
-                    inFlightLimit,
-                    meanCallMs,
-                    usedTokens,
-                    usedRequests,
-                    inFlight,
-                    pausedForMs,
-                    leaving,
-                    moveMs,
-                    endsInMs);
         }
 
         /** What a job of {@code jobClass} may use: batch less the interactive reserve ({@link #forBatch}). */
