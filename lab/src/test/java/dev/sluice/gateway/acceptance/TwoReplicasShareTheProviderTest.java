@@ -126,9 +126,10 @@ class TwoReplicasShareTheProviderTest {
         // each door reads the other's line as last shared beside a budget read at another moment, and a promise
         // that may not be kept gives way at once rather than fail its caller after a wait (Confirmations), so room
         // both doors gave way for can stay empty. Measured on 2 cores with that rule: 123 and 125 within the lab suite,
-        // 134 to 142 alone, of the 143
-        // pages the headroom holds; the judged runs, whose crowd comes back, fill 96.8 % of the minute. The floor
-        // is 80 % of the headroom: below it, the doors lose more than that known gap.
+        // 134 to 142 alone (stop 40); at stop 46, 117, 120, 122 and 124 alone (stop 45's code: 117, 119, 121, 128) and
+        // 120 in the suite, of the 143 pages the headroom holds: the floor's 115 is near. The judged runs, whose crowd
+        // comes back, fill 96.8 % of the minute. The floor is 80 % of the headroom: below it, the doors lose more than
+        // that known gap.
         assertThat(stats.maxTokensInWindow())
                 .isGreaterThanOrEqualTo((long) (0.80 * SeedCrowd.HEADROOM * SeedCrowd.TOKENS_PER_MINUTE));
         assertThat(servedVia).containsKeys("a", "b");
