@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
+import dev.sluice.gateway.dispatch.queue.Door;
+import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.LaneSharing;
 import dev.sluice.gateway.testsupport.GatewayReplica;
 import dev.sluice.gateway.testsupport.TestRedis;
@@ -116,22 +118,47 @@ class TwoReplicasServeEqualTenantsEquallyTest {
      * Not in the default suite (run with {@code -Dfairshare.uneven=true}): every page arrives in the same instant,
      * before the first tick (200 ms) has shared anything, and the door is still per replica, so the lone tenant's
      * replica takes in its whole book on its own view and the share evens out only what follows. Measured on this
-     * machine: Jain 0.76-0.87 (0.68 without the sharing), not the 0.99 of the even split below. A known gap:
+     * machine: Jain 0.76-0.87 (0.68 without the sharing), far past the bound the even split below keeps. A known gap:
      * the sharing cannot even out a book a replica took in before its first tick.
      */
     @Test
     @EnabledIfSystemProperty(named = "fairshare.uneven", matches = "true")
     void oneTenantOnOneReplicaAndFiveOnTheOtherAreServedAlike() {
-        crowd("1-vs-5", Set.of(1), 0.99);
+        crowd("1-vs-5", Set.of(1));
     }
 
+    /**
+     * The even split, with the bound docs/architecture.md states across replicas ({@link #acrossReplicas}), not a
+     * Jain's index: each tenant's share of a one-shot burst is ~21 pages, and the hold-back's slack alone is ~3 of
+     * them. The door of the replica whose line the other saw first counts that line up to the slack past each of its
+     * own jobs' turns (that much of it may go first, {@code ExpectedDemand}), so its tenants are refused up to the
+     * slack earlier, and a burst never asked again never pays it back. Measured at stop 47 on this machine: Jain
+     * 0.9899-0.9997 in 6 runs, the least 21 pages to 25-26 (the 0.99 this test once asserted failed in CI at 0.9843
+     * and 0.9867); with {@code -Dfairshare.off=true} 0.9978 and 0.9996: the even split is fair without the sharing,
+     * this case checks that the sharing costs no more than it says.
+     */
     @Test
     void threeAndThreeAreServedAlike() {
-        crowd("3-vs-3", Set.of(1, 2, 3), 0.99);
+        crowd("3-vs-3", Set.of(1, 2, 3));
+    }
+
+    /** The share tick ({@code sluice.dispatch.fair-share.every}'s default). */
+    static final long SHARE_TICK_MS = 200;
+
+    /**
+     * How far apart, in tokens, two equal tenants' service may end across replicas (docs/architecture.md, "The
+     * bound", its cross-replica terms): the hold-back's slack, one share tick of service, what promised jobs send
+     * through the hold in the door's margin, and the largest request.
+     */
+    static long acrossReplicas(long largestRequest) {
+        long budget = (long) (SeedCrowd.TOKENS_PER_MINUTE * SeedCrowd.HEADROOM);
+        long maxWait = Long.parseLong(MAX_WAIT_MS);
+        long margin = maxWait - Door.longestPromisedMs(maxWait);
+        return HoldBack.slackFor(budget) + budget * SHARE_TICK_MS / 60_000 + budget * margin / 60_000 + largestRequest;
     }
 
     /** Six users with {@link #PAGES} pages each, every page at once, users {@code onA} through replica a, the rest through b. */
-    void crowd(String split, Set<Integer> onA, double fairEnough) {
+    void crowd(String split, Set<Integer> onA) {
         rig.lab().reset();
         String model = model(split);
         List<List<Page>> crowd = new ArrayList<>();
@@ -182,7 +209,20 @@ class TwoReplicasServeEqualTenantsEquallyTest {
                 served.isEmpty() ? 0 : (double) shares / served.size(),
                 evalsha,
                 (double) evalsha / pages.size());
-        assertThat(jain).as("Jain's index over pages served").isGreaterThanOrEqualTo(SHARING ? fairEnough : 0.99);
+        SeedCrowdTest.report("fair-share %s, %s: answers per user %s", SHARING ? "on" : "off", split, answers(replies));
+        Map<String, Long> tokens = new TreeMap<>();
+        for (Page p : pages) tokens.put(p.tenant(), 0L);
+        served.forEach(r -> tokens.merge(r.page().tenant(), r.tokens(), Long::sum));
+        long spread = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow()
+                - tokens.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+        long bound =
+                acrossReplicas(served.stream().mapToLong(Reply::tokens).max().orElse(0));
+        SeedCrowdTest.report(
+                "fair-share %s, %s: tokens served per user %s, spread %d (bound across replicas %d)",
+                SHARING ? "on" : "off", split, tokens, spread, bound);
+        assertThat(spread)
+                .as("the most and the least tokens served to equal tenants differ by at most the bound across replicas")
+                .isLessThanOrEqualTo(bound);
         assertThat(stats.rejected429()).isZero();
         assertThat(stats.rejected503()).isZero();
         assertThat(served.size())
@@ -192,6 +232,28 @@ class TwoReplicasServeEqualTenantsEquallyTest {
             if (r.status() != 200)
                 assertThat(r.busy()).as("503 gateway_busy: %s", r.body()).isTrue();
         });
+    }
+
+    /**
+     * Per user, how its pages were answered: served, refused at the door, given way to a tenant owed an earlier
+     * turn, found taken elsewhere by a fresher view, or expired in line. What a failing run's unfairness is made of.
+     */
+    static Map<String, Map<String, Long>> answers(List<Reply> replies) {
+        return replies.stream()
+                .collect(Collectors.groupingBy(
+                        r -> r.page().tenant(),
+                        TreeMap::new,
+                        Collectors.groupingBy(r -> kind(r), TreeMap::new, Collectors.counting())));
+    }
+
+    static String kind(Reply r) {
+        if (r.status() == 200) return "served";
+        if (!r.busy()) return String.valueOf(r.status());
+        String message = r.error().path("message").asString("");
+        if (message.contains("place went to tenants")) return "gave-way";
+        if (message.contains("was taken by calls")) return "taken-elsewhere";
+        if (message.contains("waited its whole")) return "expired";
+        return "door";
     }
 
     static long shares() {
