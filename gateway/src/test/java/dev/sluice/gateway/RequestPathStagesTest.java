@@ -6,6 +6,7 @@ import dev.sluice.gateway.api.FilterOrder;
 import dev.sluice.gateway.auth.TenantAuthenticationFilter;
 import dev.sluice.gateway.degrade.LadderFilter;
 import dev.sluice.gateway.dispatch.DispatchFilter;
+import dev.sluice.gateway.dispatch.upstream.ProviderConnection;
 import dev.sluice.gateway.dispatch.upstream.UpstreamCredentialsFilter;
 import dev.sluice.gateway.estimate.EstimateFilter;
 import dev.sluice.gateway.objects.ObjectOwnershipFilter;
@@ -62,6 +63,7 @@ class RequestPathStagesTest {
                         LadderFilter.class,
                         SettleFilter.class,
                         DispatchFilter.class,
+                        ProviderConnection.Filter.class,
                         UpstreamCredentialsFilter.class);
         assertThat(ours)
                 .extracting(RequestPathStagesTest::order)
@@ -80,6 +82,7 @@ class RequestPathStagesTest {
                         FilterOrder.LADDER,
                         FilterOrder.SETTLE,
                         FilterOrder.DISPATCH,
+                        FilterOrder.PROVIDER_CONNECTION,
                         FilterOrder.UPSTREAM_CREDENTIALS);
     }
 

@@ -19,6 +19,7 @@ package dev.sluice.gateway.api;
  * LADDER        degrade/LadderFilter                pass, downgrade, delay (and ask again) or 429
  * SETTLE        usage/SettleFilter                  read the answer's usage, settle the charge once
  * DISPATCH      dispatch/DispatchFilter             the route's provider, fair lanes, its budget, the call (failover)
+ * (0)           dispatch/upstream/ProviderConnection the call's provider connection, closed only while the call holds it
  * (10001)       dispatch/UpstreamCredentialsFilter  the chosen provider's URL and key
  * </pre>
  */
@@ -54,6 +55,11 @@ public final class FilterOrder {
     public static final int SETTLE = -780;
 
     public static final int DISPATCH = -700;
+    /**
+     * Inside Spring Cloud Gateway's NettyWriteResponseFilter (-1), around its routing: the connection it writes the
+     * answer from is disposed only while the call holds it ({@code dispatch/upstream/ProviderConnection}).
+     */
+    public static final int PROVIDER_CONNECTION = 0;
     /** After Spring Cloud Gateway's RouteToRequestUrlFilter (10000): the chosen provider's URL replaces the route's. */
     public static final int UPSTREAM_CREDENTIALS = 10001;
 

@@ -9,6 +9,7 @@ import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.upstream.CallFailures;
 import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
+import dev.sluice.gateway.dispatch.upstream.ProviderConnection;
 import dev.sluice.gateway.dispatch.upstream.SentRequest;
 import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
@@ -96,8 +97,8 @@ final class CallWithFailover {
         ServerWebExchange exchange = r.exchange;
         toProvider(r, provider);
         UpstreamAnswer answer = new UpstreamAnswer(exchange, timeouts, false, false, status -> {}, clock);
-        return r.chain
-                .filter(exchange.mutate().response(answer).build())
+        return ProviderConnection.cancelledOnItsLoop(
+                        r.chain.filter(exchange.mutate().response(answer).build()))
                 .doOnSuccess(done -> meters.responses(Integer.toString(answer.status()), provider.name())
                         .increment())
                 .onErrorResume(e -> refusals.upstreamFailed(exchange, e));
@@ -144,8 +145,8 @@ final class CallWithFailover {
                 dispatcher.limits().countDelayMs()));
         Duration firstByte = FirstByteTimeout.of(dispatchers.settings().failover(), lease.probe(), mayFailOver);
         return FirstByteTimeout.within(
-                        r.chain.filter(
-                                exchange.mutate().request(sent).response(answer).build()),
+                        ProviderConnection.cancelledOnItsLoop(r.chain.filter(
+                                exchange.mutate().request(sent).response(answer).build())),
                         answer,
                         firstByte)
                 .doOnError(error::set)

@@ -6,6 +6,7 @@ import dev.sluice.gateway.config.ConfigRegistry;
 import dev.sluice.gateway.config.ProviderSettings;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.gateway.config.HttpClientCustomizer;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
@@ -48,6 +49,17 @@ public class UpstreamRoutes {
     @Bean
     UpstreamCredentialsFilter upstreamCredentialsFilter() {
         return new UpstreamCredentialsFilter();
+    }
+
+    @Bean
+    ProviderConnection.Filter providerConnectionFilter() {
+        return new ProviderConnection.Filter();
+    }
+
+    /** Each call learns which provider connection it is on ({@link ProviderConnection}). */
+    @Bean
+    HttpClientCustomizer providerConnectionRecorder() {
+        return ProviderConnection::recorded;
     }
 
     @Bean
