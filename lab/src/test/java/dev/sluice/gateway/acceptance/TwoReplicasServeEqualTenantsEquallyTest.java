@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.acceptance.SeedCrowd.Page;
 import dev.sluice.gateway.acceptance.SeedCrowd.Reply;
 import dev.sluice.gateway.acceptance.SeedCrowd.Rig;
+import dev.sluice.gateway.config.FairShareProperties;
 import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.LaneSharing;
@@ -142,19 +143,17 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         crowd("3-vs-3", Set.of(1, 2, 3));
     }
 
-    /** The share tick ({@code sluice.dispatch.fair-share.every}'s default). */
-    static final long SHARE_TICK_MS = 200;
-
     /**
      * How far apart, in tokens, two equal tenants' service may end across replicas (docs/architecture.md, "The
-     * bound", its cross-replica terms): the hold-back's slack, one share tick of service, what promised jobs send
-     * through the hold in the door's margin, and the largest request.
+     * bound", its cross-replica terms): the hold-back's slack, one share tick of service
+     * ({@code sluice.dispatch.fair-share.every}, as the replicas run it), what promised jobs send through the hold
+     * in the door's margin, and the largest request.
      */
-    static long acrossReplicas(long largestRequest) {
+    static long acrossReplicas(long largestRequest, long shareTickMs) {
         long budget = (long) (SeedCrowd.TOKENS_PER_MINUTE * SeedCrowd.HEADROOM);
         long maxWait = Long.parseLong(MAX_WAIT_MS);
         long margin = maxWait - Door.longestPromisedMs(maxWait);
-        return HoldBack.slackFor(budget) + budget * SHARE_TICK_MS / 60_000 + budget * margin / 60_000 + largestRequest;
+        return HoldBack.slackFor(budget) + budget * shareTickMs / 60_000 + budget * margin / 60_000 + largestRequest;
     }
 
     /** Six users with {@link #PAGES} pages each, every page at once, users {@code onA} through replica a, the rest through b. */
@@ -215,8 +214,9 @@ class TwoReplicasServeEqualTenantsEquallyTest {
         served.forEach(r -> tokens.merge(r.page().tenant(), r.tokens(), Long::sum));
         long spread = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow()
                 - tokens.values().stream().mapToLong(Long::longValue).min().orElseThrow();
-        long bound =
-                acrossReplicas(served.stream().mapToLong(Reply::tokens).max().orElse(0));
+        long bound = acrossReplicas(
+                served.stream().mapToLong(Reply::tokens).max().orElse(0),
+                a.bean(FairShareProperties.class).every().toMillis());
         SeedCrowdTest.report(
                 "fair-share %s, %s: tokens served per user %s, spread %d (bound across replicas %d)",
                 SHARING ? "on" : "off", split, tokens, spread, bound);

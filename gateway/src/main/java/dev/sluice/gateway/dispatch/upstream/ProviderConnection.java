@@ -100,8 +100,7 @@ public final class ProviderConnection {
 
     /** Whether {@code call} still holds its channel: it has not ended and given the connection back. */
     static boolean holds(Connection call) {
-        Channel channel = call.channel();
-        return ChannelOperations.get(channel) == call;
+        return ChannelOperations.get(call.channel()) == call;
     }
 
     /**

@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -107,7 +108,7 @@ class HangUpTest {
         AtomicLong hungUp = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(2 * THREADS);
         try {
-            List<Future<?>> quitters = new java.util.ArrayList<>();
+            List<Future<?>> quitters = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 Random random = new Random(SEED + t);
                 quitters.add(pool.submit(() -> {
@@ -117,7 +118,7 @@ class HangUpTest {
                     }
                 }));
             }
-            List<Future<?>> steady = new java.util.ArrayList<>();
+            List<Future<?>> steady = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 steady.add(pool.submit(() -> {
                     while (left.getAndDecrement() > 0) {
