@@ -25,6 +25,7 @@ import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -215,6 +216,16 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return out;
     }
 
+    /** Completes once this replica has read the budget from the store ({@link BudgetCache#seenOnce}). Any thread. */
+    Mono<Void> seenOnce(DecisionBudget waiter) {
+        return budget.seenOnce(limits(), waiter, loop);
+    }
+
+    /** Whether this replica has read the budget from the store at least once. */
+    boolean seen() {
+        return budget.last() != null;
+    }
+
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
     DoorDecision ask(Job job, long maxWaitMs, long nowMs) {
         return door.admit(job, capacity(), maxWaitMs, nowMs);
@@ -231,7 +242,25 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     /** The budget for the door, with when this replica's calls end: a failing provider's circuit counts as a pause. */
     Door.Capacity capacity() {
-        return windows().withEnding(leases.ending());
+        Door.Capacity c = windows();
+        return c.withEnding(ending(c.inFlight()));
+    }
+
+    /**
+     * When the budget's {@code inFlight} calls end, soonest first: this replica's as it holds them,
+     * the other replicas' as the window's latest charges suggest ({@link BudgetSnapshot#callsEnding}).
+     */
+    private List<Long> ending(int inFlight) {
+        List<Long> mine = leases.ending();
+        int others = inFlight - mine.size();
+        if (others <= 0) return mine;
+        List<Long> theirs = seenNow().callsEnding(others, mine.size(), leases.meanCallMs());
+        if (theirs.isEmpty()) return mine;
+        List<Long> all = new ArrayList<>(mine.size() + theirs.size());
+        all.addAll(mine);
+        all.addAll(theirs);
+        all.sort(null);
+        return all;
     }
 
     /** The same without when the calls end, for what reads only the windows and the pause ({@link Door#earliestSendMs}). */

@@ -229,10 +229,11 @@ final class RouteChoice {
             DecisionBudget budget) {
         Line.Ticket ticket = new Line.Ticket(budget);
         Scheduler loop = route.get(0).dispatcher().loop();
-        return Mono.defer(() -> {
+        return (atHead ? Mono.<Void>empty() : seen(route, budget))
+                .then(Mono.defer(() -> {
                     loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
                     return ticket.sink.asMono();
-                })
+                }))
                 .doOnCancel(() -> {
                     Lease was = ticket.state.getAndUpdate(s -> s == null ? Line.CANCELLED : s);
                     if (was == null) {
@@ -245,6 +246,18 @@ final class RouteChoice {
                         owner.giveBack(was); // dispatched as the client left
                     }
                 });
+    }
+
+    /**
+     * Completes once every budget of {@code route} has been read from the store by this replica
+     * ({@link ProviderDispatcher#seenOnce}): at once after the first request, one shared store call
+     * before it.
+     */
+    static Mono<Void> seen(List<ProviderDispatcher.Candidate> route, DecisionBudget budget) {
+        Mono<Void> all = Mono.empty();
+        for (ProviderDispatcher.Candidate c : route)
+            if (!c.dispatcher().seen()) all = all.then(c.dispatcher().seenOnce(budget));
+        return all;
     }
 
     /** On the loop: choose the budget ({@link #choose}) and queue the job there, or refuse it. */

@@ -3,41 +3,65 @@ package dev.sluice.gateway.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.gateway.dispatch.budget.BudgetLimits;
+import dev.sluice.gateway.dispatch.budget.BudgetSnapshot;
+import dev.sluice.gateway.dispatch.budget.DelegatingBudgetStore;
+import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.lease.Lease;
+import dev.sluice.gateway.dispatch.queue.DoorDecision;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.quota.FakeClock;
+import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 
 /**
  * The door knows when this replica's calls in flight end: a mean hold (2 s until answers say)
  * after each was taken, and "now" for one past it or being given back. A burst's calls, taken
- * together, free their slots together ({@code SendTime.slots}).
+ * together, free their slots together ({@code SendTime.slots}). Another replica's calls end as the
+ * window's latest charges say ({@code BudgetSnapshot.callsEnding}), never sooner than spread evenly
+ * over a mean call; and a door reads the budget once before its first word ({@code BudgetCache.seenOnce}).
  */
 class CallsEndingTest {
     static final BudgetLimits FOUR_SLOTS = new BudgetLimits(600, 120_000, 4, 60_000);
 
     final FakeClock clock = new FakeClock(1_000_000);
     final Scheduler loop = Schedulers.newSingle("calls-ending-test", true);
-    final ProviderDispatcher dispatcher = new ProviderDispatcher(DispatcherSettings.of(
-                    "lab:*",
-                    new InMemoryProviderBudgetStore(clock),
-                    () -> FOUR_SLOTS,
-                    clock,
-                    loop,
-                    new SimpleMeterRegistry())
-            .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(4))));
+    final Scheduler otherLoop = Schedulers.newSingle("calls-ending-test-b", true);
+    final AtomicInteger snapshots = new AtomicInteger();
+    /** One store two replicas share (Redis in production); it counts the budget views it is asked for. */
+    final ProviderBudgetStore store = new DelegatingBudgetStore(new InMemoryProviderBudgetStore(clock)) {
+        @Override
+        public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
+            snapshots.incrementAndGet();
+            return super.snapshot(key, limits);
+        }
+    };
+
+    final ProviderDispatcher dispatcher = replica(store, loop);
+
+    ProviderDispatcher replica(ProviderBudgetStore store, Scheduler loop) {
+        return new ProviderDispatcher(
+                DispatcherSettings.of("lab:*", store, () -> FOUR_SLOTS, clock, loop, new SimpleMeterRegistry())
+                        .withAimd(new AimdLimit(AimdLimit.Settings.startingAt(4))));
+    }
 
     @AfterEach
     void stop() {
         loop.dispose();
+        otherLoop.dispose();
     }
 
     Lease take(String id) {
@@ -77,5 +101,76 @@ class CallsEndingTest {
         assertThat(dispatcher.capacity().meanCallMs())
                 .as("a failure says nothing of the hold")
                 .isEqualTo(2_500);
+    }
+
+    @Test
+    void anotherReplicasBurstEndsACallAfterItWasSentNotOneByOneFromNow() {
+        for (String id : List.of("a", "b", "c", "d")) take(id); // replica a fills the four slots at once
+        clock.advance(20);
+        ProviderDispatcher b = replica(store, otherLoop);
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+
+        // Sent at 1,000,000-1,000,020 (the middle: 10 ms ago), a mean call of 2 s: about 1,990 ms from now.
+        // Spread evenly over a mean call, as before, the first would have freed in 500 ms.
+        assertThat(b.capacity().ending()).containsExactly(1_990L, 1_990L, 1_990L, 2_000L);
+        long now = clock.millis();
+        Job page = Job.of("p", "t2", 1, JobClass.INTERACTIVE, 100, now, now + 60_000);
+        DoorDecision word = Mono.fromCallable(() -> b.ask(page, 60_000, now))
+                .subscribeOn(otherLoop)
+                .block(Duration.ofSeconds(5));
+        assertThat(word.accepted()).isTrue();
+        assertThat(word.estimatedWaitMs())
+                .as("the first slot frees with the burst")
+                .isEqualTo(1_990L);
+    }
+
+    @Test
+    void anotherReplicasCallsEndAsTheWindowDatesThemNeverSoonerThanAnEvenSpread() {
+        take("a"); // a long call, sent first
+        clock.advance(1_500);
+        for (String id : List.of("b", "c", "d")) take(id);
+        clock.advance(20);
+        ProviderDispatcher b = replica(store, otherLoop);
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+        // The window knows charges to the second: the three in the slot begun 520 ms ago are taken as sent in the
+        // middle of it (1,740 ms left of a mean call), the first in the full slot before (980 ms). None is promised
+        // sooner than the even spread over a mean call (500, 1,000, 1,500, 2,000 ms): the last is held to 2,000.
+        assertThat(b.capacity().ending()).containsExactly(980L, 1_740L, 1_740L, 2_000L);
+    }
+
+    @Test
+    void aDoorReadsTheBudgetOnceBeforeItsFirstWord() {
+        for (String id : List.of("a", "b", "c", "d")) take(id);
+        ProviderDispatcher b = replica(store, otherLoop);
+        int before = snapshots.get();
+        assertThat(b.seen()).isFalse();
+        Flux.range(0, 50)
+                .flatMap(i -> b.seenOnce(DecisionBudget.UNLIMITED).subscribeOn(Schedulers.parallel()))
+                .blockLast(Duration.ofSeconds(5));
+        assertThat(snapshots.get() - before)
+                .as("one look, shared by all who waited for it")
+                .isEqualTo(1);
+        assertThat(b.seen()).isTrue();
+        assertThat(b.capacity().inFlight()).as("replica a's calls, seen").isEqualTo(4);
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+        assertThat(snapshots.get() - before).as("and none once seen").isEqualTo(1);
+    }
+
+    @Test
+    void aStoreThatDoesNotAnswerTheFirstLookHoldsNobodyPastTheirBudget() {
+        ProviderBudgetStore silent = new DelegatingBudgetStore(new InMemoryProviderBudgetStore(clock)) {
+            @Override
+            public Mono<BudgetSnapshot> snapshot(String key, BudgetLimits limits) {
+                return Mono.never();
+            }
+        };
+        ProviderDispatcher b = replica(silent, otherLoop);
+        AtomicLong waited = new AtomicLong();
+        DecisionBudget budget = DecisionBudget.of(Duration.ofMillis(200), waited::get);
+        StepVerifier.withVirtualTime(() -> b.seenOnce(budget))
+                .expectSubscription()
+                .thenAwait(Duration.ofMillis(200))
+                .verifyComplete(); // decided on the view it has, as before: the acquire decides for real
+        assertThat(b.seen()).isFalse();
     }
 }

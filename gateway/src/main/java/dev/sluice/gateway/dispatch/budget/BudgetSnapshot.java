@@ -215,4 +215,41 @@ public record BudgetSnapshot(
                     usedOutputTokens);
         }
     }
+
+    /**
+     * When {@code calls} of the calls in flight that this replica does not hold end, in ms from now,
+     * soonest first, as the window suggests: calls in flight are the latest sent, so the latest
+     * {@code calls + ownCalls} requests charged are taken to be all of them, each sent in the middle of
+     * the part of its one-second slot that has passed and ending {@code meanCallMs} later, and the
+     * others' are spread evenly among them. A burst another replica sent a moment ago then frees its
+     * slots together a call later, not one by one from now (its second door told a book "in 11 ms,
+     * 114 ms, ..." for slots that freed 2 s later). Fewer when the window does not hold that many
+     * requests, none without its schedule: the rest drain evenly ({@code SendTime#slots}).
+     */
+    public List<Long> callsEnding(int calls, int ownCalls, long meanCallMs) {
+        if (calls <= 0 || leaving == null || leaving.isEmpty()) return List.of();
+        int wanted = calls + Math.max(0, ownCalls);
+        List<Long> latest = new ArrayList<>(Math.min(wanted, 1_024));
+        for (int i = leaving.size() - 1; i >= 0 && latest.size() < wanted; i--) {
+            Leaving slot = leaving.get(i);
+            long start = slot.atMs() - WINDOW_AND_SLOT_MS;
+            long sentAt = start + Math.max(0, Math.min(nowMs, start + SLOT_MS) - start) / 2;
+            long endsIn = Math.max(0, sentAt + meanCallMs - nowMs);
+            for (long r = 0; r < slot.requests() && latest.size() < wanted; r++) latest.add(endsIn);
+        }
+        latest.sort(null);
+        int found = latest.size();
+        int theirs = (int) Math.min(calls, (long) found * calls / wanted);
+        List<Long> out = new ArrayList<>(theirs);
+        for (int k = 0; k < theirs; k++) {
+            long evenly = (long) Math.ceil((double) (k + 1) * meanCallMs / calls);
+            out.add(Math.max(evenly, latest.get((int) ((long) k * found / theirs))));
+        }
+        return out;
+    }
+
+    /** How long a charge stays in the window: the minute and the slot it was made in ({@code ProviderBudget}). */
+    private static final long SLOT_MS = ProviderBudget.SLOT_MS;
+
+    private static final long WINDOW_AND_SLOT_MS = ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS;
 }

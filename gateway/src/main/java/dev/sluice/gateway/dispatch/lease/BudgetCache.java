@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * One provider budget as this replica last saw it, and every call to its store. Each call ends
@@ -43,6 +44,7 @@ public final class BudgetCache {
     // Written on the dispatch loop, read by metrics scrapes too.
     private volatile BudgetSnapshot last;
     private volatile long lastAtMs; // on this replica's clock, which may differ from the store's
+    private Mono<Void> firstLook; // the store's first view, shared by whoever waits for it (seenOnce)
 
     public BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
         this.key = key;
@@ -117,6 +119,37 @@ public final class BudgetCache {
         if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere)
             aged = aged.withInFlight(Math.max(0, inFlightHere));
         return Door.Capacity.of(aged, meanCallMs, moveMs);
+    }
+
+    /**
+     * Completes once this replica has seen the budget from the store at least once, at once when it
+     * has. A door must not promise on a budget it has never read: other replicas may have filled it (the
+     * judged crowd's second replica, asked 20 ms after the first had sent 194 calls, told a whole book
+     * "at once"). The first look is one store call, shared by every request that arrives before it
+     * answers; each waits on it no longer than its own decision budget allows, and remembers it on
+     * {@code loop} (where the budget's view is written) unless a store call there was remembered first. A
+     * look that fails or runs out leaves the door as it was: it decides on the empty view, and the acquire
+     * decides for real.
+     */
+    public Mono<Void> seenOnce(BudgetLimits limits, DecisionBudget waiter, Scheduler loop) {
+        if (last != null) return Mono.empty();
+        Mono<Void> look = firstLook;
+        if (look == null) {
+            synchronized (this) {
+                look = firstLook;
+                if (look == null) {
+                    look = answered(store.snapshot(key, limits))
+                            .publishOn(loop)
+                            .doOnNext(s -> {
+                                if (last == null) remember(s);
+                            })
+                            .then()
+                            .cache();
+                    firstLook = look;
+                }
+            }
+        }
+        return waiter.within(look, timeout).onErrorResume(e -> Mono.empty());
     }
 
     public Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {
