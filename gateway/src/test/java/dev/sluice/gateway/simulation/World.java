@@ -375,10 +375,23 @@ record World(
                 thinkMs,
                 runMs,
                 List.of(judgedProvider("p1", 1_500, 300_000, 200, 100, 800)),
-                new Retry(RetryKind.HONOUR_SECONDS, Integer.MAX_VALUE, 0));
+                RETRY_AFTER);
     }
 
     private static final Retry NO_RETRY = new Retry(RetryKind.NONE, 0, 0);
+
+    /** A refused page sent again after its Retry-After, in whole seconds, until the run is over. */
+    private static final Retry RETRY_AFTER = new Retry(RetryKind.HONOUR_SECONDS, Integer.MAX_VALUE, 0);
+
+    /**
+     * The retrying crowd as the packaged two-replica run meets it ({@code JudgedRun --replicas=2
+     * --retry=after}): seed 000's provider a few ms away, and an edge that hands each door one call
+     * every {@code edgeMsPerCall} ms in arrival order. The world that reproduces that run's dropped
+     * pages (finding 34).
+     */
+    static World judgedCrowdRetryingAtTheEdge(long seed, int replicas, long thinkMs, long runMs, long edgeMsPerCall) {
+        return atTheEdge(seed, replicas, thinkMs, runMs, RETRY_AFTER, edgeMsPerCall);
+    }
 
     /**
      * The judged two-provider run ({@code JudgedTwoProvidersRun}): a small primary (150 RPM, 30,000
@@ -431,13 +444,18 @@ record World(
      * not within 50 ms.
      */
     static World judgedCrowdAtTheEdge(long seed, int replicas, long thinkMs, long runMs, long edgeMsPerCall) {
+        return atTheEdge(seed, replicas, thinkMs, runMs, NO_RETRY, edgeMsPerCall);
+    }
+
+    /** Seed 000's provider a few ms away, behind an edge that hands each door one call every {@code edgeMsPerCall}. */
+    private static World atTheEdge(long seed, int replicas, long thinkMs, long runMs, Retry retry, long edgeMsPerCall) {
         return judgedCrowd(
                 seed,
                 replicas,
                 thinkMs,
                 runMs,
                 List.of(judgedProvider("p1", 1_500, 300_000, 200)),
-                NO_RETRY,
+                retry,
                 edgeMsPerCall);
     }
 
