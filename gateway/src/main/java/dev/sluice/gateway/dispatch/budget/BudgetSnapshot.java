@@ -248,8 +248,9 @@ public record BudgetSnapshot(
         return out;
     }
 
-    /** How long a charge stays in the window: the minute and the slot it was made in ({@code ProviderBudget}). */
+    /** The window's slot: a charge is dated to the second it was made in. */
     private static final long SLOT_MS = ProviderBudget.SLOT_MS;
 
+    /** How long a charge stays in the window: the minute and the slot it was made in (a slot's charges leave together). */
     private static final long WINDOW_AND_SLOT_MS = ProviderBudget.WINDOW_MS + ProviderBudget.SLOT_MS;
 }

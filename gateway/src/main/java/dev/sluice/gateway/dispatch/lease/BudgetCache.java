@@ -44,7 +44,7 @@ public final class BudgetCache {
     // Written on the dispatch loop, read by metrics scrapes too.
     private volatile BudgetSnapshot last;
     private volatile long lastAtMs; // on this replica's clock, which may differ from the store's
-    private Mono<Void> firstLook; // the store's first view, shared by whoever waits for it (seenOnce)
+    private volatile Mono<Void> firstLook; // the store's first view, shared by whoever waits for it (seenOnce)
 
     public BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
         this.key = key;
