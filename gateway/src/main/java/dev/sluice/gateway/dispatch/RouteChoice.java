@@ -229,23 +229,23 @@ final class RouteChoice {
             DecisionBudget budget) {
         Line.Ticket ticket = new Line.Ticket(budget);
         Scheduler loop = route.get(0).dispatcher().loop();
-        return (atHead ? Mono.<Void>empty() : seen(route, budget))
-                .then(Mono.defer(() -> {
-                    loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
-                    return ticket.sink.asMono();
-                }))
-                .doOnCancel(() -> {
-                    Lease was = ticket.state.getAndUpdate(s -> s == null ? Line.CANCELLED : s);
-                    if (was == null) {
-                        loop.schedule(() -> {
-                            ProviderDispatcher owner = ticket.owner;
-                            if (owner != null) owner.forget(ticket);
-                        });
-                    } else if (was != Line.CANCELLED) {
-                        ProviderDispatcher owner = ticket.owner; // set before any lease is handed over
-                        owner.giveBack(was); // dispatched as the client left
-                    }
+        Mono<Lease> placed = Mono.defer(() -> {
+            loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
+            return ticket.sink.asMono();
+        });
+        if (!atHead && !seen(route)) placed = seen(route, budget).then(placed); // a replica's first requests only
+        return placed.doOnCancel(() -> {
+            Lease was = ticket.state.getAndUpdate(s -> s == null ? Line.CANCELLED : s);
+            if (was == null) {
+                loop.schedule(() -> {
+                    ProviderDispatcher owner = ticket.owner;
+                    if (owner != null) owner.forget(ticket);
                 });
+            } else if (was != Line.CANCELLED) {
+                ProviderDispatcher owner = ticket.owner; // set before any lease is handed over
+                owner.giveBack(was); // dispatched as the client left
+            }
+        });
     }
 
     /**
@@ -258,6 +258,12 @@ final class RouteChoice {
         for (ProviderDispatcher.Candidate c : route)
             if (!c.dispatcher().seen()) all = all.then(c.dispatcher().seenOnce(budget));
         return all;
+    }
+
+    /** Whether this replica has read every budget of {@code route} from the store. */
+    private static boolean seen(List<ProviderDispatcher.Candidate> route) {
+        for (ProviderDispatcher.Candidate c : route) if (!c.dispatcher().seen()) return false;
+        return true;
     }
 
     /** On the loop: choose the budget ({@link #choose}) and queue the job there, or refuse it. */
