@@ -161,11 +161,6 @@ public final class Dispatchers implements ShutdownDrain.Lines {
         return RouteChoice.enter(route, maxWaitMs, settings.spillWait().toMillis(), false, budget);
     }
 
-    /** Completes once this replica has read each of {@code route}'s budgets from the store: see {@link RouteChoice#seen}. */
-    public Mono<Void> seen(List<ProviderDispatcher.Candidate> route, DecisionBudget budget) {
-        return RouteChoice.seen(route, budget);
-    }
-
     /** Shutdown: every budget's line is emptied (busy) and takes no more; calls in flight go on. */
     @Override
     public Mono<Void> close() {

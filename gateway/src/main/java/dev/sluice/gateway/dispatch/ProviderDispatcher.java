@@ -25,7 +25,6 @@ import dev.sluice.gateway.store.DecisionBudget;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -240,36 +239,24 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         if (line.add(ticket, job, atHead, turnAtLeast, this)) pump.pump();
     }
 
-    /** The budget for the door, with when this replica's calls end: a failing provider's circuit counts as a pause. */
-    Door.Capacity capacity() {
-        Door.Capacity c = windows();
-        return c.withEnding(ending(c.inFlight()));
-    }
-
     /**
-     * When the budget's {@code inFlight} calls end, soonest first: this replica's as it holds them,
-     * the other replicas' as the window's latest charges suggest ({@link BudgetSnapshot#callsEnding}).
+     * The budget for the door, with when its calls in flight end (this replica's as it holds them, the
+     * others' as the window dates them): a failing provider's circuit counts as a pause.
      */
-    private List<Long> ending(int inFlight) {
-        List<Long> mine = leases.ending();
-        int others = inFlight - mine.size();
-        if (others <= 0) return mine;
-        List<Long> theirs = seenNow().callsEnding(others, mine.size(), leases.meanCallMs());
-        if (theirs.isEmpty()) return mine;
-        List<Long> all = new ArrayList<>(mine.size() + theirs.size());
-        all.addAll(mine);
-        all.addAll(theirs);
-        all.sort(null);
-        return all;
+    Door.Capacity capacity() {
+        return paused(budget.capacity(limits(), leases.meanCallMs(), leases.moveMs(), leases.ending()));
     }
 
     /** The same without when the calls end, for what reads only the windows and the pause ({@link Door#earliestSendMs}). */
     Door.Capacity windows() {
-        Door.Capacity c = budget.capacity(
+        return paused(budget.capacity(
                 limits(),
                 leases.meanCallMs(),
                 leases.moveMs(),
-                leases.inFlight().get());
+                leases.inFlight().get()));
+    }
+
+    private Door.Capacity paused(Door.Capacity c) {
         long blocked = health.blockedForMs(clock.millis());
         return blocked > c.pausedForMs() ? c.pausedFor(blocked) : c;
     }

@@ -9,8 +9,11 @@ import dev.sluice.gateway.dispatch.queue.GatewayBusyException;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.upstream.CallFailures;
 import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
+import dev.sluice.gateway.store.DecisionBudget;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.util.List;
+import reactor.core.publisher.Mono;
 
 /**
  * What the whole-system simulation ({@code dev.sluice.gateway.simulation}) reads of the dispatch
@@ -114,6 +117,11 @@ public final class SimulationSeams {
     /** Slots this replica's slice of {@code key} holds in the shared budget; 0 without a slice. */
     public static int sliceSlotsHeld(ReplicaLeases leases, String key) {
         return BudgetSeams.sliceSlotsHeld(leases, key);
+    }
+
+    /** {@link RouteChoice#seen}: the door's first look at each budget of {@code route}, as {@code RouteChoice.enter} takes it. */
+    public static Mono<Void> firstLook(List<ProviderDispatcher.Candidate> route) {
+        return RouteChoice.seen(route, DecisionBudget.UNLIMITED);
     }
 
     /**

@@ -17,7 +17,6 @@ import dev.sluice.gateway.dispatch.queue.JobClass;
 import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
 import dev.sluice.gateway.dispatch.upstream.SentRequest;
 import dev.sluice.gateway.quota.SlidingWindow;
-import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.usage.Usage;
 import java.time.Clock;
 import java.time.Duration;
@@ -130,7 +129,7 @@ final class DispatchPath {
     private Mono<Lease> submit(Routed r, long maxWaitMs, SimReplica.Wait wait) {
         List<ProviderDispatcher.Candidate> route = r.untried();
         // After the door's first look at each budget (RouteChoice.seen), as the placement itself comes.
-        return dispatchers.seen(route, DecisionBudget.UNLIMITED).then(Mono.defer(() -> {
+        return SimulationSeams.firstLook(route).then(Mono.defer(() -> {
             replica.time.schedule(() -> probeDoor(wait, route, maxWaitMs));
             return dispatchers.submit(route, maxWaitMs);
         }));

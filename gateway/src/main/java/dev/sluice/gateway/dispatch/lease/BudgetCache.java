@@ -13,6 +13,7 @@ import dev.sluice.gateway.store.DecisionBudget;
 import dev.sluice.gateway.support.Deadline;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -100,7 +101,7 @@ public final class BudgetCache {
      * back) must not look busy for ever with calls that ended long ago.
      */
     public Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, int inFlightHere) {
-        BudgetSnapshot s = last;
+        BudgetSnapshot s = aged(limits, inFlightHere);
         if (s == null) {
             return new Door.Capacity(
                     limits.tokensPerMinute(),
@@ -114,11 +115,38 @@ public final class BudgetCache {
                     List.of(),
                     moveMs);
         }
+        return Door.Capacity.of(s, meanCallMs, moveMs);
+    }
+
+    /**
+     * {@link #capacity} with when the budget's calls in flight end, soonest first: this replica's
+     * ({@code endingHere}, one per call it holds) and the other replicas' as the same view's window
+     * dates them ({@link BudgetSnapshot#callsEnding}).
+     */
+    public Door.Capacity capacity(BudgetLimits limits, long meanCallMs, long moveMs, List<Long> endingHere) {
+        BudgetSnapshot s = aged(limits, endingHere.size());
+        if (s == null)
+            return capacity(limits, meanCallMs, moveMs, endingHere.size()).withEnding(endingHere);
+        Door.Capacity c = Door.Capacity.of(s, meanCallMs, moveMs);
+        int others = s.inFlight() - endingHere.size();
+        List<Long> theirs = others <= 0 ? List.of() : s.callsEnding(others, endingHere.size(), meanCallMs);
+        if (theirs.isEmpty()) return c.withEnding(endingHere);
+        List<Long> all = new ArrayList<>(endingHere.size() + theirs.size());
+        all.addAll(endingHere);
+        all.addAll(theirs);
+        all.sort(null);
+        return c.withEnding(all);
+    }
+
+    /** The last budget seen, aged to now and under {@code limits}; null before the first store call. */
+    private BudgetSnapshot aged(BudgetLimits limits, int inFlightHere) {
+        BudgetSnapshot s = last;
+        if (s == null) return null;
         long age = clock.millis() - lastAtMs;
         BudgetSnapshot aged = s.withLimits(limits).agedBy(age);
-        if (age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere)
-            aged = aged.withInFlight(Math.max(0, inFlightHere));
-        return Door.Capacity.of(aged, meanCallMs, moveMs);
+        return age >= REMEMBERED_VIEW_MS && aged.inFlight() > inFlightHere
+                ? aged.withInFlight(Math.max(0, inFlightHere))
+                : aged;
     }
 
     /**
@@ -138,7 +166,7 @@ public final class BudgetCache {
             synchronized (this) {
                 look = firstLook;
                 if (look == null) {
-                    look = answered(store.snapshot(key, limits))
+                    look = snapshot(limits)
                             .publishOn(loop)
                             .doOnNext(s -> {
                                 if (last == null) remember(s);
