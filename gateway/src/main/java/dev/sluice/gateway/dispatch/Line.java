@@ -83,7 +83,12 @@ final class Line {
             queue.requeueAtHead(job);
         } else {
             queue.victimFor(job).ifPresent(this::pushOut);
-            if (!queue.enqueue(job, turnAtLeast)) {
+            // When the door told it it would start (none: at once), which other replicas' lanes wait for once it comes.
+            long est = ticket.estimatedWaitMs;
+            long startsBy = job.enqueuedAtMs() + est;
+            if (est <= 0) startsBy = Long.MIN_VALUE;
+            else if (startsBy < job.enqueuedAtMs()) startsBy = Long.MAX_VALUE; // saturates
+            if (!queue.enqueue(job, turnAtLeast, startsBy)) {
                 fail(
                         ticket,
                         GatewayBusyException.queueFull(queue.position(job.id()).orElse(queue.depth())));

@@ -345,7 +345,8 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
             budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));
             confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
-            pump.holdBack(hold);
+            pump.holdBack(hold.withOthersDueAt(
+                    LaneShare.dueAt(view.elsewhere().values(), hold.dueReach(queue.lowestWaiting()), clock.millis())));
         });
     }
 

@@ -90,7 +90,7 @@ final class Pump {
 
     /** The fleet's hold on this budget's lanes; the line is tried again if one was held back. */
     void holdBack(HoldBack next) {
-        boolean wasHolding = hold.aboveAt(clock.millis()) != Long.MAX_VALUE;
+        boolean wasHolding = hold.holdsAt(clock.millis());
         hold = next;
         if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
     }
@@ -149,12 +149,14 @@ final class Pump {
             return;
         }
         long now = clock.millis();
-        long above = hold.aboveAt(now);
-        queue.holdAbove(above);
+        queue.holdAbove(hold.aboveAt(now));
+        queue.holdNotDueAfter(hold.dueAt(now), now);
         Optional<Job> next = queue.next(view);
-        long patience = next.isEmpty() && above != Long.MAX_VALUE ? heldWithRoom(view, now) : Long.MIN_VALUE;
+        long patience = next.isEmpty() && hold.holdsAt(now) ? heldWithRoom(view, now) : Long.MIN_VALUE;
         if (patience == 0) {
-            queue.holdAbove(Long.MAX_VALUE); // the replica held for leaves the room idle: go, until its lane moves
+            // The replica held for leaves the room idle: go, until its lane moves.
+            queue.holdAbove(Long.MAX_VALUE);
+            queue.holdNotDueAfter(Long.MAX_VALUE, now);
             next = queue.next(view);
         } else if (patience < 0) {
             heldWithRoomSinceMs = Long.MIN_VALUE;
@@ -171,7 +173,11 @@ final class Pump {
                     ? 100
                     : Math.max(
                             20, Math.min(1_000, last.pausedForMs() > 0 ? last.pausedForMs() : limits.inFlightHintMs()));
-            stopPumping(queue.depth() == 0 ? -1 : patience > 0 ? Math.min(hint, patience) : hint, null);
+            long wake = patience > 0 ? Math.min(hint, patience) : hint;
+            // A lane held until its own promised start comes goes then.
+            long due = hold.dueAt(now) <= now ? queue.nextPromisedStart(now) : Long.MAX_VALUE;
+            if (due != Long.MAX_VALUE) wake = Math.min(wake, Math.max(1, due - now));
+            stopPumping(queue.depth() == 0 ? -1 : wake, null);
             return;
         }
         Job job = next.get();

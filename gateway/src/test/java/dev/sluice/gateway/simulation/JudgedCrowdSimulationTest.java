@@ -140,11 +140,12 @@ class JudgedCrowdSimulationTest {
     /**
      * Clients that retry, two replicas behind a 3 ms edge: the packaged retrying two-replica run
      * (3-4 of ~1,000 admitted pages dropped, stop 47) reproduced. Promises broken after a wait, the
-     * target being 0.1 %: seeds 1-3 (CI) 4 of 3,778, seeds 1-10 30 of 12,460 (0.24 %), 11-20 16 of
-     * 12,544, 21-30 7 of 12,468; 1-30 53 of 37,472 (0.14 %). Pages promised a minute's turn at one
-     * replica whose room the other replica's later admissions, owed earlier turns, took first
-     * (finding 34). Held to three times the target, the worst ten seeds' share, so it cannot grow
-     * unseen whichever seeds are run.
+     * target being 0.1 %: seeds 1-30 53 of 37,472 (0.14 %; 30, 16 and 7 in each ten): pages promised
+     * a minute's turn at one replica whose room the other replica's later admissions, owed earlier
+     * turns, took first (finding 34). Since lanes promised later wait while another replica's
+     * promise has come (`FairQueue.holdNotDueAfter`): 14 of 37,721 (0.04 %; 5, 6 and 3), seeds 1-3
+     * (CI) none. Held to twice the target, the worst three seeds' share (12-14: 6 of 3,781), so it
+     * cannot grow unseen whichever seeds are run.
      */
     @Test
     void twoReplicasBehindASlowEdgeKeepTheirWordToClientsThatRetry() {
@@ -153,7 +154,7 @@ class JudgedCrowdSimulationTest {
                 seed -> World.judgedCrowdRetryingAtTheEdge(seed, 2, 1_000, 90_000, 3),
                 "retrying, edge 3 ms, replicas 2");
         assertThat(f.jainMin()).as("Jain's index over pages served, every seed").isGreaterThanOrEqualTo(0.99);
-        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(3 * f.brokenAllowed());
+        assertThat(f.broken()).as("promises broken after a wait").isLessThanOrEqualTo(2 * f.brokenAllowed());
     }
 
     static Figures crowd(int replicas) {

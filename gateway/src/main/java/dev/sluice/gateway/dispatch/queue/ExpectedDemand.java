@@ -44,6 +44,7 @@ final class ExpectedDemand {
      */
     List<LaneShare.Demand> here(long nowMs) {
         Map<String, LaneShare.Demand> out = new LinkedHashMap<>();
+        JobClass served = lanes.servedClass();
         demand.forEach(
                 nowMs,
                 (tenant, priority, tokens, requests) -> out.put(
@@ -55,12 +56,33 @@ final class ExpectedDemand {
                                 tokens,
                                 requests,
                                 lanes.headTagOf(tenant),
-                                lanes.queuedJobs(tenant))));
+                                lanes.queuedJobs(tenant),
+                                dueIn(tenant, served, nowMs))));
         lanes.waitingLanes((tenant, priority) -> out.computeIfAbsent(
                 tenant,
                 t -> new LaneShare.Demand(
-                        t, priority, lanes.queuedTokens(t), 0, 0, lanes.headTagOf(t), lanes.queuedJobs(t))));
+                        t,
+                        priority,
+                        lanes.queuedTokens(t),
+                        0,
+                        0,
+                        lanes.headTagOf(t),
+                        lanes.queuedJobs(t),
+                        dueIn(t, served, nowMs))));
         return new ArrayList<>(out.values());
+    }
+
+    /**
+     * How long from {@code nowMs} until the start promised to {@code tenant}'s next job here of the class
+     * served now (saturating): a batch job waits behind interactive work here whatever the other replicas do.
+     */
+    private long dueIn(String tenant, JobClass served, long nowMs) {
+        long at = lanes.nextPromisedStart(tenant, served);
+        if (at == Long.MAX_VALUE) return LaneShare.Demand.NOT_DUE;
+        long in = at - nowMs;
+        // Overflowed (clocks at the ends of the range): the sign tells which end.
+        if (((at ^ nowMs) & (at ^ in)) < 0) return at < nowMs ? Long.MIN_VALUE : LaneShare.Demand.NOT_DUE - 1;
+        return Math.min(in, LaneShare.Demand.NOT_DUE - 1);
     }
 
     /**

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.function.BiPredicate;
 
 /**
  * The designed queue in front of the provider: a lane per tenant, served fairly in tokens,
@@ -114,9 +116,19 @@ public final class FairQueue {
      * past its fair turn stays owed to it.
      */
     public boolean enqueue(Job job, long turnAtLeast) {
+        return enqueue(job, turnAtLeast, Long.MIN_VALUE);
+    }
+
+    /**
+     * {@link #enqueue(Job, long)}, the door having told the job it would start by {@code startsByMs}
+     * ({@code Long.MIN_VALUE}: at once). Another replica's lanes wait for it once that time has come
+     * ({@link #holdNotDueAfter}).
+     */
+    public boolean enqueue(Job job, long turnAtLeast, long startsByMs) {
         if (queued.size() >= capacity) return false;
         add(job, false);
         if (turnAtLeast != Long.MIN_VALUE) lanes.promise(job.id(), turnAtLeast);
+        if (startsByMs > job.enqueuedAtMs()) lanes.promiseStart(job.id(), startsByMs);
         return true;
     }
 
@@ -188,10 +200,14 @@ public final class FairQueue {
             if (overdue != null) return new Served(overdue, JobClass.BATCH);
         }
         JobClass c = interactive > 0 ? JobClass.INTERACTIVE : JobClass.BATCH;
-        Lanes.Lane lane = waitFor.isEmpty()
-                ? lanes.lowest(c, tally.holdAbove())
-                : lanes.lowest(
-                        c, tally.holdAbove(), (l, head) -> awaited.holds(waitFor, l.served, head.enqueuedAtMs()));
+        BiPredicate<Lanes.Lane, Job> held =
+                waitFor.isEmpty() ? null : (l, head) -> awaited.holds(waitFor, l.served, head.enqueuedAtMs());
+        if (tally.holdingNotDue()) {
+            long now = tally.dueCheckedAt();
+            BiPredicate<Lanes.Lane, Job> notDue = (l, head) -> lanes.promisedStart(head) > now;
+            held = held == null ? notDue : held.or(notDue);
+        }
+        Lanes.Lane lane = held == null ? lanes.lowest(c, tally.holdAbove()) : lanes.lowest(c, tally.holdAbove(), held);
         return lane == null ? null : new Served(lane, c);
     }
 
@@ -229,12 +245,46 @@ public final class FairQueue {
     /** The job {@link #peek} would give were no lane held back (for another replica's, {@link #holdAbove}, or a tenant awaited). */
     public Optional<Job> peekUnheld() {
         long held = tally.holdAbove();
+        long due = tally.othersDueAt();
+        long checkedAt = tally.dueCheckedAt();
         tally.holdAbove(Long.MAX_VALUE);
+        tally.othersDueAt(Long.MAX_VALUE, checkedAt);
         try {
             return headOf(served(List.of()));
         } finally {
             tally.holdAbove(held);
+            tally.othersDueAt(due, checkedAt);
         }
+    }
+
+    /**
+     * While another replica holds work whose promised start has come by {@code atMs}
+     * ({@link HoldBack#dueAt}; {@code Long.MAX_VALUE}: none), lanes whose next job was promised a later
+     * start wait, so that the room a call here frees goes to the promise made first wherever it was made:
+     * a replica sees the room its own calls free before the others do. A job due here is never held.
+     * Read at {@code nowMs}.
+     */
+    public void holdNotDueAfter(long atMs, long nowMs) {
+        tally.othersDueAt(atMs, nowMs);
+    }
+
+    /** The lowest counter among lanes waiting here (of the class served now); empty when none waits. */
+    public OptionalLong lowestWaiting() {
+        return lanes.lowestWaiting();
+    }
+
+    /** The soonest promised start after {@code nowMs} of a lane's next job: when a lane held for not being due may go. */
+    public long nextPromisedStart(long nowMs) {
+        long soonest = Long.MAX_VALUE;
+        for (Lanes.Lane lane : lanes.all().values()) {
+            for (JobClass c : JobClass.values()) {
+                Job head = lane.of(c).peekFirst();
+                if (head == null) continue;
+                long at = lanes.promisedStart(head);
+                if (at > nowMs) soonest = Math.min(soonest, at);
+            }
+        }
+        return soonest;
     }
 
     /** Every queued job in predicted service order, as {@link #position} counts (see {@link #turns}). */

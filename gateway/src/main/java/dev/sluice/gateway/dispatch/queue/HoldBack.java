@@ -17,19 +17,44 @@ import java.util.OptionalLong;
  * @param readAtMs     when that view was read
  * @param slack        how far ahead of it a lane may still go, in counter units (tokens × priority)
  * @param ttlMs        how long the view holds without a fresh one
+ * @param othersDueAt  when the earliest start another replica's door promised its queued work comes, on
+ *                     this replica's clock ({@link LaneShare.Demand#dueInMs}); {@link Long#MAX_VALUE}: none.
+ *                     From then on lanes here whose next job was promised later wait
+ *                     ({@link FairQueue#holdNotDueAfter}), within the same TTL and patience
  */
-public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs) {
+public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs, long othersDueAt) {
     /** Holds nothing back: one replica alone, or no view yet. */
-    public static final HoldBack NONE = new HoldBack(Long.MAX_VALUE, Long.MIN_VALUE, 0, 1);
+    public static final HoldBack NONE = new HoldBack(Long.MAX_VALUE, Long.MIN_VALUE, 0, 1, Long.MAX_VALUE);
 
     public HoldBack {
         if (slack < 0) throw new IllegalArgumentException("slack must not be negative, was " + slack);
         if (ttlMs < 1) throw new IllegalArgumentException("ttl must be positive, was " + ttlMs);
     }
 
+    /** A hold by counters alone: no other replica's promised start said. */
+    public HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs) {
+        this(othersLowest, readAtMs, slack, ttlMs, Long.MAX_VALUE);
+    }
+
     /** The decision for a view read at {@code readAtMs}; {@link #NONE} when no other replica waits. */
     public static HoldBack of(OptionalLong othersLowest, long readAtMs, long slack, long ttlMs) {
         return othersLowest.isEmpty() ? NONE : new HoldBack(othersLowest.getAsLong(), readAtMs, slack, ttlMs);
+    }
+
+    /** The same hold, with when another replica's earliest promised start comes ({@link #othersDueAt}). */
+    public HoldBack withOthersDueAt(long atMs) {
+        return this == NONE ? NONE : new HoldBack(othersLowest, readAtMs, slack, ttlMs, atMs);
+    }
+
+    /**
+     * How far in counter order other replicas' due work is waited for: what the lowest lane waiting
+     * anywhere ({@code lowestHere}, or {@link #othersLowest}) and the slack reach; work further on waits
+     * where it is, by counter.
+     */
+    public long dueReach(OptionalLong lowestHere) {
+        long lowest = lowestHere.isPresent() ? Math.min(lowestHere.getAsLong(), othersLowest) : othersLowest;
+        long reach = lowest + slack;
+        return reach < lowest ? Long.MAX_VALUE : reach; // saturates
     }
 
     /**
@@ -57,10 +82,26 @@ public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs)
 
     /** The counter above which a lane waits at {@code nowMs}; {@link Long#MAX_VALUE}: none waits. */
     public long aboveAt(long nowMs) {
-        if (this == NONE || othersLowest == Long.MAX_VALUE) return Long.MAX_VALUE;
-        if (nowMs - readAtMs >= ttlMs || nowMs < readAtMs - ttlMs)
-            return Long.MAX_VALUE; // stale (or a clock that jumped back)
+        if (this == NONE || othersLowest == Long.MAX_VALUE || stale(nowMs)) return Long.MAX_VALUE;
         long above = othersLowest + slack;
         return above < othersLowest ? Long.MAX_VALUE : above; // saturates
+    }
+
+    /**
+     * When, read at {@code nowMs}, lanes whose next job's promised start has not come start to wait
+     * for another replica's that has ({@link #othersDueAt}); {@link Long#MAX_VALUE}: they do not.
+     */
+    public long dueAt(long nowMs) {
+        return this == NONE || stale(nowMs) ? Long.MAX_VALUE : othersDueAt;
+    }
+
+    /** Whether a lane here waits at {@code nowMs}, by counter or by another replica's due work. */
+    public boolean holdsAt(long nowMs) {
+        return aboveAt(nowMs) != Long.MAX_VALUE || dueAt(nowMs) <= nowMs;
+    }
+
+    /** The view is too old to hold anyone (or the clock jumped back past it). */
+    private boolean stale(long nowMs) {
+        return nowMs - readAtMs >= ttlMs || nowMs < readAtMs - ttlMs;
     }
 }

@@ -65,6 +65,9 @@ public interface LaneShare {
      *             no lane places its demand from there in counter order; its own guess (its floor less
      *             the credit) would put every other replica's tenants ahead of its own.
      *             {@link #UNKNOWN_HEAD} from a replica that does not say it.
+     * @param dueInMs how long after the report the earliest start the door there promised the tenant's
+     *             queued work comes (negative: it has come); {@link #NOT_DUE} when it has none queued, or
+     *             from a replica that does not say it. Relative, so that replicas' clocks need not agree.
      */
     record Demand(
             String tenant,
@@ -73,8 +76,10 @@ public interface LaneShare {
             long askedTokens,
             int askedRequests,
             long head,
-            int queuedRequests) {
+            int queuedRequests,
+            long dueInMs) {
         public static final long UNKNOWN_HEAD = Long.MIN_VALUE;
+        public static final long NOT_DUE = Long.MAX_VALUE;
 
         public Demand {
             if (tenant == null || tenant.isEmpty()) throw new IllegalArgumentException("tenant must not be empty");
@@ -83,6 +88,18 @@ public interface LaneShare {
                 throw new IllegalArgumentException("demand must not be negative: " + queuedTokens + ", " + askedTokens
                         + ", " + askedRequests + ", " + queuedRequests);
             }
+        }
+
+        /** Demand whose promised starts are not said. */
+        public Demand(
+                String tenant,
+                int priority,
+                long queuedTokens,
+                long askedTokens,
+                int askedRequests,
+                long head,
+                int queuedRequests) {
+            this(tenant, priority, queuedTokens, askedTokens, askedRequests, head, queuedRequests, NOT_DUE);
         }
 
         /** Demand whose queued calls are not said (a replica of an earlier version): only its tokens. */
@@ -95,7 +112,7 @@ public interface LaneShare {
             this(tenant, priority, queuedTokens, askedTokens, askedRequests, UNKNOWN_HEAD);
         }
 
-        /** Summed; it starts at the lowest head said: the first of it to be served. */
+        /** Summed; it starts at the lowest head said, and is due when its earliest part is. */
         Demand plus(Demand other) {
             long lowest =
                     head == UNKNOWN_HEAD ? other.head : other.head == UNKNOWN_HEAD ? head : Math.min(head, other.head);
@@ -106,8 +123,24 @@ public interface LaneShare {
                     clamp(askedTokens + other.askedTokens),
                     (int) Math.min(Integer.MAX_VALUE, (long) askedRequests + other.askedRequests),
                     lowest,
-                    (int) Math.min(Integer.MAX_VALUE, (long) queuedRequests + other.queuedRequests));
+                    (int) Math.min(Integer.MAX_VALUE, (long) queuedRequests + other.queuedRequests),
+                    Math.min(dueInMs, other.dueInMs));
         }
+    }
+
+    /**
+     * When the earliest promised start in {@code demand} comes, on a clock that read it at {@code readAtMs}
+     * ({@link Demand#dueInMs}, saturating); {@link Long#MAX_VALUE} when none is said. Only demand that starts
+     * at or below counter {@code reach} counts: a tenant further on is held back by counter where it waits
+     * ({@link HoldBack#aboveAt}), and lanes that waited for it here would wait on each other.
+     */
+    public static long dueAt(Collection<Demand> demand, long reach, long readAtMs) {
+        long soonest = Demand.NOT_DUE;
+        for (Demand d : demand) if (d.head() <= reach) soonest = Math.min(soonest, d.dueInMs());
+        if (soonest == Demand.NOT_DUE) return Long.MAX_VALUE;
+        if (soonest > 0 && readAtMs > Long.MAX_VALUE - soonest) return Long.MAX_VALUE - 1;
+        if (soonest < 0 && readAtMs < Long.MIN_VALUE - soonest) return Long.MIN_VALUE;
+        return readAtMs + soonest;
     }
 
     /** The calls and tokens queued in {@code demand}, summed: what those lines hold for the budget. */
@@ -130,9 +163,9 @@ public interface LaneShare {
 
     /**
      * One replica's demand as one string (a Redis hash field's value): a line per tenant,
-     * {@code tenant priority queued asked requests head queuedRequests}, the tenant URL-encoded so that it
-     * holds no space or line break. A line of five fields (a replica that does not say the head) is read with
-     * the head unknown, one of six with the queued calls unknown (0).
+     * {@code tenant priority queued asked requests head queuedRequests dueInMs}, the tenant URL-encoded so that
+     * it holds no space or line break. A line of five fields (a replica that does not say the head) is read with
+     * the head unknown, one of six with the queued calls unknown (0), one of seven with nothing due.
      */
     static String encode(List<Demand> demand) {
         StringBuilder b = new StringBuilder();
@@ -147,9 +180,11 @@ public interface LaneShare {
                     .append(d.askedTokens())
                     .append(' ')
                     .append(d.askedRequests());
-            if (d.head() != Demand.UNKNOWN_HEAD || d.queuedRequests() > 0)
+            boolean due = d.dueInMs() != Demand.NOT_DUE;
+            if (d.head() != Demand.UNKNOWN_HEAD || d.queuedRequests() > 0 || due)
                 b.append(' ').append(d.head());
-            if (d.queuedRequests() > 0) b.append(' ').append(d.queuedRequests());
+            if (d.queuedRequests() > 0 || due) b.append(' ').append(d.queuedRequests());
+            if (due) b.append(' ').append(d.dueInMs());
         }
         return b.toString();
     }
@@ -160,7 +195,7 @@ public interface LaneShare {
         if (blob == null || blob.isEmpty()) return out;
         for (String line : blob.split("\n")) {
             String[] f = line.split(" ");
-            if (f.length < 5 || f.length > 7) continue;
+            if (f.length < 5 || f.length > 8) continue;
             try {
                 out.add(new Demand(
                         URLDecoder.decode(f[0], StandardCharsets.UTF_8),
@@ -169,7 +204,8 @@ public interface LaneShare {
                         Long.parseLong(f[3]),
                         Integer.parseInt(f[4]),
                         f.length >= 6 ? Long.parseLong(f[5]) : Demand.UNKNOWN_HEAD,
-                        f.length == 7 ? Integer.parseInt(f[6]) : 0));
+                        f.length >= 7 ? Integer.parseInt(f[6]) : 0,
+                        f.length == 8 ? Long.parseLong(f[7]) : Demand.NOT_DUE));
             } catch (IllegalArgumentException e) {
                 // skipped, as said
             }

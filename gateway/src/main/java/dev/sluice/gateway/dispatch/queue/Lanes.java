@@ -48,6 +48,8 @@ final class Lanes {
     private final LinkedHashMap<String, Lane> lanes = new LinkedHashMap<>();
     /** Jobs the door placed behind promises made earlier: the lowest counter at which each may be served. */
     private final Map<String, Long> turnAtLeast = new HashMap<>();
+    /** When the door told each job it would start (absent: at once, from its arrival). */
+    private final Map<String, Long> startsBy = new HashMap<>();
 
     static final class Lane {
         long served; // VTC counter: Σ tokens × priority
@@ -127,9 +129,21 @@ final class Lanes {
         turnAtLeast.put(jobId, counter);
     }
 
-    /** {@code jobId} has left the queue: its promised turn goes with it. */
+    /** The door told {@code jobId} it would start by {@code atMs}. */
+    void promiseStart(String jobId, long atMs) {
+        startsBy.put(jobId, atMs);
+    }
+
+    /** When the door told {@code job} it would start: its arrival when it gave no later word. */
+    long promisedStart(Job job) {
+        Long at = startsBy.get(job.id());
+        return at == null ? job.enqueuedAtMs() : at;
+    }
+
+    /** {@code jobId} has left the queue: its promised turn and start go with it. */
     void forget(String jobId) {
         turnAtLeast.remove(jobId);
+        startsBy.remove(jobId);
     }
 
     static long cost(Job job) {
@@ -248,7 +262,7 @@ final class Lanes {
      * the floor back, and a lane back from idle would start as far below the served lanes as it
      * last left them rather than at most the credit below (seed 91 of the simulation).
      */
-    private OptionalLong lowestWaiting() {
+    OptionalLong lowestWaiting() {
         long interactive = Long.MAX_VALUE;
         long any = Long.MAX_VALUE;
         for (Lane lane : lanes.values()) {

@@ -15,6 +15,10 @@ import java.util.Map;
 final class ReplicaTally {
     /** Lanes whose counter is above this wait (across replicas, see {@link HoldBack}); MAX_VALUE: none. */
     private long holdAbove = Long.MAX_VALUE;
+    /** From then on, lanes whose next job's promised start has not come wait for another replica's that has. */
+    private long othersDueAt = Long.MAX_VALUE;
+    /** When the pump last said so: the promised starts it is read against. */
+    private long dueCheckedAt = Long.MIN_VALUE;
     /** Whether service is tallied for {@link #takeReports} (a replica among others); off, nothing is kept for it. */
     private boolean sharing;
     /** Service of lanes dropped since the last report, by tenant, still to be reported. */
@@ -30,6 +34,25 @@ final class ReplicaTally {
 
     void holdAbove(long counter) {
         holdAbove = counter;
+    }
+
+    /** Whether lanes whose next job's promised start is after {@link #dueCheckedAt} wait now. */
+    boolean holdingNotDue() {
+        return othersDueAt <= dueCheckedAt;
+    }
+
+    long dueCheckedAt() {
+        return dueCheckedAt;
+    }
+
+    long othersDueAt() {
+        return othersDueAt;
+    }
+
+    /** Another replica's earliest promised start comes at {@code atMs} ({@link HoldBack#othersDueAt}), read at {@code nowMs}. */
+    void othersDueAt(long atMs, long nowMs) {
+        othersDueAt = atMs;
+        dueCheckedAt = nowMs;
     }
 
     /** {@code lane} of {@code tenant} is dropped: what it was served here and has not reported is kept to report. */

@@ -61,6 +61,22 @@ public final class TenantLanes {
         return lane == null ? 0 : lane.size();
     }
 
+    /** The class served now: interactive while any interactive job waits (batch yields to it). */
+    public JobClass servedClass() {
+        for (Lanes.Lane lane : lanes.all().values()) if (!lane.interactive.isEmpty()) return JobClass.INTERACTIVE;
+        return JobClass.BATCH;
+    }
+
+    /**
+     * The start the door promised {@code tenant}'s next job of class {@code c}: the one its lane sends
+     * next while that class is served; {@link Long#MAX_VALUE} when it has none.
+     */
+    public long nextPromisedStart(String tenant, JobClass c) {
+        Lanes.Lane lane = lanes.get(tenant);
+        Job head = lane == null ? null : lane.of(c).peekFirst();
+        return head == null ? Long.MAX_VALUE : lanes.promisedStart(head);
+    }
+
     /** Tenants with work waiting. */
     public int lanesWaiting() {
         int n = 0;

@@ -173,8 +173,8 @@ class DoorPromisesTest {
         assertThat(admitted)
                 .as("its sixth of the minute, as if all six asked here")
                 .isBetween(55, 70);
-        // Told with where its demand starts in counter order (its lane's start, before what it has queued) and in how
-        // many calls it is queued.
+        // Told with where its demand starts in counter order (its lane's start, before what it has queued), in how
+        // many calls it is queued, and when its next promise comes (queued with no later word: now).
         assertThat(door.demandHere(5_000))
                 .containsExactly(new LaneShare.Demand(
                         "t0",
@@ -183,7 +183,8 @@ class DoorPromisesTest {
                         100 * PAGE,
                         100,
                         queue.tenants().headTagOf("t0"),
-                        admitted));
+                        admitted,
+                        0));
     }
 
     /**

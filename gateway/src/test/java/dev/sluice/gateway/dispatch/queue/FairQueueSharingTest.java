@@ -83,6 +83,60 @@ class FairQueueSharingTest {
     }
 
     @Test
+    void whileAnotherReplicasPromiseHasComeLanesPromisedLaterWaitAndDueOnesGo() {
+        // The door told "a" at once and "b" 5 s; another replica's promise came at 1 s.
+        queue.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER), Long.MIN_VALUE, 5_000);
+        queue.enqueue(Job.of("a1", "a", 1, JobClass.INTERACTIVE, 800, 0, NEVER), Long.MIN_VALUE, Long.MIN_VALUE);
+        queue.holdNotDueAfter(1_000, 2_000);
+        assertThat(queue.next(ROOMY)).map(Job::id).contains("a1");
+        assertThat(queue.next(ROOMY)).as("b's promised start has not come").isEmpty();
+        assertThat(queue.peekUnheld()).map(Job::id).contains("b1");
+        assertThat(queue.nextPromisedStart(2_000)).isEqualTo(5_000);
+        queue.holdNotDueAfter(1_000, 5_000);
+        assertThat(queue.next(ROOMY))
+                .as("its own promise has come")
+                .map(Job::id)
+                .contains("b1");
+    }
+
+    @Test
+    void anotherReplicasPromiseNotYetComeHoldsNothing() {
+        queue.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER), Long.MIN_VALUE, 5_000);
+        queue.holdNotDueAfter(3_000, 2_000);
+        assertThat(queue.next(ROOMY)).map(Job::id).contains("b1");
+    }
+
+    @Test
+    void aJobPutBackAtTheHeadIsDueAtOnce() {
+        queue.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER), Long.MIN_VALUE, 5_000);
+        Job sent = queue.next(ROOMY).orElseThrow();
+        queue.requeueAtHead(sent.nextAttempt());
+        queue.holdNotDueAfter(1_000, 2_000);
+        assertThat(queue.next(ROOMY)).map(Job::id).contains("b1");
+    }
+
+    @Test
+    void itTellsTheOtherReplicasWhenEachTenantsNextPromiseComesInTheClassServed() {
+        queue.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER), Long.MIN_VALUE, 5_000);
+        queue.enqueue(Job.of("c1", "c", 1, JobClass.BATCH, 100, 0, NEVER), Long.MIN_VALUE, 1_000);
+        assertThat(queue.tenants().servedClass()).isEqualTo(JobClass.INTERACTIVE);
+        assertThat(queue.tenants().nextPromisedStart("b", JobClass.INTERACTIVE)).isEqualTo(5_000);
+        assertThat(queue.tenants().nextPromisedStart("c", JobClass.INTERACTIVE))
+                .as("batch waits behind interactive work here")
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(queue.tenants().nextPromisedStart("nobody", JobClass.BATCH)).isEqualTo(Long.MAX_VALUE);
+        assertThat(new ExpectedDemand(queue.tenants()).here(2_000))
+                .extracting(LaneShare.Demand::tenant, LaneShare.Demand::dueInMs)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("b", 3_000L),
+                        org.assertj.core.groups.Tuple.tuple("c", LaneShare.Demand.NOT_DUE));
+        assertThat(new ExpectedDemand(queue.tenants()).here(Long.MIN_VALUE))
+                .as("saturates")
+                .extracting(LaneShare.Demand::dueInMs)
+                .contains(LaneShare.Demand.NOT_DUE - 1);
+    }
+
+    @Test
     void aBatchLaneBehindInteractiveWorkHereIsNotReportedWaiting() {
         // It goes only after the interactive work here: were it reported waiting, the others would hold back for it
         // while this replica held its interactive lanes for theirs (seed 74 of the random worlds: three replicas sent

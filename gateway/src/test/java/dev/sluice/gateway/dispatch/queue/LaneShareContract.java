@@ -72,6 +72,22 @@ abstract class LaneShareContract {
                         new LaneShare.Demand("t3", 1, 800, 0, 0), new LaneShare.Demand("t4", 2, 1_600, 0, 0, -7));
     }
 
+    @Test
+    void aDemandTravelsWithWhenItsNextPromiseComesSummedToTheSoonest() {
+        LaneShare.Demand due = new LaneShare.Demand("t1", 1, 800, 0, 0, 100, 1, -250);
+        LaneShare.Demand later = new LaneShare.Demand("t1", 1, 800, 0, 0, 200, 1, 3_000);
+        LaneShare.Demand neither = new LaneShare.Demand("t2", 1, 800, 0, 0, 300, 1);
+        publishDemand("a", 1_000, due, neither);
+        publishDemand("c", 1_000, later);
+        View b = publishDemand("b", 1_100);
+        assertThat(b.elsewhere().get("t1").dueInMs()).isEqualTo(-250);
+        assertThat(b.elsewhere().get("t1").head()).isEqualTo(100);
+        assertThat(b.elsewhere().get("t2").dueInMs()).isEqualTo(LaneShare.Demand.NOT_DUE);
+        // Stop 48's seven fields: nothing due.
+        assertThat(LaneShare.decode("t3 1 800 0 0 -7 2").get(0).dueInMs()).isEqualTo(LaneShare.Demand.NOT_DUE);
+        assertThat(LaneShare.decode(LaneShare.encode(List.of(due)))).containsExactly(due);
+    }
+
     static Report waiting(String tenant, long served) {
         return new Report(tenant, served, true);
     }
