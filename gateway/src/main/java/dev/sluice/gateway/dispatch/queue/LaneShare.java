@@ -65,9 +65,10 @@ public interface LaneShare {
      *             no lane places its demand from there in counter order; its own guess (its floor less
      *             the credit) would put every other replica's tenants ahead of its own.
      *             {@link #UNKNOWN_HEAD} from a replica that does not say it.
-     * @param dueInMs how long after the report the earliest start the door there promised the tenant's
-     *             queued work comes (negative: it has come); {@link #NOT_DUE} when it has none queued, or
-     *             from a replica that does not say it. Relative, so that replicas' clocks need not agree.
+     * @param dueInMs how long after the report the start the door there promised the tenant's next job
+     *             of the class served there comes (negative: it has come); {@link #NOT_DUE} when it has
+     *             none, or from a replica that does not say it. Relative, so that replicas' clocks need
+     *             not agree.
      */
     record Demand(
             String tenant,
