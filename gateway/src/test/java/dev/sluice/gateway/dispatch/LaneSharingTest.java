@@ -97,6 +97,55 @@ class LaneSharingTest {
         return b;
     }
 
+    /**
+     * Another replica's line as a view: tenant x waits there at the lowest counter, its next job told to
+     * start {@code dueInMs} from the report (negative: that time has come).
+     */
+    Mono<View> elsewhereDueIn(long dueInMs) {
+        return Mono.just(new View(
+                OptionalLong.of(0),
+                Map.of("b", 0L),
+                Map.of("x", new LaneShare.Demand("x", 1, 100, 0, 0, 0, 1, dueInMs))));
+    }
+
+    /** b's page, told to wait for a's call, waits in line; a's call ends under {@code view}. */
+    AtomicReference<Object> bWaitingWhenTheSlotFrees(Mono<View> view) {
+        AtomicReference<Object> b = new AtomicReference<>();
+        Lease first = oneServedOneWaiting(b);
+        answer.set(view);
+        tick();
+        dispatcher.finish(first, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        tick();
+        return b;
+    }
+
+    @Test
+    void aPagePromisedLaterWaitsWhileAnotherReplicasPromiseHasComeThenGoesAtItsOwn() {
+        // The room a's call frees is seen here first; x's turn, promised at the other replica, has come.
+        AtomicReference<Object> b = bWaitingWhenTheSlotFrees(elsewhereDueIn(-100));
+        assertThat(b.get()).as("b was told to start later than x").isNull();
+        clock.advance(3_000); // b's own promised start (a call's time after it asked) has come
+        tick(); // the view again: x's promise still waits there
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() instanceof Lease);
+    }
+
+    @Test
+    void anotherReplicasPromiseNotYetComeHoldsNoOne() {
+        AtomicReference<Object> b = bWaitingWhenTheSlotFrees(elsewhereDueIn(60_000));
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() instanceof Lease);
+    }
+
+    @Test
+    void dueWorkFarOnInCounterOrderIsNotWaitedFor() {
+        // x is due, but a hundred thousand counter units past the lowest lane: its own replica holds it by
+        // counter, and waiting for it here would leave both replicas waiting on each other.
+        AtomicReference<Object> b = bWaitingWhenTheSlotFrees(Mono.just(new View(
+                OptionalLong.of(0),
+                Map.of("b", 0L),
+                Map.of("x", new LaneShare.Demand("x", 1, 100, 0, 0, 100_000, 1, -100)))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.get() instanceof Lease);
+    }
+
     void tick() {
         sharing.tick().block(Duration.ofSeconds(5));
         Mono.fromRunnable(() -> {}).subscribeOn(loop).block(Duration.ofSeconds(5)); // what the answer scheduled has run

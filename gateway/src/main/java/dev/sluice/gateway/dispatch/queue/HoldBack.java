@@ -17,10 +17,11 @@ import java.util.OptionalLong;
  * @param readAtMs     when that view was read
  * @param slack        how far ahead of it a lane may still go, in counter units (tokens × priority)
  * @param ttlMs        how long the view holds without a fresh one
- * @param othersDueAt  when the earliest start another replica's door promised its queued work comes, on
- *                     this replica's clock ({@link LaneShare.Demand#dueInMs}); {@link Long#MAX_VALUE}: none.
- *                     From then on lanes here whose next job was promised later wait
- *                     ({@link FairQueue#holdNotDueAfter}), within the same TTL and patience
+ * @param othersDueAt  when the soonest start another replica's door promised a tenant's next job there
+ *                     comes, on this replica's clock, counting tenants within {@link #dueReach}
+ *                     ({@link LaneShare#dueAt}); {@link Long#MAX_VALUE}: none. From then on lanes here whose
+ *                     next job was promised later wait ({@link FairQueue#holdNotDueAfter}), within the same
+ *                     TTL and patience
  */
 public record HoldBack(long othersLowest, long readAtMs, long slack, long ttlMs, long othersDueAt) {
     /** Holds nothing back: one replica alone, or no view yet. */
