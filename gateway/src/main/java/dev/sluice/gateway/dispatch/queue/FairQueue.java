@@ -100,7 +100,7 @@ public final class FairQueue {
         this.interactiveFloor = interactiveFloor;
         this.lanes = new Lanes(credit);
         this.order = new ServiceOrder(lanes);
-        this.tenants = new TenantLanes(lanes, order);
+        this.tenants = new TenantLanes(lanes, order, () -> interactive > 0);
         this.awaited = credit == 0 ? null : new Awaited(credit / 25, Awaited.PATIENCE_MS);
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch.queue;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.ObjIntConsumer;
 
 /**
@@ -12,10 +13,13 @@ import java.util.function.ObjIntConsumer;
 public final class TenantLanes {
     private final Lanes lanes;
     private final ServiceOrder order;
+    /** Whether any interactive job waits in the queue (its own count). */
+    private final BooleanSupplier interactiveWaits;
 
-    TenantLanes(Lanes lanes, ServiceOrder order) {
+    TenantLanes(Lanes lanes, ServiceOrder order, BooleanSupplier interactiveWaits) {
         this.lanes = lanes;
         this.order = order;
+        this.interactiveWaits = interactiveWaits;
     }
 
     /** The counter at which {@code candidate} would be served were it enqueued now. */
@@ -63,8 +67,7 @@ public final class TenantLanes {
 
     /** The class served now: interactive while any interactive job waits (batch yields to it). */
     public JobClass servedClass() {
-        for (Lanes.Lane lane : lanes.all().values()) if (!lane.interactive.isEmpty()) return JobClass.INTERACTIVE;
-        return JobClass.BATCH;
+        return interactiveWaits.getAsBoolean() ? JobClass.INTERACTIVE : JobClass.BATCH;
     }
 
     /**
