@@ -100,6 +100,24 @@ class FairQueueSharingTest {
     }
 
     @Test
+    void aJobPastItsPromisedStartLessTheMarginGoesBeforeALowerLanePromisedLaterButNotBeforeOneDue() {
+        // "high" was served a page: its lane is ahead. Its next page, told "at once" with a minute's wait, is past
+        // its promised start less the door's margin (1.5 s) at 58.6 s.
+        queue.enqueue(Job.of("h0", "high", 1, JobClass.INTERACTIVE, 800, 0, 60_000));
+        queue.next(ROOMY);
+        queue.enqueue(Job.of("h1", "high", 1, JobClass.INTERACTIVE, 800, 0, 60_000));
+        queue.enqueue(Job.of("l1", "low", 1, JobClass.INTERACTIVE, 100, 0, 120_000), Long.MIN_VALUE, 59_000);
+        queue.enqueue(Job.of("d1", "due", 1, JobClass.INTERACTIVE, 100, 0, 120_000), Long.MIN_VALUE, 58_000);
+        queue.advanceTo(58_600);
+        assertThat(queue.next(ROOMY))
+                .as("lower, and due: by counter")
+                .map(Job::id)
+                .contains("d1");
+        assertThat(queue.next(ROOMY)).as("low was told 59 s").map(Job::id).contains("h1");
+        assertThat(queue.next(ROOMY)).map(Job::id).contains("l1");
+    }
+
+    @Test
     void anotherReplicasPromiseNotYetComeHoldsNothing() {
         queue.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 100, 0, NEVER), Long.MIN_VALUE, 5_000);
         queue.holdNotDueAfter(3_000, 2_000);
