@@ -60,6 +60,9 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     private final Timer queueWait;
     private final DistributionSummary estimateError;
     private final PendingWork pending;
+    /** Other replicas spend from this budget too ({@link #sharesLanes}): the door reads it fresh ({@link #seen}). */
+    private volatile boolean lanesShared;
+
     private final ProviderHealth health;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
     private volatile boolean closing;
@@ -215,14 +218,31 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return out;
     }
 
-    /** Completes once this replica has read the budget from the store ({@link BudgetCache#seenOnce}). Any thread. */
-    Mono<Void> seenOnce(DecisionBudget waiter) {
-        return budget.seenOnce(limits(), waiter, loop);
+    /**
+     * How old the budget this replica last read may be for its door to decide on, where other replicas
+     * spend from it too: their fair queues share every 200 ms (the default), and a view older than that
+     * may miss a whole burst of theirs. Alone, the replica's own view misses nothing.
+     */
+    static final long FRESH_VIEW_MS = 200;
+
+    /**
+     * Completes once this replica has read the budget from the store recently enough for its door
+     * ({@link #seen}; {@link BudgetCache#seenWithin}). Any thread.
+     */
+    Mono<Void> seenFresh(DecisionBudget waiter) {
+        return budget.seenWithin(limits(), waiter, loop, freshFor());
     }
 
-    /** Whether this replica has read the budget from the store at least once. */
+    /**
+     * Whether this replica has read the budget from the store: at least once, and, when other
+     * replicas share it, within {@link #FRESH_VIEW_MS}.
+     */
     boolean seen() {
-        return budget.last() != null;
+        return budget.seenWithin(freshFor());
+    }
+
+    private long freshFor() {
+        return lanesShared ? FRESH_VIEW_MS : Long.MAX_VALUE;
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
@@ -322,6 +342,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     /** Lanes are shared with other replicas: a promise waits for the fleet's view as well as the store's. */
     void sharesLanes() {
+        lanesShared = true;
         loop.schedule(confirmations::sharing);
     }
 
