@@ -366,8 +366,10 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
             budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));
             confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
-            pump.holdBack(hold.withOthersDueAt(
-                    LaneShare.dueAt(view.elsewhere().values(), hold.dueReach(queue.lowestWaiting()), clock.millis())));
+            pump.holdBack(
+                    hold.withOthersDueAt(LaneShare.dueAt(
+                            view.elsewhere().values(), hold.dueReach(queue.lowestWaiting()), clock.millis())),
+                    view.elsewhere());
         });
     }
 
@@ -379,7 +381,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
             queue.restore(reports);
             door.elsewhere(Map.of());
             budget.queuedElsewhere(Amounts.ZERO);
-            pump.holdBack(HoldBack.NONE);
+            pump.holdBack(HoldBack.NONE, Map.of());
         });
     }
 
