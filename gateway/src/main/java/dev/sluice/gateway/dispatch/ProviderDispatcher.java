@@ -247,7 +247,8 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
     DoorDecision ask(Job job, long maxWaitMs, long nowMs) {
-        return door.admit(job, capacity(), maxWaitMs, nowMs);
+        DoorDecision d = door.admit(job, capacity(), maxWaitMs, nowMs);
+        return d.accepted() ? d.waitingAtLeast(pump.pace().waitMs(d.position() - 1)) : d;
     }
 
     /** Queues an admitted job here (on the loop), making room in a full line if the door allowed it. */

@@ -73,6 +73,8 @@ final class Pump {
     private long heldWithRoomSinceMs = Long.MIN_VALUE;
 
     private long heldFor;
+    /** How long a dispatch takes here (the store's answer, the loop's turn): what handing out room costs. */
+    private final DispatchPace pace = new DispatchPace();
 
     /** @param dispatcher the budget's limits and door capacity as they are now, and where a lease is handed over */
     Pump(
@@ -102,6 +104,11 @@ final class Pump {
         hold = next;
         this.elsewhere = Map.copyOf(elsewhere);
         if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
+    }
+
+    /** How long dispatches take here. On the loop. */
+    DispatchPace pace() {
+        return pace;
     }
 
     /** A slot was freed (any thread): one pump on the loop, however many frees come before it runs. */
@@ -232,6 +239,7 @@ final class Pump {
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
     private void afterAcquire(
             Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered, long sentAt) {
+        pace.took(clock.millis() - sentAt);
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, and what can no longer start
             // in time is told now, on the budget as the store just gave it, not after the wait.
