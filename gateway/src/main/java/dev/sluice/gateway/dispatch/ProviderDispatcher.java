@@ -60,8 +60,12 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     private final Timer queueWait;
     private final DistributionSummary estimateError;
     private final PendingWork pending;
-    /** Other replicas spend from this budget too ({@link #sharesLanes}): the door reads it fresh ({@link #seen}). */
-    private volatile boolean lanesShared;
+    /**
+     * A share of the fair queues has shown another replica's lanes or demand for this budget: others
+     * spend from it too, and the door reads it fresh ({@link #seen}). Once seen, for good: an idle
+     * replica stops sharing, and so stops hearing of the others, exactly when it most needs a fresh view.
+     */
+    private volatile boolean othersSeen;
 
     private final ProviderHealth health;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
@@ -234,15 +238,15 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     }
 
     /**
-     * Whether this replica has read the budget from the store: at least once, and, when other
-     * replicas share it, within {@link #FRESH_VIEW_MS}.
+     * Whether this replica has read the budget from the store: at least once, and, once other
+     * replicas were seen spending from it, within {@link #FRESH_VIEW_MS}.
      */
     boolean seen() {
         return budget.seenWithin(freshFor());
     }
 
     private long freshFor() {
-        return lanesShared ? FRESH_VIEW_MS : Long.MAX_VALUE;
+        return othersSeen ? FRESH_VIEW_MS : Long.MAX_VALUE;
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
@@ -343,7 +347,6 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
 
     /** Lanes are shared with other replicas: a promise waits for the fleet's view as well as the store's. */
     void sharesLanes() {
-        lanesShared = true;
         loop.schedule(confirmations::sharing);
     }
 
@@ -362,6 +365,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     @Override
     public void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs) {
         loop.schedule(() -> {
+            if (view.othersLowest().isPresent() || !view.elsewhere().isEmpty()) othersSeen = true;
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere(), hold.slack());
             budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));

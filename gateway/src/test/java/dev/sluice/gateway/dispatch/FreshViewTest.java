@@ -10,12 +10,16 @@ import dev.sluice.gateway.dispatch.budget.ProviderBudgetStore;
 import dev.sluice.gateway.dispatch.budget.memory.InMemoryProviderBudgetStore;
 import dev.sluice.gateway.dispatch.health.AimdLimit;
 import dev.sluice.gateway.dispatch.lease.Lease;
+import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.Job;
 import dev.sluice.gateway.dispatch.queue.JobClass;
+import dev.sluice.gateway.dispatch.queue.LaneShare.View;
 import dev.sluice.gateway.quota.FakeClock;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -27,7 +31,8 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Where other replicas spend from a budget too, a door decides on a view of it no older than
  * {@link ProviderDispatcher#FRESH_VIEW_MS}: a replica idle since before the others took the room
- * must not tell its next caller "at once". Two dispatchers on one store are two replicas.
+ * must not tell its next caller "at once". Alone, it decides on its own view without a store call.
+ * Two dispatchers on one store are two replicas.
  */
 class FreshViewTest {
     static final BudgetLimits TWO_SLOTS = new BudgetLimits(600, 1_000_000, 2, 60_000);
@@ -69,8 +74,8 @@ class FreshViewTest {
 
     @Test
     void aReplicaThatSharesTheBudgetLooksAgainBeforeItsDoorDecidesOnAnOldView() {
-        a.sharesLanes();
         b.sharesLanes();
+        othersSeenBy(b);
         Lease own = b.submit(page("b0"), 60_000).block(Duration.ofSeconds(5));
         b.finish(own, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
         clock.advance(1_000); // B idle; A takes both slots
@@ -95,5 +100,25 @@ class FreshViewTest {
         assertThat(error.max())
                 .as("its wait against the door's estimate, in percent: told 2 s, not \"at once\"")
                 .isBetween(80.0, 120.0);
+    }
+
+    /** A share of the fair queues shows {@code d} another replica's lane waiting. */
+    void othersSeenBy(ProviderDispatcher d) {
+        d.shared(new View(OptionalLong.of(0), Map.of()), HoldBack.NONE, clock.millis());
+        Mono.fromRunnable(() -> {}).subscribeOn(d.loop()).block(Duration.ofSeconds(5)); // what it scheduled has run
+    }
+
+    @Test
+    void aReplicaThatHasSeenNoOtherDecidesOnTheViewItHas() {
+        // On Redis, alone: its lanes are shared, but no share has shown another replica's.
+        b.sharesLanes();
+        Lease own = b.submit(page("b0"), 60_000).block(Duration.ofSeconds(5));
+        b.finish(own, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        clock.advance(300); // past the fresh view, within the remembered one: the pump asks no snapshot
+        int looks = bLooks.get();
+        AtomicReference<Object> b1 = new AtomicReference<>();
+        b.submit(page("b1"), 60_000).subscribe(b1::set, b1::set);
+        await().atMost(Duration.ofSeconds(5)).until(() -> b1.get() instanceof Lease);
+        assertThat(bLooks.get()).as("no look before the door's word").isEqualTo(looks);
     }
 }
