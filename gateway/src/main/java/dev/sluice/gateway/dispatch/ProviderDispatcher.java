@@ -60,13 +60,6 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     private final Timer queueWait;
     private final DistributionSummary estimateError;
     private final PendingWork pending;
-    /**
-     * A share of the fair queues has shown another replica's lanes or demand for this budget: others
-     * spend from it too, and the door reads it fresh ({@link #seen}). Once seen, for good: an idle
-     * replica stops sharing, and so stops hearing of the others, exactly when it most needs a fresh view.
-     */
-    private volatile boolean othersSeen;
-
     private final ProviderHealth health;
     /** Set at shutdown: nothing more enters the line, and what waits in it is answered busy. */
     private volatile boolean closing;
@@ -222,37 +215,19 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return out;
     }
 
-    /**
-     * How old the budget this replica last read may be for its door to decide on, where other replicas
-     * spend from it too: their fair queues share every 200 ms (the default), and a view older than that
-     * may miss a whole burst of theirs. Alone, the replica's own view misses nothing.
-     */
-    static final long FRESH_VIEW_MS = 200;
-
-    /**
-     * Completes once this replica has read the budget from the store recently enough for its door
-     * ({@link #seen}; {@link BudgetCache#seenWithin}). Any thread.
-     */
-    Mono<Void> seenFresh(DecisionBudget waiter) {
-        return budget.seenWithin(limits(), waiter, loop, freshFor());
+    /** Completes once this replica has read the budget from the store ({@link BudgetCache#seenOnce}). Any thread. */
+    Mono<Void> seenOnce(DecisionBudget waiter) {
+        return budget.seenOnce(limits(), waiter, loop);
     }
 
-    /**
-     * Whether this replica has read the budget from the store: at least once, and, once other
-     * replicas were seen spending from it, within {@link #FRESH_VIEW_MS}.
-     */
+    /** Whether this replica has read the budget from the store at least once. */
     boolean seen() {
-        return budget.seenWithin(freshFor());
-    }
-
-    private long freshFor() {
-        return othersSeen ? FRESH_VIEW_MS : Long.MAX_VALUE;
+        return budget.last() != null;
     }
 
     /** The door's word on {@code job}, with the budget as it stands now. On the loop. */
     DoorDecision ask(Job job, long maxWaitMs, long nowMs) {
-        DoorDecision d = door.admit(job, capacity(), maxWaitMs, nowMs);
-        return d.accepted() ? d.waitingAtLeast(pump.pace().waitMs(d.position() - 1)) : d;
+        return door.admit(job, capacity(), maxWaitMs, nowMs);
     }
 
     /** Queues an admitted job here (on the loop), making room in a full line if the door allowed it. */
@@ -365,16 +340,13 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
     @Override
     public void shared(LaneShare.View view, HoldBack hold, long othersSeenUpToMs) {
         loop.schedule(() -> {
-            if (view.othersLowest().isPresent() || !view.elsewhere().isEmpty()) othersSeen = true;
             queue.rebase(view.counters());
             door.elsewhere(view.elsewhere(), hold.slack());
             budget.queuedElsewhere(LaneShare.queued(view.elsewhere().values()));
             confirmations.fleetSeen(othersSeenUpToMs, clock.millis());
             pump.reviewPromises(Long.MIN_VALUE); // the others' lines of the same moment may take what was promised
-            pump.holdBack(
-                    hold.withOthersDueAt(LaneShare.dueAt(
-                            view.elsewhere().values(), hold.dueReach(queue.lowestWaiting()), clock.millis())),
-                    view.elsewhere());
+            pump.holdBack(hold.withOthersDueAt(
+                    LaneShare.dueAt(view.elsewhere().values(), hold.dueReach(queue.lowestWaiting()), clock.millis())));
         });
     }
 
@@ -386,7 +358,7 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
             queue.restore(reports);
             door.elsewhere(Map.of());
             budget.queuedElsewhere(Amounts.ZERO);
-            pump.holdBack(HoldBack.NONE, Map.of());
+            pump.holdBack(HoldBack.NONE);
         });
     }
 

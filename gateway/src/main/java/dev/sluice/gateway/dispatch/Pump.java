@@ -11,11 +11,8 @@ import dev.sluice.gateway.dispatch.queue.Door;
 import dev.sluice.gateway.dispatch.queue.FairQueue;
 import dev.sluice.gateway.dispatch.queue.HoldBack;
 import dev.sluice.gateway.dispatch.queue.Job;
-import dev.sluice.gateway.dispatch.queue.LaneShare;
-import dev.sluice.gateway.dispatch.queue.RoomLevel;
 import dev.sluice.gateway.store.DecisionBudget;
 import java.time.Clock;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -64,8 +61,6 @@ final class Pump {
     private Disposable wakeUp;
     /** Whether this budget's lanes wait for other replicas' ({@link LaneSharing}). */
     private HoldBack hold = HoldBack.NONE;
-    /** The other replicas' queued demand, per tenant, as the hold's view said. */
-    private Map<String, LaneShare.Demand> elsewhere = Map.of();
     /**
      * Since when the hold has kept a job that fits the budget waiting while the lowest lane it
      * waits for stayed where it was ({@code heldFor}); MIN_VALUE: not so held.
@@ -73,8 +68,6 @@ final class Pump {
     private long heldWithRoomSinceMs = Long.MIN_VALUE;
 
     private long heldFor;
-    /** How long a dispatch takes here (the store's answer, the loop's turn): what handing out room costs. */
-    private final DispatchPace pace = new DispatchPace();
 
     /** @param dispatcher the budget's limits and door capacity as they are now, and where a lease is handed over */
     Pump(
@@ -95,20 +88,11 @@ final class Pump {
         this.pending = pending;
     }
 
-    /**
-     * The fleet's hold on this budget's lanes, and the other replicas' queued demand it was read with
-     * ({@link RoomLevel}); the line is tried again if one was held back.
-     */
-    void holdBack(HoldBack next, Map<String, LaneShare.Demand> elsewhere) {
+    /** The fleet's hold on this budget's lanes; the line is tried again if one was held back. */
+    void holdBack(HoldBack next) {
         boolean wasHolding = hold.holdsAt(clock.millis());
         hold = next;
-        this.elsewhere = Map.copyOf(elsewhere);
         if (wasHolding) pump(); // a lane held back may go now; otherwise the pump's own wake-ups suffice
-    }
-
-    /** How long dispatches take here. On the loop. */
-    DispatchPace pace() {
-        return pace;
     }
 
     /** A slot was freed (any thread): one pump on the loop, however many frees come before it runs. */
@@ -165,7 +149,7 @@ final class Pump {
             return;
         }
         long now = clock.millis();
-        queue.holdAbove(heldAbove(view, now));
+        queue.holdAbove(hold.aboveAt(now));
         queue.holdNotDueAfter(hold.dueAt(now), now);
         Optional<Job> next = queue.next(view);
         long patience = next.isEmpty() && hold.holdsAt(now) ? heldWithRoom(view, now) : Long.MIN_VALUE;
@@ -239,7 +223,6 @@ final class Pump {
     /** After an acquire, on the loop: remember the budget it returned, then the next job, or wait as told. */
     private void afterAcquire(
             Job job, BudgetDecision decision, BudgetView view, BudgetLimits limits, boolean remembered, long sentAt) {
-        pace.took(clock.millis() - sentAt);
         if (!decision.admitted()) {
             // Another replica took the room this view showed: back to the head, and what can no longer start
             // in time is told now, on the budget as the store just gave it, not after the wait.
@@ -251,22 +234,6 @@ final class Pump {
         }
         line.leased(job.id());
         dispatchFrom(view.after(job), limits, remembered);
-    }
-
-    /**
-     * The counter above which lanes here wait for other replicas': the hold's, or as far as the room
-     * free now reaches when every lane in the fleet takes its turns from it ({@link RoomLevel}), if
-     * further, while the budget is at most half used. The hold is there so that the lagging replica's
-     * lanes get the next room; room that holds their share as well need not wait for them. Near the
-     * limits the hold stands: the room left may be what another replica's door promised (tried without
-     * the condition: 4 promises broken in the judged crowds' two-replica worlds, seeds 1-10, against 0).
-     */
-    private long heldAbove(BudgetView view, long now) {
-        long above = hold.aboveAt(now);
-        // Without the others' queued demand (not said, or not where it starts) their share of the room is unknown.
-        if (above == Long.MAX_VALUE || !view.halfFree() || !RoomLevel.knows(elsewhere.values())) return above;
-        return Math.max(
-                above, RoomLevel.of(queue.tenants().queued(), elsewhere.values(), view.tokensFree(), view.callsFree()));
     }
 
     /**

@@ -233,7 +233,7 @@ final class RouteChoice {
             loop.schedule(() -> place(ticket, route, maxWaitMs, spillMs, atHead));
             return ticket.sink.asMono();
         });
-        if (!atHead && !seen(route)) placed = seen(route, budget).then(placed); // first requests, or after a pause
+        if (!atHead && !seen(route)) placed = seen(route, budget).then(placed); // a replica's first requests only
         return placed.doOnCancel(() -> {
             Lease was = ticket.state.getAndUpdate(s -> s == null ? Line.CANCELLED : s);
             if (was == null) {
@@ -249,14 +249,14 @@ final class RouteChoice {
     }
 
     /**
-     * Completes once every budget of {@code route} has been read from the store by this replica,
-     * recently enough where other replicas share it ({@link ProviderDispatcher#seenFresh}): at once
-     * when it has, else one shared store call.
+     * Completes once every budget of {@code route} has been read from the store by this replica
+     * ({@link ProviderDispatcher#seenOnce}): at once after the first request, one shared store call
+     * before it.
      */
     static Mono<Void> seen(List<ProviderDispatcher.Candidate> route, DecisionBudget budget) {
         Mono<Void> all = Mono.empty();
         for (ProviderDispatcher.Candidate c : route)
-            if (!c.dispatcher().seen()) all = all.then(c.dispatcher().seenFresh(budget));
+            if (!c.dispatcher().seen()) all = all.then(c.dispatcher().seenOnce(budget));
         return all;
     }
 

@@ -32,7 +32,7 @@ import reactor.test.StepVerifier;
  * after each was taken, and "now" for one past it or being given back. A burst's calls, taken
  * together, free their slots together ({@code SendTime.slots}). Another replica's calls end as the
  * window's latest charges say ({@code BudgetSnapshot.callsEnding}), never sooner than spread evenly
- * over a mean call; and a door reads the budget once before its first word ({@code BudgetCache.seenWithin}).
+ * over a mean call; and a door reads the budget once before its first word ({@code BudgetCache.seenOnce}).
  */
 class CallsEndingTest {
     static final BudgetLimits FOUR_SLOTS = new BudgetLimits(600, 120_000, 4, 60_000);
@@ -108,7 +108,7 @@ class CallsEndingTest {
         for (String id : List.of("a", "b", "c", "d")) take(id); // replica a fills the four slots at once
         clock.advance(20);
         ProviderDispatcher b = replica(store, otherLoop);
-        b.seenFresh(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
 
         // Sent at 1,000,000-1,000,020 (the middle: 10 ms ago), a mean call of 2 s: about 1,990 ms from now.
         // Spread evenly over a mean call, as before, the first would have freed in 500 ms.
@@ -131,7 +131,7 @@ class CallsEndingTest {
         for (String id : List.of("b", "c", "d")) take(id);
         clock.advance(20);
         ProviderDispatcher b = replica(store, otherLoop);
-        b.seenFresh(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
         // The window knows charges to the second: the three in the slot begun 520 ms ago are taken as sent in the
         // middle of it (1,740 ms left of a mean call), the first in the full slot before (980 ms). None is promised
         // sooner than the even spread over a mean call (500, 1,000, 1,500, 2,000 ms): the last is held to 2,000.
@@ -145,14 +145,14 @@ class CallsEndingTest {
         int before = snapshots.get();
         assertThat(b.seen()).isFalse();
         Flux.range(0, 50)
-                .flatMap(i -> b.seenFresh(DecisionBudget.UNLIMITED).subscribeOn(Schedulers.parallel()))
+                .flatMap(i -> b.seenOnce(DecisionBudget.UNLIMITED).subscribeOn(Schedulers.parallel()))
                 .blockLast(Duration.ofSeconds(5));
         assertThat(snapshots.get() - before)
                 .as("one look, shared by all who waited for it")
                 .isEqualTo(1);
         assertThat(b.seen()).isTrue();
         assertThat(b.capacity().inFlight()).as("replica a's calls, seen").isEqualTo(4);
-        b.seenFresh(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
+        b.seenOnce(DecisionBudget.UNLIMITED).block(Duration.ofSeconds(5));
         assertThat(snapshots.get() - before).as("and none once seen").isEqualTo(1);
     }
 
@@ -167,7 +167,7 @@ class CallsEndingTest {
         ProviderDispatcher b = replica(silent, otherLoop);
         AtomicLong waited = new AtomicLong();
         DecisionBudget budget = DecisionBudget.of(Duration.ofMillis(200), waited::get);
-        StepVerifier.withVirtualTime(() -> b.seenFresh(budget))
+        StepVerifier.withVirtualTime(() -> b.seenOnce(budget))
                 .expectSubscription()
                 .thenAwait(Duration.ofMillis(200))
                 .expectComplete() // decided on the view it has, as before: the acquire decides for real

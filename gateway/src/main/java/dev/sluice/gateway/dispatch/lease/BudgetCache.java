@@ -45,8 +45,7 @@ public final class BudgetCache {
     // Written on the dispatch loop, read by metrics scrapes too.
     private volatile BudgetSnapshot last;
     private volatile long lastAtMs; // on this replica's clock, which may differ from the store's
-    private volatile Mono<Void>
-            lookInFlight; // a look at the store under way, shared by whoever waits for it (seenWithin)
+    private volatile Mono<Void> firstLook; // the store's first view, shared by whoever waits for it (seenOnce)
 
     public BudgetCache(String key, ProviderBudgetStore store, Duration timeout, Clock clock) {
         this.key = key;
@@ -151,53 +150,34 @@ public final class BudgetCache {
     }
 
     /**
-     * Whether this replica has seen the budget from the store within {@code maxAgeMs} (at all, with
-     * {@link Long#MAX_VALUE}).
+     * Completes once this replica has seen the budget from the store at least once, at once when it
+     * has. A door must not promise on a budget it has never read: other replicas may have filled it (the
+     * judged crowd's second replica, asked 20 ms after the first had sent 194 calls, told a whole book
+     * "at once"). The first look is one store call, shared by every request that arrives before it
+     * answers; each waits on it no longer than its own decision budget allows, and remembers it on
+     * {@code loop} (where the budget's view is written) unless a store call there was remembered first. A
+     * look that fails or runs out leaves the door as it was: it decides on the empty view, and the acquire
+     * decides for real.
      */
-    public boolean seenWithin(long maxAgeMs) {
-        if (last == null) return false;
-        long age = clock.millis() - lastAtMs;
-        return maxAgeMs == Long.MAX_VALUE || (age >= 0 && age < maxAgeMs);
-    }
-
-    /**
-     * Completes once this replica has seen the budget from the store within {@code maxAgeMs}, at once
-     * when it has. A door must not promise on a budget it has never read, nor, where other replicas
-     * spend from it too, on one read long ago: they may have filled it meanwhile (the judged crowd's
-     * second replica, asked 20 ms after the first had sent 194 calls, told a whole book "at once"; on
-     * two replicas, a replica idle since before the minute's turn told a book "at once" 1.5 s after
-     * the other had taken the turn's room, and those pages started 55 s later). The look is one store
-     * call, shared by every request that arrives before it answers; each waits on it no longer than its
-     * own decision budget allows, and remembers it on {@code loop} (where the budget's view is written)
-     * unless a store call there was remembered since it was asked. A look that fails or runs out leaves
-     * the door as it was: it decides on the view it has, and the acquire decides for real.
-     */
-    public Mono<Void> seenWithin(BudgetLimits limits, DecisionBudget waiter, Scheduler loop, long maxAgeMs) {
-        if (seenWithin(maxAgeMs)) return Mono.empty();
-        Mono<Void> look = lookInFlight;
+    public Mono<Void> seenOnce(BudgetLimits limits, DecisionBudget waiter, Scheduler loop) {
+        if (last != null) return Mono.empty();
+        Mono<Void> look = firstLook;
         if (look == null) {
             synchronized (this) {
-                look = lookInFlight;
+                look = firstLook;
                 if (look == null) {
-                    long askedAt = clock.millis();
                     look = snapshot(limits)
                             .publishOn(loop)
                             .doOnNext(s -> {
-                                if (last == null || lastAtMs <= askedAt) remember(s);
+                                if (last == null) remember(s);
                             })
                             .then()
-                            .doFinally(signal -> lookInFlight = null)
                             .cache();
-                    lookInFlight = look;
+                    firstLook = look;
                 }
             }
         }
         return waiter.within(look, timeout).onErrorResume(e -> Mono.empty());
-    }
-
-    /** {@link #seenWithin(BudgetLimits, DecisionBudget, Scheduler, long)}: seen at all. */
-    public Mono<Void> seenOnce(BudgetLimits limits, DecisionBudget waiter, Scheduler loop) {
-        return seenWithin(limits, waiter, loop, Long.MAX_VALUE);
     }
 
     public Mono<BudgetSnapshot> snapshot(BudgetLimits limits) {

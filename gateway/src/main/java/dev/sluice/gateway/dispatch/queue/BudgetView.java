@@ -68,16 +68,6 @@ public record BudgetView(
         return tokensUsed <= tokenLimit / 2 && requestsUsed <= requestLimit / 2 && inFlight <= inFlightLimit / 2;
     }
 
-    /** Tokens the window has left now (none while paused). */
-    public long tokensFree() {
-        return paused ? 0 : Math.max(0, tokenLimit - tokensUsed);
-    }
-
-    /** Calls that may start now: the fewer of the requests the window has left and the free slots (none while paused). */
-    public long callsFree() {
-        return paused ? 0 : Math.max(0, Math.min(requestLimit - requestsUsed, (long) inFlightLimit - inFlight));
-    }
-
     private static long plus(long used, long more) {
         long sum = used + more;
         return sum < 0 ? Long.MAX_VALUE : sum;

@@ -47,16 +47,6 @@ public record DoorDecision(
         TOO_LARGE
     }
 
-    /**
-     * The same decision with its estimate at least {@code waitMs}: what the door's reading of the
-     * budget leaves out, such as the time it takes to hand out the room it sees ({@code DispatchPace}).
-     */
-    public DoorDecision waitingAtLeast(long waitMs) {
-        return waitMs <= estimatedWaitMs
-                ? this
-                : new DoorDecision(verdict, position, waitMs, retryAfterMs, displaced, turnAtLeast);
-    }
-
     public boolean accepted() {
         return verdict == Verdict.ACCEPT;
     }

@@ -1,7 +1,5 @@
 package dev.sluice.gateway.dispatch.queue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.ObjIntConsumer;
 
@@ -49,14 +47,6 @@ public final class TenantLanes {
         lanes.all().forEach((tenant, lane) -> {
             if (lane.waiting()) each.accept(tenant, lane.priority);
         });
-    }
-
-    /** What each tenant with work waiting has queued here, and where its lane stands ({@link RoomLevel}'s input). */
-    public List<LaneShare.Demand> queued() {
-        List<LaneShare.Demand> out = new ArrayList<>();
-        waitingLanes((tenant, priority) -> out.add(new LaneShare.Demand(
-                tenant, priority, queuedTokens(tenant), 0, 0, headTagOf(tenant), queuedJobs(tenant))));
-        return out;
     }
 
     /** Tokens {@code tenant} has queued. */
