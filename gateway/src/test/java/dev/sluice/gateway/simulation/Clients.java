@@ -118,11 +118,11 @@ final class Clients {
             for (int i = 0; i < size; i++) {
                 Page p = page();
                 p.done = () -> {
+                    if (--outstanding > 0 || !open()) return;
                     // The next book after the gap, and no sooner than a second after this one began: a book
                     // refused whole in no simulated time (its quota and the door answering at once) with a gap
                     // of 0 sent the next one at the same instant, for ever (seed 1087: 3.3 million books at 441.9 s).
-                    long next = Math.max(group.behaviour().gapMs(), startedAt + MIN_BOOK_MS - sim.now());
-                    if (--outstanding == 0 && open()) later(next, this::book);
+                    later(Math.max(group.behaviour().gapMs(), startedAt + MIN_BOOK_MS - sim.now()), this::book);
                 };
                 send(p);
             }
