@@ -56,10 +56,13 @@ public class UpstreamRoutes {
         return new ProviderConnection.Filter();
     }
 
-    /** Each call learns which provider connection it is on ({@link ProviderConnection}). */
+    /**
+     * Each call learns which provider connection it is on ({@link ProviderConnection}), and provider
+     * connections live on loops of their own ({@link UpstreamLoops}).
+     */
     @Bean
     HttpClientCustomizer providerConnectionRecorder() {
-        return ProviderConnection::recorded;
+        return client -> UpstreamLoops.on(ProviderConnection.recorded(client));
     }
 
     @Bean
