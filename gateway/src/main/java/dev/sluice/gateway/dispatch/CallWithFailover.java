@@ -134,7 +134,7 @@ final class CallWithFailover {
                 new UpstreamAnswer(exchange, timeouts, true, mayFailOver, status -> seen(name, status), clock);
         AtomicBoolean ended = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SentRequest sent = new SentRequest(exchange.getRequest(), clock);
+        SentRequest sent = new SentRequest(exchange.getRequest(), clock, () -> dispatcher.sent(lease));
         long handedOverAtMs = r.handedOverAtMs;
         // Settled as sent: the count delay runs from when the body left, which under a burst is well after the lease.
         Supplier<Lease> asSent = () -> lease.sentAfter(SentRequest.countsLaterByMs(

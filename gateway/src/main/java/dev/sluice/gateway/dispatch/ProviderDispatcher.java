@@ -381,6 +381,11 @@ public final class ProviderDispatcher implements LaneSharing.Lanes {
         return leases.overloaded(lease);
     }
 
+    /** The lease's request went out to the provider (see {@link LeaseSettlement#sent}). */
+    public void sent(Lease lease) {
+        leases.sent(lease);
+    }
+
     /** The connection was never made: the attempt is refunded whole (see {@link LeaseSettlement#notSent}). */
     public Mono<Void> notSent(Lease lease) {
         return leases.notSent(lease);

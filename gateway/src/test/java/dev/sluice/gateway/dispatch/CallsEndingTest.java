@@ -29,7 +29,8 @@ import reactor.test.StepVerifier;
 
 /**
  * The door knows when this replica's calls in flight end: a mean hold (2 s until answers say)
- * after each was taken, and "now" for one past it or being given back. A burst's calls, taken
+ * after each was taken, no sooner than the provider's time after it was sent (from now while it
+ * has not been), and "now" for one past it or being given back. A burst's calls, taken
  * together, free their slots together ({@code SendTime.slots}). Another replica's calls end as the
  * window's latest charges say ({@code BudgetSnapshot.callsEnding}), never sooner than spread evenly
  * over a mean call; and a door reads the budget once before its first word ({@code BudgetCache.seenOnce}).
@@ -64,7 +65,15 @@ class CallsEndingTest {
         otherLoop.dispose();
     }
 
+    /** A lease whose request goes out as it is granted. */
     Lease take(String id) {
+        Lease lease = granted(id);
+        dispatcher.sent(lease);
+        return lease;
+    }
+
+    /** A lease granted, its request not yet sent. */
+    Lease granted(String id) {
         long now = clock.millis();
         Job job = Job.of(id, "t", 1, JobClass.INTERACTIVE, 100, now, now + 60_000);
         return dispatcher.submit(job, 60_000).block(Duration.ofSeconds(5));
@@ -101,6 +110,37 @@ class CallsEndingTest {
         assertThat(dispatcher.capacity().meanCallMs())
                 .as("a failure says nothing of the hold")
                 .isEqualTo(2_500);
+    }
+
+    @Test
+    void aCallNotYetSentEndsNoSoonerThanAProviderCallFromNowAndItsHopIsLearned() {
+        Lease a = granted("a");
+        clock.advance(800); // granted, and still in the gateway's own backlog (a cold burst on two cores)
+        assertThat(dispatcher.capacity().ending())
+                .as("its provider time has not begun: 2 s from now, not 1.2 s")
+                .containsExactly(2_000L);
+
+        dispatcher.sent(a); // 800 ms after its grant: the hop rises half-way at once, 0 -> 400 ms
+        clock.advance(100);
+        assertThat(dispatcher.capacity().ending()).as("2 s from its sending").containsExactly(1_900L);
+        dispatcher.sent(a);
+        assertThat(dispatcher.capacity().ending()).as("sent once").containsExactly(1_900L);
+
+        Lease b = granted("b");
+        clock.advance(100); // 100 ms into a 400 ms hop: 300 ms more to go, then 2 s
+        assertThat(dispatcher.capacity().ending()).containsExactly(1_800L, 2_300L);
+        clock.advance(500); // past the hop, still not sent: no sooner than 2 s from now
+        assertThat(dispatcher.capacity().ending()).containsExactly(1_300L, 2_000L);
+
+        dispatcher.sent(b);
+        clock.advance(2_000); // a ends 2.7 s after its sending, 3.5 s after its grant
+        dispatcher.finish(a, AimdLimit.Outcome.SUCCESS, 0, Long.MIN_VALUE).block(Duration.ofSeconds(5));
+        assertThat(dispatcher.capacity().meanCallMs())
+                .as("the hold from the grant, as before: half-way from 2 s to 3.5 s")
+                .isEqualTo(2_750);
+        // b: sent 2 s ago. From its grant (2.6 s ago) a hold of 2.75 s leaves 150 ms; from its sending, the
+        // provider's time, now half-way from 2 s to 2.7 s (2.35 s), leaves 350 ms: the later one.
+        assertThat(dispatcher.capacity().ending()).containsExactly(350L);
     }
 
     @Test

@@ -195,6 +195,7 @@ final class DispatchPath {
                 answer.headersAtMs,
                 answer.countedByMs != Long.MIN_VALUE,
                 dispatcher.limits().countDelayMs()));
+        dispatcher.sent(lease); // SentRequest: the simulated request goes out as it is handed over
         replica.trace.event(
                 replica.now(), "call", x.attempt.id, attempt, lease.job().tokens());
         Mono<Void> upstream =

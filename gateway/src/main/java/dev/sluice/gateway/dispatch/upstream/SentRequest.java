@@ -16,16 +16,22 @@ import reactor.core.publisher.Flux;
  */
 public final class SentRequest extends ServerHttpRequestDecorator {
     private final Clock clock;
+    private final Runnable onSent;
     private volatile long sentAtMs = Long.MIN_VALUE;
 
-    public SentRequest(ServerHttpRequest delegate, Clock clock) {
+    /** {@code onSent} runs once the body has been handed over (the door's slots count the provider's time from then). */
+    public SentRequest(ServerHttpRequest delegate, Clock clock, Runnable onSent) {
         super(delegate);
         this.clock = clock;
+        this.onSent = onSent;
     }
 
     @Override
     public Flux<DataBuffer> getBody() {
-        return super.getBody().doOnComplete(() -> sentAtMs = clock.millis());
+        return super.getBody().doOnComplete(() -> {
+            sentAtMs = clock.millis();
+            onSent.run();
+        });
     }
 
     /** When the whole body had been handed to the connection, on this gateway's clock; {@link Long#MIN_VALUE} if not yet. */

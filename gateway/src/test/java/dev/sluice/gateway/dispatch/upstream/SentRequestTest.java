@@ -8,6 +8,7 @@ import dev.sluice.gateway.dispatch.lease.Lease;
 import dev.sluice.gateway.quota.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
@@ -63,15 +64,20 @@ class SentRequestTest {
     @Test
     void theSendingIsWhenTheWholeBodyWasHandedOnNotWhenTheRequestWasMade() {
         FakeClock clock = new FakeClock(T);
+        AtomicInteger told = new AtomicInteger();
         SentRequest sent = new SentRequest(
-                MockServerHttpRequest.post("/v1/chat/completions").body("{\"model\":\"m\"}"), clock);
+                MockServerHttpRequest.post("/v1/chat/completions").body("{\"model\":\"m\"}"),
+                clock,
+                told::incrementAndGet);
         assertThat(sent.sentAtMs()).isEqualTo(NONE);
+        assertThat(told).as("not told before the body went").hasValue(0);
         clock.advance(1_500);
         String body = DataBufferUtils.join(sent.getBody())
                 .map(b -> b.toString(StandardCharsets.UTF_8))
                 .block(Duration.ofSeconds(5));
         assertThat(body).as("the body passes as it was").isEqualTo("{\"model\":\"m\"}");
         assertThat(sent.sentAtMs()).isEqualTo(T + 1_500);
+        assertThat(told).as("told once, as the body went").hasValue(1);
     }
 
     @Test
