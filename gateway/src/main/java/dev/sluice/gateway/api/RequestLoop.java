@@ -12,9 +12,9 @@ import reactor.netty.Connection;
 /**
  * The event loop of the connection a request came in on, as a scheduler: where its work
  * belongs once a single-threaded stage (the dispatch loop, Lettuce's reply thread) has done its
- * part. Left on such a thread, the rest of every request would run there, one at a time; on its
- * own loop it runs beside the others. A budgeted provider call goes on from a provider loop
- * instead ({@code UpstreamLoops}), where it does not wait behind the arrivals.
+ * part. Left on such a thread, the rest of every request (routing, the upstream call) would run
+ * there, one at a time; on its own loop it runs beside the others, and Reactor Netty opens the
+ * upstream connection on the same loop, as it does for a request that never left it.
  */
 public final class RequestLoop {
     /** One scheduler per event loop: there are as many loops as CPUs. */

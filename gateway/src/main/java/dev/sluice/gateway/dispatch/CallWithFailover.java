@@ -1,5 +1,6 @@
 package dev.sluice.gateway.dispatch;
 
+import dev.sluice.gateway.api.RequestLoop;
 import dev.sluice.gateway.api.SluiceAttributes;
 import dev.sluice.gateway.config.ProviderSettings;
 import dev.sluice.gateway.dispatch.health.ProviderFailingException;
@@ -11,7 +12,6 @@ import dev.sluice.gateway.dispatch.upstream.FirstByteTimeout;
 import dev.sluice.gateway.dispatch.upstream.ProviderConnection;
 import dev.sluice.gateway.dispatch.upstream.SentRequest;
 import dev.sluice.gateway.dispatch.upstream.UpstreamAnswer;
-import dev.sluice.gateway.dispatch.upstream.UpstreamLoops;
 import dev.sluice.gateway.dispatch.upstream.UpstreamMeters;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTargets;
 import dev.sluice.gateway.dispatch.upstream.UpstreamTimeouts;
@@ -81,9 +81,9 @@ final class CallWithFailover {
         return dispatchers
                 .submit(r.untried(), maxWaitMs, SluiceAttributes.decisionBudget(r.exchange))
                 .doOnNext(lease -> r.handedOverAtMs = clock.millis())
-                // The lease comes on the dispatch loop, which every request shares: the call goes on from a
-                // provider loop, not behind the arrivals queued on the request's own.
-                .publishOn(UpstreamLoops.scheduler())
+                // The lease comes on the dispatch loop, which every request shares: the call goes on from this
+                // request's own loop.
+                .publishOn(RequestLoop.of(r.exchange))
                 .flatMap(lease -> call(r, lease, attempt))
                 .onErrorResume(
                         ProviderFailingException.class,
@@ -283,7 +283,7 @@ final class CallWithFailover {
                     return dispatcher
                             .resubmit(lease.job().nextAttempt())
                             .doOnNext(next -> r.handedOverAtMs = clock.millis())
-                            .publishOn(UpstreamLoops.scheduler())
+                            .publishOn(RequestLoop.of(exchange))
                             .flatMap(next -> call(r, next, attempt + 1));
                 }));
     }

@@ -56,13 +56,10 @@ public class UpstreamRoutes {
         return new ProviderConnection.Filter();
     }
 
-    /**
-     * Each call learns which provider connection it is on ({@link ProviderConnection}), and provider
-     * connections live on loops of their own ({@link UpstreamLoops}).
-     */
+    /** Each call learns which provider connection it is on ({@link ProviderConnection}). */
     @Bean
     HttpClientCustomizer providerConnectionRecorder() {
-        return client -> UpstreamLoops.on(ProviderConnection.recorded(client));
+        return ProviderConnection::recorded;
     }
 
     @Bean
