@@ -50,14 +50,13 @@ public final class LeaseSettlement {
     private volatile long meanCallMs = 2_000;
     /**
      * The hold in two parts, each learned where it is seen (as the hold is: half-way up at once, a
-     * sixteenth down): from the grant to the request going out, the gateway's own backlog (0.1-0.4 s
-     * at the judged crowd's cold burst of 600 pages on two cores; over a second while granted calls
-     * went on from the loops the burst arrived on), and from there to the call's end, the provider's
-     * time. A call not yet sent has not begun its provider time, so its slot is not expected back
-     * sooner than that time from now: at a cold burst nothing has ended, or even been sent, when the
-     * pages behind the first slots arrive (judged one-replica run on the shared loops: 108 pages told
-     * 1.0-1.5 s started 2.3-3.0 s later; on provider loops, 29 of 949 pages over 1.2 of their estimate
-     * with the one-number hold, 2 of 954 with the split).
+     * sixteenth down): from the grant to the request going out, the gateway's own backlog (0.8-1.2 s
+     * at the judged crowd's cold burst of 600 pages on two cores, 0.1-0.16 s a minute later), and from
+     * there to the call's end, the provider's time. A call not yet sent has not begun its provider
+     * time, so its slot is not expected back sooner than that time from now: at a cold burst nothing
+     * has ended, or even been sent, when the pages behind the first slots arrive, and the one-number
+     * hold told them 1.0-1.5 s where they started 2.3-3.0 s later (judged one-replica run; with the
+     * split they are told 2 s, and start 2.5-3.1 s later: nearer, not yet within 20 %).
      */
     private volatile long hopMs = 0;
 
