@@ -41,13 +41,16 @@ public final class LeaseSettlement {
         }
     }
 
+    /** A typical chat call's length: every learned time below starts from it until answers say. */
+    private static final long TYPICAL_CALL_MS = 2_000;
+
     /**
      * EWMA of how long a slot is held, from the lease's grant to the call's end: what the door's
      * slots drain with. A call's own time is less: under a burst, the hop from the grant to the
      * request's event loop and the write took half a second on two cores (judged one-replica run:
-     * slots told free at 2 s, taken at 2.5 s). A typical chat call's 2 s until answers say.
+     * slots told free at 2 s, taken at 2.5 s).
      */
-    private volatile long meanCallMs = 2_000;
+    private volatile long meanCallMs = TYPICAL_CALL_MS;
     /**
      * The hold in two parts, each learned where it is seen (as the hold is: half-way up at once, a
      * sixteenth down): from the grant to the request going out, the gateway's own backlog (0.8-1.2 s
@@ -60,14 +63,14 @@ public final class LeaseSettlement {
      */
     private volatile long hopMs = 0;
 
-    /** From the request going out to the call's end: a typical chat call's 2 s until answers say. */
-    private volatile long sentCallMs = 2_000;
+    /** From the request going out to the call's end. */
+    private volatile long sentCallMs = TYPICAL_CALL_MS;
     /**
      * EWMA of how much later than its stamp an answer proves a call was counted, so how much
      * later its charge leaves the window than the door reads now. Until answers say, a call's
      * length: a provider that reports no processing time moves every charge to its answer.
      */
-    private volatile long moveMs = 2_000;
+    private volatile long moveMs = TYPICAL_CALL_MS;
 
     public LeaseSettlement(
             BudgetCache budget,
@@ -159,7 +162,7 @@ public final class LeaseSettlement {
         if (outcome == AimdLimit.Outcome.SUCCESS && heldMs > 0) meanCallMs = callMsAfter(meanCallMs, heldMs);
         if (outcome == AimdLimit.Outcome.SUCCESS && held != null && held.sent() && now > held.sentAtMs())
             sentCallMs = callMsAfter(sentCallMs, now - held.sentAtMs());
-        aimd.onSample(clock.millis(), outcome, inFlightHere.get());
+        aimd.onSample(now, outcome, inFlightHere.get());
         // A call spent from a replica's early slice moves at least to when it could be counted.
         long counted = Math.max(countedByMs, lease.countsFromMs());
         boolean moves = ProviderBudget.movesLater(lease.chargedAtMs(), counted);
