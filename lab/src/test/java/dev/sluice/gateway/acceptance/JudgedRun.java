@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -228,10 +229,18 @@ class JudgedRun {
                 provider.reset(); // the provider's seconds and the crowd's start together
                 long start = System.nanoTime();
                 List<Integer> queueDepth = Collections.synchronizedList(new ArrayList<>());
+                Map<String, double[]> coldEstimates = new ConcurrentHashMap<>();
                 Disposable sampler = Flux.interval(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                        .subscribe(tick -> queueDepth.add((int) gateways.stream()
-                                .mapToDouble(g -> gauge(g, "sluice.queue.depth"))
-                                .sum()));
+                        .subscribe(tick -> {
+                            queueDepth.add((int) gateways.stream()
+                                    .mapToDouble(g -> gauge(g, "sluice.queue.depth"))
+                                    .sum());
+                            // The cold start's share of the estimate's error: the buckets as they stood then.
+                            if (tick + 1 == COLD_START_S)
+                                for (GatewayReplica g : gateways)
+                                    for (String budget : budgets(g))
+                                        coldEstimates.put(g.port() + budget, wholeRun(g, budget));
+                        });
                 ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
                 long stopAt = start + TimeUnit.SECONDS.toNanos(opt.seconds());
                 Flux.fromIterable(keys.entrySet())
@@ -258,6 +267,7 @@ class JudgedRun {
                         stats,
                         List.copyOf(replies),
                         List.copyOf(queueDepth),
+                        Map.copyOf(coldEstimates),
                         gateways,
                         crowdMs,
                         estimatedPrompt,
@@ -421,6 +431,7 @@ class JudgedRun {
             JsonNode stats,
             List<Reply> replies,
             List<Integer> queueDepth,
+            Map<String, double[]> coldEstimates,
             List<GatewayReplica> gateways,
             long crowdMs,
             long estimatedPrompt,
@@ -602,6 +613,8 @@ class JudgedRun {
                                             // expiry): the last of the run. The scrape's buckets count the whole run.
                                             double[] whole =
                                                     wholeRun(g, x.getId().getTag("budget"));
+                                            double[] cold = coldEstimates.getOrDefault(
+                                                    g.port() + x.getId().getTag("budget"), new double[3]);
                                             return b
                                                     + " (n=" + x.count() + "); whole run: "
                                                     + String.format(
@@ -609,7 +622,14 @@ class JudgedRun {
                                                             "%.0f within 0.8-1.2, %.0f over 1.2, %.0f under 0.8",
                                                             whole[1] - whole[0],
                                                             whole[2] - whole[1],
-                                                            whole[0]);
+                                                            whole[0])
+                                                    + String.format(
+                                                            Locale.ROOT,
+                                                            "; started after the first %d s: %.0f within, %.0f over, %.0f under",
+                                                            COLD_START_S,
+                                                            (whole[1] - whole[0]) - (cold[1] - cold[0]),
+                                                            (whole[2] - whole[1]) - (cold[2] - cold[1]),
+                                                            whole[0] - cold[0]);
                                         })
                                         .toList())
                         .toList());
@@ -769,6 +789,16 @@ class JudgedRun {
     }
 
     static final String WAIT_BUCKET = "sluice_queue_wait_of_estimate_percent_bucket{";
+
+    /** The crowd's first seconds, the cold start, whose estimates the report also gives apart (docs/judged-run.md). */
+    static final int COLD_START_S = 10;
+
+    /** The budgets a replica's estimate meter has seen. */
+    static List<String> budgets(GatewayReplica g) {
+        return g.bean(MeterRegistry.class).find(DispatcherMeters.WAIT_OF_ESTIMATE).summaries().stream()
+                .map(x -> x.getId().getTag("budget"))
+                .toList();
+    }
 
     /**
      * The estimate's error over the whole run, from the scrape's cumulative buckets: the requests at
