@@ -145,11 +145,8 @@ class JudgedCrowdSimulationTest {
      * turns, took first (finding 34). Since lanes promised later wait while another replica's
      * promise has come (`FairQueue.holdNotDueAfter`): 14 of 37,721 (0.04 %; 5, 6 and 3); and while a
      * job at the same replica is past its promised start less the margin: 10 (5, 3 and 2), seeds 1-3
-     * (CI) none; since a newcomer's check counts the other replicas' lines ahead of the promises it
-     * would push (`PromiseCheck.keep`; seed 8: a retried page admitted 2.6 s after a firm promise
-     * went ahead of it into a turn the other replica's line took too): 2 (1, 0 and 1). Held to
-     * twice the target, the worst three seeds' share (6-8 before: 5 of 3,679), so it cannot grow
-     * unseen whichever seeds are run.
+     * (CI) none. Held to twice the target, the worst three seeds' share (6-8: 5 of 3,679), so it
+     * cannot grow unseen whichever seeds are run.
      */
     @Test
     void twoReplicasBehindASlowEdgeKeepTheirWordToClientsThatRetry() {

@@ -278,7 +278,7 @@ public final class Door {
             return new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), d.retryAfterMs());
         d = new DoorDecision(d.verdict(), ahead.position(), d.estimatedWaitMs(), 0);
         if (ahead.jobs() < queue.depth()) {
-            DoorDecision kept = promises.keep(job, capacity, maxWaitMs, nowMs, d, demand.owed(nowMs, false));
+            DoorDecision kept = promises.keep(job, capacity, maxWaitMs, nowMs, d);
             if (!kept.accepted()) return kept;
             d = kept;
         }
@@ -300,7 +300,11 @@ public final class Door {
      * each is to be answered busy at once, with the wait it would now have ({@link PromiseCheck#review}).
      */
     public List<DoorDecision.Displaced> review(Capacity capacity, long nowMs, long confirmedBeforeMs) {
-        return promises.review(capacity, nowMs, confirmedBeforeMs, demand.owed(nowMs, false));
+        return promises.review(
+                capacity,
+                nowMs,
+                confirmedBeforeMs,
+                (job, turn, inLine) -> demand.ahead(job, turn, inLine, nowMs, false));
     }
 
     /**

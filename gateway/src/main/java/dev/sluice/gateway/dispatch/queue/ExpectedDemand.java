@@ -91,28 +91,16 @@ final class ExpectedDemand {
      * in counter order were it queued now.
      */
     WorkAhead ahead(Job job, WorkAhead ahead, long nowMs) {
-        return ahead(job, lanes.tagOf(job), ahead, all(nowMs), true);
+        return ahead(job, lanes.tagOf(job), ahead, nowMs, true);
     }
 
     /**
-     * The same for queued jobs, each at the counter {@code turn} its place in service order gives it;
-     * without {@code asked}, only the work other replicas have queued counts. For every job of one
-     * check (the queue unchanged meanwhile), the fleet's demand is merged once: a check estimates
-     * every job queued behind a newcomer, and a merge per job was a pass over every lane each.
+     * The same for a job whose turn comes at counter {@code turn} (a queued one's, in service
+     * order); without {@code asked}, only the work other replicas have queued counts.
      */
-    PromiseCheck.Owed owed(long nowMs, boolean asked) {
-        Map<String, LaneShare.Demand> all = all(nowMs);
-        return (job, turn, inLine) -> ahead(job, turn, inLine, all, asked);
-    }
-
-    /** Each tenant's demand, here and on the other replicas, summed. */
-    private Map<String, LaneShare.Demand> all(long nowMs) {
+    WorkAhead ahead(Job job, long turn, WorkAhead ahead, long nowMs, boolean asked) {
         Map<String, LaneShare.Demand> all = new HashMap<>(elsewhere);
         for (LaneShare.Demand local : here(nowMs)) all.merge(local.tenant(), local, LaneShare.Demand::plus);
-        return all;
-    }
-
-    private WorkAhead ahead(Job job, long turn, WorkAhead ahead, Map<String, LaneShare.Demand> all, boolean asked) {
         int moreJobs = 0;
         long moreTokens = 0;
         for (LaneShare.Demand d : all.values()) {

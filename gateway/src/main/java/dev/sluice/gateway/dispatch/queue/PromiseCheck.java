@@ -26,13 +26,9 @@ final class PromiseCheck {
      * would push (its turn deferred, see {@link DoorDecision#turnAtLeast}), if it can still
      * start within its own wait there; otherwise it is refused. Inserting the candidate
      * anywhere before a job delays that job by the same amount, so which jobs it pushes does
-     * not depend on where it goes. Each job's start counts, as the door's review does, what the
-     * other replicas have queued ahead of it ({@code owed}): counted on this line alone, a retried
-     * page admitted 2.6 s after a firm promise went ahead of it into a minute's turn whose room the
-     * other replica's line took too, and the promise was dropped at the turn (seed 8 of the retrying
-     * judged crowd behind an edge, two replicas).
+     * not depend on where it goes.
      */
-    DoorDecision keep(Job job, Capacity capacity, long maxWaitMs, long nowMs, DoorDecision accepted, Owed owed) {
+    DoorDecision keep(Job job, Capacity capacity, long maxWaitMs, long nowMs, DoorDecision accepted) {
         List<FairQueue.Turn> order = queue.turns();
         int fair = accepted.position() - 1; // its index among the queued jobs in fair order
         Capacity own = capacity.forClass(job.jobClass(), queue.interactiveFloor());
@@ -54,9 +50,9 @@ final class PromiseCheck {
             tokensAt[i] = tokens;
             if (i >= fair) {
                 long allowed = Door.longestPromisedMs(j.deadlineMs() - nowMs);
-                WorkAhead ahead = owed.ahead(j, order.get(i).tag(), new WorkAhead(jobs, tokens));
-                long without = SendTime.estimateWaitMs(j.tokens(), ahead, c, schedules);
-                long with = SendTime.estimateWaitMs(j.tokens(), ahead.plus(1, job.tokens()), c, schedules);
+                long without = SendTime.estimateWaitMs(j.tokens(), new WorkAhead(jobs, tokens), c, schedules);
+                long with = SendTime.estimateWaitMs(
+                        j.tokens(), new WorkAhead(jobs + 1, LaneShare.clamp(tokens + job.tokens())), c, schedules);
                 if (without <= allowed && with > allowed) {
                     if (Door.soft(j, nowMs)) pushedInBurst.add(new Pushed(i, new DoorDecision.Displaced(j, with)));
                     else lastFirm = i;
@@ -81,14 +77,9 @@ final class PromiseCheck {
                     displaced,
                     Long.MIN_VALUE);
         }
-        long behind = order.get(lastFirm).tag() + 1;
         long wait = Math.max(
                 accepted.estimatedWaitMs(),
-                SendTime.estimateWaitMs(
-                        job.tokens(),
-                        owed.ahead(job, behind, new WorkAhead(jobsAt[at], tokensAt[at])),
-                        own,
-                        schedules));
+                SendTime.estimateWaitMs(job.tokens(), new WorkAhead(jobsAt[at], tokensAt[at]), own, schedules));
         long promised = Door.longestPromisedMs(maxWaitMs);
         if (wait > promised) {
             // Asking again when the wait behind those promises is one the door promises: what is ahead of that
@@ -97,7 +88,13 @@ final class PromiseCheck {
             return new DoorDecision(
                     DoorDecision.Verdict.BUSY, accepted.position(), wait, Math.max(1_000, wait - promised));
         }
-        return new DoorDecision(DoorDecision.Verdict.ACCEPT, at + 1, wait, 0, displaced, behind);
+        return new DoorDecision(
+                DoorDecision.Verdict.ACCEPT,
+                at + 1,
+                wait,
+                0,
+                displaced,
+                order.get(lastFirm).tag() + 1);
     }
 
     /**

@@ -209,31 +209,6 @@ class DoorPromisesTest {
                 .isEqualTo(5 * 160);
     }
 
-    /**
-     * The promises a newcomer would push are estimated as the door's review estimates them: with
-     * what the other replicas have queued ahead of each. Counted on this line alone, A's last page
-     * starts in 1,600 ms, 1,760 ms behind B, both within the 2,000 ms it may be promised, and B
-     * went first; but two pages queued on another replica come before it too, so B ahead of it
-     * makes it 2,080 ms: late. A retried page went ahead of a firm promise so, into a minute's turn
-     * the other replica's line took too (seed 8 of the retrying judged crowd, two replicas).
-     */
-    @Test
-    void aNewcomerCountsTheOtherReplicasLinesAheadOfThePromisesItWouldPush() {
-        tenantAQueuesTenPagesDueIn(3_700); // at 600 ms, 3,100 ms left: promised at most 2,000 ms
-        door.elsewhere(Map.of("x", new LaneShare.Demand("x", 1, 2 * PAGE, 0, 0, LaneShare.Demand.UNKNOWN_HEAD, 2)), 0);
-        Job b = Job.of("b0", "b", 1, JobClass.INTERACTIVE, PAGE, 600, 600 + 60_000);
-
-        DoorDecision d = door.admit(b, SATURATED, 60_000, 600);
-
-        assertThat(d.verdict()).isEqualTo(Verdict.ACCEPT);
-        assertThat(d.position())
-                .as("behind all ten of A's pages, not at its fair turn")
-                .isEqualTo(11);
-        assertThat(d.estimatedWaitMs())
-                .as("behind them and the other replica's two")
-                .isEqualTo(13 * 160);
-    }
-
     @Test
     void aFirmPromiseTheNewcomerCannotGetBehindInTimeMeansBusy() {
         tenantAQueuesTenPagesDueIn(2_700);
