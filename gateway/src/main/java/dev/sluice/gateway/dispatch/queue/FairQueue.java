@@ -152,7 +152,6 @@ public final class FairQueue {
         queued.put(job.id(), job);
         if (job.jobClass() == JobClass.INTERACTIVE) interactive++;
         if (awaited != null) awaited.joined(job.tenant());
-        lanes.floorFollows(); // interactive work joining may leave only higher counters in the class served
     }
 
     /**
@@ -401,7 +400,6 @@ public final class FairQueue {
     /** Sets each listed tenant's counter to the fleet's, plus what it was served here since ({@link ReplicaTally#rebase}). */
     public void rebase(Map<String, Long> counters) {
         tally.rebase(lanes, counters);
-        lanes.floorFollows();
     }
 
     /** Lanes whose counter is above {@code counter} wait ({@link HoldBack#aboveAt}); {@code Long.MAX_VALUE}: none. */

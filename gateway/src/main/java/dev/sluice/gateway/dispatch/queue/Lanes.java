@@ -229,16 +229,6 @@ final class Lanes {
         };
     }
 
-    /**
-     * The counters moved (a job joined, the fleet's counters came): the floor follows now. A rise
-     * is dated when it happens, not when the floor is next read: dated at the next read, when a
-     * lane joining starts ({@link #joinLevel}) hung on how often the doors had looked (the same
-     * worlds differed for reading the fleet's demand once per check instead of once per job).
-     */
-    void floorFollows() {
-        level();
-    }
-
     /** The lowest counter of the class served now, or the last one seen while nothing waits (the floor, advanced). */
     private long level() {
         OptionalLong min = lowestWaiting();

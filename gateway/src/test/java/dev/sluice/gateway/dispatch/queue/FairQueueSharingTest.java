@@ -66,27 +66,6 @@ class FairQueueSharingTest {
         assertThat(queue.next(ROOMY).orElseThrow().tenant()).isEqualTo("b");
     }
 
-    /**
-     * The floor rises when the counters do, whoever reads it: a lane joining 2.5 s after the
-     * fleet's counters lifted the only lane here starts level with it, whether or not a door looked
-     * at the lanes in between. Dated at the next read instead, the rise came with the newcomer, and
-     * it started from the floor before it: the same world went two ways for how often it was read.
-     */
-    @Test
-    void theFloorRisesWhenTheCountersDoNotWhenItIsNextRead() {
-        long[] starts = new long[2];
-        for (int looked = 0; looked < 2; looked++) {
-            FairQueue q = new FairQueue(1_000, 0.1);
-            q.enqueue(Job.of("a1", "a", 1, JobClass.INTERACTIVE, 800, 0, NEVER));
-            q.rebase(Map.of("a", 50_000L));
-            if (looked == 1) q.tenants().headTagOf("nobody"); // a door's look: where a newcomer would start
-            q.enqueue(Job.of("b1", "b", 1, JobClass.INTERACTIVE, 800, 2_500, NEVER));
-            starts[looked] = q.tenants().headTagOf("b");
-        }
-        assertThat(starts[0]).as("not looked at").isEqualTo(50_000L);
-        assertThat(starts[1]).as("looked at").isEqualTo(50_000L);
-    }
-
     @Test
     void lanesAboveTheHoldWaitAndTheRestGoInTheirOrder() {
         queue.enqueue(job("ahead", 800));
