@@ -15,8 +15,9 @@ import io.micrometer.core.instrument.search.Search;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDate;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -44,8 +45,25 @@ import tools.jackson.databind.json.JsonMapper;
  */
 abstract class SpendViewContract {
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    static final long BEFORE_MIDNIGHT = Instant.parse("2026-12-06T23:59:00Z").toEpochMilli();
-    static final long AFTER_MIDNIGHT = Instant.parse("2026-12-07T00:00:01Z").toEpochMilli();
+    /**
+     * The two days the calls straddle: today (UTC) and tomorrow, or tomorrow and the day after on a
+     * month's last day, so both are in one month. Not fixed dates: Redis keeps a period's counter to
+     * the period's end on its own clock, the real one, so days fixed in the test expire as they are
+     * written once the real date has passed them (this contract broke on 8 December 2026 so).
+     */
+    static final LocalDate DAY1 = firstDay(LocalDate.now(ZoneOffset.UTC));
+
+    static final LocalDate DAY2 = DAY1.plusDays(1);
+    static final String MONTH = YearMonth.from(DAY1).toString();
+    static final long BEFORE_MIDNIGHT =
+            DAY2.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli() - 60_000;
+    static final long AFTER_MIDNIGHT =
+            DAY2.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli() + 1_000;
+
+    static LocalDate firstDay(LocalDate today) {
+        return today.plusDays(1).getMonthValue() == today.getMonthValue() ? today : today.plusDays(1);
+    }
+
     static final FakeClock CLOCK = new FakeClock(BEFORE_MIDNIGHT);
     static final long PROMPT = 17;
     private static final Pattern MAX_TOKENS = Pattern.compile("\"max_tokens\":(\\d+)");
@@ -188,7 +206,10 @@ abstract class SpendViewContract {
     void settled(String tenant, long requests) {
         await().atMost(Duration.ofSeconds(10))
                 .until(
-                        () -> ledger.days(tenant, LocalDate.parse("2026-12-01"), LocalDate.parse("2026-12-31"))
+                        () -> ledger.days(
+                                        tenant,
+                                        YearMonth.from(DAY1).atDay(1),
+                                        YearMonth.from(DAY1).atEndOfMonth())
                                 .map(d -> d.totals().requests())
                                 .reduce(0L, Long::sum)
                                 .block(),
@@ -226,7 +247,7 @@ abstract class SpendViewContract {
         assertThat(day.get("period").asString()).isEqualTo("day");
         assertThat(day.get("limit_usd").decimalValue()).isEqualByComparingTo("5");
         assertThat(day.get("used_usd").decimalValue()).isEqualByComparingTo(BigDecimal.valueOf(day7, 6));
-        assertThat(day.get("resets_at").asString()).isEqualTo("2026-12-08T00:00:00Z");
+        assertThat(day.get("resets_at").asString()).isEqualTo(DAY2.plusDays(1) + "T00:00:00Z");
         JsonNode month = u.get("spend_budgets").get(1);
         assertThat(month.get("period").asString()).isEqualTo("month");
         assertThat(month.get("used_usd").decimalValue()).isEqualByComparingTo(BigDecimal.valueOf(day6 + day7, 6));
@@ -248,27 +269,29 @@ abstract class SpendViewContract {
                 .isEqualByComparingTo(BigDecimal.valueOf(5_000_000 - day7, 6));
         JsonNode series = s.get("series");
         assertThat(series).hasSize(30);
-        assertThat(series.get(29).get("date").asString()).isEqualTo("2026-12-07");
+        assertThat(series.get(29).get("date").asString()).isEqualTo(DAY2.toString());
         assertThat(series.get(29).get("usd").decimalValue()).isEqualByComparingTo(BigDecimal.valueOf(day7, 6));
         assertThat(series.get(28).get("usd").decimalValue()).isEqualByComparingTo(BigDecimal.valueOf(day6, 6));
         assertThat(series.get(0).get("requests").asLong()).isZero();
         assertThat(s.get("totals").get("requests").asLong()).isEqualTo(5);
 
         // The month's CSV: the tenant's rows equal the provider's own bill for the same calls.
-        Answer csv = adminGet("/admin/api/usage/export?month=2026-12");
+        Answer csv = adminGet("/admin/api/usage/export?month=" + MONTH);
         assertThat(csv.status()).as(csv.body()).isEqualTo(200);
         assertThat(csv.headers().getContentType().toString()).startsWith("text/csv");
         assertThat(csv.headers().getFirst(HttpHeaders.CONTENT_DISPOSITION))
-                .isEqualTo("attachment; filename=\"sluice-usage-2026-12-01_2026-12-31.csv\"");
+                .isEqualTo("attachment; filename=\"sluice-usage-"
+                        + YearMonth.from(DAY1).atDay(1) + "_"
+                        + YearMonth.from(DAY1).atEndOfMonth() + ".csv\"");
         List<String> rows = Arrays.stream(csv.body().split("\r\n"))
                 .filter(l -> l.contains("," + t.id() + ","))
                 .toList();
         assertThat(rows)
                 .as("a tenant in no organisation has the last column empty")
                 .containsExactly(
-                        "2026-12-06," + t.id() + ",metered,51,600,3,"
+                        DAY1 + "," + t.id() + ",metered,51,600,3,"
                                 + BigDecimal.valueOf(day6, 6).toPlainString() + ",",
-                        "2026-12-07," + t.id() + ",metered,34,90,2,"
+                        DAY2 + "," + t.id() + ",metered,34,90,2,"
                                 + BigDecimal.valueOf(day7, 6).toPlainString() + ",");
         long csvMicros = rows.stream()
                 .map(r -> new BigDecimal(r.split(",")[6]).movePointRight(6).longValueExact())
@@ -321,7 +344,7 @@ abstract class SpendViewContract {
         assertThat(s.get("timeZone").asString()).isEqualTo("UTC");
         assertThat(s.get("members")).extracting(JsonNode::asString).containsExactlyInAnyOrder(a.id(), b.id());
         assertThat(s.get("series")).hasSize(7);
-        assertThat(s.get("series").get(6).get("date").asString()).isEqualTo("2026-12-07");
+        assertThat(s.get("series").get(6).get("date").asString()).isEqualTo(DAY2.toString());
         assertThat(s.get("series").get(6).get("usd").decimalValue())
                 .as("both members, not the tenant outside")
                 .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
@@ -332,18 +355,18 @@ abstract class SpendViewContract {
         assertThat(day.get("usedUsd").decimalValue())
                 .as("the shared budget charged both")
                 .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
-        assertThat(day.get("resetsAt").asString()).isEqualTo("2026-12-08T00:00:00Z");
+        assertThat(day.get("resetsAt").asString()).isEqualTo(DAY2.plusDays(1) + "T00:00:00Z");
         Answer again = adminGet("/admin/api/organisations/" + org + "/spend?days=7");
         assertThat(again.json().get("budgets").get(0).get("usedUsd").decimalValue())
                 .as("reading charges nothing")
                 .isEqualByComparingTo(BigDecimal.valueOf(both, 6));
 
-        Answer csv = adminGet("/admin/api/usage/export?month=2026-12");
+        Answer csv = adminGet("/admin/api/usage/export?month=" + MONTH);
         List<String> lines = Arrays.asList(csv.body().split("\r\n"));
         assertThat(lines.get(0)).isEqualTo("date,tenant,tier,input_tokens,output_tokens,requests,usd,organisation");
-        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + a.id() + ",") && l.endsWith("," + org));
-        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + b.id() + ",") && l.endsWith("," + org));
-        assertThat(lines).anyMatch(l -> l.startsWith("2026-12-07," + outside.id() + ",") && l.endsWith(","));
+        assertThat(lines).anyMatch(l -> l.startsWith(DAY2 + "," + a.id() + ",") && l.endsWith("," + org));
+        assertThat(lines).anyMatch(l -> l.startsWith(DAY2 + "," + b.id() + ",") && l.endsWith("," + org));
+        assertThat(lines).anyMatch(l -> l.startsWith(DAY2 + "," + outside.id() + ",") && l.endsWith(","));
 
         // A member that leaves takes its history with it: the series sums today's members.
         assertThat(adminSend("PATCH", "/admin/api/tenants/" + b.id(), "{\"organisation\":null}")
@@ -426,7 +449,7 @@ abstract class SpendViewContract {
                 .hasSize(400);
         assertThat(WebClient.create("http://127.0.0.1:" + port)
                         .get()
-                        .uri("/admin/api/usage/export?month=2026-12")
+                        .uri("/admin/api/usage/export?month=" + MONTH)
                         .exchangeToMono(SpendViewContract::answer)
                         .block(Duration.ofSeconds(10))
                         .status())
