@@ -615,21 +615,9 @@ class JudgedRun {
                                                     wholeRun(g, x.getId().getTag("budget"));
                                             double[] cold = coldEstimates.getOrDefault(
                                                     g.port() + x.getId().getTag("budget"), new double[3]);
-                                            return b
-                                                    + " (n=" + x.count() + "); whole run: "
-                                                    + String.format(
-                                                            Locale.ROOT,
-                                                            "%.0f within 0.8-1.2, %.0f over 1.2, %.0f under 0.8",
-                                                            whole[1] - whole[0],
-                                                            whole[2] - whole[1],
-                                                            whole[0])
-                                                    + String.format(
-                                                            Locale.ROOT,
-                                                            "; started after the first %d s: %.0f within, %.0f over, %.0f under",
-                                                            COLD_START_S,
-                                                            (whole[1] - whole[0]) - (cold[1] - cold[0]),
-                                                            (whole[2] - whole[1]) - (cold[2] - cold[1]),
-                                                            whole[0] - cold[0]);
+                                            return b + " (n=" + x.count() + "); whole run: " + bands(whole)
+                                                    + "; started after the first " + COLD_START_S + " s: "
+                                                    + bands(since(whole, cold));
                                         })
                                         .toList())
                         .toList());
@@ -798,6 +786,23 @@ class JudgedRun {
         return g.bean(MeterRegistry.class).find(DispatcherMeters.WAIT_OF_ESTIMATE).summaries().stream()
                 .map(x -> x.getId().getTag("budget"))
                 .toList();
+    }
+
+    /** {@link #wholeRun}'s cumulative buckets as the report gives them: within 0.8-1.2, over, under. */
+    static String bands(double[] buckets) {
+        return String.format(
+                Locale.ROOT,
+                "%.0f within 0.8-1.2, %.0f over 1.2, %.0f under 0.8",
+                buckets[1] - buckets[0],
+                buckets[2] - buckets[1],
+                buckets[0]);
+    }
+
+    /** What the cumulative buckets {@code now} counted since they read {@code then}. */
+    static double[] since(double[] now, double[] then) {
+        double[] out = new double[now.length];
+        for (int i = 0; i < now.length; i++) out[i] = now[i] - then[i];
+        return out;
     }
 
     /**
